@@ -1,0 +1,43 @@
+# gputriage — see README.md. Every target works on a fresh machine with Go and
+# (for the page tests) node/npm; .ci/run installs Chromium.
+GO ?= go
+DEFAULT_TRACE := testdata/default/sglang_Qwen3-8B_decode.json.gz
+
+.PHONY: all build wasm run test test-go test-browser site serve bench fuzz clean
+
+all: build
+
+build:
+	$(GO) run ./build
+
+wasm:
+	$(GO) run ./build -wasm
+
+# The main job on the embedded default input: a real MI300X SGLang decode trace.
+run: build
+	./bin/gputriage breakdown -o out/default $(DEFAULT_TRACE)
+
+test: build test-go test-browser
+
+test-go:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+site: build
+	$(GO) run ./build -site
+
+serve: site
+	$(GO) run ./build -serve 127.0.0.1:8080
+
+test-browser: site
+	npm ci --no-audit --no-fund
+	node site/test/e2e.mjs
+
+bench: build
+	$(GO) run ./cmd/gputriage-bench
+
+fuzz:
+	$(GO) test -run='^$$' -fuzz=FuzzReader -fuzztime=60s ./analyzer/trace/
+
+clean:
+	rm -rf bin dist dist-inline out cmd/gputriage/module/gputriage.wasm

@@ -1,0 +1,481 @@
+// Package breakdown answers "where does GPU time go, per stage": category and
+// provider shares, and the kernel table that ties each kernel back to its CPU
+// op and Python call site.
+package breakdown
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/kernels"
+	"github.com/gputriage/gputriage/analyzer/trace"
+)
+
+// Options select what to analyse.
+type Options struct {
+	Stage string // keep only this stage; "" keeps all
+}
+
+// Share is a named slice of GPU time.
+type Share struct {
+	Name    string
+	GPUTime int64 // ns
+	Share   float64
+}
+
+// Stage is the category breakdown of one stage.
+type Stage struct {
+	Stage          string
+	Source         string // annotation | file name | none
+	KernelCount    int64  // GPU activities: kernels, copies, fills
+	KernelTime     int64  // ns, summed over activities
+	Window         int64  // ns, first start → last end (summed over files)
+	AvgParallelism float64
+	Categories     []Share
+	Providers      []Share
+}
+
+// Row is one line of the kernel table: a canonical kernel within a stage.
+type Row struct {
+	Stage          string
+	Kernel         string
+	Category       string
+	Provider       string
+	Launches       int64
+	GPUTime        int64 // ns
+	Share          float64
+	PythonLocation string // dominant call site, "" when the trace has none
+	SiteShare      float64
+	CPUOp          string
+	CPUOpShare     float64
+	Graph          bool // launched by a HIP/CUDA graph replay
+}
+
+// Result is the breakdown of one job.
+type Result struct {
+	Stages []Stage
+	Rows   []Row
+	// Shares of GPU time whose launching CPU op / Python location is known.
+	CPUOpCoverage, PythonCoverage float64
+	HasPython                     bool
+	GraphLaunches, GraphKernels   int64
+}
+
+type key struct {
+	file uint16
+	id   int64
+}
+
+type tkey struct {
+	file  uint16
+	track uint32
+}
+
+type attribution struct {
+	cpuOp  uint32 // name id, 0 = unknown
+	python uint32 // name id of the location, 0 = unknown
+	graph  bool
+}
+
+// Analyze computes the breakdown and kernel table of every trace in st.
+func Analyze(st *trace.Store, opt Options) *Result {
+	a := newAttributor(st)
+	res := &Result{HasPython: len(st.Python) > 0}
+
+	stages := a.stages()
+	classes := make(map[uint32]kernels.Class)
+	canon := make(map[uint32]string)
+
+	type rowKey struct {
+		stage string
+		name  string
+	}
+	type rowAcc struct {
+		Row
+		sites map[uint32]int64
+		ops   map[uint32]int64
+	}
+	rows := map[rowKey]*rowAcc{}
+	type win struct{ first, last int64 }
+	type stageAcc struct {
+		Stage
+		cats, provs map[string]int64
+		wins        map[uint16]*win
+	}
+	stageAccs := map[string]*stageAcc{}
+	var total, withOp, withPy int64
+
+	for i := range st.GPU {
+		o := &st.GPU[i]
+		if !o.Kind.IsGPUWork() {
+			continue
+		}
+		sname := stages[i]
+		if opt.Stage != "" && sname != opt.Stage {
+			continue
+		}
+		cl, ok := classes[o.Name]
+		if !ok {
+			cl = kernels.Classify(st.Name(o.Name), o.Kind.String())
+			classes[o.Name] = cl
+			canon[o.Name] = kernels.Canonical(st.Name(o.Name))
+		}
+		at := a.attribute(o)
+		if at.graph {
+			res.GraphKernels++
+		}
+		sa := stageAccs[sname]
+		if sa == nil {
+			sa = &stageAcc{Stage: Stage{Stage: sname, Source: a.stageSource[sname]},
+				cats: map[string]int64{}, provs: map[string]int64{}, wins: map[uint16]*win{}}
+			stageAccs[sname] = sa
+		}
+		sa.KernelCount++
+		sa.KernelTime += o.Dur
+		sa.cats[cl.Category] += o.Dur
+		sa.provs[cl.Provider] += o.Dur
+		if w := sa.wins[o.File]; w == nil {
+			sa.wins[o.File] = &win{o.TS, o.End()}
+		} else {
+			w.first, w.last = min(w.first, o.TS), max(w.last, o.End())
+		}
+
+		rk := rowKey{sname, canon[o.Name]}
+		r := rows[rk]
+		if r == nil {
+			r = &rowAcc{Row: Row{Stage: sname, Kernel: rk.name, Category: cl.Category, Provider: cl.Provider},
+				sites: map[uint32]int64{}, ops: map[uint32]int64{}}
+			rows[rk] = r
+		}
+		r.Launches++
+		r.GPUTime += o.Dur
+		r.Graph = r.Graph || at.graph
+		total += o.Dur
+		if at.cpuOp != 0 {
+			r.ops[at.cpuOp] += o.Dur
+			withOp += o.Dur
+		}
+		if at.python != 0 {
+			r.sites[at.python] += o.Dur
+			withPy += o.Dur
+		}
+	}
+	res.GraphLaunches = a.graphLaunches
+	if total > 0 {
+		res.CPUOpCoverage = float64(withOp) / float64(total)
+		res.PythonCoverage = float64(withPy) / float64(total)
+	}
+
+	for _, sa := range stageAccs {
+		for _, w := range sa.wins {
+			sa.Window += w.last - w.first
+		}
+		if sa.Window > 0 {
+			sa.AvgParallelism = float64(sa.KernelTime) / float64(sa.Window)
+		}
+		sa.Categories = shares(sa.cats, sa.KernelTime)
+		sa.Providers = shares(sa.provs, sa.KernelTime)
+		res.Stages = append(res.Stages, sa.Stage)
+	}
+	slices.SortFunc(res.Stages, func(x, y Stage) int {
+		if d := stageRank(x.Stage) - stageRank(y.Stage); d != 0 {
+			return d
+		}
+		return strings.Compare(x.Stage, y.Stage)
+	})
+	stageTime := map[string]int64{}
+	for _, s := range res.Stages {
+		stageTime[s.Stage] = s.KernelTime
+	}
+	for _, r := range rows {
+		if t := stageTime[r.Stage]; t > 0 {
+			r.Share = float64(r.GPUTime) / float64(t)
+		}
+		if id, t := top(r.sites); id != 0 {
+			r.PythonLocation = st.Name(id)
+			r.SiteShare = float64(t) / float64(max(r.GPUTime, 1))
+		}
+		if id, t := top(r.ops); id != 0 {
+			r.CPUOp = st.Name(id)
+			r.CPUOpShare = float64(t) / float64(max(r.GPUTime, 1))
+		}
+		res.Rows = append(res.Rows, r.Row)
+	}
+	slices.SortFunc(res.Rows, func(x, y Row) int {
+		if d := stageRank(x.Stage) - stageRank(y.Stage); d != 0 {
+			return d
+		}
+		if x.Stage != y.Stage {
+			return strings.Compare(x.Stage, y.Stage)
+		}
+		if x.GPUTime != y.GPUTime {
+			return cmp64(y.GPUTime, x.GPUTime)
+		}
+		return strings.Compare(x.Kernel, y.Kernel)
+	})
+	return res
+}
+
+// top returns the key with the largest value (ties: smallest id, which is
+// the name seen first in the file).
+func top(m map[uint32]int64) (uint32, int64) {
+	var best uint32
+	var bt int64 = -1
+	for k, v := range m {
+		if v > bt || v == bt && k < best {
+			best, bt = k, v
+		}
+	}
+	if bt < 0 {
+		return 0, 0
+	}
+	return best, bt
+}
+
+func shares(m map[string]int64, total int64) []Share {
+	out := make([]Share, 0, len(m))
+	for k, v := range m {
+		s := Share{Name: k, GPUTime: v}
+		if total > 0 {
+			s.Share = float64(v) / float64(total)
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(x, y Share) int {
+		if x.GPUTime != y.GPUTime {
+			return cmp64(y.GPUTime, x.GPUTime)
+		}
+		return strings.Compare(x.Name, y.Name)
+	})
+	return out
+}
+
+// attributor joins GPU ops to their launches, CPU ops, Python frames and
+// stage annotations (trace-format.md §5).
+type attributor struct {
+	st            *trace.Store
+	launch        map[key]int32 // correlation → runtime/driver call
+	byExt         map[key]int32 // External id → cpu_op / user_annotation
+	cpu           map[tkey]*nest
+	py            map[tkey]*nest
+	annot         map[tkey]*nest
+	graphName     map[uint32]bool
+	graphLaunches int64
+	stageSource   map[string]string
+	pyLoc         map[uint32]uint32 // frame name id → short location name id
+}
+
+func newAttributor(st *trace.Store) *attributor {
+	a := &attributor{st: st, launch: map[key]int32{}, byExt: map[key]int32{},
+		graphName: map[uint32]bool{}, stageSource: map[string]string{}, pyLoc: map[uint32]uint32{}}
+	cpuIdx := map[tkey][]int32{}
+	for i := range st.CPU {
+		s := &st.CPU[i]
+		switch s.Kind {
+		case trace.KindRuntime, trace.KindDriver:
+			if s.Corr != trace.None {
+				if _, dup := a.launch[key{s.File, s.Corr}]; !dup {
+					a.launch[key{s.File, s.Corr}] = int32(i)
+				}
+			}
+			if isGraphLaunch(st.Name(s.Name)) {
+				a.graphName[s.Name] = true
+				a.graphLaunches++
+			}
+		case trace.KindCPUOp, trace.KindUserAnnotation:
+			if s.Ext != trace.None {
+				k := key{s.File, s.Ext}
+				if j, dup := a.byExt[k]; !dup || st.CPU[j].Kind != trace.KindCPUOp && s.Kind == trace.KindCPUOp {
+					a.byExt[k] = int32(i)
+				}
+			}
+			tk := tkey{s.File, s.Track}
+			cpuIdx[tk] = append(cpuIdx[tk], int32(i))
+		}
+	}
+	a.cpu = nests(st.CPU, cpuIdx)
+	pyIdx := map[tkey][]int32{}
+	for i := range st.Python {
+		tk := tkey{st.Python[i].File, st.Python[i].Track}
+		pyIdx[tk] = append(pyIdx[tk], int32(i))
+	}
+	a.py = nests(st.Python, pyIdx)
+	anIdx := map[tkey][]int32{}
+	for i := range st.Annot {
+		tk := tkey{st.Annot[i].File, st.Annot[i].Track}
+		anIdx[tk] = append(anIdx[tk], int32(i))
+	}
+	a.annot = nests(st.Annot, anIdx)
+	return a
+}
+
+func nests(spans []trace.Span, idx map[tkey][]int32) map[tkey]*nest {
+	out := make(map[tkey]*nest, len(idx))
+	for k, v := range idx {
+		out[k] = buildNest(spans, v)
+	}
+	return out
+}
+
+func isGraphLaunch(name string) bool {
+	return strings.HasPrefix(name, "hipGraphLaunch") || strings.HasPrefix(name, "cudaGraphLaunch")
+}
+
+func (a *attributor) attribute(o *trace.GPUOp) attribution {
+	st := a.st
+	var at attribution
+	var l *trace.Span
+	if o.Corr != trace.None {
+		if j, ok := a.launch[key{o.File, o.Corr}]; ok {
+			l = &st.CPU[j]
+		}
+	}
+	at.graph = l != nil && a.graphName[l.Name]
+	op := int32(-1)
+	switch {
+	case o.Ext != trace.None && !at.graph:
+		if j, ok := a.byExt[key{o.File, o.Ext}]; ok {
+			op = j
+		}
+	}
+	if op < 0 && l != nil && !at.graph {
+		if l.Ext != trace.None {
+			if j, ok := a.byExt[key{o.File, l.Ext}]; ok {
+				op = j
+			}
+		}
+		if op < 0 {
+			op = a.enclosing(l.File, l.Track, l.TS, trace.KindCPUOp)
+		}
+	}
+	switch {
+	case at.graph:
+		at.cpuOp = l.Name
+	case op >= 0:
+		at.cpuOp = st.CPU[op].Name
+	case l != nil:
+		at.cpuOp = l.Name
+	}
+	// Python frames active at the launch (or the op's midpoint).
+	switch {
+	case l != nil:
+		at.python = a.python(l.File, l.Track, l.TS)
+	case op >= 0:
+		c := &st.CPU[op]
+		at.python = a.python(c.File, c.Track, c.TS+c.Dur/2)
+	}
+	return at
+}
+
+// enclosing returns the innermost CPU span of kind k on a thread containing t.
+func (a *attributor) enclosing(file uint16, track uint32, t int64, k trace.Kind) int32 {
+	n := a.cpu[tkey{file, track}]
+	for p := n.at(a.st.CPU, t); p >= 0; p = n.parent[p] {
+		if s := &a.st.CPU[n.pos[p]]; s.Kind == k && s.End() >= t {
+			return n.pos[p]
+		}
+	}
+	return -1
+}
+
+func (a *attributor) python(file uint16, track uint32, t int64) uint32 {
+	n := a.py[tkey{file, track}]
+	for p := n.at(a.st.Python, t); p >= 0; p = n.parent[p] {
+		f := &a.st.Python[n.pos[p]]
+		if f.End() < t {
+			continue
+		}
+		if loc, ok := a.pyLoc[f.Name]; ok {
+			if loc != 0 {
+				return loc
+			}
+			continue
+		}
+		name := a.st.Name(f.Name)
+		if !meaningfulFrame(name) {
+			a.pyLoc[f.Name] = 0
+			continue
+		}
+		loc := a.st.Intern(shortLocation(name))
+		a.pyLoc[f.Name] = loc
+		return loc
+	}
+	return 0
+}
+
+// stages assigns a stage to every GPU op: the innermost stage-naming GPU
+// annotation around it, else the CPU annotation around its launch, else the
+// file's name, else "all" (or "unstaged" in a file where other ops have one).
+func (a *attributor) stages() []string {
+	st := a.st
+	out := make([]string, len(st.GPU))
+	annotated := map[uint16]bool{}
+	memo := map[uint32]string{}
+	stageOf := func(id uint32) string {
+		s, ok := memo[id]
+		if !ok {
+			s = stageOfAnnotation(st.Name(id))
+			memo[id] = s
+		}
+		return s
+	}
+	for i := range st.GPU {
+		o := &st.GPU[i]
+		if !o.Kind.IsGPUWork() {
+			continue
+		}
+		if n := a.annot[tkey{o.File, o.Track}]; n != nil {
+			for p := n.at(st.Annot, o.TS); p >= 0; p = n.parent[p] {
+				if s := stageOf(st.Annot[n.pos[p]].Name); s != "" && st.Annot[n.pos[p]].End() >= o.TS {
+					out[i] = s
+					break
+				}
+			}
+		}
+		if out[i] == "" && o.Corr != trace.None {
+			if j, ok := a.launch[key{o.File, o.Corr}]; ok {
+				l := &st.CPU[j]
+				n := a.cpu[tkey{l.File, l.Track}]
+				for p := n.at(st.CPU, l.TS); p >= 0; p = n.parent[p] {
+					c := &st.CPU[n.pos[p]]
+					if c.Kind == trace.KindUserAnnotation && c.End() >= l.TS {
+						if s := stageOf(c.Name); s != "" {
+							out[i] = s
+							break
+						}
+					}
+				}
+			}
+		}
+		if out[i] != "" {
+			annotated[o.File] = true
+			a.stageSource[out[i]] = "annotation"
+		}
+	}
+	fileStage := make([]string, len(st.Files))
+	for i := range st.Files {
+		name := st.Files[i].Name
+		fileStage[i] = stageOfPath(path.Base(path.Dir(name)) + "/" + path.Base(name))
+	}
+	for i := range st.GPU {
+		o := &st.GPU[i]
+		if out[i] != "" || !o.Kind.IsGPUWork() {
+			continue
+		}
+		switch {
+		case fileStage[o.File] != "":
+			out[i] = fileStage[o.File]
+			if a.stageSource[out[i]] == "" {
+				a.stageSource[out[i]] = "file name"
+			}
+		case annotated[o.File]:
+			out[i] = StageOther
+			a.stageSource[StageOther] = "outside stage annotations"
+		default:
+			out[i] = StageAll
+			a.stageSource[StageAll] = "none"
+		}
+	}
+	return out
+}

@@ -1,0 +1,470 @@
+// Package analyzer is gputriage's core: evidence in (trace files, logs),
+// answers out (artifacts). It does no I/O of its own: a host — the wasm
+// module's exports, the CLI's native engine, a test — pushes each file's
+// decompressed bytes through a Job and takes the artifacts it returns.
+package analyzer
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/gputriage/gputriage/analyzer/arch"
+	"github.com/gputriage/gputriage/analyzer/breakdown"
+	"github.com/gputriage/gputriage/analyzer/crash"
+	"github.com/gputriage/gputriage/analyzer/kernels"
+	"github.com/gputriage/gputriage/analyzer/report"
+	"github.com/gputriage/gputriage/analyzer/timeline"
+	"github.com/gputriage/gputriage/analyzer/trace"
+)
+
+// Exit codes shared by the module's exports and the CLI.
+const (
+	ExitOK      = 0
+	ExitPartial = 1 // results produced, but some input was damaged or cut short
+	ExitUsage   = 2 // usage error or unreadable input
+)
+
+// DefaultTarget is the fleet architecture of seed 004 (MI355X).
+const DefaultTarget = "gfx950"
+
+// Options configure a job; the JSON form is what the module's begin() takes.
+type Options struct {
+	Command    string `json:"command"`     // auto | breakdown | triage | diagnose
+	TargetArch string `json:"target_arch"` // gfx… or sm…
+	Stage      string `json:"stage"`       // keep only this stage
+}
+
+// ParseOptions decodes and validates options JSON (empty = defaults).
+func ParseOptions(b []byte) (Options, error) {
+	var o Options
+	if len(bytes.TrimSpace(b)) > 0 {
+		if err := json.Unmarshal(b, &o); err != nil {
+			return o, fmt.Errorf("options: %v", err)
+		}
+	}
+	return o, o.normalize()
+}
+
+func (o *Options) normalize() error {
+	if o.Command == "" {
+		o.Command = "auto"
+	}
+	switch o.Command {
+	case "auto", "breakdown", "triage", "diagnose":
+	default:
+		return fmt.Errorf("unknown command %q (want breakdown, triage or diagnose)", o.Command)
+	}
+	if o.TargetArch == "" {
+		o.TargetArch = DefaultTarget
+	}
+	o.TargetArch = arch.NormalizeTarget(o.TargetArch)
+	if !arch.ValidTarget(o.TargetArch) {
+		return fmt.Errorf("--target-arch %q is not a gfx or sm architecture (e.g. gfx950, gfx942, sm90)", o.TargetArch)
+	}
+	o.Stage = strings.ToLower(strings.TrimSpace(o.Stage))
+	if o.Stage == "extend" {
+		o.Stage = breakdown.StagePrefill
+	}
+	return nil
+}
+
+// FileResult says how one input was read.
+type FileResult struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"` // trace | log | json | unknown
+	Bytes   int64  `json:"bytes"`
+	Partial bool   `json:"partial"`
+	Problem string `json:"problem"`
+}
+
+// Artifact is one output file.
+type Artifact struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+// Result is what a job returns: the artifacts and how each input fared.
+type Result struct {
+	ExitCode  int          `json:"exit_code"`
+	Error     string       `json:"error,omitempty"`
+	Files     []FileResult `json:"files"`
+	Artifacts []Artifact   `json:"artifacts"`
+}
+
+// JSON encodes the result for the module's result buffer.
+func (r *Result) JSON() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(r)
+	return buf.Bytes()
+}
+
+// Artifact returns the named artifact's text, or "" if absent.
+func (r *Result) Artifact(name string) (string, bool) {
+	for _, a := range r.Artifacts {
+		if a.Name == name {
+			return a.Text, true
+		}
+	}
+	return "", false
+}
+
+// sidecarMax bounds the JSON documents that are not traces (crash
+// diagnostics, kernel-API dump metadata) kept for the crash analysis.
+const sidecarMax = 4 << 20
+
+// Job runs one analysis over any number of files.
+type Job struct {
+	opts  Options
+	store *trace.Store
+	crash *crash.Session
+	files []FileResult
+	cur   *current
+	nlogs int
+}
+
+type current struct {
+	res     *FileResult
+	kind    string // "" until sniffed
+	reader  *trace.Reader
+	head    []byte // JSON kept in case it is a sidecar, not a trace
+	headBig bool
+	sniff   []byte
+	hostErr string
+}
+
+// New starts a job.
+func New(o Options) (*Job, error) {
+	if err := o.normalize(); err != nil {
+		return nil, err
+	}
+	return &Job{opts: o, store: trace.NewStore(), crash: crash.New()}, nil
+}
+
+// BeginFile starts an input; name is the path or file name as the user gave it.
+func (j *Job) BeginFile(name string) {
+	if j.cur != nil {
+		j.EndFile()
+	}
+	j.files = append(j.files, FileResult{Name: name})
+	j.cur = &current{res: &j.files[len(j.files)-1]}
+}
+
+// Write pushes the next chunk of the current file's decompressed bytes.
+func (j *Job) Write(p []byte) (int, error) {
+	c := j.cur
+	if c == nil {
+		return 0, fmt.Errorf("write before BeginFile")
+	}
+	c.res = &j.files[len(j.files)-1]
+	c.res.Bytes += int64(len(p))
+	if c.kind == "" {
+		// Sniff on the first 512 bytes (or fewer at the end of the file).
+		c.sniff = append(c.sniff, p...)
+		if len(c.sniff) < 512 {
+			return len(p), nil
+		}
+		j.decide(c)
+		p, c.sniff = c.sniff, nil
+	}
+	j.route(c, p)
+	return len(p), nil
+}
+
+func (j *Job) decide(c *current) {
+	b := bytes.TrimLeft(bytes.TrimPrefix(c.sniff, []byte("\xef\xbb\xbf")), " \t\r\n")
+	switch {
+	case len(b) == 0 && len(c.sniff) == 0:
+		c.kind = "empty"
+	case len(b) > 0 && (b[0] == '{' || b[0] == '['):
+		c.kind = "json"
+		c.reader = j.store.NewReader(c.res.Name)
+	case binary(c.sniff):
+		c.kind = "unknown"
+	default:
+		c.kind = "log"
+		j.crash.BeginFile(c.res.Name)
+	}
+}
+
+// binary reports data that is neither a trace nor a text log.
+func binary(b []byte) bool {
+	if len(b) > 512 {
+		b = b[:512]
+	}
+	bad := 0
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == 0 || r == utf8.RuneError && n == 1 && len(b)-i >= utf8.UTFMax {
+			bad++
+		}
+		i += n
+	}
+	return bad*10 > len(b) || bytes.HasPrefix(b, []byte{0x1f, 0x8b})
+}
+
+func (j *Job) route(c *current, p []byte) {
+	switch c.kind {
+	case "json":
+		c.reader.Write(p)
+		if !c.headBig {
+			if len(c.head)+len(p) > sidecarMax {
+				c.headBig, c.head = true, nil
+			} else {
+				c.head = append(c.head, p...)
+			}
+		}
+	case "log":
+		j.crash.Write(p)
+	}
+}
+
+// FileError records a problem the host met reading the current file (a
+// truncated gzip stream, a read error): the bytes pushed so far are kept and
+// the file is flagged partial.
+func (j *Job) FileError(msg string) {
+	if j.cur != nil {
+		j.cur.hostErr = msg
+	}
+}
+
+// EndFile ends the current input.
+func (j *Job) EndFile() {
+	c := j.cur
+	if c == nil {
+		return
+	}
+	j.cur = nil
+	c.res = &j.files[len(j.files)-1]
+	if c.kind == "" {
+		j.decide(c)
+		p := c.sniff
+		c.sniff = nil
+		j.route(c, p)
+	}
+	switch c.kind {
+	case "empty":
+		c.res.Kind, c.res.Problem = "unknown", "empty file"
+	case "unknown":
+		c.res.Kind, c.res.Problem = "unknown", "unknown format: binary data, neither a JSON trace nor a text log"
+		if bytes.HasPrefix(c.sniff, []byte{0x1f, 0x8b}) {
+			c.res.Problem = "gzip data that was not decompressed"
+		}
+	case "log":
+		j.crash.EndFile()
+		j.nlogs++
+		c.res.Kind = "log"
+	case "json":
+		f := c.reader.Close()
+		switch {
+		case f.SawEvents:
+			c.res.Kind = "trace"
+			c.res.Partial, c.res.Problem = f.Partial(), f.Problem
+		case !c.headBig && f.Complete:
+			// A JSON side document (crash_diagnostics.json, a dump's
+			// metadata.json): evidence for the crash analysis.
+			c.res.Kind = "json"
+			f.Ignore = true
+			j.crash.BeginFile(c.res.Name)
+			j.crash.Write(c.head)
+			j.crash.EndFile()
+			j.nlogs++
+		default:
+			f.Ignore = true
+			c.res.Kind = "unknown"
+			c.res.Problem = "JSON without traceEvents: not a PyTorch profiler trace"
+			if f.Problem != "" {
+				c.res.Problem += " (" + f.Problem + ")"
+			}
+		}
+		c.head = nil
+	}
+	if c.hostErr != "" {
+		c.res.Partial = true
+		if c.res.Problem != "" {
+			c.res.Problem = c.hostErr + "; " + c.res.Problem
+		} else {
+			c.res.Problem = c.hostErr
+		}
+		if c.reader != nil {
+			f := &j.store.Files[len(j.store.Files)-1]
+			f.Complete = false
+			f.Problem = c.res.Problem
+		}
+	}
+}
+
+// Finish runs the analyses and returns the artifacts.
+func (j *Job) Finish() *Result {
+	if j.cur != nil {
+		j.EndFile()
+	}
+	res := &Result{Files: j.files, Artifacts: []Artifact{}}
+	if res.Files == nil {
+		res.Files = []FileResult{}
+	}
+	var traces []int
+	for i := range j.store.Files {
+		if !j.store.Files[i].Ignore {
+			traces = append(traces, i)
+		}
+	}
+	var problems []string
+	for _, f := range j.files {
+		switch {
+		case f.Kind == "unknown":
+			res.ExitCode = ExitUsage
+			problems = append(problems, f.Name+": "+f.Problem)
+		case f.Partial && res.ExitCode == ExitOK:
+			res.ExitCode = ExitPartial
+		}
+	}
+	if len(j.files) == 0 {
+		res.ExitCode = ExitUsage
+		problems = append(problems, "no input files")
+	}
+	res.Error = strings.Join(problems, "; ")
+
+	wantTrace := j.opts.Command != "diagnose" && len(traces) > 0
+	wantCrash := j.opts.Command == "diagnose" || j.nlogs > 0
+	if wantTrace {
+		a := j.analyzeTraces(traces)
+		res.Artifacts = append(res.Artifacts,
+			Artifact{"profile_summary.md", string(report.Summary(a))},
+			Artifact{"profile_metadata.json", string(report.Metadata(a))},
+			Artifact{"kernel_table.json", string(report.KernelTable(a))},
+			Artifact{"breakdown.json", string(report.Breakdown(a))},
+			Artifact{"gpu_timeline.json", string(report.Timeline(a))},
+			Artifact{"gpu_lanes.json", string(report.Lanes(a))},
+		)
+	}
+	if wantCrash {
+		d := j.crash.Diagnosis()
+		res.Artifacts = append(res.Artifacts,
+			Artifact{"crash_summary.md", string(d.Markdown())},
+			Artifact{"crash_diagnosis.json", string(d.JSON())},
+		)
+	}
+	return res
+}
+
+func (j *Job) analyzeTraces(files []int) *report.Analysis {
+	st := j.store
+	a := &report.Analysis{Store: st, TraceFiles: files, Target: j.opts.TargetArch, StageFilter: j.opts.Stage}
+	a.Breakdown = breakdown.Analyze(st, breakdown.Options{Stage: j.opts.Stage})
+	for _, fi := range files {
+		a.Timelines = append(a.Timelines, timeline.Compute(st, fi))
+		a.Facts = append(a.Facts, timeline.ComputeFacts(st, fi))
+	}
+
+	// Hardware evidence: the first file's deviceProperties, ISA tokens of
+	// kernel names, the runtime API's vendor.
+	var ev arch.Evidence
+	for _, fi := range files {
+		h := st.Files[fi].Header
+		if ev.Devices == nil {
+			ev.Devices = arch.ParseDevices(h["deviceProperties"])
+		}
+		if a.ROCmVersion == "" {
+			if v, ok := hipVersion(h["hip_runtime_version"]); ok {
+				a.HIPVersion = v
+				a.ROCmVersion = v[:strings.LastIndexByte(v, '.')]
+			}
+		}
+		if a.CUDAVersion == "" {
+			a.CUDAVersion = cudaVersion(h["cuda_runtime_version"])
+		}
+		if a.Distributed == nil {
+			a.Distributed = distributed(h["distributedInfo"])
+		}
+	}
+	seen := map[uint32]bool{}
+	isa := map[string]int{}
+	devs := map[int]bool{}
+	for i := range st.GPU {
+		o := &st.GPU[i]
+		if !o.Kind.IsGPUWork() {
+			continue
+		}
+		devs[int(o.Device)] = true
+		if o.Kind != trace.KindKernel || seen[o.Name] {
+			continue
+		}
+		seen[o.Name] = true
+		if t, _ := kernels.ISA(st.Name(o.Name)); t != "" {
+			isa[t]++
+		}
+	}
+	ev.ISA = arch.SortISA(isa)
+	hip, cuda := 0, 0
+	for i := range st.CPU {
+		c := &st.CPU[i]
+		if c.Kind != trace.KindRuntime && c.Kind != trace.KindDriver {
+			continue
+		}
+		n := st.Name(c.Name)
+		switch {
+		case strings.HasPrefix(n, "hip"):
+			hip++
+		case strings.HasPrefix(n, "cuda") || strings.HasPrefix(n, "cu"):
+			cuda++
+		}
+	}
+	switch {
+	case hip > cuda:
+		ev.Vendor = "amd"
+	case cuda > hip:
+		ev.Vendor = "nvidia"
+	}
+	a.Arch = arch.Decide(ev, j.opts.TargetArch)
+	for d := range devs {
+		a.DeviceIDs = append(a.DeviceIDs, d)
+	}
+	slices.Sort(a.DeviceIDs)
+	return a
+}
+
+// hipVersion decodes hip_runtime_version (major·10⁷ + minor·10⁵ + patch).
+func hipVersion(raw []byte) (string, bool) {
+	v, err := strconv.ParseInt(strings.Trim(string(raw), `" `), 10, 64)
+	if err != nil || v <= 0 {
+		return "", false
+	}
+	return fmt.Sprintf("%d.%d.%d", v/10000000, v/100000%100, v%100000), true
+}
+
+// cudaVersion decodes cuda_runtime_version (13000 → 13.0).
+func cudaVersion(raw []byte) string {
+	v, err := strconv.ParseInt(strings.Trim(string(raw), `" `), 10, 64)
+	if err != nil || v <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d.%d", v/1000, v%1000/10)
+}
+
+func distributed(raw []byte) *report.Distributed {
+	if len(raw) == 0 {
+		return nil
+	}
+	var d struct {
+		Backend   string `json:"backend"`
+		Rank      int    `json:"rank"`
+		WorldSize int    `json:"world_size"`
+		Version   any    `json:"nccl_version"`
+	}
+	if json.Unmarshal(raw, &d) != nil || d.Backend == "" {
+		return nil
+	}
+	out := &report.Distributed{Backend: d.Backend, Rank: d.Rank, WorldSize: d.WorldSize}
+	if d.Version != nil {
+		out.Version = fmt.Sprint(d.Version)
+	}
+	return out
+}

@@ -1,0 +1,147 @@
+package kernels
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Class is what a kernel is.
+type Class struct {
+	Category string // one of the Category* constants
+	Provider string // one of the Provider* constants
+}
+
+// Categories: what a kernel computes.
+const (
+	CategoryCommunication = "communication"
+	CategoryGEMM          = "gemm"
+	CategoryAttention     = "attention"
+	CategoryMoE           = "moe"
+	CategoryNorm          = "norm"
+	CategoryRoPE          = "rope"
+	CategoryActivation    = "activation"
+	CategoryQuantization  = "quantization"
+	CategoryElementwise   = "elementwise"
+	CategoryReduction     = "reduction" // reductions, softmax, top-k, sampling, scans, sorts, pooling, losses
+	CategoryConv          = "conv"
+	CategoryMemory        = "memory" // copy-engine activities only, decided by cat, never by name
+	CategoryIndex         = "index"  // KV-cache writes, page tables, positions, embedding-table lookups
+	CategoryOther         = "other"
+)
+
+// Providers: the library or framework a kernel comes from.
+const (
+	ProviderNCCL            = "RCCL/NCCL"
+	ProviderCustomAllReduce = "custom-allreduce"
+	ProviderSymmMem         = "symm-mem"
+	ProviderHipBLASLt       = "hipBLASLt/Tensile"
+	ProviderRocBLAS         = "rocBLAS"
+	ProviderCK              = "CK"
+	ProviderCKTile          = "CK-tile"
+	ProviderAITER           = "AITER"
+	ProviderTriton          = "Triton"
+	ProviderMIOpen          = "MIOpen"
+	ProviderATen            = "ATen"
+	ProviderCuBLAS          = "cuBLAS"
+	ProviderCUTLASS         = "CUTLASS"
+	ProviderCuDNN           = "cuDNN"
+	ProviderFlashAttention  = "FlashAttention"
+	ProviderFlashInfer      = "FlashInfer"
+	ProviderSGLKernel       = "sgl-kernel"
+	ProviderVLLM            = "vLLM"
+	ProviderTRTLLM          = "TRT-LLM"
+	ProviderFBGEMM          = "FBGEMM"
+	ProviderApex            = "Apex"
+	ProviderCUB             = "rocPRIM/CUB"
+	ProviderCopyEngine      = "copy-engine" // memcpy/memset activities
+	ProviderUnknown         = "unknown"
+)
+
+// Activity categories of GPU events, as Classify expects them.
+const (
+	CatKernel = "kernel"
+	CatMemcpy = "gpu_memcpy"
+	CatMemset = "gpu_memset"
+)
+
+// NormalizeCat maps the legacy (2021) Kineto categories "Kernel", "Memcpy"
+// and "Memset" to their current names and returns any other cat unchanged.
+func NormalizeCat(cat string) string {
+	switch cat {
+	case "Kernel":
+		return CatKernel
+	case "Memcpy":
+		return CatMemcpy
+	case "Memset":
+		return CatMemset
+	}
+	return cat
+}
+
+// Classify classifies one GPU activity. cat is the event's normalized
+// category: "kernel", "gpu_memcpy" or "gpu_memset" (see NormalizeCat).
+// The first rule of the table that matches wins; RULES.md gives the order
+// and the reasons. Classify is deterministic and meant to be called once per
+// distinct name: callers cache.
+func Classify(name, cat string) Class {
+	k := newKernelName(name)
+	for _, r := range rules {
+		if c, ok := r.apply(k, cat); ok {
+			return c
+		}
+	}
+	return Class{CategoryOther, ProviderUnknown}
+}
+
+// kernelName holds the spellings of one name that rules look at.
+type kernelName struct {
+	raw       string
+	demangled string // == raw unless raw is mangled
+	lower     string // lower-cased canonical form, for op keywords
+}
+
+func newKernelName(name string) kernelName {
+	d := Demangle(name)
+	return kernelName{raw: name, demangled: d, lower: strings.ToLower(canonical(d))}
+}
+
+// rule maps a name pattern (or an activity category) to a class.
+type rule struct {
+	cat      string         // if set, the rule matches this activity category and ignores the name
+	re       *regexp.Regexp // otherwise, matched against the raw and the demangled name
+	category string         // the category; with refine set, the fallback ("" = fall through to the next rule)
+	provider string
+	refine   []opKeyword // optional: refine the category by op keywords in the name
+	seen     string      // a test trace that has such a name (see trace-format.md §0 labels)
+}
+
+// apply returns the class r gives an activity and whether r matches it.
+func (r rule) apply(k kernelName, cat string) (Class, bool) {
+	if r.cat != "" {
+		return Class{r.category, r.provider}, cat == r.cat
+	}
+	if !r.re.MatchString(k.raw) && (k.demangled == k.raw || !r.re.MatchString(k.demangled)) {
+		return Class{}, false
+	}
+	category := r.category
+	if c := opCategory(r.refine, k.lower); c != "" {
+		category = c
+	}
+	return Class{category, r.provider}, category != ""
+}
+
+// opKeyword maps op words found in a kernel name to a category.
+type opKeyword struct {
+	category string
+	re       *regexp.Regexp
+}
+
+// opCategory returns the category of the first keyword found in name, or "".
+func opCategory(table []opKeyword, name string) string {
+	for _, w := range table {
+		if w.re.MatchString(name) {
+			return w.category
+		}
+	}
+	return ""
+}

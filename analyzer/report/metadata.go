@@ -1,0 +1,81 @@
+package report
+
+import "strings"
+
+// Metadata writes profile_metadata.json: every minimum field of the
+// profiling artifact contract (seed 004), null where a trace cannot know it.
+func Metadata(a *Analysis) []byte {
+	type fileInfo struct {
+		Name      string  `json:"name"`
+		Bytes     int64   `json:"bytes"`
+		Events    int64   `json:"events"`
+		Partial   bool    `json:"partial"`
+		Problem   *string `json:"problem"`
+		BadEvents int64   `json:"bad_events"`
+	}
+	type meta struct {
+		ExperimentID        *string      `json:"experiment_id"`
+		TrialID             *string      `json:"trial_id"`
+		ObservedArch        string       `json:"observed_arch"`
+		ArchMatch           string       `json:"arch_match"`
+		HardwareRelevance   string       `json:"hardware_relevance_reason"`
+		ROCmVersion         *string      `json:"rocm_version"`
+		BaseImage           *string      `json:"base_image"`
+		ResourceClass       *string      `json:"resource_class"`
+		GPUDeviceIDs        []int        `json:"gpu_device_ids"`
+		GPUClocksMHz        *int         `json:"gpu_clocks_mhz"`
+		PreflightPassed     *bool        `json:"preflight_passed"`
+		ServerFlags         *string      `json:"server_flags"`
+		BenchmarkConfigHash *string      `json:"benchmark_config_hash"`
+		ModelName           *string      `json:"model_name"`
+		ProfileStage        string       `json:"profile_stage"`
+		SourceTracePath     *string      `json:"source_trace_path"`
+		Partial             bool         `json:"partial"`
+		TargetArch          string       `json:"target_arch"`
+		ArchBasis           string       `json:"arch_basis"`
+		Vendor              *string      `json:"vendor"`
+		DeviceName          *string      `json:"device_name"`
+		HIPRuntimeVersion   *string      `json:"hip_runtime_version"`
+		CUDAVersion         *string      `json:"cuda_version"`
+		Distributed         *Distributed `json:"distributed"`
+		Stages              []string     `json:"stages"`
+		SourceTracePaths    []string     `json:"source_trace_paths"`
+		Files               []fileInfo   `json:"files"`
+		Tool                string       `json:"tool"`
+		SchemaVersion       string       `json:"schema_version"`
+	}
+	m := meta{
+		ObservedArch: a.Arch.ObservedArch, ArchMatch: a.Arch.ArchMatch, HardwareRelevance: a.Arch.Reason,
+		ROCmVersion: opt(a.ROCmVersion), GPUDeviceIDs: a.DeviceIDs, Partial: a.Partial(), TargetArch: a.Target,
+		ArchBasis: a.Arch.Basis, Vendor: opt(a.Arch.Vendor), DeviceName: opt(a.Arch.DeviceName),
+		HIPRuntimeVersion: opt(a.HIPVersion), CUDAVersion: opt(a.CUDAVersion), Distributed: a.Distributed,
+		Stages: []string{}, SourceTracePaths: []string{}, Files: []fileInfo{}, Tool: Tool, SchemaVersion: Version,
+	}
+	if m.GPUDeviceIDs == nil {
+		m.GPUDeviceIDs = []int{}
+	}
+	for _, s := range a.Breakdown.Stages {
+		m.Stages = append(m.Stages, s.Stage)
+	}
+	m.ProfileStage = strings.Join(m.Stages, ",")
+	if a.StageFilter != "" {
+		m.ProfileStage = a.StageFilter
+	}
+	for _, fi := range a.TraceFiles {
+		f := &a.Store.Files[fi]
+		m.SourceTracePaths = append(m.SourceTracePaths, f.Name)
+		m.Files = append(m.Files, fileInfo{Name: f.Name, Bytes: f.Bytes, Events: f.Events, Partial: f.Partial(),
+			Problem: opt(f.Problem), BadEvents: f.BadEvents})
+	}
+	if len(m.SourceTracePaths) > 0 {
+		m.SourceTracePath = &m.SourceTracePaths[0]
+	}
+	return encode(m)
+}
+
+func opt(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

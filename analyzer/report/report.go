@@ -1,0 +1,245 @@
+package report
+
+import (
+	"bytes"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/gputriage/gputriage/analyzer/arch"
+	"github.com/gputriage/gputriage/analyzer/breakdown"
+	"github.com/gputriage/gputriage/analyzer/timeline"
+	"github.com/gputriage/gputriage/analyzer/trace"
+)
+
+// Tool identifies the writer in every artifact.
+const Tool = "gputriage"
+
+// Version is the artifact schema version.
+const Version = "0.1.0"
+
+// Analysis is everything the trace artifacts are written from.
+type Analysis struct {
+	Store       *trace.Store
+	TraceFiles  []int // indices into Store.Files
+	Breakdown   *breakdown.Result
+	Timelines   []timeline.Timeline // one per trace file
+	Facts       []timeline.Facts    // one per trace file
+	Arch        arch.Relevance
+	Target      string
+	StageFilter string
+	ROCmVersion string
+	HIPVersion  string
+	CUDAVersion string
+	DeviceIDs   []int
+	Distributed *Distributed
+}
+
+// Distributed is the trace's distributedInfo.
+type Distributed struct {
+	Backend   string `json:"backend"`
+	Rank      int    `json:"rank"`
+	WorldSize int    `json:"world_size"`
+	Version   string `json:"nccl_version"`
+}
+
+// Partial reports whether any trace file was damaged or cut short.
+func (a *Analysis) Partial() bool {
+	for _, fi := range a.TraceFiles {
+		if a.Store.Files[fi].Partial() {
+			return true
+		}
+	}
+	return false
+}
+
+// encode writes v as indented JSON with a trailing newline, HTML-unescaped
+// (kernel names keep their < > &).
+func encode(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		// Only our own types are encoded; a failure is a programming error
+		// that must still leave a readable artifact.
+		return []byte(`{"error":` + quote(err.Error()) + "}\n")
+	}
+	return buf.Bytes()
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// KernelTable writes kernel_table.json.
+func KernelTable(a *Analysis) []byte {
+	type row struct {
+		Stage          string  `json:"stage"`
+		Kernel         string  `json:"kernel"`
+		Category       string  `json:"category"`
+		Provider       string  `json:"provider"`
+		Launches       int64   `json:"launches"`
+		GPUTime        US      `json:"gpu_time_us"`
+		Share          Ratio   `json:"share"`
+		PythonLocation *string `json:"python_location"`
+		SiteShare      *Ratio  `json:"site_share"`
+		CPUOp          *string `json:"cpu_op"`
+		CPUOpShare     *Ratio  `json:"cpu_op_share"`
+		GraphReplay    bool    `json:"graph_replay"`
+	}
+	out := struct {
+		Tool    string `json:"tool"`
+		Partial bool   `json:"partial"`
+		Rows    []row  `json:"rows"`
+	}{Tool: Tool, Partial: a.Partial(), Rows: []row{}}
+	for _, r := range a.Breakdown.Rows {
+		x := row{Stage: r.Stage, Kernel: r.Kernel, Category: r.Category, Provider: r.Provider,
+			Launches: r.Launches, GPUTime: US(r.GPUTime), Share: Ratio(r.Share), GraphReplay: r.Graph}
+		if r.PythonLocation != "" {
+			loc, s := r.PythonLocation, Ratio(r.SiteShare)
+			x.PythonLocation, x.SiteShare = &loc, &s
+		}
+		if r.CPUOp != "" {
+			op, s := r.CPUOp, Ratio(r.CPUOpShare)
+			x.CPUOp, x.CPUOpShare = &op, &s
+		}
+		out.Rows = append(out.Rows, x)
+	}
+	return encode(out)
+}
+
+type share struct {
+	Name    string `json:"-"`
+	GPUTime US     `json:"gpu_time_us"`
+	Share   Ratio  `json:"share"`
+}
+
+// Breakdown writes breakdown.json.
+func Breakdown(a *Analysis) []byte {
+	type cat struct {
+		Category string `json:"category"`
+		GPUTime  US     `json:"gpu_time_us"`
+		Share    Ratio  `json:"share"`
+	}
+	type prov struct {
+		Provider string `json:"provider"`
+		GPUTime  US     `json:"gpu_time_us"`
+		Share    Ratio  `json:"share"`
+	}
+	type stage struct {
+		Stage          string `json:"stage"`
+		StageSource    string `json:"stage_source"`
+		KernelCount    int64  `json:"kernel_count"`
+		KernelTime     US     `json:"kernel_time_us"`
+		Window         US     `json:"window_us"`
+		AvgParallelism Ratio  `json:"avg_parallelism"`
+		Categories     []cat  `json:"categories"`
+		Providers      []prov `json:"providers"`
+	}
+	type stream struct {
+		Device     int32 `json:"device"`
+		Stream     int32 `json:"stream"`
+		Kernels    int64 `json:"kernels"`
+		KernelTime US    `json:"kernel_time_us"`
+		Memcpys    int64 `json:"memcpys"`
+		MemcpyTime US    `json:"memcpy_time_us"`
+		Memsets    int64 `json:"memsets"`
+		MemsetTime US    `json:"memset_time_us"`
+	}
+	type kstat struct {
+		Name    string `json:"name"`
+		Count   int64  `json:"count"`
+		GPUTime US     `json:"gpu_time_us"`
+	}
+	type file struct {
+		File               string   `json:"file"`
+		Kernels            int64    `json:"kernels"`
+		KernelTime         US       `json:"kernel_time_us"`
+		DistinctKernels    int      `json:"distinct_kernel_names"`
+		Streams            []stream `json:"streams"`
+		TopKernels         []kstat  `json:"top_kernels"`
+		GraphLaunches      int64    `json:"graph_launches"`
+		GraphKernels       int64    `json:"graph_launched_kernels"`
+		NCCLKernels        int64    `json:"nccl_kernels"`
+		NCCLTime           US       `json:"nccl_time_us"`
+		NCCLComputeOverlap US       `json:"nccl_compute_overlap_us"`
+		GPUBusy            US       `json:"gpu_busy_us"`
+		GPUSpan            US       `json:"gpu_span_us"`
+	}
+	out := struct {
+		Tool           string  `json:"tool"`
+		Partial        bool    `json:"partial"`
+		CPUOpCoverage  Ratio   `json:"cpu_op_coverage"`
+		PythonCoverage *Ratio  `json:"python_coverage"`
+		Stages         []stage `json:"stages"`
+		Files          []file  `json:"files"`
+	}{Tool: Tool, Partial: a.Partial(), CPUOpCoverage: Ratio(a.Breakdown.CPUOpCoverage), Stages: []stage{}, Files: []file{}}
+	if a.Breakdown.HasPython {
+		r := Ratio(a.Breakdown.PythonCoverage)
+		out.PythonCoverage = &r
+	}
+	for _, s := range a.Breakdown.Stages {
+		x := stage{Stage: s.Stage, StageSource: s.Source, KernelCount: s.KernelCount, KernelTime: US(s.KernelTime),
+			Window: US(s.Window), AvgParallelism: Ratio(s.AvgParallelism), Categories: []cat{}, Providers: []prov{}}
+		for _, c := range s.Categories {
+			x.Categories = append(x.Categories, cat{c.Name, US(c.GPUTime), Ratio(c.Share)})
+		}
+		for _, c := range s.Providers {
+			x.Providers = append(x.Providers, prov{c.Name, US(c.GPUTime), Ratio(c.Share)})
+		}
+		out.Stages = append(out.Stages, x)
+	}
+	for _, f := range a.Facts {
+		x := file{File: f.File, Kernels: f.Kernels, KernelTime: US(f.KernelTime), DistinctKernels: f.DistinctKernels,
+			Streams: []stream{}, TopKernels: []kstat{}, GraphLaunches: f.GraphLaunches, GraphKernels: f.GraphKernels,
+			NCCLKernels: f.NCCLKernels, NCCLTime: US(f.NCCLTime), NCCLComputeOverlap: US(f.NCCLComputeOverlap),
+			GPUBusy: US(f.Busy), GPUSpan: US(f.Span)}
+		for _, s := range f.Streams {
+			x.Streams = append(x.Streams, stream{s.Device, s.Stream, s.Kernels, US(s.KernelTime), s.Memcpys, US(s.MemcpyTime), s.Memsets, US(s.MemsetTime)})
+		}
+		for _, k := range f.TopKernels {
+			x.TopKernels = append(x.TopKernels, kstat{k.Name, k.Count, US(k.Time)})
+		}
+		out.Files = append(out.Files, x)
+	}
+	return encode(out)
+}
+
+type timelineJSON struct {
+	File          string `json:"file,omitempty"`
+	Window        string `json:"window"`
+	Total         US     `json:"total_time_us"`
+	Busy          US     `json:"busy_time_us"`
+	Idle          US     `json:"idle_time_us"`
+	Computation   US     `json:"computation_time_us"`
+	ExposedComm   US     `json:"exposed_comm_time_us"`
+	ExposedMemcpy US     `json:"exposed_memcpy_time_us"`
+	TotalComm     US     `json:"total_comm_time_us"`
+	TotalMemcpy   US     `json:"total_memcpy_time_us"`
+}
+
+func toTimelineJSON(t timeline.Timeline) timelineJSON {
+	return timelineJSON{File: t.File, Window: t.Window, Total: US(t.Total), Busy: US(t.Busy), Idle: US(t.Idle),
+		Computation: US(t.Computation), ExposedComm: US(t.ExposedComm), ExposedMemcpy: US(t.ExposedMemcpy),
+		TotalComm: US(t.TotalComm), TotalMemcpy: US(t.TotalMemcpy)}
+}
+
+// Timeline writes gpu_timeline.json: the first trace file's timeline at the
+// top level and every file's under "files".
+func Timeline(a *Analysis) []byte {
+	out := struct {
+		Tool string `json:"tool"`
+		timelineJSON
+		Files []timelineJSON `json:"files"`
+	}{Tool: Tool, Files: []timelineJSON{}}
+	if len(a.Timelines) > 0 {
+		out.timelineJSON = toTimelineJSON(a.Timelines[0])
+		out.timelineJSON.File = ""
+		out.Window = a.Timelines[0].Window
+	}
+	for _, t := range a.Timelines {
+		out.Files = append(out.Files, toTimelineJSON(t))
+	}
+	return encode(out)
+}

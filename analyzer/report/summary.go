@@ -1,0 +1,165 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gputriage/gputriage/analyzer/breakdown"
+)
+
+// TopRows is how many kernels per stage the summary lists.
+const TopRows = 15
+
+// Summary writes profile_summary.md, what a human reads first.
+func Summary(a *Analysis) []byte {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("# gputriage profile summary\n\n")
+	for _, fi := range a.TraceFiles {
+		f := &a.Store.Files[fi]
+		w("- Trace: `%s` (%s MB of JSON, %d events)\n", mdCode(f.Name), mb(f.Bytes), f.Events)
+		if f.Partial() {
+			w("  - **Partial input**: %s. Everything before that point is analysed.\n", mdText(f.Problem))
+		}
+	}
+	dev := a.Arch.DeviceName
+	if dev == "" {
+		dev = "unnamed device"
+	}
+	w("- Device: %s · observed arch **%s** · `arch_match` **%s** against target %s\n", mdText(dev), a.Arch.ObservedArch, a.Arch.ArchMatch, a.Target)
+	w("  - %s\n", mdText(a.Arch.Reason))
+	if a.ROCmVersion != "" {
+		w("- ROCm (HIP runtime) %s\n", a.ROCmVersion)
+	}
+	if a.CUDAVersion != "" {
+		w("- CUDA runtime %s\n", a.CUDAVersion)
+	}
+	if d := a.Distributed; d != nil {
+		w("- Distributed: %s rank %d of %d\n", mdText(d.Backend), d.Rank, d.WorldSize)
+	}
+	bd := a.Breakdown
+	if len(bd.Stages) == 0 {
+		w("\nNo GPU kernels, copies or fills in the trace: nothing to break down (a CPU-only or empty profile).\n")
+		return []byte(b.String())
+	}
+
+	w("\n## Stages\n\n| Stage | GPU ops | Kernel time (ms) | GPU window (ms) | Avg parallelism | Top categories |\n|---|---:|---:|---:|---:|---|\n")
+	for _, s := range bd.Stages {
+		var tops []string
+		for i, c := range s.Categories {
+			if i == 3 {
+				break
+			}
+			tops = append(tops, fmt.Sprintf("%s %s", c.Name, pct(c.Share)))
+		}
+		w("| %s | %d | %s | %s | %.2f× | %s |\n", s.Stage, s.KernelCount, ms(s.KernelTime), ms(s.Window), round(s.AvgParallelism, 2), strings.Join(tops, ", "))
+	}
+
+	for _, s := range bd.Stages {
+		w("\n## %s: category share\n\n| Category | GPU time (ms) | Share |\n|---|---:|---:|\n", s.Stage)
+		for _, c := range s.Categories {
+			w("| %s | %s | %s |\n", c.Name, ms(c.GPUTime), pct(c.Share))
+		}
+		w("\n## %s: top kernels\n\n| Kernel | Category | Provider | GPU time (ms) | Share | Launches | Python location (site share) | CPU op |\n|---|---|---|---:|---:|---:|---|---|\n", s.Stage)
+		n := 0
+		for _, r := range bd.Rows {
+			if r.Stage != s.Stage {
+				continue
+			}
+			if n == TopRows {
+				break
+			}
+			n++
+			loc := "–"
+			if r.PythonLocation != "" {
+				loc = fmt.Sprintf("`%s` (%s)", mdCode(r.PythonLocation), pct(r.SiteShare))
+			}
+			op := "–"
+			if r.CPUOp != "" {
+				op = "`" + mdCode(short(r.CPUOp, 60)) + "`"
+			}
+			w("| `%s` | %s | %s | %s | %s | %d | %s | %s |\n", mdCode(short(r.Kernel, 110)), r.Category, r.Provider, ms(r.GPUTime), pct(r.Share), r.Launches, loc, op)
+		}
+	}
+
+	if len(a.Timelines) > 0 {
+		t := a.Timelines[0]
+		w("\n## GPU timeline (TraceLens definitions, window: %s)\n\n| | ms | % of total |\n|---|---:|---:|\n", t.Window)
+		row := func(name string, v int64) {
+			share := 0.0
+			if t.Total > 0 {
+				share = float64(v) / float64(t.Total)
+			}
+			w("| %s | %s | %s |\n", name, ms(v), pct(share))
+		}
+		row("computation", t.Computation)
+		row("exposed communication", t.ExposedComm)
+		row("exposed memcpy", t.ExposedMemcpy)
+		row("busy", t.Busy)
+		row("idle", t.Idle)
+		row("total", t.Total)
+	}
+
+	w("\n## Takeaways\n\n")
+	for _, s := range bd.Stages {
+		for _, t := range takeaways(s, bd) {
+			w("- %s: %s\n", s.Stage, t)
+		}
+	}
+	return []byte(b.String())
+}
+
+func takeaways(s breakdown.Stage, bd *breakdown.Result) []string {
+	var out []string
+	if len(s.Categories) > 0 {
+		c := s.Categories[0]
+		t := fmt.Sprintf("%s dominates with %s of GPU time", c.Name, pct(c.Share))
+		if len(s.Categories) > 1 {
+			t += fmt.Sprintf("; with %s the top two hold %s", s.Categories[1].Name, pct(c.Share+s.Categories[1].Share))
+		}
+		out = append(out, t+".")
+	}
+	for _, c := range s.Categories {
+		if c.Name == "communication" && c.Share >= 0.10 {
+			out = append(out, fmt.Sprintf("communication is %s of GPU time: check overlap with compute and rank skew before tuning kernels.", pct(c.Share)))
+		}
+		if c.Name == "other" && c.Share > 0.02 {
+			out = append(out, fmt.Sprintf("%s of GPU time is unclassified (`other`): see the kernel table.", pct(c.Share)))
+		}
+	}
+	if s.AvgParallelism >= 1.15 {
+		out = append(out, fmt.Sprintf("kernels overlap (%.2f× average parallelism): multi-stream execution is already in use.", round(s.AvgParallelism, 2)))
+	} else if s.AvgParallelism > 0 && s.AvgParallelism < 0.5 {
+		out = append(out, fmt.Sprintf("the GPU is busy only %s of the stage window: look for launch overhead, host syncs or gaps before kernel tuning.", pct(s.AvgParallelism)))
+	}
+	if bd.GraphKernels > 0 {
+		out = append(out, fmt.Sprintf("%d GPU ops come from %d graph launches; their Python call sites need a graph-off mapping trace (`gputriage overlap`).", bd.GraphKernels, bd.GraphLaunches))
+	}
+	if bd.HasPython && bd.PythonCoverage < 0.7 {
+		out = append(out, fmt.Sprintf("only %s of GPU time maps to a Python call site.", pct(bd.PythonCoverage)))
+	}
+	return out
+}
+
+func mb(n int64) string { return fmt.Sprintf("%.1f", float64(n)/1e6) }
+
+// short cuts s to n runes with an ellipsis.
+func short(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// mdCode makes s safe inside a Markdown table cell in backticks.
+func mdCode(s string) string {
+	s = strings.NewReplacer("`", "'", "|", "\\|", "\n", " ", "\r", " ").Replace(s)
+	return s
+}
+
+// mdText makes s safe as Markdown table/list text.
+func mdText(s string) string {
+	return strings.NewReplacer("|", "\\|", "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+}

@@ -1,0 +1,129 @@
+package trace
+
+// headerKeys are the top-level values worth keeping (all small).
+var headerKeys = map[string]bool{
+	"schemaVersion": true, "deviceProperties": true, "distributedInfo": true,
+	"displayTimeUnit": true, "baseTimeNanoseconds": true, "traceName": false,
+	"cupti_version": true, "cuda_runtime_version": true, "cuda_driver_version": true,
+	"roctracer_version": true, "rocprofiler-sdk_version": true,
+	"hip_runtime_version": true, "hip_driver_version": true,
+	"record_shapes": true, "with_stack": true, "with_flops": true, "profile_memory": true,
+	"with_modules": true, "vllm_version": true,
+}
+
+// Reader streams one file into a Store. Write never fails: a broken document
+// stops reading and is reported by Close, keeping everything read before.
+type Reader struct {
+	s       *Store
+	f       *File
+	idx     uint16
+	sc      scanner
+	ev      rawEvent
+	scratch []byte
+	key     []byte
+}
+
+// NewReader starts a file named name in store s.
+func (s *Store) NewReader(name string) *Reader {
+	s.Files = append(s.Files, File{Name: name, Header: map[string][]byte{}})
+	r := &Reader{s: s, idx: uint16(len(s.Files) - 1)}
+	r.f = &s.Files[r.idx]
+	r.sc.event = r.event
+	r.sc.header = r.header
+	return r
+}
+
+// Write pushes the next chunk of the file's (decompressed) bytes.
+func (r *Reader) Write(p []byte) (int, error) {
+	r.f = &r.s.Files[r.idx] // Files may have grown
+	r.f.Bytes += int64(len(p))
+	r.sc.write(p)
+	return len(p), nil
+}
+
+// Close ends the file and records whether it was complete.
+func (r *Reader) Close() *File {
+	r.f = &r.s.Files[r.idx]
+	r.f.Complete, r.f.Problem = r.sc.finish()
+	r.f.SawEvents = r.sc.sawEvents
+	if r.f.BadEvents > 0 && r.f.Problem == "" {
+		r.f.Problem = "some traceEvents elements were not valid JSON objects and were skipped"
+	}
+	return r.f
+}
+
+func (r *Reader) header(key string, v []byte) {
+	if headerKeys[key] {
+		r.f.Header[key] = append([]byte(nil), v...)
+	}
+}
+
+func (r *Reader) event(b []byte) {
+	f := r.f
+	f.Events++
+	e := &r.ev
+	if !parseEvent(b, e) {
+		if len(b) > 2 { // `{}` is a known harmless empty event
+			f.BadEvents++
+		}
+		return
+	}
+	if e.ph != 'X' {
+		return
+	}
+	k := kindOf(e.cat)
+	if k == KindOther {
+		return
+	}
+	ts, ok := parseNS(e.ts)
+	if !ok {
+		f.BadEvents++
+		return
+	}
+	dur, _ := parseNS(e.dur)
+	if dur < 0 {
+		f.NegDur++
+		dur = 0
+	}
+	s := r.s
+	name := s.internRaw(e.name, &r.scratch)
+	r.key = append(append(append(r.key[:0], e.pid...), ' '), e.tid...)
+	track := s.internRaw(r.key, &r.scratch)
+	f.Kept++
+	switch k {
+	case KindKernel, KindMemcpy, KindMemset, KindSync:
+		dev, stream := e.device, e.stream
+		if dev == None {
+			dev, _ = trailingInt(e.pid)
+		}
+		if stream == None {
+			stream, _ = trailingInt(e.tid)
+		}
+		s.GPU = append(s.GPU, GPUOp{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
+			Track: track, Device: int32(dev), Stream: int32(stream), File: r.idx, Kind: k})
+	case KindPython:
+		s.Python = append(s.Python, Span{TS: ts, Dur: dur, Corr: None, Ext: None, Name: name,
+			Track: track, File: r.idx, Kind: k})
+	case KindGPUAnnotation:
+		s.Annot = append(s.Annot, Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
+			Track: track, File: r.idx, Kind: k})
+	default:
+		s.CPU = append(s.CPU, Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
+			Track: track, File: r.idx, Kind: k})
+	}
+}
+
+// trailingInt reads the number at the end of a pid/tid token ("7", "stream 7").
+func trailingInt(b []byte) (int64, bool) {
+	j := len(b)
+	for j > 0 && b[j-1] >= '0' && b[j-1] <= '9' {
+		j--
+	}
+	if j == len(b) {
+		return None, false
+	}
+	if j > 0 && b[j-1] == '-' {
+		j--
+	}
+	return parseInt(b[j:])
+}

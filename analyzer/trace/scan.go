@@ -1,0 +1,316 @@
+package trace
+
+import "fmt"
+
+// scanner finds the top-level structure of a Kineto document in pushed
+// chunks without keeping the document: each element of "traceEvents" is
+// handed over as one byte slice as soon as it is complete, other top-level
+// values (the header, which may come before or after the events) are kept
+// only when small. Chunk boundaries may fall anywhere, inside strings,
+// escapes or numbers.
+type scanner struct {
+	st        scanState
+	v         valueTracker
+	key       []byte // top-level key being read (or just read)
+	buf       []byte // a value or event straddling chunks
+	start     int    // where the current value starts in the current chunk
+	off       int64  // bytes consumed before the current chunk
+	bare      bool   // the document is a bare array of events
+	sawEvents bool   // a traceEvents array (or a bare array) was entered
+	drop      bool   // current header value is too big to keep
+	err       error
+
+	event  func([]byte)
+	header func(key string, v []byte)
+}
+
+type scanState uint8
+
+const (
+	stStart    scanState = iota
+	stKey                // expecting a key or '}'
+	stKeyStr             // inside a key
+	stColon              // expecting ':'
+	stValue              // expecting a value
+	stHeader             // inside a header value
+	stArr                // inside traceEvents, expecting an element or ']'
+	stEvent              // inside an event object
+	stArrValue           // inside a non-object array element (skipped)
+	stEnd                // document complete
+	stErr                // structure broken; the rest is ignored
+)
+
+// maxHeaderValue bounds what we keep of one non-event top-level value.
+const maxHeaderValue = 8 << 20
+
+// valueTracker follows one JSON value across chunks: nesting depth and string
+// state only, so it is cheap and never fails.
+type valueTracker struct {
+	depth  int
+	inStr  bool
+	esc    bool
+	scalar bool
+}
+
+// advance scans p from i and returns the index just past the value's end and
+// true, or len(p) and false if the value continues in the next chunk.
+func (v *valueTracker) advance(p []byte, i int) (int, bool) {
+	for i < len(p) {
+		if v.inStr {
+			if v.esc {
+				v.esc = false
+				i++
+				continue
+			}
+			j := i
+			for j < len(p) && p[j] != '"' && p[j] != '\\' {
+				j++
+			}
+			if j == len(p) {
+				return j, false
+			}
+			if p[j] == '\\' {
+				v.esc = true
+				i = j + 1
+				continue
+			}
+			v.inStr = false
+			i = j + 1
+			if v.depth == 0 {
+				return i, true
+			}
+			continue
+		}
+		c := p[i]
+		if v.scalar {
+			switch c {
+			case ',', '}', ']', ' ', '\n', '\r', '\t':
+				return i, true
+			}
+			i++
+			continue
+		}
+		switch c {
+		case '"':
+			v.inStr = true
+		case '{', '[':
+			v.depth++
+		case '}', ']':
+			v.depth--
+			if v.depth <= 0 {
+				return i + 1, true
+			}
+		}
+		i++
+	}
+	return i, false
+}
+
+func newTracker(first byte) valueTracker {
+	switch first {
+	case '{', '[', '"':
+		return valueTracker{}
+	}
+	return valueTracker{scalar: true}
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+
+func (s *scanner) fail(pos int, format string, args ...any) {
+	s.st = stErr
+	s.err = fmt.Errorf("byte %d: %s", s.off+int64(pos), fmt.Sprintf(format, args...))
+}
+
+// write consumes one chunk.
+func (s *scanner) write(p []byte) {
+	i := 0
+	s.start = 0
+	for i < len(p) {
+		switch s.st {
+		case stStart:
+			c := p[i]
+			if isSpace(c) || (c == 0xEF || c == 0xBB || c == 0xBF) && s.off+int64(i) < 3 { // BOM
+				i++
+				continue
+			}
+			switch c {
+			case '{':
+				s.st = stKey
+			case '[':
+				s.bare = true
+				s.sawEvents = true
+				s.st = stArr
+			default:
+				s.fail(i, "not a JSON trace: starts with %q", printable(c))
+				return
+			}
+			i++
+		case stKey:
+			c := p[i]
+			switch {
+			case isSpace(c) || c == ',':
+				i++
+			case c == '"':
+				s.key = s.key[:0]
+				s.v = valueTracker{inStr: true}
+				s.st = stKeyStr
+				i++
+			case c == '}':
+				s.st = stEnd
+				i++
+			default:
+				s.fail(i, "expected a key, found %q", printable(c))
+				return
+			}
+		case stKeyStr:
+			j := i
+			for j < len(p) && (s.v.esc || p[j] != '"') {
+				s.v.esc = !s.v.esc && p[j] == '\\'
+				j++
+			}
+			s.key = append(s.key, p[i:j]...)
+			if j == len(p) {
+				return
+			}
+			s.st = stColon
+			i = j + 1
+		case stColon:
+			c := p[i]
+			if isSpace(c) {
+				i++
+				continue
+			}
+			if c != ':' {
+				s.fail(i, "expected ':' after key %q", s.key)
+				return
+			}
+			s.st = stValue
+			i++
+		case stValue:
+			c := p[i]
+			if isSpace(c) {
+				i++
+				continue
+			}
+			if c == '[' && string(s.key) == "traceEvents" {
+				s.sawEvents = true
+				s.st = stArr
+				i++
+				continue
+			}
+			s.v = newTracker(c)
+			s.start = i
+			s.buf = s.buf[:0]
+			s.drop = false
+			s.st = stHeader
+		case stHeader:
+			end, done := s.v.advance(p, i)
+			if !s.drop {
+				if len(s.buf)+end-s.start > maxHeaderValue {
+					s.drop = true
+					s.buf = s.buf[:0]
+				} else if !done {
+					s.buf = append(s.buf, p[s.start:end]...)
+				}
+			}
+			if !done {
+				i = end
+				s.start = 0
+				continue
+			}
+			if !s.drop {
+				v := p[s.start:end]
+				if len(s.buf) > 0 {
+					s.buf = append(s.buf, v...)
+					v = s.buf
+				}
+				s.header(string(s.key), v)
+			}
+			s.st = stKey
+			i = end
+		case stArr:
+			c := p[i]
+			switch {
+			case isSpace(c) || c == ',':
+				i++
+			case c == ']':
+				if s.bare {
+					s.st = stEnd
+				} else {
+					s.st = stKey
+				}
+				i++
+			case c == '{':
+				s.v = valueTracker{}
+				s.start = i
+				s.buf = s.buf[:0]
+				s.st = stEvent
+			case c == '}' || c == ':':
+				s.fail(i, "unexpected %q inside traceEvents", printable(c))
+				return
+			default:
+				s.v = newTracker(c)
+				s.st = stArrValue
+			}
+		case stEvent:
+			end, done := s.v.advance(p, i)
+			if !done {
+				s.buf = append(s.buf, p[s.start:end]...)
+				s.start = 0
+				i = end
+				continue
+			}
+			ev := p[s.start:end]
+			if len(s.buf) > 0 {
+				s.buf = append(s.buf, ev...)
+				ev = s.buf
+			}
+			s.event(ev)
+			s.buf = s.buf[:0]
+			s.st = stArr
+			i = end
+		case stArrValue:
+			end, done := s.v.advance(p, i)
+			i = end
+			if done {
+				s.st = stArr
+			}
+		case stEnd:
+			if !isSpace(p[i]) && p[i] != 0 {
+				// Trailing bytes after a complete document: ignored, but noted.
+				s.err = fmt.Errorf("byte %d: unexpected data after the end of the JSON document", s.off+int64(i))
+				s.st = stErr
+				return
+			}
+			i++
+		case stErr:
+			return
+		}
+	}
+	s.off += int64(len(p))
+}
+
+// finish reports what was wrong with the document's end, if anything.
+func (s *scanner) finish() (complete bool, problem string) {
+	switch s.st {
+	case stEnd:
+		return true, ""
+	case stErr:
+		return false, s.err.Error()
+	case stStart:
+		return false, "empty input"
+	case stEvent:
+		return false, fmt.Sprintf("input ends at byte %d inside an event of traceEvents (truncated JSON)", s.off)
+	case stArr, stArrValue:
+		return false, fmt.Sprintf("input ends at byte %d inside traceEvents (truncated JSON)", s.off)
+	default:
+		return false, fmt.Sprintf("input ends at byte %d before the end of the JSON document (truncated)", s.off)
+	}
+}
+
+func printable(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return string(rune(c))
+	}
+	return fmt.Sprintf("\\x%02x", c)
+}

@@ -1,0 +1,184 @@
+// Package trace reads PyTorch profiler (Kineto) chrome-trace JSON, ROCm and
+// CUDA, current and legacy schema, from pushed chunks into a compact,
+// columnar event store: names interned once, one small record per kept event.
+package trace
+
+// Kind is what an event is, with legacy (2021) category names folded in.
+type Kind uint8
+
+const (
+	KindOther Kind = iota
+	KindKernel
+	KindMemcpy
+	KindMemset
+	KindSync
+	KindGPUAnnotation
+	KindCPUOp
+	KindUserAnnotation
+	KindRuntime
+	KindDriver
+	KindPython
+)
+
+// IsGPUWork reports whether k is work on a GPU stream (kernel, copy, fill).
+func (k Kind) IsGPUWork() bool { return k == KindKernel || k == KindMemcpy || k == KindMemset }
+
+// String returns the current Kineto category name of k.
+func (k Kind) String() string {
+	switch k {
+	case KindKernel:
+		return "kernel"
+	case KindMemcpy:
+		return "gpu_memcpy"
+	case KindMemset:
+		return "gpu_memset"
+	case KindSync:
+		return "cuda_sync"
+	case KindGPUAnnotation:
+		return "gpu_user_annotation"
+	case KindCPUOp:
+		return "cpu_op"
+	case KindUserAnnotation:
+		return "user_annotation"
+	case KindRuntime:
+		return "cuda_runtime"
+	case KindDriver:
+		return "cuda_driver"
+	case KindPython:
+		return "python_function"
+	}
+	return "other"
+}
+
+func kindOf(cat []byte) Kind {
+	switch string(cat) {
+	case "kernel", "Kernel":
+		return KindKernel
+	case "gpu_memcpy", "Memcpy":
+		return KindMemcpy
+	case "gpu_memset", "Memset":
+		return KindMemset
+	case "cuda_sync":
+		return KindSync
+	case "gpu_user_annotation":
+		return KindGPUAnnotation
+	case "cpu_op", "Operator":
+		return KindCPUOp
+	case "user_annotation":
+		return KindUserAnnotation
+	case "cuda_runtime", "Runtime":
+		return KindRuntime
+	case "cuda_driver":
+		return KindDriver
+	case "python_function":
+		return KindPython
+	}
+	return KindOther
+}
+
+// None marks an absent id (External id, correlation).
+const None = -1
+
+// GPUOp is one kernel, copy or fill on a GPU stream. Times are ns.
+type GPUOp struct {
+	TS, Dur int64
+	Corr    int64 // correlation with the launching runtime call, or None
+	Ext     int64 // External id of the launching CPU op, or None
+	Name    uint32
+	Track   uint32 // interned "pid tid" of the event
+	Device  int32
+	Stream  int32
+	File    uint16
+	Kind    Kind
+}
+
+// Span is a CPU-side interval (op, annotation, runtime call, Python frame) or
+// a GPU annotation range. Times are ns.
+type Span struct {
+	TS, Dur int64
+	Corr    int64
+	Ext     int64
+	Name    uint32
+	Track   uint32
+	File    uint16
+	Kind    Kind
+}
+
+// End returns the span's end time.
+func (s *Span) End() int64 { return s.TS + s.Dur }
+
+// End returns the op's end time.
+func (o *GPUOp) End() int64 { return o.TS + o.Dur }
+
+// File describes one input file as read.
+type File struct {
+	Name      string
+	Bytes     int64
+	Events    int64 // elements of traceEvents seen
+	Kept      int64 // events kept in the store
+	BadEvents int64 // elements that were not parseable objects
+	NegDur    int64 // negative durations clamped to 0
+	Complete  bool
+	SawEvents bool              // the document had a traceEvents array
+	Ignore    bool              // not a trace after all (set by the caller)
+	Problem   string            // what was wrong, if anything
+	Header    map[string][]byte // raw JSON of the small top-level values
+}
+
+// Partial reports whether analysis of the file may miss data.
+func (f *File) Partial() bool { return !f.Complete || f.BadEvents > 0 }
+
+// Store holds everything the analyses keep from one job's trace files.
+type Store struct {
+	Names  []string
+	index  map[string]uint32
+	alias  map[string]uint32 // raw (escaped / invalid UTF-8) spelling → id
+	GPU    []GPUOp
+	CPU    []Span // cpu_op, user_annotation, runtime and driver calls
+	Python []Span
+	Annot  []Span // gpu_user_annotation ranges
+	Files  []File
+}
+
+// NewStore returns an empty store. Name id 0 is the empty string.
+func NewStore() *Store {
+	return &Store{index: map[string]uint32{"": 0}, alias: map[string]uint32{}, Names: []string{""}}
+}
+
+// Name returns the string of an interned id.
+func (s *Store) Name(id uint32) string { return s.Names[id] }
+
+// Intern returns the id of a decoded string.
+func (s *Store) Intern(v string) uint32 {
+	if id, ok := s.index[v]; ok {
+		return id
+	}
+	id := uint32(len(s.Names))
+	s.Names = append(s.Names, v)
+	s.index[v] = id
+	return id
+}
+
+// internRaw interns the raw body of a JSON string, decoding it only the first
+// time a spelling is seen.
+func (s *Store) internRaw(raw []byte, scratch *[]byte) uint32 {
+	if id, ok := s.index[string(raw)]; ok {
+		return id
+	}
+	if id, ok := s.alias[string(raw)]; ok {
+		return id
+	}
+	if plain(raw) {
+		return s.Intern(string(raw))
+	}
+	*scratch = unquote((*scratch)[:0], raw)
+	id := s.Intern(string(*scratch))
+	s.alias[string(raw)] = id
+	return id
+}
+
+// BytesKept estimates the memory held by the store's records (not names).
+func (s *Store) BytesKept() int64 {
+	const gpuOp, span = 56, 48
+	return int64(cap(s.GPU))*gpuOp + int64(cap(s.CPU)+cap(s.Python)+cap(s.Annot))*span
+}

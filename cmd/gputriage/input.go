@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// chunk is how much the host pushes per feed call.
+const chunk = 1 << 20
+
+// expand turns the command line's inputs into files: a directory contributes
+// the evidence files in it (the SGLang profiler's per-rank, per-stage files:
+// merged-* files are dropped when per-rank files exist, and only the lowest
+// TP rank is kept); "-" is standard input.
+func expand(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if a == "-" {
+			out = append(out, a)
+			continue
+		}
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", a, unwrapPathErr(err))
+		}
+		if !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		files, err := dirFiles(a)
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s: no trace or log files in this directory", a)
+		}
+		out = append(out, files...)
+	}
+	return out, nil
+}
+
+var tpRank = regexp.MustCompile(`(?i)TP-?(\d+)`)
+
+func dirFiles(dir string) ([]string, error) {
+	var all []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		n := strings.ToLower(d.Name())
+		for _, ext := range []string{".json", ".json.gz", ".gz", ".log", ".txt", ".out", ".err"} {
+			if strings.HasSuffix(n, ext) {
+				all = append(all, p)
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(all)
+	var perRank, merged []string
+	for _, p := range all {
+		if strings.HasPrefix(strings.ToLower(filepath.Base(p)), "merged-") {
+			merged = append(merged, p)
+		} else {
+			perRank = append(perRank, p)
+		}
+	}
+	if len(perRank) == 0 {
+		return merged, nil
+	}
+	lowest := -1
+	for _, p := range perRank {
+		if m := tpRank.FindStringSubmatch(filepath.Base(p)); m != nil {
+			if r, _ := strconv.Atoi(m[1]); lowest < 0 || r < lowest {
+				lowest = r
+			}
+		}
+	}
+	if lowest < 0 {
+		return perRank, nil
+	}
+	var out []string
+	for _, p := range perRank {
+		m := tpRank.FindStringSubmatch(filepath.Base(p))
+		if m == nil {
+			out = append(out, p)
+			continue
+		}
+		if r, _ := strconv.Atoi(m[1]); r == lowest {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// push streams one file into the engine, gunzipping on the host side when
+// the content starts with the gzip magic. A damaged gzip stream keeps what
+// was decompressed and is reported to the module as a file error.
+func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
+	if err := eng.FileBegin(name); err != nil {
+		return err
+	}
+	br := bufio.NewReaderSize(r, chunk)
+	var src io.Reader = br
+	counted := &countingReader{r: br}
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(counted)
+		if err != nil {
+			if err := eng.FileError(fmt.Sprintf("gzip header unreadable: %v", err)); err != nil {
+				return err
+			}
+			return eng.FileEnd()
+		}
+		src = zr
+	} else {
+		src = counted
+	}
+	buf := make([]byte, chunk)
+	var total int64
+	for {
+		n, err := fill(src, buf)
+		if n > 0 {
+			total += int64(n)
+			if ferr := eng.Feed(buf[:n]); ferr != nil {
+				return ferr
+			}
+			if progress != nil {
+				progress(counted.n)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			msg := fmt.Sprintf("read error after %d bytes: %v", total, err)
+			if src != counted {
+				msg = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", total, counted.n, err)
+			}
+			if err := eng.FileError(msg); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	return eng.FileEnd()
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// fill reads until buf is full or the reader fails; io.EOF means a clean end
+// (unlike io.ReadFull, a truncated gzip stream's ErrUnexpectedEOF stays an
+// error).
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

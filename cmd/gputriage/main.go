@@ -1,0 +1,304 @@
+// Command gputriage analyses GPU profiler traces and crash evidence locally,
+// by running gputriage.wasm — the same module the web page loads — under
+// wazero (or, with --engine native, the same analyzer linked in).
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/gputriage/gputriage/analyzer"
+)
+
+const usage = `gputriage — GPU profiler traces and crash evidence → answers, locally.
+
+Usage:
+  gputriage breakdown [flags] TRACE...   category share, kernel table, GPU timeline per stage
+  gputriage triage    [flags] TRACE...   (until overlap lands: same as breakdown)
+  gputriage diagnose  [flags] LOG...     crash / hang evidence → a diagnosis
+  gputriage version
+
+Inputs are files (.json or .json.gz, detected by content), directories (the
+profiler's rank / stage files) or - for standard input.
+
+Flags:
+  -o DIR               write the artifacts into DIR
+  --format md|json     what to print on stdout (default md)
+  --target-arch ARCH   architecture the results are judged against (default gfx950; any gfxNNN or smNN)
+  --stage STAGE        keep only this stage (prefill, decode, …)
+  --engine wasm|native run the wasm module under wazero (default) or the analyzer linked natively
+  -q                   no progress line
+
+Exit status: 0 ok, 1 input partial or damaged (results still written), 2 usage error or unreadable input.
+`
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+type flags struct {
+	out, format, target, stage, engine string
+	quiet                              bool
+	inputs                             []string
+}
+
+// parseFlags accepts flags before, between and after the inputs.
+func parseFlags(args []string) (flags, error) {
+	f := flags{format: "md", target: analyzer.DefaultTarget, engine: "wasm"}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-" || !strings.HasPrefix(a, "-") {
+			f.inputs = append(f.inputs, a)
+			continue
+		}
+		if a == "--" {
+			f.inputs = append(f.inputs, args[i+1:]...)
+			break
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		needVal := func() (string, error) {
+			if hasVal {
+				return val, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("flag %s needs a value", a)
+			}
+			i++
+			return args[i], nil
+		}
+		var err error
+		switch name {
+		case "o", "out":
+			f.out, err = needVal()
+		case "format":
+			f.format, err = needVal()
+		case "target-arch":
+			f.target, err = needVal()
+		case "stage":
+			f.stage, err = needVal()
+		case "engine":
+			f.engine, err = needVal()
+		case "q", "quiet":
+			f.quiet = true
+		case "h", "help":
+			return f, errHelp
+		default:
+			return f, fmt.Errorf("unknown flag %s", a)
+		}
+		if err != nil {
+			return f, err
+		}
+	}
+	if f.format != "md" && f.format != "json" {
+		return f, fmt.Errorf("--format must be md or json, not %q", f.format)
+	}
+	if f.engine != "wasm" && f.engine != "native" {
+		return f, fmt.Errorf("--engine must be wasm or native, not %q", f.engine)
+	}
+	return f, nil
+}
+
+var errHelp = fmt.Errorf("help")
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return analyzer.ExitUsage
+	}
+	cmd := args[0]
+	switch cmd {
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "version", "--version":
+		fmt.Fprintln(stdout, "gputriage", version())
+		return 0
+	case "breakdown", "triage", "diagnose":
+	default:
+		fmt.Fprintf(stderr, "gputriage: unknown command %q\n\n%s", cmd, usage)
+		return analyzer.ExitUsage
+	}
+	f, err := parseFlags(args[1:])
+	if err == errHelp {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
+		return analyzer.ExitUsage
+	}
+	if len(f.inputs) == 0 {
+		fmt.Fprintf(stderr, "gputriage %s: no input files (give files, directories or - for stdin)\n", cmd)
+		return analyzer.ExitUsage
+	}
+	files, err := expand(f.inputs)
+	if err != nil {
+		fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
+		return analyzer.ExitUsage
+	}
+	opts, _ := json.Marshal(analyzer.Options{Command: cmd, TargetArch: f.target, Stage: f.stage})
+
+	eng, err := newEngine(f.engine)
+	if err != nil {
+		fmt.Fprintf(stderr, "gputriage: %v\n", err)
+		return analyzer.ExitUsage
+	}
+	defer eng.Close()
+	if err := eng.Begin(opts); err != nil {
+		fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
+		return analyzer.ExitUsage
+	}
+	prog := newProgress(stderr, f.quiet)
+	for _, name := range files {
+		if err := pushPath(eng, name, stdin, prog); err != nil {
+			fmt.Fprintf(stderr, "gputriage %s: %s: %v\n", cmd, name, err)
+			return analyzer.ExitUsage
+		}
+	}
+	prog.done()
+	res, err := eng.Finish()
+	if err != nil {
+		fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
+		return analyzer.ExitUsage
+	}
+	for _, fr := range res.Files {
+		if fr.Problem != "" {
+			fmt.Fprintf(stderr, "gputriage: %s: %s\n", fr.Name, fr.Problem)
+		}
+	}
+	if f.out != "" {
+		if err := writeArtifacts(f.out, res); err != nil {
+			fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
+			return analyzer.ExitUsage
+		}
+	}
+	printResult(stdout, res, f.format)
+	return res.ExitCode
+}
+
+func newEngine(kind string) (engine, error) {
+	if kind == "native" {
+		return &native{}, nil
+	}
+	wasm, err := Module()
+	if err != nil {
+		return nil, err
+	}
+	return newWasmEngine(wasm)
+}
+
+func pushPath(eng engine, name string, stdin io.Reader, prog *progress) error {
+	if name == "-" {
+		prog.start("stdin", -1)
+		return push(eng, "stdin", stdin, prog.update)
+	}
+	fh, err := os.Open(name)
+	if err != nil {
+		return unwrapPathErr(err)
+	}
+	defer fh.Close()
+	size := int64(-1)
+	if st, err := fh.Stat(); err == nil {
+		size = st.Size()
+	}
+	prog.start(name, size)
+	return push(eng, name, fh, prog.update)
+}
+
+func writeArtifacts(dir string, res *analyzer.Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, a := range res.Artifacts {
+		if err := os.WriteFile(filepath.Join(dir, a.Name), []byte(a.Text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func printResult(w io.Writer, res *analyzer.Result, format string) {
+	if format == "json" {
+		out := struct {
+			ExitCode  int                        `json:"exit_code"`
+			Error     string                     `json:"error,omitempty"`
+			Files     []analyzer.FileResult      `json:"files"`
+			Artifacts map[string]json.RawMessage `json:"artifacts"`
+		}{res.ExitCode, res.Error, res.Files, map[string]json.RawMessage{}}
+		for _, a := range res.Artifacts {
+			if strings.HasSuffix(a.Name, ".json") {
+				out.Artifacts[a.Name] = json.RawMessage(a.Text)
+			} else {
+				b, _ := json.Marshal(a.Text)
+				out.Artifacts[a.Name] = b
+			}
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(out)
+		w.Write(buf.Bytes())
+		return
+	}
+	for _, a := range res.Artifacts {
+		if strings.HasSuffix(a.Name, ".md") {
+			io.WriteString(w, a.Text)
+			if !strings.HasSuffix(a.Text, "\n") {
+				io.WriteString(w, "\n")
+			}
+		}
+	}
+}
+
+// progress prints one updating line on stderr when it is a terminal.
+type progress struct {
+	w     io.Writer
+	on    bool
+	name  string
+	size  int64
+	t0    time.Time
+	last  time.Time
+	wrote bool
+}
+
+func newProgress(w io.Writer, quiet bool) *progress {
+	p := &progress{w: w}
+	if f, ok := w.(*os.File); ok && !quiet {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.on = true
+		}
+	}
+	return p
+}
+
+func (p *progress) start(name string, size int64) {
+	p.name, p.size, p.t0 = filepath.Base(name), size, time.Now()
+}
+
+func (p *progress) update(n int64) {
+	if !p.on || time.Since(p.last) < 200*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	mbps := float64(n) / 1e6 / max(time.Since(p.t0).Seconds(), 1e-3)
+	if p.size > 0 {
+		fmt.Fprintf(p.w, "\r\033[K%s: %.1f / %.1f MB (%.0f%%) %.0f MB/s", p.name, float64(n)/1e6, float64(p.size)/1e6, 100*float64(n)/float64(p.size), mbps)
+	} else {
+		fmt.Fprintf(p.w, "\r\033[K%s: %.1f MB %.0f MB/s", p.name, float64(n)/1e6, mbps)
+	}
+	p.wrote = true
+}
+
+func (p *progress) done() {
+	if p.wrote {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+func version() string { return "0.1.0" }

@@ -1,0 +1,119 @@
+//go:build wasip1
+
+// Command wasm is gputriage.wasm: a WASI reactor exposing the push ABI of
+// docs/abi.md. Hosts write each file's decompressed bytes into module memory
+// chunk by chunk; the analyzer never sees a whole document.
+package main
+
+import (
+	"unsafe"
+
+	"github.com/gputriage/gputriage/analyzer"
+)
+
+func main() {}
+
+var (
+	job    *analyzer.Job
+	buf    []byte
+	result []byte
+)
+
+func setError(msg string) int32 {
+	r := analyzer.Result{ExitCode: analyzer.ExitUsage, Error: msg, Files: []analyzer.FileResult{}, Artifacts: []analyzer.Artifact{}}
+	result = r.JSON()
+	return analyzer.ExitUsage
+}
+
+func bytesAt(ptr, n uint32) []byte {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(uintptr(ptr))), n)
+}
+
+//go:wasmexport alloc
+func alloc(n uint32) uint32 {
+	if uint32(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if n == 0 {
+		return 0
+	}
+	return uint32(uintptr(unsafe.Pointer(&buf[0])))
+}
+
+//go:wasmexport begin
+func begin(ptr, n uint32) int32 {
+	job = nil
+	result = nil
+	opts, err := analyzer.ParseOptions(bytesAt(ptr, n))
+	if err != nil {
+		return setError(err.Error())
+	}
+	if job, err = analyzer.New(opts); err != nil {
+		return setError(err.Error())
+	}
+	return 0
+}
+
+//go:wasmexport file_begin
+func fileBegin(ptr, n uint32) int32 {
+	if job == nil {
+		return setError("file_begin before begin")
+	}
+	job.BeginFile(string(bytesAt(ptr, n)))
+	return 0
+}
+
+//go:wasmexport feed
+func feed(ptr, n uint32) int32 {
+	if job == nil {
+		return setError("feed before begin")
+	}
+	if _, err := job.Write(bytesAt(ptr, n)); err != nil {
+		return setError(err.Error())
+	}
+	return 0
+}
+
+//go:wasmexport file_error
+func fileError(ptr, n uint32) int32 {
+	if job == nil {
+		return setError("file_error before begin")
+	}
+	job.FileError(string(bytesAt(ptr, n)))
+	return 0
+}
+
+//go:wasmexport file_end
+func fileEnd() int32 {
+	if job == nil {
+		return setError("file_end before begin")
+	}
+	job.EndFile()
+	return 0
+}
+
+//go:wasmexport finish
+func finish() int32 {
+	if job == nil {
+		return setError("finish before begin")
+	}
+	r := job.Finish()
+	job = nil
+	result = r.JSON()
+	return int32(r.ExitCode)
+}
+
+//go:wasmexport result_ptr
+func resultPtr() uint32 {
+	if len(result) == 0 {
+		return 0
+	}
+	return uint32(uintptr(unsafe.Pointer(&result[0])))
+}
+
+//go:wasmexport result_len
+func resultLen() uint32 { return uint32(len(result)) }
