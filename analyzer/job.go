@@ -183,7 +183,7 @@ func (j *Job) decide(c *current) {
 	switch {
 	case len(b) == 0 && len(c.sniff) == 0:
 		c.kind = "empty"
-	case len(b) > 0 && (b[0] == '{' || b[0] == '['):
+	case looksJSON(b):
 		c.kind = "json"
 		c.reader = j.store.NewReader(c.res.Name)
 	case binary(c.sniff):
@@ -192,6 +192,22 @@ func (j *Job) decide(c *current) {
 		c.kind = "log"
 		j.crash.BeginFile(c.res.Name)
 	}
+}
+
+// looksJSON tells a JSON document from a log whose lines start with '['
+// (dmesg "[  12.3]", torch "[rank0]:"): an array must open an object.
+func looksJSON(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	if b[0] == '{' {
+		return true
+	}
+	if b[0] != '[' {
+		return false
+	}
+	rest := bytes.TrimLeft(b[1:], " \t\r\n")
+	return len(rest) == 0 && len(b) < 512 || len(rest) > 0 && (rest[0] == '{' || rest[0] == ']')
 }
 
 // binary reports data that is neither a trace nor a text log.
@@ -267,7 +283,7 @@ func (j *Job) EndFile() {
 		case f.SawEvents:
 			c.res.Kind = "trace"
 			c.res.Partial, c.res.Problem = f.Partial(), f.Problem
-		case !c.headBig && f.Complete:
+		case !c.headBig && f.Complete && j.opts.Command != "breakdown" && j.opts.Command != "triage":
 			// A JSON side document (crash_diagnostics.json, a dump's
 			// metadata.json): evidence for the crash analysis.
 			c.res.Kind = "json"

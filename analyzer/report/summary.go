@@ -85,7 +85,7 @@ func Summary(a *Analysis) []byte {
 
 	if len(a.Timelines) > 0 {
 		t := a.Timelines[0]
-		w("\n## GPU timeline (TraceLens definitions, window: %s)\n\n| | ms | % of total |\n|---|---:|---:|\n", t.Window)
+		w("\n## GPU timeline (TraceLens definitions, window: %s)\n\n| | ms | %% of total |\n|---|---:|---:|\n", t.Window)
 		row := func(name string, v int64) {
 			share := 0.0
 			if t.Total > 0 {

@@ -170,7 +170,7 @@ func TestSharedTraces(t *testing.T) {
 	more, _ := filepath.Glob(filepath.Join(shared, "traces/*/*/*/*.json.gz"))
 	more2, _ := filepath.Glob(filepath.Join(shared, "traces/*/*/*/*/*.json*"))
 	g, _ := filepath.Glob(filepath.Join(shared, "gpu/traces/*.json.gz"))
-	files = append(append(append(append(files, more...), more2...), g...))
+	files = append(append(append(files, more...), more2...), g...)
 	if len(files) < 30 {
 		t.Skipf("shared testdata not found (%d files)", len(files))
 	}

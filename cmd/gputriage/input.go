@@ -48,6 +48,10 @@ func expand(args []string) ([]string, error) {
 	return out, nil
 }
 
+// sidecars are the JSON files profilers write beside traces; they are not
+// evidence of their own.
+var sidecars = map[string]bool{"server_args.json": true, "execution_details.json": true, "package.json": true}
+
 var tpRank = regexp.MustCompile(`(?i)TP-?(\d+)`)
 
 func dirFiles(dir string) ([]string, error) {
@@ -60,6 +64,9 @@ func dirFiles(dir string) ([]string, error) {
 			return nil
 		}
 		n := strings.ToLower(d.Name())
+		if sidecars[n] {
+			return nil
+		}
 		for _, ext := range []string{".json", ".json.gz", ".gz", ".log", ".txt", ".out", ".err"} {
 			if strings.HasSuffix(n, ext) {
 				all = append(all, p)

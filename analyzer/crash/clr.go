@@ -1,0 +1,244 @@
+package crash
+
+import (
+	"regexp"
+	"strings"
+)
+
+// clrParser reads HIP/CLR runtime messages (docs section 4): queue aborts in
+// all wordings, HSA status codes anywhere, the queue-error packet dump and
+// AMD_LOG_LEVEL API traces (hipLaunchKernel geometry, "Returned hipErrorX").
+type clrParser struct {
+	s   *Session
+	pkt packetDump
+}
+
+type packetDump struct {
+	kernel   string
+	hwq, swq string
+	grid, wg string
+	groupSeg string
+	privSeg  string
+	rw       string
+	line     int
+	ev       Evidence
+	set      bool
+}
+
+var (
+	reHSAName      = regexp.MustCompile(`HSA_STATUS_[A-Z_]+`)
+	reHSACode      = regexp.MustCompile(`code: ?(0x[0-9a-fA-F]+)`)
+	reQueueAddr    = regexp.MustCompile(`Queue (0x[0-9a-fA-F]+)`)
+	reHSAText      = regexp.MustCompile(`HSA_STATUS_[A-Z_]+: ([^.]*\.?)`)
+	reBracketInfo  = regexp.MustCompile(`\[((?:host: [^\]]*, )?GPU index: [^\]]*)\]`)
+	reKernelName   = regexp.MustCompile(`Kernel Name: (\S.*)$`)
+	reHWq          = regexp.MustCompile(`HWq=(0x[0-9a-fA-F]+)`)
+	reSWq          = regexp.MustCompile(`SWq=(0x[0-9a-fA-F]+)`)
+	rePktGrid      = regexp.MustCompile(`grid=\[(\d+), ?(\d+), ?(\d+)\], ?workgroup=\[(\d+), ?(\d+), ?(\d+)\]`)
+	rePktSeg       = regexp.MustCompile(`private_seg_size=(\d+), ?group_seg_size=(\d+)`)
+	rePktRW        = regexp.MustCompile(`rptr=(\d+), ?wptr=(\d+)`)
+	reHipLaunch    = regexp.MustCompile(`hipLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), \{(\d+),(\d+),(\d+)\}, \{(\d+),(\d+),(\d+)\}, [^,]*, (\d+)`)
+	reHipModLaunch = regexp.MustCompile(`hipModuleLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)`)
+	reReturned     = regexp.MustCompile(`(\w+): Returned (hip\w+)`)
+	reMissingCO    = regexp.MustCompile(`Missing CO for these ISAs ?-? ?(.*)$`)
+	reCannotFindCO = regexp.MustCompile(`Cannot find CO in the bundle.*?for ISA: ?(\S+)`)
+	reNoCompatCO   = regexp.MustCompile(`No compatible code objects? found for: ?(\S+)`)
+	reOverride     = regexp.MustCompile(`HSA_OVERRIDE_GFX_VERSION["']?\s*[=:]\s*["']?([\d.]+)`)
+)
+
+func (p *clrParser) beginFile(*Session) { p.pkt = packetDump{} }
+func (p *clrParser) endFile()           {}
+
+func (p *clrParser) line(l *line) {
+	t := l.text
+	s := p.s
+	if strings.Contains(t, "HSA_OVERRIDE_GFX_VERSION") {
+		if v := submatch(reOverride, t); v != "" && s.b.facts.override == "" {
+			s.b.facts.override = v
+		}
+	}
+	if strings.Contains(t, "gfx") {
+		s.noteArch(t)
+	}
+	p.packet(l)
+	if strings.Contains(t, "HSA_STATUS_") {
+		p.hsa(l)
+	}
+	if l.hipLevel >= 0 || strings.Contains(t, "Returned hip") || strings.Contains(t, "LaunchKernel (") {
+		p.trace(l)
+	}
+	if strings.Contains(t, "CO ") || strings.Contains(t, "code object") {
+		p.codeObject(l)
+	}
+}
+
+func (p *clrParser) packet(l *line) {
+	t := l.text
+	if !containsAny(t, "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel") {
+		return
+	}
+	s := p.s
+	if m := reKernelName.FindStringSubmatch(t); m != nil {
+		p.pkt = packetDump{kernel: strings.TrimSpace(m[1]), line: l.no, ev: l.ev(s), set: true}
+		s.format("clr_queue_error_dump")
+	}
+	if strings.Contains(t, "Couldn't find kernel") {
+		p.pkt = packetDump{line: l.no, ev: l.ev(s), set: true}
+		s.format("clr_queue_error_dump")
+	}
+	if !p.pkt.set || l.no-p.pkt.line > 20 {
+		if !strings.Contains(t, "HWq=") {
+			return
+		}
+		p.pkt = packetDump{line: l.no, ev: l.ev(s), set: true}
+	}
+	if m := reHWq.FindStringSubmatch(t); m != nil {
+		p.pkt.hwq = strings.ToLower(m[1])
+	}
+	if m := reSWq.FindStringSubmatch(t); m != nil {
+		p.pkt.swq = m[1]
+	}
+	if m := rePktGrid.FindStringSubmatch(t); m != nil {
+		p.pkt.grid = "[" + m[1] + "," + m[2] + "," + m[3] + "]"
+		p.pkt.wg = "[" + m[4] + "," + m[5] + "," + m[6] + "]"
+	}
+	if m := rePktSeg.FindStringSubmatch(t); m != nil {
+		p.pkt.privSeg, p.pkt.groupSeg = m[1], m[2]
+	}
+	if m := rePktRW.FindStringSubmatch(t); m != nil {
+		p.pkt.rw = "rptr=" + m[1] + " wptr=" + m[2]
+	}
+}
+
+func (p *clrParser) hsa(l *line) {
+	s := p.s
+	t := l.text
+	name := reHSAName.FindString(t)
+	st := lookupHSA(name)
+	if st == nil || name == "HSA_STATUS_SUCCESS" {
+		return
+	}
+	code := submatch(reHSACode, t)
+	class := st.class
+	abort := containsAny(t, "aborting with error", "Queue error", "callbackQueue")
+	if class == "" {
+		return
+	}
+	conf := 0.75
+	if class == ClassDeviceAssert {
+		conf = 0.6
+	}
+	if class == ClassVRAMOOM && !abort {
+		conf = 0.5
+	}
+	s.format("hsa_status")
+	if abort {
+		s.format("clr_queue_abort")
+	}
+	a := s.b.add(s, class, l, conf)
+	a.setHSA(name, st.code)
+	if code != "" && !strings.EqualFold(code, st.code) {
+		if strings.HasPrefix(strings.ToLower(st.code), strings.ToLower(code)) {
+			a.note("the status code is cut in the log (" + code + "); " + name + " is " + st.code)
+			s.flag("truncated_fields")
+		} else {
+			a.detail("hsa_code_printed", code)
+		}
+	}
+	a.detail("hsa_meaning", st.meaning)
+	if q := submatch(reQueueAddr, t); q != "" {
+		q = strings.ToLower(q)
+		a.addQueue(q)
+		if p.pkt.set && p.pkt.kernel != "" && (p.pkt.hwq == q || (p.pkt.hwq == "" && l.no-p.pkt.line < 30)) {
+			a.setKernel(p.pkt.kernel, "CLR queue-error packet dump (Kernel Name)", 85)
+			a.evidence(p.pkt.ev)
+			a.detail("dispatch_grid", p.pkt.grid)
+			a.detail("dispatch_workgroup", p.pkt.wg)
+			a.detail("group_segment_size", p.pkt.groupSeg)
+			a.detail("private_segment_size", p.pkt.privSeg)
+			a.detail("queue_pointers", p.pkt.rw)
+			a.detail("hw_queue", p.pkt.hwq)
+		}
+	} else if p.pkt.set && p.pkt.kernel != "" && l.no-p.pkt.line < 30 {
+		a.setKernel(p.pkt.kernel, "CLR queue-error packet dump (Kernel Name)", 85)
+		a.evidence(p.pkt.ev)
+	}
+	if m := reBracketInfo.FindStringSubmatch(t); m != nil {
+		info := m[1]
+		if h := submatch(reMFEHost, info); h != "" {
+			a.setStr(&a.f.Host, h)
+		}
+		if g := submatch(reMFEGPU, info); g != "" {
+			a.detail("gpu_index", g)
+		}
+		if k := submatch(reMFEKernel, info); k != "" {
+			a.setKernel(k, "CLR queue abort [kernel: …]", 85)
+		}
+	}
+	if l.pid > 0 {
+		a.setPID(l.pid)
+	}
+}
+
+func (p *clrParser) trace(l *line) {
+	s := p.s
+	t := l.text
+	if m := reHipLaunch.FindStringSubmatch(t); m != nil {
+		s.lastLaunch = launchConfig{fn: m[1], grid: [3]int64{atoi64(m[2]), atoi64(m[3]), atoi64(m[4])}, block: [3]int64{atoi64(m[5]), atoi64(m[6]), atoi64(m[7])}, shared: atoi64(m[8]), set: true, ev: l.ev(s)}
+		return
+	}
+	if m := reHipModLaunch.FindStringSubmatch(t); m != nil {
+		s.lastLaunch = launchConfig{fn: m[1], grid: [3]int64{atoi64(m[2]), atoi64(m[3]), atoi64(m[4])}, block: [3]int64{atoi64(m[5]), atoi64(m[6]), atoi64(m[7])}, shared: atoi64(m[8]), set: true, ev: l.ev(s)}
+		return
+	}
+	m := reReturned.FindStringSubmatch(t)
+	if m == nil || m[2] == "hipSuccess" {
+		return
+	}
+	e := lookupHIPName(m[2])
+	if e == nil {
+		return
+	}
+	api := m[1]
+	launch := strings.Contains(api, "Launch")
+	class := e.class
+	if e.name == "hipErrorInvalidValue" && launch {
+		class = ClassInvalidLaunch
+	}
+	if e.name == "hipErrorNotReady" || class == "" {
+		return
+	}
+	s.format("amd_log_level")
+	a := s.b.add(s, class, l, 0.85)
+	a.setHIP(e)
+	a.detail("failing_api", api)
+	if l.pid > 0 {
+		a.setPID(l.pid)
+	}
+	if launch && s.lastLaunch.set {
+		a.evidence(s.lastLaunch.ev)
+		s.checkLaunch(a, s.lastLaunch)
+	}
+}
+
+func (p *clrParser) codeObject(l *line) {
+	s := p.s
+	t := l.text
+	var isa string
+	switch {
+	case strings.Contains(t, "Missing CO for these ISAs"):
+		isa = submatch(reMissingCO, t)
+	case strings.Contains(t, "Cannot find CO in the bundle"):
+		isa = submatch(reCannotFindCO, t)
+	case strings.Contains(t, "No compatible code object"):
+		isa = submatch(reNoCompatCO, t)
+	case strings.Contains(t, "Unable to find code object for all current devices"):
+	default:
+		return
+	}
+	s.format("clr_code_object")
+	a := s.b.add(s, ClassArchMismatch, l, 0.85)
+	if isa != "" {
+		a.detail("missing_isa", isa)
+	}
+}

@@ -1,0 +1,517 @@
+package crash
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// agentParser reads rocm-debug-agent wave dumps (docs section 2) in every
+// header version, register blocks (incl. lane-indexed vector registers),
+// local memory, disassembly blocks with the "=>" stop line and code-object
+// URIs. Headers are found by anchored search anywhere in a line so that
+// character-interleaved output from several processes still yields waves.
+type agentParser struct {
+	s        *Session
+	byClass  map[string]*waveAgg
+	blocks   []*disasmBlock // bounded, session-wide
+	dis      *disasmBlock   // open block
+	regClass string
+	first    *waveInfo // representative wave of the current file
+	running  int
+	stopped  int
+}
+
+type waveAgg struct {
+	n       int
+	pcs     map[string]*pcStat
+	reasons map[string]int
+	kernels map[string]int
+	cls     string
+}
+
+type pcStat struct {
+	n      int
+	kernel string
+	val    uint64
+}
+
+type waveInfo struct {
+	id, pc, kernel, reason, exec, lanes string
+	localMem                            string
+}
+
+type disasmBlock struct {
+	function   string
+	codeObject string
+	lo, hi     uint64
+	stopPC     string
+	stopInsn   string
+	stopOff    string
+	rows       []string
+	after      int
+	ev         Evidence
+	hasStop    bool
+}
+
+var (
+	reWaveHead   = regexp.MustCompile(`wave_(\d+): ?pc=(0x[0-9a-fA-F]+)`)
+	reStopReason = regexp.MustCompile(`reason: ?([A-Z][A-Z0-9_|]*[A-Z0-9_])`)
+	reRegClass   = regexp.MustCompile(`^\s*(\w+) registers:\s*$`)
+	reRegCell    = regexp.MustCompile(`\b(exec|pc|trapsts|status|m0|mode): ([0-9a-fA-F]+)\b`)
+	reVecLane    = regexp.MustCompile(`\[(\d+)\] [0-9a-fA-F]+`)
+	reLocalMem   = regexp.MustCompile(`^\s*Local memory content(?: \((\d+) bytes\))?:`)
+	reDisHead    = regexp.MustCompile(`^\s*Disassembly(?: for function (.*))?:\s*$`)
+	reCodeObject = regexp.MustCompile(`code object: (\S+)`)
+	reLoadedAt   = regexp.MustCompile(`loaded at: \[(0x[0-9a-fA-F]+)-(0x[0-9a-fA-F]+)\]`)
+	reDisRow     = regexp.MustCompile(`^\s*(=>)?\s*(0x[0-9a-fA-F]+) <([+-]\d+)>:\s+(.*)$`)
+)
+
+func (p *agentParser) beginFile(*Session) {
+	p.dis, p.regClass, p.first = nil, "", nil
+	if p.byClass == nil {
+		p.byClass = map[string]*waveAgg{}
+	}
+}
+
+func stopReasonClass(reasons string) string {
+	best, rank := "", 99
+	for _, r := range strings.Split(reasons, "|") {
+		c, k := "", 99
+		switch {
+		case r == "MEMORY_VIOLATION" || r == "ADDRESS_ERROR":
+			c, k = ClassGPUMemoryFault, 0
+		case r == "ILLEGAL_INSTRUCTION":
+			c, k = ClassIllegalInstruction, 1
+		case r == "ASSERT_TRAP" || r == "TRAP":
+			c, k = ClassDeviceAssert, 2
+		case r == "ECC_ERROR":
+			c, k = ClassECCRAS, 3
+		case strings.HasPrefix(r, "FP_") || r == "INT_DIVIDE_BY_0":
+			c, k = ClassDeviceAssert, 4
+		case r == "FATAL_HALT":
+			c, k = ClassGPUHangReset, 5
+		}
+		if c != "" && k < rank {
+			best, rank = c, k
+		}
+	}
+	return best
+}
+
+func (p *agentParser) line(l *line) {
+	t := l.text
+	s := p.s
+	if p.dis != nil {
+		if p.disasmLine(l) {
+			return
+		}
+	}
+	if strings.Contains(t, "wave_") && strings.Contains(t, "pc=") {
+		p.header(l)
+		return
+	}
+	if strings.Contains(t, "reason: ") && strings.Contains(t, "stopped") {
+		// a spliced "(stopped, reason: X)" without its wave header
+		if r := submatch(reStopReason, t); r != "" {
+			if c := stopReasonClass(r); c != "" {
+				s.flag("interleaved")
+				a := s.b.add(s, c, l, 0.7)
+				a.addReason(r)
+				a.strong = true
+			}
+		}
+		return
+	}
+	if strings.HasPrefix(strings.TrimSpace(t), "Disassembly") {
+		if m := reDisHead.FindStringSubmatch(t); m != nil {
+			p.openDisasm(l, m[1])
+			return
+		}
+	}
+	if strings.HasPrefix(t, "--------------------------------------------------------") && len(strings.Trim(t, "-")) == 0 {
+		s.format("rocm_debug_agent")
+		return
+	}
+	if m := reRegClass.FindStringSubmatch(t); m != nil {
+		p.regClass = m[1]
+		return
+	}
+	if p.first != nil && p.regClass != "" {
+		p.register(l)
+	}
+	if strings.Contains(t, "rocm-debug-agent:") || strings.Contains(t, "rocm-dbgapi:") || strings.Contains(t, "Precise memory not supported") {
+		s.format("rocm_debug_agent")
+		s.b.facts.notes = appendCap(s.b.facts.notes, "debug agent: "+clip(strings.TrimSpace(t), 200), 8)
+	}
+}
+
+func (p *agentParser) header(l *line) {
+	s := p.s
+	t := l.text
+	all := reWaveHead.FindAllStringSubmatchIndex(t, -1)
+	if all == nil {
+		return
+	}
+	s.format("rocm_debug_agent")
+	if len(all) > 1 || strings.TrimLeft(t[:all[0][0]], " \t") != "" {
+		s.flag("interleaved")
+	}
+	for i, m := range all {
+		end := len(t)
+		if i+1 < len(all) {
+			end = all[i+1][0]
+		}
+		seg := t[m[0]:end]
+		id, pc := t[m[2]:m[3]], strings.ToLower(t[m[4]:m[5]])
+		kernel := headerKernel(seg)
+		reason := submatch(reStopReason, seg)
+		running := strings.Contains(seg, "(running)")
+		if reason == "" && !running {
+			// header cut (interleaving / truncation): look for the reason anywhere after it
+			reason = submatch(reStopReason, t[m[0]:])
+		}
+		if running && reason == "" {
+			p.running++
+			agg := p.agg("running")
+			p.note(agg, pc, kernel, "running")
+			a := s.b.add(s, ClassGPUKernelHang, l, 0.5)
+			a.setKernel(kernel, "rocm-debug-agent wave header", 90)
+			continue
+		}
+		cls := stopReasonClass(reason)
+		if cls == "" {
+			continue
+		}
+		p.stopped++
+		agg := p.agg(cls)
+		p.note(agg, pc, kernel, reason)
+		a := s.b.add(s, cls, l, 0.95)
+		a.strong = true
+		for _, r := range strings.Split(reason, "|") {
+			a.addReason(r)
+		}
+		a.setKernel(kernel, "rocm-debug-agent wave header", 90)
+		if p.first == nil {
+			p.first = &waveInfo{id: id, pc: pc, kernel: kernel, reason: reason}
+			a.detail("representative_wave", "wave_"+id+" pc="+pc)
+		}
+	}
+}
+
+// headerKernel extracts the symbol from "(kernel_code_entry=0x… <sym>, kernargs=0x…)".
+func headerKernel(seg string) string {
+	i := strings.Index(seg, "kernel_code_entry=")
+	if i < 0 {
+		return ""
+	}
+	rest := seg[i+len("kernel_code_entry="):]
+	j := strings.IndexAny(rest, " ,)")
+	if j < 0 || !strings.HasPrefix(rest[j:], " <") {
+		return ""
+	}
+	sym := rest[j+2:]
+	k := strings.LastIndex(sym, ">, kernargs=")
+	if k < 0 {
+		k = strings.LastIndex(sym, ">)")
+	}
+	if k < 0 {
+		k = strings.LastIndex(sym, ">")
+	}
+	if k < 0 {
+		k = len(sym)
+	}
+	return strings.TrimSpace(sym[:k])
+}
+
+func (p *agentParser) agg(cls string) *waveAgg {
+	a := p.byClass[cls]
+	if a == nil {
+		a = &waveAgg{pcs: map[string]*pcStat{}, reasons: map[string]int{}, kernels: map[string]int{}, cls: cls}
+		p.byClass[cls] = a
+	}
+	return a
+}
+
+func (p *agentParser) note(a *waveAgg, pc, kernel, reason string) {
+	a.n++
+	if len(a.reasons) < 32 {
+		a.reasons[reason]++
+	}
+	if kernel != "" && (len(a.kernels) < 32 || a.kernels[kernel] > 0) {
+		a.kernels[kernel]++
+	}
+	st := a.pcs[pc]
+	if st == nil {
+		if len(a.pcs) >= 64 {
+			return
+		}
+		v, _ := addrValue(pc)
+		st = &pcStat{val: v}
+		a.pcs[pc] = st
+	}
+	st.n++
+	if st.kernel == "" {
+		st.kernel = kernel
+	}
+}
+
+func (p *agentParser) register(l *line) {
+	t := l.text
+	w := p.first
+	if p.regClass == "vector" {
+		if w.lanes == "" && strings.Contains(t, "[0] ") {
+			if all := reVecLane.FindAllStringSubmatch(t, -1); len(all) > 0 {
+				maxLane := atoiDef(all[len(all)-1][1], 0)
+				if maxLane >= 32 {
+					w.lanes = "wave64"
+				} else if maxLane > 0 && !strings.Contains(t, "...") {
+					w.lanes = "wave32"
+				}
+			}
+		}
+		return
+	}
+	for _, m := range reRegCell.FindAllStringSubmatch(t, -1) {
+		if m[1] == "exec" && w.exec == "" {
+			w.exec = "0x" + m[2]
+		}
+	}
+	if m := reLocalMem.FindStringSubmatch(t); m != nil {
+		w.localMem = "present"
+		if m[1] != "" {
+			w.localMem = m[1] + " bytes"
+		}
+	}
+}
+
+func (p *agentParser) openDisasm(l *line, fn string) {
+	p.s.format("rocm_debug_agent")
+	b := &disasmBlock{function: strings.TrimSpace(fn), ev: l.ev(p.s)}
+	p.dis = b
+	p.regClass = ""
+	if len(p.blocks) < 16 {
+		p.blocks = append(p.blocks, b)
+	}
+}
+
+// disasmLine consumes a line of an open disassembly block.
+func (p *agentParser) disasmLine(l *line) bool {
+	b := p.dis
+	t := l.text
+	tt := strings.TrimSpace(t)
+	switch {
+	case strings.HasPrefix(tt, "End of disassembly"):
+		p.dis = nil
+		return true
+	case strings.HasPrefix(tt, "code object:"):
+		b.codeObject = submatch(reCodeObject, tt)
+		return true
+	case strings.HasPrefix(tt, "loaded at:"):
+		if m := reLoadedAt.FindStringSubmatch(tt); m != nil {
+			b.lo, _ = addrValue(m[1])
+			b.hi, _ = addrValue(m[2])
+		}
+		return true
+	case strings.HasPrefix(tt, "wave_") || strings.Contains(tt, " registers:") || strings.HasPrefix(tt, "-----"):
+		p.dis = nil
+		return false
+	}
+	if m := reDisRow.FindStringSubmatch(t); m != nil {
+		row := clip(strings.TrimSpace(t), 160)
+		if m[1] == "=>" {
+			b.hasStop = true
+			b.stopPC = strings.ToLower(m[2])
+			b.stopOff = m[3]
+			b.stopInsn = strings.TrimSpace(m[4])
+			b.rows = append(b.rows, row)
+			b.ev = l.ev(p.s)
+			return true
+		}
+		if b.hasStop {
+			if b.after < 3 {
+				b.rows = append(b.rows, row)
+				b.after++
+			}
+		} else {
+			b.rows = append(b.rows, row)
+			if len(b.rows) > 6 {
+				b.rows = b.rows[1:]
+			}
+		}
+		return true
+	}
+	if tt == "..." || tt == "…" {
+		p.s.flag("elided")
+		return true
+	}
+	// source lines (-ggdb), blanks and "Cannot access memory" stay in the block
+	return tt == "" || strings.Contains(tt, "Cannot access memory") || strings.HasSuffix(tt, ":") || (len(tt) > 0 && tt[0] >= '0' && tt[0] <= '9') || strings.Contains(tt, "No such file")
+}
+
+// blockFor finds the disassembly block that contains pc.
+func (p *agentParser) blockFor(pc uint64, kernel string) *disasmBlock {
+	for _, b := range p.blocks {
+		if b.lo != 0 && pc >= b.lo && pc <= b.hi {
+			return b
+		}
+	}
+	for _, b := range p.blocks {
+		if v, ok := addrValue(b.stopPC); ok && v == pc {
+			return b
+		}
+	}
+	if kernel != "" {
+		for _, b := range p.blocks {
+			if b.function != "" && (strings.Contains(kernel, b.function) || strings.HasPrefix(b.function, firstWord(kernel))) {
+				return b
+			}
+		}
+	}
+	return nil
+}
+
+func firstWord(s string) string {
+	if i := strings.IndexAny(s, "<("); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func (p *agentParser) endFile() {
+	s := p.s
+	for _, cls := range sortedAggKeys(p.byClass) {
+		w := p.byClass[cls]
+		fcls := cls
+		if cls == "running" {
+			if p.stopped > 0 {
+				continue
+			}
+			fcls = ClassGPUKernelHang
+		}
+		a := s.b.get(fcls)
+		if a == nil {
+			continue
+		}
+		// resolve kernels of PCs through the disassembly blocks
+		var hist []PCCount
+		var best *disasmBlock
+		kcount := map[string]int{}
+		for pc, st := range w.pcs {
+			b := p.blockFor(st.val, st.kernel)
+			if st.kernel == "" && b != nil && b.function != "" {
+				st.kernel = b.function
+			}
+			if b != nil && (best == nil || b.hasStop && !best.hasStop) {
+				best = b
+			}
+			if st.kernel != "" {
+				kcount[st.kernel] += st.n
+			}
+			hist = append(hist, PCCount{PC: pc, Waves: st.n, Kernel: st.kernel})
+		}
+		sort.Slice(hist, func(i, j int) bool {
+			if hist[i].Waves != hist[j].Waves {
+				return hist[i].Waves > hist[j].Waves
+			}
+			return hist[i].PC < hist[j].PC
+		})
+		if len(hist) > 16 {
+			hist = hist[:16]
+		}
+		a.f.StopPCs = hist
+		a.f.Waves = w.n
+		if k := topKey(kcount); k != "" {
+			a.setKernel(k, "rocm-debug-agent wave (kernel resolved via disassembly block)", 88)
+		}
+		if best != nil {
+			p.attachBlock(a, best)
+		}
+		if p.first != nil {
+			a.detail("exec_mask", p.first.exec)
+			a.detail("wave_size", p.first.lanes)
+			a.detail("local_memory", p.first.localMem)
+		}
+		if len(hist) > 1 {
+			a.note("several waves stopped at different PCs: a memory fault does not say which wave caused it; every wave is a candidate")
+		}
+	}
+	// blocks not attached to any wave: kernel hints for the GPU finding
+	for _, b := range p.blocks {
+		if b.function != "" {
+			s.kernelHintEv(b.function, "rocm-debug-agent disassembly block", 80, b.ev)
+			s.b.facts.disasm = appendBlock(s.b.facts.disasm, b)
+		}
+	}
+	p.dis = nil
+}
+
+func appendBlock(xs []*disasmBlock, b *disasmBlock) []*disasmBlock {
+	for _, x := range xs {
+		if x == b {
+			return xs
+		}
+	}
+	if len(xs) >= 8 {
+		return xs
+	}
+	return append(xs, b)
+}
+
+// attachBlock copies a disassembly block's facts onto a finding.
+func (p *agentParser) attachBlock(a *agg, b *disasmBlock) {
+	attachDisasm(a, b)
+}
+
+func attachDisasm(a *agg, b *disasmBlock) {
+	if a.f.CodeObject == "" && b.codeObject != "" {
+		a.f.CodeObject = b.codeObject
+		a.f.SavedCodeObject = savedCodeObjectName(b.codeObject)
+		if lib := codeObjectLibrary(b.codeObject); lib != "" {
+			a.detail("code_object_library", lib)
+		}
+	}
+	if len(a.f.Disassembly) == 0 && len(b.rows) > 0 {
+		a.f.Disassembly = append([]string(nil), b.rows...)
+	}
+	if b.hasStop {
+		a.detail("stop_pc", b.stopPC)
+		a.detail("stop_instruction", b.stopInsn)
+		if v, ok := addrValue(b.stopPC); ok && b.lo != 0 && v >= b.lo {
+			a.detail("stop_pc_offset_in_code_object", "0x"+strconv.FormatUint(v-b.lo, 16))
+		}
+		a.evidence(b.ev)
+		insn := b.stopInsn
+		switch {
+		case strings.HasPrefix(insn, "s_waitcnt"):
+			a.note("the stop pc is on s_waitcnt: without --precise-memory the pc is after the faulting memory instruction — look at the loads/stores just before it")
+		case strings.HasPrefix(insn, "s_endpgm"):
+			a.note("the stop pc is on s_endpgm right after s_trap: the assert condition was tested a few instructions earlier (s_cbranch + s_trap 2)")
+		case strings.HasPrefix(insn, "s_trap"):
+			a.note("the stop pc is on s_trap 2: a device-side assert / __builtin_trap")
+		}
+	}
+	if b.function != "" && a.f.Kernel == "" {
+		a.setKernel(b.function, "rocm-debug-agent disassembly block", 80)
+	}
+}
+
+func topKey(m map[string]int) string {
+	best, n := "", -1
+	for k, v := range m {
+		if v > n || v == n && k < best {
+			best, n = k, v
+		}
+	}
+	return best
+}
+
+func sortedAggKeys(m map[string]*waveAgg) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,375 @@
+package crash
+
+import (
+	"regexp"
+	"strings"
+)
+
+// dmesgParser reads amdgpu kernel messages (docs section 11): page faults in
+// every known layout, hang/reset/firmware lines, RAS/ECC, driver-side DMA
+// failures, the host OOM killer and NVIDIA Xid lines.
+type dmesgParser struct {
+	s    *Session
+	recs map[string]*pageFault // open page-fault record per device (BDF)
+}
+
+type pageFault struct {
+	bdf, hub   string
+	process    string
+	pid        int
+	addr       string
+	client     string
+	status     string
+	flags      map[string]string
+	retry      string
+	ring, vmid string
+	lines      []Evidence
+	first      *line
+}
+
+var (
+	rePFHeader   = regexp.MustCompile(`(?:amdgpu (\S+): )?(?:amdgpu: )?\[(\w+)\] (retry |no-retry )?page fault \(src_id:(\d+) ring:(\d+) vmid:(\d+) pasid:(\d+)(?:, for process (\S+) pid (\d+) thread (\S+) pid (\d+))?`)
+	rePFProcess  = regexp.MustCompile(`(?:for process|in process|Process) (\S+) pid (\d+) thread (\S+) pid (\d+)`)
+	rePFAddr     = regexp.MustCompile(`in page starting at address (0x[0-9a-fA-F]+)(?: from (?:IH )?client (.*))?`)
+	rePFStatus   = regexp.MustCompile(`(?:GC)?VM_L2_PROTECTION_FAULT_STATUS:(0x[0-9a-fA-F]+)`)
+	rePFClient   = regexp.MustCompile(`Faulty UTCL2 client ID: (.*)$`)
+	rePFFlag     = regexp.MustCompile(`\b(MORE_FAULTS|WALKER_ERROR|PERMISSION_FAULTS|MAPPING_ERROR|RW): (0x[0-9a-fA-F]+)`)
+	reBDF        = regexp.MustCompile(`amdgpu (\S+):`)
+	reOOMKill    = regexp.MustCompile(`oom-kill:.*?task=([^,]+),pid=(\d+)`)
+	reOOMKilled  = regexp.MustCompile(`(?:Out of memory|Memory cgroup out of memory): Killed process (\d+) \(([^)]*)\)(?: total-vm:(\d+)kB, anon-rss:(\d+)kB)?`)
+	reRingTO     = regexp.MustCompile(`ring (\S+) timeout(?:, signaled seq=(\d+), emitted seq=(\d+))?`)
+	reMESFail    = regexp.MustCompile(`MES failed to respond to msg=(\w+)`)
+	reXid        = regexp.MustCompile(`NVRM: Xid \(([^)]*)\): (\d+),(?: pid=(\d+|'<unknown>'),)?(?: name=([^,]*),)?\s*(.*)`)
+	reSuspendPID = regexp.MustCompile(`Failed to suspend process pid (\d+)`)
+	reVRAM       = regexp.MustCompile(`(\d+)M of VRAM memory ready|VRAM: (\d+)M`)
+)
+
+func (p *dmesgParser) beginFile(*Session) { p.recs = map[string]*pageFault{} }
+
+func (p *dmesgParser) endFile() {
+	for _, k := range sortedRecKeys(p.recs) {
+		p.flush(k)
+	}
+}
+
+func sortedRecKeys(m map[string]*pageFault) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
+}
+
+func (p *dmesgParser) line(l *line) {
+	t := l.text
+	s := p.s
+	if strings.Contains(t, "amdgpu") || strings.Contains(t, "Faulty UTCL2") || (containsAny(t, "_FAULTS:", "_ERROR:", "RW:") && rePFFlag.MatchString(t)) {
+		if p.pageFault(l) {
+			return
+		}
+	}
+	if !containsAny(t, "amdgpu", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable") {
+		return
+	}
+	switch {
+	case strings.Contains(t, "oom-kill:"):
+		if m := reOOMKill.FindStringSubmatch(t); m != nil {
+			s.format("dmesg_oom_kill")
+			a := s.b.add(s, ClassHostOOMKill, l, 0.95)
+			a.setPID(atoiDef(m[2], 0))
+			a.setStr(&a.f.Process, m[1])
+			a.setStr(&a.f.Signal, "SIGKILL")
+		}
+		return
+	case strings.Contains(t, "Killed process"):
+		if m := reOOMKilled.FindStringSubmatch(t); m != nil {
+			s.format("dmesg_oom_kill")
+			a := s.b.add(s, ClassHostOOMKill, l, 0.95)
+			a.setPID(atoiDef(m[1], 0))
+			a.setStr(&a.f.Process, m[2])
+			a.setStr(&a.f.Signal, "SIGKILL")
+			if m[4] != "" {
+				a.detail("anon_rss_kB", m[4])
+				a.detail("anon_rss", humanKB(m[4]))
+				a.detail("total_vm_kB", m[3])
+			}
+			if strings.HasPrefix(t, "Memory cgroup") {
+				a.detail("constraint", "memory cgroup limit (container)")
+			}
+		}
+		return
+	case strings.Contains(t, "NVRM: Xid"):
+		p.xid(l)
+		return
+	}
+	if m := reVRAM.FindStringSubmatch(t); m != nil && s.b.facts.vramText == "" {
+		v := m[1]
+		if v == "" {
+			v = m[2]
+		}
+		s.b.facts.vramText = v + " MiB VRAM reported by the driver"
+	}
+	// hang / reset / firmware
+	switch {
+	case strings.Contains(t, "MES failed to respond"), strings.Contains(t, "failed to remove hardware queue from MES"),
+		strings.Contains(t, "MES might be in unrecoverable state"), strings.Contains(t, "GPU reset begin"),
+		strings.Contains(t, "device wedged"), strings.Contains(t, "Ring ") && strings.Contains(t, "reset failed"),
+		strings.Contains(t, "Queue preemption time out"), reRingTO.MatchString(t) && strings.Contains(t, "timeout"),
+		strings.Contains(t, "GPU reset") && strings.Contains(t, "succeeded"), strings.Contains(t, "amdgpu_job_timedout"),
+		strings.Contains(t, "Failed to evict"), strings.Contains(t, "Failed to suspend process"),
+		strings.Contains(t, "ring reset"), strings.Contains(t, "MODE1 reset"), strings.Contains(t, "MODE2 reset"), strings.Contains(t, "BACO reset"),
+		strings.Contains(t, "devcoredump"), strings.Contains(t, "Dumping IP State"):
+		s.format("dmesg_gpu_reset")
+		conf := 0.6
+		if containsAny(t, "GPU reset begin", "MES failed", "device wedged", "timeout", "MODE1", "MODE2", "BACO", "unrecoverable") {
+			conf = 0.9
+		}
+		a := s.b.add(s, ClassGPUHangReset, l, conf)
+		if b := submatch(reBDF, t); b != "" {
+			a.setStr(&a.f.Device, b)
+		}
+		if m := reMESFail.FindStringSubmatch(t); m != nil {
+			a.addReason("MES failed to respond to msg=" + m[1])
+		}
+		if m := reRingTO.FindStringSubmatch(t); m != nil && strings.Contains(t, "timeout") {
+			a.addReason("ring " + m[1] + " timeout")
+		}
+		if strings.Contains(t, "GPU reset begin") {
+			a.addReason("GPU reset")
+		}
+		if m := reSuspendPID.FindStringSubmatch(t); m != nil {
+			a.detail("suspend_failed_pid", m[1])
+		}
+		return
+	case strings.Contains(t, "Failed to resume KFD"), strings.Contains(t, "restore_userptr_worker"):
+		s.format("dmesg_kfd")
+		a := s.b.add(s, ClassDMADriverFault, l, 0.55)
+		a.addReason("KFD userptr restore failed (Failed to resume KFD)")
+		return
+	case strings.Contains(t, "uncorrectable hardware error"), strings.Contains(t, "Accelerator Check Architecture"),
+		strings.Contains(t, "aca entry"), strings.Contains(t, "RAS event of type"), strings.Contains(t, "ERREVENT_"),
+		strings.Contains(t, "amdgpu") && strings.Contains(t, "ECC") && containsAny(t, "uncorrectable", "error", "Error"):
+		s.format("dmesg_ras")
+		a := s.b.add(s, ClassECCRAS, l, 0.85)
+		if b := submatch(reBDF, t); b != "" {
+			a.setStr(&a.f.Device, b)
+		}
+		a.addReason("RAS / ECC error reported by the driver")
+		return
+	}
+}
+
+// pageFault handles the multi-line page-fault decode; returns true when the
+// line belonged to it.
+func (p *dmesgParser) pageFault(l *line) bool {
+	t := l.text
+	bdf := submatch(reBDF, t)
+	if m := rePFHeader.FindStringSubmatch(t); m != nil {
+		if m[1] != "" {
+			bdf = m[1]
+		}
+		p.flush(bdf)
+		if len(p.recs) > 64 {
+			for _, k := range sortedRecKeys(p.recs) {
+				p.flush(k)
+			}
+		}
+		pf := &pageFault{bdf: bdf, hub: m[2], retry: strings.TrimSpace(m[3]), ring: m[5], vmid: m[6], flags: map[string]string{}, first: l}
+		if m[8] != "" {
+			pf.process, pf.pid = m[8], atoiDef(m[9], 0)
+		}
+		pf.lines = append(pf.lines, l.ev(p.s))
+		p.recs[bdf] = pf
+		p.s.format("dmesg_page_fault")
+		return true
+	}
+	pf := p.recs[bdf]
+	if pf == nil {
+		// decode lines without "amdgpu <BDF>:" (some kernels): attach to the only open record
+		if len(p.recs) == 1 {
+			for _, r := range p.recs {
+				pf = r
+			}
+		}
+		if pf == nil {
+			return false
+		}
+	}
+	used := false
+	if m := rePFProcess.FindStringSubmatch(t); m != nil && pf.process == "" {
+		pf.process, pf.pid, used = m[1], atoiDef(m[2], 0), true
+	}
+	if m := rePFAddr.FindStringSubmatch(t); m != nil {
+		if pf.addr != "" {
+			// a new fault in the same burst without a header: close the record
+			p.flush(pf.bdf)
+			return true
+		}
+		pf.addr, used = m[1], true
+		if m[2] != "" {
+			pf.lines = append(pf.lines, l.ev(p.s))
+			pf.flags["ih_client"] = strings.TrimSpace(m[2])
+		}
+	}
+	if m := rePFStatus.FindStringSubmatch(t); m != nil {
+		pf.status, used = m[1], true
+	}
+	if m := rePFClient.FindStringSubmatch(t); m != nil {
+		pf.client, used = strings.TrimSpace(m[1]), true
+	}
+	if m := rePFFlag.FindStringSubmatch(t); m != nil {
+		pf.flags[m[1]], used = m[2], true
+	}
+	if used && len(pf.lines) < 12 {
+		pf.lines = append(pf.lines, l.ev(p.s))
+	}
+	return used
+}
+
+// flush turns a completed page-fault record into a finding.
+func (p *dmesgParser) flush(bdf string) {
+	pf := p.recs[bdf]
+	if pf == nil {
+		return
+	}
+	delete(p.recs, bdf)
+	s := p.s
+	zeroStatus := pf.status != "" && isZeroHex(pf.status)
+	class := ClassGPUMemoryFault
+	cl := strings.ToUpper(pf.client)
+	if strings.HasPrefix(cl, "SDMA") || strings.HasPrefix(cl, "CPF") {
+		class = ClassDMADriverFault
+	}
+	// a continuation record (status 0, client CB/DB) of an existing fault only adds its page
+	if zeroStatus {
+		for _, c := range []string{ClassGPUMemoryFault, ClassDMADriverFault} {
+			if a := s.b.get(c); a != nil && a.details["dmesg_pid"] != "" && a.details["dmesg_pid"] == itoa(pf.pid) {
+				a.f.Count++
+				if pf.addr != "" {
+					n, _ := normAddr(pf.addr)
+					if n != "" && len(a.addresses) < maxList && !containsStr(a.addresses, n) {
+						a.addresses = append(a.addresses, n)
+					}
+				}
+				return
+			}
+		}
+	}
+	conf := 0.85
+	if class == ClassDMADriverFault {
+		conf = 0.85
+	}
+	a := s.b.add(s, class, nil, conf)
+	for _, e := range pf.lines {
+		a.evidence(e)
+	}
+	if pf.first != nil && pf.first.rank >= 0 {
+		a.rank(pf.first.rank)
+	}
+	a.setStr(&a.f.Device, pf.bdf)
+	if pf.pid > 0 {
+		a.setPID(pf.pid)
+		a.detail("dmesg_pid", itoa(pf.pid))
+	}
+	a.setStr(&a.f.Process, pf.process)
+	if pf.addr != "" {
+		a.setAddress(pf.addr)
+		a.detail("dmesg_page", pf.addr)
+	}
+	a.detail("vm_hub", pf.hub)
+	a.detail("utcl2_client", pf.client)
+	a.detail("fault_status", pf.status)
+	a.detail("retry", pf.retry)
+	for _, k := range []string{"ih_client", "MORE_FAULTS", "WALKER_ERROR", "PERMISSION_FAULTS", "MAPPING_ERROR", "RW"} {
+		if v, ok := pf.flags[k]; ok {
+			a.detail(strings.ToLower(k), v)
+		}
+	}
+	a.addReason(dmesgReason(pf))
+	if !zeroStatus {
+		a.detail("client_meaning", clientMeaning(cl))
+	}
+}
+
+func dmesgReason(pf *pageFault) string {
+	var parts []string
+	hub := pf.hub
+	if hub == "" {
+		hub = "vm"
+	}
+	parts = append(parts, "["+hub+"] page fault")
+	if !isZeroHex(pf.flags["WALKER_ERROR"]) && pf.flags["WALKER_ERROR"] != "" || !isZeroHex(pf.flags["MAPPING_ERROR"]) && pf.flags["MAPPING_ERROR"] != "" {
+		parts = append(parts, "unmapped page (walker/mapping error: use-after-free or out of bounds past an allocation)")
+	} else if pf.flags["PERMISSION_FAULTS"] != "" && !isZeroHex(pf.flags["PERMISSION_FAULTS"]) {
+		parts = append(parts, "permission fault (read-only / NX / host-only page)")
+	}
+	if rw := pf.flags["RW"]; rw != "" {
+		if isZeroHex(rw) {
+			parts = append(parts, "read")
+		} else {
+			parts = append(parts, "write")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func clientMeaning(cl string) string {
+	switch {
+	case strings.HasPrefix(cl, "TCP"):
+		return "TCP = shader vector memory access: a kernel bug (out-of-bounds / bad pointer)"
+	case strings.HasPrefix(cl, "SDMA"):
+		return "SDMA = copy engine (memcpy, IPC): driver / DMA path, not a shader bug"
+	case strings.HasPrefix(cl, "CPF"):
+		return "CPF = command-processor fetch: bad queue or code-object pointer"
+	case strings.HasPrefix(cl, "SQC"):
+		return "SQC = instruction / scalar fetch"
+	case strings.HasPrefix(cl, "CB") || strings.HasPrefix(cl, "DB"):
+		return "CB/DB = graphics render backends"
+	}
+	return ""
+}
+
+func isZeroHex(s string) bool {
+	v, ok := addrValue(s)
+	return ok && v == 0
+}
+
+func humanKB(kb string) string {
+	v := atoi64(kb)
+	if v <= 0 {
+		return ""
+	}
+	return formatBytes(float64(v) * 1024)
+}
+
+func (p *dmesgParser) xid(l *line) {
+	s := p.s
+	m := reXid.FindStringSubmatch(l.text)
+	if m == nil {
+		return
+	}
+	s.format("nvidia_xid")
+	code := atoiDef(m[2], 0)
+	class := ""
+	switch code {
+	case 13, 43, 45, 69:
+		class = ClassDeviceAssert
+	case 31:
+		class = ClassGPUMemoryFault
+	case 48, 63, 64, 92, 94, 95:
+		class = ClassECCRAS
+	case 8, 79, 109, 119, 120:
+		class = ClassGPUHangReset
+	}
+	if class == "" {
+		return
+	}
+	a := s.b.add(s, class, l, 0.75)
+	a.setStr(&a.f.Device, m[1])
+	a.addReason("Xid " + m[2] + ": " + strings.TrimSpace(m[5]))
+	if pid := atoiDef(m[3], 0); pid > 0 {
+		a.setPID(pid)
+	}
+	a.setStr(&a.f.Process, m[4])
+}

@@ -1,0 +1,145 @@
+package crash
+
+import (
+	"regexp"
+	"strings"
+)
+
+// exitParser reads process exit statuses and shell/launcher death lines
+// (docs section 13): "exit_code=139", "exited with code 137", "(exitcode=-6)",
+// "Killed", "Aborted (core dumped)", "Segmentation fault", Slurm task lines,
+// Go's "signal: aborted".
+type exitParser struct{ s *Session }
+
+var (
+	reExitCode     = regexp.MustCompile(`(?i)\bexit[ _]?(?:code|status)\s*[=:]?\s*(-?\d+)\b`)
+	reExitedWith   = regexp.MustCompile(`(?i)\bexited with (?:code|status) (-?\d+)`)
+	reExitcodeEq   = regexp.MustCompile(`\(exitcode=(-?\d+)\)`)
+	reNonZero      = regexp.MustCompile(`returned non-zero exit status (-?\d+)`)
+	reShellDeath   = regexp.MustCompile(`^(?:\S+: )?(?:line \d+: )?\s*(\d+)?\s*(Killed|Aborted|Segmentation fault|Bus error|Illegal instruction|Floating point exception)(?: \(core dumped\))?(?:\s|$)`)
+	reSlurm        = regexp.MustCompile(`srun: error: (\S+): tasks? ([\d,\-]+): (Killed|Aborted|Segmentation fault|Bus error|Exited with exit code (\d+))`)
+	reGoSignal     = regexp.MustCompile(`signal: (aborted|killed|segmentation fault)`)
+	reOOMKilledK8s = regexp.MustCompile(`\bOOMKilled\b`)
+)
+
+var deathSignal = map[string]string{
+	"Killed": "SIGKILL", "Aborted": "SIGABRT", "Segmentation fault": "SIGSEGV", "Bus error": "SIGBUS",
+	"Illegal instruction": "SIGILL", "Floating point exception": "SIGFPE",
+	"aborted": "SIGABRT", "killed": "SIGKILL", "segmentation fault": "SIGSEGV",
+}
+
+var signalCode = map[string]int{"SIGKILL": 9, "SIGABRT": 6, "SIGSEGV": 11, "SIGBUS": 7, "SIGILL": 4, "SIGFPE": 8}
+
+func (p *exitParser) beginFile(*Session) {}
+func (p *exitParser) endFile()           {}
+
+func (p *exitParser) line(l *line) {
+	t := l.text
+	s := p.s
+	low := t
+	if !containsAny(low, "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode") {
+		return
+	}
+	if m := reSlurm.FindStringSubmatch(t); m != nil {
+		s.format("slurm")
+		sig := deathSignal[m[3]]
+		code := 0
+		if m[4] != "" {
+			code = atoiDef(m[4], 0)
+			sig = exitSignal(code)
+		} else if c, ok := signalCode[sig]; ok {
+			code = 128 + c
+		}
+		host := m[1]
+		s.deathSignal(l, sig, code, m[4] != "", host, "Slurm task "+m[2])
+		return
+	}
+	if m := reExitcodeEq.FindStringSubmatch(t); m != nil {
+		s.exitCode(l, atoiDef(m[1], 0), -1, 0)
+		return
+	}
+	if strings.Contains(t, "exitcode") {
+		return // torchrun forms are handled by the NCCL/torchrun parser
+	}
+	if m := reExitedWith.FindStringSubmatch(t); m != nil {
+		s.exitCode(l, atoiDef(m[1], 0), -1, 0)
+		return
+	}
+	if m := reNonZero.FindStringSubmatch(t); m != nil {
+		s.exitCode(l, atoiDef(m[1], 0), -1, 0)
+		return
+	}
+	if m := reExitCode.FindStringSubmatch(t); m != nil && !strings.Contains(t, "exit code is") {
+		s.exitCode(l, atoiDef(m[1], 0), -1, 0)
+		return
+	}
+	if m := reGoSignal.FindStringSubmatch(t); m != nil {
+		s.deathSignal(l, deathSignal[m[1]], 0, false, "", "")
+		return
+	}
+	if reOOMKilledK8s.MatchString(t) && !strings.Contains(t, "OOMKilled\": false") && !strings.Contains(t, "OOMKilled false") {
+		a := s.b.add(s, ClassHostOOMKill, l, 0.85)
+		a.setStr(&a.f.Signal, "SIGKILL")
+		a.detail("source", "container runtime reports OOMKilled")
+		return
+	}
+	tt := strings.TrimSpace(t)
+	if m := reShellDeath.FindStringSubmatch(tt); m != nil {
+		// "Killed" alone, "bash: line 1:   800 Killed   cmd", "Aborted (core dumped)"
+		whole := m[1] != "" || len(tt) <= len(m[0])+1 || strings.HasPrefix(tt, m[2]+" (core dumped)") || strings.Contains(tt, ": line ")
+		if !whole {
+			return
+		}
+		pid := atoiDef(m[1], 0)
+		s.deathSignal(l, deathSignal[m[2]], 0, false, "", "")
+		if pid > 0 {
+			if sig := deathSignal[m[2]]; sig == "SIGSEGV" {
+				if a := s.b.get(ClassHostSegfault); a != nil {
+					a.setPID(pid)
+				}
+			} else if sig == "SIGKILL" {
+				if a := s.b.get(ClassHostOOMKill); a != nil && a.f.PID == nil {
+					a.detail("killed_pid", itoa(pid))
+				}
+			}
+		}
+		return
+	}
+	if strings.Contains(t, "Segmentation fault (core dumped)") {
+		s.deathSignal(l, "SIGSEGV", 0, false, "", "")
+	}
+}
+
+// deathSignal records a process death by signal without (or with a shell) exit code.
+func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host, what string) {
+	f := &s.b.facts
+	switch sig {
+	case "SIGKILL":
+		a := s.b.add(s, ClassHostOOMKill, l, 0.55)
+		a.setStr(&a.f.Signal, sig)
+		if hasCode {
+			a.setExit(code)
+		}
+		a.setStr(&a.f.Host, host)
+		if what != "" {
+			a.detail("task", what)
+		}
+	case "SIGSEGV", "SIGBUS":
+		a := s.b.add(s, ClassHostSegfault, l, 0.75)
+		a.setStr(&a.f.Signal, sig)
+		if hasCode {
+			a.setExit(code)
+		}
+		a.setStr(&a.f.Host, host)
+		if what != "" {
+			a.detail("task", what)
+		}
+	default:
+		ef := exitFact{code: code, hasCode: hasCode, signal: sig, rank: l.rank, host: host, ev: l.ev(s)}
+		ef.task = what
+		f.aborts = append(f.aborts, ef)
+		if len(f.aborts) > 16 {
+			f.aborts = f.aborts[1:]
+		}
+	}
+}

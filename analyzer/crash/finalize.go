@@ -1,0 +1,598 @@
+package crash
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+var classTitles = map[string]string{
+	ClassGPUMemoryFault:     "GPU memory access fault",
+	ClassDeviceAssert:       "device-side assert / trap",
+	ClassIllegalInstruction: "illegal instruction on the GPU",
+	ClassArchMismatch:       "no code object for this GPU architecture",
+	ClassVRAMOOM:            "GPU memory (VRAM) out of memory",
+	ClassHostOOMKill:        "process killed by SIGKILL (host OOM killer)",
+	ClassHostSegfault:       "host-side segmentation fault",
+	ClassGPUHangReset:       "GPU hang / reset / firmware failure",
+	ClassECCRAS:             "ECC / RAS hardware error",
+	ClassDMADriverFault:     "DMA engine / driver page fault",
+	ClassCollectiveTimeout:  "collective operation timeout (NCCL/RCCL watchdog)",
+	ClassRCCLTransport:      "RCCL/NCCL init or transport failure",
+	ClassCPUHang:            "CPU-side / Python hang",
+	ClassGPUKernelHang:      "GPU kernel never completes (GPU-side hang)",
+	ClassTritonCompile:      "Triton compile failure",
+	ClassFP8AttentionCrash:  "FP8 / flash-attention kernel crash",
+	ClassAsyncRace:          "asynchronously reported error: the reported location is not the fault site",
+	ClassInvalidLaunch:      "invalid launch configuration / resources",
+	ClassNotGPU:             "application or environment error (no GPU fault)",
+}
+
+var classMeanings = map[string]string{
+	ClassGPUMemoryFault:     "a kernel (or the GPU on its behalf) accessed an address that is not mapped or not permitted; on ROCm the process then aborts (SIGABRT)",
+	ClassDeviceAssert:       "a kernel executed a trap: a device-side assert (index bounds checks in PyTorch ops) or __builtin_trap",
+	ClassIllegalInstruction: "the GPU met an instruction it cannot execute: code built for another gfx ISA or a corrupt code object",
+	ClassArchMismatch:       "the binary has no code object for this GPU's gfx target (or an xnack/sramecc variant mismatch)",
+	ClassVRAMOOM:            "a device allocation failed",
+	ClassHostOOMKill:        "the process got SIGKILL (exit 137 / -9): usually the kernel OOM killer or a container memory limit; a manual kill -9 looks the same",
+	ClassHostSegfault:       "the host process crashed with SIGSEGV (exit 139 / -11): a CPU-side bug, not a GPU fault (GPU faults on ROCm abort instead)",
+	ClassGPUHangReset:       "the GPU or its firmware stopped responding and the driver reset it",
+	ClassECCRAS:             "the hardware reported an uncorrectable memory error",
+	ClassDMADriverFault:     "the fault came from the copy engine or the driver path, not from a shader",
+	ClassCollectiveTimeout:  "a collective did not complete on all ranks within the timeout",
+	ClassRCCLTransport:      "the collective library failed to set up or use its transport (P2P / IPC / network)",
+	ClassCPUHang:            "the host side stopped making progress (scheduler watchdog, threads blocked)",
+	ClassGPUKernelHang:      "a dispatched kernel never finishes, so the host waits forever",
+	ClassTritonCompile:      "Triton failed to compile or load a kernel: a toolchain / cache problem, not a runtime GPU fault",
+	ClassFP8AttentionCrash:  "the fault is in an FP8 / attention kernel path (AITER / CK / FlashInfer / MLA)",
+	ClassAsyncRace:          "GPU errors are reported at a later API call; the stack trace points at the wrong place",
+	ClassInvalidLaunch:      "the launch configuration exceeds device limits or resources",
+	ClassNotGPU:             "no GPU fault was found; the failure is an application or environment error",
+}
+
+var gpuCrashClasses = []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUKernelHang}
+
+func (a *agg) clone() *agg {
+	c := *a
+	c.evFirst = append([]Evidence(nil), a.evFirst...)
+	c.evLast = append([]Evidence(nil), a.evLast...)
+	c.reasons = append([]string(nil), a.reasons...)
+	c.queues = append([]string(nil), a.queues...)
+	c.addresses = append([]string(nil), a.addresses...)
+	c.nodes = append([]int(nil), a.nodes...)
+	c.kernels = append([]string(nil), a.kernels...)
+	c.notes = append([]string(nil), a.notes...)
+	c.seqs = append([]int(nil), a.seqs...)
+	c.ranks = map[int]bool{}
+	for k, v := range a.ranks {
+		c.ranks[k] = v
+	}
+	c.details = map[string]string{}
+	for k, v := range a.details {
+		c.details[k] = v
+	}
+	c.f.StopPCs = append([]PCCount(nil), a.f.StopPCs...)
+	c.f.Disassembly = append([]string(nil), a.f.Disassembly...)
+	return &c
+}
+
+// mergeInto folds src into dst.
+func mergeInto(dst, src *agg) {
+	for _, e := range src.evFirst {
+		dst.evidence(e)
+	}
+	for _, e := range src.evLast {
+		dst.evidence(e)
+	}
+	for _, q := range src.queues {
+		dst.addQueue(q)
+	}
+	for r := range src.ranks {
+		dst.rank(r)
+	}
+	for k, v := range src.details {
+		dst.detail(k, v)
+	}
+	for _, n := range src.notes {
+		dst.note(n)
+	}
+	dst.setHSA(src.f.HSAStatus, src.f.HSACode)
+	if dst.f.HIPError == "" && src.f.HIPError != "" {
+		dst.f.HIPError, dst.f.HIPErrorCode, dst.f.CUDAError = src.f.HIPError, src.f.HIPErrorCode, src.f.CUDAError
+	}
+	if dst.f.ExitCode == nil {
+		dst.f.ExitCode = src.f.ExitCode
+	}
+	dst.setStr(&dst.f.Signal, src.f.Signal)
+	if src.f.Kernel != "" {
+		dst.setKernel(src.f.Kernel, src.f.KernelSource, src.kernelPrio-1)
+	}
+	dst.f.Count += src.f.Count
+}
+
+func isWeakTrap(a *agg) bool {
+	for _, r := range a.reasons {
+		if containsAny(r, "ASSERT", "ssert", "TRAP", "FP_", "DIVIDE", "SIG", "CUDA exception", "Xid") {
+			return false
+		}
+	}
+	return !a.strong
+}
+
+func (b *builder) diagnosis(s *Session) *Diagnosis {
+	f := &b.facts
+	work := map[string]*agg{}
+	for c, a := range b.byClass {
+		work[c] = a.clone()
+	}
+	// a generic trap status (HSA 0x1016 / hipErrorLaunchFailure) next to a
+	// specific wave reason belongs to that finding
+	if da := work[ClassDeviceAssert]; da != nil && isWeakTrap(da) {
+		for _, c := range []string{ClassGPUMemoryFault, ClassIllegalInstruction} {
+			if t := work[c]; t != nil {
+				mergeInto(t, da)
+				delete(work, ClassDeviceAssert)
+				break
+			}
+		}
+	}
+	primaryGPU := func() *agg {
+		for _, c := range gpuCrashClasses {
+			if a := work[c]; a != nil {
+				return a
+			}
+		}
+		return nil
+	}
+	// kernel hints (disassembly blocks, OFFLOAD launched kernel, rocgdb)
+	if a := primaryGPU(); a != nil {
+		var best *kernelHint
+		for i := range f.kernelHints {
+			h := &f.kernelHints[i]
+			if best == nil || h.prio > best.prio {
+				best = h
+			}
+		}
+		if best != nil && (a.f.Kernel == "" || best.prio > a.kernelPrio) {
+			a.setKernel(best.name, best.source, best.prio)
+			if best.ev.File != "" {
+				a.evidence(best.ev)
+			}
+		}
+		for _, blk := range f.disasm {
+			if blk.function != "" && (a.f.Kernel == blk.function || strings.Contains(a.f.Kernel, blk.function)) {
+				attachDisasm(a, blk)
+			}
+		}
+	}
+	// process ends by SIGABRT & co. belong to the root cause
+	if len(f.aborts) > 0 {
+		var target *agg
+		for _, c := range Classes {
+			if a := work[c]; a != nil && c != ClassHostOOMKill && c != ClassHostSegfault && c != ClassAsyncRace && c != ClassNotGPU {
+				target = a
+				break
+			}
+		}
+		if target != nil {
+			for _, ab := range f.aborts {
+				target.evidence(ab.ev)
+				target.setStr(&target.f.Signal, ab.signal)
+				if ab.hasCode {
+					target.setExit(ab.code)
+				}
+				if ab.host != "" {
+					target.setStr(&target.f.Host, ab.host)
+				}
+				if ab.task != "" {
+					target.detail("task", ab.task)
+				}
+				if ab.pid > 0 && target.f.PID == nil {
+					target.detail("exited_pid", itoa(ab.pid))
+				}
+			}
+		}
+	}
+	// asynchronous error reporting
+	var base *agg
+	for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction} {
+		if work[c] != nil {
+			base = work[c]
+			break
+		}
+	}
+	asyncFromSticky := f.asyncFrom != "" && containsAny(f.asyncFrom, "SetDevice", "synchronize", "Synchronize", "~", "Destructor", "destructor")
+	if base != nil && (f.asyncHint != nil || asyncFromSticky) {
+		a := &agg{f: Finding{Class: ClassAsyncRace}, ranks: map[int]bool{}, details: map[string]string{}, order: 1 << 20}
+		a.f.Count = 1
+		a.conf = 0.8
+		if f.asyncHint == nil {
+			a.conf = 0.6
+		}
+		if f.asyncHint != nil {
+			a.evidence(*f.asyncHint)
+		}
+		if f.locEv != nil {
+			a.evidence(*f.locEv)
+		}
+		a.f.HIPError, a.f.HIPErrorCode, a.f.CUDAError = base.f.HIPError, base.f.HIPErrorCode, base.f.CUDAError
+		a.addReason("the error was reported asynchronously at a later API call")
+		if f.location != "" {
+			loc := f.location
+			if f.locCode != "" {
+				loc += ": " + f.locCode
+			}
+			a.f.Location = loc
+			a.note("the reported location (" + clip(loc, 200) + ") is not the fault site: the failing kernel was launched earlier")
+		}
+		if f.asyncFrom != "" {
+			a.detail("raised_from", f.asyncFrom)
+			if asyncFromSticky {
+				a.note("the error surfaced in " + f.asyncFrom + " (a background thread / later call): a sticky error from an earlier kernel")
+			}
+		}
+		a.setKernel(base.f.Kernel, "from the "+base.f.Class+" finding", 1)
+		work[ClassAsyncRace] = a
+		base.note("the reported location is not the fault site (asynchronous error reporting)")
+	} else if base != nil && f.location != "" {
+		loc := f.location
+		if f.locCode != "" {
+			loc += ": " + f.locCode
+		}
+		base.setStr(&base.f.Location, loc)
+	}
+	// FP8 / attention kernels
+	if base != nil {
+		km := strings.ToLower(base.f.Kernel)
+		if f.fp8 != nil || reAttnKernel.MatchString(km) {
+			a := &agg{f: Finding{Class: ClassFP8AttentionCrash}, ranks: map[int]bool{}, details: map[string]string{}, order: 1 << 20}
+			a.f.Count = 1
+			a.conf = 0.55
+			if f.fp8 != nil {
+				a.evidence(*f.fp8)
+				a.addReason("FP8 KV cache in use")
+				a.conf = 0.6
+			}
+			for _, e := range base.evFirst[:min(2, len(base.evFirst))] {
+				a.evidence(e)
+			}
+			a.setKernel(base.f.Kernel, base.f.KernelSource, base.kernelPrio)
+			a.addReason(base.f.Class + " in an attention-path kernel")
+			work[ClassFP8AttentionCrash] = a
+		}
+	}
+	// a weak transport warning alone next to a real finding is noise
+	if r := work[ClassRCCLTransport]; r != nil && r.conf < 0.4 && len(work) > 1 {
+		delete(work, ClassRCCLTransport)
+	}
+	// application error without GPU evidence
+	if len(work) == 0 && f.lastException != "" && f.lastExcEv != nil {
+		a := &agg{f: Finding{Class: ClassNotGPU}, ranks: map[int]bool{}, details: map[string]string{}}
+		a.f.Count = 1
+		a.conf = 0.5
+		a.evidence(*f.lastExcEv)
+		a.addReason(f.lastException)
+		a.f.Location = f.location
+		work[ClassNotGPU] = a
+	}
+	// collectives
+	if a := work[ClassCollectiveTimeout]; a != nil {
+		b.collectiveNotes(a, work)
+	}
+	// arch of a Tensile kernel vs the device
+	for _, a := range work {
+		if isa := kernelISA(a.f.Kernel); isa != "" {
+			a.detail("kernel_isa", isa)
+			if len(f.gpuArch) > 0 && !containsStr(f.gpuArch, isa) {
+				a.note("the kernel was built for " + isa + " but the log shows " + strings.Join(f.gpuArch, ", ") + ": ISA / code-object mismatch")
+				if work[ClassArchMismatch] == nil && a.f.Class == ClassIllegalInstruction {
+					m := a.clone()
+					m.f.Class = ClassArchMismatch
+					m.order = a.order + 1
+					m.conf = 0.7
+					work[ClassArchMismatch] = m
+				}
+			} else {
+				a.note("the kernel name says " + isa + " (ISA" + strings.TrimPrefix(isa, "gfx") + "): check that it matches the GPU (rocminfo | grep gfx)")
+			}
+		}
+	}
+	d := &Diagnosis{Findings: []Finding{}}
+	for _, a := range work {
+		d.Findings = append(d.Findings, b.finding(s, a))
+	}
+	sort.SliceStable(d.Findings, func(i, j int) bool {
+		ri, rj := classRank(d.Findings[i].Class), classRank(d.Findings[j].Class)
+		if ri != rj {
+			return ri < rj
+		}
+		return d.Findings[i].Class < d.Findings[j].Class
+	})
+	d.FailureReason = b.failureReason(d)
+	return d
+}
+
+var reAttnKernel = regexp.MustCompile(`fmha|mha_fwd|mha_bwd|flash_attn|flash_fwd|paged_attention|pa_fwd|\bmla\b|mla_|_mla|fp8.*attn|attn.*fp8`)
+
+func (b *builder) collectiveNotes(a *agg, work map[string]*agg) {
+	seqs := append([]int(nil), a.seqs...)
+	sort.Ints(seqs)
+	n := len(a.ranks)
+	switch {
+	case len(seqs) == 1 && seqs[0] == 1:
+		a.note("SeqNum=1: the very first collective hung — an init / transport problem (NCCL_DEBUG=INFO)")
+	case len(seqs) == 1:
+		a.note("every reporting rank (" + strconv.Itoa(n) + ") is stuck on the same SeqNum " + strconv.Itoa(seqs[0]) + ": the collective never completed — a rank is missing (not reporting) or hung inside a kernel")
+	case len(seqs) > 1:
+		a.note("ranks report different SeqNums: desync — the ranks issued different collective sequences")
+	}
+	if len(seqs) > 0 {
+		if c, err := strconv.Atoi(a.details["last_completed_work"]); err == nil && c < seqs[0]-1 {
+			a.note("several collectives were outstanding (last completed " + strconv.Itoa(c) + ")")
+		}
+	}
+	for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUHangReset} {
+		if work[c] != nil {
+			a.note("a " + c + " is also present: the timeouts on the other ranks are most likely its consequence")
+			break
+		}
+	}
+}
+
+// finding renders an aggregate.
+func (b *builder) finding(s *Session, a *agg) Finding {
+	f := a.f
+	facts := &b.facts
+	f.Ranks = sortedInts(a.ranks)
+	if len(a.reasons) > 1 {
+		f.Reasons = a.reasons
+	}
+	if len(a.addresses) > 1 {
+		f.Addresses = a.addresses
+	}
+	if len(a.nodes) > 1 {
+		f.Nodes = append([]int(nil), a.nodes...)
+		sort.Ints(f.Nodes)
+	}
+	if len(a.kernels) > 1 {
+		f.Kernels = a.kernels
+	}
+	if len(a.queues) > 0 {
+		f.Queues = a.queues
+		f.QueueCount = a.queueN
+		if a.queueN > 1 {
+			a.note(strconv.Itoa(a.queueN) + " distinct queues failed: " + strconv.Itoa(a.queueN) + " processes / ranks hit the error")
+		}
+	}
+	if len(a.seqs) > 1 {
+		f.SeqNums = append([]int(nil), a.seqs...)
+		sort.Ints(f.SeqNums)
+	}
+	if f.KernelMeaning == "" {
+		f.KernelMeaning = kernelMeaning(f.Kernel)
+	}
+	// reason meaning
+	for _, r := range append([]string{f.Reason}, a.reasons...) {
+		if m := reasonMeaning(r); m != "" {
+			f.ReasonMeaning = m
+			break
+		}
+	}
+	if f.ReasonMeaning == "" && f.HSAStatus != "" {
+		if st := lookupHSA(f.HSAStatus); st != nil {
+			f.ReasonMeaning = st.meaning
+		}
+	}
+	if f.ReasonMeaning == "" && f.HIPError != "" {
+		if e := lookupHIPName(f.HIPError); e != nil {
+			f.ReasonMeaning = e.meaning
+		}
+	}
+	if f.Class == ClassVRAMOOM && f.SubKind != "" {
+		f.ReasonMeaning = oomSubKindText[f.SubKind]
+		if f.Reason == "" {
+			f.Reason = strings.ReplaceAll(f.SubKind, "_", " ")
+		}
+		if f.SubKind == "device_capacity" && facts.vramText != "" {
+			a.note("the driver reports " + facts.vramText + " while PyTorch sees a smaller capacity: an APU/UMA carve-out or GTT/TTM limit")
+		}
+	}
+	if f.Reason == "" && f.HIPError != "" {
+		if e := lookupHIPName(f.HIPError); e != nil {
+			f.Reason = e.text
+		}
+	}
+	if f.Reason == "" && f.HSAStatus != "" {
+		f.Reason = f.HSAStatus
+	}
+	if f.Class == ClassGPUMemoryFault || f.Class == ClassDMADriverFault {
+		f.AddressKind = addressKind(f.Address, a.reasons)
+		if pg := a.details["dmesg_page"]; pg != "" && f.Address != "" {
+			pv, _ := addrValue(pg)
+			av, _ := addrValue(f.Address)
+			if pv == av&^0xfff && a.details["source"] != "" {
+				a.note("the runtime fault address equals the dmesg fault page " + pg + ": same fault (pid " + a.details["dmesg_pid"] + ")")
+			}
+		}
+	}
+	if facts.override != "" && (f.Class == ClassGPUMemoryFault || f.Class == ClassArchMismatch || f.Class == ClassIllegalInstruction) {
+		a.note("HSA_OVERRIDE_GFX_VERSION=" + facts.override + " is set: the GPU runs code objects built for another gfx target")
+	}
+	if len(facts.gpuArch) > 0 {
+		a.detail("gpu_arch_in_log", strings.Join(facts.gpuArch, ","))
+	}
+	k := facts.kernelAPI
+	if k.lastCall != "" && f.Class != ClassNotGPU {
+		a.detail("last_kernel_api_call", k.lastCall)
+		switch {
+		case k.exceptionAPI != "":
+			a.detail("kernel_api_exception", k.exceptionAPI+" "+k.exceptionMsg)
+		case !k.lastDone:
+			a.detail("kernel_api_boundary", "the last logged call has no Output record: it is the failing call")
+		}
+		if k.lastCallEv != nil && !k.lastDone {
+			a.evidence(*k.lastCallEv)
+		}
+	}
+	if k.dumpFunc != "" && f.Class != ClassNotGPU {
+		a.detail("kernel_api_dump", k.dumpFunc+" (execution_status "+k.dumpStatus+")")
+	}
+	if len(a.details) > 0 {
+		f.Details = a.details
+	}
+	f.ClassMeaning = classMeanings[f.Class]
+	f.Summary = summary(&f)
+	f.Evidence, f.EvidenceOmitted = b.evidence(s, a)
+	f.Confidence = float64(int(a.conf*100+0.5)) / 100
+	switch {
+	case f.Confidence >= 0.8:
+		f.ConfidenceLevel = "high"
+	case f.Confidence >= 0.55:
+		f.ConfidenceLevel = "medium"
+	default:
+		f.ConfidenceLevel = "low"
+	}
+	f.NextSteps = nextSteps(&f, facts)
+	if len(a.notes) > 0 {
+		f.Notes = a.notes
+	}
+	return f
+}
+
+func (b *builder) evidence(s *Session, a *agg) ([]Evidence, int) {
+	all := append(append([]Evidence(nil), a.evFirst...), a.evLast...)
+	idx := map[string]int{}
+	for i, fs := range s.files {
+		if _, ok := idx[fs.info.Name]; !ok {
+			idx[fs.info.Name] = i
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if idx[all[i].File] != idx[all[j].File] {
+			return idx[all[i].File] < idx[all[j].File]
+		}
+		return all[i].Line < all[j].Line
+	})
+	out := all[:0]
+	for i, e := range all {
+		if i > 0 && e.File == all[i-1].File && e.Line == all[i-1].Line {
+			continue
+		}
+		out = append(out, e)
+	}
+	omitted := a.evN - len(out)
+	if omitted < 0 {
+		omitted = 0
+	}
+	if out == nil {
+		out = []Evidence{}
+	}
+	return out, omitted
+}
+
+func shortKernel(k string) string { return clip(k, 120) }
+
+func summary(f *Finding) string {
+	var b strings.Builder
+	b.WriteString(classTitles[f.Class])
+	if f.Kernel != "" && f.Class != ClassAsyncRace {
+		b.WriteString(" in " + shortKernel(f.Kernel))
+	}
+	switch f.Class {
+	case ClassGPUMemoryFault, ClassDMADriverFault:
+		if f.Address != "" {
+			b.WriteString(" at " + f.Address)
+		}
+	case ClassVRAMOOM:
+		if f.RequestedBytesText != "" {
+			b.WriteString(": tried to allocate " + f.RequestedBytesText)
+			if c := f.Details["total_capacity"]; c != "" {
+				b.WriteString(" (capacity " + c + ", free " + f.Details["free"] + ")")
+			}
+		}
+	case ClassCollectiveTimeout:
+		if f.OpType != "" {
+			b.WriteString(": " + f.OpType)
+		}
+		if f.SeqNum != nil {
+			b.WriteString(" SeqNum " + strconv.Itoa(*f.SeqNum))
+		}
+		if len(f.Ranks) > 0 {
+			b.WriteString(" on ranks " + intsString(f.Ranks))
+		}
+	}
+	if f.Reason != "" && f.Class != ClassCollectiveTimeout {
+		b.WriteString(" (" + clip(f.Reason, 140) + ")")
+	}
+	var where []string
+	if f.Node != nil {
+		where = append(where, "node-"+strconv.Itoa(*f.Node))
+	}
+	if f.Device != "" {
+		where = append(where, "device "+f.Device)
+	}
+	if f.Host != "" {
+		where = append(where, "host "+f.Host)
+	}
+	if f.PID != nil {
+		p := "pid " + strconv.Itoa(*f.PID)
+		if f.Process != "" {
+			p = f.Process + " " + p
+		}
+		where = append(where, p)
+	}
+	if f.QueueCount > 1 {
+		where = append(where, strconv.Itoa(f.QueueCount)+" queues")
+	}
+	if f.Class != ClassCollectiveTimeout && len(f.Ranks) > 0 {
+		where = append(where, "ranks "+intsString(f.Ranks))
+	}
+	if f.HSAStatus != "" && f.Class != ClassVRAMOOM {
+		where = append(where, f.HSAStatus)
+	}
+	if f.HIPError != "" && f.Class != ClassVRAMOOM {
+		where = append(where, f.HIPError)
+	}
+	if f.ExitCode != nil {
+		where = append(where, "exit "+strconv.Itoa(*f.ExitCode))
+	} else if f.Signal != "" {
+		where = append(where, f.Signal)
+	}
+	if len(where) > 0 {
+		b.WriteString(" — " + strings.Join(where, ", "))
+	}
+	return b.String()
+}
+
+func intsString(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (b *builder) failureReason(d *Diagnosis) string {
+	if len(d.Findings) == 0 {
+		if len(b.facts.aborts) > 0 {
+			return "process ended by " + b.facts.aborts[0].signal + " without recognisable GPU evidence"
+		}
+		return "no crash evidence found"
+	}
+	f := d.Findings[0]
+	r := f.Class + ": " + f.Summary
+	if len(f.Evidence) > 0 {
+		e := f.Evidence[0]
+		r += " [" + e.File + ":" + strconv.Itoa(e.Line) + "]"
+	}
+	if k := b.facts.kernelAPI; k.lastCall != "" && f.Class != ClassNotGPU {
+		r += "; last kernel API call: " + k.lastCall
+		if k.exceptionAPI != "" {
+			r += " (raised)"
+		} else if !k.lastDone {
+			r += " (no Output)"
+		}
+	}
+	return clip(strings.ReplaceAll(r, "\n", " "), 600)
+}

@@ -1,0 +1,196 @@
+package crash
+
+import (
+	"regexp"
+	"strings"
+)
+
+// hangParser reads serving-framework watchdogs (SGLang "Watchdog timeout",
+// vLLM worker deaths) and py-spy dumps (docs section 8).
+type hangParser struct {
+	s        *Session
+	inDump   bool
+	thread   *pyThread
+	threads  int
+	status   map[string]int
+	gpuWait  []string // frames showing a thread waiting on the GPU
+	collWait []string
+	busy     []string
+	dumpEv   *line
+}
+
+type pyThread struct {
+	id, status, name string
+	frames           int
+}
+
+var (
+	reSGLWatchdog = regexp.MustCompile(`Watchdog timeout \(self\.watchdog_timeout=(\d+)\)`)
+	reBatchSize   = regexp.MustCompile(`batch_size\(\)=(\d+)`)
+	rePyspyFail   = regexp.MustCompile(`Pyspy failed to dump PID (\d+)\. Error: (.*)`)
+	rePyspyFor    = regexp.MustCompile(`Pyspy dump for PID (\d+)`)
+	rePyProcess   = regexp.MustCompile(`^Process (\d+): (.*)$`)
+	rePyThread    = regexp.MustCompile(`^Thread (0x[0-9A-Fa-f]+|\d+) \((idle|active|active\+gil|gil)\)(?:: "(.*)")?`)
+	rePyFrameLine = regexp.MustCompile(`^\s{2,}(\S.*?) \(([^()]*)\)$`)
+	reVLLMDied    = regexp.MustCompile(`Worker proc (\S+) died unexpectedly`)
+)
+
+var gpuWaitFrames = []string{"synchronize", "_local_scalar_dense", "hsa_signal_wait", "hipStreamSynchronize", "hipDeviceSynchronize", "cudaStreamSynchronize", "cudaDeviceSynchronize", "hipMemcpy", "cuStreamSynchronize", "item ("}
+var collWaitFrames = []string{"all_reduce", "allreduce", "all_gather", "barrier", "broadcast", "reduce_scatter", "ProcessGroupNCCL", "gloo", "ncclComm", "recv", "wait ("}
+
+func (p *hangParser) beginFile(*Session) {
+	p.inDump, p.thread = false, nil
+}
+
+func (p *hangParser) line(l *line) {
+	t := l.text
+	s := p.s
+	if p.inDump {
+		if p.dumpLine(l) {
+			return
+		}
+	}
+	if !containsAny(t, "atchdog", "Pyspy", "Process ", "Thread ", "died unexpectedly", "py-spy", "batch_size()=", "redacted") {
+		return
+	}
+	switch {
+	case strings.Contains(t, "Watchdog timeout (self.watchdog_timeout="):
+		s.format("sglang_watchdog")
+		a := s.b.add(s, ClassCPUHang, l, 0.85)
+		a.strong = true
+		a.addReason("SGLang scheduler watchdog timeout")
+		a.detail("watchdog_timeout_s", submatch(reSGLWatchdog, t))
+		if l.worker != "" {
+			a.detail("worker", l.worker)
+		}
+	case strings.Contains(t, "batch_size()="):
+		if a := s.b.get(ClassCPUHang); a != nil {
+			a.detail("batch_size", submatch(reBatchSize, t))
+			a.evidence(l.ev(s))
+		}
+		if strings.Contains(t, "redacted") {
+			s.flag("redacted")
+		}
+	case strings.Contains(t, "Pyspy failed to dump"):
+		s.format("sglang_pyspy")
+		ev := l.ev(s)
+		s.b.facts.pyspyMiss = &ev
+		if m := rePyspyFail.FindStringSubmatch(t); m != nil {
+			if a := s.b.get(ClassCPUHang); a != nil {
+				a.evidence(ev)
+				a.note("py-spy could not dump PID " + m[1] + " (" + clip(strings.TrimSpace(m[2]), 120) + "): no Python stack is available")
+			}
+		}
+	case strings.Contains(t, "Pyspy dump for PID"):
+		p.startDump(l)
+	case rePyProcess.MatchString(t):
+		p.startDump(l)
+	case strings.HasPrefix(t, "Thread ") && rePyThread.MatchString(t):
+		p.startDump(l)
+		p.dumpLine(l)
+	case strings.Contains(t, "died unexpectedly"):
+		if m := reVLLMDied.FindStringSubmatch(t); m != nil {
+			s.b.facts.notes = appendCap(s.b.facts.notes, "vLLM worker "+m[1]+" died unexpectedly: look for the first GPU error of that worker", 8)
+		}
+	}
+	if strings.Contains(t, "redacted") {
+		s.flag("redacted")
+	}
+}
+
+func (p *hangParser) startDump(l *line) {
+	if !p.inDump {
+		p.inDump = true
+		p.dumpEv = l
+		p.s.format("py_spy")
+		if p.status == nil {
+			p.status = map[string]int{}
+		}
+	}
+}
+
+// dumpLine consumes a py-spy dump line; returns false when the dump ended.
+func (p *hangParser) dumpLine(l *line) bool {
+	t := l.text
+	if m := rePyThread.FindStringSubmatch(t); m != nil {
+		p.thread = &pyThread{id: m[1], status: m[2], name: m[3]}
+		p.threads++
+		p.status[m[2]]++
+		return true
+	}
+	if strings.HasPrefix(t, "Python v") || strings.HasPrefix(t, "Process ") || strings.HasPrefix(t, "Parent Process") || strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "Arguments") || strings.HasPrefix(strings.TrimSpace(t), "Locals") {
+		return true
+	}
+	if m := rePyFrameLine.FindStringSubmatch(t); m != nil && p.thread != nil {
+		th := p.thread
+		th.frames++
+		if th.frames <= 6 {
+			fr := clip(strings.TrimSpace(m[1])+" ("+m[2]+")", 160)
+			for _, w := range gpuWaitFrames {
+				if strings.Contains(fr, w) {
+					p.gpuWait = appendCap(p.gpuWait, "thread "+th.id+" ("+th.status+"): "+fr, 4)
+					return true
+				}
+			}
+			for _, w := range collWaitFrames {
+				if strings.Contains(fr, w) {
+					p.collWait = appendCap(p.collWait, "thread "+th.id+" ("+th.status+"): "+fr, 4)
+					return true
+				}
+			}
+			if th.frames == 1 && strings.Contains(th.status, "active") {
+				p.busy = appendCap(p.busy, "thread "+th.id+" ("+th.status+"): "+fr, 4)
+			}
+		}
+		return true
+	}
+	if strings.HasPrefix(t, "    ") || strings.HasPrefix(t, "\t") {
+		return true
+	}
+	if strings.Trim(t, "-") == "" {
+		return true
+	}
+	p.inDump = false
+	p.thread = nil
+	return false
+}
+
+func (p *hangParser) endFile() {
+	s := p.s
+	if p.dumpEv == nil || p.threads == 0 {
+		return
+	}
+	l := p.dumpEv
+	p.dumpEv = nil
+	switch {
+	case len(p.gpuWait) > 0:
+		a := s.b.add(s, ClassGPUKernelHang, l, 0.5)
+		a.addReason("Python threads are blocked waiting for the GPU")
+		for _, w := range p.gpuWait {
+			a.note("py-spy: " + w)
+		}
+		a.note("a thread waiting in synchronize / .item() / hsa_signal_wait means a prior kernel never completed: name it with rocgdb info dispatches")
+	case len(p.collWait) > 0:
+		a := s.b.get(ClassCollectiveTimeout)
+		if a == nil {
+			a = s.b.add(s, ClassCPUHang, l, 0.5)
+			a.addReason("Python threads are blocked in a collective / communication wait")
+		}
+		for _, w := range p.collWait {
+			a.note("py-spy: " + w)
+		}
+		a.note("threads idle in NCCL/gloo waits: distributed deadlock — a peer rank is missing or stuck")
+	case len(p.busy) > 0:
+		a := s.b.add(s, ClassCPUHang, l, 0.45)
+		a.addReason("a Python thread is busy (active+gil): CPU-side busy loop")
+		for _, w := range p.busy {
+			a.note("py-spy: " + w)
+		}
+	default:
+		if a := s.b.get(ClassCPUHang); a != nil {
+			a.note("py-spy: all threads idle")
+		}
+	}
+	p.gpuWait, p.collWait, p.busy, p.threads = nil, nil, nil, 0
+	p.status = map[string]int{}
+}

@@ -1,0 +1,225 @@
+package crash
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// launchParser reads application launch-failure messages and device limits
+// (seed 002 / fx08 wording, MIOpen) and checks launch configurations against
+// the device limits (docs section 6).
+type launchParser struct{ s *Session }
+
+type launchConfig struct {
+	fn     string
+	kernel string
+	grid   [3]int64
+	block  [3]int64
+	shared int64
+	set    bool
+	ev     Evidence
+}
+
+// deviceLimits defaults: AMD CDNA/RDNA (rocminfo) — 1024 threads per
+// workgroup, 1024 per dimension, 2^32-1 work-items per grid dimension,
+// 64 KiB LDS per workgroup.
+type deviceLimits struct {
+	maxThreads int64
+	maxDim     [3]int64
+	maxGrid    int64
+	lds        int64
+	fromLog    bool
+}
+
+func defaultLimits() deviceLimits {
+	return deviceLimits{maxThreads: 1024, maxDim: [3]int64{1024, 1024, 1024}, maxGrid: 4294967295, lds: 65536}
+}
+
+var (
+	reAppLaunchFail = regexp.MustCompile(`Kernel '([^']+)' launch failed: (\w+)(?: \(grid=\((\d+), ?(\d+), ?(\d+)\), block=\((\d+), ?(\d+), ?(\d+)\)\))?`)
+	reAppLaunch     = regexp.MustCompile(`kernel=([\w.:<>]+), grid=\((\d+), ?(\d+), ?(\d+)\), block=\((\d+), ?(\d+), ?(\d+)\)(?:, shared=(\d+))?`)
+	reSharedExceed  = regexp.MustCompile(`(?i)shared memory (\d+) bytes exceeds limit (\d+)`)
+	reGridInvalid   = regexp.MustCompile(`grid\.([xyz]) (\d+) invalid \(limit: (\d+)\.\.(\d+)\)`)
+	reMaxThreads    = regexp.MustCompile(`maxThreadsPerBlock[=:]\s*(\d+)`)
+	reWGMax         = regexp.MustCompile(`Workgroup Max Size:\s*(\d+)`)
+	reLDSLimit      = regexp.MustCompile(`(?:sharedMemPerBlock|maxSharedMemoryPerBlock)[=:]\s*(\d+)`)
+	reKernelLoad    = regexp.MustCompile(`Kernel loading failed: (hip\w+)`)
+	reSyncFailed    = regexp.MustCompile(`Device synchronization failed after kernel '([^']+)': (.*)`)
+	reAsyncHIP      = regexp.MustCompile(`Async HIP error detected after kernel launch: code=(\d+), msg=(.*)`)
+	reInvalidCfg    = regexp.MustCompile(`(?i)invalid configuration argument|too many resources requested for launch|scratch_size overflow|HSA_STATUS_ERROR_OUT_OF_REGISTERS`)
+)
+
+func (p *launchParser) beginFile(*Session) {}
+func (p *launchParser) endFile()           {}
+
+func atoi64(s string) int64 {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func (p *launchParser) line(l *line) {
+	t := l.text
+	if !containsAny(t, "aunch", "grid", "hared memory", "maxThreads", "Workgroup Max", "SharedMem", "Kernel loading", "nvalid configuration", "too many resources", "scratch_size") {
+		return
+	}
+	s := p.s
+	switch {
+	case strings.Contains(t, "maxThreadsPerBlock"):
+		if v := atoi64(submatch(reMaxThreads, t)); v > 0 {
+			s.limits.maxThreads, s.limits.fromLog = v, true
+		}
+		return
+	case strings.Contains(t, "Workgroup Max Size"):
+		if v := atoi64(submatch(reWGMax, t)); v > 0 {
+			s.limits.maxThreads, s.limits.fromLog = v, true
+		}
+		return
+	}
+	if !strings.Contains(t, "SharedMem") {
+	} else if v := atoi64(submatch(reLDSLimit, t)); v > 0 {
+		s.limits.lds = v
+	}
+	if !strings.Contains(t, "launch failed:") {
+	} else if m := reAppLaunchFail.FindStringSubmatch(t); m != nil {
+		s.format("app_launch_failure")
+		e := lookupHIPName(m[2])
+		a := s.b.add(s, ClassInvalidLaunch, l, 0.8)
+		if e != nil {
+			if e.class != "" && e.class != ClassInvalidLaunch && e.name != "hipErrorInvalidValue" {
+				// the launch itself failed for another reason (e.g. no code object)
+				b := s.b.add(s, e.class, l, 0.8)
+				b.setHIP(e)
+				b.setKernel(m[1], "application launch-failure message", 80)
+			}
+			a.setHIP(e)
+		}
+		a.setKernel(m[1], "application launch-failure message", 80)
+		if m[3] != "" {
+			lc := launchConfig{kernel: m[1], grid: [3]int64{atoi64(m[3]), atoi64(m[4]), atoi64(m[5])}, block: [3]int64{atoi64(m[6]), atoi64(m[7]), atoi64(m[8])}, set: true, ev: l.ev(s)}
+			s.checkLaunch(a, lc)
+		}
+		return
+	}
+	if !strings.Contains(t, "kernel=") {
+	} else if m := reAppLaunch.FindStringSubmatch(t); m != nil {
+		s.format("app_launch_log")
+		lc := launchConfig{kernel: m[1], grid: [3]int64{atoi64(m[2]), atoi64(m[3]), atoi64(m[4])}, block: [3]int64{atoi64(m[5]), atoi64(m[6]), atoi64(m[7])}, shared: atoi64(m[8]), set: true, ev: l.ev(s)}
+		s.lastLaunch = lc
+		if v := s.launchViolations(lc); len(v) > 0 {
+			a := s.b.add(s, ClassInvalidLaunch, l, 0.6)
+			a.setKernel(lc.kernel, "launch log", 60)
+			s.checkLaunch(a, lc)
+		}
+		return
+	}
+	if !strings.Contains(t, "exceeds limit") {
+	} else if m := reSharedExceed.FindStringSubmatch(t); m != nil {
+		a := s.b.add(s, ClassInvalidLaunch, l, 0.75)
+		a.note("dynamic shared memory (LDS) " + m[1] + " bytes exceeds the per-workgroup limit " + m[2])
+		return
+	}
+	if !strings.Contains(t, "invalid (limit") {
+	} else if m := reGridInvalid.FindStringSubmatch(t); m != nil {
+		a := s.b.add(s, ClassInvalidLaunch, l, 0.6)
+		a.note("grid." + m[1] + " = " + m[2] + " rejected by the application's check (limit " + m[3] + ".." + m[4] + ")")
+		return
+	}
+	if !strings.Contains(t, "Kernel loading failed") {
+	} else if m := reKernelLoad.FindStringSubmatch(t); m != nil {
+		if e := lookupHIPName(m[1]); e != nil && e.name == "hipErrorNotFound" {
+			if a := s.b.get(ClassInvalidLaunch); a != nil {
+				a.evidence(l.ev(s))
+				a.note("also: kernel loading failed with hipErrorNotFound (named symbol not found: HSACO path or kernel name mismatch)")
+			} else {
+				s.b.facts.notes = appendCap(s.b.facts.notes, "kernel loading failed with hipErrorNotFound: check the HSACO path and kernel symbol name", 8)
+			}
+		}
+		return
+	}
+	if !strings.Contains(t, "synchronization failed") {
+	} else if m := reSyncFailed.FindStringSubmatch(t); m != nil {
+		s.kernelHint(m[1], "application sync-after-launch check", 75, l)
+	}
+	if !strings.Contains(t, "Async HIP error") {
+	} else if m := reAsyncHIP.FindStringSubmatch(t); m != nil {
+		if e := lookupHIPCode(atoiDef(m[1], -1)); e != nil && e.class != "" {
+			a := s.b.add(s, e.class, l, 0.6)
+			a.setHIP(e)
+		}
+		return
+	}
+	if containsAny(t, "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS") {
+		a := s.b.add(s, ClassInvalidLaunch, l, 0.75)
+		switch {
+		case strings.Contains(t, "invalid configuration argument"):
+			a.setHIP(lookupHIPName("hipErrorInvalidConfiguration"))
+		case strings.Contains(t, "too many resources requested"):
+			a.setHIP(lookupHIPName("hipErrorLaunchOutOfResources"))
+		case strings.Contains(t, "scratch_size overflow"):
+			a.note("scratch (private segment) size overflow: the kernel needs more scratch than the runtime can map")
+		}
+		if strings.Contains(t, "Failed to launch kernel") {
+			a.detail("source", "MIOpen")
+		}
+	}
+}
+
+// launchViolations checks a launch configuration against the limits.
+func (s *Session) launchViolations(lc launchConfig) []string {
+	lim := s.limits
+	var v []string
+	threads := lc.block[0] * lc.block[1] * lc.block[2]
+	if threads > lim.maxThreads {
+		v = append(v, "block "+dims(lc.block)+" = "+strconv.FormatInt(threads, 10)+" threads > maxThreadsPerBlock "+strconv.FormatInt(lim.maxThreads, 10))
+	}
+	for i, n := range lc.block {
+		if n == 0 || lc.grid[i] == 0 {
+			v = append(v, "zero-sized dimension "+string("xyz"[i])+" (grid "+dims(lc.grid)+", block "+dims(lc.block)+")")
+			break
+		}
+		if lim.maxDim[i] > 0 && n > lim.maxDim[i] {
+			v = append(v, "block."+string("xyz"[i])+" = "+strconv.FormatInt(n, 10)+" > max "+strconv.FormatInt(lim.maxDim[i], 10))
+		}
+		if lc.grid[i] > 0 && n > 0 && lc.grid[i] > lim.maxGrid/n {
+			v = append(v, "grid."+string("xyz"[i])+" × block."+string("xyz"[i])+" exceeds 2^32-1 work-items")
+		}
+	}
+	if lc.shared > lim.lds {
+		v = append(v, "dynamic LDS "+strconv.FormatInt(lc.shared, 10)+" bytes > "+strconv.FormatInt(lim.lds, 10))
+	}
+	return v
+}
+
+// checkLaunch records a launch configuration and its limit violations on a finding.
+func (s *Session) checkLaunch(a *agg, lc launchConfig) {
+	a.detail("grid", dims(lc.grid))
+	a.detail("block", dims(lc.block))
+	if lc.shared > 0 {
+		a.detail("dynamic_lds_bytes", strconv.FormatInt(lc.shared, 10))
+	}
+	if lc.fn != "" {
+		a.detail("kernel_function_address", lc.fn)
+	}
+	v := s.launchViolations(lc)
+	for _, x := range v {
+		a.note("launch over the device limit: " + x)
+	}
+	if len(v) == 0 {
+		a.note("launch geometry grid " + dims(lc.grid) + " block " + dims(lc.block) + " is within the device limits")
+	}
+}
+
+func dims(d [3]int64) string {
+	return "(" + strconv.FormatInt(d[0], 10) + "," + strconv.FormatInt(d[1], 10) + "," + strconv.FormatInt(d[2], 10) + ")"
+}
+
+func appendCap(xs []string, x string, n int) []string {
+	if len(xs) >= n || containsStr(xs, x) {
+		return xs
+	}
+	return append(xs, x)
+}

@@ -1,0 +1,195 @@
+package crash
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// ncclParser reads NCCL/RCCL debug lines, the c10d ProcessGroupNCCL watchdog
+// and torchrun / elastic failure reports (docs section 12).
+type ncclParser struct {
+	s         *Session
+	tableRank int // "rank : N (local_rank: M)" of the torchrun failure table
+	tableLine int
+	tablePID  int
+}
+
+var (
+	reWatchdog     = regexp.MustCompile(`Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?(?:, Timeout\(ms\)=(\d+))?\)(?: ran for (\d+) milliseconds)?`)
+	reRankTag      = regexp.MustCompile(`\[(?:PG ID \d+ PG GUID [^ \]]* )?(?:PG \d+ )?Rank (\d+)\]`)
+	reWorkState    = regexp.MustCompile(`(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (\d+), last completed NCCL work: (\d+)`)
+	reNCCLLine     = regexp.MustCompile(`^(\S+):(\d+):(\d+) \[(\d+)\] (?:\S+ )?NCCL (INFO|WARN|TRACE|ERROR) (.*)$`)
+	reRCCLVersion  = regexp.MustCompile(`RCCL version\s*:?\s*(\S+)`)
+	reTorchrunFail = regexp.MustCompile(`failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)`)
+	reTableRank    = regexp.MustCompile(`^\s*rank\s*: (\d+) \(local_rank: (\d+)\)`)
+	reTableExit    = regexp.MustCompile(`^\s*exitcode\s*: (-?\d+)(?: \(pid: (\d+)\))?`)
+	reTableSignal  = regexp.MustCompile(`Signal (\d+) \((SIG\w+)\) received by PID (\d+)`)
+	reTableHost    = regexp.MustCompile(`^\s*host\s*: (\S+)`)
+)
+
+var ncclTransportErrors = []string{"Cuda failure", "hipIpcGetMemHandle failed", "ncclUnhandledCudaError", "invalid device ordinal", "Missing \"amd_iommu=on\"", "ncclSystemError", "ncclInternalError", "ncclRemoteError", "ncclInvalidUsage", "NCCL error", "Call to ibv_", "connect() failed", "Connection refused", "Connection reset by peer"}
+
+func (p *ncclParser) beginFile(*Session) { p.tableRank, p.tableLine, p.tablePID = -1, 0, 0 }
+func (p *ncclParser) endFile()           {}
+
+func (p *ncclParser) line(l *line) {
+	t := l.text
+	s := p.s
+	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") {
+		if p.nccl(l) {
+			return
+		}
+	}
+	if !containsAny(t, "rank", "exitcode", "Signal ", "host") {
+		return
+	}
+	if m := reTorchrunFail.FindStringSubmatch(t); m != nil {
+		s.format("torchrun")
+		s.exitCode(l, atoiDef(m[1], 0), atoiDef(m[2], -1), atoiDef(m[3], 0))
+		return
+	}
+	if m := reTableRank.FindStringSubmatch(t); m != nil {
+		s.format("torchrun")
+		p.tableRank, p.tableLine = atoiDef(m[1], -1), l.no
+		return
+	}
+	if m := reTableExit.FindStringSubmatch(t); m != nil {
+		rank := -1
+		if p.tableRank >= 0 && l.no-p.tableLine <= 4 {
+			rank = p.tableRank
+		}
+		p.tablePID = atoiDef(m[2], 0)
+		s.exitCode(l, atoiDef(m[1], 0), rank, p.tablePID)
+		return
+	}
+	if m := reTableSignal.FindStringSubmatch(t); m != nil {
+		rank := -1
+		if p.tableRank >= 0 && l.no-p.tableLine <= 6 {
+			rank = p.tableRank
+		}
+		sig := atoiDef(m[1], 0)
+		s.exitCode(l, -sig, rank, atoiDef(m[3], 0))
+	}
+}
+
+func (p *ncclParser) nccl(l *line) bool {
+	t := l.text
+	s := p.s
+	f := &s.b.facts
+	if m := reWatchdog.FindStringSubmatch(t); m != nil {
+		s.format("nccl_watchdog")
+		a := s.b.add(s, ClassCollectiveTimeout, l, 0.95)
+		seq := atoiDef(m[1], -1)
+		if a.f.SeqNum == nil {
+			a.f.SeqNum = intp(seq)
+		}
+		a.seq(seq)
+		a.setStr(&a.f.OpType, m[2])
+		a.addReason("Watchdog caught collective operation timeout")
+		a.detail("numel_in", m[3])
+		a.detail("timeout_ms", m[5])
+		a.detail("ran_for_ms", m[6])
+		if r := submatch(reRankTag, t); r != "" {
+			a.rank(atoiDef(r, -1))
+		}
+		return true
+	}
+	if m := reWorkState.FindStringSubmatch(t); m != nil {
+		a := s.b.add(s, ClassCollectiveTimeout, l, 0.9)
+		a.seq(atoiDef(m[1], -1))
+		if a.f.SeqNum == nil {
+			a.f.SeqNum = intp(atoiDef(m[1], -1))
+		}
+		a.detail("last_enqueued_work", m[2])
+		a.detail("last_completed_work", m[3])
+		if r := submatch(reRankTag, t); r != "" {
+			a.rank(atoiDef(r, -1))
+		}
+		return true
+	}
+	if containsAny(t, "Some NCCL operations have failed or timed out", "Process group watchdog thread terminated with exception", "Exception raised from checkTimeout", "To avoid data inconsistency, we are taking the entire process down") {
+		if a := s.b.get(ClassCollectiveTimeout); a != nil || strings.Contains(t, "timed out") || strings.Contains(t, "checkTimeout") {
+			a = s.b.add(s, ClassCollectiveTimeout, l, 0.7)
+			if r := submatch(reRankTag, t); r != "" {
+				a.rank(atoiDef(r, -1))
+			}
+		}
+		return true
+	}
+	if m := reRCCLVersion.FindStringSubmatch(t); m != nil {
+		f.notes = appendCap(f.notes, "RCCL version "+m[1], 8)
+		return true
+	}
+	m := reNCCLLine.FindStringSubmatch(t)
+	warn := m != nil && (m[5] == "WARN" || m[5] == "ERROR")
+	if m == nil && !strings.Contains(t, "ncclUnhandledCudaError") && !strings.Contains(t, "NCCL error") {
+		return false
+	}
+	if m != nil {
+		s.format("nccl_debug")
+	}
+	if !warn && m != nil {
+		return true
+	}
+	for _, e := range ncclTransportErrors {
+		if strings.Contains(t, e) {
+			conf := 0.8
+			if strings.HasPrefix(e, "Missing") {
+				conf = 0.35
+			}
+			a := s.b.add(s, ClassRCCLTransport, l, conf)
+			if strings.HasPrefix(a.f.Reason, "Missing") && !strings.HasPrefix(e, "Missing") {
+				a.f.Reason = e
+			}
+			a.addReason(e)
+			if m != nil {
+				a.setStr(&a.f.Host, m[1])
+				a.setPID(atoiDef(m[2], 0))
+				a.detail("nccl_device", m[4])
+			}
+			if strings.Contains(t, "/hipify/") || strings.Contains(t, "RCCL") {
+				a.detail("library", "RCCL")
+			}
+			return true
+		}
+	}
+	return true
+}
+
+// exitCode records a process exit status: SIGKILL → host_oom_kill,
+// SIGSEGV → host_segfault, SIGABRT → attached to the primary GPU finding.
+func (s *Session) exitCode(l *line, code, rank, pid int) {
+	f := &s.b.facts
+	sig := exitSignal(code)
+	if rank < 0 {
+		rank = l.rank
+	}
+	ef := exitFact{code: code, hasCode: true, signal: sig, rank: rank, pid: pid, ev: l.ev(s)}
+	switch sig {
+	case "SIGKILL":
+		a := s.b.add(s, ClassHostOOMKill, l, 0.6)
+		a.setExit(code)
+		a.setStr(&a.f.Signal, sig)
+		a.rank(rank)
+		if a.f.PID == nil && pid > 0 {
+			a.detail("killed_pid", strconv.Itoa(pid))
+		}
+	case "SIGSEGV", "SIGBUS":
+		a := s.b.add(s, ClassHostSegfault, l, 0.75)
+		a.setExit(code)
+		a.setStr(&a.f.Signal, sig)
+		a.rank(rank)
+		if pid > 0 {
+			a.setPID(pid)
+		}
+	case "SIGABRT", "SIGILL", "SIGFPE", "SIGTRAP":
+		f.aborts = append(f.aborts, ef)
+		if len(f.aborts) > 16 {
+			f.aborts = f.aborts[1:]
+		}
+	}
+	if len(f.exits) < 32 {
+		f.exits = append(f.exits, ef)
+	}
+}

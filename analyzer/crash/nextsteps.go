@@ -1,0 +1,160 @@
+package crash
+
+import "strings"
+
+const debugAgentCmd = "HSA_TOOLS_LIB=/opt/rocm/lib/librocm-debug-agent.so.2 HSA_ENABLE_DEBUG=1 ROCM_DEBUG_AGENT_OPTIONS='--save-code-objects=DIR --precise-memory' <app>, then grep -E 'stopped, reason|Disassembly' in the log"
+
+const rocgdbCmd = "rocgdb -p <worker pid> -batch -x cmds with 'set pagination off', 'info agents', 'info dispatches', 'info queues', 'bt 30', 'detach', 'quit' (without the debug agent loaded: the two cannot share a process)"
+
+// nextSteps proposes what to do next, in the spirit of the seed skills:
+// debug agent for faults and traps, rocgdb for hangs, serialized reruns for
+// asynchronous errors, kernel-API log escalation for SGLang/FlashInfer.
+func nextSteps(f *Finding, facts *facts) []string {
+	var out []string
+	add := func(s string) { out = appendCap(out, s, 8) }
+	kernelKnown := f.Kernel != ""
+	switch f.Class {
+	case ClassGPUMemoryFault:
+		if !kernelKnown {
+			add("Name the faulting kernel: rerun under the debug agent: " + debugAgentCmd)
+		}
+		if f.SavedCodeObject != "" {
+			off := f.Details["stop_pc_offset_in_code_object"]
+			s := "Disassemble the saved code object (*" + f.SavedCodeObject + ") with /opt/rocm/llvm/bin/llvm-objdump --disassemble-all"
+			if off != "" {
+				s += " and read the instructions just before offset " + off
+			}
+			add(s)
+		}
+		if f.Reason == "MEMORY_VIOLATION" || strings.Contains(f.Details["stop_instruction"], "s_waitcnt") {
+			add("Rerun with ROCM_DEBUG_AGENT_OPTIONS=--precise-memory (rocgdb: set amdgpu precise-memory on) so the stop pc is the faulting instruction")
+		}
+		add("Serialize launches so the traceback points at the failing call: AMD_SERIALIZE_KERNEL=3 (older ROCm: HIP_LAUNCH_BLOCKING=1; CUDA: CUDA_LAUNCH_BLOCKING=1)")
+		switch {
+		case strings.HasPrefix(f.AddressKind, "NULL"):
+			add("The address is NULL: look for an unset / null pointer or descriptor argument of the kernel")
+		case strings.HasPrefix(f.AddressKind, "first page of a 2 MiB"):
+			add("Check index bounds and buffer sizes: the address is just past a 2 MiB-aligned block (read/write past the end of an allocation)")
+		case strings.HasPrefix(f.AddressKind, "write to a read-only"):
+			add("A kernel wrote to read-only memory: check const / IPC-imported / read-only mapped buffers passed as outputs")
+		}
+		if f.Details["dmesg_page"] == "" && f.Details["source"] != "" {
+			add("Correlate with the kernel log: sudo dmesg -T | grep -A9 'page fault' (same address page and pid = same fault; client TCP = shader, SDMA = copy engine)")
+		}
+		if facts.override != "" {
+			add("HSA_OVERRIDE_GFX_VERSION=" + facts.override + " is set: retry without it or with a build for the native gfx target")
+		}
+	case ClassDeviceAssert:
+		if !kernelKnown || f.HSAStatus == "HSA_STATUS_ERROR_EXCEPTION" && f.Waves == 0 {
+			add("HSA 0x1016 / a trap without text: rerun under the debug agent to see ASSERT_TRAP vs MEMORY_VIOLATION and the kernel: " + debugAgentCmd)
+		}
+		if f.KernelMeaning != "" {
+			add("Check the indices fed to the op (" + f.KernelMeaning + "): every index must satisfy 0 <= idx < size(dim)")
+		} else {
+			add("Check the index tensors of indexing ops (index_copy_, index_put_, gather, scatter, embedding): 0 <= idx < size(dim)")
+		}
+		add("Get the assert text on ROCm: build/use PyTorch with TORCH_USE_HIP_DSA=1 (CUDA: TORCH_USE_CUDA_DSA=1)")
+		add("Serialize launches (AMD_SERIALIZE_KERNEL=3 / CUDA_LAUNCH_BLOCKING=1) so the traceback names the failing op")
+		if f.QueueCount > 1 {
+			add("All ranks failed at once: the bad indices are data-dependent and shared by every rank (check the batch / positions fed to the op)")
+		}
+	case ClassIllegalInstruction:
+		add("Compare the kernel's target with the GPU (rocminfo | grep -m1 gfx): a code object built for another ISA (e.g. ISA908 = gfx908) executes illegal instructions")
+		add("Rebuild or install rocBLAS / Tensile / the library with the device's gfx target, or remove HSA_OVERRIDE_GFX_VERSION")
+		if !kernelKnown {
+			add("Name the kernel: AMD_SERIALIZE_KERNEL=3 with AMD_LOG_LEVEL=1 prints the CLR packet dump (Kernel Name), or rerun under the debug agent")
+		}
+	case ClassArchMismatch:
+		add("Find the GPU target: rocminfo | grep -m1 -o 'gfx[0-9a-f]*' (and its xnack/sramecc features)")
+		add("Use a PyTorch/ROCm build whose fat binary includes that target, or rebuild with PYTORCH_ROCM_ARCH=<gfx> / --offload-arch=<gfx>")
+		add("For unsupported consumer GPUs, HSA_OVERRIDE_GFX_VERSION (10.3.0 for gfx103x, 11.0.0 for gfx110x) runs the nearest supported ISA — unsupported, may fault")
+		add("AMD_LOG_LEVEL=4 prints 'Missing CO for these ISAs' with the exact target id")
+		if strings.Contains(f.Details["gpu_arch_in_log"], "gfx950") {
+			add("A gfx942 (MI300X) image on gfx950 (MI355X) is a common mismatch: use an image built for gfx950")
+		}
+	case ClassVRAMOOM:
+		switch f.SubKind {
+		case "fragmentation":
+			add("Fragmentation: set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (CUDA: PYTORCH_CUDA_ALLOC_CONF)")
+		case "device_capacity":
+			add("The request exceeds the device capacity: reduce batch / resolution / model size or shard; on APUs (UMA) raise the GTT/TTM limit (amdgpu.gttsize, ttm.pages_limit) or the BIOS carve-out")
+		case "exhaustion":
+			add("PyTorch holds almost all memory: reduce batch size, sequence length or KV-cache share (--mem-fraction-static / gpu_memory_utilization), or shard the model")
+		case "other_tenants":
+			add("Another process holds the GPU memory: rocm-smi --showpids (nvidia-smi) and stop it")
+		}
+		add("Watch memory while reproducing: rocm-smi --showmeminfo vram (nvidia-smi)")
+	case ClassHostOOMKill:
+		add("Confirm the OOM killer: sudo dmesg -T | grep -i 'killed process'; in containers docker inspect --format '{{.State.OOMKilled}}'")
+		add("Reduce host RAM while loading weights (safetensors mmap, low_cpu_mem_usage, fewer loader workers) or raise the container memory / --shm-size limit")
+		add("On exit 137, retry with a smaller batch and check the container limit; a manual kill -9 or a launcher timeout looks the same in the log")
+	case ClassHostSegfault:
+		add("Not a GPU fault (GPU faults on ROCm abort with SIGABRT): get the native stack with python -X faulthandler or gdb --args python …")
+		add("Escalate the kernel-API log to level 10 (SGLANG_KERNEL_API_LOGLEVEL=10 with SGLANG_KERNEL_API_DUMP_DIR) to capture the last call and its inputs")
+		add("Check native extensions, ctypes / pointer use and mismatched library versions at the crashing frame")
+	case ClassGPUHangReset:
+		add("Not an application memory bug unless a page fault precedes the reset: check firmware and driver versions (dmesg | grep -i -E 'MES|firmware'; update linux-firmware / amdgpu-dkms)")
+		add("Collect the devcoredump: /sys/class/drm/cardN/device/devcoredump/data")
+		add("On APUs check whether a display / compositor process shares the GPU")
+	case ClassECCRAS:
+		add("Hardware error: report the device (" + f.Device + ") to the operator / open a hardware ticket and drain the node")
+		add("Inspect RAS counters: rocm-smi --showrasinfo all / amd-smi metric --ecc")
+	case ClassDMADriverFault:
+		add("Copy-engine / driver path, not a shader bug: update amdgpu-dkms / the kernel; try HSA_ENABLE_SDMA=0 to route copies through shaders")
+		add("'Failed to resume KFD' (userptr restore): check host memory pressure, IOMMU and HMM settings")
+	case ClassCollectiveTimeout:
+		add("Find the rank that never reached the SeqNum: compare every rank's log; the missing rank usually crashed or hung first")
+		add("Enable the flight recorder: TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1, analyse with python -m torch.distributed.flight_recorder.fr_trace")
+		add("On stuck ranks: py-spy dump --pid <pid>, and " + rocgdbCmd + " to see whether an ncclDevKernel is still running")
+		add("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL for the collective path")
+	case ClassRCCLTransport:
+		add("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,NET to see the failing transport")
+		add("Check P2P/IPC and IOMMU (amd_iommu=on iommu=pt), HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES and the rank→GPU map, container --ipc=host and --device flags")
+	case ClassCPUHang:
+		if facts.pyspyMiss != nil {
+			add("py-spy is missing: pip install py-spy in the container so the watchdog can dump the scheduler stacks")
+		}
+		add("py-spy dump --pid <scheduler pid> --native on every rank: idle in NCCL/gloo waits = distributed deadlock; active+gil = busy loop")
+		add("If the main thread waits in synchronize / .item(), a kernel never completed: " + rocgdbCmd)
+	case ClassGPUKernelHang:
+		add(rocgdbCmd)
+		add("Take two dumps a few seconds apart: dispatches listed in both are the stuck kernels; Write > Read in info queues = pending packets")
+		add("If HIP_LAUNCH_BLOCKING=1 / AMD_SERIALIZE_KERNEL=3 makes the hang vanish, it is an async race between streams: bisect the racing calls (split-K workspaces, shared buffers)")
+	case ClassTritonCompile:
+		add("Clear the caches (rm -rf ~/.triton/cache /tmp/torchinductor_$USER) and retry")
+		add("Check the Triton / ROCm version pair; pin a known-good Triton or apply the backend workaround env (e.g. AMDGCN_USE_BUFFER_OPS=0)")
+		add("Reproduce the failing pass from the generated MLIR reproducer with triton-opt and report it upstream")
+	case ClassFP8AttentionCrash:
+		add("Retry without the FP8 KV cache (--kv-cache-dtype auto) or with another attention backend to confirm the kernel path")
+		add("Try eager mode (--enforce-eager / --disable-cuda-graph) to see whether graph capture is involved")
+		add("Name the exact attention kernel under the debug agent: " + debugAgentCmd)
+	case ClassAsyncRace:
+		add("The reported location is not the fault site: rerun with AMD_SERIALIZE_KERNEL=3 (older ROCm: HIP_LAUNCH_BLOCKING=1; CUDA: CUDA_LAUNCH_BLOCKING=1) so the error surfaces at the failing launch")
+		add("Run under the debug agent with --precise-memory to stop at the faulting wave: " + debugAgentCmd)
+		add("If the error moves or vanishes with PYTORCH_NO_HIP_MEMORY_CACHING=1, the out-of-bounds access depends on the allocator layout")
+	case ClassInvalidLaunch:
+		add("Compare grid / block / LDS with the device limits (rocminfo: Workgroup Max Size 1024 threads, 1024 per dimension, 64 KiB LDS per workgroup)")
+		add("Keep blocks at ≤ 1024 threads (e.g. 32×32 instead of 64×64) and dynamic shared memory within the LDS limit")
+		add("AMD_LOG_LEVEL=3 logs every hipLaunchKernel with its geometry and the returned error (HIP has no hipErrorInvalidLaunchConfig: it returns hipErrorInvalidConfiguration 9 or hipErrorInvalidValue 1)")
+	case ClassNotGPU:
+		add("Application / environment error: fix the reported exception; no GPU fault was found in the evidence")
+	}
+	// kernel-API log escalation (seed 000)
+	k := facts.kernelAPI
+	switch f.Class {
+	case ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassFP8AttentionCrash, ClassAsyncRace:
+		switch {
+		case k.calls == 0:
+		case k.level >= 10:
+			add("Replay the last dump: load inputs.pt of the last dump directory whose outputs.pt is missing (metadata.json execution_status != completed)")
+		case k.level >= 3:
+			add("Escalate the kernel-API log to level 10 with targeted dumps: SGLANG_KERNEL_API_LOGLEVEL=10 SGLANG_KERNEL_API_DUMP_DIR=… SGLANG_KERNEL_API_DUMP_INCLUDE='<failing api>'")
+		default:
+			add("Escalate the kernel-API log to level 3 (shapes/dtypes) or 5 (NaN/Inf statistics): SGLANG_KERNEL_API_LOGLEVEL=3 (FlashInfer: FLASHINFER_LOGLEVEL=3)")
+		}
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}

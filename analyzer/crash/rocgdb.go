@@ -1,0 +1,293 @@
+package crash
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// rocgdbParser reads rocgdb batch dumps (docs section 7): info agents,
+// queues, dispatches (incl. -full and MI records), threads/lanes, stop
+// banners with the lane switch, and backtraces. Rows are recognised by the
+// shape of their values, not by column positions, so misaligned pastes work.
+type rocgdbParser struct {
+	s          *Session
+	dumps      int // number of "info dispatches" outputs in the file
+	dispatches map[string]*dispatchSeen
+	stops      []*gdbStop
+	pending    []string // queues with Write > Read
+}
+
+type dispatchSeen struct {
+	target, kernel, fence, queue string
+	firstDump, lastDump          int
+	n, lineNo                    int
+	ev                           Evidence
+}
+
+type gdbStop struct {
+	thread, name, sig, what string
+	gpu                     bool
+	imprecise               bool
+	wave                    string // agent:queue:dispatch:wave
+	workgroup, workItem     string
+	lane                    string
+	frame, frameFrom        string
+	frameFn                 string
+	memFn, memFrom          string
+	frames                  int
+	ev                      Evidence
+	l                       *line
+	evs                     []Evidence
+}
+
+var (
+	reGdbDispatch = regexp.MustCompile(`^\*?\s*(\d+)\s+AMDGPU Dispatch (\d+):(\d+):(\d+) \(PKID (\d+)\)\s+(\[[\d,]*\])\s+(\[[\d,]*\])\s+([BAaRs|]+|-)?\s*(?:Shared\(\d+\), Private\(\d+\)\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+)?(.*)$`)
+	reGdbQueue    = regexp.MustCompile(`^\*?\s*(\d+)\s+AMDGPU Queue (\d+):(\d+) \(QID (\d+)\)\s+(HSA(?: \(\w+\))?|DMA|XGMI|PM4|Unknown)\s+(?:(\d+)\s+(\d+)\s+)?(\d+)\s+(0x[0-9a-fA-F]+)`)
+	reGdbAgent    = regexp.MustCompile(`^\*?\s*(\d+)\s+(?:(\w)\s+)?AMDGPU Agent \(GPUID (\d+)\)\s+(?:(gfx\w+)\s+)?(.*?)\s+(\d+)\s+(\d+)\s+((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\s*$`)
+	reGdbStop     = regexp.MustCompile(`Thread (\d+)(?: "([^"]*)")? received signal (SIG\w+|CUDA_EXCEPTION_\d+), ([^.]*)`)
+	reGdbLane     = regexp.MustCompile(`AMDGPU Lane (\d+:\d+:\d+:\d+)/(\d+) \((\d+,\d+,\d+)\)\[(\d+,\d+,\d+)\]`)
+	reGdbWave     = regexp.MustCompile(`AMDGPU Wave (\d+:\d+:\d+:\d+) \((\d+,\d+,\d+)\)/(\d+)`)
+	reGdbFrame    = regexp.MustCompile(`^(?:#\d+\s+)?(?:0x[0-9a-fA-F]+ in )?([^\s(][^(]*?) \((.*?)\)(?: at (\S+:\d+)| from (\S+))?\s*$`)
+	reMIDispatch  = regexp.MustCompile(`target-id="AMDGPU Dispatch (\d+:\d+:\d+)[^"]*"[^}]*?kernel-function="([^"]*)"`)
+)
+
+func (p *rocgdbParser) beginFile(*Session) {
+	p.dumps = 0
+	p.dispatches = map[string]*dispatchSeen{}
+	p.stops = nil
+	p.pending = nil
+}
+
+func (p *rocgdbParser) line(l *line) {
+	t := l.text
+	s := p.s
+	if len(p.stops) > 0 {
+		p.stopContext(l)
+	}
+	if !containsAny(t, "AMDGPU", "received signal", "Target Id", "No dispatches", "No queues", "No agents", "dispatches=") {
+		return
+	}
+	switch {
+	case strings.Contains(t, "received signal"):
+		if m := reGdbStop.FindStringSubmatch(t); m != nil {
+			s.format("gdb_stop")
+			st := &gdbStop{thread: m[1], name: m[2], sig: m[3], what: m[4], ev: l.ev(s), l: l}
+			if strings.HasPrefix(m[3], "CUDA_EXCEPTION") {
+				return // handled by the NVIDIA parser
+			}
+			if len(p.stops) < 8 {
+				p.stops = append(p.stops, st)
+			}
+		}
+	case strings.Contains(t, "Target Id") && strings.Contains(t, "Kernel Function"), strings.Contains(t, "No dispatches are currently active"):
+		s.format("rocgdb_info_dispatches")
+		p.dumps++
+	case strings.Contains(t, "dispatches=["):
+		p.dumps++
+		for _, m := range reMIDispatch.FindAllStringSubmatch(t, 64) {
+			p.dispatch(l, m[1], m[2], "")
+		}
+	case strings.Contains(t, "AMDGPU Dispatch"):
+		if m := reGdbDispatch.FindStringSubmatch(t); m != nil {
+			if p.dumps == 0 {
+				p.dumps = 1
+			}
+			p.dispatch(l, m[2]+":"+m[3]+":"+m[4]+" PKID "+m[5], strings.TrimSpace(m[9]), m[8])
+		}
+	case strings.Contains(t, "AMDGPU Queue"):
+		if m := reGdbQueue.FindStringSubmatch(t); m != nil {
+			s.format("rocgdb_info_queues")
+			if m[6] != "" && atoi64(m[7]) > atoi64(m[6]) && len(p.pending) < 64 {
+				p.pending = append(p.pending, m[2]+":"+m[3]+" ("+m[5]+", read "+m[6]+" < write "+m[7]+")")
+			}
+		}
+	case strings.Contains(t, "AMDGPU Agent"):
+		if m := reGdbAgent.FindStringSubmatch(t); m != nil {
+			s.format("rocgdb_info_agents")
+		}
+	}
+}
+
+func (p *rocgdbParser) dispatch(l *line, target, kernel, fence string) {
+	s := p.s
+	s.format("rocgdb_info_dispatches")
+	key := target + "|" + kernel
+	d := p.dispatches[key]
+	if d == nil {
+		if len(p.dispatches) >= 256 {
+			return
+		}
+		q := target
+		if i := strings.LastIndexByte(strings.Fields(target)[0], ':'); i > 0 {
+			q = target[:i]
+		}
+		d = &dispatchSeen{target: target, kernel: kernel, fence: fence, queue: q, firstDump: p.dumps, ev: l.ev(s)}
+		p.dispatches[key] = d
+	}
+	d.lastDump = p.dumps
+	d.n++
+	d.lineNo = l.no
+}
+
+// stopContext reads the lines after a stop banner: precise-memory warning,
+// lane/wave switch, first frame.
+func (p *rocgdbParser) stopContext(l *line) {
+	st := p.stops[len(p.stops)-1]
+	if l.no-st.l.no > 12 || st.frames >= 4 {
+		return
+	}
+	t := strings.TrimSpace(l.text)
+	add := false
+	switch {
+	case strings.Contains(t, "precise memory violation signal reporting is not enabled"), strings.Contains(t, "precise ALU exception reporting is not enabled"):
+		st.gpu, st.imprecise, add = true, true, true
+	case strings.HasPrefix(t, "[Switching to thread"):
+		if m := reGdbLane.FindStringSubmatch(t); m != nil {
+			st.gpu, st.wave, st.lane, st.workgroup, st.workItem = true, m[1], m[2], m[3], m[4]
+		} else if m := reGdbWave.FindStringSubmatch(t); m != nil {
+			st.gpu, st.wave, st.workgroup = true, m[1], m[2]
+		}
+		add = true
+	default:
+		if m := reGdbFrame.FindStringSubmatch(t); m != nil && (strings.HasPrefix(t, "0x") || strings.HasPrefix(t, "#")) {
+			st.frames++
+			if st.frame == "" {
+				st.frameFn = strings.TrimSpace(m[1])
+				st.frame = st.frameFn
+				if m[3] != "" {
+					st.frame += " at " + m[3]
+				}
+				st.frameFrom = m[4]
+			}
+			if st.memFn == "" && (strings.HasPrefix(m[4], "memory://") || strings.HasPrefix(m[4], "file://")) {
+				st.memFn, st.memFrom = strings.TrimSpace(m[1]), m[4]
+			}
+			add = true
+		}
+	}
+	if add && len(st.evs) < 6 {
+		st.evs = append(st.evs, l.ev(p.s))
+	}
+}
+
+func (p *rocgdbParser) endFile() {
+	s := p.s
+	for _, st := range p.stops {
+		p.resolve(st)
+	}
+	// dispatches listed in two or more separate dumps are still in flight
+	var persist []*dispatchSeen
+	for _, k := range sortedDispatchKeys(p.dispatches) {
+		d := p.dispatches[k]
+		if d.lastDump > d.firstDump && len(p.stops) == 0 {
+			persist = append(persist, d)
+		}
+	}
+	if len(persist) > 0 {
+		a := s.b.add(s, ClassGPUKernelHang, nil, 0.65)
+		a.strong = true
+		clean := map[string]bool{}
+		for _, d := range persist {
+			a.evidence(d.ev)
+			a.setKernel(d.kernel, "rocgdb info dispatches (in flight across dumps)", 65)
+			a.addQueue(d.queue)
+			if strings.Contains(d.kernel, "_clean") && d.fence == "B|Aa|Ra" {
+				clean[d.queue] = true
+			}
+			if km := kernelMeaning(d.kernel); strings.Contains(km, "collective") {
+				a.note("a collective kernel is still in flight: a peer rank never arrived at the barrier")
+			}
+		}
+		a.addReason("dispatches still active across successive rocgdb dumps")
+		if len(clean) >= 2 {
+			a.note("two or more _clean / split-K dispatches on different queues with fence B|Aa|Ra: shared-workspace race (make the workspace stream-keyed)")
+		}
+		for _, q := range p.pending {
+			a.note("queue " + q + ": packets pending")
+		}
+	}
+}
+
+func (p *rocgdbParser) resolve(st *gdbStop) {
+	s := p.s
+	if !st.gpu {
+		if st.sig == "SIGSEGV" || st.sig == "SIGBUS" {
+			a := s.b.add(s, ClassHostSegfault, st.l, 0.6)
+			a.setStr(&a.f.Signal, st.sig)
+			a.setStr(&a.f.Location, st.frame)
+			a.detail("source", "gdb stop on a host thread")
+		}
+		return
+	}
+	class := ""
+	switch st.sig {
+	case "SIGSEGV", "SIGBUS":
+		class = ClassGPUMemoryFault
+	case "SIGILL":
+		class = ClassIllegalInstruction
+	case "SIGFPE", "SIGTRAP", "SIGABRT":
+		class = ClassDeviceAssert
+	}
+	if class == "" {
+		return
+	}
+	s.format("rocgdb_gpu_stop")
+	a := s.b.add(s, class, st.l, 0.85)
+	a.strong = true
+	for _, e := range st.evs {
+		a.evidence(e)
+	}
+	a.setStr(&a.f.Signal, st.sig)
+	a.addReason(st.sig + " on an AMDGPU wave (" + st.what + ")")
+	a.setStr(&a.f.Location, st.frame)
+	a.detail("gdb_thread", st.thread)
+	a.detail("wave", st.wave)
+	a.detail("lane", st.lane)
+	a.detail("workgroup", st.workgroup)
+	a.detail("work_item", st.workItem)
+	if st.imprecise {
+		a.note("rocgdb: precise memory reporting was off, so the reported location may be after the faulting instruction (set amdgpu precise-memory on)")
+	}
+	// the dispatch the wave belongs to names the kernel: nearest listing
+	// after the stop, else nearest before
+	if st.wave != "" {
+		parts := strings.Split(st.wave, ":")
+		if len(parts) == 4 {
+			prefix := strings.Join(parts[:3], ":") + " "
+			var best *dispatchSeen
+			score := func(d *dispatchSeen) int {
+				if d.lineNo >= st.l.no {
+					return d.lineNo - st.l.no
+				}
+				return 1<<20 + st.l.no - d.lineNo
+			}
+			for _, k := range sortedDispatchKeys(p.dispatches) {
+				d := p.dispatches[k]
+				if strings.HasPrefix(d.target, prefix) && (best == nil || score(d) < score(best)) {
+					best = d
+				}
+			}
+			if best != nil {
+				a.setKernel(best.kernel, "rocgdb info dispatches (dispatch of the stopped wave)", 65)
+				a.evidence(best.ev)
+			}
+		}
+	}
+	if st.memFn != "" {
+		a.setKernel(st.memFn, "rocgdb frame without debug info (code object "+st.memFrom+")", 60)
+		if a.f.CodeObject == "" {
+			a.f.CodeObject = st.memFrom
+			a.f.SavedCodeObject = savedCodeObjectName(st.memFrom)
+		}
+	}
+}
+
+func sortedDispatchKeys(m map[string]*dispatchSeen) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,304 @@
+package crash
+
+import (
+	"regexp"
+	"strings"
+)
+
+// rocrParser reads ROCr runtime fatal messages (docs section 3): the VM
+// fault line, hardware exceptions, LLVM offload faults, CLR's named-kernel
+// "Memory Fault Error" report and legacy debug-agent fault lines.
+type rocrParser struct {
+	s       *Session
+	mfe     string // an unterminated "Memory Fault Error [" record
+	mfeLine *line
+}
+
+var (
+	reROCrNode     = regexp.MustCompile(`(?i)Memory access fault by GPU node-(\d+)`)
+	reAgentHandle  = regexp.MustCompile(`\(Agent handle: ([^)]*)\)`)
+	reOnAddress    = regexp.MustCompile(`on address (\(nil\)|[^\s(]+)(\(may not be exact address\))?`)
+	reReasonTail   = regexp.MustCompile(`Reasons?: ?(.*)$`)
+	reHWException  = regexp.MustCompile(`HW Exception by GPU node-(\d+)(?: \(Agent handle: ([^)]*)\))? reason ?:\s*(.*)`)
+	reOffloadFault = regexp.MustCompile(`memory access fault by GPU (\d+)(?: \(agent ([^)]*)\))?(?: at virtual address (\(nil\)|[^\s.]+))?`)
+	reOffloadKern  = regexp.MustCompile(`^Kernel '(.*)'`)
+	reOmpInParens  = regexp.MustCompile(`\((__omp_offloading_\w+)\)`)
+	reMFEHost      = regexp.MustCompile(`host: ([^,\]]+)`)
+	reMFEGPU       = regexp.MustCompile(`GPU index: (\d+)`)
+	reMFEAddr      = regexp.MustCompile(`faulting addr: (\(nil\)|0x[0-9a-fA-F]+)`)
+	reMFEKernel    = regexp.MustCompile(`kernel: (.*?)\]?$`)
+	reLegacyAgent  = regexp.MustCompile(`Memory access fault at GPU Node: (\d+)(?: / Address: (\S+))?(?: \((.*)\))?`)
+	reGPUMemError  = regexp.MustCompile(`\[GPU Memory Error\] Addr: (\S+)(?: Reason: (.*))?`)
+	reFaultingPage = regexp.MustCompile(`Faulting page: (0x[0-9a-fA-F]+)`)
+	reSystemEvent  = regexp.MustCompile(`HSA_AMD_GPU_MEMORY_FAULT_EVENT: ([^)]*)`)
+)
+
+var rocrReasons = []string{
+	"Page not present or supervisor privilege",
+	"Write access to a read-only page",
+	"Execute access to a page marked NX",
+	"Host access only",
+	"DRAM ECC failure",
+	"SRAM ECC failure",
+	"ECC failure (if supported by HW)",
+	"Generic hang recovery",
+	"Unknown",
+}
+
+// parseReasons finds the known ROCr fault reasons in text (several may be
+// concatenated by legacy clients); otherwise returns the text up to the first
+// sentence end.
+func parseReasons(text string) []string {
+	low := strings.ToLower(text)
+	var out []string
+	for _, r := range rocrReasons {
+		if strings.Contains(low, strings.ToLower(r)) {
+			out = append(out, r)
+		}
+	}
+	// legacy agent lower-case short forms
+	if len(out) == 0 {
+		switch {
+		case strings.Contains(low, "page not present"):
+			out = append(out, "Page not present or supervisor privilege")
+		case strings.Contains(low, "read-only"):
+			out = append(out, "Write access to a read-only page")
+		}
+	}
+	if len(out) > 0 {
+		// "Unknown" is only meaningful alone
+		if len(out) > 1 && out[len(out)-1] == "Unknown" {
+			out = out[:len(out)-1]
+		}
+		return out
+	}
+	t := strings.TrimSpace(text)
+	if i := strings.Index(t, ". "); i >= 0 {
+		t = t[:i]
+	}
+	t = strings.TrimRight(t, ". ")
+	if t == "" {
+		return nil
+	}
+	return []string{clip(t, 120)}
+}
+
+func reasonClass(reasons []string) string {
+	for _, r := range reasons {
+		switch {
+		case strings.Contains(r, "ECC"):
+			return ClassECCRAS
+		case r == "Generic hang recovery":
+			return ClassGPUHangReset
+		}
+	}
+	return ClassGPUMemoryFault
+}
+
+var reasonMeanings = map[string]string{
+	"Page not present or supervisor privilege": "the GPU touched an address that is not mapped for it: out-of-bounds index, use-after-free, or a host pointer passed to a kernel",
+	"Write access to a read-only page":         "a kernel wrote to memory mapped read-only (const buffer, IPC import, read-only host mapping)",
+	"Execute access to a page marked NX":       "the GPU tried to execute data: bad function pointer or corrupt code object",
+	"Host access only":                         "memory allocated host-only was accessed from the GPU",
+	"DRAM ECC failure":                         "uncorrectable DRAM ECC error: hardware problem",
+	"SRAM ECC failure":                         "uncorrectable SRAM ECC error: hardware problem",
+	"ECC failure (if supported by HW)":         "ECC error: hardware problem",
+	"Generic hang recovery":                    "the driver recovered a hung queue",
+	"MEMORY_VIOLATION":                         "a wave's memory access faulted (the reported pc is usually after the faulting instruction unless --precise-memory)",
+	"ADDRESS_ERROR":                            "a wave used an invalid address (aperture violation)",
+	"ASSERT_TRAP":                              "the kernel executed s_trap 2: a device-side assert / __builtin_trap fired",
+	"ILLEGAL_INSTRUCTION":                      "the wave executed an instruction the GPU does not support (ISA mismatch or corrupt code)",
+	"DEBUG_TRAP":                               "__builtin_debugtrap reached",
+	"ECC_ERROR":                                "ECC error while the wave ran: hardware problem",
+	"FATAL_HALT":                               "the wave halted fatally",
+}
+
+func reasonMeaning(r string) string {
+	if m, ok := reasonMeanings[r]; ok {
+		return m
+	}
+	if strings.HasPrefix(r, "FP_") || r == "INT_DIVIDE_BY_0" {
+		return "an ALU exception trapped (enable precise ALU exceptions with --precise-alu-exceptions)"
+	}
+	return ""
+}
+
+func (p *rocrParser) beginFile(*Session) { p.mfe = ""; p.mfeLine = nil }
+func (p *rocrParser) endFile() {
+	if p.mfe != "" {
+		p.memoryFaultError(p.mfeLine, p.mfe)
+		p.mfe = ""
+	}
+}
+
+func (p *rocrParser) line(l *line) {
+	t := l.text
+	if p.mfe != "" {
+		joined := p.mfe + " " + strings.TrimSpace(t)
+		if strings.Contains(t, "]") || len(joined) > 2048 {
+			p.mfe = ""
+			p.memoryFaultError(p.mfeLine, joined)
+			return
+		}
+		p.mfe = joined
+		return
+	}
+	if !containsAny(t, "ault", "Exception", "Kernel '", "Memory Error", "page", "HSA_AMD_GPU_MEMORY_FAULT_EVENT") {
+		return
+	}
+	s := p.s
+	switch {
+	case strings.Contains(t, "Memory Fault Error"):
+		i := strings.Index(t, "Memory Fault Error")
+		rec := t[i:]
+		if !strings.Contains(rec, "]") {
+			p.mfe, p.mfeLine = rec, l
+			return
+		}
+		p.memoryFaultError(l, rec)
+	case reROCrNode.MatchString(t):
+		s.format("rocr_vm_fault")
+		m := reROCrNode.FindStringSubmatchIndex(t)
+		rest := t[m[1]:]
+		var reasons []string
+		if r := reReasonTail.FindStringSubmatch(rest); r != nil {
+			reasons = parseReasons(r[1])
+		}
+		a := s.b.add(s, reasonClass(reasons), l, 0.9)
+		a.setNode(atoiDef(t[m[2]:m[3]], -1))
+		if h := reAgentHandle.FindStringSubmatch(rest); h != nil {
+			a.setStr(&a.f.Agent, h[1])
+		}
+		if ad := reOnAddress.FindStringSubmatch(rest); ad != nil {
+			a.setAddress(strings.TrimRight(ad[1], "."))
+			if ad[2] != "" {
+				a.detail("address_precision", "may not be exact (imprecise)")
+			}
+		}
+		for _, r := range reasons {
+			a.addReason(r)
+		}
+		a.detail("source", "ROCr VM fault handler")
+		if l.pid > 0 {
+			a.setPID(l.pid)
+		}
+	case strings.Contains(t, "HW Exception by GPU node-"):
+		m := reHWException.FindStringSubmatch(t)
+		if m == nil {
+			return
+		}
+		s.format("rocr_hw_exception")
+		class := ClassGPUHangReset
+		if strings.Contains(m[3], "ECC") {
+			class = ClassECCRAS
+		}
+		a := s.b.add(s, class, l, 0.9)
+		a.setNode(atoiDef(m[1], -1))
+		a.setStr(&a.f.Agent, m[2])
+		a.addReason(strings.TrimSpace(m[3]))
+	case strings.Contains(t, "OFFLOAD ERROR") && strings.Contains(strings.ToLower(t), "memory access fault"):
+		s.format("llvm_offload")
+		m := reOffloadFault.FindStringSubmatch(t)
+		var reasons []string
+		if r := reReasonTail.FindStringSubmatch(t); r != nil {
+			reasons = parseReasons(r[1])
+		}
+		a := s.b.add(s, reasonClass(reasons), l, 0.9)
+		if m != nil {
+			a.detail("gpu_device_number", m[1])
+			a.setStr(&a.f.Agent, m[2])
+			if m[3] != "" {
+				a.setAddress(m[3])
+			}
+		}
+		for _, r := range reasons {
+			a.addReason(r)
+		}
+		a.detail("source", "LLVM OpenMP offload runtime (GPU n is a device number, not a KFD node)")
+	case strings.HasPrefix(t, "Kernel '"):
+		if m := reOffloadKern.FindStringSubmatch(t); m != nil {
+			k := m[1]
+			if o := reOmpInParens.FindStringSubmatch(k); o != nil {
+				k = o[1]
+			}
+			s.kernelHint(k, "OFFLOAD launched kernel", 70, l)
+		}
+	case strings.Contains(t, "Memory access fault at GPU Node"):
+		m := reLegacyAgent.FindStringSubmatch(t)
+		if m == nil {
+			return
+		}
+		s.format("rocm_debug_agent_legacy")
+		reasons := parseReasons(m[3])
+		a := s.b.add(s, reasonClass(reasons), l, 0.85)
+		a.setNode(atoiDef(m[1], -1))
+		a.setAddress(m[2])
+		for _, r := range reasons {
+			a.addReason(r)
+		}
+	case strings.Contains(t, "[GPU Memory Error]"):
+		m := reGPUMemError.FindStringSubmatch(t)
+		if m == nil {
+			return
+		}
+		reasons := parseReasons(m[2])
+		a := s.b.add(s, reasonClass(reasons), l, 0.85)
+		a.setAddress(m[1])
+		for _, r := range reasons {
+			a.addReason(r)
+		}
+	case strings.Contains(t, "HSA_AMD_GPU_MEMORY_FAULT_EVENT"):
+		reasons := parseReasons(submatch(reSystemEvent, t))
+		a := s.b.add(s, reasonClass(reasons), l, 0.85)
+		for _, r := range reasons {
+			a.addReason(r)
+		}
+	case strings.Contains(t, "Faulting page:"):
+		if a := s.b.get(ClassGPUMemoryFault); a != nil {
+			a.setAddress(submatch(reFaultingPage, t))
+			a.evidence(l.ev(s))
+		}
+	}
+}
+
+func (p *rocrParser) memoryFaultError(l *line, rec string) {
+	if l == nil {
+		return
+	}
+	s := p.s
+	s.format("clr_memory_fault_error")
+	a := s.b.add(s, ClassGPUMemoryFault, l, 0.9)
+	if m := reMFEAddr.FindStringSubmatch(rec); m != nil {
+		a.setAddress(m[1])
+	}
+	if m := reMFEGPU.FindStringSubmatch(rec); m != nil {
+		a.detail("gpu_index", m[1])
+	}
+	if m := reMFEHost.FindStringSubmatch(rec); m != nil {
+		a.setStr(&a.f.Host, m[1])
+	}
+	if m := reMFEKernel.FindStringSubmatch(rec); m != nil {
+		a.setKernel(strings.TrimSpace(m[1]), "CLR Memory Fault Error report", 85)
+	}
+}
+
+// addressKind classifies a fault address (docs section 14, memory fault sub-kinds).
+func addressKind(addr string, reasons []string) string {
+	v, ok := addrValue(addr)
+	if !ok {
+		return ""
+	}
+	switch {
+	case v < 0x1000:
+		return "NULL pointer (address below 0x1000)"
+	case containsStr(reasons, "Write access to a read-only page"):
+		return "write to a read-only page (const buffer, IPC import or read-only mapping)"
+	case containsStr(reasons, "Execute access to a page marked NX"):
+		return "execute access to data (bad function pointer / code object)"
+	case containsStr(reasons, "Host access only"):
+		return "host-only memory accessed from the GPU"
+	case v%0x200000 == 0:
+		return "first page of a 2 MiB-aligned block: likely an out-of-bounds access just past the end of an allocation"
+	}
+	return ""
+}

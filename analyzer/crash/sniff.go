@@ -1,0 +1,42 @@
+package crash
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// Sniff reports whether the first bytes of a (decompressed) file look like
+// crash/log evidence rather than something else (a profiler trace, a binary).
+// Plain text logs are evidence. It is only a hint.
+func Sniff(head []byte) bool {
+	if len(head) == 0 {
+		return false
+	}
+	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+		return false // gzip: decompress first
+	}
+	if bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("\x7fELF")) || bytes.HasPrefix(head, []byte("SQLite format")) {
+		return false
+	}
+	t := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		for _, k := range []string{`"traceEvents"`, `"displayTimeUnit"`, `"deviceProperties"`, `"ph":`, `"ph" :`, `"schemaVersion"`} {
+			if bytes.Contains(head, []byte(k)) {
+				return false
+			}
+		}
+		return true // small JSON side documents (crash_diagnostics.json, metadata.json)
+	}
+	// mostly text?
+	bad := 0
+	n := 0
+	for i := 0; i < len(head); {
+		r, size := utf8.DecodeRune(head[i:])
+		n++
+		if r == 0 || (r == utf8.RuneError && size == 1 && len(head)-i >= utf8.UTFMax) || (r < 0x20 && r != '\n' && r != '\r' && r != '\t' && r != 0x1b && r != '\f' && r != '\b') {
+			bad++
+		}
+		i += size
+	}
+	return n > 0 && bad*20 < n
+}

@@ -1,0 +1,394 @@
+package crash
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// torchParser reads PyTorch texts (docs section 10): out-of-memory messages,
+// device-side asserts, "<HIP|CUDA> error: …" lines, the asynchrony hint,
+// C++ terminate blocks, Python tracebacks and faulthandler dumps, NVHPC
+// "Accelerator Fatal Error".
+type torchParser struct {
+	s          *Session
+	lastFrame  string
+	lastFrameL *line
+	wantCode   bool
+	asserts    map[string]*assertGroup
+	faultStack bool // inside a faulthandler "Current thread" block
+}
+
+type assertGroup struct {
+	threads map[string]bool
+	blocks  map[string]bool
+	n       int
+}
+
+var (
+	reOOMTried    = regexp.MustCompile(`(?i)(HIP|CUDA)? ?out of memory\. Tried to allocate ([\d.]+ ?(?:bytes|[KMGTP]i?B))`)
+	reOOMCap      = regexp.MustCompile(`GPU (\d+) has a total capacity of ([\d.]+ ?\w+) of which ([\d.]+ ?\w+) is free`)
+	reOOMInUse    = regexp.MustCompile(`this process has ([\d.]+ ?\w+) memory in use`)
+	reOOMAlloc    = regexp.MustCompile(`Of the allocated memory ([\d.]+ ?\w+) is allocated by PyTorch(?:, with ([\d.]+ ?\w+) allocated in private pools[^,]*)?, and ([\d.]+ ?\w+) is reserved by PyTorch but unallocated`)
+	reOOMAllowed  = regexp.MustCompile(`([\d.]+ ?\w+) allowed;`)
+	reOOMEnv      = regexp.MustCompile(`(PYTORCH_(?:HIP_|CUDA_)?ALLOC_CONF)=`)
+	reAssertLine  = regexp.MustCompile("^(.*?):(\\d+): ([^:]+(?:::[^:]+)*?): block: \\[(\\d+),(\\d+),(\\d+)\\], thread: \\[(\\d+),(\\d+),(\\d+)\\] Assertion `(.*)` failed")
+	reTorchErr    = regexp.MustCompile(`\b(HIP|CUDA) error: (.*)$`)
+	reSearchFor   = regexp.MustCompile("Search for `((?:hip|cuda)Error\\w+)'")
+	reErrName     = regexp.MustCompile(`\b((?:hip|cuda)Error[A-Z]\w+)\b`)
+	reTerminate   = regexp.MustCompile(`terminate called after throwing an instance of '([^']+)'`)
+	reRaisedFrom  = regexp.MustCompile(`Exception raised from (\S+) at (\S+)`)
+	rePyFrame     = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+)(?:,)? in (\S+)`)
+	rePyExc       = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt)): ?(.*)$`)
+	reFatalPy     = regexp.MustCompile(`Fatal Python error: (Segmentation fault|Aborted|Bus error|Floating point exception|Illegal instruction)`)
+	reAccelFatal  = regexp.MustCompile(`Accelerator Fatal Error: call to (\w+) returned error (\d+)(?: \((\w+)\))?:? ?(.*)`)
+	reForDebug    = regexp.MustCompile(`consider passing (\w+=\d+)`)
+	reLaunchBlock = regexp.MustCompile(`(?:CUDA_LAUNCH_BLOCKING|HIP_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)=[13]\b`)
+	reFP8KV       = regexp.MustCompile(`kv[-_]cache[-_]dtype[ =]+["']?fp8`)
+)
+
+func (p *torchParser) beginFile(*Session) {
+	p.lastFrame, p.lastFrameL, p.wantCode, p.faultStack = "", nil, false, false
+}
+func (p *torchParser) endFile() {}
+
+func (p *torchParser) line(l *line) {
+	t := l.text
+	s := p.s
+	f := &s.b.facts
+	if p.wantCode {
+		p.wantCode = false
+		if code := strings.TrimSpace(t); code != "" && !strings.HasPrefix(code, "File \"") && !strings.HasPrefix(code, "^") {
+			f.locCode = clip(code, 200)
+		}
+	}
+	if strings.HasPrefix(strings.TrimSpace(t), "File \"") {
+		if m := rePyFrame.FindStringSubmatch(t); m != nil {
+			loc := m[1] + ":" + m[2] + " in " + m[3]
+			if p.faultStack {
+				if f.location == "" {
+					f.location = loc
+				}
+			} else {
+				f.location = loc
+				f.locCode = ""
+				ev := l.ev(s)
+				f.locEv = &ev
+				p.wantCode = true
+			}
+		}
+		return
+	}
+	if strings.HasPrefix(t, "Traceback (most recent call last)") {
+		f.traceback = true
+		s.format("python_traceback")
+		return
+	}
+	if strings.HasPrefix(t, "Current thread 0x") || strings.HasPrefix(t, "Thread 0x") {
+		p.faultStack = true
+		f.location = ""
+		return
+	}
+	if len(t) > 0 && t[0] != ' ' && containsAny(t, "rror:", "xception:", "Interrupt:", "rror ", "xception ") {
+		if m := rePyExc.FindStringSubmatch(t); m != nil {
+			f.lastException = clip(t, 300)
+			ev := l.ev(s)
+			f.lastExcEv = &ev
+		}
+	}
+	if false {
+		f.lastException = clip(t, 300)
+		ev := l.ev(s)
+		f.lastExcEv = &ev
+	}
+	if containsAny(l.raw, "_LAUNCH_BLOCKING=", "AMD_SERIALIZE_KERNEL=") && reLaunchBlock.MatchString(l.raw) && !strings.Contains(t, "consider passing") {
+		f.launchBlocking = true
+	}
+	if f.fp8 == nil && strings.Contains(t, "fp8") && reFP8KV.MatchString(t) {
+		ev := l.ev(s)
+		f.fp8 = &ev
+	}
+	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing") {
+		return
+	}
+	// out of memory
+	if strings.Contains(t, "out of memory") {
+		if m := reOOMTried.FindStringSubmatch(t); m != nil {
+			p.oom(l, m)
+			return
+		}
+	}
+	if strings.Contains(t, "Assertion `") {
+		if m := reAssertLine.FindStringSubmatch(t); m != nil {
+			p.assert(l, m)
+			return
+		}
+		if strings.Contains(t, "failed") {
+			a := s.b.add(s, ClassDeviceAssert, l, 0.85)
+			a.addReason("device-side assertion failed")
+			return
+		}
+	}
+	if strings.Contains(t, "might be asynchronously reported") {
+		if f.asyncHint == nil {
+			ev := l.ev(s)
+			f.asyncHint = &ev
+		}
+		return
+	}
+	if strings.Contains(t, "consider passing") {
+		if v := submatch(reForDebug, t); v != "" {
+			s.b.facts.notes = appendCap(s.b.facts.notes, "the runtime suggests rerunning with "+v, 8)
+		}
+		return
+	}
+	if m := reTerminate.FindStringSubmatch(t); m != nil {
+		f.aborts = append(f.aborts, exitFact{signal: "SIGABRT", rank: l.rank, ev: l.ev(s)})
+		if len(f.aborts) > 16 {
+			f.aborts = f.aborts[len(f.aborts)-16:]
+		}
+		return
+	}
+	if m := reRaisedFrom.FindStringSubmatch(t); m != nil {
+		if f.asyncFrom == "" {
+			f.asyncFrom = m[1] + " at " + m[2]
+		}
+		return
+	}
+	if m := reFatalPy.FindStringSubmatch(t); m != nil {
+		switch m[1] {
+		case "Segmentation fault", "Bus error":
+			a := s.b.add(s, ClassHostSegfault, l, 0.85)
+			a.setStr(&a.f.Signal, map[string]string{"Segmentation fault": "SIGSEGV", "Bus error": "SIGBUS"}[m[1]])
+			a.detail("source", "Python faulthandler")
+			p.faultStack = true
+		case "Aborted":
+			f.aborts = append(f.aborts, exitFact{signal: "SIGABRT", rank: l.rank, ev: l.ev(s)})
+		}
+		return
+	}
+	if m := reAccelFatal.FindStringSubmatch(t); m != nil {
+		code := atoiDef(m[2], -1)
+		e := lookupHIPName(m[3])
+		if e == nil {
+			e = lookupHIPCode(code)
+		}
+		if e != nil && e.class != "" {
+			a := s.b.add(s, e.class, l, 0.85)
+			a.setHIP(e)
+			a.detail("failing_api", m[1])
+		}
+		return
+	}
+	p.errorText(l)
+}
+
+func (p *torchParser) oom(l *line, m []string) {
+	s := p.s
+	t := l.text
+	s.format("torch_oom")
+	a := s.b.add(s, ClassVRAMOOM, l, 0.95)
+	a.setStr(&a.f.RequestedBytesText, m[2])
+	if m[1] != "" {
+		a.detail("runtime", m[1])
+	}
+	req := parseSize(m[2])
+	var capB, freeB, allocB, resB float64 = -1, -1, -1, -1
+	if c := reOOMCap.FindStringSubmatch(t); c != nil {
+		a.detail("gpu", c[1])
+		a.detail("total_capacity", c[2])
+		a.detail("free", c[3])
+		capB, freeB = parseSize(c[2]), parseSize(c[3])
+	}
+	if c := reOOMInUse.FindStringSubmatch(t); c != nil {
+		a.detail("process_in_use", c[1])
+	}
+	if c := reOOMAlloc.FindStringSubmatch(t); c != nil {
+		a.detail("allocated_by_pytorch", c[1])
+		if c[2] != "" {
+			a.detail("private_pools", c[2])
+		}
+		a.detail("reserved_unallocated", c[3])
+		allocB, resB = parseSize(c[1]), parseSize(c[3])
+	}
+	allowed := reOOMAllowed.FindStringSubmatch(t)
+	if allowed != nil {
+		a.detail("per_process_cap", allowed[1])
+	}
+	if e := submatch(reOOMEnv, t); e != "" {
+		a.detail("allocator_env", e)
+	}
+	a.setHIP(lookupHIPName("hipErrorOutOfMemory"))
+	if a.f.SubKind == "" {
+		a.f.SubKind = oomSubKind(req, capB, freeB, allocB, resB, allowed != nil)
+	}
+}
+
+// oomSubKind follows the table of docs section 10.1.
+func oomSubKind(req, capB, freeB, allocB, resB float64, capped bool) string {
+	switch {
+	case req > 0 && capB > 0 && req > capB:
+		return "device_capacity"
+	case capped && freeB > req:
+		return "per_process_cap"
+	case resB > 0 && req > 0 && (resB >= req || (freeB >= 0 && freeB < req && resB > req/2)):
+		return "fragmentation"
+	case allocB >= 0 && capB > 0 && freeB >= 0 && allocB >= 0.8*(capB-freeB) && (resB < 0 || resB < req):
+		return "exhaustion"
+	case freeB >= 0 && capB > 0 && freeB < 0.05*capB && allocB >= 0 && allocB < 0.5*capB:
+		return "other_tenants"
+	case freeB > req && req > 0:
+		return "driver_or_uma_refusal"
+	}
+	return ""
+}
+
+var oomSubKindText = map[string]string{
+	"device_capacity":       "the request is larger than the device's total capacity: not a leak; on APUs/UMA the capacity is the GTT/TTM carve-out",
+	"per_process_cap":       "a per-process memory fraction cap is hit while the device has free memory",
+	"fragmentation":         "reserved-but-unallocated memory is large compared with the request: allocator fragmentation",
+	"exhaustion":            "PyTorch itself holds almost all device memory: genuine exhaustion (batch / model / KV cache too large)",
+	"other_tenants":         "almost no memory is free while PyTorch holds little: another process uses the GPU",
+	"driver_or_uma_refusal": "more memory is free than requested yet the allocation failed: driver / UMA refusal",
+}
+
+// parseSize converts "6.64 GiB" to bytes (−1 when unparsable).
+func parseSize(s string) float64 {
+	s = strings.TrimSpace(s)
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	v, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil {
+		return -1
+	}
+	unit := strings.TrimSpace(s[i:])
+	mult := map[string]float64{"bytes": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}[unit]
+	if mult == 0 {
+		return -1
+	}
+	return v * mult
+}
+
+func (p *torchParser) assert(l *line, m []string) {
+	s := p.s
+	s.format("device_assert_printf")
+	a := s.b.add(s, ClassDeviceAssert, l, 0.95)
+	fn := strings.TrimSpace(m[3])
+	file := m[1]
+	if i := strings.LastIndexByte(file, '/'); i >= 0 {
+		file = file[i+1:]
+	}
+	kernel := fn
+	if fn == "operator()" || fn == "operator ()" {
+		kernel = ""
+	}
+	a.setKernel(kernel, "device assert message", 75)
+	a.setStr(&a.f.Location, file+":"+m[2]+" in "+fn)
+	a.addReason("Assertion `" + clip(m[10], 200) + "` failed")
+	cond := m[10]
+	if q := strings.Index(cond, `"`); q >= 0 {
+		msg := strings.Trim(cond[q:], `"`)
+		a.detail("assert_message", msg)
+		if a.f.KernelMeaning == "" {
+			if op := strings.Index(msg, "():"); op > 0 {
+				a.f.KernelMeaning = "Tensor." + strings.TrimSpace(msg[:op]) + " with an out-of-bounds index" // e.g. index_copy_
+			}
+		}
+	}
+	if p.asserts == nil {
+		p.asserts = map[string]*assertGroup{}
+	}
+	key := file + ":" + m[2]
+	g := p.asserts[key]
+	if g == nil {
+		if len(p.asserts) >= 16 {
+			return
+		}
+		g = &assertGroup{threads: map[string]bool{}, blocks: map[string]bool{}}
+		p.asserts[key] = g
+	}
+	g.n++
+	if len(g.threads) < 4096 {
+		g.threads[m[7]+","+m[8]+","+m[9]] = true
+	}
+	if len(g.blocks) < 4096 {
+		g.blocks[m[4]+","+m[5]+","+m[6]] = true
+	}
+	a.details["assert_lines"] = strconv.Itoa(g.n)
+	a.details["assert_threads"] = strconv.Itoa(len(g.threads))
+	a.details["assert_blocks"] = strconv.Itoa(len(g.blocks))
+}
+
+// errorText handles "<HIP|CUDA> error: <string>", hipErrorX/cudaErrorX names
+// and the plain runtime strings.
+func (p *torchParser) errorText(l *line) {
+	s := p.s
+	t := l.text
+	var e *hipErr
+	var text string
+	if m := reTorchErr.FindStringSubmatch(t); m != nil {
+		text = m[2]
+		e = lookupHIPText(m[2])
+		if e == nil && strings.Contains(m[2], "out of memory") {
+			e = lookupHIPName("hipErrorOutOfMemory")
+		}
+	}
+	if n := submatch(reSearchFor, t); n != "" {
+		// the search hint names the error precisely; attach to the finding of that class
+		if e2 := lookupHIPName(n); e2 != nil {
+			if a := s.b.get(e2.class); a != nil && e2.class != "" {
+				a.evidence(l.ev(s))
+				if a.f.HIPError == "" || a.f.HIPError != e2.name {
+					a.f.HIPError, a.f.HIPErrorCode = e2.name, intp(e2.code)
+				}
+				if strings.HasPrefix(n, "cuda") {
+					a.f.CUDAError = n
+				}
+				return
+			}
+			e = e2
+		}
+	}
+	if e == nil {
+		if n := submatch(reErrName, t); n != "" && !strings.Contains(t, "Returned ") {
+			e = lookupHIPName(n)
+		}
+	}
+	if e == nil {
+		for _, x := range []string{"device-side assert triggered", "an illegal memory access was encountered", "invalid device function", "no kernel image is available for execution on the device", "unspecified launch failure", "the launch timed out and was terminated", "uncorrectable ECC error encountered"} {
+			if strings.Contains(t, x) {
+				e = lookupHIPText(x)
+				break
+			}
+		}
+	}
+	if e == nil || e.class == "" {
+		return
+	}
+	if e.name == "hipErrorInvalidValue" {
+		return
+	}
+	s.format("torch_runtime_error")
+	conf := 0.85
+	if e.class == ClassNotGPU {
+		conf = 0.6
+	}
+	a := s.b.add(s, e.class, l, conf)
+	a.setHIP(e)
+	if strings.Contains(t, "cudaError") || strings.Contains(t, "CUDA error") {
+		if m := reErrName.FindStringSubmatch(t); m != nil && strings.HasPrefix(m[1], "cuda") {
+			a.f.CUDAError = m[1]
+		}
+	}
+	if text != "" {
+		a.detail("error_text", text)
+	}
+	if e.class == ClassGPUMemoryFault {
+		a.addReason(e.text)
+	}
+	if e.class == ClassDeviceAssert {
+		a.addReason(e.text)
+	}
+}

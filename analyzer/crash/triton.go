@@ -1,0 +1,92 @@
+package crash
+
+import (
+	"regexp"
+	"strings"
+)
+
+// tritonParser reads Triton / Inductor compile and load failures (docs
+// section 10.3).
+type tritonParser struct {
+	s        *Session
+	wantName int // line number of a "while executing [`Pass` on 'tt.func' operation:" awaiting "@name"
+}
+
+var (
+	reTritonPass    = regexp.MustCompile("while executing \\[`(\\w+)`(?: on '([\\w.]+)' operation)?")
+	reTritonAtName  = regexp.MustCompile(`^@([A-Za-z_]\w*)\]?`)
+	reTritonOpName  = regexp.MustCompile(`operation: ?@([A-Za-z_]\w*)`)
+	reTritonErrCode = regexp.MustCompile(`Triton Error \[(HIP|CUDA)\]:\s*Code: (\d+)(?:, Messs?age: (.*))?`)
+	reTritonLaunch  = regexp.MustCompile(`\b([A-Za-z_]\w*)\[(?:grid|\([^\]]*\))\]\(`)
+)
+
+func (p *tritonParser) beginFile(*Session) { p.wantName = 0 }
+func (p *tritonParser) endFile()           {}
+
+func (p *tritonParser) line(l *line) {
+	t := l.text
+	s := p.s
+	if p.wantName > 0 {
+		if l.no-p.wantName <= 2 {
+			if m := reTritonAtName.FindStringSubmatch(strings.TrimSpace(t)); m != nil {
+				a := s.b.add(s, ClassTritonCompile, l, 0.85)
+				a.setKernel(m[1], "Triton MLIR pass failure", 85)
+				p.wantName = 0
+				return
+			}
+		} else {
+			p.wantName = 0
+		}
+	}
+	if !containsAny(t, "PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR") {
+		return
+	}
+	switch {
+	case strings.Contains(t, "PassManager::run failed"):
+		s.format("triton")
+		a := s.b.add(s, ClassTritonCompile, l, 0.9)
+		a.strong = true
+		a.addReason("PassManager::run failed")
+	case strings.Contains(t, "while executing ["):
+		s.format("triton")
+		a := s.b.add(s, ClassTritonCompile, l, 0.85)
+		if m := reTritonPass.FindStringSubmatch(t); m != nil {
+			a.detail("failed_pass", m[1])
+			a.addReason("MLIR pass " + m[1] + " failed")
+		}
+		if m := reTritonOpName.FindStringSubmatch(t); m != nil {
+			a.setKernel(m[1], "Triton MLIR pass failure", 85)
+		} else {
+			p.wantName = l.no
+		}
+	case strings.Contains(t, "Pipeline failed"):
+		s.format("triton")
+		a := s.b.add(s, ClassTritonCompile, l, 0.8)
+		if i := strings.Index(t, ": note:"); i > 0 {
+			a.setStr(&a.f.Location, t[:i])
+		}
+	case strings.Contains(t, "Triton Error ["):
+		if m := reTritonErrCode.FindStringSubmatch(t); m != nil {
+			s.format("triton")
+			a := s.b.add(s, ClassTritonCompile, l, 0.85)
+			a.addReason("Triton Error [" + m[1] + "] Code " + m[2] + " " + m[3])
+			if e := lookupHIPCode(atoiDef(m[2], -1)); e != nil {
+				a.setHIP(e)
+			}
+		}
+	case strings.Contains(t, "load_binary returned NULL"), strings.Contains(t, ".hsaco") && strings.Contains(t, "No such file"),
+		strings.Contains(t, "_precompile_config") && containsAny(t, "rror", "xception"),
+		strings.Contains(t, "triton.compiler.errors.CompilationError"), strings.Contains(t, "failures have been detected while processing an MLIR pass pipeline"):
+		s.format("triton")
+		a := s.b.add(s, ClassTritonCompile, l, 0.8)
+		a.addReason(clip(strings.TrimSpace(t), 160))
+	case strings.Contains(t, "[grid]("), strings.Contains(t, "]("):
+		if m := reTritonLaunch.FindStringSubmatch(t); m != nil {
+			s.kernelHint(m[1], "Triton launch in the traceback", 60, l)
+			if a := s.b.get(ClassTritonCompile); a != nil {
+				a.setKernel(m[1], "Triton launch in the traceback", 60)
+				a.evidence(l.ev(s))
+			}
+		}
+	}
+}
