@@ -34,7 +34,7 @@ test-browser: site
 	node site/test/e2e.mjs
 
 bench: build
-	$(GO) run ./cmd/gputriage-bench
+	GPUTRIAGE_BENCH=1 $(GO) test -count=1 -timeout 60m -run TestBenchmarks -v ./cmd/gputriage
 
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzReader -fuzztime=60s ./analyzer/trace/

@@ -1,5 +1,7 @@
 package trace
 
+import "bytes"
+
 // rawEvent holds the fields of one traceEvents element that the analyses
 // use, as slices of the element's bytes.
 type rawEvent struct {
@@ -14,23 +16,48 @@ type rawEvent struct {
 	device   int64
 }
 
-// parseEvent extracts the used fields from one complete JSON object. Keys may
-// come in any order; unknown keys and values are skipped without decoding.
-// It reports false for anything that is not a well-formed object.
+// Outcomes of parseEventAt.
+const (
+	parsed = iota
+	incomplete
+	malformed
+)
+
+// parseEvent extracts the used fields from one complete JSON object and
+// reports false for anything that is not a well-formed object.
 func parseEvent(b []byte, e *rawEvent) bool {
+	_, st := parseEventAt(b, e)
+	return st == parsed
+}
+
+// parseEventAt parses the object starting at b[0] and returns where it ends.
+// Keys may come in any order; unknown keys and values are skipped without
+// decoding. incomplete means b ends inside the object.
+func parseEventAt(b []byte, e *rawEvent) (int, int) {
+	end, ok := parseObject(b, e)
+	switch {
+	case ok:
+		return end, parsed
+	case end >= len(b):
+		return end, incomplete
+	}
+	return end, malformed
+}
+
+func parseObject(b []byte, e *rawEvent) (int, bool) {
 	*e = rawEvent{ext: None, corr: None, stream: None, device: None}
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return false
+		return i, false
 	}
 	i++
 	for {
 		i = skipSpace(b, i)
 		if i >= len(b) {
-			return false
+			return i, false
 		}
 		if b[i] == '}' {
-			return true
+			return i + 1, true
 		}
 		if b[i] == ',' {
 			i++
@@ -38,21 +65,21 @@ func parseEvent(b []byte, e *rawEvent) bool {
 		}
 		key, j, ok := readString(b, i)
 		if !ok {
-			return false
+			return j, false
 		}
 		i = skipSpace(b, j)
 		if i >= len(b) || b[i] != ':' {
-			return false
+			return i, false
 		}
 		i = skipSpace(b, i+1)
 		if i >= len(b) {
-			return false
+			return i, false
 		}
 		switch string(key) {
 		case "ph":
 			v, j, ok := readString(b, i)
 			if !ok {
-				return false
+				return j, false
 			}
 			if len(v) > 0 {
 				e.ph = v[0]
@@ -76,7 +103,7 @@ func parseEvent(b []byte, e *rawEvent) bool {
 			i, ok = skipValue(b, i)
 		}
 		if !ok {
-			return false
+			return i, false
 		}
 	}
 }
@@ -149,6 +176,15 @@ func skipSpace(b []byte, i int) int {
 func readString(b []byte, i int) ([]byte, int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return nil, i, false
+	}
+	// Fast path: no escape before the closing quote (IndexByte is vectorised,
+	// also in wasm).
+	if q := bytes.IndexByte(b[i+1:], '"'); q >= 0 {
+		if bytes.IndexByte(b[i+1:i+1+q], '\\') < 0 {
+			return b[i+1 : i+1+q], i + 2 + q, true
+		}
+	} else {
+		return nil, len(b), false
 	}
 	j := i + 1
 	for j < len(b) {

@@ -1,5 +1,7 @@
 package trace
 
+import "bytes"
+
 // headerKeys are the top-level values worth keeping (all small).
 var headerKeys = map[string]bool{
 	"schemaVersion": true, "deviceProperties": true, "distributedInfo": true,
@@ -29,6 +31,7 @@ func (s *Store) NewReader(name string) *Reader {
 	r := &Reader{s: s, idx: uint16(len(s.Files) - 1)}
 	r.f = &s.Files[r.idx]
 	r.sc.event = r.event
+	r.sc.fast = r.fastEvent
 	r.sc.header = r.header
 	return r
 }
@@ -58,16 +61,33 @@ func (r *Reader) header(key string, v []byte) {
 	}
 }
 
+// fastEvent parses an event straight from the chunk; events that straddle
+// chunks or are malformed go through event() with their complete bytes.
+func (r *Reader) fastEvent(b []byte) (int, bool) {
+	end, st := parseEventAt(b, &r.ev)
+	if st != parsed {
+		return 0, false
+	}
+	r.f.Events++
+	r.handle()
+	return end, true
+}
+
 func (r *Reader) event(b []byte) {
 	f := r.f
 	f.Events++
-	e := &r.ev
-	if !parseEvent(b, e) {
-		if len(b) > 2 { // `{}` is a known harmless empty event
+	if !parseEvent(b, &r.ev) {
+		if len(bytes.TrimSpace(b)) > 2 { // `{}` is a known harmless empty event
 			f.BadEvents++
 		}
 		return
 	}
+	r.handle()
+}
+
+func (r *Reader) handle() {
+	f := r.f
+	e := &r.ev
 	if e.ph != 'X' {
 		return
 	}

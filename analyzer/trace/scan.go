@@ -1,6 +1,9 @@
 package trace
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // scanner finds the top-level structure of a Kineto document in pushed
 // chunks without keeping the document: each element of "traceEvents" is
@@ -21,6 +24,7 @@ type scanner struct {
 	err       error
 
 	event  func([]byte)
+	fast   func([]byte) (int, bool) // parses an event in place; false: use the slow path
 	header func(key string, v []byte)
 }
 
@@ -63,8 +67,13 @@ func (v *valueTracker) advance(p []byte, i int) (int, bool) {
 				continue
 			}
 			j := i
-			for j < len(p) && p[j] != '"' && p[j] != '\\' {
-				j++
+			if q := bytes.IndexByte(p[i:], '"'); q < 0 {
+				j = len(p)
+			} else {
+				j = i + q
+			}
+			if bs := bytes.IndexByte(p[i:j], '\\'); bs >= 0 {
+				j = i + bs
 			}
 			if j == len(p) {
 				return j, false
@@ -241,6 +250,10 @@ func (s *scanner) write(p []byte) {
 				}
 				i++
 			case c == '{':
+				if n, ok := s.fast(p[i:]); ok {
+					i += n
+					continue
+				}
 				s.v = valueTracker{}
 				s.start = i
 				s.buf = s.buf[:0]

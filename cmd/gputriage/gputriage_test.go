@@ -76,10 +76,10 @@ func TestGPUFacts(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(fp), ".facts.json")
 		t.Run(name, func(t *testing.T) {
 			var want struct {
-				KernelCount   int64   `json:"kernel_count"`
-				KernelTotal   float64 `json:"kernel_total_dur_us"`
-				Distinct      int     `json:"distinct_kernel_names"`
-				PerStream     map[string]map[string]struct {
+				KernelCount int64   `json:"kernel_count"`
+				KernelTotal float64 `json:"kernel_total_dur_us"`
+				Distinct    int     `json:"distinct_kernel_names"`
+				PerStream   map[string]map[string]struct {
 					Count int64   `json:"count"`
 					Total float64 `json:"total_dur_us"`
 				} `json:"gpu_ops_per_stream"`

@@ -145,26 +145,25 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 	} else {
 		src = counted
 	}
-	buf := make([]byte, chunk)
 	var total int64
-	for {
-		n, err := fill(src, buf)
-		if n > 0 {
-			total += int64(n)
-			if ferr := eng.Feed(buf[:n]); ferr != nil {
+	for c := range readAhead(src) {
+		if len(c.data) > 0 {
+			total += int64(len(c.data))
+			if ferr := eng.Feed(c.data); ferr != nil {
 				return ferr
 			}
 			if progress != nil {
 				progress(counted.n)
 			}
 		}
-		if err == io.EOF {
+		c.release()
+		if c.err == io.EOF {
 			break
 		}
-		if err != nil {
-			msg := fmt.Sprintf("read error after %d bytes: %v", total, err)
-			if src != counted {
-				msg = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", total, counted.n, err)
+		if c.err != nil {
+			msg := fmt.Sprintf("read error after %d bytes: %v", total, c.err)
+			if src != io.Reader(counted) {
+				msg = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", total, counted.n, c.err)
 			}
 			if err := eng.FileError(msg); err != nil {
 				return err
@@ -199,4 +198,33 @@ func fill(r io.Reader, buf []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+type block struct {
+	data    []byte
+	err     error
+	release func()
+}
+
+// readAhead reads (and so decompresses) on its own goroutine, a few chunks
+// ahead of the analyzer: gunzip and parsing then use both cores.
+func readAhead(r io.Reader) <-chan block {
+	const depth = 3
+	free := make(chan []byte, depth)
+	for range depth {
+		free <- make([]byte, chunk)
+	}
+	out := make(chan block, depth)
+	go func() {
+		defer close(out)
+		for {
+			buf := <-free
+			n, err := fill(r, buf)
+			out <- block{data: buf[:n], err: err, release: func() { free <- buf }}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return out
 }

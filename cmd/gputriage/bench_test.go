@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/gputriage/gputriage/analyzer"
+	"github.com/gputriage/gputriage/analyzer/trace"
+)
+
+// genTrace streams a synthetic Kineto trace of about size bytes: per step a
+// cpu_op, its hipLaunchKernel and the kernel, on two streams, with a few
+// hundred distinct kernel names. Nothing is stored: the benchmark's input is
+// generated as it is read.
+type genTrace struct {
+	size, n int64
+	step    int64
+	buf     bytes.Buffer
+	done    bool
+}
+
+func (g *genTrace) Read(p []byte) (int, error) {
+	for g.buf.Len() < len(p) && !g.done {
+		if g.n == 0 {
+			g.buf.WriteString(`{"schemaVersion":1,"deviceProperties":[{"id":0,"name":"AMD Instinct MI300X","computeMajor":9,"computeMinor":4,"numSms":304,"warpSize":64,"totalGlobalMem":206141652992}],"traceEvents":[`)
+		}
+		if g.n >= g.size {
+			g.buf.WriteString(`{"ph":"X","cat":"Trace","name":"end","pid":"Spans","tid":"x","ts":0,"dur":1}]}`)
+			g.done = true
+			break
+		}
+		before := g.buf.Len()
+		i := g.step
+		ts := 1000000 + i*10
+		k := i % 337
+		fmt.Fprintf(&g.buf, `{"ph":"X","cat":"cpu_op","name":"aten::op_%d","pid":100,"tid":100,"ts":%d.125,"dur":6.5,"args":{"External id":%d,"Record function id":0,"Ev Idx":%d}},`+"\n", k%40, ts, i+1, i)
+		fmt.Fprintf(&g.buf, `{"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":100,"tid":100,"ts":%d.500,"dur":4.25,"args":{"External id":%d,"cid":1,"correlation":%d,"kernel":"k","grid":[1,1,1],"block":[256,1,1],"shared memory":0}},`+"\n", ts, i+1, i+7)
+		fmt.Fprintf(&g.buf, `{"ph":"X","cat":"kernel","name":"Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT%dx32x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_ISA942_kernel_%d","pid":2,"tid":%d,"ts":%d.750,"dur":%d.375,"args":{"External id":%d,"device":2,"stream":%d,"correlation":%d,"kind":"Dispatch Kernel","grid":[1024,1,1],"block":[256,1,1]}},`+"\n", 16*(k%16+1), k, 1+i%2, ts+3, 5+k%7, i+1, 1+i%2, i+7)
+		g.step++
+		g.n += int64(g.buf.Len() - before)
+	}
+	n, _ := g.buf.Read(p)
+	if n == 0 && g.done {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// peakHeap samples the Go heap while f runs.
+func peakHeap(f func()) uint64 {
+	runtime.GC()
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	go func() {
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peak.Load() {
+				peak.Store(m.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	f()
+	close(stop)
+	return peak.Load()
+}
+
+type benchRow struct {
+	input, engine string
+	rawMB         float64
+	secs          float64
+	memMB         float64
+	memKind       string
+}
+
+func countingRaw(r io.Reader) (*int64, io.Reader) {
+	var n int64
+	return &n, readerFunc(func(p []byte) (int, error) {
+		k, err := r.Read(p)
+		n += int64(k)
+		return k, err
+	})
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// TestBenchmarks measures end-to-end MB/s (of raw JSON) and memory on the
+// largest shared traces and a generated ~1 GB trace, on both engines, and
+// writes BENCHMARKS.md. It runs only under `make bench` (GPUTRIAGE_BENCH=1):
+// timings are never assertions.
+func TestBenchmarks(t *testing.T) {
+	if os.Getenv("GPUTRIAGE_BENCH") == "" {
+		t.Skip("set GPUTRIAGE_BENCH=1 (make bench)")
+	}
+	genSize := int64(1 << 30)
+	if s := os.Getenv("GPUTRIAGE_BENCH_GEN_MB"); s != "" {
+		fmt.Sscan(s, &genSize)
+		genSize <<= 20
+	}
+	inputs := []struct {
+		name string
+		open func() io.Reader
+	}{
+		{"tp_rank0.trace.json.gz (H200, 75 MB raw)", func() io.Reader {
+			f, _ := os.Open(filepath.Join(shared, "gpu/traces/tp_rank0.trace.json.gz"))
+			return f
+		}},
+		{"xdit profile_trace_rank_0.json.gz (MI300X, 60 MB raw, 201k python frames)", func() io.Reader {
+			f, _ := os.Open(filepath.Join(shared, "traces/tracelens/inference/xdit_flux.1_aiter_sage/profile_trace_rank_0.json.gz"))
+			return f
+		}},
+		{fmt.Sprintf("generated %d MB raw JSON (not gzipped)", genSize>>20), func() io.Reader { return &genTrace{size: genSize} }},
+	}
+	var rows []benchRow
+	for _, in := range inputs {
+		for _, kind := range []string{"native", "wasm"} {
+			var eng engine = &native{}
+			var we *wasmEngine
+			if kind == "wasm" {
+				b, err := Module()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if we, err = newWasmEngine(b); err != nil {
+					t.Fatal(err)
+				}
+				eng = we
+			}
+			o, _ := json.Marshal(analyzer.Options{})
+			var raw int64
+			var secs float64
+			heap := peakHeap(func() {
+				t0 := time.Now()
+				eng.Begin(o)
+				src := in.open()
+				// Count decompressed bytes: wrap push's view via a tee engine.
+				ce := &countEngine{engine: eng}
+				if err := push(ce, in.name, bufio.NewReader(src), nil); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := eng.Finish(); err != nil {
+					t.Fatal(err)
+				}
+				secs = time.Since(t0).Seconds()
+				raw = ce.n
+				if c, ok := src.(io.Closer); ok {
+					c.Close()
+				}
+			})
+			r := benchRow{input: in.name, engine: kind, rawMB: float64(raw) / 1e6, secs: secs}
+			if we != nil {
+				r.memMB, r.memKind = float64(we.MemoryBytes())/(1<<20), "wasm linear memory"
+				we.Close()
+			} else {
+				r.memMB, r.memKind = float64(heap)/(1<<20), "Go heap in use (peak)"
+			}
+			t.Logf("%s %s: %.0f MB in %.2fs = %.0f MB/s, %.0f MiB %s", r.input, kind, r.rawMB, secs, r.rawMB/secs, r.memMB, r.memKind)
+			rows = append(rows, r)
+		}
+	}
+	// Bytes kept per kernel by the store.
+	st := trace.NewStore()
+	rd := st.NewReader("gen")
+	io.Copy(rd, &genTrace{size: 256 << 20})
+	rd.Close()
+	perKernel := float64(st.BytesKept()) / float64(max(len(st.GPU), 1))
+
+	var b strings.Builder
+	host, _ := os.Hostname()
+	_ = host
+	fmt.Fprintf(&b, "# Benchmarks\n\nWritten by `make bench` (cmd/gputriage/bench_test.go) on %s: %d cores (GOMAXPROCS %d), %s/%s, %s.\n", time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	fmt.Fprintf(&b, "End to end = host gunzip (for .gz) + push through the engine + every analysis + artifact encoding. MB/s counts raw (decompressed) JSON bytes. Targets (issue 2): native ≥ 250 MB/s, wazero ≥ 60 MB/s, memory growing with kernel count only.\n\n")
+	fmt.Fprintf(&b, "| input | engine | raw MB | seconds | MB/s | memory | what memory means |\n|---|---|---:|---:|---:|---:|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %.0f | %.2f | %.0f | %.0f MiB | %s |\n", r.input, r.engine, r.rawMB, r.secs, r.rawMB/r.secs, r.memMB, r.memKind)
+	}
+	fmt.Fprintf(&b, "\nStore footprint: %.0f bytes of records per kernel on the generated trace (each kernel comes with one cpu_op and one runtime call, all kept for attribution); names are interned once.\n", perKernel)
+	if err := os.WriteFile(filepath.Join("..", "..", "BENCHMARKS.md"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + b.String())
+}
+
+// countEngine counts the bytes pushed (decompressed JSON).
+type countEngine struct {
+	engine
+	n int64
+}
+
+func (c *countEngine) Feed(p []byte) error { c.n += int64(len(p)); return c.engine.Feed(p) }

@@ -1,0 +1,93 @@
+// The page's handle on the analysis worker: start a job, hear progress,
+// get the result, cancel. Cancel terminates the worker outright (a module
+// mid-feed cannot be interrupted politely) and starts a fresh one that reuses
+// the already compiled module, so the next job starts at once.
+import { createWorker } from 'gputriage-worker';
+
+/**
+ * @typedef {{file: string, fileIndex: number, files: number, bytesRead: number,
+ *   total: number, rawBytes: number, mbps: number, eta: number, memory: number}} Progress
+ * @typedef {{name: string, kind: string, bytes: number, partial: boolean, problem: string}} FileResult
+ * @typedef {{name: string, text: string}} Artifact
+ * @typedef {{exit_code: number, error?: string, files: FileResult[], artifacts: Artifact[]}} Result
+ * @typedef {{exitCode: number, seconds: number, finishSeconds: number, feedSeconds: number, bytes: number,
+ *   rawBytes: number, mbps: number, memory: number}} Stats
+ * @typedef {{command?: 'auto'|'breakdown'|'triage'|'diagnose', target_arch?: string, stage?: string}} Options
+ */
+
+export class CancelledError extends Error {
+  constructor() { super('cancelled'); this.name = 'CancelledError'; }
+}
+
+export class Client {
+  /** @param {{onReady?: (ms: number) => void, onError?: (msg: string) => void}} [hooks] */
+  constructor(hooks = {}) {
+    this.hooks = hooks;
+    this.module = null;
+    this.job = null;
+    this.#spawn();
+  }
+
+  #spawn() {
+    this.worker = createWorker();
+    if (this.module) this.worker.postMessage({ type: 'module', module: this.module });
+    this.worker.onmessage = (ev) => this.#onMessage(ev.data);
+    this.worker.onerror = (ev) => this.#fail(ev.message || 'worker failed to start');
+  }
+
+  #onMessage(m) {
+    const job = this.job;
+    switch (m.type) {
+      case 'ready':
+        this.module = m.module;
+        this.hooks.onReady?.(m.ms);
+        break;
+      case 'progress':
+        job?.onProgress?.(m);
+        break;
+      case 'result':
+        this.job = null;
+        job?.resolve({ result: m.result, stats: m.stats });
+        break;
+      case 'error':
+        this.#fail(m.message);
+        break;
+    }
+  }
+
+  #fail(message) {
+    const job = this.job;
+    this.job = null;
+    if (job) job.reject(new Error(message));
+    else this.hooks.onError?.(message);
+  }
+
+  /**
+   * Analyse files (File objects, or {file, name} to pass a path such as a
+   * folder-relative name). Resolves with the module's result and run stats.
+   * @param {(File|{file: File, name: string})[]} files
+   * @param {Options} [opts]
+   * @param {(p: Progress) => void} [onProgress]
+   * @returns {Promise<{result: Result, stats: Stats}>}
+   */
+  start(files, opts = {}, onProgress) {
+    if (this.job) this.cancel();
+    const list = files.map((f) => (f instanceof Blob ? { file: f, name: f.name } : f));
+    return new Promise((resolve, reject) => {
+      this.job = { resolve, reject, onProgress };
+      // File objects are handles: posting one copies no file data.
+      this.worker.postMessage({ type: 'start', files: list, opts: { command: 'auto', ...opts } });
+    });
+  }
+
+  get busy() { return this.job !== null; }
+
+  /** Stop the running job now; its promise rejects with CancelledError. */
+  cancel() {
+    const job = this.job;
+    this.job = null;
+    this.worker.terminate();
+    this.#spawn();
+    job?.reject(new CancelledError());
+  }
+}

@@ -1,0 +1,162 @@
+// The page: pick or drop files, watch progress, read the report. All work
+// happens in a Web Worker running gputriage.wasm; nothing is uploaded.
+import { Client, CancelledError } from '../jsbridge/client.js';
+import { renderReport } from './render/report.js';
+import { h } from './render/dom.js';
+import { bytes, secs } from './render/format.js';
+import template from 'gputriage-report-template';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  files: $('pick-files'), folder: $('pick-folder'), target: $('target'), drop: $('drop'),
+  progress: $('progress'), bar: $('bar'), ptext: $('ptext'), cancel: $('cancel'),
+  report: $('report'), status: $('status'), error: $('error'),
+};
+
+// Observable hooks for tests and curious users (devtools): last run figures.
+const probe = (window.__gputriage = { stats: null, progress: null, peakMemory: 0, moduleMs: null });
+
+const client = new Client({
+  onReady(ms) {
+    probe.moduleMs = ms;
+    ui.status.textContent = `module ready (${ms.toFixed(0)} ms)`;
+  },
+  onError(msg) { showError(msg); },
+});
+
+let lastFiles = null;
+
+function setState(s) { document.body.dataset.state = s; }
+
+// Folders can hold checkpoints and images; skip what cannot be a trace or log.
+const SKIP = /(^|\/)\.|\.(pt|pth|bin|safetensors|ckpt|npy|npz|png|jpe?g|gif|svg|pdf|zip|tar|tgz|xz|zst|so|o|a|whl|pyc|mp4)$/i;
+
+async function run(files) {
+  if (!files.length) return;
+  lastFiles = files;
+  setState('working');
+  ui.error.hidden = true;
+  ui.progress.hidden = false;
+  ui.cancel.focus();
+  const total = files.reduce((n, f) => n + f.file.size, 0);
+  showProgress({ bytesRead: 0, total, file: files[0].name, fileIndex: 0, files: files.length, mbps: 0, eta: NaN, memory: 0 });
+  probe.peakMemory = 0;
+  try {
+    const opts = { target_arch: ui.target.value.trim() };
+    const { result, stats } = await client.start(files, opts, showProgress);
+    probe.stats = stats;
+    probe.peakMemory = Math.max(probe.peakMemory, stats.memory);
+    ui.progress.hidden = true;
+    if (result.exit_code === 2 || (!result.artifacts?.length && result.error)) {
+      showError(result.error || 'the module could not read these files');
+      return;
+    }
+    const tr = performance.now();
+    renderReport(ui.report, result, { stats, saveReport: () => savedReport(result, stats) });
+    probe.renderMs = performance.now() - tr;
+    ui.drop.classList.add('compact');
+    // A rate over a small input mostly measures the final analysis; omit it.
+    ui.status.textContent = `${files.length} file${files.length > 1 ? 's' : ''} · ${bytes(stats.rawBytes)} · ${secs(stats.seconds)}` +
+      (stats.rawBytes > 50e6 ? ` · ${stats.mbps.toFixed(0)} MB/s` : '');
+    setState('done');
+  } catch (err) {
+    ui.progress.hidden = true;
+    if (err instanceof CancelledError) {
+      ui.status.textContent = 'cancelled';
+      setState('idle');
+      return;
+    }
+    showError(err.message);
+  }
+}
+
+function showProgress(p) {
+  probe.progress = p;
+  probe.peakMemory = Math.max(probe.peakMemory, p.memory || 0);
+  const frac = p.total ? p.bytesRead / p.total : 0;
+  ui.bar.style.width = `${(frac * 100).toFixed(1)}%`;
+  ui.progress.setAttribute('aria-valuenow', String(Math.round(frac * 100)));
+  ui.ptext.replaceChildren(
+    h('span.mono.name', { title: p.file }, `${p.files > 1 ? `${p.fileIndex + 1}/${p.files} ` : ''}${p.file}`),
+    ` ${bytes(p.bytesRead)} / ${bytes(p.total)} · ${p.mbps.toFixed(0)} MB/s · ${Number.isFinite(p.eta) ? `${secs(p.eta)} left` : '…'}`,
+    h('span.dim', ` · module ${bytes(p.memory)}`),
+  );
+}
+
+function showError(msg) {
+  ui.progress.hidden = true;
+  ui.error.textContent = msg;
+  ui.error.hidden = false;
+  setState('error');
+}
+
+function savedReport(result, stats) {
+  const data = JSON.stringify({ result, stats, saved: new Date().toISOString() })
+    .replace(/</g, '\\u003c'); // no "</script>" can end the data block early
+  const html = template.replace('{{DATA}}',
+    () => `<script type="application/json" id="gputriage-data">${data}</script>`);
+  return new Blob([html], { type: 'text/html' });
+}
+
+function fromInput(input) {
+  return [...input.files]
+    .map((f) => ({ file: f, name: f.webkitRelativePath || f.name }))
+    .filter((f) => !(input.webkitdirectory && SKIP.test(f.name)))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+// Drag and drop, folders included (webkitGetAsEntry walks directories).
+async function fromDrop(dt) {
+  const entries = [...dt.items].map((it) => it.webkitGetAsEntry?.()).filter(Boolean);
+  if (!entries.length) return [...dt.files].map((f) => ({ file: f, name: f.name }));
+  const out = [];
+  const walk = async (e, inFolder) => {
+    if (e.isFile) {
+      const name = e.fullPath.replace(/^\//, '');
+      if (inFolder && SKIP.test(name)) return;
+      out.push({ file: await new Promise((res, rej) => e.file(res, rej)), name: inFolder ? name : e.name });
+    } else if (e.isDirectory) {
+      const r = e.createReader();
+      for (;;) {
+        const batch = await new Promise((res, rej) => r.readEntries(res, rej)); // ≤100 per call
+        if (!batch.length) break;
+        for (const c of batch) await walk(c, true);
+      }
+    }
+  };
+  for (const e of entries) await walk(e, false);
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+ui.files.addEventListener('change', () => { run(fromInput(ui.files)); ui.files.value = ''; });
+ui.folder.addEventListener('change', () => { run(fromInput(ui.folder)); ui.folder.value = ''; });
+ui.cancel.addEventListener('click', () => client.cancel());
+// The drop zone doubles as a button for the file picker.
+ui.drop.addEventListener('click', () => ui.files.click());
+ui.drop.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); ui.files.click(); }
+});
+ui.target.addEventListener('change', () => { if (lastFiles && !client.busy) run(lastFiles); });
+
+// The whole window is a drop target; the drop zone just says so.
+let depth = 0;
+document.addEventListener('dragenter', (e) => { e.preventDefault(); depth++; document.body.classList.add('dragging'); });
+document.addEventListener('dragleave', () => { if (--depth <= 0) { depth = 0; document.body.classList.remove('dragging'); } });
+document.addEventListener('dragover', (e) => e.preventDefault());
+document.addEventListener('drop', async (e) => {
+  e.preventDefault();
+  depth = 0;
+  document.body.classList.remove('dragging');
+  run(await fromDrop(e.dataTransfer));
+});
+
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && client.busy) client.cancel();
+  const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement?.tagName);
+  if (e.key === '/' && !typing) {
+    const f = document.querySelector('#kernels input.filter');
+    if (f) { e.preventDefault(); f.focus(); }
+  }
+});
+
+setState('idle');

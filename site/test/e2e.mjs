@@ -1,0 +1,502 @@
+// Browser end-to-end tests of the page (dist/ and dist-inline/), run by
+// `make test-browser` after `make site`. Uses the system Chromium through
+// playwright-core (no browser download). Prints `N passed, N failed` last
+// and exits non-zero on any failure.
+//
+//   node site/test/e2e.mjs [filter]     run tests whose name contains filter
+//   GPUTRIAGE_BIG_MB=1024               raw size of the generated big trace
+//   GPUTRIAGE_MEM_LIMIT_MIB=256         bound on the module's memory for it
+import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import zlib from 'node:zlib';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const DIST = path.join(ROOT, 'dist');
+const INLINE = path.join(ROOT, 'dist-inline', 'index.html');
+const CLI = path.join(ROOT, 'bin', 'gputriage');
+const SHARED = path.resolve(ROOT, '../shared/testdata');
+const ART_DIR = path.join(ROOT, 'site/test/artifacts');
+const TRACES = {
+  rocmDecode: `${SHARED}/traces/tracelens/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz`,
+  mi300: `${SHARED}/traces/tracelens/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz`,
+  h100: `${SHARED}/traces/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz`,
+};
+const CRASH_LOG = `${SHARED}/crash/s01_rocr_fault_docker_compose_prefix_ollama8851.log`;
+const BIG_MB = Number(process.env.GPUTRIAGE_BIG_MB ?? 1024);
+const MEM_LIMIT_MIB = Number(process.env.GPUTRIAGE_MEM_LIMIT_MIB ?? 256);
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const filter = process.argv[2] ?? '';
+
+const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'gputriage-e2e-'));
+fs.mkdirSync(ART_DIR, { recursive: true });
+
+// ---------------------------------------------------------------- harness
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+const figures = [];
+const note = (s) => { figures.push(s); console.log(`    ${s}`); };
+
+// ---------------------------------------------------------------- server
+
+// A static server for dist/ with the same headers as `go run ./build -serve`
+// (CSP from the page's meta tag). Under /badmime/ the module is served as
+// application/octet-stream to exercise the compile(arrayBuffer) fallback.
+function startServer() {
+  const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
+  const csp = html.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)[1];
+  const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
+  const server = http.createServer((req, res) => {
+    let p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const badMime = p.startsWith('/badmime/');
+    if (badMime) p = p.slice('/badmime'.length);
+    if (p.endsWith('/')) p += 'index.html';
+    const file = path.join(DIST, path.normalize(p));
+    if (!file.startsWith(DIST) || !fs.existsSync(file)) { res.writeHead(404); res.end(); return; }
+    const ext = path.extname(file);
+    res.writeHead(200, {
+      'Content-Type': badMime && ext === '.wasm' ? 'application/octet-stream' : types[ext] ?? 'application/octet-stream',
+      'Content-Security-Policy': csp,
+      'Cache-Control': 'no-store',
+    });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+// ---------------------------------------------------------------- helpers
+
+let browser;
+let base;
+
+// Longest main-thread gap: a 16 ms timer loop plus long-task entries.
+const RESPONSIVENESS = () => {
+  const r = (window.__resp = { maxGap: 0, endGap: 0, longTask: 0, armed: false, gaps: [] });
+  let last = performance.now();
+  const tick = () => {
+    const now = performance.now();
+    if (r.armed && now - last - 16 > 50) r.gaps.push(`${(now - last - 16).toFixed(0)} ms at ${(now / 1000).toFixed(2)} s (${document.body.dataset.state}, ${((window.__gputriage?.progress?.rawBytes ?? 0) / 1e6).toFixed(0)} MB)`);
+    // Streaming and the report's first paint are told apart by state.
+    if (r.armed && document.body.dataset.state === 'working') r.maxGap = Math.max(r.maxGap, now - last - 16);
+    else if (r.armed && document.body.dataset.state === 'done') r.endGap = Math.max(r.endGap, now - last - 16);
+    last = now;
+    setTimeout(tick, 16);
+  };
+  setTimeout(tick, 16);
+  try {
+    new PerformanceObserver((l) => {
+      for (const e of l.getEntries()) {
+        if (!r.armed) continue;
+        r.longTask = Math.max(r.longTask, e.duration);
+        r.gaps.push(`longtask ${e.duration.toFixed(0)} ms at ${((e.startTime) / 1000).toFixed(2)} s`);
+      }
+    }).observe({ type: 'longtask', buffered: false });
+  } catch { /* longtask unsupported */ }
+};
+
+async function openPage(url, { colorScheme = 'light' } = {}) {
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 }, colorScheme });
+  const page = await context.newPage();
+  await page.addInitScript(RESPONSIVENESS);
+  const requests = [];
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  context.on('request', (r) => requests.push(r.url()));
+  page.on('worker', (w) => w.on('console', (m) => { if (m.type() === 'error') errors.push(`worker: ${m.text()}`); }));
+  await page.goto(url);
+  // "Loaded" = the worker has compiled the module (the served build fetches
+  // it); from here on, nothing may touch the network.
+  await page.waitForFunction(() => window.__gputriage?.moduleMs != null, null, { timeout: 60_000 });
+  const loaded = requests.length;
+  return {
+    page, context, errors,
+    requestsAfterLoad: () => requests.slice(loaded),
+    allRequests: () => requests.slice(),
+    close: () => context.close(),
+  };
+}
+
+async function drop(page, files, timeout = 120_000) {
+  await page.setInputFiles('#pick-files', files);
+  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state) , null, { timeout });
+  const state = await page.evaluate(() => document.body.dataset.state);
+  if (state === 'error') assert.fail(`page error: ${await page.textContent('#error')}`);
+}
+
+/** The CLI's artifacts for one file, named as the page names it (basename). */
+function cliArtifacts(file, cmd = 'breakdown') {
+  const out = fs.mkdtempSync(path.join(TMP, 'cli-'));
+  const r = spawnSync(CLI, [cmd, '-q', '-o', out, path.basename(file)], { cwd: path.dirname(file), encoding: 'utf8' });
+  assert.ok(r.status === 0 || r.status === 1, `gputriage ${cmd} exited ${r.status}: ${r.stderr}`);
+  return Object.fromEntries(fs.readdirSync(out).map((n) => [n, fs.readFileSync(path.join(out, n))]));
+}
+
+async function download(page, locator) {
+  const [d] = await Promise.all([page.waitForEvent('download'), page.locator(locator).click()]);
+  return { name: d.suggestedFilename(), bytes: fs.readFileSync(await d.path()) };
+}
+
+async function pageArtifacts(page) {
+  const names = await page.locator('#export ul.artifacts a').allTextContents();
+  const got = {};
+  for (const n of names) {
+    const d = await download(page, `#export ul.artifacts a[download="${n}"]`);
+    assert.equal(d.name, n);
+    got[n] = d.bytes;
+  }
+  return got;
+}
+
+function assertSameArtifacts(got, want, label) {
+  assert.deepEqual(Object.keys(got).sort(), Object.keys(want).sort(), `${label}: artifact names`);
+  for (const n of Object.keys(want)) assert.ok(Buffer.compare(got[n], want[n]) === 0, `${label}: ${n} differs from the CLI's`);
+}
+
+/** Minimal reader for our STORE zips: checks CRCs, returns name → bytes. */
+function unzip(buf) {
+  const files = {};
+  let o = 0;
+  while (buf.readUInt32LE(o) === 0x04034b50) {
+    assert.equal(buf.readUInt16LE(o + 8), 0, 'zip: method is store');
+    const crc = buf.readUInt32LE(o + 14), size = buf.readUInt32LE(o + 18), nlen = buf.readUInt16LE(o + 26);
+    const name = buf.toString('utf8', o + 30, o + 30 + nlen);
+    const data = buf.subarray(o + 30 + nlen, o + 30 + nlen + size);
+    assert.equal(zlib.crc32(data), crc, `zip: crc of ${name}`);
+    files[name] = Buffer.from(data);
+    o += 30 + nlen + size;
+  }
+  assert.equal(buf.readUInt32LE(buf.length - 22), 0x06054b50, 'zip: end of central directory');
+  assert.equal(buf.readUInt16LE(buf.length - 22 + 10), Object.keys(files).length, 'zip: entry count');
+  return files;
+}
+
+async function shot(page, name) {
+  const file = path.join(ART_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: false });
+  return file;
+}
+
+// A valid Kineto trace, gzip-streamed to disk: cpu_op → runtime → kernel
+// triples on two streams, ~rawMB of JSON. Names are drawn from a small set
+// (as in real traces) so the analyzer's interning is exercised.
+async function generateTrace(file, rawMB, { kernelNames } = {}) {
+  const names = kernelNames ?? [
+    'Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x32x64_MI16x16x1_SN_LDSB1_ISA942_WG64_4_1',
+    'void at::native::elementwise_kernel_manual_unroll<128, 8, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)> >(int, at::native::direct_copy_kernel_cuda)',
+    'paged_attention_ll4mi_QKV_mfma16_kernel<0, __hip_bfloat16, __hip_bfloat16, (vllm::Fp8KVCacheDataType)0, 1, 128, 256, false, 4, 1>',
+    'aiter::add_rmsnorm_quant_kernel<std::bfloat16_t, std::bfloat16_t, 256, 16, true, false, true, 1>',
+    'ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)',
+  ];
+  const ops = ['aten::mm', 'aten::copy_', 'vllm::paged_attention', 'aiter::rmsnorm', 'c10d::allreduce_'];
+  const gz = zlib.createGzip({ level: 1 });
+  const out = fs.createWriteStream(file);
+  gz.pipe(out);
+  const done = new Promise((res, rej) => { out.on('finish', res); out.on('error', rej); gz.on('error', rej); });
+  let written = 0;
+  const write = (s) => {
+    written += Buffer.byteLength(s);
+    return gz.write(s) ? null : new Promise((r) => gz.once('drain', r));
+  };
+  await write('{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "AMD Instinct MI300X", "totalGlobalMem": 206141652992, ' +
+    '"computeMajor": 9, "computeMinor": 4, "warpSize": 64, "numSms": 304}], "hip_runtime_version": 70253211, ' +
+    '"displayTimeUnit": "ms", "traceEvents": [\n');
+  const limit = rawMB * 1e6;
+  let i = 0, ts = 1_000_000;
+  while (written < limit) {
+    let chunk = '';
+    for (let k = 0; k < 500; k++, i++) {
+      const n = i % names.length, ext = 100000 + i, corr = 5000 + i, stream = n === 4 ? 9 : 7;
+      const kname = JSON.stringify(names[n]);
+      chunk += `${i ? ',' : ''}{"ph": "X", "cat": "cpu_op", "name": "${ops[n]}", "pid": 251, "tid": 251, "ts": ${ts.toFixed(3)}, "dur": 12.5, "args": {"External id": ${ext}, "Record function id": 0, "Input Dims": [[4096, 4096], [4096, 4096]], "Input type": ["c10::BFloat16", "c10::BFloat16"], "Ev Idx": ${i}}}\n` +
+        `,{"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 251, "tid": 251, "ts": ${(ts + 2).toFixed(3)}, "dur": 6.25, "args": {"External id": ${ext}, "kernel": ${kname}, "cid": 107, "correlation": ${corr}, "grid": [304, 1, 1], "block": [256, 1, 1], "shared memory": 0}}\n` +
+        `,{"ph": "X", "cat": "kernel", "name": ${kname}, "pid": 0, "tid": ${stream}, "ts": ${(ts + 10).toFixed(3)}, "dur": ${(8 + (i % 7)).toFixed(3)}, "args": {"External id": ${ext}, "device": 0, "stream": ${stream}, "correlation": ${corr}, "kind": "Dispatch Kernel", "grid": [304, 1, 1], "block": [256, 1, 1]}}\n`;
+      ts += 20;
+    }
+    await write(chunk);
+  }
+  await write(']}\n');
+  gz.end();
+  await done;
+  return { raw: written, gz: fs.statSync(file).size, kernels: i };
+}
+
+// ---------------------------------------------------------------- tests
+
+test('served: real traces give artifacts byte-identical to the CLI', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    for (const [label, file] of Object.entries(TRACES)) {
+      const t0 = Date.now();
+      await drop(s.page, [file]);
+      const got = await pageArtifacts(s.page);
+      assertSameArtifacts(got, cliArtifacts(file), label);
+      const stats = await s.page.evaluate(() => window.__gputriage.stats);
+      note(`${label}: ${Object.keys(got).length} artifacts identical · ${(stats.rawBytes / 1e6).toFixed(1)} MB raw in ${stats.seconds.toFixed(2)} s (${stats.mbps.toFixed(0)} MB/s in page, ${Date.now() - t0} ms wall) · module memory ${(stats.memory / 2 ** 20).toFixed(1)} MiB`);
+      // Report views are there and fed by the artifacts.
+      assert.ok(await s.page.locator('#kernels tbody tr').count() > 0, `${label}: kernel rows`);
+      assert.ok(await s.page.locator('#breakdown .stage').count() > 0, `${label}: stages`);
+      assert.ok(await s.page.locator('#lanes canvas').count() > 0, `${label}: lanes`);
+    }
+    // The zip holds exactly the same bytes.
+    const z = await download(s.page, '#export a[download$=".zip"]');
+    assertSameArtifacts(unzip(z.bytes), cliArtifacts(TRACES.h100), 'zip');
+    assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests after load');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('served: kernel table sorts, filters and limits', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [TRACES.mi300]);
+    const rows = s.page.locator('#kernels tbody tr');
+    assert.equal(await rows.count(), 25, 'top 25 by default');
+    const times = async () => (await s.page.locator('#kernels tbody td:nth-child(7)').allTextContents());
+    await s.page.locator('#kernels select[aria-label="rows shown"]').selectOption('0');
+    const all = await rows.count();
+    assert.ok(all > 25, `all rows (${all})`);
+    await s.page.keyboard.press('/');
+    await s.page.keyboard.type('gemm');
+    const filtered = await rows.count();
+    assert.ok(filtered > 0 && filtered < all, `filter narrows (${filtered}/${all})`);
+    await s.page.locator('#kernels th button', { hasText: 'launches' }).click();
+    assert.equal(await s.page.locator('#kernels th[aria-sort="descending"]').count(), 1);
+    assert.ok((await times()).length === filtered);
+  } finally {
+    await s.close();
+  }
+});
+
+test('served: crash log + trace together give both sections', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [TRACES.rocmDecode, CRASH_LOG]);
+    assert.ok(await s.page.locator('#kernels tbody tr').count() > 0, 'kernel table');
+    assert.ok(await s.page.locator('#crash article.finding').count() > 0, 'crash findings');
+    assert.ok(await s.page.locator('#crash .evidence li').count() > 0, 'evidence lines');
+    const names = await s.page.locator('#export ul.artifacts a').allTextContents();
+    for (const n of ['profile_summary.md', 'kernel_table.json', 'crash_summary.md', 'crash_diagnosis.json']) assert.ok(names.includes(n), `artifact ${n}`);
+    // The log's own artifacts are the CLI's `diagnose` output.
+    const want = cliArtifacts(CRASH_LOG, 'diagnose');
+    for (const n of Object.keys(want)) {
+      const got = await download(s.page, `#export ul.artifacts a[download="${n}"]`);
+      assert.ok(Buffer.compare(got.bytes, want[n]) === 0, `${n} equals the CLI's`);
+    }
+    for (const scheme of ['light', 'dark']) {
+      await s.page.emulateMedia({ colorScheme: scheme });
+      await s.page.locator('#summary').scrollIntoViewIfNeeded();
+      await shot(s.page, `report-${scheme}`);
+      await s.page.locator('#kernels').evaluate((e) => e.scrollIntoView());
+      await shot(s.page, `kernels-${scheme}`);
+      await s.page.locator('#timeline').evaluate((e) => e.scrollIntoView());
+      await shot(s.page, `timeline-${scheme}`);
+      await s.page.locator('#lanes').evaluate((e) => e.scrollIntoView());
+      await shot(s.page, `lanes-${scheme}`);
+      await s.page.locator('#crash').evaluate((e) => e.scrollIntoView());
+      await shot(s.page, `crash-${scheme}`);
+    }
+    note(`screenshots in ${path.relative(ROOT, ART_DIR)}/`);
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('served: saved report reopens offline with the same views', async () => {
+  const s = await openPage(`${base}/`);
+  let saved;
+  try {
+    await drop(s.page, [TRACES.rocmDecode, CRASH_LOG]);
+    const d = await download(s.page, '#export a[download$=".html"]');
+    saved = path.join(TMP, d.name);
+    fs.writeFileSync(saved, d.bytes);
+  } finally {
+    await s.close();
+  }
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 } });
+  const requests = [];
+  const errors = [];
+  context.on('request', (r) => requests.push(r.url()));
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  try {
+    await page.goto(pathToFileURL(saved).href);
+    await page.waitForFunction(() => document.body.dataset.state === 'done', null, { timeout: 10_000 });
+    assert.ok(await page.locator('#kernels tbody tr').count() > 0, 'kernel table');
+    assert.ok(await page.locator('#crash article.finding').count() > 0, 'crash findings');
+    const got = await pageArtifacts(page);
+    assertSameArtifacts(Object.fromEntries(Object.entries(got).filter(([n]) => !n.startsWith('crash'))), cliArtifacts(TRACES.rocmDecode), 'saved report');
+    assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('blob:')), [], 'no network requests');
+    assert.deepEqual(errors, [], 'no console errors (CSP violations included)');
+    note(`saved report ${(fs.statSync(saved).size / 1e3).toFixed(0)} KB`);
+  } finally {
+    await context.close();
+  }
+});
+
+test('served: wrong wasm MIME type falls back to compile(arrayBuffer)', async () => {
+  const s = await openPage(`${base}/badmime/`);
+  try {
+    await drop(s.page, [TRACES.rocmDecode]);
+    assert.ok(await s.page.locator('#kernels tbody tr').count() > 0);
+  } finally {
+    await s.close();
+  }
+});
+
+test('inline build works from file:// with no network at all', async () => {
+  const url = pathToFileURL(INLINE).href;
+  const t0 = Date.now();
+  const s = await openPage(url);
+  note(`file:// page ready (module compiled in the worker) in ${Date.now() - t0} ms; compile ${(await s.page.evaluate(() => window.__gputriage.moduleMs)).toFixed(0)} ms`);
+  try {
+    await drop(s.page, [TRACES.h100]);
+    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(TRACES.h100), 'file://');
+    const net = s.allRequests().filter((u) => u !== url && !u.startsWith('blob:'));
+    assert.deepEqual(net, [], 'no requests besides the page itself');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('user strings render as text (kernel names, file names, log lines)', async () => {
+  const evil = '<img src=x onerror="window.__xss=1">';
+  const dir = fs.mkdtempSync(path.join(TMP, 'xss-'));
+  const trace = path.join(dir, '<b>trace.json.gz');
+  await generateTrace(trace, 1, { kernelNames: [evil, `${evil}2`, 'k3</script><script>window.__xss=2</script>', 'k4', 'k5'] });
+  const log = path.join(dir, '<i>crash.log');
+  fs.writeFileSync(log, `Memory access fault by GPU node-1 (Agent handle: 0x55) on address 0x7f00. Reason: Page not present or supervisor privilege. ${evil}\n`);
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [trace, log]);
+    assert.equal(await s.page.evaluate(() => window.__xss), undefined, 'no script ran');
+    assert.equal(await s.page.locator('#report img').count(), 0, 'no injected elements');
+    assert.ok(await s.page.getByText(evil, { exact: true }).first().isVisible(), 'kernel name shown literally');
+    assert.ok(await s.page.getByText('<b>trace.json.gz').first().isVisible(), 'file name shown literally');
+    assert.ok(await s.page.locator('#crash .evidence code', { hasText: evil }).count() > 0, 'log line shown literally');
+    assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests during analysis');
+  } finally {
+    await s.close();
+  }
+});
+
+test('a truncated .gz is analysed as partial, naming the file', async () => {
+  const cut = path.join(TMP, 'cut_trace.json.gz');
+  const src = fs.readFileSync(TRACES.mi300);
+  fs.writeFileSync(cut, src.subarray(0, src.length >> 1));
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [cut]);
+    assert.ok(await s.page.locator('#summary .banner.warn').isVisible(), 'partial-input warning');
+    const status = await s.page.locator('#summary table.files tr.partial').textContent();
+    assert.match(status, /cut_trace\.json\.gz: gzip stream is truncated or corrupt/);
+    const meta = JSON.parse((await download(s.page, '#export a[download="profile_metadata.json"]')).bytes);
+    assert.equal(meta.partial, true);
+  } finally {
+    await s.close();
+  }
+});
+
+let big = null;
+async function bigTrace() {
+  if (!big) {
+    const file = path.join(TMP, 'big.json.gz');
+    const t0 = Date.now();
+    big = { file, ...(await generateTrace(file, BIG_MB)) };
+    note(`generated ${(big.raw / 1e6).toFixed(0)} MB raw / ${(big.gz / 1e6).toFixed(1)} MB gz, ${big.kernels} kernels in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  return big;
+}
+
+test('cancel stops work; the next drop still works', async () => {
+  const { file } = await bigTrace();
+  const s = await openPage(`${base}/`);
+  try {
+    await s.page.setInputFiles('#pick-files', [file]);
+    await s.page.waitForFunction(() => (window.__gputriage.progress?.rawBytes ?? 0) > 20e6, null, { timeout: 60_000 });
+    const t0 = Date.now();
+    await s.page.getByRole('button', { name: /Cancel/ }).click();
+    await s.page.waitForFunction(() => document.body.dataset.state === 'idle', null, { timeout: 2_000 });
+    note(`cancel → idle in ${Date.now() - t0} ms`);
+    assert.ok(await s.page.locator('#progress').isHidden(), 'progress hidden');
+    await drop(s.page, [TRACES.rocmDecode]);
+    assert.ok(await s.page.locator('#kernels tbody tr').count() > 0, 'next job ran');
+  } finally {
+    await s.close();
+  }
+});
+
+test(`big generated trace (${BIG_MB} MB raw) streams with bounded memory and a responsive page`, async () => {
+  const { file, raw } = await bigTrace();
+  const s = await openPage(`${base}/`);
+  try {
+    await s.page.evaluate(() => { window.__resp.armed = true; });
+    const t0 = Date.now();
+    await drop(s.page, [file], 540_000);
+    const wall = (Date.now() - t0) / 1000;
+    const { stats, peak, resp, renderMs } = await s.page.evaluate(() => ({ stats: window.__gputriage.stats, peak: window.__gputriage.peakMemory, resp: window.__resp, renderMs: window.__gputriage.renderMs }));
+    note(`big trace: report rendered in ${renderMs.toFixed(0)} ms`);
+    note(`big trace: ${(raw / 1e6).toFixed(0)} MB raw in ${stats.seconds.toFixed(1)} s = ${stats.mbps.toFixed(0)} MB/s in page (inside feed() ${stats.feedSeconds.toFixed(1)} s, finish() ${stats.finishSeconds.toFixed(2)} s, wall ${wall.toFixed(1)} s)`);
+    if (resp.gaps.length) note(`big trace: pauses > 50 ms: ${resp.gaps.join('; ')}`);
+    note(`big trace: module memory peak ${(peak / 2 ** 20).toFixed(1)} MiB (${(peak / big.kernels).toFixed(0)} B/kernel); longest main-thread pause while streaming ${resp.maxGap.toFixed(0)} ms, at the report's first paint ${resp.endGap.toFixed(0)} ms (longest long task ${resp.longTask.toFixed(0)} ms)`);
+    assert.equal(stats.rawBytes, raw, 'every byte reached the module');
+    assert.ok(peak < MEM_LIMIT_MIB * 2 ** 20, `module memory ${(peak / 2 ** 20).toFixed(1)} MiB < ${MEM_LIMIT_MIB} MiB`);
+    assert.ok(resp.maxGap < 200, `main thread paused ${resp.maxGap.toFixed(0)} ms`);
+    assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests');
+  } finally {
+    await s.close();
+  }
+});
+
+// ---------------------------------------------------------------- main
+
+let server;
+let passed = 0, failed = 0;
+const t0 = Date.now();
+try {
+  for (const p of [CHROMIUM, CLI, path.join(DIST, 'index.html'), INLINE]) {
+    if (!fs.existsSync(p)) throw new Error(`missing ${p} (run \`make site\`; Chromium: apt-get install -y chromium)`);
+  }
+  server = await startServer();
+  base = `http://127.0.0.1:${server.address().port}`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // No --allow-file-access-from-files: a boolean switch is ON whatever value
+    // follows it, and the file:// test must prove the inline build needs none.
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  for (const t of tests) {
+    if (filter && !t.name.includes(filter)) continue;
+    const ts = Date.now();
+    try {
+      await t.fn();
+      passed++;
+      console.log(`ok   ${t.name} (${((Date.now() - ts) / 1000).toFixed(1)} s)`);
+    } catch (err) {
+      failed++;
+      console.log(`FAIL ${t.name} (${((Date.now() - ts) / 1000).toFixed(1)} s)\n     ${String(err?.stack ?? err).split('\n').slice(0, 6).join('\n     ')}`);
+    }
+  }
+} catch (err) {
+  failed++;
+  console.log(`FAIL setup: ${err?.stack ?? err}`);
+} finally {
+  await browser?.close();
+  server?.close();
+  fs.rmSync(TMP, { recursive: true, force: true });
+}
+console.log(`total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
