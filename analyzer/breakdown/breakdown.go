@@ -62,11 +62,6 @@ type Result struct {
 	GraphLaunches, GraphKernels   int64
 }
 
-type key struct {
-	file uint16
-	id   int64
-}
-
 type tkey struct {
 	file  uint16
 	track uint32
@@ -83,7 +78,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	a := newAttributor(st)
 	res := &Result{HasPython: len(st.Python) > 0}
 
-	stages := a.stages()
+	stages, stageNames := a.stages()
 	classes := make(map[uint32]kernels.Class)
 	canon := make(map[uint32]string)
 
@@ -111,7 +106,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		if !o.Kind.IsGPUWork() {
 			continue
 		}
-		sname := stages[i]
+		sname := stageNames[stages[i]]
 		if opt.Stage != "" && sname != opt.Stage {
 			continue
 		}
@@ -255,8 +250,8 @@ func shares(m map[string]int64, total int64) []Share {
 // stage annotations (trace-format.md §5).
 type attributor struct {
 	st            *trace.Store
-	launch        map[key]int32 // correlation → runtime/driver call
-	byExt         map[key]int32 // External id → cpu_op / user_annotation
+	launch        idIndex // correlation → runtime/driver call
+	byExt         idIndex // External id → cpu_op / user_annotation
 	cpu           map[tkey]*nest
 	py            map[tkey]*nest
 	annot         map[tkey]*nest
@@ -267,7 +262,7 @@ type attributor struct {
 }
 
 func newAttributor(st *trace.Store) *attributor {
-	a := &attributor{st: st, launch: map[key]int32{}, byExt: map[key]int32{},
+	a := &attributor{st: st,
 		graphName: map[uint32]bool{}, stageSource: map[string]string{}, pyLoc: map[uint32]uint32{}}
 	cpuIdx := map[tkey][]int32{}
 	for i := range st.CPU {
@@ -275,9 +270,7 @@ func newAttributor(st *trace.Store) *attributor {
 		switch s.Kind {
 		case trace.KindRuntime, trace.KindDriver:
 			if s.Corr != trace.None {
-				if _, dup := a.launch[key{s.File, s.Corr}]; !dup {
-					a.launch[key{s.File, s.Corr}] = int32(i)
-				}
+				a.launch.add(s.File, s.Corr, int32(i))
 			}
 			if isGraphLaunch(st.Name(s.Name)) {
 				a.graphName[s.Name] = true
@@ -285,15 +278,17 @@ func newAttributor(st *trace.Store) *attributor {
 			}
 		case trace.KindCPUOp, trace.KindUserAnnotation:
 			if s.Ext != trace.None {
-				k := key{s.File, s.Ext}
-				if j, dup := a.byExt[k]; !dup || st.CPU[j].Kind != trace.KindCPUOp && s.Kind == trace.KindCPUOp {
-					a.byExt[k] = int32(i)
-				}
+				a.byExt.add(s.File, s.Ext, int32(i))
 			}
 			tk := tkey{s.File, s.Track}
 			cpuIdx[tk] = append(cpuIdx[tk], int32(i))
 		}
 	}
+	a.launch.seal(nil)
+	// A cpu_op beats a user_annotation carrying the same External id.
+	a.byExt.seal(func(old, new int32) bool {
+		return st.CPU[old].Kind != trace.KindCPUOp && st.CPU[new].Kind == trace.KindCPUOp
+	})
 	a.cpu = nests(st.CPU, cpuIdx)
 	pyIdx := map[tkey][]int32{}
 	for i := range st.Python {
@@ -327,7 +322,7 @@ func (a *attributor) attribute(o *trace.GPUOp) attribution {
 	var at attribution
 	var l *trace.Span
 	if o.Corr != trace.None {
-		if j, ok := a.launch[key{o.File, o.Corr}]; ok {
+		if j, ok := a.launch.get(o.File, o.Corr); ok {
 			l = &st.CPU[j]
 		}
 	}
@@ -335,13 +330,13 @@ func (a *attributor) attribute(o *trace.GPUOp) attribution {
 	op := int32(-1)
 	switch {
 	case o.Ext != trace.None && !at.graph:
-		if j, ok := a.byExt[key{o.File, o.Ext}]; ok {
+		if j, ok := a.byExt.get(o.File, o.Ext); ok {
 			op = j
 		}
 	}
 	if op < 0 && l != nil && !at.graph {
 		if l.Ext != trace.None {
-			if j, ok := a.byExt[key{o.File, l.Ext}]; ok {
+			if j, ok := a.byExt.get(o.File, l.Ext); ok {
 				op = j
 			}
 		}
@@ -407,9 +402,20 @@ func (a *attributor) python(file uint16, track uint32, t int64) uint32 {
 // stages assigns a stage to every GPU op: the innermost stage-naming GPU
 // annotation around it, else the CPU annotation around its launch, else the
 // file's name, else "all" (or "unstaged" in a file where other ops have one).
-func (a *attributor) stages() []string {
+func (a *attributor) stages() ([]uint8, []string) {
 	st := a.st
-	out := make([]string, len(st.GPU))
+	names := []string{""}
+	ids := map[string]uint8{"": 0}
+	id := func(s string) uint8 {
+		v, ok := ids[s]
+		if !ok && len(names) < 255 {
+			v = uint8(len(names))
+			ids[s] = v
+			names = append(names, s)
+		}
+		return v
+	}
+	out := make([]uint8, len(st.GPU))
 	annotated := map[uint16]bool{}
 	memo := map[uint32]string{}
 	stageOf := func(id uint32) string {
@@ -428,29 +434,29 @@ func (a *attributor) stages() []string {
 		if n := a.annot[tkey{o.File, o.Track}]; n != nil {
 			for p := n.at(st.Annot, o.TS); p >= 0; p = n.parent[p] {
 				if s := stageOf(st.Annot[n.pos[p]].Name); s != "" && st.Annot[n.pos[p]].End() >= o.TS {
-					out[i] = s
+					out[i] = id(s)
 					break
 				}
 			}
 		}
-		if out[i] == "" && o.Corr != trace.None {
-			if j, ok := a.launch[key{o.File, o.Corr}]; ok {
+		if out[i] == 0 && o.Corr != trace.None {
+			if j, ok := a.launch.get(o.File, o.Corr); ok {
 				l := &st.CPU[j]
 				n := a.cpu[tkey{l.File, l.Track}]
 				for p := n.at(st.CPU, l.TS); p >= 0; p = n.parent[p] {
 					c := &st.CPU[n.pos[p]]
 					if c.Kind == trace.KindUserAnnotation && c.End() >= l.TS {
 						if s := stageOf(c.Name); s != "" {
-							out[i] = s
+							out[i] = id(s)
 							break
 						}
 					}
 				}
 			}
 		}
-		if out[i] != "" {
+		if out[i] != 0 {
 			annotated[o.File] = true
-			a.stageSource[out[i]] = "annotation"
+			a.stageSource[names[out[i]]] = "annotation"
 		}
 	}
 	fileStage := make([]string, len(st.Files))
@@ -460,22 +466,22 @@ func (a *attributor) stages() []string {
 	}
 	for i := range st.GPU {
 		o := &st.GPU[i]
-		if out[i] != "" || !o.Kind.IsGPUWork() {
+		if out[i] != 0 || !o.Kind.IsGPUWork() {
 			continue
 		}
 		switch {
 		case fileStage[o.File] != "":
-			out[i] = fileStage[o.File]
-			if a.stageSource[out[i]] == "" {
-				a.stageSource[out[i]] = "file name"
+			out[i] = id(fileStage[o.File])
+			if a.stageSource[fileStage[o.File]] == "" {
+				a.stageSource[fileStage[o.File]] = "file name"
 			}
 		case annotated[o.File]:
-			out[i] = StageOther
+			out[i] = id(StageOther)
 			a.stageSource[StageOther] = "outside stage annotations"
 		default:
-			out[i] = StageAll
+			out[i] = id(StageAll)
 			a.stageSource[StageAll] = "none"
 		}
 	}
-	return out
+	return out, names
 }

@@ -98,7 +98,13 @@ func parseObject(b []byte, e *rawEvent) (int, bool) {
 		case "dur":
 			e.dur, i, ok = readToken(b, i)
 		case "args":
-			i, ok = parseArgs(b, i, e)
+			// Python frames and unkept categories need no args: skip them
+			// without reading keys (they are most of a with_stack trace).
+			if e.cat != nil && skipArgs(e.cat) {
+				i, ok = skipValue(b, i)
+			} else {
+				i, ok = parseArgs(b, i, e)
+			}
 		default:
 			i, ok = skipValue(b, i)
 		}
@@ -224,4 +230,13 @@ func readToken(b []byte, i int) ([]byte, int, bool) {
 func skipValue(b []byte, i int) (int, bool) {
 	v := newTracker(b[i])
 	return v.advance(b, i)
+}
+
+// skipArgs reports categories whose args the analyses never read.
+func skipArgs(cat []byte) bool {
+	switch kindOf(cat) {
+	case KindPython, KindOther:
+		return true
+	}
+	return false
 }

@@ -1,6 +1,9 @@
 package trace
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+)
 
 // headerKeys are the top-level values worth keeping (all small).
 var headerKeys = map[string]bool{
@@ -119,15 +122,19 @@ func (r *Reader) handle() {
 		if stream == None {
 			stream, _ = trailingInt(e.tid)
 		}
+		s.GPU = grow(s.GPU)
 		s.GPU = append(s.GPU, GPUOp{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
 			Track: track, Device: int32(dev), Stream: int32(stream), File: r.idx, Kind: k})
 	case KindPython:
+		s.Python = grow(s.Python)
 		s.Python = append(s.Python, Span{TS: ts, Dur: dur, Corr: None, Ext: None, Name: name,
 			Track: track, File: r.idx, Kind: k})
 	case KindGPUAnnotation:
+		s.Annot = grow(s.Annot)
 		s.Annot = append(s.Annot, Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
 			Track: track, File: r.idx, Kind: k})
 	default:
+		s.CPU = grow(s.CPU)
 		s.CPU = append(s.CPU, Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
 			Track: track, File: r.idx, Kind: k})
 	}
@@ -146,4 +153,15 @@ func trailingInt(b []byte) (int64, bool) {
 		j--
 	}
 	return parseInt(b[j:])
+}
+
+// grow doubles a full record slice. append's 1.25× growth for large slices
+// leaves a trail of dead blocks that a wasm module (whose linear memory never
+// shrinks, and whose heap is not compacted) keeps paying for: with doubling,
+// the dead blocks sum to at most the live one and are reused.
+func grow[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(cap(s), 1024))
 }

@@ -138,11 +138,12 @@ type Store struct {
 	Python []Span
 	Annot  []Span // gpu_user_annotation ranges
 	Files  []File
+	cache  *[cacheSize]cacheEntry
 }
 
 // NewStore returns an empty store. Name id 0 is the empty string.
 func NewStore() *Store {
-	return &Store{index: map[string]uint32{"": 0}, alias: map[string]uint32{}, Names: []string{""}}
+	return &Store{index: map[string]uint32{"": 0}, alias: map[string]uint32{}, Names: []string{""}, cache: new([cacheSize]cacheEntry)}
 }
 
 // Name returns the string of an interned id.
@@ -160,8 +161,51 @@ func (s *Store) Intern(v string) uint32 {
 }
 
 // internRaw interns the raw body of a JSON string, decoding it only the first
-// time a spelling is seen.
+// time a spelling is seen. A small direct-mapped cache in front of the map
+// saves hashing long kernel names on every event (hashing is slow in wasm).
 func (s *Store) internRaw(raw []byte, scratch *[]byte) uint32 {
+	slot := cacheSlot(raw)
+	if c := s.cache[slot]; c.id != 0 && c.raw == string(raw) {
+		return c.id
+	}
+	id := s.internSlow(raw, scratch)
+	if id != 0 {
+		s.cache[slot] = cacheEntry{raw: s.rawOf(raw, id), id: id}
+	}
+	return id
+}
+
+// rawOf returns a string equal to raw without allocating when the interned
+// name itself is that spelling.
+func (s *Store) rawOf(raw []byte, id uint32) string {
+	if n := s.Names[id]; n == string(raw) {
+		return n
+	}
+	return string(raw)
+}
+
+type cacheEntry struct {
+	raw string
+	id  uint32
+}
+
+const cacheSize = 1024
+
+func cacheSlot(b []byte) int {
+	n := len(b)
+	h := uint32(n) * 2654435761
+	if n > 0 {
+		h ^= uint32(b[0]) << 8
+		h ^= uint32(b[n-1]) << 16
+		h ^= uint32(b[n/2]) << 24
+		h ^= uint32(b[n/3])
+		h ^= uint32(b[2*n/3]) << 4
+		h *= 2246822519
+	}
+	return int(h>>22) & (cacheSize - 1)
+}
+
+func (s *Store) internSlow(raw []byte, scratch *[]byte) uint32 {
 	if id, ok := s.index[string(raw)]; ok {
 		return id
 	}

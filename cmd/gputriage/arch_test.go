@@ -1,0 +1,81 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gputriage/gputriage/analyzer"
+)
+
+// observed_arch and arch_match on real traces, as trace-format.md §9 defines
+// them (its table of device names, fingerprints and ISA tokens).
+func TestArchRelevance(t *testing.T) {
+	cases := []struct {
+		trace, target, arch, match, reasonHas string
+	}{
+		// MI300X by name and _ISA942_ token: same vendor as the MI355X fleet → compatible.
+		{"traces/tracelens/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz", "gfx950", "gfx942", "compatible", "timings"},
+		{"traces/tracelens/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz", "gfx942", "gfx942", "exact", "AMD Instinct MI300X"},
+		// Empty device name (vLLM): the ISA token still names gfx942.
+		{"traces/tracelens/inference/vllm_decode_full/graph_execution.json.gz", "gfx942", "gfx942", "exact", "ISA"},
+		// SR-IOV "MI300X VF".
+		{"traces/tracelens/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", "gfx942", "gfx942", "exact", "MI300X VF"},
+		// "AMD Radeon Graphics", cc 9.0, 104 CUs: gfx90a via its _ISA90a_ GEMMs.
+		{"traces/hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz", "gfx950", "gfx90a", "compatible", "ISA"},
+		{"traces/tracelens/mi210/gpu_only_trace/gpu_only_trace.json.gz", "gfx90a", "gfx90a", "exact", "MI210"},
+		// NVIDIA for an AMD target: no value of the contract fits → unknown with the reason.
+		{"traces/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", "gfx950", "sm90", "unknown", "another vendor"},
+		{"traces/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", "sm90", "sm90", "exact", "H100"},
+		{"traces/tracelens/b200/eager_trace.json.gz", "sm90", "sm100", "compatible", "B200"},
+		// No deviceProperties: nothing to go on.
+		{"traces/hta/trace_filter/sampled_rank-0.json.gz", "gfx950", "unknown", "unknown", "no deviceProperties"},
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.trace)+"→"+c.target, func(t *testing.T) {
+			res := analyze(t, "native", analyzer.Options{TargetArch: c.target}, filepath.Join(shared, c.trace))
+			var m struct {
+				Arch   string `json:"observed_arch"`
+				Match  string `json:"arch_match"`
+				Reason string `json:"hardware_relevance_reason"`
+			}
+			artifact(t, res, "profile_metadata.json", &m)
+			if m.Arch != c.arch || m.Match != c.match || !strings.Contains(m.Reason, c.reasonHas) {
+				t.Errorf("got %s/%s %q; want %s/%s and a reason mentioning %q", m.Arch, m.Match, m.Reason, c.arch, c.match, c.reasonHas)
+			}
+		})
+	}
+}
+
+// Stages come from annotations (SGLang step[DECODE …], g-* prefill/decode_step),
+// and --stage keeps one of them.
+func TestStages(t *testing.T) {
+	cases := []struct {
+		trace  string
+		stages string
+	}{
+		{"traces/tracelens/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz", "decode"},
+		{"traces/tracelens/inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz", "prefill"},
+		{"gpu/traces/graph_on.trace.json.gz", "prefill,decode"},
+		{"traces/tracelens/mi300/resnet_act_checkpoint.json.gz", "all"},
+	}
+	for _, c := range cases {
+		res := analyze(t, "native", analyzer.Options{}, filepath.Join(shared, c.trace))
+		var m struct {
+			Stages []string `json:"stages"`
+		}
+		artifact(t, res, "profile_metadata.json", &m)
+		if got := strings.Join(m.Stages, ","); got != c.stages {
+			t.Errorf("%s: stages %q, want %q", c.trace, got, c.stages)
+		}
+	}
+	res := analyze(t, "native", analyzer.Options{Stage: "decode"}, filepath.Join(shared, "gpu/traces/graph_on.trace.json.gz"))
+	var bd breakdownJSON
+	artifact(t, res, "breakdown.json", &bd)
+	// graph_on: 32 decode replays × 363 kernels inside the decode_step ranges
+	// (graph_on.annot.json: 11,616), plus the step's token copies (GPU ops
+	// here count copies too; the trace has 33 memcpys in all).
+	if n := bd.Stages[0].KernelCount; len(bd.Stages) != 1 || bd.Stages[0].Stage != "decode" || n < 11616 || n > 11616+33 {
+		t.Errorf("--stage decode: %+v", bd.Stages)
+	}
+}
