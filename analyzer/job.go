@@ -35,9 +35,14 @@ const DefaultTarget = "gfx950"
 
 // Options configure a job; the JSON form is what the module's begin() takes.
 type Options struct {
-	Command    string `json:"command"`     // auto | breakdown | triage | diagnose
+	Command    string `json:"command"`     // auto | breakdown | triage | overlap | diagnose | perfetto-fix
 	TargetArch string `json:"target_arch"` // gfx… or sm…
 	Stage      string `json:"stage"`       // keep only this stage
+	// Mapping names the graph-off (or capture) traces of a triage/overlap
+	// pair, as passed to BeginFile; Formal the graph-on ones. When neither
+	// is given, the pair is found from the traces themselves.
+	Mapping []string `json:"mapping,omitempty"`
+	Formal  []string `json:"formal,omitempty"`
 }
 
 // ParseOptions decodes and validates options JSON (empty = defaults).
@@ -56,9 +61,9 @@ func (o *Options) normalize() error {
 		o.Command = "auto"
 	}
 	switch o.Command {
-	case "auto", "breakdown", "triage", "diagnose":
+	case "auto", "breakdown", "triage", "overlap", "diagnose", "perfetto-fix":
 	default:
-		return fmt.Errorf("unknown command %q (want breakdown, triage or diagnose)", o.Command)
+		return fmt.Errorf("unknown command %q (want breakdown, triage, overlap, diagnose or perfetto-fix)", o.Command)
 	}
 	if o.TargetArch == "" {
 		o.TargetArch = DefaultTarget
@@ -122,13 +127,18 @@ const sidecarMax = 4 << 20
 
 // Job runs one analysis over any number of files.
 type Job struct {
-	opts  Options
-	store *trace.Store
-	crash *crash.Session
-	files []FileResult
-	cur   *current
-	nlogs int
+	opts   Options
+	store  *trace.Store   // every trace (breakdown)
+	stores []*trace.Store // one per trace file (triage, overlap)
+	crash  *crash.Session
+	files  []FileResult
+	cur    *current
+	nlogs  int
+	fix    *fixJob // perfetto-fix
 }
+
+// perTrace reports commands that compare traces and so keep one store each.
+func (j *Job) perTrace() bool { return j.opts.Command == "triage" || j.opts.Command == "overlap" }
 
 type current struct {
 	res     *FileResult
@@ -153,12 +163,21 @@ func (j *Job) BeginFile(name string) {
 	if j.cur != nil {
 		j.EndFile()
 	}
+	if j.opts.Command == "perfetto-fix" {
+		j.files = append(j.files, FileResult{Name: name, Kind: "trace"})
+		j.fixBegin(name)
+		return
+	}
 	j.files = append(j.files, FileResult{Name: name})
 	j.cur = &current{res: &j.files[len(j.files)-1]}
 }
 
 // Write pushes the next chunk of the current file's decompressed bytes.
 func (j *Job) Write(p []byte) (int, error) {
+	if j.fix != nil {
+		j.files[len(j.files)-1].Bytes += int64(len(p))
+		return j.fix.write(p)
+	}
 	c := j.cur
 	if c == nil {
 		return 0, fmt.Errorf("write before BeginFile")
@@ -185,7 +204,12 @@ func (j *Job) decide(c *current) {
 		c.kind = "empty"
 	case looksJSON(b):
 		c.kind = "json"
-		c.reader = j.store.NewReader(c.res.Name)
+		st := j.store
+		if j.perTrace() {
+			st = trace.NewStore()
+			j.stores = append(j.stores, st)
+		}
+		c.reader = st.NewReader(c.res.Name)
 	case binary(c.sniff):
 		c.kind = "unknown"
 	default:
@@ -249,10 +273,17 @@ func (j *Job) FileError(msg string) {
 	if j.cur != nil {
 		j.cur.hostErr = msg
 	}
+	if j.fix != nil {
+		j.fix.hostErr = msg
+	}
 }
 
 // EndFile ends the current input.
 func (j *Job) EndFile() {
+	if j.fix != nil {
+		j.fixEnd()
+		return
+	}
 	c := j.cur
 	if c == nil {
 		return
@@ -310,7 +341,7 @@ func (j *Job) EndFile() {
 			c.res.Problem = c.hostErr
 		}
 		if c.reader != nil {
-			f := &j.store.Files[len(j.store.Files)-1]
+			f := c.reader.File()
 			f.Complete = false
 			f.Problem = c.res.Problem
 		}
@@ -322,6 +353,9 @@ func (j *Job) Finish() *Result {
 	if j.cur != nil {
 		j.EndFile()
 	}
+	if j.opts.Command == "perfetto-fix" {
+		return j.fixFinish()
+	}
 	res := &Result{Files: j.files, Artifacts: []Artifact{}}
 	if res.Files == nil {
 		res.Files = []FileResult{}
@@ -330,6 +364,12 @@ func (j *Job) Finish() *Result {
 	for i := range j.store.Files {
 		if !j.store.Files[i].Ignore {
 			traces = append(traces, i)
+		}
+	}
+	var stores []*trace.Store
+	for _, st := range j.stores {
+		if !st.Files[0].Ignore {
+			stores = append(stores, st)
 		}
 	}
 	var problems []string
@@ -348,10 +388,12 @@ func (j *Job) Finish() *Result {
 	}
 	res.Error = strings.Join(problems, "; ")
 
-	wantTrace := j.opts.Command != "diagnose" && len(traces) > 0
 	wantCrash := j.opts.Command == "diagnose" || j.nlogs > 0
-	if wantTrace {
-		a := j.analyzeTraces(traces)
+	switch {
+	case j.perTrace() && len(stores) > 0:
+		res.Artifacts = append(res.Artifacts, j.triage(stores)...)
+	case j.opts.Command != "diagnose" && len(traces) > 0:
+		a := j.analyzeTraces(j.store, traces)
 		res.Artifacts = append(res.Artifacts,
 			Artifact{"profile_summary.md", string(report.Summary(a))},
 			Artifact{"profile_metadata.json", string(report.Metadata(a))},
@@ -371,8 +413,7 @@ func (j *Job) Finish() *Result {
 	return res
 }
 
-func (j *Job) analyzeTraces(files []int) *report.Analysis {
-	st := j.store
+func (j *Job) analyzeTraces(st *trace.Store, files []int) *report.Analysis {
 	a := &report.Analysis{Store: st, TraceFiles: files, Target: j.opts.TargetArch, StageFilter: j.opts.Stage}
 	a.Breakdown = breakdown.Analyze(st, breakdown.Options{Stage: j.opts.Stage})
 	for _, fi := range files {
@@ -400,6 +441,11 @@ func (j *Job) analyzeTraces(files []int) *report.Analysis {
 		if a.Distributed == nil {
 			a.Distributed = distributed(h["distributedInfo"])
 		}
+		r := report.RankInfo{File: st.Files[fi].Name, Rank: -1}
+		if d := distributed(h["distributedInfo"]); d != nil {
+			r.Rank = d.Rank
+		}
+		a.Ranks = append(a.Ranks, r)
 	}
 	seen := map[uint32]bool{}
 	isa := map[string]int{}

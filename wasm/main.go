@@ -23,6 +23,7 @@ var (
 	job    *analyzer.Job
 	buf    []byte
 	result []byte
+	output []byte
 )
 
 func setError(msg string) int32 {
@@ -35,7 +36,8 @@ func bytesAt(ptr, n uint32) []byte {
 	if n == 0 {
 		return nil
 	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(uintptr(ptr))), n)
+	// ptr is an address in this module's own linear memory, handed out by alloc.
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(nil), uintptr(ptr))), n)
 }
 
 //go:wasmexport alloc
@@ -123,3 +125,25 @@ func resultPtr() uint32 {
 
 //go:wasmexport result_len
 func resultLen() uint32 { return uint32(len(result)) }
+
+// take_output moves the bytes a streaming command (perfetto-fix) has written
+// since the last call into the output buffer and returns their length; read
+// them at output_ptr before the next call.
+//
+//go:wasmexport take_output
+func takeOutput() uint32 {
+	if job == nil {
+		output = nil
+		return 0
+	}
+	output = job.TakeOutput()
+	return uint32(len(output))
+}
+
+//go:wasmexport output_ptr
+func outputPtr() uint32 {
+	if len(output) == 0 {
+		return 0
+	}
+	return uint32(uintptr(unsafe.Pointer(&output[0])))
+}

@@ -32,6 +32,16 @@ type Analysis struct {
 	CUDAVersion string
 	DeviceIDs   []int
 	Distributed *Distributed
+	Ranks       []RankInfo // one per trace file, in TraceFiles order
+	// MappingTrace is the graph-off / capture trace a triage mapped kernels
+	// through, when it is not the analysed trace itself.
+	MappingTrace string
+}
+
+// RankInfo identifies the rank of one trace file (-1 when unknown).
+type RankInfo struct {
+	File string
+	Rank int
 }
 
 // Distributed is the trace's distributedInfo.
@@ -174,7 +184,8 @@ func Breakdown(a *Analysis) []byte {
 		PythonCoverage *Ratio  `json:"python_coverage"`
 		Stages         []stage `json:"stages"`
 		Files          []file  `json:"files"`
-	}{Tool: Tool, Partial: a.Partial(), CPUOpCoverage: Ratio(a.Breakdown.CPUOpCoverage), Stages: []stage{}, Files: []file{}}
+		Ranks          *ranks  `json:"ranks,omitempty"`
+	}{Tool: Tool, Partial: a.Partial(), CPUOpCoverage: Ratio(a.Breakdown.CPUOpCoverage), Stages: []stage{}, Files: []file{}, Ranks: rankSummary(a)}
 	if a.Breakdown.HasPython {
 		r := Ratio(a.Breakdown.PythonCoverage)
 		out.PythonCoverage = &r
@@ -242,4 +253,56 @@ func Timeline(a *Analysis) []byte {
 		out.Files = append(out.Files, toTimelineJSON(t))
 	}
 	return encode(out)
+}
+
+type rankRow struct {
+	File         string `json:"file"`
+	Rank         int    `json:"rank"`
+	KernelTime   US     `json:"kernel_time_us"`
+	ComputeTime  US     `json:"non_collective_kernel_time_us"`
+	Collective   US     `json:"collective_time_us"`
+	ExposedComm  US     `json:"exposed_comm_time_us"`
+	Busy         US     `json:"busy_time_us"`
+	CollectiveOf Ratio  `json:"collective_share"`
+}
+
+type ranks struct {
+	Rows []rankRow `json:"rows"`
+	// The rank that spends the least time inside collectives is the one the
+	// others wait for: the slowest to reach each collective.
+	SlowestRank int `json:"slowest_rank"`
+	// The rank with the most collective time waits the most (rank skew).
+	MostWaitingRank int    `json:"most_waiting_rank"`
+	CollectiveSkew  US     `json:"collective_skew_us"`
+	Note            string `json:"note"`
+}
+
+// rankSummary compares the ranks of a multi-rank job (one trace file per
+// rank): per-rank collective time is a measure of waiting, not bandwidth.
+func rankSummary(a *Analysis) *ranks {
+	if len(a.Facts) < 2 || len(a.Ranks) != len(a.Facts) {
+		return nil
+	}
+	r := &ranks{Note: "collective (NCCL/RCCL) kernel time includes waiting for the other ranks: the rank with the least is the one the others wait for"}
+	lo, hi := -1, -1
+	for i, f := range a.Facts {
+		row := rankRow{File: f.File, Rank: a.Ranks[i].Rank, KernelTime: US(f.KernelTime), ComputeTime: US(f.KernelTime - f.NCCLTime),
+			Collective: US(f.NCCLTime), ExposedComm: US(a.Timelines[i].ExposedComm), Busy: US(a.Timelines[i].Busy)}
+		if f.KernelTime > 0 {
+			row.CollectiveOf = Ratio(float64(f.NCCLTime) / float64(f.KernelTime))
+		}
+		if row.Rank < 0 {
+			row.Rank = i
+		}
+		r.Rows = append(r.Rows, row)
+		if lo < 0 || f.NCCLTime < a.Facts[lo].NCCLTime {
+			lo = i
+		}
+		if hi < 0 || f.NCCLTime > a.Facts[hi].NCCLTime {
+			hi = i
+		}
+	}
+	r.SlowestRank, r.MostWaitingRank = r.Rows[lo].Rank, r.Rows[hi].Rank
+	r.CollectiveSkew = US(a.Facts[hi].NCCLTime - a.Facts[lo].NCCLTime)
+	return r
 }

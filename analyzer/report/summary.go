@@ -101,6 +101,18 @@ func Summary(a *Analysis) []byte {
 		row("total", t.Total)
 	}
 
+	if rk := rankSummary(a); rk != nil {
+		w("\n## Ranks\n\n| Rank | File | Kernel time (ms) | Collective (ms) | Collective share | Exposed comm (ms) |\n|---:|---|---:|---:|---:|---:|\n")
+		for _, r := range rk.Rows {
+			w("| %d | `%s` | %s | %s | %s | %s |\n", r.Rank, mdCode(r.File), ms(int64(r.KernelTime)), ms(int64(r.Collective)), pct(float64(r.CollectiveOf)), ms(int64(r.ExposedComm)))
+		}
+		w("\nRank %d spends the most time inside collectives (%s ms more than rank %d): it waits for rank %d, the slowest to reach each collective. Look at rank %d's compute and host-side gaps first.\n",
+			rk.MostWaitingRank, ms(int64(rk.CollectiveSkew)), rk.SlowestRank, rk.SlowestRank, rk.SlowestRank)
+	}
+	if a.MappingTrace != "" {
+		w("\nKernels are mapped to code through the mapping trace `%s`.\n", mdCode(a.MappingTrace))
+	}
+
 	w("\n## Takeaways\n\n")
 	for _, s := range bd.Stages {
 		for _, t := range takeaways(s, bd) {

@@ -10,6 +10,7 @@ type rawEvent struct {
 	name     []byte
 	pid, tid []byte
 	ts, dur  []byte
+	kernel   []byte // args.kernel of ROCm launches (raw string body)
 	ext      int64
 	corr     int64
 	stream   int64
@@ -75,8 +76,8 @@ func parseObject(b []byte, e *rawEvent) (int, bool) {
 		if i >= len(b) {
 			return i, false
 		}
-		switch string(key) {
-		case "ph":
+		switch eventKey(key) {
+		case kPh:
 			v, j, ok := readString(b, i)
 			if !ok {
 				return j, false
@@ -85,19 +86,19 @@ func parseObject(b []byte, e *rawEvent) (int, bool) {
 				e.ph = v[0]
 			}
 			i = j
-		case "cat":
+		case kCat:
 			e.cat, i, ok = readToken(b, i)
-		case "name":
+		case kName:
 			e.name, i, ok = readToken(b, i)
-		case "pid":
+		case kPid:
 			e.pid, i, ok = readToken(b, i)
-		case "tid":
+		case kTid:
 			e.tid, i, ok = readToken(b, i)
-		case "ts":
+		case kTs:
 			e.ts, i, ok = readToken(b, i)
-		case "dur":
+		case kDur:
 			e.dur, i, ok = readToken(b, i)
-		case "args":
+		case kArgs:
 			// Python frames and unkept categories need no args: skip them
 			// without reading keys (they are most of a with_stack trace).
 			if e.cat != nil && skipArgs(e.cat) {
@@ -143,15 +144,25 @@ func parseArgs(b []byte, i int, e *rawEvent) (int, bool) {
 		if i >= len(b) {
 			return i, false
 		}
+		if argKey(key) == kKernel {
+			if b[i] == '"' {
+				v, j, ok := readString(b, i)
+				if !ok {
+					return j, false
+				}
+				e.kernel, i = v, j
+				continue
+			}
+		}
 		var dst *int64
-		switch string(key) {
-		case "External id", "external id":
+		switch argKey(key) {
+		case kExt:
 			dst = &e.ext
-		case "correlation":
+		case kCorr:
 			dst = &e.corr
-		case "stream":
+		case kStream:
 			dst = &e.stream
-		case "device":
+		case kDevice:
 			dst = &e.device
 		}
 		if dst == nil {
@@ -239,4 +250,78 @@ func skipArgs(cat []byte) bool {
 		return true
 	}
 	return false
+}
+
+// Keys the reader uses. eventKey and argKey compare a few bytes by hand: a
+// string switch costs a runtime call per case in Go's wasm code, where this
+// loop runs for every key of every event.
+const (
+	kOther = iota
+	kPh
+	kCat
+	kName
+	kPid
+	kTid
+	kTs
+	kDur
+	kArgs
+	kExt
+	kCorr
+	kStream
+	kDevice
+	kKernel
+)
+
+func eventKey(k []byte) int {
+	switch len(k) {
+	case 2:
+		switch {
+		case k[0] == 'p' && k[1] == 'h':
+			return kPh
+		case k[0] == 't' && k[1] == 's':
+			return kTs
+		}
+	case 3:
+		switch {
+		case k[0] == 'c' && k[1] == 'a' && k[2] == 't':
+			return kCat
+		case k[0] == 'p' && k[1] == 'i' && k[2] == 'd':
+			return kPid
+		case k[0] == 't' && k[1] == 'i' && k[2] == 'd':
+			return kTid
+		case k[0] == 'd' && k[1] == 'u' && k[2] == 'r':
+			return kDur
+		}
+	case 4:
+		switch {
+		case k[0] == 'n' && k[1] == 'a' && k[2] == 'm' && k[3] == 'e':
+			return kName
+		case k[0] == 'a' && k[1] == 'r' && k[2] == 'g' && k[3] == 's':
+			return kArgs
+		}
+	}
+	return kOther
+}
+
+func argKey(k []byte) int {
+	switch len(k) {
+	case 11:
+		if (k[0] == 'E' || k[0] == 'e') && k[1] == 'x' && k[9] == 'i' && k[10] == 'd' && string(k[1:]) == "xternal id" {
+			return kExt
+		}
+		if k[0] == 'c' && k[1] == 'o' && k[10] == 'n' && string(k) == "correlation" {
+			return kCorr
+		}
+	case 6:
+		if k[0] == 's' && k[1] == 't' && k[5] == 'm' && string(k) == "stream" {
+			return kStream
+		}
+		if k[0] == 'd' && k[1] == 'e' && k[5] == 'e' && string(k) == "device" {
+			return kDevice
+		}
+		if k[0] == 'k' && k[1] == 'e' && k[5] == 'l' && string(k) == "kernel" {
+			return kKernel
+		}
+	}
+	return kOther
 }

@@ -26,6 +26,9 @@ type Reader struct {
 	ev      rawEvent
 	scratch []byte
 	key     []byte
+
+	lastPid, lastTid []byte
+	lastTrack        uint32
 }
 
 // NewReader starts a file named name in store s.
@@ -46,6 +49,9 @@ func (r *Reader) Write(p []byte) (int, error) {
 	r.sc.write(p)
 	return len(p), nil
 }
+
+// File returns the file's record in the store.
+func (r *Reader) File() *File { return &r.s.Files[r.idx] }
 
 // Close ends the file and records whether it was complete.
 func (r *Reader) Close() *File {
@@ -110,8 +116,15 @@ func (r *Reader) handle() {
 	}
 	s := r.s
 	name := s.internRaw(e.name, &r.scratch)
-	r.key = append(append(append(r.key[:0], e.pid...), ' '), e.tid...)
-	track := s.internRaw(r.key, &r.scratch)
+	// Consecutive events mostly share a thread: reuse its id.
+	track := r.lastTrack
+	if track == 0 || string(e.pid) != string(r.lastPid) || string(e.tid) != string(r.lastTid) {
+		r.key = append(append(append(r.key[:0], e.pid...), ' '), e.tid...)
+		track = s.internRaw(r.key, &r.scratch)
+		r.lastPid = append(r.lastPid[:0], e.pid...)
+		r.lastTid = append(r.lastTid[:0], e.tid...)
+		r.lastTrack = track
+	}
 	f.Kept++
 	switch k {
 	case KindKernel, KindMemcpy, KindMemset, KindSync:
@@ -134,9 +147,13 @@ func (r *Reader) handle() {
 		s.Annot = append(s.Annot, Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
 			Track: track, File: r.idx, Kind: k})
 	default:
+		var kernel uint32
+		if len(e.kernel) > 0 && (k == KindRuntime || k == KindDriver) {
+			kernel = s.internRaw(e.kernel, &r.scratch)
+		}
 		s.CPU = grow(s.CPU)
 		s.CPU = append(s.CPU, Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
-			Track: track, File: r.idx, Kind: k})
+			Track: track, Kernel: kernel, File: r.idx, Kind: k})
 	}
 }
 

@@ -50,28 +50,60 @@ func (k Kind) String() string {
 	return "other"
 }
 
+// kindOf maps a category to a Kind, filtering on length first: a plain string
+// switch costs a runtime call per case in wasm, on every event.
 func kindOf(cat []byte) Kind {
-	switch string(cat) {
-	case "kernel", "Kernel":
-		return KindKernel
-	case "gpu_memcpy", "Memcpy":
-		return KindMemcpy
-	case "gpu_memset", "Memset":
-		return KindMemset
-	case "cuda_sync":
-		return KindSync
-	case "gpu_user_annotation":
-		return KindGPUAnnotation
-	case "cpu_op", "Operator":
-		return KindCPUOp
-	case "user_annotation":
-		return KindUserAnnotation
-	case "cuda_runtime", "Runtime":
-		return KindRuntime
-	case "cuda_driver":
-		return KindDriver
-	case "python_function":
-		return KindPython
+	c := string(cat) // no allocation: only compared
+	switch len(cat) {
+	case 6:
+		switch c {
+		case "kernel", "Kernel":
+			return KindKernel
+		case "Memcpy":
+			return KindMemcpy
+		case "Memset":
+			return KindMemset
+		case "cpu_op":
+			return KindCPUOp
+		}
+	case 7:
+		if c == "Runtime" {
+			return KindRuntime
+		}
+	case 8:
+		if c == "Operator" {
+			return KindCPUOp
+		}
+	case 9:
+		if c == "cuda_sync" {
+			return KindSync
+		}
+	case 10:
+		switch c {
+		case "gpu_memcpy":
+			return KindMemcpy
+		case "gpu_memset":
+			return KindMemset
+		}
+	case 11:
+		if c == "cuda_driver" {
+			return KindDriver
+		}
+	case 12:
+		if c == "cuda_runtime" {
+			return KindRuntime
+		}
+	case 15:
+		switch c {
+		case "python_function":
+			return KindPython
+		case "user_annotation":
+			return KindUserAnnotation
+		}
+	case 19:
+		if c == "gpu_user_annotation" {
+			return KindGPUAnnotation
+		}
 	}
 	return KindOther
 }
@@ -100,8 +132,12 @@ type Span struct {
 	Ext     int64
 	Name    uint32
 	Track   uint32
-	File    uint16
-	Kind    Kind
+	// Kernel is the kernel a ROCm runtime launch names (its args.kernel), 0
+	// if none: capture traces launch without executing, so this is the only
+	// record of what a captured graph will run.
+	Kernel uint32
+	File   uint16
+	Kind   Kind
 }
 
 // End returns the span's end time.

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	json "github.com/goccy/go-json"
 
 	"github.com/gputriage/gputriage/analyzer"
 )
@@ -77,5 +81,40 @@ func TestStages(t *testing.T) {
 	// here count copies too; the trace has 33 memcpys in all).
 	if n := bd.Stages[0].KernelCount; len(bd.Stages) != 1 || bd.Stages[0].Stage != "decode" || n < 11616 || n > 11616+33 {
 		t.Errorf("--stage decode: %+v", bd.Stages)
+	}
+}
+
+// A profiler folder as SGLang writes it: per-rank, per-stage files, a merged
+// file and server_args.json. The lowest TP rank's stage files are analysed,
+// each stage taken from its file name.
+func TestProfilerFolder(t *testing.T) {
+	dir := t.TempDir()
+	decode := filepath.Join(shared, "traces/tracelens/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz")
+	mixed := filepath.Join(shared, "traces/tracelens/inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz")
+	copyTo := func(src, name string) {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Skip(err)
+		}
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	copyTo(mixed, "1732000000-TP-0-EXTEND.trace.json.gz")
+	copyTo(decode, "1732000000-TP-0-DECODE.trace.json.gz")
+	copyTo(decode, "1732000000-TP-1-DECODE.trace.json.gz")
+	copyTo(decode, "merged-1732000000.trace.json.gz")
+	os.WriteFile(filepath.Join(dir, "server_args.json"), []byte(`{"model_path":"Qwen/Qwen3-8B","tp_size":2}`), 0o644)
+	out := t.TempDir()
+	var so, se bytes.Buffer
+	if code := run([]string{"breakdown", "-q", "-o", out, dir}, strings.NewReader(""), &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "profile_metadata.json"))
+	var m struct {
+		Stages []string `json:"stages"`
+		Paths  []string `json:"source_trace_paths"`
+	}
+	json.Unmarshal(b, &m)
+	if strings.Join(m.Stages, ",") != "prefill,decode" || len(m.Paths) != 2 || !strings.Contains(m.Paths[0], "TP-0-DECODE") || !strings.Contains(m.Paths[1], "TP-0-EXTEND") {
+		t.Errorf("stages %v from %v", m.Stages, m.Paths)
 	}
 }

@@ -37,6 +37,8 @@ type engine interface {
 	FileError(msg string) error
 	FileEnd() error
 	Finish() (*analyzer.Result, error)
+	// TakeOutput drains what a streaming command (perfetto-fix) has written.
+	TakeOutput() ([]byte, error)
 	Close() error
 }
 
@@ -58,7 +60,8 @@ func (n *native) FileEnd() error              { n.job.EndFile(); return nil }
 func (n *native) Finish() (*analyzer.Result, error) {
 	return n.job.Finish(), nil
 }
-func (n *native) Close() error { return nil }
+func (n *native) TakeOutput() ([]byte, error) { return n.job.TakeOutput(), nil }
+func (n *native) Close() error                { return nil }
 
 // wasmEngine runs gputriage.wasm under wazero's compiler, with a compilation
 // cache so that only the first run pays the compile (seconds → ~0.2 s).
@@ -99,7 +102,7 @@ func newWasmEngine(wasm []byte) (*wasmEngine, error) {
 		return nil, fmt.Errorf("instantiate gputriage.wasm: %w", err)
 	}
 	e := &wasmEngine{ctx: ctx, rt: rt, mod: mod, fn: map[string]api.Function{}}
-	for _, name := range []string{"alloc", "begin", "file_begin", "feed", "file_error", "file_end", "finish", "result_ptr", "result_len"} {
+	for _, name := range []string{"alloc", "begin", "file_begin", "feed", "file_error", "file_end", "finish", "result_ptr", "result_len", "take_output", "output_ptr"} {
 		f := mod.ExportedFunction(name)
 		if f == nil {
 			rt.Close(ctx)
@@ -187,6 +190,22 @@ func (e *wasmEngine) Finish() (*analyzer.Result, error) {
 	}
 	return e.result()
 }
+func (e *wasmEngine) TakeOutput() ([]byte, error) {
+	n, err := e.call("take_output")
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	ptr, err := e.call("output_ptr")
+	if err != nil {
+		return nil, err
+	}
+	b, ok := e.mod.Memory().Read(uint32(ptr), uint32(n))
+	if !ok {
+		return nil, errors.New("gputriage.wasm: output out of range")
+	}
+	return append([]byte(nil), b...), nil
+}
+
 func (e *wasmEngine) Close() error { return e.rt.Close(e.ctx) }
 
 // MemoryBytes reports the module's current linear memory size.

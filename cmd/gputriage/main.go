@@ -20,9 +20,17 @@ import (
 const usage = `gputriage — GPU profiler traces and crash evidence → answers, locally.
 
 Usage:
-  gputriage breakdown [flags] TRACE...   category share, kernel table, GPU timeline per stage
-  gputriage triage    [flags] TRACE...   (until overlap lands: same as breakdown)
-  gputriage diagnose  [flags] LOG...     crash / hang evidence → a diagnosis
+  gputriage breakdown [flags] TRACE...       category share, kernel table, GPU timeline per stage
+                                             (several rank files: per-rank collective time and skew)
+  gputriage triage    [flags] TRACE...       breakdown + overlap and fuse opportunity tables; give a
+                                             graph-off (mapping) and a graph-on (formal) trace to map
+                                             graph replays to code (roles found automatically)
+  gputriage overlap   --mapping GRAPH_OFF --formal GRAPH_ON [flags]
+                                             the same with explicit roles
+  gputriage diagnose  [flags] LOG...         crash / hang evidence → a diagnosis
+  gputriage perfetto-fix [--gzip] -o DIR TRACE
+                                             rewrite overlapping GPU lanes so Perfetto renders them
+                                             (DIR/perfetto_fixed_trace.json[.gz])
   gputriage version
 
 Inputs are files (.json or .json.gz, detected by content), directories (the
@@ -33,6 +41,9 @@ Flags:
   --format md|json     what to print on stdout (default md)
   --target-arch ARCH   architecture the results are judged against (default gfx950; any gfxNNN or smNN)
   --stage STAGE        keep only this stage (prefill, decode, …)
+  --mapping FILE       (triage, overlap) a graph-off or capture trace; repeatable
+  --formal FILE        (triage, overlap) a graph-on trace; repeatable
+  --gzip               (perfetto-fix) write .json.gz
   --engine wasm|native run the wasm module under wazero (default) or the analyzer linked natively
   -q                   no progress line
 
@@ -43,8 +54,8 @@ func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 type flags struct {
 	out, format, target, stage, engine string
-	quiet                              bool
-	inputs                             []string
+	quiet, gzip                        bool
+	inputs, mapping, formal            []string
 }
 
 // parseFlags accepts flags before, between and after the inputs.
@@ -83,6 +94,19 @@ func parseFlags(args []string) (flags, error) {
 			f.stage, err = needVal()
 		case "engine":
 			f.engine, err = needVal()
+		case "mapping", "formal":
+			v, err2 := needVal()
+			if err2 != nil {
+				return f, err2
+			}
+			f.inputs = append(f.inputs, v)
+			if name == "mapping" {
+				f.mapping = append(f.mapping, v)
+			} else {
+				f.formal = append(f.formal, v)
+			}
+		case "gzip":
+			f.gzip = true
 		case "q", "quiet":
 			f.quiet = true
 		case "h", "help":
@@ -118,7 +142,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "version", "--version":
 		fmt.Fprintln(stdout, "gputriage", version())
 		return 0
-	case "breakdown", "triage", "diagnose":
+	case "breakdown", "triage", "overlap", "diagnose", "perfetto-fix":
 	default:
 		fmt.Fprintf(stderr, "gputriage: unknown command %q\n\n%s", cmd, usage)
 		return analyzer.ExitUsage
@@ -141,7 +165,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
 		return analyzer.ExitUsage
 	}
-	opts, _ := json.Marshal(analyzer.Options{Command: cmd, TargetArch: f.target, Stage: f.stage})
+	if cmd == "overlap" && (len(f.mapping) == 0 || len(f.formal) == 0) {
+		fmt.Fprintf(stderr, "gputriage overlap: give --mapping GRAPH_OFF_TRACE and --formal GRAPH_ON_TRACE (or use triage, which pairs them itself)\n")
+		return analyzer.ExitUsage
+	}
+	if cmd == "perfetto-fix" {
+		if len(files) != 1 || files[0] == "-" || f.out == "" {
+			fmt.Fprintf(stderr, "gputriage perfetto-fix: give one trace file (not stdin: it is read twice) and -o DIR\n")
+			return analyzer.ExitUsage
+		}
+	}
+	opts, _ := json.Marshal(analyzer.Options{Command: cmd, TargetArch: f.target, Stage: f.stage, Mapping: f.mapping, Formal: f.formal})
 
 	eng, err := newEngine(f.engine)
 	if err != nil {
@@ -154,6 +188,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return analyzer.ExitUsage
 	}
 	prog := newProgress(stderr, f.quiet)
+	if cmd == "perfetto-fix" {
+		return perfettoFix(eng, files[0], f, prog, stdout, stderr)
+	}
 	for _, name := range files {
 		if err := pushPath(eng, name, stdin, prog); err != nil {
 			fmt.Fprintf(stderr, "gputriage %s: %s: %v\n", cmd, name, err)
@@ -302,3 +339,5 @@ func (p *progress) done() {
 }
 
 func version() string { return "0.1.0" }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -1,0 +1,136 @@
+package fuse
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gputriage/gputriage/analyzer/overlap"
+	"github.com/gputriage/gputriage/analyzer/trace"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const shared = "../../../shared/testdata"
+
+func load(t testing.TB, rel string) *trace.Store {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(shared, rel))
+	if err != nil {
+		t.Skipf("fixture not available: %v", err)
+	}
+	if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
+		z, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err = io.ReadAll(z); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := trace.NewStore()
+	r := st.NewReader(rel)
+	r.Write(b)
+	r.Close()
+	return st
+}
+
+// analyze wires fuse the way triage does: stages and locations from overlap
+// (formal trace, graph-off mapping).
+func analyze(t testing.TB, formal, mapping *trace.Store) *Result {
+	stages := overlap.Stages(formal)
+	ov := overlap.Analyze(formal, mapping, overlap.Options{Timelines: -1})
+	return Analyze(formal, Options{StageOf: func(i int) string { return stages[i] }, Locate: ov.Locate})
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(p, got, 0o644)
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs; run with -update and review", name)
+	}
+}
+
+func find(r *Result, stage, pattern string) *Row {
+	for i := range r.Rows {
+		if r.Rows[i].Stage == stage && strings.HasPrefix(r.Rows[i].Pattern, pattern) {
+			return &r.Rows[i]
+		}
+	}
+	return nil
+}
+
+func logRows(t *testing.T, r *Result) {
+	for _, row := range r.Rows {
+		var ev []string
+		for _, e := range row.Evidence {
+			ev = append(ev, short(e.Kernel, 40))
+		}
+		t.Logf("%s | %s | %s | %s us %.4f | n=%d | %v | %v", row.Stage, row.Pattern, row.Confidence, row.RelatedUS, row.Share, row.Occurrences, ev, row.Locations)
+	}
+}
+
+// TestROCmDecode: Qwen3-8B decode on MI300X (HIP graph), mapping from the
+// graph-off prefill+decode trace.
+func TestROCmDecode(t *testing.T) {
+	formal := load(t, "traces/tracelens/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz")
+	mapping := load(t, "traces/tracelens/inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz")
+	r := analyze(t, formal, mapping)
+	logRows(t, r)
+	if r.Vendor != "ROCm" {
+		t.Errorf("vendor %s", r.Vendor)
+	}
+	if row := find(r, "decode", patQKRope); row == nil || row.Confidence != Conditional {
+		t.Error("Qwen3 Q/K norm + RoPE not found")
+	}
+	if row := find(r, "decode", patAddNorm); row == nil || row.Confidence != AlreadyFused {
+		t.Error("AITER add_rmsnorm_quant must be reported as already fused")
+	}
+	if find(r, "decode", patAR) != nil {
+		t.Error("TP=1 trace: no all-reduce pattern may be invented")
+	}
+	golden(t, "rocm_decode.json", r.JSON())
+	golden(t, "rocm_decode.md", r.Markdown())
+}
+
+// TestTPRank0: blocking NCCL all-reduce on the compute stream followed by
+// PyTorch's unfused RMSNorm (prefill); async all-reduce on its own stream
+// (decode).
+func TestTPRank0(t *testing.T) {
+	st := load(t, "gpu/traces/tp_rank0.trace.json.gz")
+	r := analyze(t, st, st)
+	logRows(t, r)
+	row := find(r, "prefill", patAR)
+	if row == nil {
+		t.Fatal("TP all-reduce + RMSNorm not found in prefill")
+	}
+	if row.Confidence != Likely {
+		t.Errorf("confidence %s", row.Confidence)
+	}
+	if find(r, "prefill", patQKRope) != nil || find(r, "decode", patQKRope) != nil {
+		t.Error("Llama-style model has no Q/K norm: nothing to invent")
+	}
+	golden(t, "tp_rank0.json", r.JSON())
+	golden(t, "tp_rank0.md", r.Markdown())
+}
+
+func TestEmpty(t *testing.T) {
+	r := Analyze(trace.NewStore(), Options{})
+	if !json.Valid(r.JSON()) || len(r.Rows) != 0 || !bytes.Contains(r.Markdown(), []byte("No fusion pattern")) {
+		t.Error("empty store")
+	}
+}

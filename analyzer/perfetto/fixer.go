@@ -1,0 +1,434 @@
+package perfetto
+
+import (
+	"errors"
+	"io"
+	"slices"
+	"strconv"
+)
+
+// Fixer rewrites a trace in two passes over the same bytes: pass 1 (Write,
+// then Plan) finds the crossing slices and decides their lanes, pass 2
+// (Output) writes the fixed trace. Memory is one small record per GPU slice
+// and flow end; the document itself is never held.
+type Fixer struct {
+	sc      scanner
+	e       event
+	tracks  map[string]int32 // pid+"\x00"+tid spelling → track
+	tinfo   []trackInfo
+	slices  []gslice
+	flows   []flowEnd
+	used    map[int64]bool // integer tids seen anywhere
+	names   map[string][]byte
+	planned bool
+	stats   Stats
+	moves   []move // by event index
+	meta    [][]byte
+}
+
+type trackInfo struct {
+	pid, tid []byte
+	gpu      bool
+}
+
+type gslice struct {
+	idx     int64
+	ts, end int64
+	corr    int64
+	track   int32
+	work    bool // kernel, memcpy or memset (not an annotation or sync)
+}
+
+type flowEnd struct {
+	idx   int64
+	ts    int64
+	id    int64
+	track int32
+}
+
+type move struct {
+	idx int64
+	tid int64
+}
+
+// Stats describes what the fixer found and did.
+type Stats struct {
+	Events     int64  `json:"events"`      // traceEvents elements (objects)
+	GPUSlices  int64  `json:"gpu_slices"`  // X slices of GPU categories
+	GPUTracks  int    `json:"gpu_tracks"`  // (pid,tid) tracks holding them
+	Overlaps   int    `json:"overlaps"`    // kernels/copies/fills starting before the previous one on their track ends
+	Crossings  int    `json:"crossings"`   // slices that broke nesting (and were moved)
+	MaxOverlap int64  `json:"max_overlap"` // ns: largest overlap of a crossing slice with the slice it started in
+	FlowsMoved int    `json:"flows_moved"` // flow ends moved with their slice
+	Lanes      []Lane `json:"lanes"`
+	Complete   bool   `json:"complete"` // the document ended properly
+}
+
+// Lane is one synthetic track added next to a GPU track.
+type Lane struct {
+	Pid    string `json:"pid"` // JSON spelling
+	Tid    string `json:"origin_tid"`
+	Lane   int    `json:"lane"` // 1-based
+	NewTid int64  `json:"tid"`
+	Name   string `json:"name"`
+	Slices int    `json:"slices"`
+}
+
+// NewFixer returns a Fixer ready for pass 1.
+func NewFixer() *Fixer {
+	f := &Fixer{tracks: map[string]int32{}, used: map[int64]bool{}, names: map[string][]byte{}}
+	f.sc.event = f.pass1
+	return f
+}
+
+// Write feeds the next chunk of pass 1 (the decompressed trace bytes).
+func (f *Fixer) Write(p []byte) (int, error) {
+	if f.planned {
+		return 0, errors.New("perfetto: Write after Plan")
+	}
+	f.sc.write(p)
+	return len(p), nil
+}
+
+// gpuCat reports whether a category is drawn on a GPU stream track.
+func gpuCat(cat []byte) bool {
+	switch string(cat) {
+	case "kernel", "gpu_memcpy", "gpu_memset", "gpu_user_annotation", "cuda_sync",
+		"Kernel", "Memcpy", "Memset":
+		return true
+	}
+	return false
+}
+
+func (f *Fixer) track(pid, tid []byte) int32 {
+	k := string(pid) + "\x00" + string(tid)
+	if t, ok := f.tracks[k]; ok {
+		return t
+	}
+	t := int32(len(f.tinfo))
+	f.tracks[k] = t
+	f.tinfo = append(f.tinfo, trackInfo{pid: []byte(string(pid)), tid: []byte(string(tid))})
+	return t
+}
+
+func (f *Fixer) pass1(b []byte) {
+	idx := f.sc.n - 1
+	e := &f.e
+	if !parseEvent(b, e) {
+		return
+	}
+	if t, ok := trailingInt(e.tid); ok {
+		f.used[t] = true
+	}
+	switch e.ph {
+	case 'X':
+		if !gpuCat(e.cat) {
+			return
+		}
+		ts, ok := parseNS(e.ts)
+		if !ok {
+			return
+		}
+		dur, _ := parseNS(e.dur)
+		dur = max(dur, 0)
+		t := f.track(e.pid, e.tid)
+		f.tinfo[t].gpu = true
+		work := string(e.cat) != "gpu_user_annotation" && string(e.cat) != "cuda_sync"
+		f.slices = append(f.slices, gslice{idx: idx, ts: ts, end: ts + dur, corr: e.corr, track: t, work: work})
+	case 'f':
+		ts, ok := parseNS(e.ts)
+		if !ok {
+			return
+		}
+		id, ok := parseInt(e.id)
+		if !ok {
+			id = none
+		}
+		f.flows = append(f.flows, flowEnd{idx: idx, ts: ts, id: id, track: f.track(e.pid, e.tid)})
+	case 'M':
+		if string(e.name) == "thread_name" && e.argName != nil {
+			f.names[string(e.pid)+"\x00"+string(e.tid)] = []byte(string(e.argName))
+		}
+	}
+}
+
+// Plan ends pass 1 and decides which slices move to which lane.
+func (f *Fixer) Plan() *Stats {
+	if f.planned {
+		return &f.stats
+	}
+	f.planned = true
+	f.sc.close()
+	st := &f.stats
+	st.Events = f.sc.n
+	st.GPUSlices = int64(len(f.slices))
+	st.Complete = f.sc.complete()
+
+	byTrack := make([][]int32, len(f.tinfo))
+	for i := range f.slices {
+		t := f.slices[i].track
+		byTrack[t] = append(byTrack[t], int32(i))
+	}
+	type laneKey struct {
+		track int32
+		ts    int64
+	}
+	moved := map[laneKey][]int32{} // (track, ts) → moved slices starting there
+	sliceTid := map[int32]int64{}
+	alloc := map[int64]bool{}
+	for t, idx := range byTrack {
+		if len(idx) == 0 {
+			continue
+		}
+		st.GPUTracks++
+		s := f.slices
+		slices.SortFunc(idx, func(a, b int32) int {
+			x, y := &s[a], &s[b]
+			switch {
+			case x.ts != y.ts:
+				return cmp64(x.ts, y.ts)
+			case x.end != y.end:
+				return cmp64(y.end, x.end)
+			}
+			return cmp64(x.idx, y.idx)
+		})
+		prev := int32(-1)
+		for _, i := range idx {
+			if !s[i].work {
+				continue
+			}
+			if prev >= 0 && s[i].ts < s[prev].end {
+				st.Overlaps++
+			}
+			prev = i
+		}
+		var main []int64    // ends of the open slices on the track
+		var lanes [][]int64 // same, per synthetic lane
+		var laneOf []int32  // per crossing slice: lane (parallel to crossers)
+		var crossers []int32
+		for _, i := range idx {
+			sl := &s[i]
+			for len(main) > 0 && main[len(main)-1] <= sl.ts {
+				main = main[:len(main)-1]
+			}
+			if len(main) == 0 || sl.end <= main[len(main)-1] {
+				main = append(main, sl.end)
+				continue
+			}
+			st.Crossings++
+			st.MaxOverlap = max(st.MaxOverlap, main[len(main)-1]-sl.ts)
+			lane := -1
+			for k := range lanes {
+				l := lanes[k]
+				for len(l) > 0 && l[len(l)-1] <= sl.ts {
+					l = l[:len(l)-1]
+				}
+				lanes[k] = l
+				if lane < 0 && (len(l) == 0 || sl.end <= l[len(l)-1]) {
+					lane = k
+				}
+			}
+			if lane < 0 {
+				lane = len(lanes)
+				lanes = append(lanes, nil)
+			}
+			lanes[lane] = append(lanes[lane], sl.end)
+			crossers = append(crossers, i)
+			laneOf = append(laneOf, int32(lane))
+		}
+		if len(lanes) == 0 {
+			continue
+		}
+		ti := &f.tinfo[t]
+		base := int64(1 << 30)
+		if n, ok := trailingInt(ti.tid); ok && n >= 0 && n < 1<<20 {
+			base = n * 1000
+		}
+		tids := make([]int64, len(lanes))
+		for k := range lanes {
+			c := base + int64(k) + 1
+			for f.used[c] || alloc[c] {
+				c++
+			}
+			alloc[c] = true
+			tids[k] = c
+			name := f.laneName(ti, k+1)
+			st.Lanes = append(st.Lanes, Lane{Pid: string(ti.pid), Tid: string(ti.tid), Lane: k + 1, NewTid: c, Name: name})
+			f.meta = append(f.meta, threadName(ti.pid, c, name))
+		}
+		first := len(st.Lanes) - len(lanes)
+		for j, i := range crossers {
+			k := laneOf[j]
+			st.Lanes[first+int(k)].Slices++
+			sliceTid[i] = tids[k]
+			f.moves = append(f.moves, move{idx: s[i].idx, tid: tids[k]})
+			lk := laneKey{int32(t), s[i].ts}
+			moved[lk] = append(moved[lk], i)
+		}
+	}
+	// Flow ends bind to the slice enclosing their ts on their track: move
+	// each with its slice (same ts; same id as the slice's correlation when
+	// both are known).
+	for _, fl := range f.flows {
+		cands := moved[laneKey{fl.track, fl.ts}]
+		for _, i := range cands {
+			c := f.slices[i].corr
+			if c == none || fl.id == none || c == fl.id {
+				f.moves = append(f.moves, move{idx: fl.idx, tid: sliceTid[i]})
+				st.FlowsMoved++
+				break
+			}
+		}
+	}
+	slices.SortFunc(f.moves, func(a, b move) int { return cmp64(a.idx, b.idx) })
+	f.slices, f.flows = nil, nil
+	return st
+}
+
+// laneName names lane k of a track after its origin: the track's
+// thread_name if the trace has one, else "stream N", else the tid itself.
+func (f *Fixer) laneName(ti *trackInfo, k int) string {
+	origin := ""
+	if n, ok := f.names[string(ti.pid)+"\x00"+string(ti.tid)]; ok {
+		origin = string(trimSpace(n))
+	} else if n, ok := parseInt(ti.tid); ok {
+		origin = "stream " + strconv.FormatInt(n, 10)
+	} else if len(ti.tid) > 0 && ti.tid[0] == '"' {
+		origin = string(trimSpace(unquoteNum(ti.tid)))
+	} else {
+		origin = "track"
+	}
+	return origin + " (overlap " + strconv.Itoa(k) + ")"
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
+// threadName writes a thread_name metadata event. name comes from JSON
+// string bodies (already escaped) or from digits and ASCII words.
+func threadName(pid []byte, tid int64, name string) []byte {
+	b := []byte(`{"ph":"M","name":"thread_name",`)
+	if len(pid) > 0 {
+		b = append(b, `"pid":`...)
+		b = append(b, pid...)
+		b = append(b, ',')
+	}
+	b = append(b, `"tid":`...)
+	b = strconv.AppendInt(b, tid, 10)
+	b = append(b, `,"args":{"name":"`...)
+	b = append(b, name...)
+	return append(b, `"}}`...)
+}
+
+func cmp64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Output starts pass 2: feed the same bytes again to the returned writer;
+// the fixed trace goes to w. With nothing to move, the output is the input,
+// byte for byte.
+func (f *Fixer) Output(w io.Writer) *Rewriter {
+	f.Plan()
+	r := &Rewriter{f: f, w: w}
+	r.sc.raw = r.raw
+	r.sc.event = r.event
+	r.sc.arrayEnd = r.arrayEnd
+	return r
+}
+
+// Rewriter is pass 2 of a Fixer.
+type Rewriter struct {
+	f    *Fixer
+	w    io.Writer
+	sc   scanner
+	next int // cursor in f.moves
+	buf  []byte
+	err  error
+	done bool // metadata written
+}
+
+// Write feeds the next chunk of pass 2.
+func (r *Rewriter) Write(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	r.sc.write(p)
+	return len(p), r.err
+}
+
+func (r *Rewriter) put(p []byte) {
+	if r.err == nil && len(p) > 0 {
+		_, r.err = r.w.Write(p)
+	}
+}
+
+func (r *Rewriter) raw(p []byte) { r.put(p) }
+
+func (r *Rewriter) event(b []byte) {
+	idx := r.sc.n - 1
+	m := r.f.moves
+	if r.next < len(m) && m[r.next].idx == idx {
+		r.buf = replaceTid(r.buf[:0], b, m[r.next].tid)
+		r.next++
+		r.put(r.buf)
+		return
+	}
+	r.put(b)
+}
+
+func (r *Rewriter) arrayEnd() {
+	if r.done || len(r.f.meta) == 0 {
+		return
+	}
+	r.done = true
+	for _, m := range r.f.meta {
+		r.put([]byte(",\n"))
+		r.put(m)
+	}
+	r.put([]byte("\n"))
+}
+
+// Close ends pass 2. It fails if the bytes differed from pass 1's.
+func (r *Rewriter) Close() error {
+	r.sc.close()
+	if r.err != nil {
+		return r.err
+	}
+	if r.sc.n != r.f.stats.Events || r.next != len(r.f.moves) {
+		return errors.New("perfetto: pass 2 input differs from pass 1")
+	}
+	if len(r.f.meta) > 0 && !r.done {
+		return errors.New("perfetto: traceEvents never closed; lane names not written")
+	}
+	return nil
+}
+
+// Fix runs both passes over an in-memory trace.
+func Fix(in []byte, w io.Writer) (*Stats, error) {
+	f := NewFixer()
+	f.Write(in)
+	st := f.Plan()
+	r := f.Output(w)
+	r.Write(in)
+	return st, r.Close()
+}
+
+// Check runs pass 1 only: what Fix would find.
+func Check(in []byte) *Stats {
+	f := NewFixer()
+	f.Write(in)
+	return f.Plan()
+}
