@@ -1,6 +1,10 @@
 package perfetto
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/gputriage/gputriage/analyzer/internal/jsontext"
+)
 
 // event holds the fields of one traceEvents element that the fixer reads,
 // as slices of the element's bytes. pid, tid and id keep their JSON
@@ -22,13 +26,13 @@ const none = -1
 // reports false for anything that is not a well-formed object.
 func parseEvent(b []byte, e *event) bool {
 	*e = event{corr: none}
-	i := skipSpace(b, 0)
+	i := jsontext.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
 	}
 	i++
 	for {
-		i = skipSpace(b, i)
+		i = jsontext.SkipSpace(b, i)
 		if i >= len(b) {
 			return false
 		}
@@ -39,32 +43,32 @@ func parseEvent(b []byte, e *event) bool {
 			i++
 			continue
 		}
-		key, j, ok := readString(b, i)
+		key, j, ok := jsontext.ReadString(b, i)
 		if !ok {
 			return false
 		}
-		i = skipSpace(b, j)
+		i = jsontext.SkipSpace(b, j)
 		if i >= len(b) || b[i] != ':' {
 			return false
 		}
-		i = skipSpace(b, i+1)
+		i = jsontext.SkipSpace(b, i+1)
 		if i >= len(b) {
 			return false
 		}
 		var v []byte
 		switch string(key) {
 		case "ph":
-			v, i, ok = readString(b, i)
+			v, i, ok = jsontext.ReadString(b, i)
 			if ok && len(v) > 0 {
 				e.ph = v[0]
 			}
 		case "cat":
-			e.cat, i, ok = readString(b, i)
+			e.cat, i, ok = jsontext.ReadString(b, i)
 			if !ok {
 				i, ok = skipValue(b, i)
 			}
 		case "name":
-			e.name, i, ok = readString(b, i)
+			e.name, i, ok = jsontext.ReadString(b, i)
 			if !ok {
 				i, ok = skipValue(b, i)
 			}
@@ -95,7 +99,7 @@ func parseArgs(b []byte, i int, e *event) (int, bool) {
 	}
 	i++
 	for {
-		i = skipSpace(b, i)
+		i = jsontext.SkipSpace(b, i)
 		if i >= len(b) {
 			return i, false
 		}
@@ -106,15 +110,15 @@ func parseArgs(b []byte, i int, e *event) (int, bool) {
 			i++
 			continue
 		}
-		key, j, ok := readString(b, i)
+		key, j, ok := jsontext.ReadString(b, i)
 		if !ok {
 			return i, false
 		}
-		i = skipSpace(b, j)
+		i = jsontext.SkipSpace(b, j)
 		if i >= len(b) || b[i] != ':' {
 			return i, false
 		}
-		i = skipSpace(b, i+1)
+		i = jsontext.SkipSpace(b, i+1)
 		if i >= len(b) {
 			return i, false
 		}
@@ -124,11 +128,11 @@ func parseArgs(b []byte, i int, e *event) (int, bool) {
 			if tok, i, ok = readRaw(b, i); !ok {
 				return i, false
 			}
-			if v, ok := parseInt(tok); ok {
+			if v, ok := jsontext.ParseInt(tok); ok {
 				e.corr = v
 			}
 		case "name":
-			if e.argName, j, ok = readString(b, i); ok {
+			if e.argName, j, ok = jsontext.ReadString(b, i); ok {
 				i = j
 				continue
 			}
@@ -141,29 +145,6 @@ func parseArgs(b []byte, i int, e *event) (int, bool) {
 			}
 		}
 	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	return i
-}
-
-// readString reads a JSON string at b[i] and returns its raw body.
-func readString(b []byte, i int) ([]byte, int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return nil, i, false
-	}
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '"':
-			return b[i+1 : j], j + 1, true
-		case '\\':
-			j++
-		}
-	}
-	return nil, len(b), false
 }
 
 // readRaw returns the exact bytes of the value at b[i] (strings with their
@@ -180,9 +161,9 @@ func skipValue(b []byte, i int) (int, bool) {
 	if i >= len(b) {
 		return i, false
 	}
-	v := newTracker(b[i])
-	j, done := v.advance(b, i)
-	if !done && v.scalar && j == len(b) && j > i {
+	v := jsontext.NewTracker(b[i])
+	j, done := v.Advance(b, i)
+	if !done && v.Scalar() && j == len(b) && j > i {
 		return j, true // a scalar ending the buffer
 	}
 	return j, done
@@ -196,108 +177,6 @@ func unquoteNum(b []byte) []byte {
 	return b
 }
 
-// parseNS converts the decimal text of a time value in microseconds to
-// integer nanoseconds without going through float64 (epoch-µs values would
-// lose their ns digits). Exponents fall back to float parsing.
-func parseNS(b []byte) (int64, bool) {
-	b = unquoteNum(b)
-	if len(b) == 0 {
-		return 0, false
-	}
-	neg, i := false, 0
-	if b[0] == '-' || b[0] == '+' {
-		neg = b[0] == '-'
-		i++
-	}
-	var whole, frac int64
-	digits := 0
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		if whole > (1<<63-1)/10/1000 {
-			return parseFloatNS(b)
-		}
-		whole = whole*10 + int64(b[i]-'0')
-		digits++
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		n := 0
-		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-			switch {
-			case n < 3:
-				frac = frac*10 + int64(b[i]-'0')
-			case n == 3 && b[i] >= '5':
-				frac++
-			}
-			n++
-			digits++
-		}
-		for ; n < 3; n++ {
-			frac *= 10
-		}
-	}
-	if digits == 0 {
-		return 0, false
-	}
-	if i < len(b) {
-		if b[i] == 'e' || b[i] == 'E' {
-			return parseFloatNS(b)
-		}
-		return 0, false
-	}
-	ns := whole*1000 + frac
-	if neg {
-		ns = -ns
-	}
-	return ns, true
-}
-
-func parseFloatNS(b []byte) (int64, bool) {
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || f > 9e15 || f < -9e15 {
-		return 0, false
-	}
-	return int64(f*1000 + 0.5), true
-}
-
-// parseInt parses an integer (or a numeric string, or a float with a zero
-// fraction).
-func parseInt(b []byte) (int64, bool) {
-	b = unquoteNum(b)
-	if len(b) == 0 {
-		return 0, false
-	}
-	neg, i := false, 0
-	if b[0] == '-' {
-		neg = true
-		i++
-	}
-	var v int64
-	start := i
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		if v > (1<<63-1)/10 {
-			return 0, false
-		}
-		v = v*10 + int64(b[i]-'0')
-	}
-	if i == start {
-		return 0, false
-	}
-	if i < len(b) {
-		if b[i] != '.' {
-			return 0, false
-		}
-		for i++; i < len(b); i++ {
-			if b[i] != '0' {
-				return 0, false
-			}
-		}
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
 // trailingInt reads the number at the end of a tid spelling (7, "7",
 // "stream 7").
 func trailingInt(b []byte) (int64, bool) {
@@ -309,13 +188,13 @@ func trailingInt(b []byte) (int64, bool) {
 	if j == len(b) || len(b)-j > 15 {
 		return 0, false
 	}
-	return parseInt(b[j:])
+	return jsontext.ParseInt(b[j:])
 }
 
 // replaceTid returns ev with the value of every top-level "tid" key
 // replaced by tid; if the object has none, the key is added first.
 func replaceTid(dst, ev []byte, tid int64) []byte {
-	i := skipSpace(ev, 0)
+	i := jsontext.SkipSpace(ev, 0)
 	if i >= len(ev) || ev[i] != '{' {
 		return append(dst, ev...)
 	}
@@ -323,7 +202,7 @@ func replaceTid(dst, ev []byte, tid int64) []byte {
 	from := 0
 	found := false
 	for {
-		i = skipSpace(ev, i)
+		i = jsontext.SkipSpace(ev, i)
 		if i >= len(ev) || ev[i] == '}' {
 			break
 		}
@@ -331,15 +210,15 @@ func replaceTid(dst, ev []byte, tid int64) []byte {
 			i++
 			continue
 		}
-		key, j, ok := readString(ev, i)
+		key, j, ok := jsontext.ReadString(ev, i)
 		if !ok {
 			break
 		}
-		i = skipSpace(ev, j)
+		i = jsontext.SkipSpace(ev, j)
 		if i >= len(ev) || ev[i] != ':' {
 			break
 		}
-		i = skipSpace(ev, i+1)
+		i = jsontext.SkipSpace(ev, i+1)
 		end, ok := skipValue(ev, i)
 		if !ok {
 			break
@@ -353,11 +232,11 @@ func replaceTid(dst, ev []byte, tid int64) []byte {
 		i = end
 	}
 	if !found {
-		o := skipSpace(ev, 0) + 1
+		o := jsontext.SkipSpace(ev, 0) + 1
 		dst = append(dst, ev[:o]...)
 		dst = append(dst, `"tid":`...)
 		dst = strconv.AppendInt(dst, tid, 10)
-		if k := skipSpace(ev, o); k < len(ev) && ev[k] != '}' {
+		if k := jsontext.SkipSpace(ev, o); k < len(ev) && ev[k] != '}' {
 			dst = append(dst, ',')
 		}
 		return append(dst, ev[o:]...)

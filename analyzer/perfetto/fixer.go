@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"strconv"
+
+	"github.com/gputriage/gputriage/analyzer/internal/jsontext"
 )
 
 // Fixer rewrites a trace in two passes over the same bytes: pass 1 (Write,
@@ -125,22 +127,22 @@ func (f *Fixer) pass1(b []byte) {
 		if !gpuCat(e.cat) {
 			return
 		}
-		ts, ok := parseNS(e.ts)
+		ts, ok := jsontext.ParseNS(e.ts)
 		if !ok {
 			return
 		}
-		dur, _ := parseNS(e.dur)
+		dur, _ := jsontext.ParseNS(e.dur)
 		dur = max(dur, 0)
 		t := f.track(e.pid, e.tid)
 		f.tinfo[t].gpu = true
 		work := string(e.cat) != "gpu_user_annotation" && string(e.cat) != "cuda_sync"
 		f.slices = append(f.slices, gslice{idx: idx, ts: ts, end: ts + dur, corr: e.corr, track: t, work: work})
 	case 'f':
-		ts, ok := parseNS(e.ts)
+		ts, ok := jsontext.ParseNS(e.ts)
 		if !ok {
 			return
 		}
-		id, ok := parseInt(e.id)
+		id, ok := jsontext.ParseInt(e.id)
 		if !ok {
 			id = none
 		}
@@ -291,7 +293,7 @@ func (f *Fixer) laneName(ti *trackInfo, k int) string {
 	origin := ""
 	if n, ok := f.names[string(ti.pid)+"\x00"+string(ti.tid)]; ok {
 		origin = string(trimSpace(n))
-	} else if n, ok := parseInt(ti.tid); ok {
+	} else if n, ok := jsontext.ParseInt(ti.tid); ok {
 		origin = "stream " + strconv.FormatInt(n, 10)
 	} else if len(ti.tid) > 0 && ti.tid[0] == '"' {
 		origin = string(trimSpace(unquoteNum(ti.tid)))
@@ -302,10 +304,10 @@ func (f *Fixer) laneName(ti *trackInfo, k int) string {
 }
 
 func trimSpace(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
+	for len(b) > 0 && jsontext.IsSpace(b[len(b)-1]) {
 		b = b[:len(b)-1]
 	}
-	for len(b) > 0 && isSpace(b[0]) {
+	for len(b) > 0 && jsontext.IsSpace(b[0]) {
 		b = b[1:]
 	}
 	return b

@@ -1,5 +1,7 @@
 package perfetto
 
+import "github.com/gputriage/gputriage/analyzer/internal/jsontext"
+
 // scanner walks a chrome-trace JSON document pushed in chunks and splits it
 // into pass-through bytes and the elements of "traceEvents": every object
 // element is handed over whole (buffered across chunks), everything else —
@@ -10,7 +12,7 @@ package perfetto
 // for the rest of the input.
 type scanner struct {
 	st     scanState
-	v      tracker
+	v      jsontext.Tracker
 	key    []byte
 	buf    []byte // event straddling chunks
 	bare   bool   // the document is a bare array of events
@@ -38,79 +40,6 @@ const (
 	sErr                // broken: the rest passes through
 )
 
-// tracker follows one JSON value across chunks: nesting depth and string
-// state only, so it is cheap and never fails.
-type tracker struct {
-	depth  int
-	inStr  bool
-	esc    bool
-	scalar bool
-}
-
-// advance scans p from i; it returns the index just past the value's end and
-// true, or len(p) and false if the value continues in the next chunk.
-func (v *tracker) advance(p []byte, i int) (int, bool) {
-	for i < len(p) {
-		if v.inStr {
-			if v.esc {
-				v.esc = false
-				i++
-				continue
-			}
-			j := i
-			for j < len(p) && p[j] != '"' && p[j] != '\\' {
-				j++
-			}
-			if j == len(p) {
-				return j, false
-			}
-			if p[j] == '\\' {
-				v.esc = true
-				i = j + 1
-				continue
-			}
-			v.inStr = false
-			i = j + 1
-			if v.depth == 0 {
-				return i, true
-			}
-			continue
-		}
-		c := p[i]
-		if v.scalar {
-			switch c {
-			case ',', '}', ']', ' ', '\n', '\r', '\t':
-				return i, true
-			}
-			i++
-			continue
-		}
-		switch c {
-		case '"':
-			v.inStr = true
-		case '{', '[':
-			v.depth++
-		case '}', ']':
-			v.depth--
-			if v.depth <= 0 {
-				return i + 1, true
-			}
-		}
-		i++
-	}
-	return i, false
-}
-
-func newTracker(first byte) tracker {
-	switch first {
-	case '{', '[', '"':
-		return tracker{}
-	}
-	return tracker{scalar: true}
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
-
 func (s *scanner) emit(p []byte) {
 	if s.raw != nil && len(p) > 0 {
 		s.raw(p)
@@ -125,7 +54,7 @@ func (s *scanner) write(p []byte) {
 		case sStart:
 			c := p[i]
 			switch {
-			case isSpace(c) || c == 0xEF || c == 0xBB || c == 0xBF:
+			case jsontext.IsSpace(c) || c == 0xEF || c == 0xBB || c == 0xBF:
 				i++
 			case c == '{':
 				s.st = sKey
@@ -140,11 +69,11 @@ func (s *scanner) write(p []byte) {
 		case sKey:
 			c := p[i]
 			switch {
-			case isSpace(c) || c == ',':
+			case jsontext.IsSpace(c) || c == ',':
 				i++
 			case c == '"':
 				s.key = s.key[:0]
-				s.v = tracker{}
+				s.v = jsontext.Tracker{}
 				s.st = sKeyStr
 				i++
 			case c == '}':
@@ -155,8 +84,8 @@ func (s *scanner) write(p []byte) {
 			}
 		case sKeyStr:
 			j := i
-			for j < len(p) && (s.v.esc || p[j] != '"') {
-				s.v.esc = !s.v.esc && p[j] == '\\'
+			for j < len(p) && (s.v.Esc || p[j] != '"') {
+				s.v.Esc = !s.v.Esc && p[j] == '\\'
 				j++
 			}
 			s.key = append(s.key, p[i:j]...)
@@ -169,7 +98,7 @@ func (s *scanner) write(p []byte) {
 		case sColon:
 			c := p[i]
 			switch {
-			case isSpace(c):
+			case jsontext.IsSpace(c):
 				i++
 			case c == ':':
 				s.st = sValue
@@ -179,7 +108,7 @@ func (s *scanner) write(p []byte) {
 			}
 		case sValue:
 			c := p[i]
-			if isSpace(c) {
+			if jsontext.IsSpace(c) {
 				i++
 				continue
 			}
@@ -188,10 +117,10 @@ func (s *scanner) write(p []byte) {
 				i++
 				continue
 			}
-			s.v = newTracker(c)
+			s.v = jsontext.NewTracker(c)
 			s.st = sHeader
 		case sHeader:
-			end, done := s.v.advance(p, i)
+			end, done := s.v.Advance(p, i)
 			i = end
 			if done {
 				s.st = sKey
@@ -199,7 +128,7 @@ func (s *scanner) write(p []byte) {
 		case sArr:
 			c := p[i]
 			switch {
-			case isSpace(c) || c == ',':
+			case jsontext.IsSpace(c) || c == ',':
 				i++
 			case c == ']':
 				s.emit(p[from:i])
@@ -216,17 +145,17 @@ func (s *scanner) write(p []byte) {
 			case c == '{':
 				s.emit(p[from:i])
 				from = i
-				s.v = tracker{}
+				s.v = jsontext.Tracker{}
 				s.buf = s.buf[:0]
 				s.st = sEvent
 			case c == '}' || c == ':':
 				s.st, s.broken = sErr, true
 			default:
-				s.v = newTracker(c)
+				s.v = jsontext.NewTracker(c)
 				s.st = sArrValue
 			}
 		case sEvent:
-			end, done := s.v.advance(p, i)
+			end, done := s.v.Advance(p, i)
 			if !done {
 				s.buf = append(s.buf, p[from:end]...)
 				from, i = end, end
@@ -243,13 +172,13 @@ func (s *scanner) write(p []byte) {
 			s.st = sArr
 			from, i = end, end
 		case sArrValue:
-			end, done := s.v.advance(p, i)
+			end, done := s.v.Advance(p, i)
 			i = end
 			if done {
 				s.st = sArr
 			}
 		case sEnd:
-			if !isSpace(p[i]) && p[i] != 0 {
+			if !jsontext.IsSpace(p[i]) && p[i] != 0 {
 				s.st, s.broken = sErr, true
 			}
 			i++

@@ -1,6 +1,6 @@
 package trace
 
-import "bytes"
+import "github.com/gputriage/gputriage/analyzer/internal/jsontext"
 
 // rawEvent holds the fields of one traceEvents element that the analyses
 // use, as slices of the element's bytes.
@@ -47,13 +47,13 @@ func parseEventAt(b []byte, e *rawEvent) (int, int) {
 
 func parseObject(b []byte, e *rawEvent) (int, bool) {
 	*e = rawEvent{ext: None, corr: None, stream: None, device: None}
-	i := skipSpace(b, 0)
+	i := jsontext.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return i, false
 	}
 	i++
 	for {
-		i = skipSpace(b, i)
+		i = jsontext.SkipSpace(b, i)
 		if i >= len(b) {
 			return i, false
 		}
@@ -64,21 +64,21 @@ func parseObject(b []byte, e *rawEvent) (int, bool) {
 			i++
 			continue
 		}
-		key, j, ok := readString(b, i)
+		key, j, ok := jsontext.ReadString(b, i)
 		if !ok {
 			return j, false
 		}
-		i = skipSpace(b, j)
+		i = jsontext.SkipSpace(b, j)
 		if i >= len(b) || b[i] != ':' {
 			return i, false
 		}
-		i = skipSpace(b, i+1)
+		i = jsontext.SkipSpace(b, i+1)
 		if i >= len(b) {
 			return i, false
 		}
 		switch eventKey(key) {
 		case kPh:
-			v, j, ok := readString(b, i)
+			v, j, ok := jsontext.ReadString(b, i)
 			if !ok {
 				return j, false
 			}
@@ -87,27 +87,27 @@ func parseObject(b []byte, e *rawEvent) (int, bool) {
 			}
 			i = j
 		case kCat:
-			e.cat, i, ok = readToken(b, i)
+			e.cat, i, ok = jsontext.ReadToken(b, i)
 		case kName:
-			e.name, i, ok = readToken(b, i)
+			e.name, i, ok = jsontext.ReadToken(b, i)
 		case kPid:
-			e.pid, i, ok = readToken(b, i)
+			e.pid, i, ok = jsontext.ReadToken(b, i)
 		case kTid:
-			e.tid, i, ok = readToken(b, i)
+			e.tid, i, ok = jsontext.ReadToken(b, i)
 		case kTs:
-			e.ts, i, ok = readToken(b, i)
+			e.ts, i, ok = jsontext.ReadToken(b, i)
 		case kDur:
-			e.dur, i, ok = readToken(b, i)
+			e.dur, i, ok = jsontext.ReadToken(b, i)
 		case kArgs:
 			// Python frames and unkept categories need no args: skip them
 			// without reading keys (they are most of a with_stack trace).
 			if e.cat != nil && skipArgs(e.cat) {
-				i, ok = skipValue(b, i)
+				i, ok = jsontext.SkipValue(b, i)
 			} else {
 				i, ok = parseArgs(b, i, e)
 			}
 		default:
-			i, ok = skipValue(b, i)
+			i, ok = jsontext.SkipValue(b, i)
 		}
 		if !ok {
 			return i, false
@@ -117,11 +117,11 @@ func parseObject(b []byte, e *rawEvent) (int, bool) {
 
 func parseArgs(b []byte, i int, e *rawEvent) (int, bool) {
 	if b[i] != '{' {
-		return skipValue(b, i)
+		return jsontext.SkipValue(b, i)
 	}
 	i++
 	for {
-		i = skipSpace(b, i)
+		i = jsontext.SkipSpace(b, i)
 		if i >= len(b) {
 			return i, false
 		}
@@ -132,21 +132,21 @@ func parseArgs(b []byte, i int, e *rawEvent) (int, bool) {
 			i++
 			continue
 		}
-		key, j, ok := readString(b, i)
+		key, j, ok := jsontext.ReadString(b, i)
 		if !ok {
 			return i, false
 		}
-		i = skipSpace(b, j)
+		i = jsontext.SkipSpace(b, j)
 		if i >= len(b) || b[i] != ':' {
 			return i, false
 		}
-		i = skipSpace(b, i+1)
+		i = jsontext.SkipSpace(b, i+1)
 		if i >= len(b) {
 			return i, false
 		}
 		if argKey(key) == kKernel {
 			if b[i] == '"' {
-				v, j, ok := readString(b, i)
+				v, j, ok := jsontext.ReadString(b, i)
 				if !ok {
 					return j, false
 				}
@@ -166,81 +166,20 @@ func parseArgs(b []byte, i int, e *rawEvent) (int, bool) {
 			dst = &e.device
 		}
 		if dst == nil {
-			if i, ok = skipValue(b, i); !ok {
+			if i, ok = jsontext.SkipValue(b, i); !ok {
 				return i, false
 			}
 			continue
 		}
-		tok, j, ok := readToken(b, i)
+		tok, j, ok := jsontext.ReadToken(b, i)
 		if !ok {
 			return i, false
 		}
-		if v, ok := parseInt(tok); ok {
+		if v, ok := jsontext.ParseInt(tok); ok {
 			*dst = v
 		}
 		i = j
 	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	return i
-}
-
-// readString reads a JSON string at b[i] and returns its raw body.
-func readString(b []byte, i int) ([]byte, int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return nil, i, false
-	}
-	// Fast path: no escape before the closing quote (IndexByte is vectorised,
-	// also in wasm).
-	if q := bytes.IndexByte(b[i+1:], '"'); q >= 0 {
-		if bytes.IndexByte(b[i+1:i+1+q], '\\') < 0 {
-			return b[i+1 : i+1+q], i + 2 + q, true
-		}
-	} else {
-		return nil, len(b), false
-	}
-	j := i + 1
-	for j < len(b) {
-		switch b[j] {
-		case '"':
-			return b[i+1 : j], j + 1, true
-		case '\\':
-			j += 2
-		default:
-			j++
-		}
-	}
-	return nil, j, false
-}
-
-// readToken reads a string (returning its raw body) or a scalar (returning
-// its text). Objects and arrays are skipped and return nil.
-func readToken(b []byte, i int) ([]byte, int, bool) {
-	switch b[i] {
-	case '"':
-		return readString(b, i)
-	case '{', '[':
-		j, ok := skipValue(b, i)
-		return nil, j, ok
-	}
-	j := i
-	for j < len(b) {
-		switch b[j] {
-		case ',', '}', ']', ' ', '\n', '\r', '\t':
-			return b[i:j], j, true
-		}
-		j++
-	}
-	return nil, j, false
-}
-
-func skipValue(b []byte, i int) (int, bool) {
-	v := newTracker(b[i])
-	return v.advance(b, i)
 }
 
 // skipArgs reports categories whose args the analyses never read.

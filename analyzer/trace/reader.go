@@ -3,6 +3,8 @@ package trace
 import (
 	"bytes"
 	"slices"
+
+	"github.com/gputriage/gputriage/analyzer/internal/jsontext"
 )
 
 // headerKeys are the top-level values worth keeping (all small).
@@ -104,12 +106,12 @@ func (r *Reader) handle() {
 	if k == KindOther {
 		return
 	}
-	ts, ok := parseNS(e.ts)
+	ts, ok := jsontext.ParseNS(e.ts)
 	if !ok {
 		f.BadEvents++
 		return
 	}
-	dur, _ := parseNS(e.dur)
+	dur, _ := jsontext.ParseNS(e.dur)
 	if dur < 0 {
 		f.NegDur++
 		dur = 0
@@ -130,10 +132,10 @@ func (r *Reader) handle() {
 	case KindKernel, KindMemcpy, KindMemset, KindSync:
 		dev, stream := e.device, e.stream
 		if dev == None {
-			dev, _ = trailingInt(e.pid)
+			dev, _ = jsontext.TrailingInt(e.pid)
 		}
 		if stream == None {
-			stream, _ = trailingInt(e.tid)
+			stream, _ = jsontext.TrailingInt(e.tid)
 		}
 		s.GPU = grow(s.GPU)
 		s.GPU = append(s.GPU, GPUOp{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
@@ -155,21 +157,6 @@ func (r *Reader) handle() {
 		s.CPU = append(s.CPU, Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
 			Track: track, Kernel: kernel, File: r.idx, Kind: k})
 	}
-}
-
-// trailingInt reads the number at the end of a pid/tid token ("7", "stream 7").
-func trailingInt(b []byte) (int64, bool) {
-	j := len(b)
-	for j > 0 && b[j-1] >= '0' && b[j-1] <= '9' {
-		j--
-	}
-	if j == len(b) {
-		return None, false
-	}
-	if j > 0 && b[j-1] == '-' {
-		j--
-	}
-	return parseInt(b[j:])
 }
 
 // grow doubles a full record slice. append's 1.25× growth for large slices

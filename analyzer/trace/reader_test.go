@@ -148,22 +148,6 @@ func TestNotJSON(t *testing.T) {
 	}
 }
 
-func TestParseNS(t *testing.T) {
-	for in, want := range map[string]int64{
-		"0": 0, "1": 1000, "1.5": 1500, "1712195495527376.234": 1712195495527376234,
-		"-2.25": -2250, "3.0004": 3000, "3.0005": 3001, `"7.125"`: 7125, "1e3": 1000000,
-	} {
-		if got, ok := parseNS([]byte(in)); !ok || got != want {
-			t.Errorf("parseNS(%s) = %d, %v; want %d", in, got, ok, want)
-		}
-	}
-	for _, bad := range []string{"", "x", "1.2.3", "null", `"a"`} {
-		if _, ok := parseNS([]byte(bad)); ok {
-			t.Errorf("parseNS(%q) accepted", bad)
-		}
-	}
-}
-
 // Every shared trace reads completely, with no bad events.
 func TestSharedTraces(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(shared, "traces/*/*/*.json.gz"))

@@ -1,8 +1,9 @@
 package trace
 
 import (
-	"bytes"
 	"fmt"
+
+	"github.com/gputriage/gputriage/analyzer/internal/jsontext"
 )
 
 // scanner finds the top-level structure of a Kineto document in pushed
@@ -13,7 +14,7 @@ import (
 // escapes or numbers.
 type scanner struct {
 	st        scanState
-	v         valueTracker
+	v         jsontext.Tracker
 	key       []byte // top-level key being read (or just read)
 	buf       []byte // a value or event straddling chunks
 	start     int    // where the current value starts in the current chunk
@@ -47,84 +48,6 @@ const (
 // maxHeaderValue bounds what we keep of one non-event top-level value.
 const maxHeaderValue = 8 << 20
 
-// valueTracker follows one JSON value across chunks: nesting depth and string
-// state only, so it is cheap and never fails.
-type valueTracker struct {
-	depth  int
-	inStr  bool
-	esc    bool
-	scalar bool
-}
-
-// advance scans p from i and returns the index just past the value's end and
-// true, or len(p) and false if the value continues in the next chunk.
-func (v *valueTracker) advance(p []byte, i int) (int, bool) {
-	for i < len(p) {
-		if v.inStr {
-			if v.esc {
-				v.esc = false
-				i++
-				continue
-			}
-			j := i
-			if q := bytes.IndexByte(p[i:], '"'); q < 0 {
-				j = len(p)
-			} else {
-				j = i + q
-			}
-			if bs := bytes.IndexByte(p[i:j], '\\'); bs >= 0 {
-				j = i + bs
-			}
-			if j == len(p) {
-				return j, false
-			}
-			if p[j] == '\\' {
-				v.esc = true
-				i = j + 1
-				continue
-			}
-			v.inStr = false
-			i = j + 1
-			if v.depth == 0 {
-				return i, true
-			}
-			continue
-		}
-		c := p[i]
-		if v.scalar {
-			switch c {
-			case ',', '}', ']', ' ', '\n', '\r', '\t':
-				return i, true
-			}
-			i++
-			continue
-		}
-		switch c {
-		case '"':
-			v.inStr = true
-		case '{', '[':
-			v.depth++
-		case '}', ']':
-			v.depth--
-			if v.depth <= 0 {
-				return i + 1, true
-			}
-		}
-		i++
-	}
-	return i, false
-}
-
-func newTracker(first byte) valueTracker {
-	switch first {
-	case '{', '[', '"':
-		return valueTracker{}
-	}
-	return valueTracker{scalar: true}
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
-
 func (s *scanner) fail(pos int, format string, args ...any) {
 	s.st = stErr
 	s.err = fmt.Errorf("byte %d: %s", s.off+int64(pos), fmt.Sprintf(format, args...))
@@ -138,7 +61,7 @@ func (s *scanner) write(p []byte) {
 		switch s.st {
 		case stStart:
 			c := p[i]
-			if isSpace(c) || (c == 0xEF || c == 0xBB || c == 0xBF) && s.off+int64(i) < 3 { // BOM
+			if jsontext.IsSpace(c) || (c == 0xEF || c == 0xBB || c == 0xBF) && s.off+int64(i) < 3 { // BOM
 				i++
 				continue
 			}
@@ -157,11 +80,11 @@ func (s *scanner) write(p []byte) {
 		case stKey:
 			c := p[i]
 			switch {
-			case isSpace(c) || c == ',':
+			case jsontext.IsSpace(c) || c == ',':
 				i++
 			case c == '"':
 				s.key = s.key[:0]
-				s.v = valueTracker{inStr: true}
+				s.v = jsontext.Tracker{InStr: true}
 				s.st = stKeyStr
 				i++
 			case c == '}':
@@ -173,8 +96,8 @@ func (s *scanner) write(p []byte) {
 			}
 		case stKeyStr:
 			j := i
-			for j < len(p) && (s.v.esc || p[j] != '"') {
-				s.v.esc = !s.v.esc && p[j] == '\\'
+			for j < len(p) && (s.v.Esc || p[j] != '"') {
+				s.v.Esc = !s.v.Esc && p[j] == '\\'
 				j++
 			}
 			s.key = append(s.key, p[i:j]...)
@@ -185,7 +108,7 @@ func (s *scanner) write(p []byte) {
 			i = j + 1
 		case stColon:
 			c := p[i]
-			if isSpace(c) {
+			if jsontext.IsSpace(c) {
 				i++
 				continue
 			}
@@ -197,7 +120,7 @@ func (s *scanner) write(p []byte) {
 			i++
 		case stValue:
 			c := p[i]
-			if isSpace(c) {
+			if jsontext.IsSpace(c) {
 				i++
 				continue
 			}
@@ -207,13 +130,13 @@ func (s *scanner) write(p []byte) {
 				i++
 				continue
 			}
-			s.v = newTracker(c)
+			s.v = jsontext.NewTracker(c)
 			s.start = i
 			s.buf = s.buf[:0]
 			s.drop = false
 			s.st = stHeader
 		case stHeader:
-			end, done := s.v.advance(p, i)
+			end, done := s.v.Advance(p, i)
 			if !s.drop {
 				if len(s.buf)+end-s.start > maxHeaderValue {
 					s.drop = true
@@ -240,7 +163,7 @@ func (s *scanner) write(p []byte) {
 		case stArr:
 			c := p[i]
 			switch {
-			case isSpace(c) || c == ',':
+			case jsontext.IsSpace(c) || c == ',':
 				i++
 			case c == ']':
 				if s.bare {
@@ -254,7 +177,7 @@ func (s *scanner) write(p []byte) {
 					i += n
 					continue
 				}
-				s.v = valueTracker{}
+				s.v = jsontext.Tracker{}
 				s.start = i
 				s.buf = s.buf[:0]
 				s.st = stEvent
@@ -262,11 +185,11 @@ func (s *scanner) write(p []byte) {
 				s.fail(i, "unexpected %q inside traceEvents", printable(c))
 				return
 			default:
-				s.v = newTracker(c)
+				s.v = jsontext.NewTracker(c)
 				s.st = stArrValue
 			}
 		case stEvent:
-			end, done := s.v.advance(p, i)
+			end, done := s.v.Advance(p, i)
 			if !done {
 				s.buf = append(s.buf, p[s.start:end]...)
 				s.start = 0
@@ -283,13 +206,13 @@ func (s *scanner) write(p []byte) {
 			s.st = stArr
 			i = end
 		case stArrValue:
-			end, done := s.v.advance(p, i)
+			end, done := s.v.Advance(p, i)
 			i = end
 			if done {
 				s.st = stArr
 			}
 		case stEnd:
-			if !isSpace(p[i]) && p[i] != 0 {
+			if !jsontext.IsSpace(p[i]) && p[i] != 0 {
 				// Trailing bytes after a complete document: ignored, but noted.
 				s.err = fmt.Errorf("byte %d: unexpected data after the end of the JSON document", s.off+int64(i))
 				s.st = stErr

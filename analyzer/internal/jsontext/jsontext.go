@@ -1,0 +1,282 @@
+// Package jsontext holds the byte-level JSON primitives the streaming
+// readers share (the trace reader, the perfetto-fix rewriter): a value
+// tracker that follows nesting across chunk boundaries, tolerant token
+// readers, and exact decimal time parsing. Nothing here allocates.
+package jsontext
+
+import (
+	"bytes"
+	"strconv"
+)
+
+// Tracker follows one JSON value across chunks: nesting depth and string
+// state only, so it is cheap and never fails.
+type Tracker struct {
+	depth  int
+	InStr  bool // inside a string (set to start inside one, e.g. a key)
+	Esc    bool // just after a backslash inside a string
+	scalar bool
+}
+
+// Advance scans p from i and returns the index just past the value's end and
+// true, or len(p) and false if the value continues in the next chunk.
+func (v *Tracker) Advance(p []byte, i int) (int, bool) {
+	for i < len(p) {
+		if v.InStr {
+			if v.Esc {
+				v.Esc = false
+				i++
+				continue
+			}
+			j := i
+			if q := bytes.IndexByte(p[i:], '"'); q < 0 {
+				j = len(p)
+			} else {
+				j = i + q
+			}
+			if bs := bytes.IndexByte(p[i:j], '\\'); bs >= 0 {
+				j = i + bs
+			}
+			if j == len(p) {
+				return j, false
+			}
+			if p[j] == '\\' {
+				v.Esc = true
+				i = j + 1
+				continue
+			}
+			v.InStr = false
+			i = j + 1
+			if v.depth == 0 {
+				return i, true
+			}
+			continue
+		}
+		c := p[i]
+		if v.scalar {
+			switch c {
+			case ',', '}', ']', ' ', '\n', '\r', '\t':
+				return i, true
+			}
+			i++
+			continue
+		}
+		switch c {
+		case '"':
+			v.InStr = true
+		case '{', '[':
+			v.depth++
+		case '}', ']':
+			v.depth--
+			if v.depth <= 0 {
+				return i + 1, true
+			}
+		}
+		i++
+	}
+	return i, false
+}
+
+// Scalar reports whether the tracked value is a number, literal or other
+// bare token (which ends at a delimiter rather than a bracket or quote).
+func (v *Tracker) Scalar() bool { return v.scalar }
+
+// NewTracker starts tracking a value whose first byte is first.
+func NewTracker(first byte) Tracker {
+	switch first {
+	case '{', '[', '"':
+		return Tracker{}
+	}
+	return Tracker{scalar: true}
+}
+
+// IsSpace reports JSON whitespace.
+func IsSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+
+// SkipSpace returns the index of the first non-space byte at or after i.
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) && IsSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// ReadString reads a JSON string at b[i] and returns its raw body.
+func ReadString(b []byte, i int) ([]byte, int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, i, false
+	}
+	// Fast path: no escape before the closing quote (IndexByte is vectorised,
+	// also in wasm).
+	if q := bytes.IndexByte(b[i+1:], '"'); q >= 0 {
+		if bytes.IndexByte(b[i+1:i+1+q], '\\') < 0 {
+			return b[i+1 : i+1+q], i + 2 + q, true
+		}
+	} else {
+		return nil, len(b), false
+	}
+	j := i + 1
+	for j < len(b) {
+		switch b[j] {
+		case '"':
+			return b[i+1 : j], j + 1, true
+		case '\\':
+			j += 2
+		default:
+			j++
+		}
+	}
+	return nil, j, false
+}
+
+// ReadToken reads a string (returning its raw body) or a scalar (returning
+// its text). Objects and arrays are skipped and return nil.
+func ReadToken(b []byte, i int) ([]byte, int, bool) {
+	switch b[i] {
+	case '"':
+		return ReadString(b, i)
+	case '{', '[':
+		j, ok := SkipValue(b, i)
+		return nil, j, ok
+	}
+	j := i
+	for j < len(b) {
+		switch b[j] {
+		case ',', '}', ']', ' ', '\n', '\r', '\t':
+			return b[i:j], j, true
+		}
+		j++
+	}
+	return nil, j, false
+}
+
+// SkipValue returns the index just past the value at b[i].
+func SkipValue(b []byte, i int) (int, bool) {
+	v := NewTracker(b[i])
+	return v.Advance(b, i)
+}
+
+// ParseNS converts the decimal text of a Kineto time value (microseconds) to
+// integer nanoseconds without going through float64: at epoch-µs magnitudes
+// (≈1.7e15) a float64 step is 0.25 µs and the ns digits would be lost.
+// Fractions beyond 3 digits are rounded half up; exponents fall back to
+// float parsing (never seen in real traces). ok is false for non-numbers.
+func ParseNS(b []byte) (ns int64, ok bool) {
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' { // numeric string
+		b = b[1 : len(b)-1]
+	}
+	if len(b) == 0 {
+		return 0, false
+	}
+	neg := false
+	i := 0
+	if b[0] == '-' {
+		neg = true
+		i++
+	} else if b[0] == '+' {
+		i++
+	}
+	var whole int64
+	digits := 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if whole > (1<<63-1)/10/1000 {
+			return parseFloatNS(b)
+		}
+		whole = whole*10 + int64(b[i]-'0')
+		digits++
+	}
+	var frac int64
+	if i < len(b) && b[i] == '.' {
+		i++
+		n := 0
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+			switch {
+			case n < 3:
+				frac = frac*10 + int64(b[i]-'0')
+			case n == 3 && b[i] >= '5':
+				frac++ // round half up on the 4th digit
+			}
+			n++
+			digits++
+		}
+		for ; n < 3; n++ {
+			frac *= 10
+		}
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	if i < len(b) {
+		if b[i] == 'e' || b[i] == 'E' {
+			return parseFloatNS(b)
+		}
+		return 0, false
+	}
+	ns = whole*1000 + frac
+	if neg {
+		ns = -ns
+	}
+	return ns, true
+}
+
+func parseFloatNS(b []byte) (int64, bool) {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return 0, false
+	}
+	return int64(f*1000 + 0.5), true
+}
+
+// ParseInt parses an integer value, accepting numeric strings and floats with
+// a zero fraction (some writers emit ids as 12.0).
+func ParseInt(b []byte) (int64, bool) {
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		b = b[1 : len(b)-1]
+	}
+	if len(b) == 0 {
+		return 0, false
+	}
+	neg := false
+	i := 0
+	if b[0] == '-' {
+		neg = true
+		i++
+	}
+	var v int64
+	start := i
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		v = v*10 + int64(b[i]-'0')
+	}
+	if i == start {
+		return 0, false
+	}
+	if i < len(b) {
+		if b[i] != '.' {
+			return 0, false
+		}
+		for i++; i < len(b); i++ {
+			if b[i] != '0' {
+				return 0, false
+			}
+		}
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// TrailingInt reads the number at the end of a pid/tid token ("7", "stream 7").
+func TrailingInt(b []byte) (int64, bool) {
+	j := len(b)
+	for j > 0 && b[j-1] >= '0' && b[j-1] <= '9' {
+		j--
+	}
+	if j == len(b) {
+		return -1, false
+	}
+	if j > 0 && b[j-1] == '-' {
+		j--
+	}
+	return ParseInt(b[j:])
+}
