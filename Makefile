@@ -3,7 +3,7 @@
 GO ?= go
 DEFAULT_TRACE := testdata/default/sglang_Qwen3-8B_decode.json.gz
 
-.PHONY: all build wasm run test test-go test-browser site serve bench fuzz clean
+.PHONY: all build wasm run test test-go test-browser test-worker site serve worker bench fuzz clean
 
 all: build
 
@@ -17,7 +17,7 @@ wasm:
 run: build
 	./bin/gputriage breakdown -o out/default $(DEFAULT_TRACE)
 
-test: build test-go test-browser
+test: build test-go test-browser test-worker
 
 test-go:
 	$(GO) vet ./...
@@ -33,6 +33,15 @@ test-browser: site
 	npm ci --no-audit --no-fund
 	node site/test/e2e.mjs
 
+# The Cloudflare Worker (GOOS=js, syumai/workers): worker/out/.
+worker: site
+	$(GO) run ./worker/build
+
+# Runs the Worker under the workerd binary from npm on 127.0.0.1 and compares
+# its answers with the CLI's, byte for byte.
+test-worker: worker
+	cd worker && npm ci --no-audit --no-fund && node test/run.mjs
+
 bench: build
 	GPUTRIAGE_BENCH=1 $(GO) test -count=1 -timeout 60m -run TestBenchmarks -v ./cmd/gputriage
 
@@ -40,4 +49,4 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzReader -fuzztime=60s ./analyzer/trace/
 
 clean:
-	rm -rf bin dist dist-inline out cmd/gputriage/module/gputriage.wasm
+	rm -rf bin dist dist-inline out worker/out cmd/gputriage/module/gputriage.wasm

@@ -1,0 +1,192 @@
+package server
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/gputriage/gputriage/analyzer"
+)
+
+const testTrace = "../../testdata/default/sglang_Qwen3-8B_decode.json.gz"
+
+func newServer() *Server {
+	return &Server{
+		Static: http.FileServerFS(fstest.MapFS{"index.html": {Data: []byte("<!doctype html>page")}}),
+		Now:    func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
+	}
+}
+
+func do(t *testing.T, method, target string, body io.Reader, hdr ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, target, body)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	rec := httptest.NewRecorder()
+	newServer().ServeHTTP(rec, req)
+	return rec
+}
+
+// native runs the analyzer directly, as the CLI's native engine does.
+func native(t *testing.T, cmd, name string, data []byte) *analyzer.Result {
+	t.Helper()
+	job, err := analyzer.New(analyzer.Options{Command: cmd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := push(job, name, bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	return job.Finish()
+}
+
+func TestAnalyzeJSONAndZip(t *testing.T) {
+	data, err := os.ReadFile(testTrace)
+	if err != nil {
+		t.Skip(err)
+	}
+	want := native(t, "breakdown", "t.json.gz", data)
+	if want.ExitCode != 0 || len(want.Artifacts) == 0 {
+		t.Fatalf("native run: exit %d, %d artifacts", want.ExitCode, len(want.Artifacts))
+	}
+
+	rec := do(t, "POST", "/analyze?cmd=breakdown&name=t.json.gz", bytes.NewReader(data))
+	if rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), ResultJSON(want)) {
+		t.Fatalf("JSON: status %d, body differs from ResultJSON", rec.Code)
+	}
+	var got struct {
+		ExitCode  int                        `json:"exit_code"`
+		Artifacts map[string]json.RawMessage `json:"artifacts"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || len(got.Artifacts) != len(want.Artifacts) {
+		t.Fatalf("JSON: %v, %d artifacts", err, len(got.Artifacts))
+	}
+
+	rec = do(t, "POST", "/analyze?cmd=breakdown&name=t.json.gz", bytes.NewReader(data), "Accept", "text/html, application/zip;q=0.9")
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/zip" {
+		t.Fatalf("zip: status %d %s", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	zr, err := zip.NewReader(bytes.NewReader(rec.Body.Bytes()), int64(rec.Body.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(zr.File) != len(want.Artifacts) {
+		t.Fatalf("zip has %d entries, want %d", len(zr.File), len(want.Artifacts))
+	}
+	for i, f := range zr.File {
+		a := want.Artifacts[i]
+		if f.Name != a.Name || f.Method != zip.Store {
+			t.Errorf("entry %d: %s method %d, want %s STORE", i, f.Name, f.Method, a.Name)
+		}
+		rc, _ := f.Open()
+		b, err := io.ReadAll(rc)
+		if err != nil || string(b) != a.Text {
+			t.Errorf("%s: content differs (%v)", f.Name, err)
+		}
+	}
+
+	// The same bytes raw, in odd-sized reads, give the same artifacts.
+	zr2, _ := gzip.NewReader(bytes.NewReader(data))
+	raw, _ := io.ReadAll(zr2)
+	res := native(t, "breakdown", "t.json.gz", raw)
+	if !bytes.Equal(ResultJSON(res), ResultJSON(want)) {
+		t.Error("raw and gzip bodies differ")
+	}
+}
+
+func TestErrors(t *testing.T) {
+	cases := []struct {
+		name, method, target string
+		body                 []byte
+		code                 int
+		msg                  string
+	}{
+		{"unknown cmd", "POST", "/analyze?cmd=explode", []byte("x"), 400, `unknown command "explode"`},
+		{"unknown param", "POST", "/analyze?cmd=breakdown&format=zip", []byte("x"), 400, `unknown parameter "format"`},
+		{"bad arch", "POST", "/analyze?target_arch=z80", []byte("x"), 400, "not a gfx or sm architecture"},
+		{"bad name", "POST", "/analyze?name=a%0Ab", []byte("x"), 400, "name:"},
+		{"empty", "POST", "/analyze?cmd=breakdown", nil, 400, "empty body"},
+		{"get analyze", "GET", "/analyze", nil, 405, "POST"},
+		{"post page", "POST", "/", []byte("x"), 405, "POST /analyze"},
+		{"headers file", "GET", "/_headers", nil, 404, "not found"},
+		{"unusable", "POST", "/analyze?cmd=breakdown", make([]byte, 64), 422, "unknown format"},
+		{"bad gzip", "POST", "/analyze?cmd=breakdown", []byte("\x1f\x8bxx"), 422, "gzip header unreadable"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := do(t, c.method, c.target, bytes.NewReader(c.body))
+			var b struct{ Error string }
+			json.Unmarshal(rec.Body.Bytes(), &b)
+			if rec.Code != c.code || !strings.Contains(b.Error, c.msg) {
+				t.Errorf("got %d %s, want %d …%s…", rec.Code, rec.Body.String(), c.code, c.msg)
+			}
+		})
+	}
+}
+
+type zeros struct{ n int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	if z.n <= 0 {
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), z.n)
+	clear(p[:n])
+	z.n -= n
+	return int(n), nil
+}
+
+func TestTooLarge(t *testing.T) {
+	// Declared too large: refused before reading.
+	req := httptest.NewRequest("POST", "/analyze", &zeros{n: 1})
+	req.ContentLength = MaxBody + 1
+	rec := httptest.NewRecorder()
+	newServer().ServeHTTP(rec, req)
+	if rec.Code != 413 {
+		t.Errorf("Content-Length over the limit: %d", rec.Code)
+	}
+	// Undeclared (chunked): counted while streaming.
+	req = httptest.NewRequest("POST", "/analyze", &zeros{n: MaxBody + 1})
+	req.ContentLength = -1
+	rec = httptest.NewRecorder()
+	newServer().ServeHTTP(rec, req)
+	if rec.Code != 413 || !strings.Contains(rec.Body.String(), "90 MiB") {
+		t.Errorf("streamed over the limit: %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+func TestStatic(t *testing.T) {
+	rec := do(t, "GET", "/", nil)
+	if rec.Code != 200 || rec.Body.String() != "<!doctype html>page" || rec.Header().Get("Content-Security-Policy") != CSP ||
+		!strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
+		t.Errorf("GET /: %d %q %v", rec.Code, rec.Body.String(), rec.Header())
+	}
+	srv := &Server{}
+	rec = httptest.NewRecorder()
+	srv.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	if rec.Code != 404 {
+		t.Errorf("no static: %d", rec.Code)
+	}
+}
+
+func TestWantsZip(t *testing.T) {
+	for accept, want := range map[string]bool{
+		"": false, "application/json": false, "application/zip": true, "*/*": false,
+		"application/json, application/zip;q=0.5": true, "application/zip;q=0": false,
+	} {
+		if got := wantsZip(accept); got != want {
+			t.Errorf("wantsZip(%q) = %v", accept, got)
+		}
+	}
+}
