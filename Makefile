@@ -42,7 +42,7 @@ worker: site
 test-worker: worker
 	cd worker && npm ci --no-audit --no-fund && node test/run.mjs
 
-bench: build
+bench: build worker
 	GPUTRIAGE_BENCH=1 $(GO) test -count=1 -timeout 60m -run TestBenchmarks -v ./cmd/gputriage
 
 fuzz:

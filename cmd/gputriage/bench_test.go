@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -176,6 +177,45 @@ func TestBenchmarks(t *testing.T) {
 			rows = append(rows, r)
 		}
 	}
+	// A 200 MB server log (noise, one ROCr fault in the middle) through diagnose.
+	logMB := int64(200)
+	if genSize < 1<<30 {
+		logMB = genSize >> 22 // scaled down with the generated trace
+	}
+	for _, kind := range []string{"native", "wasm"} {
+		var eng engine = &native{}
+		var we *wasmEngine
+		if kind == "wasm" {
+			b, _ := Module()
+			we, _ = newWasmEngine(b)
+			eng = we
+		}
+		o, _ := json.Marshal(analyzer.Options{Command: "diagnose"})
+		var secs float64
+		var res *analyzer.Result
+		heap := peakHeap(func() {
+			t0 := time.Now()
+			eng.Begin(o)
+			if err := push(eng, "server.log", &genLog{size: logMB << 20}, nil); err != nil {
+				t.Fatal(err)
+			}
+			res, _ = eng.Finish()
+			secs = time.Since(t0).Seconds()
+		})
+		r := benchRow{input: fmt.Sprintf("generated %d MB server log (diagnose)", logMB), engine: kind, rawMB: float64(logMB<<20) / 1e6, secs: secs}
+		if we != nil {
+			r.memMB, r.memKind = float64(we.MemoryBytes())/(1<<20), "wasm linear memory"
+			we.Close()
+		} else {
+			r.memMB, r.memKind = float64(heap)/(1<<20), "Go heap in use (peak)"
+		}
+		if d, ok := res.Artifact("crash_diagnosis.json"); !ok || !strings.Contains(d, "gpu_memory_fault") {
+			t.Errorf("%s: the fault in the generated log was not found", kind)
+		}
+		t.Logf("%s %s: %.0f MB in %.2fs = %.0f MB/s, %.0f MiB %s", r.input, kind, r.rawMB, secs, r.rawMB/secs, r.memMB, r.memKind)
+		rows = append(rows, r)
+	}
+
 	// Bytes kept per kernel by the store.
 	st := trace.NewStore()
 	rd := st.NewReader("gen")
@@ -193,6 +233,7 @@ func TestBenchmarks(t *testing.T) {
 		fmt.Fprintf(&b, "| %s | %s | %.0f | %.2f | %.0f | %.0f MiB | %s |\n", r.input, r.engine, r.rawMB, r.secs, r.rawMB/r.secs, r.memMB, r.memKind)
 	}
 	fmt.Fprintf(&b, "\nStore footprint: %.0f bytes of records per kernel on the generated trace (each kernel comes with one cpu_op and one runtime call, all kept for attribution); names are interned once.\n", perKernel)
+	b.WriteString(workerSizes())
 	if err := os.WriteFile(filepath.Join("..", "..", "BENCHMARKS.md"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -206,3 +247,56 @@ type countEngine struct {
 }
 
 func (c *countEngine) Feed(p []byte) error { c.n += int64(len(p)); return c.engine.Feed(p) }
+
+// genLog streams a server log of about size bytes: SGLang-style request
+// lines and warnings, with one ROCr memory fault in the middle.
+type genLog struct {
+	size, n int64
+	i       int
+	buf     bytes.Buffer
+	fault   bool
+}
+
+func (g *genLog) Read(p []byte) (int, error) {
+	for g.buf.Len() < len(p) && g.n < g.size {
+		before := g.buf.Len()
+		g.i++
+		switch {
+		case !g.fault && g.n > g.size/2:
+			g.fault = true
+			g.buf.WriteString("Memory access fault by GPU node-2 (Agent handle: 0x55d2c8e1a2b0) on address 0x7f12a4c00000. Reason: Page not present or supervisor privilege.\n")
+		case g.i%97 == 0:
+			fmt.Fprintf(&g.buf, "[2026-11-21 10:%02d:%02d TP0] WARNING: KV cache usage %d%%, token usage 0.%02d\n", g.i/60%60, g.i%60, g.i%100, g.i%100)
+		default:
+			fmt.Fprintf(&g.buf, "[2026-11-21 10:%02d:%02d TP0] Decode batch. #running-req: %d, #token: %d, token usage: 0.%02d, gen throughput (token/s): %d.%02d, #queue-req: 0\n", g.i/60%60, g.i%60, g.i%64, g.i*7%90000, g.i%100, 1000+g.i%3000, g.i%100)
+		}
+		g.n += int64(g.buf.Len() - before)
+	}
+	n, _ := g.buf.Read(p)
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// workerSizes reports the built Cloudflare Worker against Cloudflare's
+// published limits (developers.cloudflare.com/workers/platform/limits).
+func workerSizes() string {
+	var raw, gz int64
+	for _, f := range []string{"app.wasm", "worker.mjs", "runtime.mjs", "wasm_exec.js"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "worker", "out", f))
+		if err != nil {
+			return "\nCloudflare Worker: not built (run `make worker` before `make bench`).\n"
+		}
+		raw += int64(len(b))
+		var z bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+		zw.Write(b)
+		zw.Close()
+		gz += int64(z.Len())
+	}
+	return fmt.Sprintf("\n## Cloudflare Worker (worker/out, GOOS=js)\n\n| | bytes | MiB | Cloudflare limit |\n|---|---:|---:|---|\n"+
+		"| raw | %d | %.2f | 64 MB before compression |\n| gzip -9 | %d | %.2f | Free plan 3 MB, Paid plan 10 MB after compression |\n\n"+
+		"The Worker needs the Paid plan (also for CPU: Free allows 10 ms per request, Paid 30 s by default, up to 5 min; memory 128 MB; request body 100 MB on Free/Pro). Large traces belong in the page.\n",
+		raw, float64(raw)/(1<<20), gz, float64(gz)/(1<<20))
+}
