@@ -43,6 +43,20 @@ type Options struct {
 	// is given, the pair is found from the traces themselves.
 	Mapping []string `json:"mapping,omitempty"`
 	Formal  []string `json:"formal,omitempty"`
+	// diff: compare even when the runs are not comparable, and the
+	// seed-004 comparison fields of run A and run B (unknown when empty).
+	Force   bool           `json:"force,omitempty"`
+	Compare [2]RunIdentity `json:"compare,omitempty"`
+}
+
+// RunIdentity holds the fields seed 004 requires to match before two
+// profiles are compared.
+type RunIdentity struct {
+	BaseImage           string `json:"base_image,omitempty"`
+	ResourceClass       string `json:"resource_class,omitempty"`
+	GPUDeviceIDs        []int  `json:"gpu_device_ids,omitempty"`
+	ServerFlags         string `json:"server_flags,omitempty"`
+	BenchmarkConfigHash string `json:"benchmark_config_hash,omitempty"`
 }
 
 // ParseOptions decodes and validates options JSON (empty = defaults).
@@ -61,9 +75,9 @@ func (o *Options) normalize() error {
 		o.Command = "auto"
 	}
 	switch o.Command {
-	case "auto", "breakdown", "triage", "overlap", "diagnose", "perfetto-fix":
+	case "auto", "breakdown", "triage", "overlap", "diff", "diagnose", "perfetto-fix":
 	default:
-		return fmt.Errorf("unknown command %q (want breakdown, triage, overlap, diagnose or perfetto-fix)", o.Command)
+		return fmt.Errorf("unknown command %q (want breakdown, triage, overlap, diff, diagnose or perfetto-fix)", o.Command)
 	}
 	if o.TargetArch == "" {
 		o.TargetArch = DefaultTarget
@@ -138,7 +152,9 @@ type Job struct {
 }
 
 // perTrace reports commands that compare traces and so keep one store each.
-func (j *Job) perTrace() bool { return j.opts.Command == "triage" || j.opts.Command == "overlap" }
+func (j *Job) perTrace() bool {
+	return j.opts.Command == "triage" || j.opts.Command == "overlap" || j.opts.Command == "diff"
+}
 
 type current struct {
 	res     *FileResult
@@ -390,6 +406,13 @@ func (j *Job) Finish() *Result {
 
 	wantCrash := j.opts.Command == "diagnose" || j.nlogs > 0
 	switch {
+	case j.opts.Command == "diff":
+		arts, err := j.diff(stores)
+		if err != nil {
+			res.ExitCode = ExitUsage
+			res.Error = strings.TrimPrefix(res.Error+"; "+err.Error(), "; ")
+		}
+		res.Artifacts = append(res.Artifacts, arts...)
 	case j.perTrace() && len(stores) > 0:
 		res.Artifacts = append(res.Artifacts, j.triage(stores)...)
 	case j.opts.Command != "diagnose" && len(traces) > 0:

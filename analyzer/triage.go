@@ -3,6 +3,7 @@ package analyzer
 import (
 	"slices"
 
+	"github.com/gputriage/gputriage/analyzer/breakdown"
 	"github.com/gputriage/gputriage/analyzer/fuse"
 	"github.com/gputriage/gputriage/analyzer/overlap"
 	"github.com/gputriage/gputriage/analyzer/report"
@@ -22,13 +23,11 @@ func (j *Job) triage(stores []*trace.Store) []Artifact {
 		Stage:   j.opts.Stage,
 		Locate:  ov.Locate,
 	})
-	files := make([]int, len(formal.Files))
-	for i := range files {
-		files[i] = i
-	}
-	a := j.analyzeTraces(formal, files)
+	a := j.analyzeTraces(formal, allFiles(formal))
+	fillFromMapping(a.Breakdown, ov.KernelMap())
 	if mapping != nil && mapping != formal {
 		a.MappingTrace = mapping.Files[0].Name
+		a.MappingFile = &mapping.Files[0]
 	}
 	summary := string(report.Summary(a))
 	summary += "\n" + string(ov.Markdown()) + "\n" + string(fu.Markdown())
@@ -62,12 +61,13 @@ func (j *Job) pair(stores []*trace.Store) (formal, mapping *trace.Store) {
 		st         *trace.Store
 		graphShare float64
 		python     bool
+		capture    bool
 		kernels    int64
 	}
 	var cs []cand
 	for _, st := range stores {
 		f := timeline.ComputeFacts(st, 0)
-		c := cand{st: st, python: len(st.Python) > 0, kernels: f.Kernels}
+		c := cand{st: st, python: len(st.Python) > 0, kernels: f.Kernels, capture: overlap.HasCaptures(st)}
 		if f.Kernels > 0 {
 			c.graphShare = float64(f.GraphKernels) / float64(f.Kernels)
 		}
@@ -78,7 +78,7 @@ func (j *Job) pair(stores []*trace.Store) (formal, mapping *trace.Store) {
 		for _, c := range cs {
 			// A capture trace (launches, almost no executed kernels) is a
 			// mapping, never the formal timing.
-			if c.st == mapping || c.kernels < 50 && len(cs) > 1 {
+			if c.st == mapping || len(cs) > 1 && (c.kernels < 50 || c.capture) {
 				continue
 			}
 			if c.graphShare > best {
@@ -90,11 +90,22 @@ func (j *Job) pair(stores []*trace.Store) (formal, mapping *trace.Store) {
 		}
 	}
 	if mapping == nil {
+		// Prefer a capture trace (it records what each replay runs), then
+		// one with Python stacks.
+		better := func(c cand, cur *trace.Store) bool {
+			if cur == nil {
+				return true
+			}
+			if cc := overlap.HasCaptures(cur); c.capture != cc {
+				return c.capture
+			}
+			return c.python && len(cur.Python) == 0
+		}
 		for _, c := range cs {
-			if c.st == formal || c.graphShare > 0.5 {
+			if c.st == formal || c.graphShare > 0.5 && !c.capture {
 				continue
 			}
-			if mapping == nil || c.python && len(mapping.Python) == 0 {
+			if better(c, mapping) {
 				mapping = c.st
 			}
 		}
@@ -103,4 +114,36 @@ func (j *Job) pair(stores []*trace.Store) (formal, mapping *trace.Store) {
 		mapping = formal
 	}
 	return formal, mapping
+}
+
+func allFiles(st *trace.Store) []int {
+	files := make([]int, len(st.Files))
+	for i := range files {
+		files[i] = i
+	}
+	return files
+}
+
+// fillFromMapping completes the kernel table of a graph-on trace with the
+// code locations the overlap analysis carried over from the mapping trace:
+// graph-replayed kernels have no CPU op or Python frame of their own.
+func fillFromMapping(bd *breakdown.Result, kmap []overlap.MapRow) {
+	byKernel := make(map[string]*overlap.MapRow, len(kmap))
+	for i := range kmap {
+		byKernel[kmap[i].Kernel] = &kmap[i]
+	}
+	for i := range bd.Rows {
+		r := &bd.Rows[i]
+		m := byKernel[r.Kernel]
+		if m == nil || m.MappedBy == "direct" || m.MappedBy == "none" || m.MappedBy == "" {
+			continue
+		}
+		if m.PythonScope != "" && (r.PythonLocation == "" || r.Graph) {
+			r.PythonLocation, r.SiteShare = m.PythonScope, float64(m.SourceShare)
+		}
+		if m.LaunchOp != "" && r.Graph {
+			r.CPUOp, r.CPUOpShare = m.LaunchOp, float64(m.SourceShare)
+		}
+		r.MappedBy = m.MappedBy
+	}
 }

@@ -12,7 +12,11 @@ import { createWorker } from 'gputriage-worker';
  * @typedef {{exit_code: number, error?: string, files: FileResult[], artifacts: Artifact[]}} Result
  * @typedef {{exitCode: number, seconds: number, finishSeconds: number, feedSeconds: number, bytes: number,
  *   rawBytes: number, mbps: number, memory: number}} Stats
- * @typedef {{command?: 'auto'|'breakdown'|'triage'|'diagnose', target_arch?: string, stage?: string}} Options
+ * @typedef {{command?: 'auto'|'breakdown'|'triage'|'overlap'|'diagnose', target_arch?: string, stage?: string,
+ *   mapping?: string[], formal?: string[], autoTriage?: boolean}} Options
+ *   (autoTriage: with command auto, the worker runs triage when two or more files are traces;
+ *   stats.command says what ran)
+ * @typedef {{blob: Blob, name: string, result: Result, stats: object}} Fixed
  */
 
 export class CancelledError extends Error {
@@ -49,6 +53,10 @@ export class Client {
         this.job = null;
         job?.resolve({ result: m.result, stats: m.stats });
         break;
+      case 'fixed':
+        this.job = null;
+        job?.resolve({ blob: m.blob, name: m.name, result: m.result, stats: m.stats });
+        break;
       case 'error':
         this.#fail(m.message);
         break;
@@ -77,6 +85,25 @@ export class Client {
       this.job = { resolve, reject, onProgress };
       // File objects are handles: posting one copies no file data.
       this.worker.postMessage({ type: 'start', files: list, opts: { command: 'auto', ...opts } });
+    });
+  }
+
+  /**
+   * perfetto-fix one trace: the worker pushes it twice through the module
+   * (plan, then rewrite) and returns the rewritten trace as a Blob named
+   * perfetto_fixed_trace.json (.json.gz with gzip, when CompressionStream
+   * exists), plus the module's result (perfetto_fix_report.json).
+   * Progress carries pass (1 or 2) of passes (2).
+   * @param {{file: File, name: string}} f
+   * @param {{gzip?: boolean}} [opts]
+   * @param {(p: Progress & {pass: number, passes: number}) => void} [onProgress]
+   * @returns {Promise<Fixed>}
+   */
+  fix(f, opts = {}, onProgress) {
+    if (this.job) this.cancel();
+    return new Promise((resolve, reject) => {
+      this.job = { resolve, reject, onProgress };
+      this.worker.postMessage({ type: 'fix', file: f.file, name: f.name, gzip: !!opts.gzip });
     });
   }
 

@@ -6,15 +6,22 @@
 // Protocol (main → worker):
 //   {type:'module', module}                 reuse a compiled module (after cancel)
 //   {type:'start', files:[{file, name}], opts}
+//                                           opts.autoTriage: with command auto,
+//                                           run triage when ≥ 2 files are traces
+//   {type:'fix', file, name, gzip}          perfetto-fix: two passes, output streamed
+//                                           into a Blob (gzip: through CompressionStream)
 // (worker → main):
 //   {type:'ready', module, ms}              compiled; keep it for the next worker
 //   {type:'progress', …Progress}            throttled to ~10 Hz
 //   {type:'result', result, stats}          result JSON of finish(), parsed
+//   {type:'fixed', blob, name, result, stats}
 //   {type:'error', message}
 import { wasi, WasiExit } from './wasi.js';
 import { compileModule } from 'gputriage-wasm';
 
 const PROGRESS_MS = 100;
+const SNIFF_BYTES = 64 << 10;
+const BLOB_PART = 32 << 20;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
@@ -27,10 +34,14 @@ self.onmessage = async (ev) => {
     modulePromise = Promise.resolve(msg.module);
     return;
   }
-  if (msg.type !== 'start') return;
   try {
-    const { result, stats } = await run(msg.files, msg.opts ?? {});
-    self.postMessage({ type: 'result', result, stats });
+    if (msg.type === 'start') {
+      const { result, stats } = await run(msg.files, msg.opts ?? {});
+      self.postMessage({ type: 'result', result, stats });
+    } else if (msg.type === 'fix') {
+      const out = await fix(msg.file, msg.name, !!msg.gzip);
+      self.postMessage({ type: 'fixed', ...out });
+    }
   } catch (err) {
     const tail = stderrTail.length ? `\n${stderrTail.join('\n')}` : '';
     self.postMessage({ type: 'error', message: `${err?.message ?? err}${tail}` });
@@ -67,93 +78,139 @@ async function instantiate() {
   const x = instance.exports;
   shim.bind(x.memory);
   x._initialize?.();
-  return x;
+  return new Instance(x);
+}
+
+/** The module's exports with the push ABI's conventions around them. */
+class Instance {
+  constructor(x) { this.x = x; }
+
+  get memory() { return this.x.memory.buffer.byteLength; }
+
+  // Write bytes at alloc(n); views are rebuilt after every call since
+  // memory growth detaches the old one.
+  put(bytes) {
+    const ptr = this.x.alloc(bytes.length);
+    new Uint8Array(this.x.memory.buffer, ptr, bytes.length).set(bytes);
+    return ptr;
+  }
+
+  call(name, ...args) {
+    const rc = this.x[name](...args);
+    if (rc === 2) throw new Error(this.result().error || `${name} failed`);
+    return rc;
+  }
+
+  callStr(name, s) {
+    const b = enc.encode(s);
+    return this.call(name, this.put(b), b.length);
+  }
+
+  feed(chunk) { this.call('feed', this.put(chunk), chunk.length); }
+
+  /** Bytes a streaming command wrote since the last call (a copy), or null. */
+  takeOutput() {
+    const n = this.x.take_output();
+    if (!n) return null;
+    return new Uint8Array(this.x.memory.buffer, this.x.output_ptr(), n).slice();
+  }
+
+  result() {
+    const p = this.x.result_ptr();
+    const n = this.x.result_len();
+    if (!n) return { error: 'the module returned no result' };
+    return JSON.parse(dec.decode(new Uint8Array(this.x.memory.buffer, p, n)));
+  }
+}
+
+/**
+ * Push one File: file_begin, its (gunzipped) chunks through onChunk,
+ * file_error on a read or gunzip failure, file_end.
+ * @param {(chunk: Uint8Array, read: number) => (void|Promise<void>)} onChunk
+ */
+async function pushFile(m, file, name, onChunk) {
+  m.callStr('file_begin', name);
+  let read = 0;
+  try {
+    const gz = await isGzip(file);
+    let stream = file.stream().pipeThrough(new TransformStream({
+      transform(chunk, ctl) { read += chunk.byteLength; ctl.enqueue(chunk); },
+    }));
+    if (gz) stream = stream.pipeThrough(new DecompressionStream('gzip'));
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      await onChunk(value, read);
+    }
+  } catch (err) {
+    if (err instanceof WasiExit || err instanceof WebAssembly.RuntimeError || err?.fromModule) throw err;
+    // Keep what was pushed; the module flags the file partial.
+    m.callStr('file_error', `${name}: ${describeReadError(err)} after ${read} of ${file.size} bytes`);
+  }
+  m.call('file_end');
+}
+
+async function isGzip(file) {
+  const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
+  return head[0] === 0x1f && head[1] === 0x8b;
+}
+
+/** Progress reporter, throttled; `extra` adds job-specific fields. */
+function reporter(m, files, total, t0) {
+  let last = 0;
+  return (p, force) => {
+    const now = performance.now();
+    if (!force && now - last < PROGRESS_MS) return;
+    last = now;
+    const secs = Math.max((now - t0) / 1000, 1e-3);
+    const rate = p.bytesRead / secs;
+    self.postMessage({
+      type: 'progress', files, total, ...p,
+      mbps: p.rawBytes / 1e6 / secs,
+      eta: p.bytesRead > 0 ? (total - p.bytesRead) / rate : NaN,
+      memory: m.memory,
+    });
+  };
+}
+
+// A module call that fails (rc 2) must end the job, not count as a read error.
+function moduleError(err) {
+  if (err && typeof err === 'object') err.fromModule = true;
+  return err;
 }
 
 async function run(files, opts) {
-  const x = await instantiate();
-  const mem = () => x.memory.buffer;
-
-  // Write bytes at alloc(n); the view is rebuilt after every call since
-  // memory growth detaches the old one.
-  const put = (bytes) => {
-    const ptr = x.alloc(bytes.length);
-    new Uint8Array(mem(), ptr, bytes.length).set(bytes);
-    return ptr;
-  };
-  const call = (name, ...args) => {
-    const rc = x[name](...args);
-    if (rc === 2) throw new Error(readResult(x).error || `${name} failed`);
-    return rc;
-  };
-  const callStr = (name, s) => {
-    const b = enc.encode(s);
-    return call(name, put(b), b.length);
-  };
-
+  const command = await resolveCommand(files, opts);
+  const { autoTriage, ...moduleOpts } = opts;
+  moduleOpts.command = command;
+  const m = await instantiate();
   const total = files.reduce((n, f) => n + f.file.size, 0);
   const t0 = performance.now();
+  const progress = reporter(m, files.length, total, t0);
   let readBefore = 0; // compressed bytes of finished files
   let raw = 0; // decompressed bytes fed
-  let lastPost = 0;
   let feedMs = 0; // time inside the module, to tell analysis from gunzip/IO
 
-  const progress = (i, read, force) => {
-    const now = performance.now();
-    if (!force && now - lastPost < PROGRESS_MS) return;
-    lastPost = now;
-    const secs = (now - t0) / 1000;
-    const bytesRead = readBefore + read;
-    const rate = bytesRead / Math.max(secs, 1e-3);
-    self.postMessage({
-      type: 'progress',
-      file: files[i]?.name ?? '',
-      fileIndex: i,
-      files: files.length,
-      bytesRead,
-      total,
-      rawBytes: raw,
-      mbps: raw / 1e6 / Math.max(secs, 1e-3),
-      eta: bytesRead > 0 ? (total - bytesRead) / rate : NaN,
-      memory: x.memory.buffer.byteLength,
-    });
-  };
-
-  callStr('begin', JSON.stringify(opts));
+  m.callStr('begin', JSON.stringify(moduleOpts));
   for (let i = 0; i < files.length; i++) {
     const { file, name } = files[i];
-    callStr('file_begin', name);
-    let read = 0;
-    try {
-      const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
-      const gz = head[0] === 0x1f && head[1] === 0x8b;
-      let stream = file.stream().pipeThrough(new TransformStream({
-        transform(chunk, ctl) { read += chunk.byteLength; ctl.enqueue(chunk); },
-      }));
-      if (gz) stream = stream.pipeThrough(new DecompressionStream('gzip'));
-      const reader = stream.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        const tf = performance.now();
-        call('feed', put(value), value.length);
-        feedMs += performance.now() - tf;
-        raw += value.length;
-        progress(i, read, false);
-      }
-    } catch (err) {
-      if (err instanceof WasiExit || err instanceof WebAssembly.RuntimeError) throw err;
-      // Keep what was pushed; the module flags the file partial.
-      callStr('file_error', `${name}: ${describeReadError(err)} after ${read} of ${file.size} bytes`);
-    }
-    call('file_end');
+    const at = (read) => ({ file: name, fileIndex: i, bytesRead: readBefore + read, rawBytes: raw });
+    await pushFile(m, file, name, (chunk, read) => {
+      const tf = performance.now();
+      try { m.feed(chunk); } catch (err) { throw moduleError(err); }
+      feedMs += performance.now() - tf;
+      raw += chunk.length;
+      progress(at(read), false);
+    });
     readBefore += file.size;
-    progress(i, 0, true);
+    progress(at(0), true);
   }
   const tf = performance.now();
-  const rc = x.finish();
-  const result = readResult(x);
+  const rc = m.x.finish();
+  const result = m.result();
   const stats = {
+    command,
     exitCode: rc,
     seconds: (performance.now() - t0) / 1000,
     finishSeconds: (performance.now() - tf) / 1000,
@@ -161,9 +218,142 @@ async function run(files, opts) {
     bytes: total,
     rawBytes: raw,
     mbps: raw / 1e6 / ((performance.now() - t0) / 1000),
-    memory: x.memory.buffer.byteLength,
+    memory: m.memory,
   };
   return { result, stats };
+}
+
+/** The page's "auto": triage when two or more of the files are traces,
+ *  unless they are the rank files of one distributed job (distinct
+ *  distributedInfo ranks): those get the breakdown with its per-rank table. */
+async function resolveCommand(files, opts) {
+  const cmd = opts.command || 'auto';
+  if (cmd !== 'auto' || !opts.autoTriage || files.length < 2) return cmd;
+  const ranks = [];
+  let traces = 0;
+  for (const f of files) {
+    const s = await sniffTrace(f.file);
+    if (!s.trace) continue;
+    traces++;
+    ranks.push(s.rank);
+  }
+  if (traces < 2) return cmd;
+  const distinctRanks = ranks.every((r) => r != null) && new Set(ranks).size === ranks.length;
+  return distinctRanks ? cmd : 'triage';
+}
+
+/** Is this a JSON document with traceEvents near its start (a Kineto trace,
+ *  not a log or a JSON side document), and which distributed rank wrote it?
+ *  Reads at most the first 64 KiB (gunzipped). */
+async function sniffTrace(file) {
+  let reader;
+  const parts = [];
+  let n = 0;
+  try {
+    let stream = file.slice(0, 4 << 20).stream();
+    if (await isGzip(file)) stream = stream.pipeThrough(new DecompressionStream('gzip'));
+    reader = stream.getReader();
+    while (n < SNIFF_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      n += value.length;
+    }
+  } catch {
+    // the sliced gzip stream ends early: judged by what was read
+  } finally {
+    reader?.cancel().catch(() => {});
+  }
+  const text = dec.decode(concat(parts, n).subarray(0, SNIFF_BYTES)).replace(/^\ufeff/, '').trimStart();
+  const trace = (text[0] === '{' && text.includes('"traceEvents"')) || (/^\[\s*\{/.test(text) && text.includes('"ph"'));
+  const d = /"distributedInfo"\s*:\s*\{[^}]*?"rank"\s*:\s*(\d+)[^}]*?"world_size"\s*:\s*(\d+)/.exec(text);
+  return { trace, rank: d && Number(d[2]) > 1 ? Number(d[1]) : null };
+}
+
+function concat(parts, n) {
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+}
+
+/**
+ * perfetto-fix: pass 1 pushes the file to plan the lane moves, pass 2 pushes
+ * it again under the same name and drains the rewritten trace with
+ * take_output after every feed and once after finish. The output goes into
+ * a Blob (built in parts, so the browser may keep it out of the heap), or
+ * through CompressionStream('gzip') when asked and available.
+ */
+async function fix(file, name, gzip) {
+  const m = await instantiate();
+  const total = file.size * 2;
+  const t0 = performance.now();
+  const progress = reporter(m, 1, total, t0);
+  const useGzip = gzip && typeof CompressionStream === 'function';
+  const sink = useGzip ? gzipSink() : blobSink();
+  let raw = 0;
+  let outBytes = 0;
+  const drain = async () => {
+    const b = m.takeOutput();
+    if (b) { outBytes += b.length; await sink.write(b); }
+  };
+
+  m.callStr('begin', JSON.stringify({ command: 'perfetto-fix' }));
+  for (const pass of [1, 2]) {
+    const before = (pass - 1) * file.size;
+    const at = (read) => ({ file: name, fileIndex: 0, pass, passes: 2, bytesRead: before + read, rawBytes: raw, outBytes });
+    await pushFile(m, file, name, async (chunk, read) => {
+      try { m.feed(chunk); } catch (err) { throw moduleError(err); }
+      raw += chunk.length;
+      if (pass === 2) await drain();
+      progress(at(read), false);
+    });
+    progress(at(file.size), true);
+  }
+  const rc = m.x.finish();
+  await drain();
+  const result = m.result();
+  const blob = await sink.close();
+  if (rc === 2 || result.error) throw new Error(result.error || 'perfetto-fix failed');
+  return {
+    blob,
+    name: `perfetto_fixed_trace.json${useGzip ? '.gz' : ''}`,
+    result,
+    stats: { exitCode: rc, seconds: (performance.now() - t0) / 1000, rawBytes: raw, outBytes, bytes: blob.size, memory: m.memory, gzip: useGzip },
+  };
+}
+
+function blobSink() {
+  const parts = [];
+  let pending = [];
+  let n = 0;
+  return {
+    write(b) {
+      pending.push(b);
+      n += b.length;
+      if (n >= BLOB_PART) { parts.push(new Blob(pending)); pending = []; n = 0; }
+    },
+    close() {
+      parts.push(new Blob(pending));
+      return new Blob(parts, { type: 'application/json' });
+    },
+  };
+}
+
+function gzipSink() {
+  const cs = new CompressionStream('gzip');
+  const writer = cs.writable.getWriter();
+  const blob = new Response(cs.readable).blob();
+  return {
+    async write(b) {
+      await writer.ready;
+      writer.write(b).catch(() => {});
+    },
+    async close() {
+      await writer.close();
+      return new Blob([await blob], { type: 'application/gzip' });
+    },
+  };
 }
 
 function describeReadError(err) {
@@ -172,11 +362,4 @@ function describeReadError(err) {
   if (err?.name === 'TypeError') return `gzip stream is truncated or corrupt (${m})`;
   if (err?.name === 'NotReadableError') return `the file could not be read (changed or removed?) (${m})`;
   return m;
-}
-
-function readResult(x) {
-  const p = x.result_ptr();
-  const n = x.result_len();
-  if (!n) return { error: 'the module returned no result' };
-  return JSON.parse(dec.decode(new Uint8Array(x.memory.buffer, p, n)));
 }

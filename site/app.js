@@ -8,13 +8,13 @@ import template from 'gputriage-report-template';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
-  files: $('pick-files'), folder: $('pick-folder'), target: $('target'), drop: $('drop'),
+  files: $('pick-files'), folder: $('pick-folder'), target: $('target'), command: $('command'), drop: $('drop'),
   progress: $('progress'), bar: $('bar'), ptext: $('ptext'), cancel: $('cancel'),
   report: $('report'), status: $('status'), error: $('error'),
 };
 
 // Observable hooks for tests and curious users (devtools): last run figures.
-const probe = (window.__gputriage = { stats: null, progress: null, peakMemory: 0, moduleMs: null });
+const probe = (window.__gputriage = { stats: null, progress: null, peakMemory: 0, moduleMs: null, runs: 0, fix: null });
 
 const client = new Client({
   onReady(ms) {
@@ -25,14 +25,31 @@ const client = new Client({
 });
 
 let lastFiles = null;
+// Triage roles the user set per file name (mapping | formal); reset per drop.
+let roles = new Map();
 
 function setState(s) { document.body.dataset.state = s; }
 
 // Folders can hold checkpoints and images; skip what cannot be a trace or log.
 const SKIP = /(^|\/)\.|\.(pt|pth|bin|safetensors|ckpt|npy|npz|png|jpe?g|gif|svg|pdf|zip|tar|tgz|xz|zst|so|o|a|whl|pyc|mp4)$/i;
 
-async function run(files) {
+/** Options for begin(): the command choice and the triage roles. */
+function jobOptions() {
+  const opts = { target_arch: ui.target.value.trim() };
+  const cmd = ui.command.value;
+  const mapping = [...roles].filter(([, r]) => r === 'mapping').map(([n]) => n);
+  const formal = [...roles].filter(([, r]) => r === 'formal').map(([n]) => n);
+  // A role only means something to triage: setting one asks for it.
+  opts.command = cmd === 'auto' && (mapping.length || formal.length) ? 'triage' : cmd;
+  if (opts.command === 'auto') opts.autoTriage = true;
+  if (mapping.length) opts.mapping = mapping;
+  if (formal.length) opts.formal = formal;
+  return opts;
+}
+
+async function run(files, { keepRoles = false } = {}) {
   if (!files.length) return;
+  if (!keepRoles) roles = new Map();
   lastFiles = files;
   setState('working');
   ui.error.hidden = true;
@@ -42,7 +59,7 @@ async function run(files) {
   showProgress({ bytesRead: 0, total, file: files[0].name, fileIndex: 0, files: files.length, mbps: 0, eta: NaN, memory: 0 });
   probe.peakMemory = 0;
   try {
-    const opts = { target_arch: ui.target.value.trim() };
+    const opts = jobOptions();
     const { result, stats } = await client.start(files, opts, showProgress);
     probe.stats = stats;
     probe.peakMemory = Math.max(probe.peakMemory, stats.memory);
@@ -52,11 +69,24 @@ async function run(files) {
       return;
     }
     const tr = performance.now();
-    renderReport(ui.report, result, { stats, saveReport: () => savedReport(result, stats) });
+    renderReport(ui.report, result, {
+      stats,
+      saveReport: () => savedReport(result, stats),
+      roles: {
+        get: (name) => roles.get(name) ?? 'auto',
+        set: (name, role) => {
+          if (role === 'auto') roles.delete(name);
+          else roles.set(name, role);
+          if (!client.busy) run(lastFiles, { keepRoles: true });
+        },
+      },
+      fix: (name, opts) => perfettoFix(files.find((f) => f.name === name), opts),
+    });
     probe.renderMs = performance.now() - tr;
+    probe.runs++;
     ui.drop.classList.add('compact');
     // A rate over a small input mostly measures the final analysis; omit it.
-    ui.status.textContent = `${files.length} file${files.length > 1 ? 's' : ''} · ${bytes(stats.rawBytes)} · ${secs(stats.seconds)}` +
+    ui.status.textContent = `${stats.command} · ${files.length} file${files.length > 1 ? 's' : ''} · ${bytes(stats.rawBytes)} · ${secs(stats.seconds)}` +
       (stats.rawBytes > 50e6 ? ` · ${stats.mbps.toFixed(0)} MB/s` : '');
     setState('done');
   } catch (err) {
@@ -70,6 +100,24 @@ async function run(files) {
   }
 }
 
+/** perfetto-fix in the worker, with the same progress bar (two passes) and Cancel. */
+async function perfettoFix(f, opts) {
+  document.body.dataset.fix = 'working';
+  ui.progress.hidden = false;
+  showProgress({ bytesRead: 0, total: f.file.size * 2, file: f.name, fileIndex: 0, files: 1, pass: 1, passes: 2, mbps: 0, eta: NaN, memory: 0 });
+  try {
+    const out = await client.fix(f, opts, showProgress);
+    probe.fix = out.stats;
+    document.body.dataset.fix = 'done';
+    return out;
+  } catch (err) {
+    document.body.dataset.fix = err instanceof CancelledError ? 'cancelled' : 'error';
+    throw err;
+  } finally {
+    ui.progress.hidden = true;
+  }
+}
+
 function showProgress(p) {
   probe.progress = p;
   probe.peakMemory = Math.max(probe.peakMemory, p.memory || 0);
@@ -77,6 +125,7 @@ function showProgress(p) {
   ui.bar.style.width = `${(frac * 100).toFixed(1)}%`;
   ui.progress.setAttribute('aria-valuenow', String(Math.round(frac * 100)));
   ui.ptext.replaceChildren(
+    ...(p.passes ? [h('b', `perfetto-fix pass ${p.pass}/${p.passes} (${p.pass === 1 ? 'plan' : 'rewrite'}) `)] : []),
     h('span.mono.name', { title: p.file }, `${p.files > 1 ? `${p.fileIndex + 1}/${p.files} ` : ''}${p.file}`),
     ` ${bytes(p.bytesRead)} / ${bytes(p.total)} · ${p.mbps.toFixed(0)} MB/s · ${Number.isFinite(p.eta) ? `${secs(p.eta)} left` : '…'}`,
     h('span.dim', ` · module ${bytes(p.memory)}`),
@@ -136,7 +185,8 @@ ui.drop.addEventListener('click', () => ui.files.click());
 ui.drop.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); ui.files.click(); }
 });
-ui.target.addEventListener('change', () => { if (lastFiles && !client.busy) run(lastFiles); });
+ui.target.addEventListener('change', () => { if (lastFiles && !client.busy) run(lastFiles, { keepRoles: true }); });
+ui.command.addEventListener('change', () => { if (lastFiles && !client.busy) run(lastFiles, { keepRoles: ui.command.value !== 'breakdown' }); });
 
 // The whole window is a drop target; the drop zone just says so.
 let depth = 0;

@@ -109,8 +109,9 @@ func finish() int32 {
 	if job == nil {
 		return setError("finish before begin")
 	}
+	// The job stays until the next begin: a streaming command's last output
+	// (written when finish closes it) is still taken after this call.
 	r := job.Finish()
-	job = nil
 	result = r.JSON()
 	return int32(r.ExitCode)
 }

@@ -50,6 +50,9 @@ type Row struct {
 	CPUOp          string
 	CPUOpShare     float64
 	Graph          bool // launched by a HIP/CUDA graph replay
+	// MappedBy says where the location came from when a mapping trace
+	// supplied it (capture, sequence, name); "" = this trace itself.
+	MappedBy string
 }
 
 // Result is the breakdown of one job.

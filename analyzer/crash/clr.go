@@ -183,23 +183,23 @@ func (p *clrParser) hsa(l *line) {
 func (p *clrParser) trace(l *line) {
 	s := p.s
 	t := l.text
-	if m := reHipLaunch.FindStringSubmatch(t); m != nil {
+	if m, ok := matchHipLaunch(t); ok {
 		s.lastLaunch = launchConfig{fn: m[1], grid: [3]int64{atoi64(m[2]), atoi64(m[3]), atoi64(m[4])}, block: [3]int64{atoi64(m[5]), atoi64(m[6]), atoi64(m[7])}, shared: atoi64(m[8]), set: true, ev: l.ev(s)}
 		return
 	}
-	if m := reHipModLaunch.FindStringSubmatch(t); m != nil {
+	if !strings.Contains(t, "hipModuleLaunchKernel (") {
+	} else if m := reHipModLaunch.FindStringSubmatch(t); m != nil {
 		s.lastLaunch = launchConfig{fn: m[1], grid: [3]int64{atoi64(m[2]), atoi64(m[3]), atoi64(m[4])}, block: [3]int64{atoi64(m[5]), atoi64(m[6]), atoi64(m[7])}, shared: atoi64(m[8]), set: true, ev: l.ev(s)}
 		return
 	}
-	m := reReturned.FindStringSubmatch(t)
-	if m == nil || m[2] == "hipSuccess" {
+	api, name, ok := findReturned(t)
+	if !ok || name == "hipSuccess" {
 		return
 	}
-	e := lookupHIPName(m[2])
+	e := lookupHIPName(name)
 	if e == nil {
 		return
 	}
-	api := m[1]
 	launch := strings.Contains(api, "Launch")
 	class := e.class
 	if e.name == "hipErrorInvalidValue" && launch {
@@ -241,4 +241,109 @@ func (p *clrParser) codeObject(l *line) {
 	if isa != "" {
 		a.detail("missing_isa", isa)
 	}
+}
+
+// findReturned returns the groups of the leftmost match of reReturned
+// ((\w+): Returned (hip\w+)) in t. A match needs a word character on both
+// sides of the literal; the first occurrence that has them is the leftmost
+// match, its group 1 is the whole word run before it and group 2 "hip" and
+// the whole word run after it.
+func findReturned(t string) (api, name string, ok bool) {
+	const lit = ": Returned hip"
+	for off := 0; ; {
+		i := strings.Index(t[off:], lit)
+		if i < 0 {
+			return "", "", false
+		}
+		q := off + i
+		off = q + 1
+		e := q + len(lit)
+		if q == 0 || !isWord(t[q-1]) || e >= len(t) || !isWord(t[e]) {
+			continue
+		}
+		r := q
+		for r > 0 && isWord(t[r-1]) {
+			r--
+		}
+		for e < len(t) && isWord(t[e]) {
+			e++
+		}
+		return t[r:q], t[q+len(": Returned ") : e], true
+	}
+}
+
+// matchHipLaunch returns the submatches of reHipLaunch in t like
+// FindStringSubmatch:
+//
+//	hipLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), \{(\d+),(\d+),(\d+)\}, \{(\d+),(\d+),(\d+)\}, [^,]*, (\d+)
+//
+// Matches start at an occurrence of "hipLaunchKernel (", tried in order.
+// Group 1 is the longest hex number after "0x" if ", {" follows it, else the
+// run of non-space bytes up to ", {" (the only place a greedy \S+ can end
+// before ", "); past it every quantifier is followed by a byte it cannot
+// take, so the rest is matched in one pass.
+func matchHipLaunch(t string) (m [9]string, ok bool) {
+	const lit = "hipLaunchKernel ("
+	for off := 0; ; {
+		i := strings.Index(t[off:], lit)
+		if i < 0 {
+			return m, false
+		}
+		st := off + i
+		off = st + 1
+		g := st + len(lit)
+		if g < len(t) && t[g] == ' ' {
+			g++
+		}
+		// alternative 1: 0x[0-9a-fA-F]+
+		if strings.HasPrefix(t[g:], "0x") {
+			e := g + 2
+			for e < len(t) && isHex(t[e]) {
+				e++
+			}
+			if e > g+2 && hipLaunchRest(t, e, &m) {
+				m[0], m[1] = t[st:len(t)-len(m[0])], t[g:e]
+				return m, true
+			}
+		}
+		// alternative 2: \S+ ending right before ", {"
+		e := g
+		for e < len(t) && !isSpace(t[e]) {
+			e++
+		}
+		if e-1 > g && t[e-1] == ',' && hipLaunchRest(t, e-1, &m) {
+			m[0], m[1] = t[st:len(t)-len(m[0])], t[g:e-1]
+			return m, true
+		}
+	}
+}
+
+// hipLaunchRest matches ", {d,d,d}, {d,d,d}, [^,]*, d" at t[i:], filling
+// m[2:9]; m[0] is set to the unmatched tail of t.
+func hipLaunchRest(t string, i int, m *[9]string) bool {
+	if !strings.HasPrefix(t[i:], ", {") {
+		return false
+	}
+	i += 3
+	for k, sep := range [...]string{",", ",", "}, {", ",", ",", "}, "} {
+		e := digitsFrom(t, i)
+		if e == i || !strings.HasPrefix(t[e:], sep) {
+			return false
+		}
+		m[2+k] = t[i:e]
+		i = e + len(sep)
+	}
+	for i < len(t) && t[i] != ',' {
+		i++
+	}
+	if !strings.HasPrefix(t[i:], ", ") {
+		return false
+	}
+	e := digitsFrom(t, i+2)
+	if e == i+2 {
+		return false
+	}
+	m[8] = t[i+2 : e]
+	m[0] = t[e:]
+	return true
 }

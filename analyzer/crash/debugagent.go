@@ -134,7 +134,7 @@ func (p *agentParser) line(l *line) {
 		s.format("rocm_debug_agent")
 		return
 	}
-	if m := reRegClass.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, " registers:", reRegClass); m != nil {
 		p.regClass = m[1]
 		return
 	}

@@ -103,7 +103,7 @@ func (p *dmesgParser) line(l *line) {
 		p.xid(l)
 		return
 	}
-	if m := reVRAM.FindStringSubmatch(t); m != nil && s.b.facts.vramText == "" {
+	if m := findIf(t, "VRAM", reVRAM); m != nil && s.b.facts.vramText == "" {
 		v := m[1]
 		if v == "" {
 			v = m[2]
@@ -115,7 +115,7 @@ func (p *dmesgParser) line(l *line) {
 	case strings.Contains(t, "MES failed to respond"), strings.Contains(t, "failed to remove hardware queue from MES"),
 		strings.Contains(t, "MES might be in unrecoverable state"), strings.Contains(t, "GPU reset begin"),
 		strings.Contains(t, "device wedged"), strings.Contains(t, "Ring ") && strings.Contains(t, "reset failed"),
-		strings.Contains(t, "Queue preemption time out"), reRingTO.MatchString(t) && strings.Contains(t, "timeout"),
+		strings.Contains(t, "Queue preemption time out"), strings.Contains(t, "timeout") && reRingTO.MatchString(t),
 		strings.Contains(t, "GPU reset") && strings.Contains(t, "succeeded"), strings.Contains(t, "amdgpu_job_timedout"),
 		strings.Contains(t, "Failed to evict"), strings.Contains(t, "Failed to suspend process"),
 		strings.Contains(t, "ring reset"), strings.Contains(t, "MODE1 reset"), strings.Contains(t, "MODE2 reset"), strings.Contains(t, "BACO reset"),
@@ -164,8 +164,11 @@ func (p *dmesgParser) line(l *line) {
 // line belonged to it.
 func (p *dmesgParser) pageFault(l *line) bool {
 	t := l.text
-	bdf := submatch(reBDF, t)
-	if m := rePFHeader.FindStringSubmatch(t); m != nil {
+	bdf := ""
+	if strings.Contains(t, "amdgpu ") {
+		bdf = submatch(reBDF, t)
+	}
+	if m := findIf(t, "page fault (src_id:", rePFHeader); m != nil {
 		if m[1] != "" {
 			bdf = m[1]
 		}
@@ -175,7 +178,7 @@ func (p *dmesgParser) pageFault(l *line) bool {
 				p.flush(k)
 			}
 		}
-		pf := &pageFault{bdf: bdf, hub: m[2], retry: strings.TrimSpace(m[3]), ring: m[5], vmid: m[6], flags: map[string]string{}, first: l}
+		pf := &pageFault{bdf: bdf, hub: m[2], retry: strings.TrimSpace(m[3]), ring: m[5], vmid: m[6], flags: map[string]string{}, first: keepLine(l)}
 		if m[8] != "" {
 			pf.process, pf.pid = m[8], atoiDef(m[9], 0)
 		}
@@ -197,10 +200,10 @@ func (p *dmesgParser) pageFault(l *line) bool {
 		}
 	}
 	used := false
-	if m := rePFProcess.FindStringSubmatch(t); m != nil && pf.process == "" {
+	if m := findIf(t, "rocess ", rePFProcess); m != nil && pf.process == "" {
 		pf.process, pf.pid, used = m[1], atoiDef(m[2], 0), true
 	}
-	if m := rePFAddr.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "in page starting at address ", rePFAddr); m != nil {
 		if pf.addr != "" {
 			// a new fault in the same burst without a header: close the record
 			p.flush(pf.bdf)
@@ -212,13 +215,14 @@ func (p *dmesgParser) pageFault(l *line) bool {
 			pf.flags["ih_client"] = strings.TrimSpace(m[2])
 		}
 	}
-	if m := rePFStatus.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "VM_L2_PROTECTION_FAULT_STATUS:", rePFStatus); m != nil {
 		pf.status, used = m[1], true
 	}
-	if m := rePFClient.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "Faulty UTCL2 client ID: ", rePFClient); m != nil {
 		pf.client, used = strings.TrimSpace(m[1]), true
 	}
-	if m := rePFFlag.FindStringSubmatch(t); m != nil {
+	if !containsAny(t, "_FAULTS: ", "_ERROR: ", "RW: ") {
+	} else if m := rePFFlag.FindStringSubmatch(t); m != nil {
 		pf.flags[m[1]], used = m[2], true
 	}
 	if used && len(pf.lines) < 12 {

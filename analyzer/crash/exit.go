@@ -40,7 +40,7 @@ func (p *exitParser) line(l *line) {
 	if !containsAny(low, "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode") {
 		return
 	}
-	if m := reSlurm.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "srun: error: ", reSlurm); m != nil {
 		s.format("slurm")
 		sig := deathSignal[m[3]]
 		code := 0
@@ -54,37 +54,38 @@ func (p *exitParser) line(l *line) {
 		s.deathSignal(l, sig, code, m[4] != "", host, "Slurm task "+m[2])
 		return
 	}
-	if m := reExitcodeEq.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "(exitcode=", reExitcodeEq); m != nil {
 		s.exitCode(l, atoiDef(m[1], 0), -1, 0)
 		return
 	}
 	if strings.Contains(t, "exitcode") {
 		return // torchrun forms are handled by the NCCL/torchrun parser
 	}
-	if m := reExitedWith.FindStringSubmatch(t); m != nil {
+	if m := findFoldIf(t, "exit", reExitedWith); m != nil {
 		s.exitCode(l, atoiDef(m[1], 0), -1, 0)
 		return
 	}
-	if m := reNonZero.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "returned non-zero exit status ", reNonZero); m != nil {
 		s.exitCode(l, atoiDef(m[1], 0), -1, 0)
 		return
 	}
-	if m := reExitCode.FindStringSubmatch(t); m != nil && !strings.Contains(t, "exit code is") {
+	if m := findFoldIf(t, "exit", reExitCode); m != nil && !strings.Contains(t, "exit code is") {
 		s.exitCode(l, atoiDef(m[1], 0), -1, 0)
 		return
 	}
-	if m := reGoSignal.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "signal: ", reGoSignal); m != nil {
 		s.deathSignal(l, deathSignal[m[1]], 0, false, "", "")
 		return
 	}
-	if reOOMKilledK8s.MatchString(t) && !strings.Contains(t, "OOMKilled\": false") && !strings.Contains(t, "OOMKilled false") {
+	if strings.Contains(t, "OOMKilled") && reOOMKilledK8s.MatchString(t) && !strings.Contains(t, "OOMKilled\": false") && !strings.Contains(t, "OOMKilled false") {
 		a := s.b.add(s, ClassHostOOMKill, l, 0.85)
 		a.setStr(&a.f.Signal, "SIGKILL")
 		a.detail("source", "container runtime reports OOMKilled")
 		return
 	}
 	tt := strings.TrimSpace(t)
-	if m := reShellDeath.FindStringSubmatch(tt); m != nil {
+	if !containsAny(tt, "Killed", "Aborted", "Segmentation fault", "Bus error", "Illegal instruction", "Floating point exception") {
+	} else if m := reShellDeath.FindStringSubmatch(tt); m != nil {
 		// "Killed" alone, "bash: line 1:   800 Killed   cmd", "Aborted (core dumped)"
 		whole := m[1] != "" || len(tt) <= len(m[0])+1 || strings.HasPrefix(tt, m[2]+" (core dumped)") || strings.Contains(tt, ": line ")
 		if !whole {

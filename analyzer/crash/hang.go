@@ -101,7 +101,7 @@ func (p *hangParser) line(l *line) {
 func (p *hangParser) startDump(l *line) {
 	if !p.inDump {
 		p.inDump = true
-		p.dumpEv = l
+		p.dumpEv = keepLine(l)
 		p.s.format("py_spy")
 		if p.status == nil {
 			p.status = map[string]int{}

@@ -83,7 +83,7 @@ func (p *kernelAPIParser) line(l *line) {
 			k.exceptionMsg = m[1] + ": " + m[2]
 		}
 	}
-	if m := reLogFilePID.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "_level", reLogFilePID); m != nil {
 		s.b.facts.notes = appendCap(s.b.facts.notes, "kernel-API log files are named by process id (%i = pid "+m[2]+"), not by rank: map pid → rank from other lines", 8)
 	}
 }

@@ -68,7 +68,8 @@ var (
 )
 
 // normalize strips ANSI codes, resolves carriage returns and removes known
-// line prefixes (repeatedly: they nest).
+// line prefixes (repeatedly: they nest). The streaming path (Session.handleLine)
+// does the same without allocating for lines no parser looks at.
 func (s *Session) normalize(b []byte, no int) *line {
 	l := &line{file: s.cur.idx, no: no, rank: -1, hipLevel: -1}
 	// CRLF, then keep the text after the last carriage return.
@@ -79,6 +80,15 @@ func (s *Session) normalize(b []byte, no int) *line {
 	if i := strings.LastIndexByte(str, '\r'); i >= 0 {
 		str = str[i+1:]
 	}
+	str = rewriteRaw(str)
+	l.raw = str
+	l.text = strings.TrimRight(s.stripPrefixes(l, str), " \t")
+	return l
+}
+
+// rewriteRaw removes ANSI codes (real and literal), a tqdm bar glued in
+// front of a message and ComfyUI time stamps.
+func rewriteRaw(str string) string {
 	if strings.IndexByte(str, 0x1b) >= 0 {
 		str = stripANSI(str)
 	}
@@ -97,9 +107,83 @@ func (s *Session) normalize(b []byte, no int) *line {
 	if i := strings.Index(str, " - "); i > 0 && str[i-1] >= '0' && str[i-1] <= '9' && strings.Contains(str, "T") {
 		str = reComfyStamp.ReplaceAllString(str, "")
 	}
-	l.raw = str
-	l.text = strings.TrimRight(s.stripPrefixes(l, str), " \t")
-	return l
+	return str
+}
+
+// rewriteChanges reports whether rewriteRaw(str) may differ from str. When
+// it returns false, rewriteRaw(str) == str: no ESC; no literal escape; every
+// tqdm rate (the end of any reTqdm match) ends the line, so the bar is not
+// cut; no reComfyStamp match.
+func rewriteChanges(str string) bool {
+	if strings.IndexByte(str, 0x1b) >= 0 {
+		return true
+	}
+	if strings.IndexByte(str, '\\') >= 0 && (strings.Contains(str, `\u001`) || strings.Contains(str, `\x1`) || strings.Contains(str, `\033`) || strings.Contains(str, `\e[`)) {
+		return true
+	}
+	if len(str) > 0 {
+		h := str[:len(str)-1]
+		if strings.Contains(h, "it/s]") || strings.Contains(h, "s/it]") || strings.Contains(h, "B/s]") {
+			return true
+		}
+	}
+	return hasComfyStamp(str)
+}
+
+// hasComfyStamp reports whether reComfyStamp
+// (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+ - ) matches somewhere in str.
+func hasComfyStamp(str string) bool {
+	for off := 0; ; {
+		j := strings.IndexByte(str[off:], 'T')
+		if j < 0 {
+			return false
+		}
+		t := off + j
+		off = t + 1
+		if t < 10 || !isDate(str[t-10:t]) {
+			continue
+		}
+		r := str[t+1:]
+		if len(r) < 11 || !isDigit(r[0]) || !isDigit(r[1]) || r[2] != ':' || !isDigit(r[3]) || !isDigit(r[4]) || r[5] != ':' || !isDigit(r[6]) || !isDigit(r[7]) || r[8] != '.' {
+			continue
+		}
+		k := digitsFrom(r, 9)
+		if k > 9 && strings.HasPrefix(r[k:], " - ") {
+			return true
+		}
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// isSpace is RE2's \s.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+// isWord is RE2's \w.
+func isWord(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// digitsFrom returns the end of the run of digits starting at i.
+func digitsFrom(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}
+
+func spacesFrom(s string, i int) int {
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	return i
+}
+
+// isDate: s is \d{4}-\d\d-\d\d (len(s) == 10).
+func isDate(s string) bool {
+	return len(s) == 10 && isDigit(s[0]) && isDigit(s[1]) && isDigit(s[2]) && isDigit(s[3]) && s[4] == '-' && isDigit(s[5]) && isDigit(s[6]) && s[7] == '-' && isDigit(s[8]) && isDigit(s[9])
 }
 
 func stripANSI(s string) string {
@@ -157,61 +241,74 @@ func (s *Session) stripPrefixes(l *line, str string) string {
 }
 
 // stripOne returns the length of a known prefix at the start of str, or 0.
+// The cheap tests in front of the regular expressions are necessary
+// conditions of a match; the simple deterministic prefixes are matched by
+// hand (match* below, equivalent to the regular expressions next to them).
 func (s *Session) stripOne(l *line, str string) int {
 	switch c := str[0]; {
 	case c == '[':
-		if m := reDmesg.FindStringIndex(str); m != nil {
+		if n := matchDmesg(str); n > 0 { // reDmesg
 			l.kernel = true
 			s.format("dmesg")
-			return m[1]
+			return n
 		}
-		if m := reDmesgT.FindStringIndex(str); m != nil {
-			l.kernel = true
-			s.format("dmesg")
-			return m[1]
+		if len(str) > 4 && str[4] == ' ' && isDayName(str[1:4]) {
+			if m := reDmesgT.FindStringIndex(str); m != nil {
+				l.kernel = true
+				s.format("dmesg")
+				return m[1]
+			}
 		}
-		if m := reRank.FindStringSubmatchIndex(str); m != nil {
-			l.rank = atoiDef(str[m[2]:m[3]], -1)
-			return m[1]
+		if strings.HasPrefix(str, "[rank") {
+			if m := reRank.FindStringSubmatchIndex(str); m != nil {
+				l.rank = atoiDef(str[m[2]:m[3]], -1)
+				return m[1]
+			}
 		}
-		if m := reC10Brack.FindStringIndex(str); m != nil {
-			return m[1]
+		if len(str) > 1 && (str[1] == 'I' || str[1] == 'W' || str[1] == 'E' || str[1] == 'F') {
+			if m := reC10Brack.FindStringIndex(str); m != nil {
+				return m[1]
+			}
 		}
-		if m := reSGLang.FindStringSubmatchIndex(str); m != nil {
-			if m[3] > m[2] {
-				tags := str[m[2]:m[3]]
+		if n, ts, te := matchSGLang(str); n > 0 { // reSGLang
+			if te > ts {
+				tags := str[ts:te]
 				if i := strings.LastIndex(tags, "TP"); i >= 0 {
 					l.rank = atoiDef(strings.Fields(tags[i+2:])[0], l.rank)
 				}
 				l.worker = strings.TrimSpace(tags)
 			}
-			return m[1]
+			return n
 		}
-		if m := reATOM.FindStringIndex(str); m != nil {
-			return m[1]
+		if len(str) > 1 && str[1] >= 'a' && str[1] <= 'z' {
+			if m := reATOM.FindStringIndex(str); m != nil {
+				return m[1]
+			}
 		}
-		if m := reFracStep.FindStringIndex(str); m != nil {
-			return m[1]
-		}
-		if m := reViewerNo.FindStringIndex(str); m != nil {
-			return m[1]
+		if len(str) > 1 && isDigit(str[1]) {
+			if m := reFracStep.FindStringIndex(str); m != nil {
+				return m[1]
+			}
+			if m := reViewerNo.FindStringIndex(str); m != nil {
+				return m[1]
+			}
 		}
 	case c == '(':
 		if strings.HasPrefix(str, "(gdb) ") {
 			return 6
 		}
-		if m := reWorker.FindStringSubmatchIndex(str); m != nil {
+		if m, ok := matchWorker(str); ok { // reWorker
 			l.worker = str[m[2]:m[3]]
 			if m[4] >= 0 {
 				l.rank = atoiDef(str[m[4]:m[5]], -1)
-			} else if t := reTPName.FindStringSubmatch(l.worker); t != nil {
-				l.rank = atoiDef(t[1], -1)
+			} else if t, ok := tpNumber(l.worker); ok {
+				l.rank = atoiDef(t, -1)
 			}
 			l.pid = atoiDef(str[m[6]:m[7]], 0)
 			return m[1]
 		}
 	case c == ':':
-		if m := reHIPTrace.FindStringSubmatchIndex(str); m != nil {
+		if m, ok := matchHIPTrace(str); ok { // reHIPTrace
 			l.hipLevel = int(str[m[2]] - '0')
 			if m[4] >= 0 {
 				l.pid = atoiDef(str[m[4]:m[5]], 0)
@@ -225,19 +322,24 @@ func (s *Session) stripOne(l *line, str string) int {
 		if len(str) < 20 {
 			return 0
 		}
-		if m := reGHA.FindStringIndex(str); m != nil {
-			return m[1]
+		if !isDate(str[:10]) || (str[10] != 'T' && str[10] != ' ') {
+			return 0 // reGHA, reSyslogISO and reISOStamp all start with a date
 		}
-		if m := reSyslogISO.FindStringSubmatchIndex(str); m != nil {
-			l.host = str[m[2]:m[3]]
-			if str[m[4]:m[5]] == "kernel" {
-				l.kernel = true
-				s.format("dmesg")
+		if str[10] == 'T' {
+			if m := reGHA.FindStringIndex(str); m != nil {
+				return m[1]
 			}
-			if m[6] >= 0 {
-				l.pid = atoiDef(str[m[6]:m[7]], 0)
+			if m := reSyslogISO.FindStringSubmatchIndex(str); m != nil {
+				l.host = str[m[2]:m[3]]
+				if str[m[4]:m[5]] == "kernel" {
+					l.kernel = true
+					s.format("dmesg")
+				}
+				if m[6] >= 0 {
+					l.pid = atoiDef(str[m[6]:m[7]], 0)
+				}
+				return m[1]
 			}
-			return m[1]
 		}
 		if m := reISOStamp.FindStringIndex(str); m != nil {
 			return m[1]
@@ -258,14 +360,18 @@ func (s *Session) stripOne(l *line, str string) int {
 	case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
 		switch c {
 		case 'D', 'I', 'W', 'E', 'C':
-			if m := reVLLMLevel.FindStringIndex(str); m != nil {
-				return m[1]
+			if vllmLevelStart(str) {
+				if m := reVLLMLevel.FindStringIndex(str); m != nil {
+					return m[1]
+				}
 			}
 		}
 		switch c {
 		case 'I', 'W', 'E', 'F':
-			if m := reGlog.FindStringIndex(str); m != nil {
-				return m[1]
+			if len(str) > 1 && isDigit(str[1]) {
+				if m := reGlog.FindStringIndex(str); m != nil {
+					return m[1]
+				}
 			}
 		}
 		if c == 'F' && strings.HasPrefix(str, "FAILED [") {
@@ -286,18 +392,288 @@ func (s *Session) stripOne(l *line, str string) int {
 				return m[1]
 			}
 		}
-		if strings.Contains(str, "| ") {
-			if m := reCompose.FindStringSubmatchIndex(str); m != nil {
-				l.worker = str[m[2]:m[3]]
-				if t := reTPName.FindStringSubmatch(l.worker); t != nil {
-					l.rank = atoiDef(t[1], l.rank)
-				}
-				s.format("docker_compose")
-				return m[1]
+		if n, ne := matchCompose(str); n > 0 { // reCompose
+			l.worker = str[:ne]
+			if t, ok := tpNumber(l.worker); ok {
+				l.rank = atoiDef(t, l.rank)
 			}
+			s.format("docker_compose")
+			return n
 		}
 	}
 	return 0
+}
+
+func isDayName(d string) bool {
+	switch d {
+	case "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun":
+		return true
+	}
+	return false
+}
+
+// vllmLevelStart: str starts with a reVLLMLevel level name, a space and a digit.
+func vllmLevelStart(str string) bool {
+	for _, w := range [...]string{"DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL"} {
+		if len(str) > len(w)+1 && str[len(w)] == ' ' && str[:len(w)] == w && isDigit(str[len(w)+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchDmesg matches reDmesg (^\[\s*\d+\.\d+\]\s?) and returns the end, or 0.
+func matchDmesg(str string) int {
+	if len(str) == 0 || str[0] != '[' {
+		return 0
+	}
+	i := spacesFrom(str, 1)
+	j := digitsFrom(str, i)
+	if j == i || j >= len(str) || str[j] != '.' {
+		return 0
+	}
+	k := digitsFrom(str, j+1)
+	if k == j+1 || k >= len(str) || str[k] != ']' {
+		return 0
+	}
+	k++
+	if k < len(str) && isSpace(str[k]) {
+		k++
+	}
+	return k
+}
+
+// matchSGLang matches reSGLang and returns the end and the bounds of group 1
+// (the rank tags), or 0.
+//
+//	^\[(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?|<timestamp>)((?: (?:TP|PP|DP|EP|CP|ATTN_TP|MOE_EP)\d+)*)\]\s?
+func matchSGLang(str string) (end, ts, te int) {
+	if len(str) < 2 || str[0] != '[' {
+		return 0, 0, 0
+	}
+	i := 1
+	if strings.HasPrefix(str[1:], "<timestamp>") {
+		i += len("<timestamp>")
+	} else {
+		if len(str) < 20 || !isDate(str[1:11]) || (str[11] != ' ' && str[11] != 'T') {
+			return 0, 0, 0
+		}
+		t := str[12:20]
+		if !isDigit(t[0]) || !isDigit(t[1]) || t[2] != ':' || !isDigit(t[3]) || !isDigit(t[4]) || t[5] != ':' || !isDigit(t[6]) || !isDigit(t[7]) {
+			return 0, 0, 0
+		}
+		i = 20
+		if i+1 < len(str) && (str[i] == '.' || str[i] == ',') && isDigit(str[i+1]) {
+			i = digitsFrom(str, i+1)
+		}
+	}
+	ts = i
+tags:
+	for i < len(str) && str[i] == ' ' {
+		for _, tag := range [...]string{"TP", "PP", "DP", "EP", "CP", "ATTN_TP", "MOE_EP"} {
+			if strings.HasPrefix(str[i+1:], tag) {
+				j := i + 1 + len(tag)
+				if k := digitsFrom(str, j); k > j {
+					i = k
+					continue tags
+				}
+				break tags
+			}
+		}
+		break
+	}
+	te = i
+	if i >= len(str) || str[i] != ']' {
+		return 0, 0, 0
+	}
+	i++
+	if i < len(str) && isSpace(str[i]) {
+		i++
+	}
+	return i, ts, te
+}
+
+// matchWorker matches reWorker; m holds the submatch indices like
+// FindStringSubmatchIndex.
+//
+//	^\(([\w.:-]+)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\)\s?
+func matchWorker(str string) (m [8]int, ok bool) {
+	if len(str) < 2 || str[0] != '(' {
+		return m, false
+	}
+	i := 1
+	for i < len(str) && (isWord(str[i]) || str[i] == '.' || str[i] == ':' || str[i] == '-') {
+		i++
+	}
+	if i == 1 {
+		return m, false
+	}
+	m[2], m[3], m[4], m[5] = 1, i, -1, -1
+	if strings.HasPrefix(str[i:], " rank=") {
+		j := i + len(" rank=")
+		if k := digitsFrom(str, j); k > j {
+			m[4], m[5] = j, k
+			i = k
+		}
+	}
+	if !strings.HasPrefix(str[i:], " pid=") {
+		return m, false
+	}
+	j := i + len(" pid=")
+	k := digitsFrom(str, j)
+	if k == j {
+		return m, false
+	}
+	m[6], m[7] = j, k
+	i = k
+	if strings.HasPrefix(str[i:], ", ip=") {
+		j := i + len(", ip=")
+		k := j
+		for k < len(str) && (isDigit(str[k]) || str[k] == '.') {
+			k++
+		}
+		if k > j {
+			i = k
+		}
+	}
+	if i >= len(str) || str[i] != ')' {
+		return m, false
+	}
+	i++
+	if i < len(str) && isSpace(str[i]) {
+		i++
+	}
+	m[0], m[1] = 0, i
+	return m, true
+}
+
+// tpNumber returns group 1 of reTPName ((?:TP|_TP|Worker_TP|rank)(\d+)) in s.
+func tpNumber(s string) (string, bool) {
+	for i := 0; i < len(s); i++ {
+		var n int
+		switch s[i] {
+		case 'T':
+			n = 2 // TP
+		case '_':
+			n = 3 // _TP
+		case 'W':
+			n = 9 // Worker_TP
+		case 'r':
+			n = 4 // rank
+		default:
+			continue
+		}
+		if i+n >= len(s) || !isDigit(s[i+n]) {
+			continue
+		}
+		switch n {
+		case 2:
+			if s[i:i+2] != "TP" {
+				continue
+			}
+		case 3:
+			if s[i:i+3] != "_TP" {
+				continue
+			}
+		case 9:
+			if s[i:i+9] != "Worker_TP" {
+				continue
+			}
+		case 4:
+			if s[i:i+4] != "rank" {
+				continue
+			}
+		}
+		return s[i+n : digitsFrom(s, i+n)], true
+	}
+	return "", false
+}
+
+// matchHIPTrace matches reHIPTrace; m holds the submatch indices like
+// FindStringSubmatchIndex.
+//
+//	^:(\d):\s*[\w.]+\s*:\s*\d+\s*:\s*\d+ us:\s*(?:(\d+): )?(?:\[pid:(\d+) tid:0x[0-9a-fA-F]+\]\s*|\[tid:0x[0-9a-fA-F]+\]\s*)?
+func matchHIPTrace(str string) (m [8]int, ok bool) {
+	if len(str) < 3 || str[0] != ':' || !isDigit(str[1]) || str[2] != ':' {
+		return m, false
+	}
+	m[2], m[3] = 1, 2
+	i := spacesFrom(str, 3)
+	j := i
+	for j < len(str) && (isWord(str[j]) || str[j] == '.') {
+		j++
+	}
+	if j == i {
+		return m, false
+	}
+	i = spacesFrom(str, j)
+	if i >= len(str) || str[i] != ':' {
+		return m, false
+	}
+	i = spacesFrom(str, i+1)
+	j = digitsFrom(str, i)
+	if j == i {
+		return m, false
+	}
+	i = spacesFrom(str, j)
+	if i >= len(str) || str[i] != ':' {
+		return m, false
+	}
+	i = spacesFrom(str, i+1)
+	j = digitsFrom(str, i)
+	if j == i || !strings.HasPrefix(str[j:], " us:") {
+		return m, false
+	}
+	i = spacesFrom(str, j+len(" us:"))
+	m[4], m[5], m[6], m[7] = -1, -1, -1, -1
+	if j := digitsFrom(str, i); j > i && strings.HasPrefix(str[j:], ": ") {
+		m[4], m[5] = i, j
+		i = j + 2
+	}
+	if strings.HasPrefix(str[i:], "[pid:") {
+		j := i + len("[pid:")
+		if k := digitsFrom(str, j); k > j && strings.HasPrefix(str[k:], " tid:0x") {
+			h := k + len(" tid:0x")
+			e := h
+			for e < len(str) && isHex(str[e]) {
+				e++
+			}
+			if e > h && e < len(str) && str[e] == ']' {
+				m[6], m[7] = j, k
+				m[0], m[1] = 0, spacesFrom(str, e+1)
+				return m, true
+			}
+		}
+	}
+	if strings.HasPrefix(str[i:], "[tid:0x") {
+		h := i + len("[tid:0x")
+		e := h
+		for e < len(str) && isHex(str[e]) {
+			e++
+		}
+		if e > h && e < len(str) && str[e] == ']' {
+			i = spacesFrom(str, e+1)
+		}
+	}
+	m[0], m[1] = 0, i
+	return m, true
+}
+
+// matchCompose matches reCompose (^([A-Za-z0-9][\w.-]*)\s+\| ) and returns
+// the end and the end of group 1, or 0.
+func matchCompose(str string) (end, nameEnd int) {
+	if len(str) == 0 || !(isWord(str[0]) && str[0] != '_') {
+		return 0, 0
+	}
+	i := 1
+	for i < len(str) && (isWord(str[i]) || str[i] == '.' || str[i] == '-') {
+		i++
+	}
+	j := spacesFrom(str, i)
+	if j == i || !strings.HasPrefix(str[j:], "| ") {
+		return 0, 0
+	}
+	return j + 2, i
 }
 
 func countSpaces(s string) int {

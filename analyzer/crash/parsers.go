@@ -76,6 +76,56 @@ func submatch(re *regexp.Regexp, s string) string {
 	return ""
 }
 
+// findIf is re.FindStringSubmatch(s) for a regular expression whose
+// matches all contain lit (a cheap test first).
+func findIf(s, lit string, re *regexp.Regexp) []string {
+	if !strings.Contains(s, lit) {
+		return nil
+	}
+	return re.FindStringSubmatch(s)
+}
+
+// submatchIf is submatch(re, s) for a regular expression whose matches all
+// contain lit.
+func submatchIf(s, lit string, re *regexp.Regexp) string {
+	if !strings.Contains(s, lit) {
+		return ""
+	}
+	return submatch(re, s)
+}
+
+// findFoldIf is re.FindStringSubmatch(s) for a case-insensitive regular
+// expression whose matches all contain lit (lower case ASCII letters
+// without non-ASCII case folds: not k or s) in some case.
+func findFoldIf(s, lit string, re *regexp.Regexp) []string {
+	if !containsFoldASCII(s, lit) {
+		return nil
+	}
+	return re.FindStringSubmatch(s)
+}
+
+// containsFoldASCII reports whether s contains lit (lower case ASCII) in
+// any mix of upper and lower case.
+func containsFoldASCII(s, lit string) bool {
+	if len(lit) == 0 {
+		return true
+	}
+	c0 := lit[0]
+	for i := 0; i+len(lit) <= len(s); i++ {
+		if s[i]|0x20 != c0 {
+			continue
+		}
+		j := 1
+		for j < len(lit) && (s[i+j] == lit[j] || s[i+j]|0x20 == lit[j] && lit[j] >= 'a' && lit[j] <= 'z') {
+			j++
+		}
+		if j == len(lit) {
+			return true
+		}
+	}
+	return false
+}
+
 // containsAny reports whether s contains any of subs.
 func containsAny(s string, subs ...string) bool {
 	for _, x := range subs {

@@ -72,7 +72,7 @@ func (p *rocgdbParser) line(l *line) {
 	case strings.Contains(t, "received signal"):
 		if m := reGdbStop.FindStringSubmatch(t); m != nil {
 			s.format("gdb_stop")
-			st := &gdbStop{thread: m[1], name: m[2], sig: m[3], what: m[4], ev: l.ev(s), l: l}
+			st := &gdbStop{thread: m[1], name: m[2], sig: m[3], what: m[4], ev: l.ev(s), l: keepLine(l)}
 			if strings.HasPrefix(m[3], "CUDA_EXCEPTION") {
 				return // handled by the NVIDIA parser
 			}

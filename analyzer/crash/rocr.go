@@ -152,11 +152,11 @@ func (p *rocrParser) line(l *line) {
 		i := strings.Index(t, "Memory Fault Error")
 		rec := t[i:]
 		if !strings.Contains(rec, "]") {
-			p.mfe, p.mfeLine = rec, l
+			p.mfe, p.mfeLine = rec, keepLine(l)
 			return
 		}
 		p.memoryFaultError(l, rec)
-	case reROCrNode.MatchString(t):
+	case containsFoldASCII(t, "gpu node-") && reROCrNode.MatchString(t):
 		s.format("rocr_vm_fault")
 		m := reROCrNode.FindStringSubmatchIndex(t)
 		rest := t[m[1]:]

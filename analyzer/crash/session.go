@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 const (
@@ -25,6 +26,11 @@ type Session struct {
 
 	lastLaunch launchConfig
 	limits     deviceLimits
+
+	gates    []uint64 // gate() of each parser
+	stateful []int    // parsers whose active() may be true
+
+	ln line // the line handed to the parsers (reused; parsers keep copies)
 }
 
 type fileState struct {
@@ -33,6 +39,7 @@ type fileState struct {
 	formats map[string]bool
 	quality map[string]bool
 	side    *sideDoc
+	fmtSeen uint64 // kwFmt* bits of the formats recorded by prefix stripping
 }
 
 // parser is implemented by every format parser.
@@ -40,6 +47,8 @@ type parser interface {
 	beginFile(s *Session)
 	line(l *line)
 	endFile()
+	gate() uint64       // keyword bits (prefilter.go) without which line(l) does nothing while idle
+	active(no int) bool // the parser must see line no whatever it contains
 }
 
 // New returns an empty session.
@@ -122,10 +131,101 @@ func (s *Session) handleLine(b []byte) {
 		s.cur.quality["long_lines_cut"] = true
 	}
 	s.cur.info.Lines++
-	l := s.normalize(b, s.cur.info.Lines)
-	for _, p := range s.parsers {
-		p.line(l)
+	no := s.cur.info.Lines
+	// CRLF, then keep the text after the last carriage return.
+	for len(b) > 0 && b[len(b)-1] == '\r' {
+		b = b[:len(b)-1]
 	}
+	if bytes.IndexByte(b, '\r') >= 0 {
+		b = b[bytes.LastIndexByte(b, '\r')+1:]
+	}
+	mask := kwScan(b)
+	// view aliases b: it is used only while this line is handled and
+	// copied before a parser sees it.
+	view := unsafe.String(unsafe.SliceData(b), len(b))
+	if mask&kwSpecial != 0 && rewriteChanges(view) {
+		raw := rewriteRaw(string(b))
+		s.handleRaw(raw, true, kwScanString(raw), no)
+		return
+	}
+	s.handleRaw(view, false, mask, no)
+}
+
+// handleRaw strips the prefixes of raw and hands the line to the parsers
+// that want it (see prefilter.go); owned is false when raw aliases the
+// caller's buffer. Lines no parser wants cost no allocation.
+func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
+	f := s.cur
+	need := s.wanted(mask, no)
+	if need == 0 && mask&(kwFmtDmesg|kwFmtHIP|kwFmtCompose)&^f.fmtSeen == 0 {
+		return
+	}
+	l := &s.ln
+	*l = line{file: f.idx, no: no, rank: -1, hipLevel: -1, raw: raw}
+	rest := s.stripPrefixes(l, raw) // records the formats of the prefixes
+	if need == 0 {
+		*l = line{}
+		return
+	}
+	text := strings.TrimRight(rest, " \t")
+	if len(rest) < len(raw) {
+		// the parsers test the text: look again without the prefixes
+		need = s.wanted(kwScanString(text)|mask&kwRawOnly, no)
+		if need == 0 {
+			*l = line{}
+			return
+		}
+	}
+	l.text = text
+	if !owned {
+		c := strings.Clone(raw)
+		l.raw = c
+		l.text = rebase(l.text, raw, c)
+		l.worker = rebase(l.worker, raw, c)
+		l.host = rebase(l.host, raw, c)
+	}
+	for i, p := range s.parsers {
+		if need&(1<<uint(i)) != 0 {
+			p.line(l)
+		}
+	}
+	*l = line{}
+}
+
+// wanted returns the set of parsers (bit i = s.parsers[i]) that must see a
+// line with keyword mask at line number no.
+func (s *Session) wanted(mask uint64, no int) uint64 {
+	if s.gates == nil {
+		s.gates = make([]uint64, len(s.parsers))
+		for i, p := range s.parsers {
+			s.gates[i] = p.gate()
+			if _, ok := p.(stateless); !ok {
+				s.stateful = append(s.stateful, i)
+			}
+		}
+	}
+	var need uint64
+	for i, g := range s.gates {
+		if mask&g != 0 {
+			need |= 1 << uint(i)
+		}
+	}
+	for _, i := range s.stateful {
+		if s.parsers[i].active(no) {
+			need |= 1 << uint(i)
+		}
+	}
+	return need
+}
+
+// rebase returns the substring of c at the position sub has in old (c is a
+// copy of old).
+func rebase(sub, old, c string) string {
+	if sub == "" {
+		return ""
+	}
+	off := uintptr(unsafe.Pointer(unsafe.StringData(sub))) - uintptr(unsafe.Pointer(unsafe.StringData(old)))
+	return c[off : off+uintptr(len(sub))]
 }
 
 // feedVirtual runs text lines that were embedded in a side document (for
@@ -188,6 +288,14 @@ func (s *Session) Diagnosis() *Diagnosis {
 func (s *Session) format(name string) {
 	if s.cur != nil {
 		s.cur.formats[name] = true
+		switch name {
+		case "dmesg":
+			s.cur.fmtSeen |= kwFmtDmesg
+		case "amd_log_level":
+			s.cur.fmtSeen |= kwFmtHIP
+		case "docker_compose":
+			s.cur.fmtSeen |= kwFmtCompose
+		}
 	}
 }
 

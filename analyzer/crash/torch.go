@@ -119,8 +119,8 @@ func (p *torchParser) line(l *line) {
 		}
 	}
 	if strings.Contains(t, "Assertion `") {
-		if m := reAssertLine.FindStringSubmatch(t); m != nil {
-			p.assert(l, m)
+		if m, ok := matchAssertLine(t); ok {
+			p.assert(l, m[:])
 			return
 		}
 		if strings.Contains(t, "failed") {
@@ -142,20 +142,20 @@ func (p *torchParser) line(l *line) {
 		}
 		return
 	}
-	if m := reTerminate.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "terminate called after throwing an instance of '", reTerminate); m != nil {
 		f.aborts = append(f.aborts, exitFact{signal: "SIGABRT", rank: l.rank, ev: l.ev(s)})
 		if len(f.aborts) > 16 {
 			f.aborts = f.aborts[len(f.aborts)-16:]
 		}
 		return
 	}
-	if m := reRaisedFrom.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "Exception raised from ", reRaisedFrom); m != nil {
 		if f.asyncFrom == "" {
 			f.asyncFrom = m[1] + " at " + m[2]
 		}
 		return
 	}
-	if m := reFatalPy.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "Fatal Python error: ", reFatalPy); m != nil {
 		switch m[1] {
 		case "Segmentation fault", "Bus error":
 			a := s.b.add(s, ClassHostSegfault, l, 0.85)
@@ -167,7 +167,7 @@ func (p *torchParser) line(l *line) {
 		}
 		return
 	}
-	if m := reAccelFatal.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, "Accelerator Fatal Error: call to ", reAccelFatal); m != nil {
 		code := atoiDef(m[2], -1)
 		e := lookupHIPName(m[3])
 		if e == nil {
@@ -328,14 +328,14 @@ func (p *torchParser) errorText(l *line) {
 	t := l.text
 	var e *hipErr
 	var text string
-	if m := reTorchErr.FindStringSubmatch(t); m != nil {
+	if m := findIf(t, " error: ", reTorchErr); m != nil {
 		text = m[2]
 		e = lookupHIPText(m[2])
 		if e == nil && strings.Contains(m[2], "out of memory") {
 			e = lookupHIPName("hipErrorOutOfMemory")
 		}
 	}
-	if n := submatch(reSearchFor, t); n != "" {
+	if n := submatchIf(t, "Search for `", reSearchFor); n != "" {
 		// the search hint names the error precisely; attach to the finding of that class
 		if e2 := lookupHIPName(n); e2 != nil {
 			if a := s.b.get(e2.class); a != nil && e2.class != "" {
@@ -352,7 +352,7 @@ func (p *torchParser) errorText(l *line) {
 		}
 	}
 	if e == nil {
-		if n := submatch(reErrName, t); n != "" && !strings.Contains(t, "Returned ") {
+		if n := errName(t); n != "" && !strings.Contains(t, "Returned ") {
 			e = lookupHIPName(n)
 		}
 	}
@@ -391,4 +391,84 @@ func (p *torchParser) errorText(l *line) {
 	if e.class == ClassDeviceAssert {
 		a.addReason(e.text)
 	}
+}
+
+// matchAssertLine matches reAssertLine and returns its submatches like
+// FindStringSubmatch:
+//
+//	^(.*?):(\d+): ([^:]+(?:::[^:]+)*?): block: \[(\d+),(\d+),(\d+)\], thread: \[(\d+),(\d+),(\d+)\] Assertion `(.*)` failed
+//
+// Group 1 is lazy: every ':' is tried in order as its end. Past it the
+// pattern is deterministic: maximal digit runs, a function name made of
+// non-colon runs joined by "::" that ends at ": block: [", and group 10
+// (greedy) ends at the last "` failed".
+func matchAssertLine(t string) (m [11]string, ok bool) {
+	if strings.IndexByte(t, '\n') >= 0 { // '.' does not match a newline (lines have none)
+		if r := reAssertLine.FindStringSubmatch(t); r != nil {
+			copy(m[:], r)
+			return m, true
+		}
+		return m, false
+	}
+	for p := 0; p < len(t); p++ {
+		if t[p] != ':' {
+			continue
+		}
+		d := digitsFrom(t, p+1)
+		if d == p+1 || !strings.HasPrefix(t[d:], ": ") {
+			continue
+		}
+		q := d + 2
+		i, fn := q, -1
+		for {
+			r := i
+			for r < len(t) && t[r] != ':' {
+				r++
+			}
+			if r == i {
+				break
+			}
+			if strings.HasPrefix(t[r:], ": block: [") {
+				fn = r
+				break
+			}
+			if !strings.HasPrefix(t[r:], "::") {
+				break
+			}
+			i = r + 2
+		}
+		if fn < 0 {
+			continue
+		}
+		var nums [6]string
+		j := fn + len(": block: [")
+		good := true
+		for k, sep := range [...]string{",", ",", "], thread: [", ",", ",", "] Assertion `"} {
+			e := digitsFrom(t, j)
+			if e == j || !strings.HasPrefix(t[e:], sep) {
+				good = false
+				break
+			}
+			nums[k] = t[j:e]
+			j = e + len(sep)
+		}
+		if !good {
+			continue
+		}
+		f := strings.LastIndex(t[j:], "` failed")
+		if f < 0 {
+			continue
+		}
+		m = [11]string{t[:f+j+len("` failed")], t[:p], t[p+1 : d], t[q:fn], nums[0], nums[1], nums[2], nums[3], nums[4], nums[5], t[j : j+f]}
+		return m, true
+	}
+	return m, false
+}
+
+// errName is submatch(reErrName, t): every match contains "hipError" or "cudaError".
+func errName(t string) string {
+	if !strings.Contains(t, "hipError") && !strings.Contains(t, "cudaError") {
+		return ""
+	}
+	return submatch(reErrName, t)
 }

@@ -5,16 +5,21 @@
 // else Conditional; Q/K RMSNorm + RoPE at ≥ 1 %) with ROCm awareness and
 // evidence from the trace itself.
 //
-// Patterns are detected from the adjacency of kernel categories on one
-// stream of the heaviest GPU, never from model names: an all-reduce followed
-// by a residual add and an RMSNorm (fused kernel or the unfused
-// pow/mean/rsqrt/mul ladder), two norms followed by a RoPE kernel before
-// attention, a norm followed by a quantization kernel, and chains of
-// elementwise kernels between GEMMs (split SwiGLU, unfused RMSNorm, other
-// pointwise ladders). A pattern needs its kernels present. Families that are
-// already fused (AITER add_rmsnorm_quant, fused Q/K-norm+RoPE kernels) are
-// reported as such instead of being recommended. Custom all-reduce
-// (cross_device_reduce) and symmetric-memory all-reduce count as all-reduce.
+// The rules are data: Catalog (catalog.go) lists each rule's pattern
+// name, thresholds, candidate fused paths per runtime and rationale; the
+// detectors below only collect occurrences under a rule's ID. Patterns are
+// detected from the adjacency of kernel categories on one stream of the
+// heaviest GPU, never from model names: all-reduce → residual add →
+// RMSNorm, two norms → RoPE, a pointwise producer → standalone
+// quantization, chains of light kernels between compute kernels (unfused
+// RMSNorm ladder, split SwiGLU, other pointwise ladders), runs of ≥ 3
+// copies/fills, split-K GEMM → reduction kernel, LM-head GEMM → sampling
+// reductions, runs of ≥ 3 small MoE routing kernels. A pattern needs its
+// kernels present. Families that are already fused (AITER
+// add_rmsnorm_quant, vLLM fused_add_rms_norm, fused Q/K-norm+RoPE kernels)
+// are reported as such instead of being recommended. Custom all-reduce
+// (cross_device_reduce) and symmetric-memory all-reduce count as
+// all-reduce.
 //
 // Output is deterministic: integer nanoseconds, explicit tie-breaks.
 package fuse
@@ -56,6 +61,7 @@ type kernel struct {
 	canon int32
 	cat   string
 	lower string // lower-cased canonical name
+	copy  bool   // a memcpy or memset, not a kernel
 }
 
 type detector struct {
@@ -119,12 +125,12 @@ func Analyze(st *trace.Store, opt Options) *Result {
 			continue
 		}
 		totals[stage] += o.Dur
-		if o.Kind != trace.KindKernel {
-			continue // copies and fills do not break or join kernel chains
-		}
 		c := d.canon(o)
 		k := skey{stage, o.Stream}
-		seqs[k] = append(seqs[k], kernel{i: int32(i), dur: o.Dur, canon: c, cat: d.cats[c], lower: strings.ToLower(d.canons[c])})
+		// Copies and fills neither break nor join kernel chains; they
+		// stay in the sequence for the copy-chain rule only.
+		seqs[k] = append(seqs[k], kernel{i: int32(i), dur: o.Dur, canon: c, cat: d.cats[c], lower: strings.ToLower(d.canons[c]),
+			copy: o.Kind != trace.KindKernel})
 	}
 	keys := make([]skey, 0, len(seqs))
 	for k := range seqs {
@@ -145,7 +151,14 @@ func Analyze(st *trace.Store, opt Options) *Result {
 			a = newStageAcc()
 			acc[k.stage] = a
 		}
-		d.scan(ks, a)
+		d.scanCopies(ks, a)
+		kernelsOnly := ks[:0:0]
+		for _, x := range ks {
+			if !x.copy {
+				kernelsOnly = append(kernelsOnly, x)
+			}
+		}
+		d.scan(kernelsOnly, a)
 	}
 	stages := make([]string, 0, len(totals))
 	for s := range totals {
@@ -297,13 +310,14 @@ type patternAcc struct {
 
 type stageAcc struct {
 	pat      map[string]*patternAcc
-	arTime   int64 // all all-reduce time in the stage
+	extra    map[string]int64 // rule → time of context kernels not counted as related (split-K GEMMs)
+	arTime   int64            // all all-reduce time in the stage
 	chains   map[string]*patternAcc
 	chainSig map[string][]int32
 }
 
 func newStageAcc() *stageAcc {
-	return &stageAcc{pat: map[string]*patternAcc{}, chains: map[string]*patternAcc{}, chainSig: map[string][]int32{}}
+	return &stageAcc{pat: map[string]*patternAcc{}, extra: map[string]int64{}, chains: map[string]*patternAcc{}, chainSig: map[string][]int32{}}
 }
 
 func (a *stageAcc) add(m map[string]*patternAcc, key string, occ occurrence, flags ...string) {
@@ -322,16 +336,9 @@ func (a *stageAcc) add(m map[string]*patternAcc, key string, occ occurrence, fla
 	}
 }
 
-// Pattern keys.
-const (
-	patAR        = "TP all-reduce + residual/RMSNorm"
-	patQKRope    = "Q/K RMSNorm + RoPE before attention"
-	patQKDone    = "Q/K RMSNorm + RoPE (fused kernel)"
-	patNormQuant = "RMSNorm + quantization"
-	patAddNorm   = "Residual add + RMSNorm (+quant)"
-)
-
-// scan walks one stream's kernels: runs of light kernels between heavy ones.
+// scan walks one stream's kernels (copies left out) and feeds the
+// catalog's detectors: runs of light kernels between heavy ones, and
+// adjacency rules over the whole sequence.
 func (d *detector) scan(ks []kernel, a *stageAcc) {
 	for i := range ks {
 		if isAllReduce(&ks[i]) {
@@ -339,11 +346,37 @@ func (d *detector) scan(ks []kernel, a *stageAcc) {
 		}
 		// Already-fused families, wherever they are.
 		if fusedAddNorm(&ks[i]) {
-			a.add(a.pat, patAddNorm, occurrence{ks[i]}, "done")
+			a.add(a.pat, RuleAddNormQuant, occurrence{ks[i]}, "done")
 		}
 		if fusedQKNormRope(&ks[i]) {
-			a.add(a.pat, patQKDone, occurrence{ks[i]}, "done")
+			a.add(a.pat, RuleQKNormRoPEDone, occurrence{ks[i]}, "done")
 		}
+		// Split-K GEMM followed by its reduction kernel.
+		if i+1 < len(ks) && splitKGEMM(&ks[i]) && splitKReduce(&ks[i+1]) {
+			occ := occurrence{ks[i+1]}
+			flags := []string{}
+			if i+2 < len(ks) && isAdd(&ks[i+2]) {
+				occ = append(occ, ks[i+2])
+				flags = append(flags, "residual")
+			}
+			a.add(a.pat, RuleSplitK, occ, flags...)
+			a.extra[RuleSplitK] += ks[i].dur
+		}
+	}
+	// MoE routing: ≥ 3 consecutive small MoE kernels (not expert GEMMs).
+	for i := 0; i < len(ks); {
+		if !moeRouting(&ks[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(ks) && moeRouting(&ks[j]) {
+			j++
+		}
+		if j-i >= 3 {
+			a.add(a.pat, RuleMoERouting, occurrence(ks[i:j]))
+		}
+		i = j
 	}
 	for i := 0; i < len(ks); {
 		if !light(ks[i].cat) {
@@ -357,7 +390,7 @@ func (d *detector) scan(ks []kernel, a *stageAcc) {
 		prev, next := i-1, j
 		run := ks[i:j]
 		claimed := false
-		// A: all-reduce → (residual add) → RMSNorm.
+		// All-reduce → (residual add) → RMSNorm.
 		if prev >= 0 && isAllReduce(&ks[prev]) {
 			if end, fused := normEnd(run, 10); end >= 0 {
 				occ := append(occurrence{ks[prev]}, run[:end+1]...)
@@ -370,11 +403,11 @@ func (d *detector) scan(ks []kernel, a *stageAcc) {
 				} else {
 					flags = append(flags, "ladder")
 				}
-				a.add(a.pat, patAR, occ, flags...)
+				a.add(a.pat, RuleAllReduceNorm, occ, flags...)
 				claimed = true
 			}
 		}
-		// B: two norms, then RoPE (before attention).
+		// Two norms, then RoPE (before attention).
 		for r := range run {
 			if run[r].cat != kernels.CategoryRoPE {
 				continue
@@ -391,17 +424,31 @@ func (d *detector) scan(ks []kernel, a *stageAcc) {
 				for !(isNorm(&run[first]) || ladderRsqrt(&run[first])) {
 					first++
 				}
-				a.add(a.pat, patQKRope, run[first:r+1])
+				a.add(a.pat, RuleQKNormRoPE, run[first:r+1])
 				claimed = true
 			}
 		}
-		// C: norm → quantization.
-		for q := 0; q+1 < len(run); q++ {
-			if (isNorm(&run[q]) || ladderRsqrt(&run[q])) && !normWithQuant(&run[q]) && run[q+1].cat == kernels.CategoryQuantization {
-				a.add(a.pat, patNormQuant, run[q:q+2])
+		// Producer (activation, norm, RoPE, copy) → standalone quantization.
+		for q := 1; q < len(run); q++ {
+			if !standaloneQuant(&run[q]) {
+				continue
+			}
+			for b := q - 1; b >= max(0, q-2); b-- {
+				if kind := producerKind(&run[b]); kind != "" {
+					a.add(a.pat, RuleQuantize, run[b:q+1], kind)
+					break
+				}
 			}
 		}
-		// D: elementwise chain between compute kernels.
+		// Sampling after the LM head: a sampling reduction in a run that
+		// follows a GEMM.
+		if prev >= 0 && ks[prev].cat == kernels.CategoryGEMM {
+			if end := samplingEnd(run); end > 0 {
+				a.add(a.pat, RuleSampling, run[:end])
+				claimed = true
+			}
+		}
+		// Elementwise chain between compute kernels.
 		if !claimed && prev >= 0 && next < len(ks) && computeHeavy(ks[prev].cat) && computeHeavy(ks[next].cat) {
 			kind := chainKind(run)
 			if len(run) >= 3 || kind == "swiglu" {
@@ -419,6 +466,117 @@ func (d *detector) scan(ks []kernel, a *stageAcc) {
 		}
 		i = j
 	}
+}
+
+// scanCopies finds runs of ≥ 3 memcpy/memset operations with no kernel
+// between them on one stream.
+func (d *detector) scanCopies(ks []kernel, a *stageAcc) {
+	for i := 0; i < len(ks); {
+		if !ks[i].copy {
+			i++
+			continue
+		}
+		j := i
+		for j < len(ks) && ks[j].copy {
+			j++
+		}
+		if j-i >= 3 {
+			a.add(a.pat, RuleCopyChain, occurrence(ks[i:j]))
+		}
+		i = j
+	}
+}
+
+func splitKGEMM(k *kernel) bool {
+	return k.cat == kernels.CategoryGEMM && (strings.Contains(k.lower, "splitk") || strings.Contains(k.lower, "split_k"))
+}
+
+func splitKReduce(k *kernel) bool {
+	for _, w := range []string{"splitkreduce", "split_k_reduce", "splitk_reduce", "postgsu", "reduce_splitk"} {
+		if strings.Contains(k.lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func isAdd(k *kernel) bool {
+	return k.cat == kernels.CategoryElementwise && strings.Contains(k.lower, "add")
+}
+
+// moeRouting: a small MoE kernel (routing, top-k, histogram, padding,
+// finalize), not an expert GEMM.
+func moeRouting(k *kernel) bool {
+	if k.cat != kernels.CategoryMoE {
+		return false
+	}
+	for _, w := range []string{"matmul", "gemm", "bmm", "fused_moe_kernel", "moe_mlp", "expert_gemm", "finalize"} {
+		if strings.Contains(k.lower, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// standaloneQuant: a quantization kernel that is not a norm with fused quant.
+func standaloneQuant(k *kernel) bool {
+	return k.cat == kernels.CategoryQuantization && !strings.Contains(k.lower, "norm") && !strings.Contains(k.lower, "act_and_mul")
+}
+
+// producerKind names what kind of pointwise kernel can absorb a following
+// quantization, or "".
+func producerKind(k *kernel) string {
+	switch {
+	case k.cat == kernels.CategoryActivation:
+		return "activation"
+	case isNorm(k) || ladderRsqrt(k):
+		return "norm"
+	case k.cat == kernels.CategoryRoPE:
+		return "rope"
+	case k.cat == kernels.CategoryElementwise:
+		return "copy"
+	}
+	return ""
+}
+
+var samplingWords = []string{"argmax", "topk", "top_k", "top_p", "sampling", "multinomial", "gumbel", "sampler", "min_p"}
+
+// samplingEnd returns how many kernels from the start of run belong to a
+// sampling tail (0: none): up to the sampling reduction and the index /
+// mask / cast kernels that follow it, stopping at the next step's norm or
+// embedding lookup.
+func samplingEnd(run []kernel) int {
+	at := -1
+	for q := 0; q < len(run) && q < 4; q++ {
+		if run[q].cat != kernels.CategoryReduction {
+			continue
+		}
+		for _, w := range samplingWords {
+			if strings.Contains(run[q].lower, w) {
+				at = q
+				break
+			}
+		}
+		if at >= 0 {
+			break
+		}
+	}
+	if at < 0 {
+		return 0
+	}
+	end := at + 1
+	for end < len(run) && end <= at+8 {
+		k := &run[end]
+		if isNorm(k) || ladderRsqrt(k) || strings.Contains(k.lower, "pow_tensor") || strings.Contains(k.lower, "indexselect") ||
+			strings.Contains(k.lower, "embedding") || k.cat == kernels.CategoryRoPE {
+			break
+		}
+		end++
+	}
+	if end < 2 {
+		return 0 // a lone reduction is not a chain
+	}
+	return end
 }
 
 // normEnd finds the RMSNorm within the first limit kernels of a run: the

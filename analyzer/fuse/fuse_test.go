@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/gputriage/gputriage/analyzer/overlap"
@@ -65,9 +64,9 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-func find(r *Result, stage, pattern string) *Row {
+func find(r *Result, stage, rule string) *Row {
 	for i := range r.Rows {
-		if r.Rows[i].Stage == stage && strings.HasPrefix(r.Rows[i].Pattern, pattern) {
+		if r.Rows[i].Stage == stage && r.Rows[i].Rule == rule {
 			return &r.Rows[i]
 		}
 	}
@@ -80,7 +79,7 @@ func logRows(t *testing.T, r *Result) {
 		for _, e := range row.Evidence {
 			ev = append(ev, short(e.Kernel, 40))
 		}
-		t.Logf("%s | %s | %s | %s us %.4f | n=%d | %v | %v", row.Stage, row.Pattern, row.Confidence, row.RelatedUS, row.Share, row.Occurrences, ev, row.Locations)
+		t.Logf("%s | %s | %s | %s | %s us %.4f | n=%d | %v | %v", row.Stage, row.Rule, row.Pattern, row.Confidence, row.RelatedUS, row.Share, row.Occurrences, ev, row.Locations)
 	}
 }
 
@@ -94,13 +93,13 @@ func TestROCmDecode(t *testing.T) {
 	if r.Vendor != "ROCm" {
 		t.Errorf("vendor %s", r.Vendor)
 	}
-	if row := find(r, "decode", patQKRope); row == nil || row.Confidence != Conditional {
+	if row := find(r, "decode", RuleQKNormRoPE); row == nil || row.Confidence != Conditional {
 		t.Error("Qwen3 Q/K norm + RoPE not found")
 	}
-	if row := find(r, "decode", patAddNorm); row == nil || row.Confidence != AlreadyFused {
+	if row := find(r, "decode", RuleAddNormQuant); row == nil || row.Confidence != AlreadyFused {
 		t.Error("AITER add_rmsnorm_quant must be reported as already fused")
 	}
-	if find(r, "decode", patAR) != nil {
+	if find(r, "decode", RuleAllReduceNorm) != nil {
 		t.Error("TP=1 trace: no all-reduce pattern may be invented")
 	}
 	golden(t, "rocm_decode.json", r.JSON())
@@ -114,14 +113,14 @@ func TestTPRank0(t *testing.T) {
 	st := load(t, "gpu/traces/tp_rank0.trace.json.gz")
 	r := analyze(t, st, st)
 	logRows(t, r)
-	row := find(r, "prefill", patAR)
+	row := find(r, "prefill", RuleAllReduceNorm)
 	if row == nil {
 		t.Fatal("TP all-reduce + RMSNorm not found in prefill")
 	}
 	if row.Confidence != Likely {
 		t.Errorf("confidence %s", row.Confidence)
 	}
-	if find(r, "prefill", patQKRope) != nil || find(r, "decode", patQKRope) != nil {
+	if find(r, "prefill", RuleQKNormRoPE) != nil || find(r, "decode", RuleQKNormRoPE) != nil {
 		t.Error("Llama-style model has no Q/K norm: nothing to invent")
 	}
 	golden(t, "tp_rank0.json", r.JSON())

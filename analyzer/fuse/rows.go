@@ -64,6 +64,7 @@ type Evidence struct {
 // Row is one line of the Fuse Opportunity Table.
 type Row struct {
 	Stage       string     `json:"stage"`
+	Rule        string     `json:"rule"` // catalog ID
 	Pattern     string     `json:"pattern"`
 	Confidence  string     `json:"confidence"` // Likely | Conditional | Already fused
 	RelatedUS   us         `json:"related_us"`
@@ -119,106 +120,77 @@ func (d *detector) rows(stage string, total int64, a *stageAcc) []Row {
 		}
 		return ratio(float64(t) / float64(total))
 	}
-	mk := func(p *patternAcc, pattern, conf, cand, why string) Row {
+	mk := func(r *Rule, p *patternAcc, pattern, conf, why string) Row {
 		ev, locs := d.evidence(p, 4)
-		return Row{Stage: stage, Pattern: pattern, Confidence: conf, RelatedUS: us(p.time), Share: share(p.time),
+		cand := r.Candidate.CUDA
+		if d.rocm {
+			cand = r.Candidate.ROCm
+		}
+		return Row{Stage: stage, Rule: r.ID, Pattern: pattern, Confidence: conf, RelatedUS: us(p.time), Share: share(p.time),
 			Occurrences: p.n, Evidence: ev, Locations: locs, Candidate: cand, Rationale: why}
 	}
-	if p := a.pat[patAR]; p != nil {
-		arShare := share(a.arTime)
-		conf := Conditional
-		if arShare >= 0.04 {
-			conf = Likely
-		}
-		cand := "sglang/srt/layers/layernorm.py forward_with_allreduce_fusion → FlashInfer allreduce_fusion (kARResidualRMSNorm); sglang/srt/distributed/communication_op.py tensor_model_parallel_fused_allreduce_rmsnorm"
-		if d.rocm {
-			cand = "sglang/srt/layers/communicator.py apply_aiter_all_reduce_fusion → sglang/srt/distributed/communication_op.py tensor_model_parallel_fused_allreduce_rmsnorm (AITER all-reduce + RMSNorm)"
-		}
-		why := "All-reduce is " + pct(arShare) + " of the stage's GPU time (Likely from 4 %); " + strconv.Itoa(p.n) +
-			" times an all-reduce is followed on the same stream by the residual add and RMSNorm."
-		if p.flags["custom"] {
-			why += " The all-reduce is the custom (cross_device_reduce) kernel."
-		}
+	conf := func(r *Rule, s ratio) string {
 		switch {
-		case p.flags["fusednorm"] && d.has(p, fusedAddNorm):
-			why += " Residual add + RMSNorm already run as one kernel; what remains is folding the all-reduce into it."
-		case p.flags["ladder"]:
-			why += " The RMSNorm runs unfused (pow/mean/rsqrt/mul ladder), so a fused norm alone also helps."
+		case r.Fused:
+			return AlreadyFused
+		case r.LikelyShare > 0 && float64(s) >= r.LikelyShare:
+			return Likely
 		}
-		out = append(out, mk(p, patAR, conf, cand, why))
+		return Conditional
 	}
-	if p := a.pat[patQKRope]; p != nil && share(p.time) >= 0.01 {
-		cand := "sglang/srt/models/utils.py apply_qk_norm → sglang/jit_kernel/fused_qknorm_rope.py fused_qk_norm_rope_out (as in sglang/srt/models/qwen3_moe.py apply_qk_norm_rope)"
-		if d.rocm {
-			cand = "ROCm/AITER: the fused QK-norm + (m)RoPE + KV-cache-write decode path of sglang/srt/models/qwen3.py; CUDA: sglang/jit_kernel/fused_qknorm_rope.py"
-		}
-		why := strconv.Itoa(p.n) + " times two RMSNorms (Q and K) are followed by a RoPE kernel on the same stream; one fused kernel would read Q/K once."
-		out = append(out, mk(p, patQKRope, Conditional, cand, why))
-	}
-	if p := a.pat[patQKDone]; p != nil && share(p.time) >= 0.001 {
-		out = append(out, mk(p, patQKDone, AlreadyFused, "—", "Q/K norm and RoPE already run in one kernel."))
-	}
-	if p := a.pat[patNormQuant]; p != nil && share(p.time) >= 0.01 {
-		cand := "a fused RMSNorm + quant kernel, e.g. vLLM rms_norm_dynamic_per_token_quant"
-		if d.rocm {
-			cand = "AITER fused RMSNorm + quant (add_rmsnorm_quant / rmsnorm2d_fwd_with_add_dynamicquant family)"
-		}
-		out = append(out, mk(p, patNormQuant, Conditional, cand,
-			strconv.Itoa(p.n)+" times a norm kernel is directly followed by a quantization kernel on the same stream."))
-	}
-	if p := a.pat[patAddNorm]; p != nil && share(p.time) >= 0.001 {
-		why := "Residual add and RMSNorm already run as one kernel"
-		if d.has(p, normWithQuant) {
-			why += " (AITER add_rmsnorm_quant family: add + RMSNorm + optional quant)"
-		}
-		out = append(out, mk(p, patAddNorm, AlreadyFused, "—", why+"; nothing to fuse here."))
-	}
-	// Elementwise chains, by signature.
-	keys := make([]string, 0, len(a.chains))
-	for k := range a.chains {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(x, y string) int {
-		if c := cmp.Compare(a.chains[y].time, a.chains[x].time); c != 0 {
-			return c
-		}
-		return strings.Compare(x, y)
-	})
-	shown := 0
-	for _, k := range keys {
-		p := a.chains[k]
-		if share(p.time) < 0.01 || shown >= 5 {
+	seen := func(p *patternAcc) string { return " Seen " + strconv.Itoa(p.n) + " times." }
+	for i := range Catalog {
+		r := &Catalog[i]
+		if r.ID == RuleChain {
+			out = append(out, d.chainRows(r, a, share, mk, conf)...)
 			continue
 		}
-		shown++
-		n := len(a.chainSig[k])
-		var pattern, cand, why string
-		conf := Conditional
-		switch {
-		case p.flags["rmsnorm"]:
-			pattern = "Unfused RMSNorm (+ residual add) between GEMMs"
-			cand = "a fused RMSNorm (sglang/srt/layers/layernorm.py RMSNorm → sgl_kernel fused_add_rmsnorm; vLLM RMSNorm custom op) or torch.compile"
-			if d.rocm {
-				cand = "AITER rmsnorm2d_fwd_with_add (sglang/srt/layers/layernorm.py forward_hip) or torch.compile"
-			}
-			why = "The norm runs as a ladder of " + strconv.Itoa(n) + " pointwise/reduce kernels (pow, mean, rsqrt, mul, casts) between two GEMMs"
-			if share(p.time) >= 0.04 {
-				conf = Likely
-			}
-		case p.flags["swiglu"]:
-			pattern = "Split activation + mul (SwiGLU) between GEMMs"
-			cand = "sglang/srt/layers/activation.py SiluAndMul (silu_and_mul); vLLM SiluAndMul"
-			why = "The MLP activation and the gate multiply run as " + strconv.Itoa(n) + " separate kernels between the gate/up and down GEMMs"
-			if share(p.time) >= 0.04 {
-				conf = Likely
-			}
-		default:
-			pattern = "Elementwise chain between GEMMs (" + strconv.Itoa(n) + " kernels)"
-			cand = "torch.compile (Inductor) pointwise fusion, or the neighbouring GEMM's epilogue"
-			why = strconv.Itoa(n) + " consecutive pointwise kernels between two compute kernels"
+		p := a.pat[r.ID]
+		if p == nil || float64(share(p.time)) < r.MinShare {
+			continue
 		}
-		why += "; seen " + strconv.Itoa(p.n) + " times."
-		out = append(out, mk(p, pattern, conf, cand, why))
+		why := r.Rationale
+		c := conf(r, share(p.time))
+		switch r.ID {
+		case RuleAllReduceNorm:
+			arShare := share(a.arTime)
+			c = conf(r, arShare)
+			why = "All-reduce is " + pct(arShare) + " of the stage's GPU time (Likely from 4 %); " + strconv.Itoa(p.n) +
+				" times an all-reduce is followed on the same stream by the residual add and RMSNorm."
+			if p.flags["custom"] {
+				why += " The all-reduce is the custom (cross_device_reduce) kernel."
+			}
+			switch {
+			case p.flags["fusednorm"] && d.has(p, fusedAddNorm):
+				why += " Residual add + RMSNorm already run as one kernel; what remains is folding the all-reduce into it."
+			case p.flags["ladder"]:
+				why += " The RMSNorm runs unfused (pow/mean/rsqrt/mul ladder), so a fused norm alone also helps."
+			}
+		case RuleQuantize:
+			var kinds []string
+			for _, k := range []string{"activation", "norm", "rope", "copy"} {
+				if p.flags[k] {
+					kinds = append(kinds, k)
+				}
+			}
+			why += " Producers seen: " + strings.Join(kinds, ", ") + "." + seen(p)
+		case RuleSplitK:
+			why += " The split-K GEMMs themselves take " + us(a.extra[RuleSplitK]).String() + " us; the related time counted here is the reduction"
+			if p.flags["residual"] {
+				why += " and the residual add that follows it"
+			}
+			why += "." + seen(p)
+		case RuleAddNormQuant:
+			if d.has(p, normWithQuant) {
+				why += " (AITER add_rmsnorm_quant family: add + RMSNorm + optional quant)"
+			}
+			why += "; nothing to fuse here."
+		case RuleQKNormRoPE, RuleQKNormRoPEDone:
+			why = strings.TrimSuffix(why, ".") + "." + seen(p)
+		default:
+			why += seen(p)
+		}
+		out = append(out, mk(r, p, r.Pattern, c, why))
 	}
 	slices.SortStableFunc(out, func(x, y Row) int {
 		rank := func(r Row) int {
@@ -235,6 +207,47 @@ func (d *detector) rows(stage string, total int64, a *stageAcc) []Row {
 		}
 		return strings.Compare(x.Pattern, y.Pattern)
 	})
+	return out
+}
+
+// chainRows turns elementwise chains, one per kernel signature, into at most
+// five rows (largest first).
+func (d *detector) chainRows(r *Rule, a *stageAcc, share func(int64) ratio,
+	mk func(*Rule, *patternAcc, string, string, string) Row, conf func(*Rule, ratio) string) []Row {
+	keys := make([]string, 0, len(a.chains))
+	for k := range a.chains {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(x, y string) int {
+		if c := cmp.Compare(a.chains[y].time, a.chains[x].time); c != 0 {
+			return c
+		}
+		return strings.Compare(x, y)
+	})
+	var out []Row
+	for _, k := range keys {
+		p := a.chains[k]
+		if float64(share(p.time)) < r.MinShare || len(out) >= 5 {
+			continue
+		}
+		n := len(a.chainSig[k])
+		var pattern, why string
+		c := conf(r, share(p.time))
+		switch {
+		case p.flags["rmsnorm"]:
+			pattern = "Unfused RMSNorm (+ residual add) between GEMMs"
+			why = "The norm runs as a ladder of " + strconv.Itoa(n) + " pointwise/reduce kernels (pow, mean, rsqrt, mul, casts) between two GEMMs"
+		case p.flags["swiglu"]:
+			pattern = "Split activation + mul (SwiGLU) between GEMMs"
+			why = "The MLP activation and the gate multiply run as " + strconv.Itoa(n) + " separate kernels between the gate/up and down GEMMs"
+		default:
+			pattern = "Elementwise chain between GEMMs (" + strconv.Itoa(n) + " kernels)"
+			why = strconv.Itoa(n) + " consecutive pointwise kernels between two compute kernels"
+			c = Conditional
+		}
+		why += "; seen " + strconv.Itoa(p.n) + " times. " + r.Rationale
+		out = append(out, mk(r, p, pattern, c, why))
+	}
 	return out
 }
 

@@ -22,6 +22,7 @@ type tkey struct {
 type source struct {
 	LaunchOp string // innermost cpu_op around the launch (or the launch call)
 	OpChain  string // enclosing cpu_ops, outer → inner (at most 3)
+	Annot    string // record_function (user_annotation) path around the op, outer → inner (at most 3)
 	Scope    string // chosen Python location
 	Chain    string // meaningful Python frames, outer → inner (at most 4)
 }
@@ -115,7 +116,6 @@ func (j *joiner) graphLaunch(o *trace.GPUOp) (int32, bool) {
 // source attributes an eagerly launched op; graph-replayed ops get nothing
 // (their launch is the graph, not an op).
 func (j *joiner) source(o *trace.GPUOp) int32 {
-	st := j.st
 	l, graph := j.graphLaunch(o)
 	if graph {
 		return 0
@@ -126,10 +126,23 @@ func (j *joiner) source(o *trace.GPUOp) int32 {
 			op = p
 		}
 	}
+	return j.sourceOf(op, l)
+}
+
+// launchSource attributes a runtime/driver launch call by itself: a launch
+// recorded while a graph was being captured, which executed nothing.
+func (j *joiner) launchSource(l int32) int32 { return j.sourceOf(-1, l) }
+
+// sourceOf builds the source of a launch l (or -1) whose CPU op may already
+// be known (op, or -1): the op by the launch's External id, else the
+// innermost cpu_op around the launch; then the record_function path and
+// the Python frames at the op.
+func (j *joiner) sourceOf(op, l int32) int32 {
+	st := j.st
 	if op < 0 && l >= 0 {
 		ls := &st.CPU[l]
 		if ls.Ext != trace.None {
-			if p, ok := j.byExt[fkey{o.File, ls.Ext}]; ok {
+			if p, ok := j.byExt[fkey{ls.File, ls.Ext}]; ok {
 				op = p
 			}
 		}
@@ -138,25 +151,29 @@ func (j *joiner) source(o *trace.GPUOp) int32 {
 		}
 	}
 	var s source
-	var at struct {
-		file  uint16
-		track uint32
-		t     int64
-		ok    bool
-	}
+	var at *trace.Span
 	switch {
 	case op >= 0:
-		c := &st.CPU[op]
-		s.LaunchOp = st.Name(c.Name)
-		s.OpChain = j.opChain(c)
-		at.file, at.track, at.t, at.ok = c.File, c.Track, c.TS, true
+		at = &st.CPU[op]
+		s.LaunchOp = st.Name(at.Name)
+		s.OpChain = j.opChain(at)
 	case l >= 0:
-		c := &st.CPU[l]
-		s.LaunchOp = st.Name(c.Name)
-		at.file, at.track, at.t, at.ok = c.File, c.Track, c.TS, true
+		at = &st.CPU[l]
+		s.LaunchOp = st.Name(at.Name)
 	}
-	if at.ok {
-		s.Scope, s.Chain = j.python(at.file, at.track, at.t)
+	if at != nil {
+		s.Annot = j.annotPath(at)
+		// Python frames at the launch itself when it is on the op's
+		// thread (the innermost code that queued the kernel: inside a
+		// custom op such as vllm::moe_forward, frames begin after the op
+		// does), else at the op's start.
+		py := at
+		if l >= 0 {
+			if ls := &st.CPU[l]; ls.File == at.File && ls.Track == at.Track {
+				py = ls
+			}
+		}
+		s.Scope, s.Chain = j.python(py.File, py.Track, py.TS)
 	}
 	if p, ok := j.srcIdx[s]; ok {
 		return p
@@ -165,6 +182,27 @@ func (j *joiner) source(o *trace.GPUOp) int32 {
 	j.srcs = append(j.srcs, s)
 	j.srcIdx[s] = p
 	return p
+}
+
+// annotPath lists the record_function ranges (user_annotation) around c on
+// its thread, outer → inner, at most the 3 innermost; profiler step ranges
+// ("ProfilerStep#N") are left out: they number steps, not code.
+func (j *joiner) annotPath(c *trace.Span) string {
+	n := j.cpu[tkey{c.File, c.Track}]
+	var names []string
+	for p := n.at(j.st.CPU, c.TS); p >= 0 && len(names) < 3; p = n.parent[p] {
+		s := &j.st.CPU[n.pos[p]]
+		if s.Kind != trace.KindUserAnnotation || s.End() < c.End() {
+			continue
+		}
+		if name := j.st.Name(s.Name); !strings.HasPrefix(name, "ProfilerStep#") {
+			names = append(names, name)
+		}
+	}
+	for a, b := 0, len(names)-1; a < b; a, b = a+1, b-1 {
+		names[a], names[b] = names[b], names[a]
+	}
+	return strings.Join(names, " › ")
 }
 
 // enclosing returns the innermost cpu_op on a thread containing t, or -1.
@@ -223,9 +261,14 @@ func (j *joiner) python(file uint16, track uint32, t int64) (string, string) {
 			chain = append(chain, loc)
 		}
 		// Prefer framework code (sglang/, vllm/, …), innermost first.
+		// Serving-framework code first (the upstream skill's priority to
+		// python/sglang/…), then kernel-library wrappers, then the rest.
 		score := 10
-		if frameworkFrame(loc) {
+		if frameworkFrame(loc) && !plumbingFrame(loc) {
 			score = 50
+			if servingFrame(loc) {
+				score = 60
+			}
 		}
 		if strings.Contains(loc, "utils.py") && strings.Contains(loc, "__call__") || strings.Contains(loc, "profiler") {
 			score -= 15
@@ -271,6 +314,25 @@ func meaningfulFrame(name string) bool {
 }
 
 var roots = []string{"sglang/", "vllm/", "aiter/", "xfuser/", "diffusers/", "transformers/", "megatron/", "deepspeed/", "flashinfer/", "sgl_kernel/", "tensorrt_llm/"}
+
+// Framework frames that wrap model code rather than being it: vLLM's
+// torch.compile / CUDA-graph wrappers and tracing decorators. A compiled
+// region's kernels are launched from Inductor's generated code under
+// them, so the model line that entered the region is the better location.
+var plumbing = []string{"vllm/compilation/", "vllm/tracing/"}
+
+func plumbingFrame(loc string) bool {
+	for _, p := range plumbing {
+		if strings.HasPrefix(loc, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func servingFrame(loc string) bool {
+	return strings.HasPrefix(loc, "sglang/") || strings.HasPrefix(loc, "vllm/") || strings.HasPrefix(loc, "tensorrt_llm/")
+}
 
 func frameworkFrame(loc string) bool {
 	for _, r := range roots {

@@ -3,7 +3,6 @@ package overlap
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/kernels"
 	"github.com/gputriage/gputriage/analyzer/trace"
@@ -62,6 +61,8 @@ const (
 	viaDirect         // the formal trace's own joins (eager launch)
 	viaSequence       // aligned with the mapping trace: same canonical kernel, same occurrence within the step
 	viaName           // the canonical kernel's dominant source in the mapping trace
+	viaCapture        // aligned with the launch sequence of a graph captured in the mapping trace
+	nVia
 )
 
 // op is one formal GPU activity.
@@ -88,6 +89,8 @@ type analyzer struct {
 	canons   []string
 	canonIdx map[string]int32
 	canonCat []string
+	loose    []int32 // canonical kernel → id of its name without template arguments
+	looseIdx map[string]int32
 	nameMemo map[*trace.Store]map[uint32]int32
 	srcs     []source
 	srcIdx   map[source]int32
@@ -103,25 +106,50 @@ type analyzer struct {
 }
 
 func (a *analyzer) canon(st *trace.Store, o *trace.GPUOp) int32 {
+	return a.canonName(st, o.Name, o.Kind)
+}
+
+// canonName returns the canonical kernel id of a name of st (a GPU op's, or
+// the kernel a launch call names).
+func (a *analyzer) canonName(st *trace.Store, name uint32, kind trace.Kind) int32 {
 	m := a.nameMemo[st]
 	if m == nil {
 		m = map[uint32]int32{}
 		a.nameMemo[st] = m
 	}
-	if c, ok := m[o.Name]; ok {
+	if c, ok := m[name]; ok {
 		return c
 	}
-	raw := st.Name(o.Name)
+	raw := st.Name(name)
 	cn := kernels.Canonical(raw)
 	c, ok := a.canonIdx[cn]
 	if !ok {
 		c = int32(len(a.canons))
 		a.canons = append(a.canons, cn)
 		a.canonIdx[cn] = c
-		a.canonCat = append(a.canonCat, kernels.Classify(raw, o.Kind.String()).Category)
+		a.canonCat = append(a.canonCat, kernels.Classify(raw, kind.String()).Category)
+		ln := looseName(cn)
+		l, ok := a.looseIdx[ln]
+		if !ok {
+			l = int32(len(a.looseIdx))
+			a.looseIdx[ln] = l
+		}
+		a.loose = append(a.loose, l)
 	}
-	m[o.Name] = c
+	m[name] = c
 	return c
+}
+
+// token is what an op is for alignment with a captured graph: its canonical
+// kernel, or the copy / fill node it is.
+func (p *op) token(st *trace.Store) int32 {
+	switch st.GPU[p.i].Kind {
+	case trace.KindMemcpy:
+		return tokMemcpy
+	case trace.KindMemset:
+		return tokMemset
+	}
+	return p.canon
 }
 
 func (a *analyzer) intern(s source) int32 {
@@ -172,6 +200,12 @@ func heaviest(st *trace.Store) (uint16, int32, bool) {
 // CPU ops and Python scopes through the mapping trace. mapping may be nil,
 // or formal itself when one trace serves both.
 func Analyze(formal, mapping *trace.Store, opt Options) *Result {
+	res, _ := analyze(formal, mapping, opt)
+	return res
+}
+
+// analyze is Analyze that also returns the analyzer's per-op state (tests).
+func analyze(formal, mapping *trace.Store, opt Options) (*Result, *analyzer) {
 	if opt.Limit <= 0 {
 		opt.Limit = 5
 	}
@@ -181,13 +215,13 @@ func Analyze(formal, mapping *trace.Store, opt Options) *Result {
 	if opt.Width <= 0 {
 		opt.Width = 96
 	}
-	a := &analyzer{opt: opt, formal: formal, canonIdx: map[string]int32{}, nameMemo: map[*trace.Store]map[uint32]int32{},
+	a := &analyzer{opt: opt, formal: formal, canonIdx: map[string]int32{}, looseIdx: map[string]int32{}, nameMemo: map[*trace.Store]map[uint32]int32{},
 		srcs: []source{{}}, srcIdx: map[source]int32{{}: 0}}
 	res := &Result{opt: opt}
 	file, dev, ok := heaviest(formal)
 	if !ok {
 		res.Summary.Note = "the formal trace has no GPU kernels"
-		return res
+		return res, a
 	}
 	res.Summary.FormalFile = formal.Files[file].Name
 	res.Summary.Device = dev
@@ -245,21 +279,31 @@ func Analyze(formal, mapping *trace.Store, opt Options) *Result {
 		res.Summary.MappingFile = m.file
 		res.Summary.MappingKernels = m.kernels
 		res.Summary.MappingSteps = len(m.steps)
-		res.Summary.ReplaysAligned = a.carry(m, replays)
+		res.Summary.MappingCaptures = m.captures
+		res.Summary.ReplaysAligned, res.Summary.ReplaysByCapture = a.carry(m, replays)
 	}
 
 	a.sweep(res)
 	a.rows(res)
 	a.timelines(res)
-	return res
+	return res, a
 }
 
 // mapIndex is what the mapping trace says about each canonical kernel.
 type mapIndex struct {
-	file    string
-	kernels int
-	steps   []mapStep
-	byName  map[int32]int32 // canonical kernel → dominant source
+	file     string
+	kernels  int
+	steps    []mapStep
+	byName   map[int32]int32 // canonical kernel → dominant source
+	captures int
+	classes  []capClass // captured graphs, grouped by identical token sequences
+}
+
+// capClass is the captured graphs whose launch sequences are the same.
+type capClass struct {
+	tokens  []int32
+	count   map[int32]int
+	members [][]int32 // per captured graph, in capture order: the source of each launch
 }
 
 type mapStep struct {
@@ -270,58 +314,104 @@ type mapStep struct {
 
 func (a *analyzer) buildMapping(st *trace.Store, jf *joiner, same bool) *mapIndex {
 	m := &mapIndex{byName: map[int32]int32{}}
-	file, dev, ok := heaviest(st)
-	if !ok {
-		return m
+	if len(st.Files) > 0 {
+		m.file = st.Files[0].Name
 	}
-	m.file = st.Files[file].Name
 	jm := jf
 	if !same {
 		jm = newJoiner(st)
 	}
-	type mop struct {
-		ts   int64
-		i    int32
-		step int64
-	}
-	var ops []mop
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if o.File != file || o.Device != dev || !o.Kind.IsGPUWork() {
-			continue
-		}
-		if _, graph := jm.graphLaunch(o); graph {
-			continue // replayed kernels carry no CPU-side source
-		}
-		ops = append(ops, mop{o.TS, int32(i), jm.step(o)})
-	}
-	slices.SortStableFunc(ops, func(x, y mop) int { return cmp.Compare(x.ts, y.ts) })
-	stepIdx := map[int64]int{}
 	votes := map[int32]map[int32]int{}
-	for _, mo := range ops {
-		o := &st.GPU[mo.i]
-		c := a.canon(st, o)
-		src := int32(0)
-		if s := jm.source(o); s != 0 {
-			src = a.intern(jm.srcs[s])
+	vote := func(c, src int32) {
+		if src == 0 || c < 0 {
+			return
 		}
-		k, ok := stepIdx[mo.step]
-		if !ok {
-			k = len(m.steps)
-			stepIdx[mo.step] = k
-			m.steps = append(m.steps, mapStep{count: map[int32]int{}, seq: map[int32][]int32{}})
+		if votes[c] == nil {
+			votes[c] = map[int32]int{}
 		}
-		s := &m.steps[k]
-		s.order = append(s.order, c)
-		s.count[c]++
-		s.seq[c] = append(s.seq[c], src)
-		if src != 0 {
-			if votes[c] == nil {
-				votes[c] = map[int32]int{}
+		votes[c][src]++
+	}
+	// Executed, eagerly launched kernels, grouped by step.
+	if file, dev, ok := heaviest(st); ok {
+		m.file = st.Files[file].Name
+		type mop struct {
+			ts   int64
+			i    int32
+			step int64
+		}
+		var ops []mop
+		for i := range st.GPU {
+			o := &st.GPU[i]
+			if o.File != file || o.Device != dev || !o.Kind.IsGPUWork() {
+				continue
 			}
-			votes[c][src]++
+			if _, graph := jm.graphLaunch(o); graph {
+				continue // replayed kernels carry no CPU-side source
+			}
+			ops = append(ops, mop{o.TS, int32(i), jm.step(o)})
 		}
-		m.kernels++
+		slices.SortStableFunc(ops, func(x, y mop) int { return cmp.Compare(x.ts, y.ts) })
+		stepIdx := map[int64]int{}
+		for _, mo := range ops {
+			o := &st.GPU[mo.i]
+			c := a.canon(st, o)
+			src := int32(0)
+			if s := jm.source(o); s != 0 {
+				src = a.intern(jm.srcs[s])
+			}
+			k, ok := stepIdx[mo.step]
+			if !ok {
+				k = len(m.steps)
+				stepIdx[mo.step] = k
+				m.steps = append(m.steps, mapStep{count: map[int32]int{}, seq: map[int32][]int32{}})
+			}
+			s := &m.steps[k]
+			s.order = append(s.order, c)
+			s.count[c]++
+			s.seq[c] = append(s.seq[c], src)
+			vote(c, src)
+			m.kernels++
+		}
+	}
+	// Captured graphs: the launches between begin and end of capture.
+	classIdx := map[string]int{}
+	for _, cp := range findCaptures(st) {
+		if m.file == "" || m.kernels == 0 {
+			m.file = st.Files[cp.file].Name
+		}
+		m.captures++
+		toks := make([]int32, len(cp.launches))
+		srcs := make([]int32, len(cp.launches))
+		sig := make([]byte, 0, 4*len(toks))
+		for q, l := range cp.launches {
+			s := &st.CPU[l]
+			switch k := launchKind(st.Name(s.Name)); {
+			case k == trace.KindMemcpy:
+				toks[q] = tokMemcpy
+			case k == trace.KindMemset:
+				toks[q] = tokMemset
+			case s.Kernel != 0:
+				toks[q] = a.canonName(st, s.Kernel, trace.KindKernel)
+			default:
+				toks[q] = tokUnnamed
+			}
+			if src := jm.launchSource(l); src != 0 {
+				srcs[q] = a.intern(jm.srcs[src])
+			}
+			vote(toks[q], srcs[q])
+			sig = appendToken(sig, toks[q])
+		}
+		k, ok := classIdx[string(sig)]
+		if !ok {
+			k = len(m.classes)
+			classIdx[string(sig)] = k
+			cl := capClass{tokens: toks, count: map[int32]int{}}
+			for _, t := range toks {
+				cl.count[t]++
+			}
+			m.classes = append(m.classes, cl)
+		}
+		m.classes[k].members = append(m.classes[k].members, srcs)
 	}
 	for c, v := range votes {
 		best, bn := int32(0), -1
@@ -335,29 +425,123 @@ func (a *analyzer) buildMapping(st *trace.Store, jf *joiner, same bool) *mapInde
 	return m
 }
 
-// carry gives graph-replayed formal kernels the source of the kernel at the
-// same occurrence of the same canonical name in the best-matching mapping
-// step, and falls back to the name's dominant source.
-func (a *analyzer) carry(m *mapIndex, replays map[int32][]int32) (exact int) {
+func appendToken(b []byte, t int32) []byte {
+	return append(b, byte(t), byte(t>>8), byte(t>>16), byte(t>>24))
+}
+
+// capMatch is the best captured graph for one replay signature.
+type capMatch struct {
+	class int // -1: none good enough
+	match []int32
+	exact bool
+}
+
+// matchCapture aligns a replay's tokens with every captured graph (the 16
+// nearest by token multiset when there are more) and keeps the best: the
+// highest alignment weight, then the nearest length, then the first
+// captured. A capture is used only if it aligns at least 30 % of the
+// replay's ops.
+func (a *analyzer) matchCapture(m *mapIndex, toks []int32) capMatch {
+	best := capMatch{class: -1}
+	if len(m.classes) == 0 || len(toks) == 0 {
+		return best
+	}
+	cands := make([]int, len(m.classes))
+	for k := range cands {
+		cands[k] = k
+	}
+	if len(cands) > 16 {
+		count := map[int32]int{}
+		for _, t := range toks {
+			count[t]++
+		}
+		overlap := make([]int, len(m.classes))
+		for k := range m.classes {
+			for t, n := range count {
+				overlap[k] += min(n, m.classes[k].count[t])
+			}
+		}
+		slices.SortStableFunc(cands, func(x, y int) int { return cmp.Compare(overlap[y], overlap[x]) })
+		cands = cands[:16]
+		slices.Sort(cands)
+	}
+	bestScore, bestDiff := 0, 0
+	for _, k := range cands {
+		y := m.classes[k].tokens
+		match, score := a.align(toks, y)
+		diff := len(y) - len(toks)
+		if diff < 0 {
+			diff = -diff
+		}
+		if score > bestScore || score == bestScore && best.class >= 0 && diff < bestDiff {
+			best = capMatch{class: k, match: match, exact: len(y) == len(toks) && score == wExact*len(toks)}
+			bestScore, bestDiff = score, diff
+		}
+	}
+	if best.class >= 0 {
+		n := 0
+		for _, q := range best.match {
+			if q >= 0 {
+				n++
+			}
+		}
+		if n*10 < len(toks)*3 {
+			best.class = -1
+		}
+	}
+	return best
+}
+
+// carry gives graph-replayed formal kernels their CPU-side source: first
+// from the captured graph whose launch sequence aligns best with the
+// replay (identical captures, such as the per-layer pieces of a PIECEWISE
+// graph, are taken in turn: the n-th replay of a sequence gets the n-th
+// capture of it), then from the same occurrence of the same canonical
+// kernel in the best-matching mapping step, then from the name's dominant
+// source.
+func (a *analyzer) carry(m *mapIndex, replays map[int32][]int32) (exact, byCapture int) {
 	launches := make([]int32, 0, len(replays))
 	for l := range replays {
 		launches = append(launches, l)
 	}
-	slices.Sort(launches)
+	slices.SortFunc(launches, func(x, y int32) int {
+		if c := cmp.Compare(a.formal.CPU[x].TS, a.formal.CPU[y].TS); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
 	memo := map[string]int{}
+	capMemo := map[string]capMatch{}
+	turn := map[int]int{}
 	for _, l := range launches {
 		ids := replays[l]
 		slices.SortStableFunc(ids, func(x, y int32) int { return cmp.Compare(a.ops[x].ts, a.ops[y].ts) })
 		count := map[int32]int{}
-		var sig strings.Builder
-		for _, id := range ids {
-			count[a.ops[id].canon]++
+		var sig, tsig []byte
+		toks := make([]int32, len(ids))
+		for q, id := range ids {
 			c := a.ops[id].canon
-			sig.WriteByte(byte(c))
-			sig.WriteByte(byte(c >> 8))
-			sig.WriteByte(byte(c >> 16))
+			count[c]++
+			sig = appendToken(sig, c)
+			toks[q] = a.ops[id].token(a.formal)
+			tsig = appendToken(tsig, toks[q])
 		}
-		best, ok := memo[sig.String()]
+		cm, ok := capMemo[string(tsig)]
+		if !ok {
+			cm = a.matchCapture(m, toks)
+			capMemo[string(tsig)] = cm
+		}
+		var member []int32
+		if cm.class >= 0 {
+			byCapture++
+			if cm.exact {
+				exact++
+			}
+			cl := &m.classes[cm.class]
+			member = cl.members[turn[cm.class]%len(cl.members)]
+			turn[cm.class]++
+		}
+		best, ok := memo[string(sig)]
 		if !ok {
 			best = -1
 			bestScore := 0
@@ -370,9 +554,9 @@ func (a *analyzer) carry(m *mapIndex, replays map[int32][]int32) (exact int) {
 					best, bestScore = k, score
 				}
 			}
-			memo[sig.String()] = best
+			memo[string(sig)] = best
 		}
-		if best >= 0 && len(m.steps[best].order) == len(ids) {
+		if cm.class < 0 && best >= 0 && len(m.steps[best].order) == len(ids) {
 			same := true
 			for q, id := range ids {
 				same = same && m.steps[best].order[q] == a.ops[id].canon
@@ -382,10 +566,16 @@ func (a *analyzer) carry(m *mapIndex, replays map[int32][]int32) (exact int) {
 			}
 		}
 		seen := map[int32]int{}
-		for _, id := range ids {
+		for q, id := range ids {
 			p := &a.ops[id]
 			j := seen[p.canon]
 			seen[p.canon]++
+			if member != nil {
+				if at := cm.match[q]; at >= 0 && member[at] != 0 {
+					p.src, p.via = member[at], viaCapture
+					continue
+				}
+			}
 			if best >= 0 {
 				if seq := m.steps[best].seq[p.canon]; j < len(seq) && seq[j] != 0 {
 					p.src, p.via = seq[j], viaSequence
@@ -400,7 +590,7 @@ func (a *analyzer) carry(m *mapIndex, replays map[int32][]int32) (exact int) {
 	// Eager formal kernels without a Python scope take the mapping's.
 	for k := range a.ops {
 		p := &a.ops[k]
-		if p.via == viaSequence || p.via == viaName {
+		if p.via == viaSequence || p.via == viaName || p.via == viaCapture {
 			continue
 		}
 		s, ok := m.byName[p.canon]
@@ -416,5 +606,5 @@ func (a *analyzer) carry(m *mapIndex, replays map[int32][]int32) (exact int) {
 			p.src = a.intern(merged)
 		}
 	}
-	return exact
+	return exact, byCapture
 }

@@ -46,7 +46,29 @@ type Result struct {
 	Timelines []Timeline `json:"timelines,omitempty"`
 	opt       Options
 	locate    map[string]string
+	kmap      []MapRow
 }
+
+// MapRow is one canonical kernel of the formal trace with the CPU-side
+// source that covers most of its GPU time (the kernel map of the upstream
+// skill's --export-kernel-map).
+type MapRow struct {
+	Kernel         string `json:"kernel"`
+	Category       string `json:"category"`
+	Launches       int64  `json:"launches"`
+	GPUTimeUS      us     `json:"gpu_time_us"`
+	PythonScope    string `json:"python_scope"`
+	CallChain      string `json:"call_chain"`
+	LaunchOp       string `json:"launch_op"`
+	OpChain        string `json:"op_chain"`
+	AnnotationPath string `json:"annotation_path"`
+	SourceShare    ratio  `json:"source_share"` // share of the kernel's time with this source
+	MappedBy       string `json:"mapped_by"`    // direct | capture | sequence | name | none
+}
+
+// KernelMap returns every canonical kernel of the analysed GPU with its
+// dominant source, by GPU time (descending).
+func (r *Result) KernelMap() []MapRow { return r.kmap }
 
 // Summary holds the formal trace's totals and the mapping coverage.
 type Summary struct {
@@ -62,15 +84,19 @@ type Summary struct {
 	GraphReplays  int     `json:"graph_replays"`
 	GraphKernels  int     `json:"graph_kernels"`
 
-	MappingFile     string `json:"mapping_file,omitempty"`
-	MappingKernels  int    `json:"mapping_kernels"`
-	MappingSteps    int    `json:"mapping_steps"`
-	ReplaysAligned  int    `json:"replays_aligned"`  // graph replays whose kernel sequence equals their mapping step's exactly
-	MappingCoverage ratio  `json:"mapping_coverage"` // share of formal GPU time with a CPU op or Python scope
-	PythonCoverage  ratio  `json:"python_coverage"`  // … with a Python scope
-	Direct          ratio  `json:"mapped_direct"`    // … from the formal trace's own joins
-	BySequence      ratio  `json:"mapped_by_sequence"`
-	ByName          ratio  `json:"mapped_by_name"`
+	MappingFile      string `json:"mapping_file,omitempty"`
+	MappingKernels   int    `json:"mapping_kernels"` // executed, eagerly launched ops of the mapping trace
+	MappingSteps     int    `json:"mapping_steps"`
+	MappingCaptures  int    `json:"mapping_captures"`   // graphs captured in the mapping trace (capture trace)
+	ReplaysAligned   int    `json:"replays_aligned"`    // graph replays whose kernel sequence equals their mapping step's, or their captured graph's, exactly
+	ReplaysByCapture int    `json:"replays_by_capture"` // graph replays aligned with a captured graph
+	MappingCoverage  ratio  `json:"mapping_coverage"`   // share of formal GPU time with a CPU op or Python scope
+	PythonCoverage   ratio  `json:"python_coverage"`    // … with a Python scope
+	Direct           ratio  `json:"mapped_direct"`      // … from the formal trace's own joins
+	BySequence       ratio  `json:"mapped_by_sequence"`
+	ByName           ratio  `json:"mapped_by_name"`
+	ByCapture        ratio  `json:"mapped_by_capture"` // … from the launch of the same node in a captured graph
+	MappedVia        string `json:"mapped_via"`        // how most of the mapped time was mapped: direct | capture | sequence | name | none
 
 	Stages []StageSummary `json:"stages"`
 	Note   string         `json:"note,omitempty"`
@@ -104,7 +130,8 @@ type Row struct {
 	LaunchOp             string `json:"launch_op"`
 	OpChain              string `json:"op_chain"`
 	CallChain            string `json:"call_chain"`
-	MappedBy             string `json:"mapped_by"` // direct | sequence | name | none
+	AnnotationPath       string `json:"annotation_path"` // record_function ranges around the launch op, outer → inner
+	MappedBy             string `json:"mapped_by"`       // direct | sequence | name | capture | none
 	MappingRatio         ratio  `json:"mapping_ratio"`
 	HiddenByComputeRatio ratio  `json:"hidden_by_compute_ratio"`
 	HiddenByCommRatio    ratio  `json:"hidden_by_comm_ratio"`
@@ -174,16 +201,22 @@ func (r *Result) Markdown() []byte {
 	b.WriteString("\n\n")
 	if s.MappingFile != "" {
 		b.WriteString("Mapping trace: " + strconv.Itoa(s.MappingKernels) + " kernels in " + strconv.Itoa(s.MappingSteps) + " steps")
+		if s.MappingCaptures > 0 {
+			b.WriteString(", " + strconv.Itoa(s.MappingCaptures) + " captured graphs")
+		}
 		if s.GraphReplays > 0 {
-			b.WriteString("; " + strconv.Itoa(s.ReplaysAligned) + " of " + strconv.Itoa(s.GraphReplays) + " graph replays match a step's kernel sequence exactly")
+			if s.ReplaysByCapture > 0 {
+				b.WriteString("; " + strconv.Itoa(s.ReplaysByCapture) + " of " + strconv.Itoa(s.GraphReplays) + " graph replays aligned with a captured graph")
+			}
+			b.WriteString("; " + strconv.Itoa(s.ReplaysAligned) + " of " + strconv.Itoa(s.GraphReplays) + " graph replays match a step's or a capture's kernel sequence exactly")
 		}
 		b.WriteString(". ")
 	} else {
 		b.WriteString("No mapping trace. ")
 	}
 	b.WriteString("Source-map coverage: " + pct(s.MappingCoverage) + " of formal GPU time has a CPU op or Python scope (" +
-		pct(s.PythonCoverage) + " a Python scope; direct " + pct(s.Direct) + ", by sequence " + pct(s.BySequence) +
-		", by name " + pct(s.ByName) + ").\n\n")
+		pct(s.PythonCoverage) + " a Python scope; direct " + pct(s.Direct) + ", by capture " + pct(s.ByCapture) +
+		", by sequence " + pct(s.BySequence) + ", by name " + pct(s.ByName) + ").\n\n")
 	b.WriteString("| Stage | Priority | Verdict | Kernel | Python scope | Formal signal (us, share, excl/hid) | Dep risk | Recommendation |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	if len(r.Rows) == 0 {

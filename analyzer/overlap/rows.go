@@ -16,7 +16,7 @@ type rowAcc struct {
 	hid   int64
 	hidBy [5]int64
 	src   map[int32]int64
-	via   [4]int64
+	via   [nVia]int64
 	rep   int32 // longest op (first on ties)
 }
 
@@ -71,7 +71,7 @@ func (a *analyzer) rows(res *Result) {
 	s.OverlapShare = ratio(frac(int64(s.OverlapUS), int64(s.BusyUS)))
 	var total int64
 	var mapped, python int64
-	var via [4]int64
+	var via [nVia]int64
 	canonSrc := map[int32]map[int32]int64{}
 	for k := range a.ops {
 		o := &a.ops[k]
@@ -109,6 +109,13 @@ func (a *analyzer) rows(res *Result) {
 	s.Direct = ratio(frac(via[viaDirect], total))
 	s.BySequence = ratio(frac(via[viaSequence], total))
 	s.ByName = ratio(frac(via[viaName], total))
+	s.ByCapture = ratio(frac(via[viaCapture], total))
+	s.MappedVia = "none"
+	if mapped > 0 {
+		v := via
+		v[viaNone] = 0
+		s.MappedVia = mappedBy(v)
+	}
 	canonBest := map[int32]int32{}
 	res.locate = map[string]string{}
 	for c, m := range canonSrc {
@@ -121,6 +128,7 @@ func (a *analyzer) rows(res *Result) {
 			res.locate[a.canons[c]] = "op: " + src.LaunchOp
 		}
 	}
+	res.kmap = a.kernelMap(canonSrc)
 
 	// Stage summaries, in table order.
 	order := make([]int, len(a.stages))
@@ -238,7 +246,7 @@ func (a *analyzer) makeRow(r int32, verdict string, busy int64, canonBest map[in
 	row := Row{
 		Stage: a.stages[x.stage], Verdict: verdict, Kernel: a.canons[x.canon], Category: b.String(),
 		KernelCategory: a.canonCat[x.canon], PythonScope: src.Scope, LaunchOp: src.LaunchOp, OpChain: src.OpChain,
-		CallChain: src.Chain, Launches: x.count, TotalUS: us(x.total), Share: ratio(frac(x.total, busy)),
+		CallChain: src.Chain, AnnotationPath: src.Annot, Launches: x.count, TotalUS: us(x.total), Share: ratio(frac(x.total, busy)),
 		ExclusiveRatio: ratio(x.exclRatio()), HiddenRatio: ratio(x.hidRatio()),
 		HiddenByComputeRatio: ratio(frac(x.hidBy[bCompute], x.total)), HiddenByCommRatio: ratio(frac(x.hidBy[bComm], x.total)),
 		MappingRatio: ratio(frac(x.total-x.via[viaNone], x.total)), rep: x.rep,
@@ -275,10 +283,10 @@ func (a *analyzer) makeRow(r int32, verdict string, busy int64, canonBest map[in
 	return row
 }
 
-func mappedBy(v [4]int64) string {
-	names := [...]string{"none", "direct", "sequence", "name"}
+func mappedBy(v [nVia]int64) string {
+	names := [nVia]string{"none", "direct", "sequence", "name", "capture"}
 	best := 0
-	for i := 1; i < 4; i++ {
+	for i := 1; i < int(nVia); i++ {
 		if v[i] > v[best] {
 			best = i
 		}
@@ -438,4 +446,43 @@ func short(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// kernelMap lists every canonical kernel of the analysed GPU with its
+// dominant source, by GPU time.
+func (a *analyzer) kernelMap(canonSrc map[int32]map[int32]int64) []MapRow {
+	type acc struct {
+		n, t int64
+		via  [nVia]int64
+	}
+	accs := map[int32]*acc{}
+	for k := range a.ops {
+		o := &a.ops[k]
+		x := accs[o.canon]
+		if x == nil {
+			x = &acc{}
+			accs[o.canon] = x
+		}
+		x.n++
+		x.t += o.end - o.ts
+		x.via[o.via] += o.end - o.ts
+	}
+	out := make([]MapRow, 0, len(accs))
+	for c, x := range accs {
+		r := MapRow{Kernel: a.canons[c], Category: a.canonCat[c], Launches: x.n, GPUTimeUS: us(x.t), MappedBy: mappedBy(x.via)}
+		if m := canonSrc[c]; len(m) > 0 {
+			best := topKey(m)
+			src := a.srcs[best]
+			r.PythonScope, r.CallChain, r.LaunchOp, r.OpChain, r.AnnotationPath = src.Scope, src.Chain, src.LaunchOp, src.OpChain, src.Annot
+			r.SourceShare = ratio(frac(m[best], x.t))
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(x, y MapRow) int {
+		if c := cmp.Compare(y.GPUTimeUS, x.GPUTimeUS); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Kernel, y.Kernel)
+	})
+	return out
 }

@@ -40,6 +40,7 @@ func Metadata(a *Analysis) []byte {
 		Distributed         *Distributed `json:"distributed"`
 		Stages              []string     `json:"stages"`
 		SourceTracePaths    []string     `json:"source_trace_paths"`
+		MappingTracePath    *string      `json:"mapping_trace_path"`
 		Files               []fileInfo   `json:"files"`
 		Tool                string       `json:"tool"`
 		SchemaVersion       string       `json:"schema_version"`
@@ -64,6 +65,12 @@ func Metadata(a *Analysis) []byte {
 	for _, fi := range a.TraceFiles {
 		f := &a.Store.Files[fi]
 		m.SourceTracePaths = append(m.SourceTracePaths, f.Name)
+		m.Files = append(m.Files, fileInfo{Name: f.Name, Bytes: f.Bytes, Events: f.Events, Partial: f.Partial(),
+			Problem: opt(f.Problem), BadEvents: f.BadEvents})
+	}
+	if a.MappingFile != nil {
+		f := a.MappingFile
+		m.MappingTracePath = &f.Name
 		m.Files = append(m.Files, fileInfo{Name: f.Name, Bytes: f.Bytes, Events: f.Events, Partial: f.Partial(),
 			Problem: opt(f.Problem), BadEvents: f.BadEvents})
 	}

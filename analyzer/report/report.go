@@ -36,6 +36,7 @@ type Analysis struct {
 	// MappingTrace is the graph-off / capture trace a triage mapped kernels
 	// through, when it is not the analysed trace itself.
 	MappingTrace string
+	MappingFile  *trace.File
 }
 
 // RankInfo identifies the rank of one trace file (-1 when unknown).
@@ -97,6 +98,7 @@ func KernelTable(a *Analysis) []byte {
 		CPUOp          *string `json:"cpu_op"`
 		CPUOpShare     *Ratio  `json:"cpu_op_share"`
 		GraphReplay    bool    `json:"graph_replay"`
+		MappedBy       string  `json:"mapped_by,omitempty"`
 	}
 	out := struct {
 		Tool    string `json:"tool"`
@@ -105,7 +107,7 @@ func KernelTable(a *Analysis) []byte {
 	}{Tool: Tool, Partial: a.Partial(), Rows: []row{}}
 	for _, r := range a.Breakdown.Rows {
 		x := row{Stage: r.Stage, Kernel: r.Kernel, Category: r.Category, Provider: r.Provider,
-			Launches: r.Launches, GPUTime: US(r.GPUTime), Share: Ratio(r.Share), GraphReplay: r.Graph}
+			Launches: r.Launches, GPUTime: US(r.GPUTime), Share: Ratio(r.Share), GraphReplay: r.Graph, MappedBy: r.MappedBy}
 		if r.PythonLocation != "" {
 			loc, s := r.PythonLocation, Ratio(r.SiteShare)
 			x.PythonLocation, x.SiteShare = &loc, &s

@@ -145,8 +145,8 @@ func takeaways(s breakdown.Stage, bd *breakdown.Result) []string {
 	} else if s.AvgParallelism > 0 && s.AvgParallelism < 0.5 {
 		out = append(out, fmt.Sprintf("the GPU is busy only %s of the stage window: look for launch overhead, host syncs or gaps before kernel tuning.", pct(s.AvgParallelism)))
 	}
-	if bd.GraphKernels > 0 {
-		out = append(out, fmt.Sprintf("%d GPU ops come from %d graph launches; their Python call sites need a graph-off mapping trace (`gputriage overlap`).", bd.GraphKernels, bd.GraphLaunches))
+	if bd.GraphKernels > 0 && !mapped(bd) {
+		out = append(out, fmt.Sprintf("%d GPU ops come from %d graph launches; their Python call sites need a graph-off or capture mapping trace (`gputriage triage GRAPH_OFF GRAPH_ON`).", bd.GraphKernels, bd.GraphLaunches))
 	}
 	if bd.HasPython && bd.PythonCoverage < 0.7 {
 		out = append(out, fmt.Sprintf("only %s of GPU time maps to a Python call site.", pct(bd.PythonCoverage)))
@@ -174,4 +174,14 @@ func mdCode(s string) string {
 // mdText makes s safe as Markdown table/list text.
 func mdText(s string) string {
 	return strings.NewReplacer("|", "\\|", "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// mapped reports whether a mapping trace supplied the graph rows' locations.
+func mapped(bd *breakdown.Result) bool {
+	for _, r := range bd.Rows {
+		if r.MappedBy != "" {
+			return true
+		}
+	}
+	return false
 }

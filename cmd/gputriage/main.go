@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,11 @@ Usage:
                                              graph replays to code (roles found automatically)
   gputriage overlap   --mapping GRAPH_OFF --formal GRAPH_ON [flags]
                                              the same with explicit roles
+  gputriage diff [--force] [--a-base-image X --b-base-image Y …] A_TRACE B_TRACE
+                                             per-category and per-kernel deltas from run A to run B;
+                                             refuses when the archs or seed 004's comparison fields
+                                             (base image, resource class, GPU ids, server flags,
+                                             benchmark config hash) differ, unless --force
   gputriage diagnose  [flags] LOG...         crash / hang evidence → a diagnosis
   gputriage perfetto-fix [--gzip] -o DIR TRACE
                                              rewrite overlapping GPU lanes so Perfetto renders them
@@ -41,9 +47,15 @@ Flags:
   --format md|json     what to print on stdout (default md)
   --target-arch ARCH   architecture the results are judged against (default gfx950; any gfxNNN or smNN)
   --stage STAGE        keep only this stage (prefill, decode, …)
-  --mapping FILE       (triage, overlap) a graph-off or capture trace; repeatable
-  --formal FILE        (triage, overlap) a graph-on trace; repeatable
+  --mapping FILE       (triage, overlap) a graph-off or capture trace; repeatable (the
+                       file is an input: do not list it again)
+  --formal FILE        (triage, overlap) a graph-on trace; repeatable (likewise)
   --gzip               (perfetto-fix) write .json.gz
+  --force              (diff) compare even when the runs are not comparable
+  --a-base-image, --b-base-image, --a-resource-class, --b-resource-class,
+  --a-server-flags, --b-server-flags, --a-benchmark-config-hash, --b-benchmark-config-hash,
+  --a-gpu-device-ids 0,1, --b-gpu-device-ids 0,1
+                       (diff) the comparison fields of run A and run B
   --engine wasm|native run the wasm module under wazero (default) or the analyzer linked natively
   -q                   no progress line
 
@@ -54,8 +66,9 @@ func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 type flags struct {
 	out, format, target, stage, engine string
-	quiet, gzip                        bool
+	quiet, gzip, force                 bool
 	inputs, mapping, formal            []string
+	compare                            [2]analyzer.RunIdentity
 }
 
 // parseFlags accepts flags before, between and after the inputs.
@@ -107,6 +120,36 @@ func parseFlags(args []string) (flags, error) {
 			}
 		case "gzip":
 			f.gzip = true
+		case "force":
+			f.force = true
+		case "a-base-image", "b-base-image", "a-resource-class", "b-resource-class", "a-server-flags", "b-server-flags",
+			"a-benchmark-config-hash", "b-benchmark-config-hash", "a-gpu-device-ids", "b-gpu-device-ids":
+			v, err2 := needVal()
+			if err2 != nil {
+				return f, err2
+			}
+			id := &f.compare[0]
+			if name[0] == 'b' {
+				id = &f.compare[1]
+			}
+			switch name[2:] {
+			case "base-image":
+				id.BaseImage = v
+			case "resource-class":
+				id.ResourceClass = v
+			case "server-flags":
+				id.ServerFlags = v
+			case "benchmark-config-hash":
+				id.BenchmarkConfigHash = v
+			case "gpu-device-ids":
+				for _, p := range strings.Split(v, ",") {
+					n, err := strconv.Atoi(strings.TrimSpace(p))
+					if err != nil {
+						return f, fmt.Errorf("--%s: %q is not a list of integers", name, v)
+					}
+					id.GPUDeviceIDs = append(id.GPUDeviceIDs, n)
+				}
+			}
 		case "q", "quiet":
 			f.quiet = true
 		case "h", "help":
@@ -142,7 +185,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "version", "--version":
 		fmt.Fprintln(stdout, "gputriage", version())
 		return 0
-	case "breakdown", "triage", "overlap", "diagnose", "perfetto-fix":
+	case "breakdown", "triage", "overlap", "diff", "diagnose", "perfetto-fix":
 	default:
 		fmt.Fprintf(stderr, "gputriage: unknown command %q\n\n%s", cmd, usage)
 		return analyzer.ExitUsage
@@ -169,13 +212,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gputriage overlap: give --mapping GRAPH_OFF_TRACE and --formal GRAPH_ON_TRACE (or use triage, which pairs them itself)\n")
 		return analyzer.ExitUsage
 	}
+	if cmd == "diff" && len(files) != 2 {
+		fmt.Fprintf(stderr, "gputriage diff: give two traces, run A then run B\n")
+		return analyzer.ExitUsage
+	}
 	if cmd == "perfetto-fix" {
 		if len(files) != 1 || files[0] == "-" || f.out == "" {
 			fmt.Fprintf(stderr, "gputriage perfetto-fix: give one trace file (not stdin: it is read twice) and -o DIR\n")
 			return analyzer.ExitUsage
 		}
 	}
-	opts, _ := json.Marshal(analyzer.Options{Command: cmd, TargetArch: f.target, Stage: f.stage, Mapping: f.mapping, Formal: f.formal})
+	opts, _ := json.Marshal(analyzer.Options{Command: cmd, TargetArch: f.target, Stage: f.stage, Mapping: f.mapping, Formal: f.formal,
+		Force: f.force, Compare: f.compare})
 
 	eng, err := newEngine(f.engine)
 	if err != nil {

@@ -141,3 +141,109 @@ func TestPerfettoFix(t *testing.T) {
 		})
 	}
 }
+
+// The ROCm and vLLM graph-on traces paired with their capture traces: the
+// capture is found as the mapping, ≥ 90 % of the formal GPU time maps to a
+// code location, and the kernel table carries it.
+func TestTriageCapturePairs(t *testing.T) {
+	base := filepath.Join(shared, "traces/tracelens/inference")
+	caps := func(dir string) string {
+		m, _ := filepath.Glob(filepath.Join(base, dir, "capture_traces", "*.json.gz"))
+		if len(m) != 1 {
+			t.Skipf("%s: %v", dir, m)
+		}
+		return m[0]
+	}
+	for _, c := range []struct{ name, formal, mapping string }{
+		{"sglang decode", filepath.Join(base, "sglang_decode/sglang_Qwen3-8B_decode.json.gz"), caps("sglang_decode")},
+		{"vllm full", filepath.Join(base, "vllm_decode_full/graph_execution.json.gz"), caps("vllm_decode_full")},
+		{"vllm piecewise", filepath.Join(base, "vllm_prefilldecode_piecewise/graph_execution.json.gz"), caps("vllm_prefilldecode_piecewise")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// Capture first: the pairing must not depend on the order.
+			w := analyze(t, "wasm", analyzer.Options{Command: "triage"}, c.mapping, c.formal)
+			n := analyze(t, "native", analyzer.Options{Command: "triage"}, c.mapping, c.formal)
+			if fmt.Sprint(w.Artifacts) != fmt.Sprint(n.Artifacts) {
+				t.Fatal("engines differ")
+			}
+			var ov struct {
+				Summary struct {
+					Mapping float64 `json:"mapping_coverage"`
+					Python  float64 `json:"python_coverage"`
+				} `json:"summary"`
+			}
+			artifact(t, w, "overlap_opportunities.json", &ov)
+			if ov.Summary.Mapping < 0.9 || ov.Summary.Python < 0.9 {
+				t.Errorf("mapping coverage %.3f, python %.3f (want ≥ 0.9: the capture trace has stacks)", ov.Summary.Mapping, ov.Summary.Python)
+			}
+			var kt struct {
+				Rows []struct {
+					GPUTime float64 `json:"gpu_time_us"`
+					Loc     *string `json:"python_location"`
+				} `json:"rows"`
+			}
+			artifact(t, w, "kernel_table.json", &kt)
+			var all, located float64
+			for _, r := range kt.Rows {
+				all += r.GPUTime
+				if r.Loc != nil && !strings.Contains(*r.Loc, "graphs.py") && !strings.Contains(*r.Loc, "cuda_graph_runner") {
+					located += r.GPUTime
+				}
+			}
+			if located < 0.9*all {
+				t.Errorf("kernel table: %.1f %% of GPU time has a model-code location", 100*located/all)
+			}
+			var meta struct {
+				Paths []string `json:"source_trace_paths"`
+			}
+			artifact(t, w, "profile_metadata.json", &meta)
+			if len(meta.Paths) != 1 || meta.Paths[0] != c.formal {
+				t.Errorf("formal trace picked: %v", meta.Paths)
+			}
+		})
+	}
+}
+
+// diff: the graph-off and graph-on runs of one workload have the same
+// kernel multiset (answer key: 35 names, identical per-name counts), so every
+// kernel's launch delta is 0; MI300X vs H100 is refused unless forced.
+func TestDiff(t *testing.T) {
+	off := filepath.Join(shared, "gpu/traces/eager_graph_off.trace.json.gz")
+	on := filepath.Join(shared, "gpu/traces/graph_on.trace.json.gz")
+	w := analyze(t, "wasm", analyzer.Options{Command: "diff"}, off, on)
+	n := analyze(t, "native", analyzer.Options{Command: "diff"}, off, on)
+	if fmt.Sprint(w.Artifacts) != fmt.Sprint(n.Artifacts) {
+		t.Fatal("engines differ")
+	}
+	var d struct {
+		Refused bool `json:"refused"`
+		Kernels []struct {
+			Kernel   string `json:"kernel"`
+			Launches struct {
+				Delta int64 `json:"delta"`
+			} `json:"launches"`
+		} `json:"kernels"`
+	}
+	js := artifact(t, w, "diff.json", &d)
+	if d.Refused || len(d.Kernels) == 0 {
+		t.Fatalf("refused=%v, %d kernel rows", d.Refused, len(d.Kernels))
+	}
+	if !strings.Contains(js, `"launches"`) {
+		t.Skip("diff.json has no per-kernel launch deltas")
+	}
+	for _, k := range d.Kernels {
+		if k.Launches.Delta != 0 {
+			t.Errorf("%s: launch delta %d", k.Kernel, k.Launches.Delta)
+		}
+	}
+	mi := filepath.Join(shared, "traces/tracelens/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")
+	h := filepath.Join(shared, "traces/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")
+	r := analyze(t, "native", analyzer.Options{Command: "diff"}, mi, h)
+	if md := artifact(t, r, "diff.md", nil); !strings.Contains(md, "Refused") || !strings.Contains(md, "gfx942 vs sm90") {
+		t.Errorf("MI300X vs H100 should be refused for the arch:\n%s", md)
+	}
+	r = analyze(t, "native", analyzer.Options{Command: "diff", Force: true}, mi, h)
+	if md := artifact(t, r, "diff.md", nil); strings.Contains(md, "**Refused") {
+		t.Error("--force should compare")
+	}
+}

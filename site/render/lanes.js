@@ -1,6 +1,8 @@
 // Per-stream lane view from gpu_lanes.json: each lane is the busy fraction of
-// N equal time bins over the file's GPU span, drawn as a heat strip. Fixed
-// size whatever the trace size, so drawing is instant.
+// N equal time bins over the file's GPU span, drawn as a heat strip; a
+// device's streams are stacked, and under them an overlap row marks the bins
+// where two or more of its streams were busy (bands behind the lanes too).
+// Fixed size whatever the trace size, so drawing is instant.
 import { h, section } from './dom.js';
 import { dur, int, pct } from './format.js';
 
@@ -12,18 +14,48 @@ function css(el, name) {
   return getComputedStyle(el).getPropertyValue(name).trim();
 }
 
-function drawLanes(canvas, f) {
+/**
+ * Rows to draw: each lane, and after a device's lanes (when it has ≥ 2) an
+ * overlap row. Per bin: `n` = streams with any activity, `sure` = Σbusy − 1
+ * (≥ 2 streams were certainly busy together for at least that fraction).
+ */
+function layout(f) {
+  const rows = [];
+  const byDev = new Map();
+  for (const l of f.lanes) {
+    if (!byDev.has(l.device)) byDev.set(l.device, []);
+    byDev.get(l.device).push(l);
+  }
+  for (const [device, lanes] of byDev) {
+    for (const l of lanes) rows.push({ lane: l });
+    if (lanes.length < 2) continue;
+    const n = new Array(f.bins).fill(0), sum = new Array(f.bins).fill(0);
+    for (const l of lanes) {
+      for (let b = 0; b < l.busy.length; b++) {
+        if (l.busy[b] > 0) { n[b]++; sum[b] += l.busy[b]; }
+      }
+    }
+    const sure = sum.map((v) => Math.max(0, Math.min(1, v - 1)));
+    const active = n.filter((v) => v >= 2).length;
+    const bins = sure.filter((v) => v > 0).length;
+    const us = sure.reduce((a, v) => a + v, 0) * (f.span_us / f.bins);
+    rows.push({ overlap: { device, n, sure, active, bins, us, first: rows.length - lanes.length, count: lanes.length } });
+  }
+  return rows;
+}
+
+function drawLanes(canvas, f, rows) {
   const w = canvas.clientWidth;
   if (!w) return;
   const dpr = window.devicePixelRatio || 1;
-  const hgt = AXIS + f.lanes.length * ROW + 2;
+  const hgt = AXIS + rows.length * ROW + 2;
   canvas.style.height = `${hgt}px`;
   canvas.width = Math.round(w * dpr);
   canvas.height = Math.round(hgt * dpr);
   const g = canvas.getContext('2d');
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   const fg = css(canvas, '--fg'), dim = css(canvas, '--dim'), grid = css(canvas, '--grid'),
-    busy = css(canvas, '--lane'), bg = css(canvas, '--lane-bg');
+    busy = css(canvas, '--lane'), bg = css(canvas, '--lane-bg'), ovc = css(canvas, '--overlap');
   const plotW = w - LABEL - 4;
   g.clearRect(0, 0, w, hgt);
   // Generic family only: resolving the CSS font list for canvas costs
@@ -35,23 +67,60 @@ function drawLanes(canvas, f) {
   const span = f.span_us;
   const step = niceStep(span / 8);
   g.fillStyle = dim;
-  g.strokeStyle = grid;
   for (let t = 0; t <= span + 1e-9 && step > 0; t += step) {
     const x = LABEL + (t / span) * plotW;
+    g.fillStyle = grid;
     g.fillRect(Math.round(x), AXIS - 4, 1, hgt - AXIS + 4);
-    g.fillText(t ? dur(t) : '0', Math.min(x + 2, w - 48), AXIS / 2);
+    g.fillStyle = dim;
+    const label = t ? dur(t) : '0';
+    g.fillText(label, Math.min(x + 2, w - g.measureText(label).width - 2), AXIS / 2);
   }
 
   const bw = plotW / f.bins;
-  f.lanes.forEach((l, i) => {
+  rows.forEach((row, i) => {
     const y = AXIS + i * ROW;
+    if (row.lane) {
+      const l = row.lane;
+      g.fillStyle = fg;
+      g.fillText(`dev ${l.device} · s ${l.stream}`, 4, y + ROW / 2);
+      g.fillStyle = dim;
+      g.fillText(int(l.ops), LABEL - 8 - g.measureText(int(l.ops)).width, y + ROW / 2);
+      g.fillStyle = bg;
+      g.fillRect(LABEL, y + 2, plotW, ROW - 4);
+      return;
+    }
+    // Overlap row, and bands behind the device's lanes where ≥ 2 are busy.
+    const o = row.overlap;
     g.fillStyle = fg;
-    g.fillText(`dev ${l.device} · s ${l.stream}`, 4, y + ROW / 2);
+    g.fillText(`dev ${o.device} · overlap`, 4, y + ROW / 2);
     g.fillStyle = dim;
-    g.fillText(int(l.ops), LABEL - 8 - g.measureText(int(l.ops)).width, y + ROW / 2);
+    g.fillText(int(o.bins), LABEL - 8 - g.measureText(int(o.bins)).width, y + ROW / 2);
     g.fillStyle = bg;
     g.fillRect(LABEL, y + 2, plotW, ROW - 4);
-    g.fillStyle = busy;
+    g.fillStyle = ovc;
+    const top = AXIS + o.first * ROW;
+    for (let b = 0; b < f.bins; b++) {
+      if (o.n[b] < 2) continue;
+      const x = LABEL + b * bw, bwid = Math.max(bw, 1);
+      const sure = o.sure[b];
+      // Bins where the busy fractions add up past 1 certainly overlap: a band
+      // behind the device's lanes, and opacity by that certain fraction. Bins
+      // where ≥ 2 streams were merely active get a faint mark.
+      if (sure > 0) {
+        g.globalAlpha = 0.1 + 0.2 * sure;
+        g.fillRect(x, top, bwid, o.count * ROW);
+      }
+      g.globalAlpha = sure > 0 ? 0.4 + 0.6 * sure : 0.12;
+      g.fillRect(x, y + 2, bwid, ROW - 4);
+    }
+    g.globalAlpha = 1;
+  });
+  // Busy strips last, over the overlap bands.
+  g.fillStyle = busy;
+  rows.forEach((row, i) => {
+    if (!row.lane) return;
+    const y = AXIS + i * ROW;
+    const l = row.lane;
     for (let b = 0; b < l.busy.length; b++) {
       const v = l.busy[b];
       if (v <= 0) continue;
@@ -59,8 +128,8 @@ function drawLanes(canvas, f) {
       g.globalAlpha = 0.15 + 0.85 * v;
       g.fillRect(LABEL + b * bw, y + 2, Math.max(bw, 1), ROW - 4);
     }
-    g.globalAlpha = 1;
   });
+  g.globalAlpha = 1;
 }
 
 function niceStep(x) {
@@ -72,29 +141,37 @@ function niceStep(x) {
 
 function laneFile(f) {
   if (!f.lanes?.length) return h('div.lanefile', h('h3.mono', f.file), h('p.dim', 'no GPU activity'));
-  const canvas = h('canvas.lanes', { role: 'img', 'aria-label': `${f.lanes.length} GPU streams over ${dur(f.span_us)}` });
+  const rows = layout(f);
+  const ovRows = rows.filter((r) => r.overlap);
+  const canvas = h('canvas.lanes', { role: 'img', 'aria-label': `${f.lanes.length} GPU streams over ${dur(f.span_us)}` +
+    ovRows.map((r) => `; device ${r.overlap.device}: two or more streams busy in ${r.overlap.bins} of ${f.bins} bins`).join('') });
   const tip = h('div.tip', { hidden: true });
   canvas.addEventListener('mousemove', (e) => {
     const r = canvas.getBoundingClientRect();
     const x = e.clientX - r.left, y = e.clientY - r.top;
-    const lane = f.lanes[Math.floor((y - AXIS) / ROW)];
+    const row = rows[Math.floor((y - AXIS) / ROW)];
     const plotW = r.width - LABEL - 4;
     const b = Math.floor(((x - LABEL) / plotW) * f.bins);
-    if (!lane || y < AXIS || b < 0 || b >= f.bins) { tip.hidden = true; return; }
+    if (!row || y < AXIS || b < 0 || b >= f.bins) { tip.hidden = true; return; }
     const t0 = (b / f.bins) * f.span_us, t1 = ((b + 1) / f.bins) * f.span_us;
-    tip.textContent = `device ${lane.device} stream ${lane.stream} · ${dur(t0)}–${dur(t1)} · busy ${pct(lane.busy[b], 0)}`;
+    tip.textContent = row.lane
+      ? `device ${row.lane.device} stream ${row.lane.stream} · ${dur(t0)}–${dur(t1)} · busy ${pct(row.lane.busy[b], 0)}`
+      : `device ${row.overlap.device} · ${dur(t0)}–${dur(t1)} · ${row.overlap.n[b]} streams active` +
+        (row.overlap.sure[b] > 0 ? ` · ≥ 2 busy for at least ${pct(row.overlap.sure[b], 0)} of the bin` : row.overlap.n[b] >= 2 ? ' · may overlap' : '');
     tip.hidden = false;
-    tip.style.left = `${Math.min(x + 12, r.width - 320)}px`;
+    tip.style.left = `${Math.min(x + 12, r.width - 360)}px`;
     tip.style.top = `${y + 14}px`;
   });
   canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
-  const redraw = () => drawLanes(canvas, f);
+  const redraw = () => drawLanes(canvas, f, rows);
   new ResizeObserver(redraw).observe(canvas);
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', redraw);
 
   const mean = (a) => a.reduce((s, v) => s + v, 0) / (a.length || 1);
   return h('div.lanefile', [
-    h('h3', h('span.mono', { title: f.file }, f.file), h('span.dim', ` · span ${dur(f.span_us)} · ${f.bins} bins of ${dur(f.span_us / f.bins)}`)),
+    h('h3', h('span.mono', { title: f.file }, f.file.split(/[\\/]/).pop()), h('span.dim', ` · span ${dur(f.span_us)} · ${f.bins} bins of ${dur(f.span_us / f.bins)}`),
+      ovRows.map((r) => h('span.dim.ovnote', { title: `two or more streams active in ${r.overlap.active} bins; in ${r.overlap.bins} their busy fractions add up past 1, so they certainly overlapped for at least the excess` },
+        ` · device ${r.overlap.device}: streams overlap ≥ ${dur(r.overlap.us)} (${pct(r.overlap.us / f.span_us)} of the span)`))),
     h('div.lanewrap', canvas, tip),
     h('details', [
       h('summary', 'lane numbers'),
@@ -108,5 +185,8 @@ function laneFile(f) {
 
 export function renderLanes(gl) {
   if (!gl?.files?.length) return null;
-  return section('lanes', 'GPU streams', gl.files.map(laneFile));
+  return section('lanes', 'GPU streams',
+    gl.files.some((f) => new Set(f.lanes?.map((l) => l.device)).size < (f.lanes?.length ?? 0)) &&
+      h('p.dim', 'Blue: busy fraction per bin. Overlap row (orange): bins where two or more streams of a device were certainly busy together (busy fractions adding up past 1; darker = more), also shaded behind the lanes; faint: ≥ 2 streams active, possibly overlapping.'),
+    gl.files.map(laneFile));
 }

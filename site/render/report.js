@@ -8,33 +8,37 @@ import { renderKernels } from './kernels.js';
 import { renderTimeline } from './timeline.js';
 import { renderLanes } from './lanes.js';
 import { renderCrash } from './crash.js';
+import { renderOverlap } from './overlap.js';
+import { renderFuse } from './fuse.js';
+import { renderRanks } from './ranks.js';
 import { renderExport } from './export.js';
 
 const NAV = [
   ['summary', 'summary'], ['breakdown', 'categories'], ['kernels', 'kernels'], ['timeline', 'timeline'],
-  ['lanes', 'streams'], ['crash', 'crash'], ['export', 'export'],
+  ['ranks', 'ranks'], ['lanes', 'streams'], ['overlap', 'overlap'], ['fuse', 'fuse'], ['crash', 'crash'], ['export', 'export'],
 ];
 
 /**
  * @param {HTMLElement} root
  * @param {object} result the module's result JSON
- * @param {{stats?: object, saveReport?: () => Blob}} [opts]
+ * @param {{stats?: object, saveReport?: () => Blob, roles?: object, fix?: Function}} [opts]
+ *   roles, fix: page-only hooks for the summary's triage-role toggles and "Fix for Perfetto"
  */
 export function renderReport(root, result, opts = {}) {
   resetColors();
   const a = (n) => artifactJSON(result, n);
+  const bd = a('breakdown.json');
+  const ov = a('overlap_opportunities.json');
   const sections = [
-    renderSummary(result, a('profile_metadata.json'), opts.stats),
-    renderBreakdown(a('breakdown.json')),
+    renderSummary(result, a('profile_metadata.json'), opts.stats, { overlap: ov, roles: opts.roles, fix: opts.fix }),
+    renderBreakdown(bd),
     renderKernels(a('kernel_table.json')),
     renderTimeline(a('gpu_timeline.json')),
+    renderRanks(bd),
     renderLanes(a('gpu_lanes.json')),
-    // FUTURE SECTIONS — slots kept in place so new analyses drop in here, each
-    // rendered from its own artifact once the module writes it:
-    //   overlap opportunities (compute/comm/memcpy that could overlap)
-    //   fuse opportunities (chains of small kernels worth fusing)
-    futureSlot('overlap', 'Overlap opportunities'),
-    futureSlot('fuse', 'Fuse opportunities'),
+    // triage: overlap_opportunities.json and fuse_opportunities.json
+    renderOverlap(ov),
+    renderFuse(a('fuse_opportunities.json')),
     renderCrash(a('crash_diagnosis.json')),
     renderText(result),
     renderExport(result, opts.saveReport ?? null),
@@ -43,11 +47,6 @@ export function renderReport(root, result, opts = {}) {
   const nav = h('nav.toc', { 'aria-label': 'report sections' },
     NAV.filter(([id]) => present.has(id)).map(([id, label]) => h('a', { href: `#${id}` }, label)));
   clear(root).append(nav, ...sections);
-}
-
-function futureSlot(id, title) {
-  // Hidden until an artifact feeds it; present so the layout has its place.
-  return h(`section.card.future#${id}`, { hidden: true, dataset: { future: id }, 'aria-label': title });
 }
 
 function renderText(result) {

@@ -30,6 +30,10 @@ const TRACES = {
   h100: `${SHARED}/traces/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz`,
 };
 const CRASH_LOG = `${SHARED}/crash/s01_rocr_fault_docker_compose_prefix_ollama8851.log`;
+const GPU = `${SHARED}/gpu/traces`;
+const PAIR = [`${GPU}/eager_graph_off.trace.json.gz`, `${GPU}/graph_on.trace.json.gz`]; // H100, graph off + on
+const RANKS = [`${GPU}/tp_rank0.trace.json.gz`, `${GPU}/tp_rank1.trace.json.gz`];
+const OVERLAPPING = `${SHARED}/traces/tracelens/b200/eager_trace.json.gz`; // 74 same-lane overlaps
 const BIG_MB = Number(process.env.GPUTRIAGE_BIG_MB ?? 1024);
 const MEM_PER_KERNEL = Number(process.env.GPUTRIAGE_MEM_PER_KERNEL ?? 512);
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -132,12 +136,21 @@ async function drop(page, files, timeout = 120_000) {
   if (state === 'error') assert.fail(`page error: ${await page.textContent('#error')}`);
 }
 
-/** The CLI's artifacts for one file, named as the page names it (basename). */
-function cliArtifacts(file, cmd = 'breakdown') {
+/** The CLI's artifacts for files of one folder, named as the page names them
+ *  (basenames, in the given order). */
+function cliArtifacts(files, cmd = 'breakdown', extra = []) {
+  files = [].concat(files);
   const out = fs.mkdtempSync(path.join(TMP, 'cli-'));
-  const r = spawnSync(CLI, [cmd, '-q', '-o', out, path.basename(file)], { cwd: path.dirname(file), encoding: 'utf8' });
+  const r = spawnSync(CLI, [cmd, '-q', '-o', out, ...extra, ...files.map((f) => path.basename(f))], { cwd: path.dirname(files[0]), encoding: 'utf8' });
   assert.ok(r.status === 0 || r.status === 1, `gputriage ${cmd} exited ${r.status}: ${r.stderr}`);
   return Object.fromEntries(fs.readdirSync(out).map((n) => [n, fs.readFileSync(path.join(out, n))]));
+}
+
+/** Wait for the report of the next run after `runs` (a re-run from a control). */
+async function nextRun(page, runs, timeout = 120_000) {
+  await page.waitForFunction((n) => window.__gputriage.runs > n && ['done', 'error'].includes(document.body.dataset.state), runs, { timeout });
+  const state = await page.evaluate(() => document.body.dataset.state);
+  if (state === 'error') assert.fail(`page error: ${await page.textContent('#error')}`);
 }
 
 async function download(page, locator) {
@@ -343,6 +356,159 @@ test('served: saved report reopens offline with the same views', async () => {
     note(`saved report ${(fs.statSync(saved).size / 1e3).toFixed(0)} KB`);
   } finally {
     await context.close();
+  }
+});
+
+test('served: triage of a graph-off + graph-on pair equals the CLI\'s triage', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    const t0 = Date.now();
+    await drop(s.page, PAIR);
+    const stats = await s.page.evaluate(() => window.__gputriage.stats);
+    assert.equal(stats.command, 'triage', 'auto picks triage for two traces');
+    const got = await pageArtifacts(s.page);
+    for (const n of ['overlap_opportunities.json', 'fuse_opportunities.json']) assert.ok(n in got, `artifact ${n}`);
+    assertSameArtifacts(got, cliArtifacts(PAIR, 'triage'), 'triage');
+    const ovRows = await s.page.locator('#overlap tbody tr').count();
+    const fuRows = await s.page.locator('#fuse tbody tr').count();
+    assert.ok(ovRows > 0, 'overlap rows');
+    assert.ok(fuRows > 0, 'fuse rows');
+    const ov = JSON.parse(got['overlap_opportunities.json']);
+    const fu = JSON.parse(got['fuse_opportunities.json']);
+    assert.equal(ovRows, ov.rows.length, 'one table row per overlap row');
+    assert.equal(fuRows, fu.rows.length, 'one table row per fuse row');
+    // Long names are whole on hover; the summary figures are there.
+    assert.equal(await s.page.locator('#overlap tbody td.kname').first().getAttribute('title').then((t) => t.split('\n')[0]), ov.rows[0].kernel, 'module order, full name on hover');
+    assert.match(await s.page.locator('#overlap .kpis').textContent(), /mapping coverage/);
+    // Filter and sort like the kernel table.
+    await s.page.locator('#overlap input.filter').fill('decode');
+    const dec = await s.page.locator('#overlap tbody tr').count();
+    assert.equal(dec, ov.rows.filter((r) => r.stage === 'decode').length, 'filter by stage name');
+    await s.page.locator('#overlap input.filter').fill('');
+    await s.page.locator('#fuse th button', { hasText: 'share' }).click();
+    assert.equal(await s.page.locator('#fuse th[aria-sort="descending"]').count(), 1);
+    // The module paired them itself; the role toggles say how.
+    const role = (n) => s.page.locator(`select[aria-label="triage role of ${path.basename(n)}"]`);
+    assert.match(await role(PAIR[1]).locator('option:checked').textContent(), /auto \(formal\)/);
+    assert.match(await role(PAIR[0]).locator('option:checked').textContent(), /auto \(mapping\)/);
+    note(`triage pair: ${Object.keys(got).length} artifacts identical to \`gputriage triage\`, ${ovRows} overlap rows, ${fuRows} fuse rows, ${Date.now() - t0} ms wall`);
+
+    for (const scheme of ['light', 'dark']) {
+      await s.page.emulateMedia({ colorScheme: scheme });
+      await s.page.evaluate(() => window.scrollTo(0, 0));
+      await shot(s.page, `triage-summary-${scheme}`);
+      for (const id of ['overlap', 'fuse', 'lanes']) {
+        await s.page.locator(`#${id}`).evaluate((e) => e.scrollIntoView());
+        await shot(s.page, `triage-${id}-${scheme}`);
+      }
+    }
+    await s.page.emulateMedia({ colorScheme: 'light' });
+
+    // Override: the graph-off trace as the formal one → --formal.
+    const runs = await s.page.evaluate(() => window.__gputriage.runs);
+    await role(PAIR[0]).selectOption('formal');
+    await nextRun(s.page, runs);
+    const got2 = await pageArtifacts(s.page);
+    assert.equal(JSON.parse(got2['overlap_opportunities.json']).summary.formal_file, path.basename(PAIR[0]));
+    // --formal FILE also makes FILE an input, first: the page's order.
+    assertSameArtifacts(got2, cliArtifacts([PAIR[1]], 'triage', ['--formal', path.basename(PAIR[0])]), 'triage --formal');
+    assert.equal(await role(PAIR[0]).inputValue(), 'formal', 'role kept across the re-run');
+    assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests after load');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('served: command choice; triage with a crash log keeps the diagnosis', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [...PAIR, CRASH_LOG]);
+    assert.equal((await s.page.evaluate(() => window.__gputriage.stats)).command, 'triage');
+    assert.ok(await s.page.locator('#overlap tbody tr').count() > 0, 'overlap rows');
+    assert.ok(await s.page.locator('#crash article.finding').count() > 0, 'crash findings');
+    const want = cliArtifacts(CRASH_LOG, 'diagnose');
+    for (const n of Object.keys(want)) {
+      const got = await download(s.page, `#export ul.artifacts a[download="${n}"]`);
+      assert.ok(Buffer.compare(got.bytes, want[n]) === 0, `${n} equals the CLI's`);
+    }
+    // breakdown on demand: no opportunity tables, both traces in one breakdown.
+    const runs = await s.page.evaluate(() => window.__gputriage.runs);
+    await s.page.selectOption('#command', 'breakdown');
+    await nextRun(s.page, runs);
+    assert.equal((await s.page.evaluate(() => window.__gputriage.stats)).command, 'breakdown');
+    assert.equal(await s.page.locator('#overlap').count(), 0, 'no overlap section');
+    assert.ok(await s.page.locator('#crash article.finding').count() > 0, 'crash findings still');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('served: rank files get the per-rank table (tp_rank0 + tp_rank1)', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, RANKS);
+    const stats = await s.page.evaluate(() => window.__gputriage.stats);
+    assert.equal(stats.command, 'auto', 'rank files of one job are not a triage pair');
+    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(RANKS, 'breakdown'), 'ranks');
+    assert.equal(await s.page.locator('#ranks tbody tr').count(), 2, 'one row per rank');
+    assert.match(await s.page.locator('#ranks tr[data-rank="1"]').textContent(), /most waiting/);
+    assert.match(await s.page.locator('#ranks tr[data-rank="0"]').textContent(), /slowest/);
+    assert.match(await s.page.locator('#ranks .headline').textContent(), /^Rank 1 spends the most time inside collectives \(666\.\d+ ms more than rank 0\)/);
+    note(`ranks: ${(stats.rawBytes / 1e6).toFixed(0)} MB raw in ${stats.seconds.toFixed(1)} s; ${await s.page.locator('#ranks .headline').textContent()}`);
+    for (const scheme of ['light', 'dark']) {
+      await s.page.emulateMedia({ colorScheme: scheme });
+      await s.page.locator('#ranks').evaluate((e) => e.scrollIntoView());
+      await shot(s.page, `ranks-${scheme}`);
+      await s.page.locator('#lanes').evaluate((e) => e.scrollIntoView());
+      await shot(s.page, `ranks-lanes-${scheme}`);
+    }
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('served: Fix for Perfetto gives the CLI\'s perfetto-fix bytes', async () => {
+  const out = fs.mkdtempSync(path.join(TMP, 'fix-'));
+  const r = spawnSync(CLI, ['perfetto-fix', '-q', '-o', out, path.basename(OVERLAPPING)], { cwd: path.dirname(OVERLAPPING), encoding: 'utf8' });
+  assert.equal(r.status, 0, `perfetto-fix exited ${r.status}: ${r.stderr}`);
+  const want = fs.readFileSync(path.join(out, 'perfetto_fixed_trace.json'));
+  const wantReport = fs.readFileSync(path.join(out, 'perfetto_fix_report.json'));
+  assert.equal(JSON.parse(wantReport).overlaps, 74, 'the test trace has 74 same-lane overlaps');
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [OVERLAPPING]);
+    const fixOnce = async (gzip) => {
+      await s.page.locator('label.fixopt input').setChecked(gzip);
+      await s.page.locator(`button.fix[data-file="${path.basename(OVERLAPPING)}"]`).click();
+      await s.page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.fix), null, { timeout: 120_000 });
+      assert.equal(await s.page.evaluate(() => document.body.dataset.fix), 'done', await s.page.locator('.fixpanel').textContent());
+      assert.doesNotMatch(await s.page.locator('.fixpanel').textContent(), /\b(false|undefined|null|NaN)\b/, 'no stray values in the fix panel');
+      const d = await download(s.page, '.fixpanel a.fixed');
+      const rep = await download(s.page, '.fixpanel a[download="perfetto_fix_report.json"]');
+      assert.ok(Buffer.compare(rep.bytes, wantReport) === 0, 'perfetto_fix_report.json equals the CLI\'s');
+      return d;
+    };
+    const plain = await fixOnce(false);
+    assert.equal(plain.name, 'perfetto_fixed_trace.json');
+    assert.ok(Buffer.compare(plain.bytes, want) === 0, `fixed trace equals the CLI's (${plain.bytes.length} vs ${want.length} bytes)`);
+    const p = await s.page.evaluate(() => window.__gputriage.progress);
+    assert.equal(p.pass, 2, 'progress went through two passes');
+    const gz = await fixOnce(true);
+    assert.equal(gz.name, 'perfetto_fixed_trace.json.gz');
+    assert.ok(Buffer.compare(zlib.gunzipSync(gz.bytes), want) === 0, 'gunzipped .json.gz equals the CLI\'s');
+    const st = await s.page.evaluate(() => window.__gputriage.fix);
+    note(`perfetto-fix: ${(want.length / 1e6).toFixed(1)} MB identical to the CLI's (plain and gunzipped ${(gz.bytes.length / 1e6).toFixed(1)} MB .gz) in ${st.seconds.toFixed(2)} s, module memory ${(st.memory / 2 ** 20).toFixed(0)} MiB; ${await s.page.locator('.fixpanel p').first().textContent()}`);
+    await s.page.locator('#summary').evaluate((e) => e.scrollIntoView());
+    await shot(s.page, 'perfetto-fix-light');
+    // The analysis report is still there and the next drop still works.
+    assert.ok(await s.page.locator('#kernels tbody tr').count() > 0, 'report kept');
+    assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests after load');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
   }
 });
 

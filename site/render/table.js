@@ -1,0 +1,98 @@
+// A sortable, filterable data table with top-N and Copy (TSV), shared by the
+// kernel table and the opportunity tables. Long names truncate in their cell;
+// the full text is in the title and in what "Copy" puts on the clipboard.
+import { h, clear, copyText } from './dom.js';
+import { int, pct } from './format.js';
+
+/**
+ * @typedef {{key: string, label: string, cls: string, text?: boolean,
+ *   fmt?: (v: any, r: object) => string, get?: (r: object) => any,
+ *   title?: (r: object) => string|null, cell?: (r: object, v: any) => Node|string|Array,
+ *   multiStage?: boolean, optional?: boolean, tsv?: (r: object) => string}} Col
+ * @typedef {{name: string, rows: object[], cols: Col[], sort: string, dir?: number,
+ *   top?: number,   (sort: a column key, or null for the rows' own order) tops?: number[], search: (r: object) => (string|null|undefined)[],
+ *   placeholder?: string, share?: string, shareWhat?: string, tableClass?: string}} Spec
+ */
+
+/** @param {Spec} spec @returns {{toolbar: HTMLElement, wrap: HTMLElement}} */
+export function dataTable(spec) {
+  const rows = spec.rows;
+  const stages = [...new Set(rows.map((r) => r.stage))];
+  const cols = spec.cols.filter((c) => (!c.multiStage || stages.length > 1) &&
+    (!c.optional || rows.some((r) => { const v = c.get ? c.get(r) : r[c.key]; return v != null && v !== false && v !== ''; })));
+  const val = (r, c) => (c.get ? c.get(r) : r[c.key]);
+  const tops = spec.tops ?? [25, 100, 500, 0];
+  const st = { sort: spec.sort, dir: spec.dir ?? -1, q: '', stage: '', top: spec.top ?? tops[0] };
+
+  const q = h('input.filter', { type: 'search', placeholder: spec.placeholder ?? 'filter', title: 'substring match; spaces separate terms that must all match', 'aria-label': `filter ${spec.name}`, spellcheck: false });
+  const stageSel = stages.length < 2 ? null : h('select', { 'aria-label': 'stage' },
+    h('option', { value: '' }, 'all stages'), stages.map((s) => h('option', { value: s }, s)));
+  const topSel = tops.length < 2 ? null : h('select', { 'aria-label': 'rows shown' },
+    tops.map((n) => h('option', { value: n, selected: n === st.top }, n ? `top ${n}` : 'all')));
+  const status = h('span.dim.status', { role: 'status' });
+  const copyBtn = h('button', { type: 'button', title: 'copy the rows shown as TSV' }, 'Copy');
+  const thead = h('thead');
+  const tbody = h('tbody');
+  let shown = [];
+
+  const headers = () => clear(thead).append(h('tr', h('th.num', { scope: 'col' }, '#'), cols.map((c) => {
+    const active = st.sort === c.key;
+    return h(`th.${c.cls.split(' ').join('.')}`, { scope: 'col', 'aria-sort': active ? (st.dir < 0 ? 'descending' : 'ascending') : 'none' },
+      h('button.sort', { type: 'button', onclick: () => sortBy(c) }, c.label, active ? (st.dir < 0 ? ' ▾' : ' ▴') : ''));
+  })));
+
+  const sortBy = (c) => {
+    if (st.sort === c.key) st.dir = -st.dir;
+    else { st.sort = c.key; st.dir = c.text ? 1 : -1; }
+    update();
+  };
+
+  const update = () => {
+    const terms = st.q.toLowerCase().split(/\s+/).filter(Boolean);
+    // No sort column: the artifact's own order (the CLI's table order).
+    const col = st.sort == null ? null : cols.find((c) => c.key === st.sort) ?? cols[0];
+    let list = rows.filter((r) => (!st.stage || r.stage === st.stage) && terms.every((t) =>
+      spec.search(r).some((v) => v && String(v).toLowerCase().includes(t))));
+    if (col) list = list.map((r) => [val(r, col), r]).sort((a, b) => {
+      const x = a[0], y = b[0];
+      if (x == null || y == null) return x == null ? (y == null ? 0 : 1) : -1;
+      return (typeof x === 'string' ? x.localeCompare(y) : x - y) * st.dir;
+    }).map((p) => p[1]);
+    shown = st.top ? list.slice(0, st.top) : list;
+    let s = `${int(shown.length)} of ${int(list.length)} rows` +
+      (list.length !== rows.length ? ` (filtered from ${int(rows.length)})` : '');
+    if (spec.share) {
+      const sum = (l) => l.reduce((n, r) => n + (r[spec.share] ?? 0), 0);
+      s += ` · shown ${pct(sum(shown))} of ${spec.shareWhat ?? 'GPU time'}${terms.length || st.stage ? ` · matches ${pct(sum(list))}` : ''}`;
+    }
+    status.textContent = s;
+    headers();
+    clear(tbody).append(...shown.map((r, i) => h('tr', h('td.num.dim', i + 1), cols.map((c) => {
+      const v = val(r, c);
+      const title = c.title ? c.title(r) : c.text && v ? String(v) : null;
+      const cls = c.cls.split(' ').join('.');
+      if (c.cell) return h(`td.${cls}`, { title }, c.cell(r, v));
+      return h(`td.${cls}`, { title }, v == null ? '' : c.fmt ? c.fmt(v, r) : String(v));
+    }))));
+  };
+
+  q.addEventListener('input', () => { st.q = q.value; update(); });
+  stageSel?.addEventListener('change', () => { st.stage = stageSel.value; update(); });
+  topSel?.addEventListener('change', () => { st.top = Number(topSel.value); update(); });
+  copyBtn.addEventListener('click', async () => {
+    const lines = [cols.map((c) => c.label).join('\t'),
+      ...shown.map((r) => cols.map((c) => {
+        const v = c.tsv ? c.tsv(r) : val(r, c);
+        return v == null ? '' : String(v).replace(/[\t\n]/g, ' ');
+      }).join('\t'))];
+    const ok = await copyText(`${lines.join('\n')}\n`);
+    copyBtn.textContent = ok ? `Copied ${shown.length}` : 'Copy failed';
+    setTimeout(() => { copyBtn.textContent = 'Copy'; }, 1500);
+  });
+  update();
+
+  return {
+    toolbar: h('div.toolbar', q, stageSel, topSel, copyBtn, status),
+    wrap: h('div.tablewrap', h(`table.dtable${spec.tableClass ? `.${spec.tableClass}` : ''}`, thead, tbody)),
+  };
+}
