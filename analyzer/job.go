@@ -16,6 +16,7 @@ import (
 
 	"github.com/gputriage/gputriage/analyzer/arch"
 	"github.com/gputriage/gputriage/analyzer/breakdown"
+	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/crash"
 	"github.com/gputriage/gputriage/analyzer/kernels"
 	"github.com/gputriage/gputriage/analyzer/report"
@@ -88,7 +89,7 @@ func (o *Options) normalize() error {
 	}
 	o.Stage = strings.ToLower(strings.TrimSpace(o.Stage))
 	if o.Stage == "extend" {
-		o.Stage = breakdown.StagePrefill
+		o.Stage = callsite.StagePrefill
 	}
 	return nil
 }

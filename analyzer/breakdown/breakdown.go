@@ -4,9 +4,12 @@
 package breakdown
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/callsite"
 
 	"github.com/gputriage/gputriage/analyzer/kernels"
 	"github.com/gputriage/gputriage/analyzer/trace"
@@ -63,11 +66,6 @@ type Result struct {
 	CPUOpCoverage, PythonCoverage float64
 	HasPython                     bool
 	GraphLaunches, GraphKernels   int64
-}
-
-type tkey struct {
-	file  uint16
-	track uint32
 }
 
 type attribution struct {
@@ -159,7 +157,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 			withPy += o.Dur
 		}
 	}
-	res.GraphLaunches = a.graphLaunches
+	res.GraphLaunches = a.GraphLaunches
 	if total > 0 {
 		res.CPUOpCoverage = float64(withOp) / float64(total)
 		res.PythonCoverage = float64(withPy) / float64(total)
@@ -177,7 +175,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		res.Stages = append(res.Stages, sa.Stage)
 	}
 	slices.SortFunc(res.Stages, func(x, y Stage) int {
-		if d := stageRank(x.Stage) - stageRank(y.Stage); d != 0 {
+		if d := callsite.Rank(x.Stage) - callsite.Rank(y.Stage); d != 0 {
 			return d
 		}
 		return strings.Compare(x.Stage, y.Stage)
@@ -201,14 +199,14 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		res.Rows = append(res.Rows, r.Row)
 	}
 	slices.SortFunc(res.Rows, func(x, y Row) int {
-		if d := stageRank(x.Stage) - stageRank(y.Stage); d != 0 {
+		if d := callsite.Rank(x.Stage) - callsite.Rank(y.Stage); d != 0 {
 			return d
 		}
 		if x.Stage != y.Stage {
 			return strings.Compare(x.Stage, y.Stage)
 		}
 		if x.GPUTime != y.GPUTime {
-			return cmp64(y.GPUTime, x.GPUTime)
+			return cmp.Compare(y.GPUTime, x.GPUTime)
 		}
 		return strings.Compare(x.Kernel, y.Kernel)
 	})
@@ -242,7 +240,7 @@ func shares(m map[string]int64, total int64) []Share {
 	}
 	slices.SortFunc(out, func(x, y Share) int {
 		if x.GPUTime != y.GPUTime {
-			return cmp64(y.GPUTime, x.GPUTime)
+			return cmp.Compare(y.GPUTime, x.GPUTime)
 		}
 		return strings.Compare(x.Name, y.Name)
 	})
@@ -252,99 +250,31 @@ func shares(m map[string]int64, total int64) []Share {
 // attributor joins GPU ops to their launches, CPU ops, Python frames and
 // stage annotations (trace-format.md §5).
 type attributor struct {
-	st            *trace.Store
-	launch        idIndex // correlation → runtime/driver call
-	byExt         idIndex // External id → cpu_op / user_annotation
-	cpu           map[tkey]*nest
-	py            map[tkey]*nest
-	annot         map[tkey]*nest
-	graphName     map[uint32]bool
-	graphLaunches int64
-	stageSource   map[string]string
-	pyLoc         map[uint32]uint32 // frame name id → short location name id
+	*callsite.Joins
+	st          *trace.Store
+	stageSource map[string]string
+	pyLoc       map[uint32]uint32 // frame name id → short location name id
 }
 
 func newAttributor(st *trace.Store) *attributor {
-	a := &attributor{st: st,
-		graphName: map[uint32]bool{}, stageSource: map[string]string{}, pyLoc: map[uint32]uint32{}}
-	cpuIdx := map[tkey][]int32{}
-	for i := range st.CPU {
-		s := &st.CPU[i]
-		switch s.Kind {
-		case trace.KindRuntime, trace.KindDriver:
-			if s.Corr != trace.None {
-				a.launch.add(s.File, s.Corr, int32(i))
-			}
-			if isGraphLaunch(st.Name(s.Name)) {
-				a.graphName[s.Name] = true
-				a.graphLaunches++
-			}
-		case trace.KindCPUOp, trace.KindUserAnnotation:
-			if s.Ext != trace.None {
-				a.byExt.add(s.File, s.Ext, int32(i))
-			}
-			tk := tkey{s.File, s.Track}
-			cpuIdx[tk] = append(cpuIdx[tk], int32(i))
-		}
-	}
-	a.launch.seal(nil)
-	// A cpu_op beats a user_annotation carrying the same External id.
-	a.byExt.seal(func(old, new int32) bool {
-		return st.CPU[old].Kind != trace.KindCPUOp && st.CPU[new].Kind == trace.KindCPUOp
-	})
-	a.cpu = nests(st.CPU, cpuIdx)
-	pyIdx := map[tkey][]int32{}
-	for i := range st.Python {
-		tk := tkey{st.Python[i].File, st.Python[i].Track}
-		pyIdx[tk] = append(pyIdx[tk], int32(i))
-	}
-	a.py = nests(st.Python, pyIdx)
-	anIdx := map[tkey][]int32{}
-	for i := range st.Annot {
-		tk := tkey{st.Annot[i].File, st.Annot[i].Track}
-		anIdx[tk] = append(anIdx[tk], int32(i))
-	}
-	a.annot = nests(st.Annot, anIdx)
-	return a
-}
-
-func nests(spans []trace.Span, idx map[tkey][]int32) map[tkey]*nest {
-	out := make(map[tkey]*nest, len(idx))
-	for k, v := range idx {
-		out[k] = buildNest(spans, v)
-	}
-	return out
-}
-
-func isGraphLaunch(name string) bool {
-	return strings.HasPrefix(name, "hipGraphLaunch") || strings.HasPrefix(name, "cudaGraphLaunch")
+	return &attributor{Joins: callsite.NewJoins(st), st: st, stageSource: map[string]string{}, pyLoc: map[uint32]uint32{}}
 }
 
 func (a *attributor) attribute(o *trace.GPUOp) attribution {
 	st := a.st
 	var at attribution
 	var l *trace.Span
-	if o.Corr != trace.None {
-		if j, ok := a.launch.get(o.File, o.Corr); ok {
-			l = &st.CPU[j]
-		}
+	if j := a.Launch(o.File, o.Corr); j >= 0 {
+		l = &st.CPU[j]
 	}
-	at.graph = l != nil && a.graphName[l.Name]
+	at.graph = l != nil && a.IsGraphLaunch(l)
 	op := int32(-1)
-	switch {
-	case o.Ext != trace.None && !at.graph:
-		if j, ok := a.byExt.get(o.File, o.Ext); ok {
-			op = j
-		}
+	if !at.graph {
+		op = a.ByExt(o.File, o.Ext)
 	}
 	if op < 0 && l != nil && !at.graph {
-		if l.Ext != trace.None {
-			if j, ok := a.byExt.get(o.File, l.Ext); ok {
-				op = j
-			}
-		}
-		if op < 0 {
-			op = a.enclosing(l.File, l.Track, l.TS, trace.KindCPUOp)
+		if op = a.ByExt(o.File, l.Ext); op < 0 {
+			op = a.Enclosing(callsite.Thread{File: l.File, Track: l.Track}, l.TS, trace.KindCPUOp)
 		}
 	}
 	switch {
@@ -355,7 +285,8 @@ func (a *attributor) attribute(o *trace.GPUOp) attribution {
 	case l != nil:
 		at.cpuOp = l.Name
 	}
-	// Python frames active at the launch (or the op's midpoint).
+	// The call site among the Python frames active at the launch (or the
+	// op's midpoint), chosen as the overlap analysis does.
 	switch {
 	case l != nil:
 		at.python = a.python(l.File, l.Track, l.TS)
@@ -366,40 +297,31 @@ func (a *attributor) attribute(o *trace.GPUOp) attribution {
 	return at
 }
 
-// enclosing returns the innermost CPU span of kind k on a thread containing t.
-func (a *attributor) enclosing(file uint16, track uint32, t int64, k trace.Kind) int32 {
-	n := a.cpu[tkey{file, track}]
-	for p := n.at(a.st.CPU, t); p >= 0; p = n.parent[p] {
-		if s := &a.st.CPU[n.pos[p]]; s.Kind == k && s.End() >= t {
-			return n.pos[p]
-		}
-	}
-	return -1
-}
-
 func (a *attributor) python(file uint16, track uint32, t int64) uint32 {
-	n := a.py[tkey{file, track}]
-	for p := n.at(a.st.Python, t); p >= 0; p = n.parent[p] {
-		f := &a.st.Python[n.pos[p]]
+	n := a.Python[callsite.Thread{File: file, Track: track}]
+	var best uint32
+	bestScore, depth := -1<<31, 0
+	for p := n.At(a.st.Python, t); p >= 0; p = n.Parent[p] {
+		f := &a.st.Python[n.Pos[p]]
 		if f.End() < t {
 			continue
 		}
-		if loc, ok := a.pyLoc[f.Name]; ok {
-			if loc != 0 {
-				return loc
+		loc, ok := a.pyLoc[f.Name]
+		if !ok {
+			if name := a.st.Name(f.Name); callsite.Meaningful(name) {
+				loc = a.st.Intern(callsite.Short(name))
 			}
+			a.pyLoc[f.Name] = loc
+		}
+		if loc == 0 {
 			continue
 		}
-		name := a.st.Name(f.Name)
-		if !meaningfulFrame(name) {
-			a.pyLoc[f.Name] = 0
-			continue
+		if s := callsite.Score(a.st.Name(loc), depth); s > bestScore {
+			best, bestScore = loc, s
 		}
-		loc := a.st.Intern(shortLocation(name))
-		a.pyLoc[f.Name] = loc
-		return loc
+		depth++
 	}
-	return 0
+	return best
 }
 
 // stages assigns a stage to every GPU op: the innermost stage-naming GPU
@@ -424,7 +346,7 @@ func (a *attributor) stages() ([]uint8, []string) {
 	stageOf := func(id uint32) string {
 		s, ok := memo[id]
 		if !ok {
-			s = stageOfAnnotation(st.Name(id))
+			s = callsite.OfAnnotation(st.Name(id))
 			memo[id] = s
 		}
 		return s
@@ -434,20 +356,20 @@ func (a *attributor) stages() ([]uint8, []string) {
 		if !o.Kind.IsGPUWork() {
 			continue
 		}
-		if n := a.annot[tkey{o.File, o.Track}]; n != nil {
-			for p := n.at(st.Annot, o.TS); p >= 0; p = n.parent[p] {
-				if s := stageOf(st.Annot[n.pos[p]].Name); s != "" && st.Annot[n.pos[p]].End() >= o.TS {
+		if n := a.Annot[callsite.Thread{File: o.File, Track: o.Track}]; n != nil {
+			for p := n.At(st.Annot, o.TS); p >= 0; p = n.Parent[p] {
+				if s := stageOf(st.Annot[n.Pos[p]].Name); s != "" && st.Annot[n.Pos[p]].End() >= o.TS {
 					out[i] = id(s)
 					break
 				}
 			}
 		}
 		if out[i] == 0 && o.Corr != trace.None {
-			if j, ok := a.launch.get(o.File, o.Corr); ok {
+			if j := a.Launch(o.File, o.Corr); j >= 0 {
 				l := &st.CPU[j]
-				n := a.cpu[tkey{l.File, l.Track}]
-				for p := n.at(st.CPU, l.TS); p >= 0; p = n.parent[p] {
-					c := &st.CPU[n.pos[p]]
+				n := a.CPU[callsite.Thread{File: l.File, Track: l.Track}]
+				for p := n.At(st.CPU, l.TS); p >= 0; p = n.Parent[p] {
+					c := &st.CPU[n.Pos[p]]
 					if c.Kind == trace.KindUserAnnotation && c.End() >= l.TS {
 						if s := stageOf(c.Name); s != "" {
 							out[i] = id(s)
@@ -465,7 +387,7 @@ func (a *attributor) stages() ([]uint8, []string) {
 	fileStage := make([]string, len(st.Files))
 	for i := range st.Files {
 		name := st.Files[i].Name
-		fileStage[i] = stageOfPath(path.Base(path.Dir(name)) + "/" + path.Base(name))
+		fileStage[i] = callsite.OfPath(path.Base(path.Dir(name)) + "/" + path.Base(name))
 	}
 	for i := range st.GPU {
 		o := &st.GPU[i]
@@ -479,11 +401,11 @@ func (a *attributor) stages() ([]uint8, []string) {
 				a.stageSource[fileStage[o.File]] = "file name"
 			}
 		case annotated[o.File]:
-			out[i] = id(StageOther)
-			a.stageSource[StageOther] = "outside stage annotations"
+			out[i] = id(callsite.StageOther)
+			a.stageSource[callsite.StageOther] = "outside stage annotations"
 		default:
-			out[i] = id(StageAll)
-			a.stageSource[StageAll] = "none"
+			out[i] = id(callsite.StageAll)
+			a.stageSource[callsite.StageAll] = "none"
 		}
 	}
 	return out, names

@@ -15,6 +15,7 @@ package diff
 
 import (
 	"cmp"
+	"github.com/gputriage/gputriage/analyzer/callsite"
 	"slices"
 	"strconv"
 	"strings"
@@ -385,20 +386,6 @@ func keys(a, b map[string]*acc) []string {
 	return out
 }
 
-func stageRank(s string) int {
-	switch s {
-	case breakdown.StagePrefill:
-		return 0
-	case breakdown.StageDecode:
-		return 1
-	case breakdown.StageMixed:
-		return 2
-	case breakdown.StageAll:
-		return 3
-	}
-	return 4
-}
-
 func stageKeys(a, b map[string]breakdown.Stage) []string {
 	var out []string
 	for k := range a {
@@ -410,7 +397,7 @@ func stageKeys(a, b map[string]breakdown.Stage) []string {
 		}
 	}
 	slices.SortFunc(out, func(x, y string) int {
-		if c := stageRank(x) - stageRank(y); c != 0 {
+		if c := callsite.Rank(x) - callsite.Rank(y); c != 0 {
 			return c
 		}
 		return strings.Compare(x, y)

@@ -26,6 +26,7 @@ package fuse
 
 import (
 	"cmp"
+	"github.com/gputriage/gputriage/analyzer/callsite"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,7 +166,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		stages = append(stages, s)
 	}
 	slices.SortFunc(stages, func(x, y string) int {
-		if c := stageRank(x) - stageRank(y); c != 0 {
+		if c := callsite.Rank(x) - callsite.Rank(y); c != 0 {
 			return c
 		}
 		return strings.Compare(x, y)
@@ -177,20 +178,6 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		}
 	}
 	return res
-}
-
-func stageRank(s string) int {
-	switch s {
-	case "prefill":
-		return 0
-	case "decode":
-		return 1
-	case "mixed":
-		return 2
-	case "all":
-		return 3
-	}
-	return 4
 }
 
 func heaviest(st *trace.Store) (uint16, int32, bool) {

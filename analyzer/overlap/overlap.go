@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/gputriage/gputriage/analyzer/callsite"
+
 	"github.com/gputriage/gputriage/analyzer/kernels"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
@@ -265,9 +267,9 @@ func analyze(formal, mapping *trace.Store, opt Options) (*Result, *analyzer) {
 	for k := range a.ops {
 		s := stageOf[k]
 		if s == "" {
-			s = stageAll
+			s = callsite.StageAll
 			if staged {
-				s = stageOther
+				s = callsite.StageOther
 			}
 		}
 		a.ops[k].stage = a.stageID(s)

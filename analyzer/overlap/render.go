@@ -1,43 +1,23 @@
 package overlap
 
 import (
-	"bytes"
-	"encoding/json"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 )
 
-// us is a duration in ns written as µs with exactly three decimals.
-type us int64
+// Units as every artifact writes them (analyzer/internal/units).
+type (
+	us    = units.US
+	ratio = units.Ratio
+)
 
-func (u us) MarshalJSON() ([]byte, error) { return []byte(u.String()), nil }
+func cell(s string) string         { return units.Cell(s) }
+func short(s string, n int) string { return units.Short(s, n) }
 
-func (u us) String() string {
-	n := int64(u)
-	sign := ""
-	if n < 0 {
-		sign, n = "-", -n
-	}
-	f := strconv.FormatInt(n%1000, 10)
-	return sign + strconv.FormatInt(n/1000, 10) + "." + strings.Repeat("0", 3-len(f)) + f
-}
-
-// ratio is a share in [0,1] written with 6 decimals.
-type ratio float64
-
-func (r ratio) MarshalJSON() ([]byte, error) {
-	x := float64(r)
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		x = 0
-	}
-	return []byte(strconv.FormatFloat(math.Round(x*1e6)/1e6, 'f', -1, 64)), nil
-}
-
-func pct(r ratio) string {
-	return strconv.FormatFloat(math.Round(float64(r)*1000)/10, 'f', 1, 64) + " %"
-}
+func pct(r ratio) string { return units.Pct(float64(r)) }
 
 // Result is the overlap analysis of one formal (and mapping) trace.
 type Result struct {
@@ -162,19 +142,7 @@ func (r *Result) JSON() []byte {
 	if v.Rows == nil {
 		v.Rows = []Row{}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return []byte(`{"error":"encoding failed"}` + "\n")
-	}
-	return buf.Bytes()
-}
-
-func cell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", " ")
+	return units.JSON(v)
 }
 
 // Markdown returns the Overlap Opportunity Table, the formal summary and

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/callsite"
 )
 
 type rowAcc struct {
@@ -136,7 +138,7 @@ func (a *analyzer) rows(res *Result) {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(x, y int) int {
-		if d := stageRank(a.stages[x]) - stageRank(a.stages[y]); d != 0 {
+		if d := callsite.Rank(a.stages[x]) - callsite.Rank(a.stages[y]); d != 0 {
 			return d
 		}
 		return strings.Compare(a.stages[x], a.stages[y])
@@ -438,14 +440,6 @@ func suggestion(verdict string, b bucket, x *rowAcc, overlapWith string) string 
 		return "Mostly hidden already: change it only together with fusion or scheduling."
 	}
 	return ""
-}
-
-func short(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // kernelMap lists every canonical kernel of the analysed GPU with its

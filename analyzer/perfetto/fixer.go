@@ -1,6 +1,7 @@
 package perfetto
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"slices"
@@ -188,11 +189,11 @@ func (f *Fixer) Plan() *Stats {
 			x, y := &s[a], &s[b]
 			switch {
 			case x.ts != y.ts:
-				return cmp64(x.ts, y.ts)
+				return cmp.Compare(x.ts, y.ts)
 			case x.end != y.end:
-				return cmp64(y.end, x.end)
+				return cmp.Compare(y.end, x.end)
 			}
-			return cmp64(x.idx, y.idx)
+			return cmp.Compare(x.idx, y.idx)
 		})
 		prev := int32(-1)
 		for _, i := range idx {
@@ -282,7 +283,7 @@ func (f *Fixer) Plan() *Stats {
 			}
 		}
 	}
-	slices.SortFunc(f.moves, func(a, b move) int { return cmp64(a.idx, b.idx) })
+	slices.SortFunc(f.moves, func(a, b move) int { return cmp.Compare(a.idx, b.idx) })
 	f.slices, f.flows = nil, nil
 	return st
 }
@@ -327,16 +328,6 @@ func threadName(pid []byte, tid int64, name string) []byte {
 	b = append(b, `,"args":{"name":"`...)
 	b = append(b, name...)
 	return append(b, `"}}`...)
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Output starts pass 2: feed the same bytes again to the returned writer;

@@ -1,10 +1,6 @@
 package report
 
 import (
-	"bytes"
-
-	json "github.com/goccy/go-json"
-
 	"github.com/gputriage/gputriage/analyzer/arch"
 	"github.com/gputriage/gputriage/analyzer/breakdown"
 	"github.com/gputriage/gputriage/analyzer/timeline"
@@ -61,26 +57,6 @@ func (a *Analysis) Partial() bool {
 		}
 	}
 	return false
-}
-
-// encode writes v as indented JSON with a trailing newline, HTML-unescaped
-// (kernel names keep their < > &).
-func encode(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		// Only our own types are encoded; a failure is a programming error
-		// that must still leave a readable artifact.
-		return []byte(`{"error":` + quote(err.Error()) + "}\n")
-	}
-	return buf.Bytes()
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // KernelTable writes kernel_table.json.

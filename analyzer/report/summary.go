@@ -3,7 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 
 	"github.com/gputriage/gputriage/analyzer/breakdown"
 )
@@ -156,14 +157,7 @@ func takeaways(s breakdown.Stage, bd *breakdown.Result) []string {
 
 func mb(n int64) string { return fmt.Sprintf("%.1f", float64(n)/1e6) }
 
-// short cuts s to n runes with an ellipsis.
-func short(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
+func short(s string, n int) string { return units.Short(s, n) }
 
 // mdCode makes s safe inside a Markdown table cell in backticks.
 func mdCode(s string) string {

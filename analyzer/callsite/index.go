@@ -1,6 +1,9 @@
-package breakdown
+package callsite
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // idIndex maps (file, id) → record index with one sorted slice: 16 bytes per
 // entry instead of a map's ~50, which matters at millions of launches.
@@ -23,7 +26,7 @@ func (x *idIndex) seal(prefer func(old, new int32) bool) {
 		if a.file != b.file {
 			return int(a.file) - int(b.file)
 		}
-		return cmp64(a.id, b.id)
+		return cmp.Compare(a.id, b.id)
 	})
 	out := x.e[:0]
 	for _, v := range x.e {
@@ -43,7 +46,7 @@ func (x *idIndex) get(file uint16, id int64) (int32, bool) {
 		if a.file != b.file {
 			return int(a.file) - int(b.file)
 		}
-		return cmp64(a.id, b.id)
+		return cmp.Compare(a.id, b.id)
 	})
 	if !ok {
 		return -1, false

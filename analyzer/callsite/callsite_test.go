@@ -1,4 +1,4 @@
-package breakdown
+package callsite
 
 import (
 	"testing"
@@ -18,8 +18,8 @@ func TestStageOfAnnotation(t *testing.T) {
 		"execute_15360_context_15(sq15360sk15360sqsq15728640sqsk15728640)_generation_0(sq0sk0sqsq0sqsk0)": StagePrefill,
 		"execute_40_context_8(a)_generation_32(b)":                                                        StageMixed,
 	} {
-		if got := stageOfAnnotation(in); got != want {
-			t.Errorf("stageOfAnnotation(%q) = %q, want %q", in, got, want)
+		if got := OfAnnotation(in); got != want {
+			t.Errorf("OfAnnotation(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -32,8 +32,8 @@ func TestStageOfPath(t *testing.T) {
 		"sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz": "",
 		"runs/x.json.gz":                                             "",
 	} {
-		if got := stageOfPath(in); got != want {
-			t.Errorf("stageOfPath(%q) = %q, want %q", in, got, want)
+		if got := OfPath(in); got != want {
+			t.Errorf("OfPath(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -48,8 +48,8 @@ func TestPythonFrames(t *testing.T) {
 		"<built-in method mm of type object at 0x7f>":                                      false,
 		"train_ddp.py(82): train_step":                                                     true,
 	} {
-		if got := meaningfulFrame(in); got != want {
-			t.Errorf("meaningfulFrame(%q) = %v", in, got)
+		if got := Meaningful(in); got != want {
+			t.Errorf("Meaningful(%q) = %v", in, got)
 		}
 	}
 	for in, want := range map[string]string{
@@ -57,8 +57,8 @@ func TestPythonFrames(t *testing.T) {
 		"/home/u/proj/models/resnet.py(89): forward":                        "models/resnet.py(89): forward",
 		"train.py(1): main": "train.py(1): main",
 	} {
-		if got := shortLocation(in); got != want {
-			t.Errorf("shortLocation(%q) = %q, want %q", in, got, want)
+		if got := Short(in); got != want {
+			t.Errorf("Short(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -73,33 +73,15 @@ func TestNest(t *testing.T) {
 		{TS: 40, Dur: 5},   // 3: grandchild 40–45
 		{TS: 200, Dur: 10}, // 4: separate
 	}
-	n := buildNest(spans, []int32{4, 3, 2, 1, 0})
+	n := NewNest(spans, []int32{4, 3, 2, 1, 0})
 	for tcase, want := range map[int64]int32{5: 0, 15: 1, 25: 0, 42: 3, 50: 2, 99: 0, 150: -1, 205: 4, -1: -1} {
-		p := n.at(spans, tcase)
+		p := n.At(spans, tcase)
 		got := int32(-1)
 		if p >= 0 {
-			got = n.pos[p]
+			got = n.Pos[p]
 		}
 		if got != want {
 			t.Errorf("at(%d) = span %d, want %d", tcase, got, want)
-		}
-	}
-}
-
-func TestIDIndex(t *testing.T) {
-	var x idIndex
-	x.add(0, 7, 1)
-	x.add(1, 7, 2)
-	x.add(0, 3, 3)
-	x.add(0, 7, 4) // duplicate: the first wins unless preferred
-	x.seal(func(old, new int32) bool { return new == 4 })
-	for _, c := range []struct {
-		file uint16
-		id   int64
-		want int32
-	}{{0, 7, 4}, {1, 7, 2}, {0, 3, 3}, {1, 3, -1}} {
-		if got, _ := x.get(c.file, c.id); got != c.want {
-			t.Errorf("get(%d,%d) = %d, want %d", c.file, c.id, got, c.want)
 		}
 	}
 }

@@ -1,33 +1,34 @@
-package breakdown
+package callsite
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
-// nest indexes the intervals of one thread so that "innermost interval
+// Nest indexes the intervals of one thread so that "innermost interval
 // containing t" costs a binary search plus a walk up the nesting. Kineto's
 // CPU intervals on a thread nest properly; a crossing one is treated as a
 // child of the interval open when it started.
-type nest struct {
-	pos    []int32 // indices into the span slice, by start asc, end desc
-	parent []int32 // position of the enclosing interval in pos, or -1
+type Nest struct {
+	Pos    []int32 // indices into the span slice, by start asc, end desc
+	Parent []int32 // position of the enclosing interval in pos, or -1
 	start  []int64
 }
 
-func buildNest(spans []trace.Span, idx []int32) *nest {
+func NewNest(spans []trace.Span, idx []int32) *Nest {
 	slices.SortFunc(idx, func(a, b int32) int {
 		x, y := &spans[a], &spans[b]
 		switch {
 		case x.TS != y.TS:
-			return cmp64(x.TS, y.TS)
+			return cmp.Compare(x.TS, y.TS)
 		case x.End() != y.End():
-			return cmp64(y.End(), x.End())
+			return cmp.Compare(y.End(), x.End())
 		}
 		return int(a - b)
 	})
-	n := &nest{pos: idx, parent: make([]int32, len(idx)), start: make([]int64, len(idx))}
+	n := &Nest{Pos: idx, Parent: make([]int32, len(idx)), start: make([]int64, len(idx))}
 	var stack []int32
 	for p, i := range idx {
 		s := &spans[i]
@@ -35,18 +36,18 @@ func buildNest(spans []trace.Span, idx []int32) *nest {
 		for len(stack) > 0 && spans[idx[stack[len(stack)-1]]].End() <= s.TS && spans[idx[stack[len(stack)-1]]].Dur > 0 {
 			stack = stack[:len(stack)-1]
 		}
-		n.parent[p] = -1
+		n.Parent[p] = -1
 		if len(stack) > 0 {
-			n.parent[p] = stack[len(stack)-1]
+			n.Parent[p] = stack[len(stack)-1]
 		}
 		stack = append(stack, int32(p))
 	}
 	return n
 }
 
-// at returns the position (in n.pos) of the innermost interval containing t,
+// at returns the position (in n.Pos) of the innermost interval containing t,
 // or -1.
-func (n *nest) at(spans []trace.Span, t int64) int32 {
+func (n *Nest) At(spans []trace.Span, t int64) int32 {
 	if n == nil {
 		return -1
 	}
@@ -59,18 +60,8 @@ func (n *nest) at(spans []trace.Span, t int64) int32 {
 		p--
 	}
 	j := int32(p)
-	for j >= 0 && spans[n.pos[j]].End() < t {
-		j = n.parent[j]
+	for j >= 0 && spans[n.Pos[j]].End() < t {
+		j = n.Parent[j]
 	}
 	return j
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

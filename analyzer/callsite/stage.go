@@ -1,4 +1,4 @@
-package breakdown
+package callsite
 
 import (
 	"regexp"
@@ -15,8 +15,8 @@ const (
 	StageOther   = "unstaged"
 )
 
-// stageRank orders stages in tables.
-func stageRank(s string) int {
+// Rank orders stages in tables.
+func Rank(s string) int {
 	switch s {
 	case StagePrefill:
 		return 0
@@ -33,8 +33,8 @@ func stageRank(s string) int {
 // vLLM names its step ranges execute_<n>_context_<c>(…)_generation_<g>(…).
 var vllmStep = regexp.MustCompile(`context_(\d+)\(.*_generation_(\d+)\(`)
 
-// stageOfAnnotation returns the stage an annotation name announces, or "".
-func stageOfAnnotation(name string) string {
+// OfAnnotation returns the stage an annotation name announces, or "".
+func OfAnnotation(name string) string {
 	l := strings.ToLower(name)
 	if strings.Contains(l, "profilerstep") {
 		return ""
@@ -61,11 +61,11 @@ func stageOfAnnotation(name string) string {
 	return ""
 }
 
-// stageOfPath reads the stage from file or directory names the way the SGLang
+// OfPath reads the stage from file or directory names the way the SGLang
 // profiler writes them (…-TP-0-EXTEND.trace.json.gz, …-DECODE…, a
 // decode/ or prefill/ folder): only whole tokens count, so
 // "prefilldecode" says nothing.
-func stageOfPath(path string) string {
+func OfPath(path string) string {
 	parts := strings.FieldsFunc(strings.ToLower(path), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	})

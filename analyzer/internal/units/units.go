@@ -1,0 +1,87 @@
+// Package units writes numbers the way every gputriage artifact does, so
+// that the same input gives the same bytes from every analysis and host:
+// durations as microseconds with exactly three decimals (computed in integer
+// nanoseconds, never through float64), shares with six decimals, JSON
+// indented and not HTML-escaped (kernel names keep their < > &).
+package units
+
+import (
+	"bytes"
+	json "github.com/goccy/go-json"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// US is a duration in nanoseconds written as microseconds with three decimals.
+type US int64
+
+// MarshalJSON writes the exact decimal value.
+func (u US) MarshalJSON() ([]byte, error) { return []byte(u.String()), nil }
+
+func (u US) String() string {
+	n := int64(u)
+	sign := ""
+	if n < 0 {
+		sign, n = "-", -n
+	}
+	f := strconv.FormatInt(n%1000, 10)
+	return sign + strconv.FormatInt(n/1000, 10) + "." + strings.Repeat("0", 3-len(f)) + f
+}
+
+// Signed is String with an explicit + for positive values (deltas).
+func (u US) Signed() string {
+	if u > 0 {
+		return "+" + u.String()
+	}
+	return u.String()
+}
+
+// Ratio is a share in [0,1] written with 6 decimals.
+type Ratio float64
+
+// MarshalJSON writes the value rounded to 6 decimals (NaN and ±Inf as 0).
+func (r Ratio) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.FormatFloat(Round(float64(r), 6), 'f', -1, 64)), nil
+}
+
+// Round rounds x to d decimals; NaN and ±Inf become 0.
+func Round(x float64, d int) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	p := math.Pow10(d)
+	return math.Round(x*p) / p
+}
+
+// Pct formats a share as a percentage with one decimal ("12.3 %").
+func Pct(x float64) string { return strconv.FormatFloat(Round(x*100, 1), 'f', 1, 64) + " %" }
+
+// JSON encodes v indented, HTML-unescaped, with a trailing newline.
+func JSON(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		// Only our own types are encoded; a failure is a programming error
+		// that must still leave a readable artifact.
+		b, _ := json.Marshal(err.Error())
+		return []byte(`{"error":` + string(b) + "}\n")
+	}
+	return buf.Bytes()
+}
+
+// Cell makes s safe inside a Markdown table cell.
+func Cell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
+}
+
+// Short cuts s to n runes, ending with an ellipsis when cut.
+func Short(s string, n int) string {
+	rs := []rune(s)
+	if len(rs) <= n {
+		return s
+	}
+	return string(rs[:n-1]) + "…"
+}
