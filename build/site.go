@@ -11,15 +11,17 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gputriage/gputriage/worker/server"
+
 	"github.com/evanw/esbuild/pkg/api"
 )
 
 // Content-Security-Policies. No build may open a network connection after
 // load except the served build fetching its own module; inline code is
 // allowed by hash only, never 'unsafe-inline'.
+// The served build's policy is the one the Worker serves the page with.
 const (
-	servedCSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; " +
-		"connect-src 'self'; style-src 'self'; img-src 'self' data: blob:; base-uri 'none'; form-action 'none'"
+	servedCSP = server.CSP
 	// %[1]s: script hash, %[2]s: style hash.
 	inlineCSP = "default-src 'none'; script-src '%[1]s' 'wasm-unsafe-eval'; worker-src blob:; " +
 		"connect-src 'none'; style-src '%[2]s'; img-src data: blob:; base-uri 'none'; form-action 'none'"

@@ -40,8 +40,9 @@ const (
 	chunk           = 1 << 20  // bytes pushed per job.Write, as the CLI
 )
 
-// CSP is the page's policy (build/site.go's servedCSP), sent as a header
-// because a web worker script takes its policy from its own response.
+// CSP is the served page's policy (build/site.go embeds it in dist/), sent
+// as a header because a web worker script takes its policy from its own
+// response. No network connection but to the page's own origin.
 const CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; " +
 	"connect-src 'self'; style-src 'self'; img-src 'self' data: blob:; base-uri 'none'; form-action 'none'"
 
