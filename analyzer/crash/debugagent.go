@@ -398,7 +398,15 @@ func (p *agentParser) endFile() {
 		var hist []PCCount
 		var best *disasmBlock
 		kcount := map[string]int{}
-		for pc, st := range w.pcs {
+		// In PC order: which block is best and the histogram's ties must
+		// not depend on map iteration (same input, same bytes).
+		pcs := make([]string, 0, len(w.pcs))
+		for pc := range w.pcs {
+			pcs = append(pcs, pc)
+		}
+		sort.Strings(pcs)
+		for _, pc := range pcs {
+			st := w.pcs[pc]
 			b := p.blockFor(st.val, st.kernel)
 			if st.kernel == "" && b != nil && b.function != "" {
 				st.kernel = b.function

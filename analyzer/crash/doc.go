@@ -5,7 +5,10 @@
 //
 // Input is pushed as bytes, file by file, in chunks of any size (see
 // Session). Every line is normalised (ANSI codes, carriage-return debris and
-// known line prefixes removed) and handed to one small parser per format.
+// known line prefixes removed) and handed to one small parser per format;
+// a one-pass keyword prefilter (prefilter.go) hands each line only to the
+// parsers that can use it, so lines that match nothing cost one scan and no
+// allocation.
 // Parsers keep only bounded state, so logs of hundreds of megabytes are
 // processed in constant memory. The package does no host I/O and compiles
 // for GOOS=wasip1.

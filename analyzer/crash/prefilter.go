@@ -9,13 +9,16 @@ package crash
 // costs time, while a missing keyword would change results. Each list
 // below is derived from the early returns / branch conditions of the parser
 // it feeds (the conditions test l.text, a substring of the raw line, so a
-// keyword found in neither raw nor text cannot be in the text).
+// keyword absent from the raw line is absent from the text). Any substring
+// of a required string is a valid keyword: "Kernel (" stands for clr's
+// "LaunchKernel (", and buildAC cuts keywords to acMaxLen bytes.
 
 import "unsafe"
 
 const (
 	kwROCr uint64 = 1 << iota
 	kwCLR
+	kwCLRReturned // "Returned hip": the clr parser refines it (clrParser.skip)
 	kwAgent
 	kwDmesg
 	kwTorch
@@ -41,6 +44,9 @@ const (
 	kwFmtCompose
 )
 
+// kwParsers are the bits of parser keywords.
+const kwParsers = kwSpecial - 1
+
 // kwRawOnly are bits that must be taken from the raw line even when the
 // text (prefixes stripped) is rescanned.
 const kwRawOnly = kwTorchRaw
@@ -50,7 +56,8 @@ var kwLists = []struct {
 	words []string
 }{
 	{kwROCr, []string{"ault", "Exception", "Kernel '", "Memory Error", "page", "HSA_AMD_GPU_MEMORY_FAULT_EVENT"}},
-	{kwCLR, []string{"HSA_OVERRIDE_GFX_VERSION", "gfx", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Returned hip", "LaunchKernel (", "CO ", "code object"}},
+	{kwCLR, []string{"HSA_OVERRIDE_GFX_VERSION", "gfx", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "CO ", "code object"}},
+	{kwCLRReturned, []string{"Returned hip"}},
 	{kwAgent, []string{"wave_", "reason: ", "Disassembly", "--------", " registers:", "[0] ", "exec: ", "Local memory content", "rocm-debug-agent:", "rocm-dbgapi:", "Precise memory not supported"}},
 	{kwDmesg, []string{"amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable"}},
 	{kwTorch, []string{"File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}},
@@ -263,7 +270,7 @@ func kwScanString(s string) uint64 {
 
 func (p *rocrParser) gate() uint64         { return kwROCr }
 func (p *rocrParser) active(int) bool      { return p.mfe != "" }
-func (p *clrParser) gate() uint64          { return kwCLR }
+func (p *clrParser) gate() uint64          { return kwCLR | kwCLRReturned }
 func (p *clrParser) active(int) bool       { return false }
 func (p *agentParser) gate() uint64        { return kwAgent }
 func (p *agentParser) active(int) bool     { return p.dis != nil }
@@ -294,6 +301,24 @@ func (p *rocgdbParser) active(no int) bool {
 	}
 	st := p.stops[len(p.stops)-1]
 	return !(no-st.l.no > 12 || st.frames >= 4)
+}
+
+// A refiner looks closer at a line its keywords let through; skip(mask,
+// text) true means line(l) would do nothing (only asked while the parser
+// is not active).
+type refiner interface {
+	skip(mask uint64, text string) bool
+}
+
+// skip: with no other clr keyword, only trace can act, and only on a
+// "Returned hipX" other than hipSuccess (AMD_LOG_LEVEL logs are full of
+// "Returned hipSuccess").
+func (p *clrParser) skip(mask uint64, text string) bool {
+	if mask&kwCLR != 0 {
+		return false
+	}
+	_, name, ok := findReturned(text)
+	return !ok || name == "hipSuccess"
 }
 
 // stateless parsers' active() is always false.

@@ -27,8 +27,11 @@ type Session struct {
 	lastLaunch launchConfig
 	limits     deviceLimits
 
-	gates    []uint64 // gate() of each parser
-	stateful []int    // parsers whose active() may be true
+	gates       []uint64 // gate() of each parser
+	gateUnion   uint64   // union of gates
+	statefulSet uint64   // parsers whose active() may be true (bit i = s.parsers[i])
+	maybeActive uint64   // stateful parsers that may be active now
+	refiners    []int    // parsers implementing refiner
 
 	ln line // the line handed to the parsers (reused; parsers keep copies)
 }
@@ -81,6 +84,7 @@ func (s *Session) BeginFile(name string) {
 	for _, p := range s.parsers {
 		p.beginFile(s)
 	}
+	s.maybeActive = ^uint64(0)
 }
 
 // Write pushes the next chunk of the current file. It never fails.
@@ -168,13 +172,23 @@ func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
 		return
 	}
 	text := strings.TrimRight(rest, " \t")
-	if len(rest) < len(raw) {
-		// the parsers test the text: look again without the prefixes
-		need = s.wanted(kwScanString(text)|mask&kwRawOnly, no)
-		if need == 0 {
-			*l = line{}
-			return
+	if a := len(raw) - len(rest); a > 0 {
+		// The parsers test the text. A keyword found in raw lies wholly in
+		// the text unless it also occurs within the first a+acMaxLen-1
+		// bytes; only then look again without the prefixes.
+		if kwScanString(raw[:min(len(raw), a+acMaxLen-1)])&kwParsers != 0 {
+			mask = kwScanString(text) | mask&kwRawOnly
+			need = s.wanted(mask, no)
 		}
+	}
+	for _, i := range s.refiners {
+		if need&(1<<uint(i)) != 0 && !s.parsers[i].active(no) && s.parsers[i].(refiner).skip(mask, text) {
+			need &^= 1 << uint(i)
+		}
+	}
+	if need == 0 {
+		*l = line{}
+		return
 	}
 	l.text = text
 	if !owned {
@@ -189,18 +203,26 @@ func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
 			p.line(l)
 		}
 	}
+	s.maybeActive |= need & s.statefulSet
 	*l = line{}
 }
 
 // wanted returns the set of parsers (bit i = s.parsers[i]) that must see a
 // line with keyword mask at line number no.
 func (s *Session) wanted(mask uint64, no int) uint64 {
+	if mask&s.gateUnion == 0 && s.maybeActive == 0 && s.gates != nil {
+		return 0
+	}
 	if s.gates == nil {
 		s.gates = make([]uint64, len(s.parsers))
 		for i, p := range s.parsers {
 			s.gates[i] = p.gate()
+			s.gateUnion |= s.gates[i]
 			if _, ok := p.(stateless); !ok {
-				s.stateful = append(s.stateful, i)
+				s.statefulSet |= 1 << uint(i)
+			}
+			if _, ok := p.(refiner); ok {
+				s.refiners = append(s.refiners, i)
 			}
 		}
 	}
@@ -210,9 +232,17 @@ func (s *Session) wanted(mask uint64, no int) uint64 {
 			need |= 1 << uint(i)
 		}
 	}
-	for _, i := range s.stateful {
+	for i := range s.parsers {
+		bit := uint64(1) << uint(i)
+		if s.maybeActive&bit == 0 {
+			continue
+		}
 		if s.parsers[i].active(no) {
-			need |= 1 << uint(i)
+			need |= bit
+		} else {
+			// active turns true again only in the parser's own
+			// line/beginFile/endFile, after which the bit is set again
+			s.maybeActive &^= bit
 		}
 	}
 	return need
@@ -238,6 +268,7 @@ func (s *Session) feedVirtual(text string, no int) {
 			p.line(l)
 		}
 	}
+	s.maybeActive = ^uint64(0)
 }
 
 // EndFile ends the current file.
@@ -256,6 +287,7 @@ func (s *Session) EndFile() {
 	for _, p := range s.parsers {
 		p.endFile()
 	}
+	s.maybeActive = ^uint64(0)
 	s.cur = nil
 }
 

@@ -1,0 +1,42 @@
+package crash
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The same evidence gives the same bytes, every run: all shared logs in one
+// session (the case where map order once leaked into the chosen disassembly
+// block), diagnosed many times.
+func TestDeterministic(t *testing.T) {
+	var files []string
+	for _, dir := range []string{"../../../shared/testdata/crash", "../../../shared/testdata/gpu/crash"} {
+		m, _ := filepath.Glob(filepath.Join(dir, "*.*"))
+		files = append(files, m...)
+	}
+	if len(files) < 20 {
+		t.Skip("shared testdata not found")
+	}
+	run := func() []byte {
+		s := New()
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.BeginFile(filepath.Base(f))
+			s.Write(b)
+			s.EndFile()
+		}
+		d := s.Diagnosis()
+		return append(d.JSON(), d.Markdown()...)
+	}
+	want := run()
+	for i := 0; i < 40; i++ {
+		if got := run(); !bytes.Equal(got, want) {
+			t.Fatalf("run %d differs from run 0", i+1)
+		}
+	}
+}
