@@ -254,10 +254,13 @@ type attributor struct {
 	st          *trace.Store
 	stageSource map[string]string
 	pyLoc       map[uint32]uint32 // frame name id → short location name id
+	pyBase      map[uint32]int    // location name id → callsite.Score at depth 0
+	pyAt        map[int32]uint32  // innermost frame (Python span index) → chosen location
 }
 
 func newAttributor(st *trace.Store) *attributor {
-	return &attributor{Joins: callsite.NewJoins(st), st: st, stageSource: map[string]string{}, pyLoc: map[uint32]uint32{}}
+	return &attributor{Joins: callsite.NewJoins(st), st: st, stageSource: map[string]string{},
+		pyLoc: map[uint32]uint32{}, pyBase: map[uint32]int{}, pyAt: map[int32]uint32{}}
 }
 
 func (a *attributor) attribute(o *trace.GPUOp) attribution {
@@ -299,9 +302,21 @@ func (a *attributor) attribute(o *trace.GPUOp) attribution {
 
 func (a *attributor) python(file uint16, track uint32, t int64) uint32 {
 	n := a.Python[callsite.Thread{File: file, Track: track}]
+	p := n.At(a.st.Python, t)
+	for p >= 0 && a.st.Python[n.Pos[p]].End() < t {
+		p = n.Parent[p]
+	}
+	if p < 0 {
+		return 0
+	}
+	// Launches under the same innermost frame share its stack: choose once.
+	inner := n.Pos[p]
+	if loc, ok := a.pyAt[inner]; ok {
+		return loc
+	}
 	var best uint32
 	bestScore, depth := -1<<31, 0
-	for p := n.At(a.st.Python, t); p >= 0; p = n.Parent[p] {
+	for ; p >= 0; p = n.Parent[p] {
 		f := &a.st.Python[n.Pos[p]]
 		if f.End() < t {
 			continue
@@ -316,11 +331,17 @@ func (a *attributor) python(file uint16, track uint32, t int64) uint32 {
 		if loc == 0 {
 			continue
 		}
-		if s := callsite.Score(a.st.Name(loc), depth); s > bestScore {
+		base, ok := a.pyBase[loc]
+		if !ok {
+			base = callsite.Score(a.st.Name(loc), 0)
+			a.pyBase[loc] = base
+		}
+		if s := base - depth; s > bestScore {
 			best, bestScore = loc, s
 		}
 		depth++
 	}
+	a.pyAt[inner] = best
 	return best
 }
 
