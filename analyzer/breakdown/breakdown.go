@@ -93,13 +93,15 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		ops   map[uint32]int64
 	}
 	rows := map[rowKey]*rowAcc{}
+	// Per op, rows are found by (stage id, name id): an integer key, not
+	// the canonical name's string, keeps the loop free of string hashing.
+	byName := map[uint64]*rowAcc{}
 	type win struct{ first, last int64 }
 	type stageAcc struct {
 		Stage
-		cats, provs map[string]int64
-		wins        map[uint16]*win
+		wins []win // per file; first > last = none
 	}
-	stageAccs := map[string]*stageAcc{}
+	stageAccs := make([]*stageAcc, len(stageNames))
 	var total, withOp, withPy int64
 
 	for i := range st.GPU {
@@ -107,42 +109,44 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		if !o.Kind.IsGPUWork() {
 			continue
 		}
-		sname := stageNames[stages[i]]
+		sid := stages[i]
+		sname := stageNames[sid]
 		if opt.Stage != "" && sname != opt.Stage {
 			continue
-		}
-		cl, ok := classes[o.Name]
-		if !ok {
-			cl = kernels.Classify(st.Name(o.Name), o.Kind.String())
-			classes[o.Name] = cl
-			canon[o.Name] = kernels.Canonical(st.Name(o.Name))
 		}
 		at := a.attribute(o)
 		if at.graph {
 			res.GraphKernels++
 		}
-		sa := stageAccs[sname]
+		sa := stageAccs[sid]
 		if sa == nil {
-			sa = &stageAcc{Stage: Stage{Stage: sname, Source: a.stageSource[sname]},
-				cats: map[string]int64{}, provs: map[string]int64{}, wins: map[uint16]*win{}}
-			stageAccs[sname] = sa
+			sa = &stageAcc{Stage: Stage{Stage: sname, Source: a.stageSource[sname]}, wins: make([]win, len(st.Files))}
+			for f := range sa.wins {
+				sa.wins[f] = win{1<<63 - 1, -1 << 63}
+			}
+			stageAccs[sid] = sa
 		}
 		sa.KernelCount++
 		sa.KernelTime += o.Dur
-		sa.cats[cl.Category] += o.Dur
-		sa.provs[cl.Provider] += o.Dur
-		if w := sa.wins[o.File]; w == nil {
-			sa.wins[o.File] = &win{o.TS, o.End()}
-		} else {
-			w.first, w.last = min(w.first, o.TS), max(w.last, o.End())
-		}
+		w := &sa.wins[o.File]
+		w.first, w.last = min(w.first, o.TS), max(w.last, o.End())
 
-		rk := rowKey{sname, canon[o.Name]}
-		r := rows[rk]
+		nk := uint64(sid)<<32 | uint64(o.Name)
+		r := byName[nk]
 		if r == nil {
-			r = &rowAcc{Row: Row{Stage: sname, Kernel: rk.name, Category: cl.Category, Provider: cl.Provider},
-				sites: map[uint32]int64{}, ops: map[uint32]int64{}}
-			rows[rk] = r
+			cl, ok := classes[o.Name]
+			if !ok {
+				cl = kernels.Classify(st.Name(o.Name), o.Kind.String())
+				classes[o.Name] = cl
+				canon[o.Name] = kernels.Canonical(st.Name(o.Name))
+			}
+			rk := rowKey{sname, canon[o.Name]}
+			if r = rows[rk]; r == nil {
+				r = &rowAcc{Row: Row{Stage: sname, Kernel: rk.name, Category: cl.Category, Provider: cl.Provider},
+					sites: map[uint32]int64{}, ops: map[uint32]int64{}}
+				rows[rk] = r
+			}
+			byName[nk] = r
 		}
 		r.Launches++
 		r.GPUTime += o.Dur
@@ -157,6 +161,16 @@ func Analyze(st *trace.Store, opt Options) *Result {
 			withPy += o.Dur
 		}
 	}
+	// Category and provider shares per stage, from the rows.
+	cats := map[string]map[string]int64{}
+	provs := map[string]map[string]int64{}
+	for _, r := range rows {
+		if cats[r.Stage] == nil {
+			cats[r.Stage], provs[r.Stage] = map[string]int64{}, map[string]int64{}
+		}
+		cats[r.Stage][r.Category] += r.GPUTime
+		provs[r.Stage][r.Provider] += r.GPUTime
+	}
 	res.GraphLaunches = a.GraphLaunches
 	if total > 0 {
 		res.CPUOpCoverage = float64(withOp) / float64(total)
@@ -164,14 +178,19 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 
 	for _, sa := range stageAccs {
+		if sa == nil {
+			continue
+		}
 		for _, w := range sa.wins {
-			sa.Window += w.last - w.first
+			if w.last >= w.first {
+				sa.Window += w.last - w.first
+			}
 		}
 		if sa.Window > 0 {
 			sa.AvgParallelism = float64(sa.KernelTime) / float64(sa.Window)
 		}
-		sa.Categories = shares(sa.cats, sa.KernelTime)
-		sa.Providers = shares(sa.provs, sa.KernelTime)
+		sa.Categories = shares(cats[sa.Stage.Stage], sa.KernelTime)
+		sa.Providers = shares(provs[sa.Stage.Stage], sa.KernelTime)
 		res.Stages = append(res.Stages, sa.Stage)
 	}
 	slices.SortFunc(res.Stages, func(x, y Stage) int {

@@ -22,12 +22,21 @@ func (x *idIndex) add(file uint16, id int64, idx int32) {
 // seal sorts the entries; among equal keys the first added wins, unless
 // prefer says a later one is better.
 func (x *idIndex) seal(prefer func(old, new int32) bool) {
-	slices.SortStableFunc(x.e, func(a, b idEntry) int {
+	// Entries arrive in record order (idx ascending), so ordering by idx
+	// among equal keys is the stable order; ids mostly arrive sorted, so
+	// check before sorting.
+	byKey := func(a, b idEntry) int {
 		if a.file != b.file {
 			return int(a.file) - int(b.file)
 		}
-		return cmp.Compare(a.id, b.id)
-	})
+		if a.id != b.id {
+			return cmp.Compare(a.id, b.id)
+		}
+		return int(a.idx - b.idx)
+	}
+	if !slices.IsSortedFunc(x.e, byKey) {
+		slices.SortFunc(x.e, byKey)
+	}
 	out := x.e[:0]
 	for _, v := range x.e {
 		if n := len(out); n > 0 && out[n-1].file == v.file && out[n-1].id == v.id {
@@ -41,15 +50,20 @@ func (x *idIndex) seal(prefer func(old, new int32) bool) {
 	x.e = slices.Clip(out)
 }
 
+// get finds (file, id) by binary search, written out: a comparison closure
+// per step costs a call each, which wasm pays dearly on every GPU op.
 func (x *idIndex) get(file uint16, id int64) (int32, bool) {
-	i, ok := slices.BinarySearchFunc(x.e, idEntry{id: id, file: file}, func(a, b idEntry) int {
-		if a.file != b.file {
-			return int(a.file) - int(b.file)
+	lo, hi := 0, len(x.e)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if e := &x.e[m]; e.file < file || e.file == file && e.id < id {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		return cmp.Compare(a.id, b.id)
-	})
-	if !ok {
-		return -1, false
 	}
-	return x.e[i].idx, true
+	if lo < len(x.e) && x.e[lo].file == file && x.e[lo].id == id {
+		return x.e[lo].idx, true
+	}
+	return -1, false
 }
