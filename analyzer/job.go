@@ -165,6 +165,7 @@ type current struct {
 	headBig bool
 	sniff   []byte
 	hostErr string
+	size    int64 // the host's estimate of the decompressed size, 0 = unknown
 }
 
 // New starts a job.
@@ -227,6 +228,7 @@ func (j *Job) decide(c *current) {
 			j.stores = append(j.stores, st)
 		}
 		c.reader = st.NewReader(c.res.Name)
+		c.reader.SizeHint(c.size)
 	case binary(c.sniff):
 		c.kind = "unknown"
 	default:
@@ -280,6 +282,17 @@ func (j *Job) route(c *current, p []byte) {
 		}
 	case "log":
 		j.crash.Write(p)
+	}
+}
+
+// FileSize passes the host's estimate of the current file's decompressed
+// size (the file size, or a gzip member's ISIZE); memory planning only.
+func (j *Job) FileSize(n int64) {
+	if j.cur != nil {
+		j.cur.size = n
+		if j.cur.reader != nil {
+			j.cur.reader.SizeHint(n)
+		}
 	}
 }
 

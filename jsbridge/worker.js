@@ -133,6 +133,9 @@ async function pushFile(m, file, name, onChunk) {
   let read = 0;
   try {
     const gz = await isGzip(file);
+    // Memory planning only: lets the module size its columns once.
+    const hint = await sizeHint(file, gz);
+    if (hint > 0) m.call('file_size', hint % 2 ** 32, Math.floor(hint / 2 ** 32));
     let stream = file.stream().pipeThrough(new TransformStream({
       transform(chunk, ctl) { read += chunk.byteLength; ctl.enqueue(chunk); },
     }));
@@ -149,6 +152,22 @@ async function pushFile(m, file, name, onChunk) {
     m.callStr('file_error', `${name}: ${describeReadError(err)} after ${read} of ${file.size} bytes`);
   }
   m.call('file_end');
+}
+
+/**
+ * Expected decompressed size: the file's size, or for gzip its ISIZE
+ * trailer (size mod 2^32) lifted past 4 GiB wraps at a typical trace
+ * compression ratio — the same rule as the CLI (cmd/gputriage/input.go).
+ */
+async function sizeHint(file, gz) {
+  if (!gz) return file.size;
+  if (file.size < 18) return 0;
+  const t = new DataView(await file.slice(file.size - 4).arrayBuffer());
+  let isize = t.getUint32(0, true);
+  const wrap = 2 ** 32;
+  const k = Math.trunc((file.size * 15 - isize + wrap / 2) / wrap);
+  if (k > 0) isize += k * wrap;
+  return isize;
 }
 
 async function isGzip(file) {

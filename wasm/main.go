@@ -86,6 +86,17 @@ func feed(ptr, n uint32) int32 {
 	return 0
 }
 
+// file_size passes the expected decompressed size of the current file
+// (lo + hi<<32 bytes): a hint for memory planning, never required.
+//
+//go:wasmexport file_size
+func fileSize(lo, hi uint32) int32 {
+	if job != nil {
+		job.FileSize(int64(hi)<<32 | int64(lo))
+	}
+	return 0
+}
+
 //go:wasmexport file_error
 func fileError(ptr, n uint32) int32 {
 	if job == nil {

@@ -31,7 +31,16 @@ type Reader struct {
 
 	lastPid, lastTid []byte
 	lastTrack        uint32
+
+	sizeHint int64 // expected decompressed bytes of the file, 0 = unknown
 }
+
+// SizeHint tells the reader how many (decompressed) bytes the file should
+// hold. It is only a hint: once a few MiB have been read, each record slice
+// is grown once to the size the whole file needs, instead of doubling, so a
+// wasm module's never-shrinking memory does not keep the dead copies of a
+// large trace's growth. A wrong hint costs efficiency, never correctness.
+func (r *Reader) SizeHint(n int64) { r.sizeHint = n }
 
 // NewReader starts a file named name in store s.
 func (s *Store) NewReader(name string) *Reader {
@@ -137,15 +146,15 @@ func (r *Reader) handle() {
 		if stream == None {
 			stream, _ = jsontext.TrailingInt(e.tid)
 		}
-		s.GPU = grow(s.GPU)
+		s.GPU = growHint(s.GPU, r)
 		s.GPU = append(s.GPU, GPUOp{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
 			Track: track, Device: int32(dev), Stream: int32(stream), File: r.idx, Kind: k})
 	case KindPython:
-		s.Python = grow(s.Python)
+		s.Python = growHint(s.Python, r)
 		s.Python = append(s.Python, Span{TS: ts, Dur: dur, Corr: None, Ext: None, Name: name,
 			Track: track, File: r.idx, Kind: k})
 	case KindGPUAnnotation:
-		s.Annot = grow(s.Annot)
+		s.Annot = growHint(s.Annot, r)
 		s.Annot = append(s.Annot, Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
 			Track: track, File: r.idx, Kind: k})
 	default:
@@ -153,7 +162,7 @@ func (r *Reader) handle() {
 		if len(e.kernel) > 0 && (k == KindRuntime || k == KindDriver) {
 			kernel = s.internRaw(e.kernel, &r.scratch)
 		}
-		s.CPU = grow(s.CPU)
+		s.CPU = growHint(s.CPU, r)
 		s.CPU = append(s.CPU, Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
 			Track: track, Kernel: kernel, File: r.idx, Kind: k})
 	}
@@ -168,4 +177,26 @@ func grow[T any](s []T) []T {
 		return s
 	}
 	return slices.Grow(s, max(cap(s), 1024))
+}
+
+// hintAfter is how much of a file is read before its size hint is trusted
+// to extrapolate record counts.
+const hintAfter = 4 << 20
+
+// growHint grows a full slice to what the whole file will need, when the
+// reader has a size hint and has read enough to extrapolate; else doubles.
+func growHint[T any](s []T, r *Reader) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	f := r.File()
+	if r.sizeHint > 0 && f.Bytes >= hintAfter && r.sizeHint > f.Bytes {
+		// Records of this slice from this file so far, extrapolated with
+		// 5 % headroom; other files' records are already in s.
+		need := int64(len(s)) + int64(float64(len(s))*float64(r.sizeHint-f.Bytes)/float64(f.Bytes)*1.05)
+		if need > int64(len(s)) {
+			return slices.Grow(s, int(min(need, 1<<31))-len(s))
+		}
+	}
+	return grow(s)
 }

@@ -34,6 +34,7 @@ type engine interface {
 	Begin(opts []byte) error
 	FileBegin(name string) error
 	Feed(p []byte) error
+	FileSize(n int64) error
 	FileError(msg string) error
 	FileEnd() error
 	Finish() (*analyzer.Result, error)
@@ -56,6 +57,7 @@ func (n *native) Begin(opts []byte) error {
 func (n *native) FileBegin(name string) error { n.job.BeginFile(name); return nil }
 func (n *native) Feed(p []byte) error         { _, err := n.job.Write(p); return err }
 func (n *native) FileError(msg string) error  { n.job.FileError(msg); return nil }
+func (n *native) FileSize(size int64) error   { n.job.FileSize(size); return nil }
 func (n *native) FileEnd() error              { n.job.EndFile(); return nil }
 func (n *native) Finish() (*analyzer.Result, error) {
 	return n.job.Finish(), nil
@@ -102,7 +104,7 @@ func newWasmEngine(wasm []byte) (*wasmEngine, error) {
 		return nil, fmt.Errorf("instantiate gputriage.wasm: %w", err)
 	}
 	e := &wasmEngine{ctx: ctx, rt: rt, mod: mod, fn: map[string]api.Function{}}
-	for _, name := range []string{"alloc", "begin", "file_begin", "feed", "file_error", "file_end", "finish", "result_ptr", "result_len", "take_output", "output_ptr"} {
+	for _, name := range []string{"alloc", "begin", "file_begin", "feed", "file_size", "file_error", "file_end", "finish", "result_ptr", "result_len", "take_output", "output_ptr"} {
 		f := mod.ExportedFunction(name)
 		if f == nil {
 			rt.Close(ctx)
@@ -180,6 +182,10 @@ func (e *wasmEngine) Begin(opts []byte) error     { return e.callBytes("begin", 
 func (e *wasmEngine) FileBegin(name string) error { return e.callBytes("file_begin", []byte(name)) }
 func (e *wasmEngine) Feed(p []byte) error         { return e.callBytes("feed", p) }
 func (e *wasmEngine) FileError(msg string) error  { return e.callBytes("file_error", []byte(msg)) }
+func (e *wasmEngine) FileSize(n int64) error {
+	_, err := e.call("file_size", uint64(uint32(n)), uint64(uint32(n>>32)))
+	return err
+}
 func (e *wasmEngine) FileEnd() error {
 	_, err := e.call("file_end")
 	return err

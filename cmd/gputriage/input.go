@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -130,6 +131,18 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 	if err := eng.FileBegin(name); err != nil {
 		return err
 	}
+	var hint int64
+	switch f := r.(type) {
+	case *os.File:
+		hint = sizeHint(f)
+	case interface{ SizeHint() int64 }:
+		hint = f.SizeHint()
+	}
+	if hint > 0 {
+		if err := eng.FileSize(hint); err != nil {
+			return err
+		}
+	}
 	br := bufio.NewReaderSize(r, chunk)
 	var src io.Reader = br
 	counted := &countingReader{r: br}
@@ -227,4 +240,31 @@ func readAhead(r io.Reader) <-chan block {
 		}
 	}()
 	return out
+}
+
+// sizeHint estimates a file's decompressed size: its size, or for gzip the
+// ISIZE trailer (the size mod 2³²), lifted past 4 GiB wraps assuming a
+// typical trace compression ratio. Only a memory-planning hint.
+func sizeHint(f *os.File) int64 {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() < 18 {
+		return 0
+	}
+	var head [2]byte
+	var tail [4]byte
+	if _, err := f.ReadAt(head[:], 0); err != nil {
+		return 0
+	}
+	if head[0] != 0x1f || head[1] != 0x8b {
+		return st.Size()
+	}
+	if _, err := f.ReadAt(tail[:], st.Size()-4); err != nil {
+		return 0
+	}
+	isize := int64(binary.LittleEndian.Uint32(tail[:]))
+	const ratio, wrap = 15, 1 << 32
+	if k := (st.Size()*ratio - isize + wrap/2) / wrap; k > 0 {
+		isize += k * wrap
+	}
+	return isize
 }
