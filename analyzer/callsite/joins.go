@@ -30,7 +30,30 @@ type Joins struct {
 // NewJoins builds the indexes of st.
 func NewJoins(st *trace.Store) *Joins {
 	j := &Joins{St: st, graphName: map[uint32]bool{}}
-	cpuIdx := map[Thread][]int32{}
+	// Sized by a first pass: these indexes are the largest things built at
+	// finish, and append's growth garbage would raise a wasm module's
+	// never-shrinking high-water mark.
+	var nl, ne int
+	perThread := map[Thread]int{}
+	for i := range st.CPU {
+		switch s := &st.CPU[i]; s.Kind {
+		case trace.KindRuntime, trace.KindDriver:
+			if s.Corr != trace.None {
+				nl++
+			}
+		case trace.KindCPUOp, trace.KindUserAnnotation:
+			if s.Ext != trace.None {
+				ne++
+			}
+			perThread[Thread{s.File, s.Track}]++
+		}
+	}
+	j.launch.e = make([]idEntry, 0, nl)
+	j.byExt.e = make([]idEntry, 0, ne)
+	cpuIdx := make(map[Thread][]int32, len(perThread))
+	for t, n := range perThread {
+		cpuIdx[t] = make([]int32, 0, n)
+	}
 	for i := range st.CPU {
 		s := &st.CPU[i]
 		switch s.Kind {

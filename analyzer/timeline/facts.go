@@ -61,7 +61,8 @@ func ComputeFacts(st *trace.Store, fi int) Facts {
 	streams := map[sk]*StreamStat{}
 	byName := map[uint32]*KernelStat{}
 	ncclName := map[uint32]bool{}
-	var nccl, other []interval
+	var nccl []interval
+	other := make([]interval, 0, opsOf(st, fi))
 	for i := range st.GPU {
 		o := &st.GPU[i]
 		if int(o.File) != fi || !o.Kind.IsGPUWork() {

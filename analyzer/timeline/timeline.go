@@ -47,7 +47,11 @@ func Compute(st *trace.Store, fi int) Timeline {
 			tl.Window = "ProfilerStep"
 		}
 	}
-	var comp, comm, mem []interval
+	// Sized once: at millions of ops, append's growth garbage would set a
+	// wasm module's never-shrinking high-water mark.
+	n := opsOf(st, fi)
+	comp := make([]interval, 0, n)
+	var comm, mem []interval
 	first, last := int64(1<<62), int64(-1<<62)
 	isNCCL := map[uint32]bool{}
 	for i := range st.GPU {
@@ -156,7 +160,7 @@ func overlap(a, b []interval) (n int64) {
 // Union returns the length of the union of all GPU work intervals of file fi
 // and the activity span (max end − min start), both ns.
 func Union(st *trace.Store, fi int) (busy, span int64) {
-	var iv []interval
+	iv := make([]interval, 0, opsOf(st, fi))
 	first, last := int64(1<<62), int64(-1<<62)
 	for i := range st.GPU {
 		o := &st.GPU[i]
@@ -169,4 +173,15 @@ func Union(st *trace.Store, fi int) (busy, span int64) {
 		return 0, 0
 	}
 	return length(union(iv)), last - first
+}
+
+// opsOf counts the GPU work ops of file fi.
+func opsOf(st *trace.Store, fi int) int {
+	n := 0
+	for i := range st.GPU {
+		if int(st.GPU[i].File) == fi && st.GPU[i].Kind.IsGPUWork() {
+			n++
+		}
+	}
+	return n
 }
