@@ -2,48 +2,27 @@ package diff
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"flag"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gputriage/gputriage/analyzer/internal/fixture"
 
 	"github.com/gputriage/gputriage/analyzer/arch"
 	"github.com/gputriage/gputriage/analyzer/kernels"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
+func load(t testing.TB, rels ...string) *trace.Store { return fixture.Load(t, rels...) }
+
+func golden(t *testing.T, name string, got []byte) { fixture.Golden(t, name, got, *update) }
+
 var update = flag.Bool("update", false, "rewrite golden files")
 
-const shared = "../../../shared/testdata"
-
-func load(t testing.TB, rel string) *trace.Store {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(shared, rel))
-	if err != nil {
-		t.Skipf("fixture not available: %v", err)
-	}
-	if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
-		z, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(z); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st := trace.NewStore()
-	r := st.NewReader(rel)
-	r.Write(b)
-	if f := r.Close(); !f.Complete {
-		t.Fatalf("%s: %s", rel, f.Problem)
-	}
-	return st
-}
+const shared = fixture.Shared
 
 // side builds a Side the way the job does: arch verdict from
 // deviceProperties, kernel ISA tokens and the runtime API's vendor.
@@ -80,22 +59,6 @@ func side(t testing.TB, rel string) Side {
 	}
 	slices.Sort(s.GPUDeviceIDs)
 	return s
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		os.WriteFile(p, got, 0o644)
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs; run with -update and review", name)
-	}
 }
 
 // TestGraphOffVsOn: the H100 graph-off and graph-on runs of the same

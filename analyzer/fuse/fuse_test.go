@@ -2,43 +2,23 @@ package fuse
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"flag"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/gputriage/gputriage/analyzer/internal/fixture"
 
 	"github.com/gputriage/gputriage/analyzer/overlap"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
+func load(t testing.TB, rels ...string) *trace.Store { return fixture.Load(t, rels...) }
+
+func golden(t *testing.T, name string, got []byte) { fixture.Golden(t, name, got, *update) }
+
 var update = flag.Bool("update", false, "rewrite golden files")
 
-const shared = "../../../shared/testdata"
-
-func load(t testing.TB, rel string) *trace.Store {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(shared, rel))
-	if err != nil {
-		t.Skipf("fixture not available: %v", err)
-	}
-	if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
-		z, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(z); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st := trace.NewStore()
-	r := st.NewReader(rel)
-	r.Write(b)
-	r.Close()
-	return st
-}
+const shared = fixture.Shared
 
 // analyze wires fuse the way triage does: stages and locations from overlap
 // (formal trace, graph-off mapping).
@@ -46,22 +26,6 @@ func analyze(t testing.TB, formal, mapping *trace.Store) *Result {
 	stages := overlap.Stages(formal)
 	ov := overlap.Analyze(formal, mapping, overlap.Options{Timelines: -1})
 	return Analyze(formal, Options{StageOf: func(i int) string { return stages[i] }, Locate: ov.Locate})
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		os.WriteFile(p, got, 0o644)
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs; run with -update and review", name)
-	}
 }
 
 func find(r *Result, stage, rule string) *Row {

@@ -1,48 +1,25 @@
 package overlap
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"flag"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/gputriage/gputriage/analyzer/internal/fixture"
+
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
+func load(t testing.TB, rels ...string) *trace.Store { return fixture.Load(t, rels...) }
+
+func golden(t *testing.T, name string, got []byte) { fixture.Golden(t, name, got, *update) }
+
 var update = flag.Bool("update", false, "rewrite golden files")
 
-const shared = "../../../shared/testdata"
-
-func load(t testing.TB, rels ...string) *trace.Store {
-	t.Helper()
-	st := trace.NewStore()
-	for _, rel := range rels {
-		b, err := os.ReadFile(filepath.Join(shared, rel))
-		if err != nil {
-			t.Skipf("fixture not available: %v", err)
-		}
-		if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
-			z, err := gzip.NewReader(bytes.NewReader(b))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b, err = io.ReadAll(z); err != nil {
-				t.Fatal(err)
-			}
-		}
-		r := st.NewReader(rel)
-		r.Write(b)
-		if f := r.Close(); !f.Complete {
-			t.Fatalf("%s: %s", rel, f.Problem)
-		}
-	}
-	return st
-}
+const shared = fixture.Shared
 
 func facts(t testing.TB, name string) map[string]any {
 	b, err := os.ReadFile(filepath.Join(shared, "gpu/facts", name+".facts.json"))
@@ -59,22 +36,6 @@ func facts(t testing.TB, name string) map[string]any {
 func relEq(got us, want float64) bool {
 	g := float64(got) / 1000
 	return math.Abs(g-want) <= 1e-5*math.Max(math.Abs(want), 1e-9)
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		os.WriteFile(p, got, 0o644)
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs; run with -update and review", name)
-	}
 }
 
 func logRows(t *testing.T, r *Result) {

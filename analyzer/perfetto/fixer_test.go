@@ -2,7 +2,6 @@ package perfetto
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"io"
@@ -10,30 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gputriage/gputriage/analyzer/internal/fixture"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-const shared = "../../../shared/testdata"
+const shared = fixture.Shared
 
-func load(t testing.TB, rel string) []byte {
-	t.Helper()
-	p := filepath.Join(shared, rel)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Skipf("fixture not available: %v", err)
-	}
-	if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
-		z, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(z); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
-}
+func load(t testing.TB, rel string) []byte { return fixture.Read(t, rel) }
 
 // events returns the traceEvents elements of a document.
 func events(b []byte) [][]byte {
