@@ -2,12 +2,12 @@ package analyzer
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/breakdown"
 	"github.com/gputriage/gputriage/analyzer/fuse"
 	"github.com/gputriage/gputriage/analyzer/overlap"
 	"github.com/gputriage/gputriage/analyzer/report"
-	"github.com/gputriage/gputriage/analyzer/timeline"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
@@ -66,10 +66,10 @@ func (j *Job) pair(stores []*trace.Store) (formal, mapping *trace.Store) {
 	}
 	var cs []cand
 	for _, st := range stores {
-		f := timeline.ComputeFacts(st, 0)
-		c := cand{st: st, python: len(st.Python) > 0, kernels: f.Kernels, capture: overlap.HasCaptures(st)}
-		if f.Kernels > 0 {
-			c.graphShare = float64(f.GraphKernels) / float64(f.Kernels)
+		kernels, graph := graphKernels(st)
+		c := cand{st: st, python: len(st.Python) > 0, kernels: kernels, capture: overlap.HasCaptures(st)}
+		if kernels > 0 {
+			c.graphShare = float64(graph) / float64(kernels)
 		}
 		cs = append(cs, c)
 	}
@@ -92,22 +92,18 @@ func (j *Job) pair(stores []*trace.Store) (formal, mapping *trace.Store) {
 	if mapping == nil {
 		// Prefer a capture trace (it records what each replay runs), then
 		// one with Python stacks.
-		better := func(c cand, cur *trace.Store) bool {
-			if cur == nil {
-				return true
-			}
-			if cc := overlap.HasCaptures(cur); c.capture != cc {
-				return c.capture
-			}
-			return c.python && len(cur.Python) == 0
-		}
-		for _, c := range cs {
+		var cur *cand
+		for i := range cs {
+			c := &cs[i]
 			if c.st == formal || c.graphShare > 0.5 && !c.capture {
 				continue
 			}
-			if better(c, mapping) {
-				mapping = c.st
+			if cur == nil || c.capture != cur.capture && c.capture || c.capture == cur.capture && c.python && !cur.python {
+				cur = c
 			}
+		}
+		if cur != nil {
+			mapping = cur.st
 		}
 	}
 	if mapping == nil {
@@ -146,4 +142,27 @@ func fillFromMapping(bd *breakdown.Result, kmap []overlap.MapRow) {
 		}
 		r.MappedBy = m.MappedBy
 	}
+}
+
+// graphKernels counts the kernels of a store and those replayed by a
+// HIP/CUDA graph launch (sharing its correlation id).
+func graphKernels(st *trace.Store) (kernels, graph int64) {
+	launches := map[int64]bool{}
+	for i := range st.CPU {
+		c := &st.CPU[i]
+		if (c.Kind == trace.KindRuntime || c.Kind == trace.KindDriver) && c.Corr != trace.None {
+			if n := st.Name(c.Name); strings.HasPrefix(n, "hipGraphLaunch") || strings.HasPrefix(n, "cudaGraphLaunch") {
+				launches[c.Corr] = true
+			}
+		}
+	}
+	for i := range st.GPU {
+		if o := &st.GPU[i]; o.Kind == trace.KindKernel {
+			kernels++
+			if launches[o.Corr] {
+				graph++
+			}
+		}
+	}
+	return kernels, graph
 }
