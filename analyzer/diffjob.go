@@ -15,7 +15,7 @@ func (j *Job) diff(stores []*trace.Store) ([]Artifact, error) {
 	}
 	var sides [2]diff.Side
 	for i, st := range stores {
-		a := j.analyzeTraces(st, allFiles(st))
+		a := j.analyzeTraces(st, allFiles(st), nil)
 		id := j.opts.Compare[i]
 		sides[i] = diff.Side{Name: st.Files[0].Name, Store: st, Breakdown: a.Breakdown,
 			ObservedArch: a.Arch.ObservedArch, ArchMatch: a.Arch.ArchMatch, DeviceName: a.Arch.DeviceName,

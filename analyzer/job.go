@@ -430,7 +430,7 @@ func (j *Job) Finish() *Result {
 	case j.perTrace() && len(stores) > 0:
 		res.Artifacts = append(res.Artifacts, j.triage(stores)...)
 	case j.opts.Command != "diagnose" && len(traces) > 0:
-		a := j.analyzeTraces(j.store, traces)
+		a := j.analyzeTraces(j.store, traces, nil)
 		res.Artifacts = append(res.Artifacts,
 			Artifact{"profile_summary.md", string(report.Summary(a))},
 			Artifact{"profile_metadata.json", string(report.Metadata(a))},
@@ -450,9 +450,9 @@ func (j *Job) Finish() *Result {
 	return res
 }
 
-func (j *Job) analyzeTraces(st *trace.Store, files []int) *report.Analysis {
+func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins) *report.Analysis {
 	a := &report.Analysis{Store: st, TraceFiles: files, Target: j.opts.TargetArch, StageFilter: j.opts.Stage}
-	a.Breakdown = breakdown.Analyze(st, breakdown.Options{Stage: j.opts.Stage})
+	a.Breakdown = breakdown.Analyze(st, breakdown.Options{Stage: j.opts.Stage, Joins: joins})
 	for _, fi := range files {
 		a.Timelines = append(a.Timelines, timeline.Compute(st, fi))
 		a.Facts = append(a.Facts, timeline.ComputeFacts(st, fi))

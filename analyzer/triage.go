@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/breakdown"
+	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/fuse"
 	"github.com/gputriage/gputriage/analyzer/overlap"
 	"github.com/gputriage/gputriage/analyzer/report"
@@ -16,14 +17,16 @@ import (
 // code through the mapping (graph-off or capture) trace when one is given.
 func (j *Job) triage(stores []*trace.Store) []Artifact {
 	formal, mapping := j.pair(stores)
-	ov := overlap.Analyze(formal, mapping, overlap.Options{Stage: j.opts.Stage})
-	stages := overlap.Stages(formal)
+	// One set of join indexes for the formal trace, shared by every analysis.
+	joins := callsite.NewJoins(formal)
+	ov := overlap.Analyze(formal, mapping, overlap.Options{Stage: j.opts.Stage, Joins: joins})
+	stages := overlap.Stages(joins)
 	fu := fuse.Analyze(formal, fuse.Options{
 		StageOf: func(i int) string { return stages[i] },
 		Stage:   j.opts.Stage,
 		Locate:  ov.Locate,
 	})
-	a := j.analyzeTraces(formal, allFiles(formal))
+	a := j.analyzeTraces(formal, allFiles(formal), joins)
 	fillFromMapping(a.Breakdown, ov.KernelMap())
 	if mapping != nil && mapping != formal {
 		a.MappingTrace = mapping.Files[0].Name

@@ -18,6 +18,9 @@ import (
 // Options select what to analyse.
 type Options struct {
 	Stage string // keep only this stage; "" keeps all
+	// Joins are the store's join indexes when a caller already built them
+	// (triage shares one set with the overlap analysis); nil builds them.
+	Joins *callsite.Joins
 }
 
 // Share is a named slice of GPU time.
@@ -76,7 +79,7 @@ type attribution struct {
 
 // Analyze computes the breakdown and kernel table of every trace in st.
 func Analyze(st *trace.Store, opt Options) *Result {
-	a := newAttributor(st)
+	a := newAttributor(st, opt.Joins)
 	res := &Result{HasPython: len(st.Python) > 0}
 
 	stages, stageNames := a.stages()
@@ -277,8 +280,11 @@ type attributor struct {
 	pyAt        map[int32]uint32  // innermost frame (Python span index) → chosen location
 }
 
-func newAttributor(st *trace.Store) *attributor {
-	return &attributor{Joins: callsite.NewJoins(st), st: st, stageSource: map[string]string{},
+func newAttributor(st *trace.Store, j *callsite.Joins) *attributor {
+	if j == nil {
+		j = callsite.NewJoins(st)
+	}
+	return &attributor{Joins: j, st: st, stageSource: map[string]string{},
 		pyLoc: map[uint32]uint32{}, pyBase: map[uint32]int{}, pyAt: map[int32]uint32{}}
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"testing"
 
+	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/internal/fixture"
 
 	"github.com/gputriage/gputriage/analyzer/overlap"
@@ -23,7 +24,7 @@ const shared = fixture.Shared
 // analyze wires fuse the way triage does: stages and locations from overlap
 // (formal trace, graph-off mapping).
 func analyze(t testing.TB, formal, mapping *trace.Store) *Result {
-	stages := overlap.Stages(formal)
+	stages := overlap.Stages(callsite.NewJoins(formal))
 	ov := overlap.Analyze(formal, mapping, overlap.Options{Timelines: -1})
 	return Analyze(formal, Options{StageOf: func(i int) string { return stages[i] }, Locate: ov.Locate})
 }

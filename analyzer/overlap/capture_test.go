@@ -24,7 +24,7 @@ const (
 // the analyzer's ops it replayed, in start order.
 func replayOps(a *analyzer) [][]int32 {
 	st := a.formal
-	jf := newJoiner(st)
+	jf := newJoiner(st, nil)
 	by := map[int32][]int32{}
 	for k := range a.ops {
 		if l, graph := jf.graphLaunch(&st.GPU[a.ops[k].i]); graph {

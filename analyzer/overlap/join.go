@@ -30,8 +30,12 @@ type joiner struct {
 	stageMemo map[uint32]string
 }
 
-func newJoiner(st *trace.Store) *joiner {
-	return &joiner{Joins: callsite.NewJoins(st), st: st,
+// newJoiner wraps the store's join indexes (built when j is nil).
+func newJoiner(st *trace.Store, j *callsite.Joins) *joiner {
+	if j == nil {
+		j = callsite.NewJoins(st)
+	}
+	return &joiner{Joins: j, st: st,
 		srcs: []source{{}}, srcIdx: map[source]int32{{}: 0}, frameOK: map[uint32]int8{}, stageMemo: map[uint32]string{}}
 }
 
@@ -253,8 +257,9 @@ func (j *joiner) step(o *trace.GPUOp) int64 {
 // annotation around the op, else the CPU annotation around its launch, else
 // "unstaged" in a file where other ops have a stage, else "all". Ops that
 // are not GPU work get "".
-func Stages(st *trace.Store) []string {
-	j := newJoiner(st)
+func Stages(joins *callsite.Joins) []string {
+	st := joins.St
+	j := newJoiner(st, joins)
 	out := make([]string, len(st.GPU))
 	staged := map[uint16]bool{}
 	for i := range st.GPU {

@@ -16,6 +16,9 @@ type Options struct {
 	Limit     int    // rows per verdict and stage; 0 means 5 (the upstream table size)
 	Timelines int    // ASCII timelines around representative kernels; 0 means 3, <0 none
 	Width     int    // timeline width in characters; 0 means 96
+	// Joins are the formal store's join indexes when the caller already
+	// built them (triage shares one set with the breakdown); nil builds them.
+	Joins *callsite.Joins
 }
 
 // Overlap buckets of the upstream skill; the value is the priority used to
@@ -227,7 +230,7 @@ func analyze(formal, mapping *trace.Store, opt Options) (*Result, *analyzer) {
 	}
 	res.Summary.FormalFile = formal.Files[file].Name
 	res.Summary.Device = dev
-	jf := newJoiner(formal)
+	jf := newJoiner(formal, opt.Joins)
 
 	// Formal ops of the chosen GPU, with stage and direct source.
 	streamID := map[int32]int32{}
@@ -321,7 +324,7 @@ func (a *analyzer) buildMapping(st *trace.Store, jf *joiner, same bool) *mapInde
 	}
 	jm := jf
 	if !same {
-		jm = newJoiner(st)
+		jm = newJoiner(st, nil)
 	}
 	votes := map[int32]map[int32]int{}
 	vote := func(c, src int32) {
