@@ -6,6 +6,7 @@ package analyzer
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/crash"
 	"github.com/gputriage/gputriage/analyzer/kernels"
+	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/analyzer/report"
 	"github.com/gputriage/gputriage/analyzer/timeline"
 	"github.com/gputriage/gputriage/analyzer/trace"
@@ -48,6 +50,8 @@ type Options struct {
 	// seed-004 comparison fields of run A and run B (unknown when empty).
 	Force   bool           `json:"force,omitempty"`
 	Compare [2]RunIdentity `json:"compare,omitempty"`
+	// Limits are the resource budgets (zero fields: defaults; docs/limits.md).
+	Limits limits.Limits `json:"limits,omitempty"`
 }
 
 // RunIdentity holds the fields seed 004 requires to match before two
@@ -80,6 +84,11 @@ func (o *Options) normalize() error {
 	default:
 		return fmt.Errorf("unknown command %q (want breakdown, triage, overlap, diff, diagnose or perfetto-fix)", o.Command)
 	}
+	l, err := o.Limits.Normalized()
+	if err != nil {
+		return err
+	}
+	o.Limits = l
 	if o.TargetArch == "" {
 		o.TargetArch = DefaultTarget
 	}
@@ -101,6 +110,9 @@ type FileResult struct {
 	Bytes   int64  `json:"bytes"`
 	Partial bool   `json:"partial"`
 	Problem string `json:"problem"`
+	// Problems counts the values that could not be used (skipped events,
+	// out-of-range times, cut names), when there are any.
+	Problems []trace.Count `json:"problems,omitempty"`
 }
 
 // Artifact is one output file.
@@ -150,7 +162,13 @@ type Job struct {
 	cur    *current
 	nlogs  int
 	fix    *fixJob // perfetto-fix
+	budget *trace.Budget
 }
+
+// ErrStop is what Write returns once the current file needs no more bytes
+// (a limit was reached, or the document is broken beyond repair): the host
+// should stop reading it and call EndFile. The job is still usable.
+var ErrStop = errors.New("the current file takes no more bytes")
 
 // perTrace reports commands that compare traces and so keep one store each.
 func (j *Job) perTrace() bool {
@@ -166,6 +184,8 @@ type current struct {
 	sniff   []byte
 	hostErr string
 	size    int64 // the host's estimate of the decompressed size, 0 = unknown
+	read    int64 // compressed bytes the host has read, 0 = unknown
+	stopped bool
 }
 
 // New starts a job.
@@ -173,7 +193,9 @@ func New(o Options) (*Job, error) {
 	if err := o.normalize(); err != nil {
 		return nil, err
 	}
-	return &Job{opts: o, store: trace.NewStore(), crash: crash.New()}, nil
+	j := &Job{opts: o, store: trace.NewStore(), crash: crash.New(), budget: trace.NewBudget(o.Limits)}
+	j.store.Budget = j.budget
+	return j, nil
 }
 
 // BeginFile starts an input; name is the path or file name as the user gave it.
@@ -201,18 +223,49 @@ func (j *Job) Write(p []byte) (int, error) {
 		return 0, fmt.Errorf("write before BeginFile")
 	}
 	c.res = &j.files[len(j.files)-1]
+	if c.stopped {
+		return 0, ErrStop
+	}
 	c.res.Bytes += int64(len(p))
+	if j.opts.Limits.RatioExceeded(c.res.Bytes, c.read) {
+		j.stop(c, fmt.Sprintf("decompressed to %d bytes from %d compressed bytes, more than %d× (--max-ratio): the rest of the file is not read",
+			c.res.Bytes, c.read, j.opts.Limits.Ratio))
+		return 0, ErrStop
+	}
 	if c.kind == "" {
 		// Sniff on the first 512 bytes (or fewer at the end of the file).
 		c.sniff = append(c.sniff, p...)
-		if len(c.sniff) < 512 {
+		if len(c.sniff) < 512 || len(c.sniff) < blankMax && blank(c.sniff) {
 			return len(p), nil
 		}
 		j.decide(c)
 		p, c.sniff = c.sniff, nil
 	}
 	j.route(c, p)
+	if c.reader != nil && c.reader.Stopped() {
+		c.stopped = true
+		return len(p), ErrStop
+	}
 	return len(p), nil
+}
+
+// stop ends the current file for a limit the job enforces itself.
+func (j *Job) stop(c *current, msg string) {
+	c.stopped = true
+	if c.reader != nil {
+		c.reader.Stop(msg)
+	} else if c.hostErr == "" {
+		c.hostErr = msg
+	}
+}
+
+// FileRead passes how many compressed bytes the host has read of the
+// current file so far (for gzip input; never for plain files): the
+// decompression-ratio guard compares it with the bytes pushed.
+func (j *Job) FileRead(n int64) {
+	if j.cur != nil {
+		j.cur.read = n
+	}
 }
 
 func (j *Job) decide(c *current) {
@@ -220,11 +273,16 @@ func (j *Job) decide(c *current) {
 	switch {
 	case len(b) == 0 && len(c.sniff) == 0:
 		c.kind = "empty"
-	case looksJSON(b):
+	case len(b) == 0 && len(c.sniff) < blankMax:
+		c.kind = "blank"
+	case archive(c.sniff) != "":
+		c.kind = "unknown"
+	case looksJSON(b) || b[0] == '"' && j.wantsTraces():
 		c.kind = "json"
 		st := j.store
 		if j.perTrace() {
 			st = trace.NewStore()
+			st.Budget = j.budget
 			j.stores = append(j.stores, st)
 		}
 		c.reader = st.NewReader(c.res.Name)
@@ -235,6 +293,47 @@ func (j *Job) decide(c *current) {
 		c.kind = "log"
 		j.crash.BeginFile(c.res.Name)
 	}
+}
+
+// blankMax is how much leading whitespace is sniffed before a file is
+// taken for a log: a file of only whitespace (or a BOM) is refused.
+const blankMax = 64 << 10
+
+func blank(b []byte) bool {
+	return len(bytes.TrimLeft(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), " \t\r\n")) == 0
+}
+
+// wantsTraces reports commands that take only traces: a JSON scalar given
+// to them is a wrong input, not a log.
+func (j *Job) wantsTraces() bool {
+	switch j.opts.Command {
+	case "breakdown", "triage", "overlap", "diff":
+		return true
+	}
+	return false
+}
+
+// archive names the archive or compression format b starts with, if any:
+// such a file is neither a trace nor a log, even when its members are
+// stored uncompressed and look like text.
+func archive(b []byte) string {
+	for _, m := range []struct{ magic, name string }{
+		{"\x1f\x8b", "gzip data that was not decompressed"},
+		{"PK\x03\x04", "a zip archive: unzip it and give the files inside"},
+		{"PK\x05\x06", "an empty zip archive"},
+		{"BZh", "bzip2 data: decompress it first (bunzip2)"},
+		{"\xfd7zXZ\x00", "xz data: decompress it first (unxz)"},
+		{"\x28\xb5\x2f\xfd", "zstd data: decompress it first (unzstd)"},
+		{"7z\xbc\xaf\x27\x1c", "a 7z archive: extract it and give the files inside"},
+	} {
+		if bytes.HasPrefix(b, []byte(m.magic)) {
+			return m.name
+		}
+	}
+	if len(b) > 262 && string(b[257:262]) == "ustar" {
+		return "a tar archive: extract it and give the files inside"
+	}
+	return ""
 }
 
 // looksJSON tells a JSON document from a log whose lines start with '['
@@ -286,8 +385,10 @@ func (j *Job) route(c *current, p []byte) {
 }
 
 // FileSize passes the host's estimate of the current file's decompressed
-// size (the file size, or a gzip member's ISIZE); memory planning only.
+// size (the file size, or a gzip member's ISIZE); memory planning only,
+// capped by the limits.
 func (j *Job) FileSize(n int64) {
+	n = j.opts.Limits.ClampHint(n, 0)
 	if j.cur != nil {
 		j.cur.size = n
 		if j.cur.reader != nil {
@@ -329,10 +430,12 @@ func (j *Job) EndFile() {
 	switch c.kind {
 	case "empty":
 		c.res.Kind, c.res.Problem = "unknown", "empty file"
+	case "blank":
+		c.res.Kind, c.res.Problem = "unknown", "no content: only whitespace or a byte-order mark"
 	case "unknown":
 		c.res.Kind, c.res.Problem = "unknown", "unknown format: binary data, neither a JSON trace nor a text log"
-		if bytes.HasPrefix(c.sniff, []byte{0x1f, 0x8b}) {
-			c.res.Problem = "gzip data that was not decompressed"
+		if a := archive(c.sniff); a != "" {
+			c.res.Problem = a
 		}
 	case "log":
 		j.crash.EndFile()
@@ -344,6 +447,11 @@ func (j *Job) EndFile() {
 		case f.SawEvents:
 			c.res.Kind = "trace"
 			c.res.Partial, c.res.Problem = f.Partial(), f.Problem
+			c.res.Problems = f.Problems()
+		case !c.headBig && f.Complete && limits.Depth(c.head, j.opts.Limits.Depth) > j.opts.Limits.Depth:
+			f.Ignore = true
+			c.res.Kind = "unknown"
+			c.res.Problem = fmt.Sprintf("JSON nested deeper than %d levels (--max-depth): not read", j.opts.Limits.Depth)
 		case !c.headBig && f.Complete && j.opts.Command != "breakdown" && j.opts.Command != "triage":
 			// A JSON side document (crash_diagnostics.json, a dump's
 			// metadata.json): evidence for the crash analysis.
@@ -357,7 +465,9 @@ func (j *Job) EndFile() {
 			f.Ignore = true
 			c.res.Kind = "unknown"
 			c.res.Problem = "JSON without traceEvents: not a PyTorch profiler trace"
-			if f.Problem != "" {
+			if b := bytes.TrimLeft(c.head, " \t\r\n\xef\xbb\xbf"); len(b) > 0 && b[0] == '"' {
+				c.res.Problem = "a JSON string, not a PyTorch profiler trace (a JSON object with traceEvents)"
+			} else if f.Problem != "" {
 				c.res.Problem += " (" + f.Problem + ")"
 			}
 		}

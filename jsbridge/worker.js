@@ -106,7 +106,8 @@ class Instance {
     return this.call(name, this.put(b), b.length);
   }
 
-  feed(chunk) { this.call('feed', this.put(chunk), chunk.length); }
+  /** true when the module takes no more of this file (a limit was reached). */
+  feed(chunk) { return this.call('feed', this.put(chunk), chunk.length) === 1; }
 
   /** Bytes a streaming command wrote since the last call (a copy), or null. */
   takeOutput() {
@@ -144,7 +145,8 @@ async function pushFile(m, file, name, onChunk) {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      await onChunk(value, read);
+      if (gz) m.x.file_read(read % 2 ** 32, Math.floor(read / 2 ** 32)); // the ratio guard's input
+      if (await onChunk(value, read) === true) { reader.cancel().catch(() => {}); break; }
     }
   } catch (err) {
     if (err instanceof WasiExit || err instanceof WebAssembly.RuntimeError || err?.fromModule) throw err;
@@ -167,7 +169,9 @@ async function sizeHint(file, gz) {
   const wrap = 2 ** 32;
   const k = Math.trunc((file.size * 15 - isize + wrap / 2) / wrap);
   if (k > 0) isize += k * wrap;
-  return isize;
+  // A forged trailer must not plan gigabytes: deflate expands ≤ 1032×
+  // (the module caps the hint as well: analyzer/limits).
+  return Math.min(isize, file.size * 1032);
 }
 
 async function isGzip(file) {
@@ -217,10 +221,12 @@ async function run(files, opts) {
     const at = (read) => ({ file: name, fileIndex: i, bytesRead: readBefore + read, rawBytes: raw });
     await pushFile(m, file, name, (chunk, read) => {
       const tf = performance.now();
-      try { m.feed(chunk); } catch (err) { throw moduleError(err); }
+      let stop;
+      try { stop = m.feed(chunk); } catch (err) { throw moduleError(err); }
       feedMs += performance.now() - tf;
       raw += chunk.length;
       progress(at(read), false);
+      return stop;
     });
     readBefore += file.size;
     progress(at(0), true);

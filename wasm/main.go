@@ -81,7 +81,21 @@ func feed(ptr, n uint32) int32 {
 		return setError("feed before begin")
 	}
 	if _, err := job.Write(bytesAt(ptr, n)); err != nil {
+		if err == analyzer.ErrStop {
+			return 1 // the file takes no more bytes: go on with file_end
+		}
 		return setError(err.Error())
+	}
+	return 0
+}
+
+// file_read passes how many compressed bytes of the current file the host
+// has read so far (lo + hi<<32): the decompression-ratio guard's input.
+//
+//go:wasmexport file_read
+func fileRead(lo, hi uint32) int32 {
+	if job != nil {
+		job.FileRead(int64(hi)<<32 | int64(lo))
 	}
 	return 0
 }

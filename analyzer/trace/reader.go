@@ -2,9 +2,13 @@ package trace
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/internal/jsontext"
+	"github.com/gputriage/gputriage/analyzer/limits"
 )
 
 // headerKeys are the top-level values worth keeping (all small).
@@ -50,6 +54,7 @@ func (s *Store) NewReader(name string) *Reader {
 	r.sc.event = r.event
 	r.sc.fast = r.fastEvent
 	r.sc.header = r.header
+	r.sc.maxEvent = s.Budget.Limits.EventBytes
 	return r
 }
 
@@ -72,11 +77,29 @@ func (r *Reader) Close() *File {
 	if r.f.BadEvents > 0 && r.f.Problem == "" {
 		r.f.Problem = "some traceEvents elements were not valid JSON objects and were skipped"
 	}
+	if len(r.f.DeepHeaders) > 0 {
+		msg := fmt.Sprintf("%s nested deeper than %d levels (--max-depth): ignored", strings.Join(r.f.DeepHeaders, ", "), r.s.Budget.Limits.Depth)
+		r.f.Problem = strings.TrimPrefix(r.f.Problem+"; "+msg, "; ")
+	}
+	if vp := r.f.valueProblems(); len(vp) > 0 {
+		var parts []string
+		for _, c := range vp {
+			parts = append(parts, fmt.Sprintf("%d %s", c.Count, c.What))
+		}
+		r.f.Problem = strings.TrimPrefix(r.f.Problem+"; "+strings.Join(parts, "; "), "; ")
+	}
 	return r.f
 }
 
 func (r *Reader) header(key string, v []byte) {
-	if headerKeys[key] {
+	if !headerKeys[key] {
+		return
+	}
+	if d := r.s.Budget.Limits.Depth; limits.Depth(v, d) > d {
+		r.f.DeepHeaders = append(r.f.DeepHeaders, key)
+		return
+	}
+	{
 		r.f.Header[key] = append([]byte(nil), v...)
 	}
 }
@@ -105,6 +128,32 @@ func (r *Reader) event(b []byte) {
 	r.handle()
 }
 
+// cut bounds a name to the string limit (at a UTF-8 boundary), counting it.
+func (r *Reader) cut(raw []byte) []byte {
+	max := r.s.Budget.Limits.StringBytes
+	if int64(len(raw)) <= max {
+		return raw
+	}
+	r.f.LongNames++
+	n := int(max)
+	for n > 0 && raw[n]&0xC0 == 0x80 {
+		n--
+	}
+	return raw[:n]
+}
+
+// Stopped reports whether the reader reads no more of the file (a limit
+// was reached, or the document is broken): the host may stop pushing it.
+func (r *Reader) Stopped() bool { return r.sc.st == stErr }
+
+// Stop ends reading the file for a reason found outside it (a host-side
+// limit); the file is incomplete with that problem.
+func (r *Reader) Stop(msg string) {
+	if r.sc.st != stErr {
+		r.sc.stop(msg)
+	}
+}
+
 func (r *Reader) handle() {
 	f := r.f
 	e := &r.ev
@@ -115,18 +164,23 @@ func (r *Reader) handle() {
 	if k == KindOther {
 		return
 	}
-	ts, ok := jsontext.ParseNS(e.ts)
+	ts, dur, ok := f.times(e.ts, e.dur)
 	if !ok {
-		f.BadEvents++
 		return
 	}
-	dur, _ := jsontext.ParseNS(e.dur)
-	if dur < 0 {
-		f.NegDur++
-		dur = 0
-	}
 	s := r.s
-	name := s.internRaw(e.name, &r.scratch)
+	b := s.Budget
+	if b.Records >= b.Limits.Records {
+		r.sc.stop(limits.Exceeded("event "+strconv.FormatInt(f.Events, 10)+" of traceEvents", "max-records", b.Limits.Records, r.sc.evStart) +
+			" (events kept over all files)")
+		return
+	}
+	if b.NameBytes > b.Limits.NameBytes {
+		r.sc.stop(limits.Exceeded("the names kept", "max-name-bytes", b.Limits.NameBytes, r.sc.evStart))
+		return
+	}
+	b.Records++
+	name := s.internRaw(r.cut(e.name), &r.scratch)
 	// Consecutive events mostly share a thread: reuse its id.
 	track := r.lastTrack
 	if track == 0 || string(e.pid) != string(r.lastPid) || string(e.tid) != string(r.lastTid) {
@@ -160,7 +214,7 @@ func (r *Reader) handle() {
 	default:
 		var kernel uint32
 		if len(e.kernel) > 0 && (k == KindRuntime || k == KindDriver) {
-			kernel = s.internRaw(e.kernel, &r.scratch)
+			kernel = s.internRaw(r.cut(e.kernel), &r.scratch)
 		}
 		s.CPU = growHint(s.CPU, r)
 		s.CPU = append(s.CPU, Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
@@ -194,6 +248,11 @@ func growHint[T any](s []T, r *Reader) []T {
 		// Records of this slice from this file so far, extrapolated with
 		// 5 % headroom; other files' records are already in s.
 		need := int64(len(s)) + int64(float64(len(s))*float64(r.sizeHint-f.Bytes)/float64(f.Bytes)*1.05)
+		// A forged size hint must not allocate what the file does not
+		// hold: grow at most 16× what was really read (dead blocks stay
+		// ≤ 1/15 of the live one), and never past the record budget.
+		b := r.s.Budget
+		need = min(need, 16*int64(len(s)), int64(len(s))+b.Limits.Records-b.Records+1)
 		if need > int64(len(s)) {
 			return slices.Grow(s, int(min(need, 1<<31))-len(s))
 		}

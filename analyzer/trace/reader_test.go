@@ -54,7 +54,8 @@ const sample = `{"schemaVersion":1,"traceEvents":[
 
 func TestReaderFields(t *testing.T) {
 	st, f := read(t, []byte(sample), whole)
-	if !f.Complete || f.Partial() || f.Problem != "" {
+	// The negative dur is kept as 0, counted and flagged.
+	if !f.Complete || !f.Partial() || f.Problem != "1 events with a negative dur (counted as 0)" {
 		t.Fatalf("complete=%v partial=%v problem=%q", f.Complete, f.Partial(), f.Problem)
 	}
 	if len(st.GPU) != 3 || len(st.CPU) != 1 || len(st.Python) != 1 {

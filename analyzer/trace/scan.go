@@ -1,9 +1,11 @@
 package trace
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gputriage/gputriage/analyzer/internal/jsontext"
+	"github.com/gputriage/gputriage/analyzer/limits"
 )
 
 // scanner finds the top-level structure of a Kineto document in pushed
@@ -23,6 +25,8 @@ type scanner struct {
 	sawEvents bool   // a traceEvents array (or a bare array) was entered
 	drop      bool   // current header value is too big to keep
 	err       error
+	maxEvent  int64 // bytes one event (or top-level key) may span
+	evStart   int64 // offset of the current event's '{'
 
 	event  func([]byte)
 	fast   func([]byte) (int, bool) // parses an event in place; false: use the slow path
@@ -47,6 +51,12 @@ const (
 
 // maxHeaderValue bounds what we keep of one non-event top-level value.
 const maxHeaderValue = 8 << 20
+
+// stop ends the document for a reason found by the reader (a limit).
+func (s *scanner) stop(msg string) {
+	s.st = stErr
+	s.err = errors.New(msg)
+}
 
 func (s *scanner) fail(pos int, format string, args ...any) {
 	s.st = stErr
@@ -101,8 +111,13 @@ func (s *scanner) write(p []byte) {
 				j++
 			}
 			s.key = append(s.key, p[i:j]...)
-			if j == len(p) {
+			if s.maxEvent > 0 && int64(len(s.key)) > s.maxEvent {
+				s.stop(limits.Exceeded("a top-level key", "max-event-bytes", s.maxEvent, s.off+int64(j)))
 				return
+			}
+			if j == len(p) {
+				i = j
+				continue
 			}
 			s.st = stColon
 			i = j + 1
@@ -173,8 +188,12 @@ func (s *scanner) write(p []byte) {
 				}
 				i++
 			case c == '{':
+				s.evStart = s.off + int64(i)
 				if n, ok := s.fast(p[i:]); ok {
 					i += n
+					if s.st == stErr {
+						return
+					}
 					continue
 				}
 				s.v = jsontext.Tracker{}
@@ -191,6 +210,11 @@ func (s *scanner) write(p []byte) {
 		case stEvent:
 			end, done := s.v.Advance(p, i)
 			if !done {
+				if s.maxEvent > 0 && int64(len(s.buf)+end-s.start) > s.maxEvent {
+					s.buf = nil // release it: the rest of the file is not read
+					s.stop(limits.Exceeded("a traceEvents element starting", "max-event-bytes", s.maxEvent, s.evStart))
+					return
+				}
 				s.buf = append(s.buf, p[s.start:end]...)
 				s.start = 0
 				i = end
@@ -202,6 +226,9 @@ func (s *scanner) write(p []byte) {
 				ev = s.buf
 			}
 			s.event(ev)
+			if s.st == stErr {
+				return
+			}
 			s.buf = s.buf[:0]
 			s.st = stArr
 			i = end

@@ -3,6 +3,8 @@
 // columnar event store: names interned once, one small record per kept event.
 package trace
 
+import "github.com/gputriage/gputriage/analyzer/limits"
+
 // Kind is what an event is, with legacy (2021) category names folded in.
 type Kind uint8
 
@@ -154,6 +156,11 @@ type File struct {
 	Kept      int64 // events kept in the store
 	BadEvents int64 // elements that were not parseable objects
 	NegDur    int64 // negative durations clamped to 0
+	Numbers   Numbers // ts/dur values that could not be used
+	LongNames int64   // names cut to the string limit
+	// DeepHeaders are header values dropped for nesting deeper than the
+	// depth limit.
+	DeepHeaders []string
 	Complete  bool
 	SawEvents bool              // the document had a traceEvents array
 	Ignore    bool              // not a trace after all (set by the caller)
@@ -162,7 +169,9 @@ type File struct {
 }
 
 // Partial reports whether analysis of the file may miss data.
-func (f *File) Partial() bool { return !f.Complete || f.BadEvents > 0 }
+func (f *File) Partial() bool {
+	return !f.Complete || f.BadEvents > 0 || f.NegDur > 0 || f.Numbers.Any() || f.LongNames > 0 || len(f.DeepHeaders) > 0
+}
 
 // Store holds everything the analyses keep from one job's trace files.
 type Store struct {
@@ -175,11 +184,27 @@ type Store struct {
 	Annot  []Span // gpu_user_annotation ranges
 	Files  []File
 	cache  *[cacheSize]cacheEntry
+	// Budget is what the job may keep, shared by its stores.
+	Budget *Budget
+}
+
+// Budget counts what a job's stores keep against its limits.
+type Budget struct {
+	limits.Limits
+	Records   int64 // events kept
+	NameBytes int64 // bytes of distinct names kept
+}
+
+// NewBudget returns a budget for l (zero fields: defaults).
+func NewBudget(l limits.Limits) *Budget {
+	l, _ = l.Normalized()
+	return &Budget{Limits: l}
 }
 
 // NewStore returns an empty store. Name id 0 is the empty string.
 func NewStore() *Store {
-	return &Store{index: map[string]uint32{"": 0}, alias: map[string]uint32{}, Names: []string{""}, cache: new([cacheSize]cacheEntry)}
+	return &Store{index: map[string]uint32{"": 0}, alias: map[string]uint32{}, Names: []string{""}, cache: new([cacheSize]cacheEntry),
+		Budget: NewBudget(limits.Limits{})}
 }
 
 // Name returns the string of an interned id.
@@ -191,6 +216,7 @@ func (s *Store) Intern(v string) uint32 {
 		return id
 	}
 	id := uint32(len(s.Names))
+	s.Budget.NameBytes += int64(len(v))
 	s.Names = append(s.Names, v)
 	s.index[v] = id
 	return id

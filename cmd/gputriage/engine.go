@@ -35,6 +35,7 @@ type engine interface {
 	FileBegin(name string) error
 	Feed(p []byte) error
 	FileSize(n int64) error
+	FileRead(n int64) error // compressed bytes read so far (gzip input)
 	FileError(msg string) error
 	FileEnd() error
 	Finish() (*analyzer.Result, error)
@@ -56,6 +57,7 @@ func (n *native) Begin(opts []byte) error {
 }
 func (n *native) FileBegin(name string) error { n.job.BeginFile(name); return nil }
 func (n *native) Feed(p []byte) error         { _, err := n.job.Write(p); return err }
+func (n *native) FileRead(r int64) error      { n.job.FileRead(r); return nil }
 func (n *native) FileError(msg string) error  { n.job.FileError(msg); return nil }
 func (n *native) FileSize(size int64) error   { n.job.FileSize(size); return nil }
 func (n *native) FileEnd() error              { n.job.EndFile(); return nil }
@@ -104,7 +106,7 @@ func newWasmEngine(wasm []byte) (*wasmEngine, error) {
 		return nil, fmt.Errorf("instantiate gputriage.wasm: %w", err)
 	}
 	e := &wasmEngine{ctx: ctx, rt: rt, mod: mod, fn: map[string]api.Function{}}
-	for _, name := range []string{"alloc", "begin", "file_begin", "feed", "file_size", "file_error", "file_end", "finish", "result_ptr", "result_len", "take_output", "output_ptr"} {
+	for _, name := range []string{"alloc", "begin", "file_begin", "feed", "file_size", "file_read", "file_error", "file_end", "finish", "result_ptr", "result_len", "take_output", "output_ptr"} {
 		f := mod.ExportedFunction(name)
 		if f == nil {
 			rt.Close(ctx)
@@ -180,7 +182,29 @@ func (e *wasmEngine) result() (*analyzer.Result, error) {
 
 func (e *wasmEngine) Begin(opts []byte) error     { return e.callBytes("begin", opts) }
 func (e *wasmEngine) FileBegin(name string) error { return e.callBytes("file_begin", []byte(name)) }
-func (e *wasmEngine) Feed(p []byte) error         { return e.callBytes("feed", p) }
+func (e *wasmEngine) Feed(p []byte) error {
+	ptr, err := e.put(p)
+	if err != nil {
+		return err
+	}
+	switch rc, err := e.call("feed", ptr, uint64(len(p))); {
+	case err != nil:
+		return err
+	case rc == 1:
+		return analyzer.ErrStop
+	case rc != 0:
+		r, err := e.result()
+		if err != nil {
+			return err
+		}
+		return errors.New(r.Error)
+	}
+	return nil
+}
+func (e *wasmEngine) FileRead(n int64) error {
+	_, err := e.call("file_read", uint64(uint32(n)), uint64(uint32(n>>32)))
+	return err
+}
 func (e *wasmEngine) FileError(msg string) error  { return e.callBytes("file_error", []byte(msg)) }
 func (e *wasmEngine) FileSize(n int64) error {
 	_, err := e.call("file_size", uint64(uint32(n)), uint64(uint32(n>>32)))

@@ -13,6 +13,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+
+	"github.com/gputriage/gputriage/analyzer"
+	"github.com/gputriage/gputriage/analyzer/limits"
 )
 
 // chunk is how much the host pushes per feed call.
@@ -159,14 +163,26 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 		src = counted
 	}
 	var total int64
-	for c := range readAhead(src) {
+	gz := src != io.Reader(counted)
+	blocks, done := readAhead(src)
+	defer close(done)
+	for c := range blocks {
 		if len(c.data) > 0 {
 			total += int64(len(c.data))
+			if gz {
+				if err := eng.FileRead(counted.n()); err != nil {
+					return err
+				}
+			}
 			if ferr := eng.Feed(c.data); ferr != nil {
+				if errors.Is(ferr, analyzer.ErrStop) {
+					c.release()
+					break // a limit was reached: the module has what it will read
+				}
 				return ferr
 			}
 			if progress != nil {
-				progress(counted.n)
+				progress(counted.n())
 			}
 		}
 		c.release()
@@ -175,8 +191,8 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 		}
 		if c.err != nil {
 			msg := fmt.Sprintf("read error after %d bytes: %v", total, c.err)
-			if src != io.Reader(counted) {
-				msg = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", total, counted.n, c.err)
+			if gz {
+				msg = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", total, counted.n(), c.err)
 			}
 			if err := eng.FileError(msg); err != nil {
 				return err
@@ -187,16 +203,20 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 	return eng.FileEnd()
 }
 
+// countingReader counts the bytes read through it; the count is read from
+// the pushing goroutine while readAhead's goroutine reads.
 type countingReader struct {
 	r io.Reader
-	n int64
+	c atomic.Int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.c.Add(int64(n))
 	return n, err
 }
+
+func (c *countingReader) n() int64 { return c.c.Load() }
 
 // fill reads until buf is full or the reader fails; io.EOF means a clean end
 // (unlike io.ReadFull, a truncated gzip stream's ErrUnexpectedEOF stays an
@@ -220,26 +240,37 @@ type block struct {
 }
 
 // readAhead reads (and so decompresses) on its own goroutine, a few chunks
-// ahead of the analyzer: gunzip and parsing then use both cores.
-func readAhead(r io.Reader) <-chan block {
+// ahead of the analyzer: gunzip and parsing then use both cores. Closing
+// done stops the reader early.
+func readAhead(r io.Reader) (<-chan block, chan<- struct{}) {
 	const depth = 3
-	free := make(chan []byte, depth)
+	free := make(chan []byte, depth+1)
 	for range depth {
 		free <- make([]byte, chunk)
 	}
 	out := make(chan block, depth)
+	done := make(chan struct{})
 	go func() {
 		defer close(out)
 		for {
-			buf := <-free
+			var buf []byte
+			select {
+			case buf = <-free:
+			case <-done:
+				return
+			}
 			n, err := fill(r, buf)
-			out <- block{data: buf[:n], err: err, release: func() { free <- buf }}
+			select {
+			case out <- block{data: buf[:n], err: err, release: func() { free <- buf }}:
+			case <-done:
+				return
+			}
 			if err != nil {
 				return
 			}
 		}
 	}()
-	return out
+	return out, done
 }
 
 // sizeHint estimates a file's decompressed size: its size, or for gzip the
@@ -266,5 +297,7 @@ func sizeHint(f *os.File) int64 {
 	if k := (st.Size()*ratio - isize + wrap/2) / wrap; k > 0 {
 		isize += k * wrap
 	}
-	return isize
+	// A forged trailer must not plan gigabytes: never more than deflate
+	// can expand the file to (the module also caps the hint).
+	return min(isize, st.Size()*limits.DeflateMaxRatio)
 }

@@ -16,6 +16,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/gputriage/gputriage/analyzer"
+	"github.com/gputriage/gputriage/analyzer/limits"
 )
 
 const usage = `gputriage — GPU profiler traces and crash evidence → answers, locally.
@@ -58,6 +59,9 @@ Flags:
                        (diff) the comparison fields of run A and run B
   --engine wasm|native run the wasm module under wazero (default) or the analyzer linked natively
   -q                   no progress line
+  --max-event-bytes N, --max-string-bytes N, --max-depth N, --max-records N,
+  --max-name-bytes N, --max-ratio N, --max-hint-bytes N
+                       resource limits (sizes take k, M, G); defaults and meaning: docs/limits.md
 
 Exit status: 0 ok, 1 input partial or damaged (results still written), 2 usage error or unreadable input.
 `
@@ -69,6 +73,7 @@ type flags struct {
 	quiet, gzip, force                 bool
 	inputs, mapping, formal            []string
 	compare                            [2]analyzer.RunIdentity
+	limits                             limits.Limits
 }
 
 // parseFlags accepts flags before, between and after the inputs.
@@ -155,7 +160,19 @@ func parseFlags(args []string) (flags, error) {
 		case "h", "help":
 			return f, errHelp
 		default:
-			return f, fmt.Errorf("unknown flag %s", a)
+			fl := limitFlag(name)
+			if fl == nil {
+				return f, fmt.Errorf("unknown flag %s", a)
+			}
+			v, err2 := needVal()
+			if err2 != nil {
+				return f, err2
+			}
+			n, err2 := limits.ParseSize(v)
+			if err2 != nil {
+				return f, fmt.Errorf("--%s: %v", name, err2)
+			}
+			fl.Set(&f.limits, n)
 		}
 		if err != nil {
 			return f, err
@@ -171,6 +188,15 @@ func parseFlags(args []string) (flags, error) {
 }
 
 var errHelp = fmt.Errorf("help")
+
+func limitFlag(name string) *limits.Flag {
+	for i := range limits.Flags {
+		if limits.Flags[i].Name == name {
+			return &limits.Flags[i]
+		}
+	}
+	return nil
+}
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -223,7 +249,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	opts, _ := json.Marshal(analyzer.Options{Command: cmd, TargetArch: f.target, Stage: f.stage, Mapping: f.mapping, Formal: f.formal,
-		Force: f.force, Compare: f.compare})
+		Force: f.force, Compare: f.compare, Limits: f.limits})
 
 	eng, err := newEngine(f.engine)
 	if err != nil {

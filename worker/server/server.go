@@ -215,7 +215,13 @@ func push(job *analyzer.Job, name string, body io.Reader) (stopReason, error) {
 			if total > MaxDecompressed {
 				return stopBomb, nil
 			}
+			if src != io.Reader(counted) {
+				job.FileRead(counted.n)
+			}
 			if _, werr := job.Write(buf[:n]); werr != nil {
+				if werr == analyzer.ErrStop {
+					break // a limit was reached: the job has what it will read
+				}
 				return stopNone, werr
 			}
 		}

@@ -6,6 +6,7 @@ package jsontext
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 )
 
@@ -221,10 +222,12 @@ func ParseNS(b []byte) (ns int64, ok bool) {
 
 func parseFloatNS(b []byte) (int64, bool) {
 	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
+	// Out of int64's range the conversion is implementation-defined
+	// (native and wasm give different numbers): refuse instead.
+	if err != nil || f != f || f*1000 >= 9e18 || f*1000 <= -9e18 {
 		return 0, false
 	}
-	return int64(f*1000 + 0.5), true
+	return int64(math.Floor(f*1000 + 0.5)), true
 }
 
 // ParseInt parses an integer value, accepting numeric strings and floats with

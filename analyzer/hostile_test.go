@@ -1,0 +1,176 @@
+package analyzer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/gputriage/gputriage/analyzer/limits"
+)
+
+// The hostile inputs of issue 13, generated and streamed through a Job in
+// 1 MiB chunks (never a file on disk), under a stated memory bound.
+
+const chunk = 1 << 20
+
+// heapBound is the most the job may hold while these inputs stream: the
+// event limit, a 1 MiB chunk, and bookkeeping — far below the inputs'
+// sizes (hundreds of MiB to GiB).
+const heapBound = 48 << 20
+
+// stream pushes gen's bytes (up to max) into a fresh job until the job says
+// stop, tracking the heap; ratio > 0 reports compressed progress as if the
+// input compressed that many times.
+func stream(t *testing.T, o Options, gen func(dst []byte, off int64) []byte, max int64, ratio int64) (res *Result, pushed int64, peak uint64) {
+	t.Helper()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	j, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.BeginFile("hostile.json.gz")
+	buf := make([]byte, 0, chunk)
+	for pushed < max {
+		buf = gen(buf[:0], pushed)
+		if ratio > 0 {
+			j.FileRead((pushed+int64(len(buf)))/ratio + 1)
+		}
+		_, err := j.Write(buf)
+		pushed += int64(len(buf))
+		if pushed%(16*chunk) < chunk {
+			runtime.ReadMemStats(&ms)
+			peak = max64(peak, ms.HeapInuse-min(base, ms.HeapInuse))
+		}
+		if errors.Is(err, ErrStop) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&ms)
+	peak = max64(peak, ms.HeapInuse-min(base, ms.HeapInuse))
+	j.EndFile()
+	return j.Finish(), pushed, peak
+}
+
+func max64(a, b uint64) uint64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// hugeString is `{"traceEvents":[{"name":"AAAA…` without end.
+func hugeString(dst []byte, off int64) []byte {
+	if off == 0 {
+		dst = append(dst, `{"traceEvents":[{"ph":"X","cat":"kernel","name":"`...)
+	}
+	for len(dst) < chunk {
+		dst = append(dst, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"...)
+	}
+	return dst
+}
+
+// kernelEvents is an endless traceEvents array of distinct-time kernels.
+func kernelEvents(dst []byte, off int64) []byte {
+	if off == 0 {
+		dst = append(dst, `{"traceEvents":[`...)
+	}
+	for i := off; len(dst) < chunk-200; i++ {
+		dst = fmt.Appendf(dst, `{"ph":"X","cat":"kernel","name":"Cijk_Ailk_Bljk_MT%d","pid":1,"tid":7,"ts":%d.5,"dur":1.25,"args":{"correlation":%d}},`, i%7, 1000+i, i)
+	}
+	return dst
+}
+
+func TestHugeStringStopsAtEventLimit(t *testing.T) {
+	res, pushed, peak := stream(t, Options{Command: "breakdown"}, hugeString, 3<<30, 1000)
+	if pushed > limits.DefaultEventBytes+2*chunk {
+		t.Errorf("pushed %d bytes before the job stopped; want about the event limit %d", pushed, limits.DefaultEventBytes)
+	}
+	f := res.Files[0]
+	if res.ExitCode != ExitPartial || !f.Partial || !strings.Contains(f.Problem, "--max-event-bytes") || !strings.Contains(f.Problem, "byte 16") {
+		t.Errorf("exit %d, file %+v; want partial naming the limit and the element's byte 16", res.ExitCode, f)
+	}
+	if peak > heapBound {
+		t.Errorf("heap grew %d MiB, bound %d MiB", peak>>20, heapBound>>20)
+	}
+}
+
+func TestRecordLimit(t *testing.T) {
+	o := Options{Command: "breakdown", Limits: limits.Limits{Records: 50_000}}
+	res, pushed, peak := stream(t, o, kernelEvents, 1<<34, 0)
+	f := res.Files[0]
+	if res.ExitCode != ExitPartial || !strings.Contains(f.Problem, "--max-records") || !strings.Contains(f.Problem, "event 50001") {
+		t.Fatalf("exit %d, file %+v", res.ExitCode, f)
+	}
+	if pushed > 50_000*150+2*chunk {
+		t.Errorf("pushed %d bytes past the record limit", pushed)
+	}
+	// The records before the limit are all analysed.
+	kt, _ := res.Artifact("kernel_table.json")
+	var tab struct{ Rows []struct{ Launches int } }
+	if err := json.Unmarshal([]byte(kt), &tab); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range tab.Rows {
+		n += r.Launches
+	}
+	if n != 50_000 {
+		t.Errorf("kernel table counts %d launches, want the 50000 kept", n)
+	}
+	if peak > heapBound {
+		t.Errorf("heap grew %d MiB, bound %d MiB", peak>>20, heapBound>>20)
+	}
+}
+
+// A 77 MB gzip expanding to 21 GiB: the ratio guard stops it after
+// limits.RatioAfter bytes.
+func TestRatioGuard(t *testing.T) {
+	res, pushed, peak := stream(t, Options{Command: "breakdown"}, kernelEvents, 21<<30, 280)
+	f := res.Files[0]
+	if res.ExitCode != ExitPartial || !strings.Contains(f.Problem, "--max-ratio") {
+		t.Fatalf("exit %d, file %+v", res.ExitCode, f)
+	}
+	if pushed > limits.RatioAfter+2*chunk {
+		t.Errorf("pushed %d bytes, want the guard to stop at %d", pushed, limits.RatioAfter)
+	}
+	// 64 MiB of ~140-byte events: ~480k records of 56 B plus names.
+	if peak > 96<<20 {
+		t.Errorf("heap grew %d MiB, bound 96 MiB", peak>>20)
+	}
+}
+
+// A forged size hint (a 21 KB gzip whose ISIZE claims 4 GiB, or worse) must
+// not make the reader plan gigabytes.
+func TestForgedHint(t *testing.T) {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.TotalAlloc
+	j, _ := New(Options{Command: "breakdown"})
+	j.BeginFile("forged.json.gz")
+	j.FileSize(1 << 40)
+	buf := make([]byte, 0, chunk)
+	var off int64
+	for off < 6*chunk {
+		buf = kernelEvents(buf[:0], off)
+		j.Write(buf)
+		off += int64(len(buf))
+	}
+	j.EndFile()
+	runtime.ReadMemStats(&ms)
+	if got := ms.TotalAlloc - base; got > 64<<20 {
+		t.Errorf("allocated %d MiB for 6 MiB of events with a forged 1 TiB hint", got>>20)
+	}
+	if res := j.Finish(); res.ExitCode != ExitPartial { // the stream is cut short
+		t.Errorf("exit %d", res.ExitCode)
+	}
+}

@@ -1,0 +1,182 @@
+// Package limits holds gputriage's resource budgets: every bound on what one
+// input may make the analyzer keep or do, in one place, so that the CLI (both
+// engines), the page and the Worker refuse or cut short the same inputs with
+// the same words. docs/limits.md documents each one; the CLI overrides them
+// with --max-* flags, which travel to the module inside Options.
+package limits
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Limits are the budgets of one job. A zero field means "the default".
+type Limits struct {
+	// EventBytes bounds one traceEvents element (and one top-level key):
+	// the reader keeps an element that straddles chunks until it is whole.
+	EventBytes int64 `json:"max_event_bytes,omitempty"`
+	// StringBytes bounds one kept string (a kernel or op name); longer
+	// names are cut to it and counted.
+	StringBytes int64 `json:"max_string_bytes,omitempty"`
+	// Depth bounds the nesting of side documents decoded whole
+	// (distributedInfo, deviceProperties, crash_diagnostics.json, …).
+	Depth int `json:"max_depth,omitempty"`
+	// Records bounds the events kept (kernels, ops, spans) over a job.
+	Records int64 `json:"max_records,omitempty"`
+	// NameBytes bounds the distinct names kept over a job.
+	NameBytes int64 `json:"max_name_bytes,omitempty"`
+	// Ratio bounds decompressed / compressed bytes once RatioAfter
+	// decompressed bytes have been read (real traces compress 5–30×; a
+	// deflate stream can reach 1032×).
+	Ratio int64 `json:"max_ratio,omitempty"`
+	// HintBytes caps the host's estimate of a file's decompressed size,
+	// which only plans memory.
+	HintBytes int64 `json:"max_hint_bytes,omitempty"`
+}
+
+// Defaults. With them one job keeps at most about
+// Records·56 B + NameBytes + EventBytes + 8 MiB of header values
+// (≈ 1.2 GiB); docs/limits.md gives the derivation.
+const (
+	DefaultEventBytes  = 8 << 20
+	DefaultStringBytes = 64 << 10
+	DefaultDepth       = 64
+	DefaultRecords     = 16 << 20
+	DefaultNameBytes   = 128 << 20
+	DefaultRatio       = 200
+	DefaultHintBytes   = 16 << 30
+	// RatioAfter is how many decompressed bytes a file may always have,
+	// whatever its ratio (small, very repetitive files are harmless).
+	RatioAfter = 64 << 20
+	// DeflateMaxRatio is the format's own bound: one deflate byte expands
+	// to at most 1032 bytes, so a gzip file of n bytes holds < n·1032.
+	DeflateMaxRatio = 1032
+)
+
+// Normalized returns l with every zero field set to its default, and an
+// error for negative values.
+func (l Limits) Normalized() (Limits, error) {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"max-event-bytes", l.EventBytes}, {"max-string-bytes", l.StringBytes}, {"max-depth", int64(l.Depth)},
+		{"max-records", l.Records}, {"max-name-bytes", l.NameBytes}, {"max-ratio", l.Ratio}, {"max-hint-bytes", l.HintBytes}} {
+		if f.v < 0 {
+			return l, fmt.Errorf("--%s must not be negative", f.name)
+		}
+	}
+	def := func(v *int64, d int64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&l.EventBytes, DefaultEventBytes)
+	def(&l.StringBytes, DefaultStringBytes)
+	def(&l.Records, DefaultRecords)
+	def(&l.NameBytes, DefaultNameBytes)
+	def(&l.Ratio, DefaultRatio)
+	def(&l.HintBytes, DefaultHintBytes)
+	if l.Depth == 0 {
+		l.Depth = DefaultDepth
+	}
+	return l, nil
+}
+
+// Flag describes one limit for the CLI: its flag name and where it lives.
+type Flag struct {
+	Name string
+	Help string
+	Set  func(*Limits, int64)
+}
+
+// Flags lists the CLI flags, in the order the usage shows them.
+var Flags = []Flag{
+	{"max-event-bytes", "bytes of one traceEvents element", func(l *Limits, v int64) { l.EventBytes = v }},
+	{"max-string-bytes", "bytes of one kept name (longer ones are cut)", func(l *Limits, v int64) { l.StringBytes = v }},
+	{"max-depth", "nesting of a side document (distributedInfo, crash_diagnostics.json)", func(l *Limits, v int64) { l.Depth = int(min(v, 1<<20)) }},
+	{"max-records", "events kept over the job", func(l *Limits, v int64) { l.Records = v }},
+	{"max-name-bytes", "bytes of distinct names kept over the job", func(l *Limits, v int64) { l.NameBytes = v }},
+	{"max-ratio", "decompressed/compressed bytes (after the first 64 MiB)", func(l *Limits, v int64) { l.Ratio = v }},
+	{"max-hint-bytes", "cap on a file's expected decompressed size (memory planning)", func(l *Limits, v int64) { l.HintBytes = v }},
+}
+
+// ParseSize reads a flag value: a count with an optional k/M/G suffix
+// (powers of 1024 with a trailing B or i: 64MiB, 64M, 8k).
+func ParseSize(s string) (int64, error) {
+	mult := int64(1)
+	t := s
+	for len(t) > 0 && (t[len(t)-1] == 'B' || t[len(t)-1] == 'i') {
+		t = t[:len(t)-1]
+	}
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'k', 'K':
+			mult, t = 1<<10, t[:n-1]
+		case 'm', 'M':
+			mult, t = 1<<20, t[:n-1]
+		case 'g', 'G':
+			mult, t = 1<<30, t[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v < 0 || v > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a size (a number, optionally with k, M or G)", s)
+	}
+	return v * mult, nil
+}
+
+// ClampHint bounds a host's decompressed-size estimate: to what compressed
+// bytes of gzip can hold (compressed ≤ 0: unknown) and to HintBytes.
+func (l Limits) ClampHint(hint, compressed int64) int64 {
+	if compressed > 0 && hint > compressed*DeflateMaxRatio {
+		hint = compressed * DeflateMaxRatio
+	}
+	return min(hint, l.HintBytes)
+}
+
+// RatioExceeded reports whether decompressed bytes from compressed ones
+// break the ratio guard (compressed ≤ 0: not compressed or unknown).
+func (l Limits) RatioExceeded(decompressed, compressed int64) bool {
+	return compressed > 0 && decompressed > RatioAfter && decompressed/l.Ratio > compressed
+}
+
+// Exceeded is the message of a limit that cut a file short: which limit,
+// where, and the flag that raises it.
+func Exceeded(what string, flag string, limit int64, at int64) string {
+	return fmt.Sprintf("%s at byte %d exceeds the limit of %d (--%s): the rest of the file is not read", what, at, limit, flag)
+}
+
+// Depth returns the nesting depth of a JSON text (strings skipped), stopping
+// as soon as it passes max; it never fails on malformed input.
+func Depth(b []byte, max int) int {
+	depth, deepest := 0, 0
+	inStr, esc := false, false
+	for _, c := range b {
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{', '[':
+			depth++
+			if depth > deepest {
+				deepest = depth
+				if deepest > max {
+					return deepest
+				}
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return deepest
+}
