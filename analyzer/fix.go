@@ -3,6 +3,7 @@ package analyzer
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	json "github.com/goccy/go-json"
 
@@ -87,13 +88,14 @@ func (j *Job) fixFinish() *Result {
 		res.ExitCode, res.Error = ExitUsage, f.err.Error()
 		return res
 	}
-	partial := !f.stats.Complete || f.hostErr != ""
+	partial := !f.stats.Complete || f.hostErr != "" || f.rw.Closed
 	if partial {
 		res.ExitCode = ExitPartial
 		res.Files[0].Partial = true
 		res.Files[0].Problem = f.hostErr
-		if res.Files[0].Problem == "" {
-			res.Files[0].Problem = "the trace ends before its JSON document does; the output is closed after the last complete event"
+		if f.rw.Closed {
+			closed := fmt.Sprintf("the trace ends inside traceEvents (truncated): the output is a valid trace closed after the last complete event (%d events); anything after the cut is lost", f.stats.Events)
+			res.Files[0].Problem = strings.TrimPrefix(res.Files[0].Problem+"; "+closed, "; ")
 		}
 	}
 	rep := struct {

@@ -3,6 +3,7 @@ package crash
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/gputriage/gputriage/internal/escape"
 	"strconv"
 	"strings"
 )
@@ -161,13 +162,9 @@ func (d *Diagnosis) Markdown() []byte {
 	return []byte(b.String())
 }
 
-func mdEscape(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+func mdEscape(s string) string { return escape.MarkdownText(s) }
 
-func mdCell(s string) string {
-	s = strings.ReplaceAll(s, "|", "\\|")
-	s = strings.ReplaceAll(s, "\n", " ")
-	return s
-}
+func mdCell(s string) string { return escape.MarkdownText(s) }
 
 func sortedMapKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))

@@ -351,6 +351,13 @@ type Rewriter struct {
 	buf  []byte
 	err  error
 	done bool // metadata written
+	// sep holds the separators after the last event, written only when
+	// another element follows: a trace cut short is closed after its last
+	// complete event without a dangling comma.
+	sep     []byte
+	lastSig byte // last non-space byte written
+	// Closed says how a trace cut short inside traceEvents was ended.
+	Closed bool
 }
 
 // Write feeds the next chunk of pass 2.
@@ -365,12 +372,36 @@ func (r *Rewriter) Write(p []byte) (int, error) {
 func (r *Rewriter) put(p []byte) {
 	if r.err == nil && len(p) > 0 {
 		_, r.err = r.w.Write(p)
+		for i := len(p) - 1; i >= 0; i-- {
+			if !jsontext.IsSpace(p[i]) {
+				r.lastSig = p[i]
+				break
+			}
+		}
 	}
 }
 
-func (r *Rewriter) raw(p []byte) { r.put(p) }
+// sepMax bounds the separators held back (a hostile run of whitespace).
+const sepMax = 1 << 20
+
+func (r *Rewriter) raw(p []byte) {
+	if r.sc.st == sArr && len(r.sep)+len(p) <= sepMax {
+		r.sep = append(r.sep, p...)
+		return
+	}
+	r.flushSep()
+	r.put(p)
+}
+
+func (r *Rewriter) flushSep() {
+	if len(r.sep) > 0 {
+		r.put(r.sep)
+		r.sep = r.sep[:0]
+	}
+}
 
 func (r *Rewriter) event(b []byte) {
+	r.flushSep()
 	idx := r.sc.n - 1
 	m := r.f.moves
 	if r.next < len(m) && m[r.next].idx == idx {
@@ -383,6 +414,7 @@ func (r *Rewriter) event(b []byte) {
 }
 
 func (r *Rewriter) arrayEnd() {
+	r.flushSep()
 	if r.done || len(r.f.meta) == 0 {
 		return
 	}
@@ -394,9 +426,42 @@ func (r *Rewriter) arrayEnd() {
 	r.put([]byte("\n"))
 }
 
-// Close ends pass 2. It fails if the bytes differed from pass 1's.
+// Close ends pass 2. It fails if the bytes differed from pass 1's. A trace
+// cut short inside traceEvents is closed after its last complete event
+// (the partial one dropped, the lane names and brackets added: Closed); cut
+// short anywhere else, it cannot be closed and Close says so.
 func (r *Rewriter) Close() error {
-	r.sc.close()
+	switch r.sc.st {
+	case sArr, sEvent:
+		r.sc.buf = r.sc.buf[:0] // the partial event is dropped
+		r.sep = r.sep[:0]
+		if r.lastSig == ',' {
+			return errors.New("perfetto: the trace ends inside traceEvents after a long run of separators; it cannot be closed, no output written")
+		}
+		r.sc.st = sEnd
+		r.arrayEnd()
+		if r.sc.bare {
+			r.put([]byte("]\n"))
+		} else {
+			r.put([]byte("]}\n"))
+		}
+		r.Closed = true
+		if r.err != nil {
+			return r.err
+		}
+		if r.next != len(r.f.moves) {
+			return errors.New("perfetto: pass 2 input differs from pass 1")
+		}
+		return nil
+	case sEnd:
+		r.flushSep()
+	case sStart:
+		return errors.New("perfetto: empty input: no trace to fix, no output written")
+	case sErr:
+		return errors.New("perfetto: not a JSON trace (its structure breaks before traceEvents ends); no output written")
+	default:
+		return errors.New("perfetto: the trace ends outside traceEvents (in a header value, a key or a non-object element) before its JSON document does; it cannot be closed, no output written")
+	}
 	if r.err != nil {
 		return r.err
 	}

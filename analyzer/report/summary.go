@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/gputriage/gputriage/internal/escape"
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/internal/units"
@@ -160,15 +161,10 @@ func mb(n int64) string { return fmt.Sprintf("%.1f", float64(n)/1e6) }
 func short(s string, n int) string { return units.Short(s, n) }
 
 // mdCode makes s safe inside a Markdown table cell in backticks.
-func mdCode(s string) string {
-	s = strings.NewReplacer("`", "'", "|", "\\|", "\n", " ", "\r", " ").Replace(s)
-	return s
-}
+func mdCode(s string) string { return escape.MarkdownCode(s) }
 
 // mdText makes s safe as Markdown table/list text.
-func mdText(s string) string {
-	return strings.NewReplacer("|", "\\|", "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;").Replace(s)
-}
+func mdText(s string) string { return escape.MarkdownText(s) }
 
 // mapped reports whether a mapping trace supplied the graph rows' locations.
 func mapped(bd *breakdown.Result) bool {

@@ -152,20 +152,20 @@ func (o *GPUOp) End() int64 { return o.TS + o.Dur }
 type File struct {
 	Name      string
 	Bytes     int64
-	Events    int64 // elements of traceEvents seen
-	Kept      int64 // events kept in the store
-	BadEvents int64 // elements that were not parseable objects
-	NegDur    int64 // negative durations clamped to 0
+	Events    int64   // elements of traceEvents seen
+	Kept      int64   // events kept in the store
+	BadEvents int64   // elements that were not parseable objects
+	NegDur    int64   // negative durations clamped to 0
 	Numbers   Numbers // ts/dur values that could not be used
 	LongNames int64   // names cut to the string limit
 	// DeepHeaders are header values dropped for nesting deeper than the
 	// depth limit.
 	DeepHeaders []string
-	Complete  bool
-	SawEvents bool              // the document had a traceEvents array
-	Ignore    bool              // not a trace after all (set by the caller)
-	Problem   string            // what was wrong, if anything
-	Header    map[string][]byte // raw JSON of the small top-level values
+	Complete    bool
+	SawEvents   bool              // the document had a traceEvents array
+	Ignore      bool              // not a trace after all (set by the caller)
+	Problem     string            // what was wrong, if anything
+	Header      map[string][]byte // raw JSON of the small top-level values
 }
 
 // Partial reports whether analysis of the file may miss data.

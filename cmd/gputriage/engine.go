@@ -100,7 +100,10 @@ func newWasmEngine(wasm []byte) (*wasmEngine, error) {
 		return nil, fmt.Errorf("compile gputriage.wasm: %w", err)
 	}
 	mod, err := rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().
-		WithStartFunctions("_initialize").WithStderr(os.Stderr).WithName("gputriage"))
+		WithStartFunctions("_initialize").WithStderr(os.Stderr).WithName("gputriage").
+		// Real clocks: under wazero's default fake clock the guest's GC
+		// pacing starves and a 2 GB perfetto-fix grew past 7 GB.
+		WithSysWalltime().WithSysNanotime().WithSysNanosleep())
 	if err != nil {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("instantiate gputriage.wasm: %w", err)
@@ -205,7 +208,7 @@ func (e *wasmEngine) FileRead(n int64) error {
 	_, err := e.call("file_read", uint64(uint32(n)), uint64(uint32(n>>32)))
 	return err
 }
-func (e *wasmEngine) FileError(msg string) error  { return e.callBytes("file_error", []byte(msg)) }
+func (e *wasmEngine) FileError(msg string) error { return e.callBytes("file_error", []byte(msg)) }
 func (e *wasmEngine) FileSize(n int64) error {
 	_, err := e.call("file_size", uint64(uint32(n)), uint64(uint32(n>>32)))
 	return err

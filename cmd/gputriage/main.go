@@ -17,6 +17,7 @@ import (
 
 	"github.com/gputriage/gputriage/analyzer"
 	"github.com/gputriage/gputriage/analyzer/limits"
+	"github.com/gputriage/gputriage/internal/escape"
 )
 
 const usage = `gputriage — GPU profiler traces and crash evidence → answers, locally.
@@ -189,6 +190,16 @@ func parseFlags(args []string) (flags, error) {
 
 var errHelp = fmt.Errorf("help")
 
+// terminal writes text with its control characters escaped.
+type terminal struct{ w io.Writer }
+
+func (t terminal) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(t.w, escape.Terminal(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 func limitFlag(name string) *limits.Flag {
 	for i := range limits.Flags {
 		if limits.Flags[i].Name == name {
@@ -199,6 +210,11 @@ func limitFlag(name string) *limits.Flag {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Messages quote file names, paths and problems from the input: none
+	// of their control characters reaches the terminal. The progress line
+	// alone writes its own escape sequences, to the raw stream.
+	rawStderr := stderr
+	stderr = terminal{stderr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return analyzer.ExitUsage
@@ -261,7 +277,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
 		return analyzer.ExitUsage
 	}
-	prog := newProgress(stderr, f.quiet)
+	prog := newProgress(rawStderr, f.quiet)
 	if cmd == "perfetto-fix" {
 		return perfettoFix(eng, files[0], f, prog, stdout, stderr)
 	}
@@ -359,7 +375,9 @@ func printResult(w io.Writer, res *analyzer.Result, format string) {
 	}
 	for _, a := range res.Artifacts {
 		if strings.HasSuffix(a.Name, ".md") {
-			io.WriteString(w, a.Text)
+			// Names in the summaries come from the input: no escape
+			// sequence of theirs reaches the terminal.
+			io.WriteString(w, escape.Terminal(a.Text))
 			if !strings.HasSuffix(a.Text, "\n") {
 				io.WriteString(w, "\n")
 			}

@@ -8,6 +8,7 @@ package units
 import (
 	"bytes"
 	json "github.com/goccy/go-json"
+	"github.com/gputriage/gputriage/internal/escape"
 	"math"
 	"strconv"
 	"strings"
@@ -73,9 +74,7 @@ func JSON(v any) []byte {
 }
 
 // Cell makes s safe inside a Markdown table cell.
-func Cell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
-}
+func Cell(s string) string { return escape.MarkdownCode(s) }
 
 // Short cuts s to n runes, ending with an ellipsis when cut.
 func Short(s string, n int) string {
