@@ -132,15 +132,15 @@ func TestRecordLimit(t *testing.T) {
 }
 
 // A 77 MB gzip expanding to 21 GiB: the ratio guard stops it after
-// limits.RatioAfter bytes.
+// limits.DefaultRatioAfter bytes.
 func TestRatioGuard(t *testing.T) {
 	res, pushed, peak := stream(t, Options{Command: "breakdown"}, kernelEvents, 21<<30, 280)
 	f := res.Files[0]
 	if res.ExitCode != ExitPartial || !strings.Contains(f.Problem, "--max-ratio") {
 		t.Fatalf("exit %d, file %+v", res.ExitCode, f)
 	}
-	if pushed > limits.RatioAfter+2*chunk {
-		t.Errorf("pushed %d bytes, want the guard to stop at %d", pushed, limits.RatioAfter)
+	if pushed > limits.DefaultRatioAfter+2*chunk {
+		t.Errorf("pushed %d bytes, want the guard to stop at %d", pushed, limits.DefaultRatioAfter)
 	}
 	// 64 MiB of ~140-byte events: ~480k records of 56 B plus names.
 	if peak > 96<<20 {

@@ -186,6 +186,7 @@ type current struct {
 	size    int64 // the host's estimate of the decompressed size, 0 = unknown
 	read    int64 // compressed bytes the host has read, 0 = unknown
 	stopped bool
+	archive string // what archive format the file is, if it is one
 }
 
 // New starts a job.
@@ -276,7 +277,7 @@ func (j *Job) decide(c *current) {
 	case len(b) == 0 && len(c.sniff) < blankMax:
 		c.kind = "blank"
 	case archive(c.sniff) != "":
-		c.kind = "unknown"
+		c.kind, c.archive = "unknown", archive(c.sniff)
 	case looksJSON(b) || b[0] == '"' && j.wantsTraces():
 		c.kind = "json"
 		st := j.store
@@ -434,8 +435,8 @@ func (j *Job) EndFile() {
 		c.res.Kind, c.res.Problem = "unknown", "no content: only whitespace or a byte-order mark"
 	case "unknown":
 		c.res.Kind, c.res.Problem = "unknown", "unknown format: binary data, neither a JSON trace nor a text log"
-		if a := archive(c.sniff); a != "" {
-			c.res.Problem = a
+		if c.archive != "" {
+			c.res.Problem = c.archive
 		}
 	case "log":
 		j.crash.EndFile()

@@ -28,7 +28,8 @@ type Limits struct {
 	// Ratio bounds decompressed / compressed bytes once RatioAfter
 	// decompressed bytes have been read (real traces compress 5–30×; a
 	// deflate stream can reach 1032×).
-	Ratio int64 `json:"max_ratio,omitempty"`
+	Ratio      int64 `json:"max_ratio,omitempty"`
+	RatioAfter int64 `json:"ratio_after,omitempty"`
 	// HintBytes caps the host's estimate of a file's decompressed size,
 	// which only plans memory.
 	HintBytes int64 `json:"max_hint_bytes,omitempty"`
@@ -45,9 +46,9 @@ const (
 	DefaultNameBytes   = 128 << 20
 	DefaultRatio       = 200
 	DefaultHintBytes   = 16 << 30
-	// RatioAfter is how many decompressed bytes a file may always have,
-	// whatever its ratio (small, very repetitive files are harmless).
-	RatioAfter = 64 << 20
+	// DefaultRatioAfter is how many decompressed bytes a file may always
+	// have, whatever its ratio (small, very repetitive files are harmless).
+	DefaultRatioAfter = 64 << 20
 	// DeflateMaxRatio is the format's own bound: one deflate byte expands
 	// to at most 1032 bytes, so a gzip file of n bytes holds < n·1032.
 	DeflateMaxRatio = 1032
@@ -60,7 +61,8 @@ func (l Limits) Normalized() (Limits, error) {
 		name string
 		v    int64
 	}{{"max-event-bytes", l.EventBytes}, {"max-string-bytes", l.StringBytes}, {"max-depth", int64(l.Depth)},
-		{"max-records", l.Records}, {"max-name-bytes", l.NameBytes}, {"max-ratio", l.Ratio}, {"max-hint-bytes", l.HintBytes}} {
+		{"max-records", l.Records}, {"max-name-bytes", l.NameBytes}, {"max-ratio", l.Ratio}, {"ratio-after", l.RatioAfter},
+		{"max-hint-bytes", l.HintBytes}} {
 		if f.v < 0 {
 			return l, fmt.Errorf("--%s must not be negative", f.name)
 		}
@@ -75,6 +77,7 @@ func (l Limits) Normalized() (Limits, error) {
 	def(&l.Records, DefaultRecords)
 	def(&l.NameBytes, DefaultNameBytes)
 	def(&l.Ratio, DefaultRatio)
+	def(&l.RatioAfter, DefaultRatioAfter)
 	def(&l.HintBytes, DefaultHintBytes)
 	if l.Depth == 0 {
 		l.Depth = DefaultDepth
@@ -96,7 +99,8 @@ var Flags = []Flag{
 	{"max-depth", "nesting of a side document (distributedInfo, crash_diagnostics.json)", func(l *Limits, v int64) { l.Depth = int(min(v, 1<<20)) }},
 	{"max-records", "events kept over the job", func(l *Limits, v int64) { l.Records = v }},
 	{"max-name-bytes", "bytes of distinct names kept over the job", func(l *Limits, v int64) { l.NameBytes = v }},
-	{"max-ratio", "decompressed/compressed bytes (after the first 64 MiB)", func(l *Limits, v int64) { l.Ratio = v }},
+	{"max-ratio", "decompressed/compressed bytes (once --ratio-after bytes are read)", func(l *Limits, v int64) { l.Ratio = v }},
+	{"ratio-after", "decompressed bytes a file may always have, whatever its ratio", func(l *Limits, v int64) { l.RatioAfter = v }},
 	{"max-hint-bytes", "cap on a file's expected decompressed size (memory planning)", func(l *Limits, v int64) { l.HintBytes = v }},
 }
 
@@ -137,7 +141,7 @@ func (l Limits) ClampHint(hint, compressed int64) int64 {
 // RatioExceeded reports whether decompressed bytes from compressed ones
 // break the ratio guard (compressed ≤ 0: not compressed or unknown).
 func (l Limits) RatioExceeded(decompressed, compressed int64) bool {
-	return compressed > 0 && decompressed > RatioAfter && decompressed/l.Ratio > compressed
+	return compressed > 0 && decompressed > l.RatioAfter && decompressed/l.Ratio > compressed
 }
 
 // Exceeded is the message of a limit that cut a file short: which limit,

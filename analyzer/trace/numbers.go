@@ -1,7 +1,11 @@
 package trace
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"math"
+	"strconv"
 
 	"github.com/gputriage/gputriage/analyzer/internal/jsontext"
 )
@@ -74,6 +78,8 @@ func (f *File) times(ts, dur []byte) (int64, int64, bool) {
 	}
 	t, ok := jsontext.ParseNS(ts)
 	switch {
+	case !ok && huge(ts):
+		return bad(&n.TSRange)
 	case !ok:
 		return bad(&n.TSInvalid)
 	case t < 0 || t > MaxTS:
@@ -84,6 +90,8 @@ func (f *File) times(ts, dur []byte) (int64, int64, bool) {
 	}
 	d, ok := jsontext.ParseNS(dur)
 	switch {
+	case !ok && huge(dur):
+		return bad(&n.DurRange)
 	case !ok:
 		return bad(&n.DurInvalid)
 	case d > MaxDur:
@@ -93,4 +101,11 @@ func (f *File) times(ts, dur []byte) (int64, int64, bool) {
 		d = 0
 	}
 	return t, d, true
+}
+
+// huge reports a number too large for int64 ns (1e19, 1e308, 1e400): out
+// of range rather than not a number.
+func huge(b []byte) bool {
+	f, err := strconv.ParseFloat(string(bytes.Trim(b, `"`)), 64)
+	return (err == nil || errors.Is(err, strconv.ErrRange)) && !math.IsNaN(f)
 }
