@@ -6,6 +6,7 @@ package escape
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -100,12 +101,19 @@ func controls(s string) string {
 	}, s)
 }
 
-// Cell neutralises a spreadsheet cell (TSV, CSV): a cell starting with
-// = + - @ (or a tab or CR) would be read as a formula, so it gets a leading
-// apostrophe; tabs and newlines inside become spaces.
+// Cell neutralises a spreadsheet cell (TSV, CSV): text starting with
+// = + - @ would be run as a formula when pasted, so it gets a leading
+// apostrophe (numbers such as -2.5 stay numbers); tabs and newlines become
+// spaces. site/render/tsv.js applies the same rule to the page's Copy.
 func Cell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+	s = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s)
+	if s != "" && strings.ContainsRune("=+-@", rune(s[0])) && !number(s) {
 		s = "'" + s
 	}
-	return strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s)
+	return s
+}
+
+func number(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil && !strings.ContainsAny(s, "xXpPnNiI_")
 }

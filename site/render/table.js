@@ -3,6 +3,7 @@
 // the full text is in the title and in what "Copy" puts on the clipboard.
 import { h, clear, copyText } from './dom.js';
 import { int, pct } from './format.js';
+import { tsvCell } from './tsv.js';
 
 /**
  * @typedef {{key: string, label: string, cls: string, text?: boolean,
@@ -80,10 +81,9 @@ export function dataTable(spec) {
   stageSel?.addEventListener('change', () => { st.stage = stageSel.value; update(); });
   topSel?.addEventListener('change', () => { st.top = Number(topSel.value); update(); });
   copyBtn.addEventListener('click', async () => {
-    const lines = [cols.map((c) => c.label).join('\t'),
+    const lines = [cols.map((c) => tsvCell(c.label)).join('\t'),
       ...shown.map((r) => cols.map((c) => {
-        const v = c.tsv ? c.tsv(r) : val(r, c);
-        return v == null ? '' : String(v).replace(/[\t\n]/g, ' ');
+        return tsvCell(c.tsv ? c.tsv(r) : val(r, c));
       }).join('\t'))];
     const ok = await copyText(`${lines.join('\n')}\n`);
     copyBtn.textContent = ok ? `Copied ${shown.length}` : 'Copy failed';

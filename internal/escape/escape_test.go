@@ -1,0 +1,58 @@
+package escape
+
+import "testing"
+
+func TestTerminal(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain\tline\n":              "plain\tline\n",
+		"\x1b]0;pwned\x07\x1b[2J":    `\x1b]0;pwned\x07\x1b[2J`,
+		"csi \u009b2J bidi \u202eab": `csi \u{009b}2J bidi \u{202e}ab`,
+		"bad \xff utf8":              `bad \xff utf8`,
+		"é ✓":                        "é ✓",
+	} {
+		if got := Terminal(in); got != want {
+			t.Errorf("Terminal(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	in := "<img src=x onerror=alert(1)>|`x`\n\x1b[2J"
+	if got, want := MarkdownText(in), "&lt;img src=x onerror=alert(1)&gt;\\|`x` \uFFFD[2J"; got != want {
+		t.Errorf("MarkdownText = %q, want %q", got, want)
+	}
+	if got, want := MarkdownCode(in), "<img src=x onerror=alert(1)>\\|'x' \uFFFD[2J"; got != want {
+		t.Errorf("MarkdownCode = %q, want %q", got, want)
+	}
+}
+
+func TestCell(t *testing.T) {
+	for in, want := range map[string]string{
+		`=HYPERLINK("http://x","y")`: `'=HYPERLINK("http://x","y")`,
+		"-2+3+cmd|' /C calc'!A0":     "'-2+3+cmd|' /C calc'!A0",
+		"@SUM(A1)":                   "'@SUM(A1)",
+		"-12.5":                      "-12.5",
+		"a\tb\nc":                    "a b c",
+		"-Inf":                       "'-Inf",
+	} {
+		if got := Cell(in); got != want {
+			t.Errorf("Cell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzEscape(f *testing.F) {
+	f.Add("\x1b]0;x\x07<a>|`")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, r := range Terminal(s) {
+			if r != '\n' && r != '\t' && unsafeRune(r) {
+				t.Fatalf("Terminal left %U in %q", r, s)
+			}
+		}
+		for _, r := range MarkdownText(s) + MarkdownCode(s) {
+			if unsafeRune(r) || r == '\n' {
+				t.Fatalf("Markdown left %U in %q", r, s)
+			}
+		}
+	})
+}
