@@ -45,8 +45,10 @@ test-worker: worker
 bench: build worker
 	GPUTRIAGE_BENCH=1 $(GO) test -count=1 -timeout 60m -run TestBenchmarks -v ./cmd/gputriage
 
+# Every fuzz target in the repository (found with go test -list), FUZZTIME each.
+FUZZTIME ?= 30s
 fuzz:
-	$(GO) test -run='^$$' -fuzz=FuzzReader -fuzztime=60s ./analyzer/trace/
+	@set -e; for pkg in $$($(GO) list ./...); do 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do 	    echo "== $$pkg $$f ($(FUZZTIME))"; 	    $(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) $$pkg; 	  done; 	done
 
 clean:
 	rm -rf bin dist dist-inline out worker/out cmd/gputriage/module/gputriage.wasm

@@ -174,3 +174,31 @@ func TestForgedHint(t *testing.T) {
 		t.Errorf("exit %d", res.ExitCode)
 	}
 }
+
+// FuzzSideDocuments pushes arbitrary header values (decoded whole:
+// distributedInfo, deviceProperties, runtime versions) and arbitrary JSON
+// side documents through a job: no panic, a verdict, and nothing nested
+// deeper than the limit reaches a decoder.
+func FuzzSideDocuments(f *testing.F) {
+	f.Add([]byte(`{"backend":"nccl","rank":1,"world_size":8,"nccl_version":"2.21"}`), []byte(`[{"id":0,"name":"AMD Instinct MI300X","computeMajor":9}]`), []byte(`60342134`))
+	f.Add([]byte(strings.Repeat("[", 100)), []byte(`{"a":`+strings.Repeat(`{"a":`, 70)+`1`+strings.Repeat("}", 71)), []byte(`"x"`))
+	f.Add([]byte(`{"rank":1e400,"backend":1}`), []byte(`null`), []byte(`-1`))
+	f.Fuzz(func(t *testing.T, dist, devs, ver []byte) {
+		doc := fmt.Appendf(nil, `{"distributedInfo":%s,"deviceProperties":%s,"hip_runtime_version":%s,"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":1,"dur":1}]}`, dist, devs, ver)
+		for _, cmd := range []string{"breakdown", "auto"} {
+			j, _ := New(Options{Command: cmd})
+			j.BeginFile("t.json")
+			j.Write(doc)
+			j.EndFile()
+			if r := j.Finish(); r.ExitCode < 0 || r.ExitCode > 2 {
+				t.Fatalf("exit %d", r.ExitCode)
+			}
+			// The same bytes as a JSON side document (no traceEvents).
+			j, _ = New(Options{Command: cmd})
+			j.BeginFile("crash_diagnostics.json")
+			j.Write(fmt.Appendf(nil, `{"exit_code":%s,"gpu_arch":%s,"crash_dumps":%s}`, ver, dist, devs))
+			j.EndFile()
+			j.Finish()
+		}
+	})
+}
