@@ -187,6 +187,7 @@ type current struct {
 	read    int64 // compressed bytes the host has read, 0 = unknown
 	stopped bool
 	archive string // what archive format the file is, if it is one
+	gz      *gunzipper
 }
 
 // New starts a job.
@@ -223,6 +224,14 @@ func (j *Job) Write(p []byte) (int, error) {
 	if c == nil {
 		return 0, fmt.Errorf("write before BeginFile")
 	}
+	if c.gz != nil {
+		return j.writeGzip(c, p)
+	}
+	return j.write(c, p)
+}
+
+// write pushes decompressed bytes of the current file.
+func (j *Job) write(c *current, p []byte) (int, error) {
 	c.res = &j.files[len(j.files)-1]
 	if c.stopped {
 		return 0, ErrStop
@@ -419,6 +428,9 @@ func (j *Job) EndFile() {
 	c := j.cur
 	if c == nil {
 		return
+	}
+	if c.gz != nil {
+		j.endGzip(c)
 	}
 	j.cur = nil
 	c.res = &j.files[len(j.files)-1]

@@ -18,6 +18,7 @@
 //   {type:'error', message}
 import { wasi, WasiExit } from './wasi.js';
 import { compileModule } from 'gputriage-wasm';
+import { gunzipInModule } from './gunzip.js';
 
 const PROGRESS_MS = 100;
 const SNIFF_BYTES = 64 << 10;
@@ -132,8 +133,10 @@ class Instance {
 async function pushFile(m, file, name, onChunk) {
   m.callStr('file_begin', name);
   let read = 0;
+  let fed = 0; // decompressed bytes pushed
+  let gz = false;
   try {
-    const gz = await isGzip(file);
+    gz = await isGzip(file);
     // Memory planning only: lets the module size its columns once.
     const hint = await sizeHint(file, gz);
     if (hint > 0) m.call('file_size', hint % 2 ** 32, Math.floor(hint / 2 ** 32));
@@ -146,10 +149,16 @@ async function pushFile(m, file, name, onChunk) {
       const { done, value } = await reader.read();
       if (done) break;
       if (gz) m.x.file_read(read % 2 ** 32, Math.floor(read / 2 ** 32)); // the ratio guard's input
+      fed += value.length;
       if (await onChunk(value, read) === true) { reader.cancel().catch(() => {}); break; }
     }
   } catch (err) {
     if (err instanceof WasiExit || err instanceof WebAssembly.RuntimeError || err?.fromModule) throw err;
+    if (gz && err?.name === 'TypeError') { // damaged or multi-member gzip: the module reads it as the CLI
+      await gunzipInModule(m, file, fed, onChunk);
+      m.call('file_end');
+      return;
+    }
     // Keep what was pushed; the module flags the file partial.
     m.callStr('file_error', `${name}: ${describeReadError(err)} after ${read} of ${file.size} bytes`);
   }

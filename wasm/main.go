@@ -89,6 +89,19 @@ func feed(ptr, n uint32) int32 {
 	return 0
 }
 
+// file_gzip says the current file's next bytes are its whole gzip stream,
+// of which lo + hi<<32 decompressed bytes were already fed: the module
+// gunzips them itself (multi-member, every byte up to damage), as the CLI.
+//
+//go:wasmexport file_gzip
+func fileGzip(lo, hi uint32) int32 {
+	if job == nil {
+		return setError("file_gzip before begin")
+	}
+	job.FileGzip(int64(hi)<<32 | int64(lo))
+	return 0
+}
+
 // file_read passes how many compressed bytes of the current file the host
 // has read so far (lo + hi<<32): the decompression-ratio guard's input.
 //
