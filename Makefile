@@ -31,6 +31,7 @@ serve: site
 
 test-browser: site
 	npm ci --no-audit --no-fund
+	node site/test/tsv.mjs
 	node site/test/e2e.mjs
 
 # The Cloudflare Worker (GOOS=js, syumai/workers): worker/out/.

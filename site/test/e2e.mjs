@@ -568,11 +568,39 @@ test('a truncated .gz is analysed as partial, naming the file', async () => {
     await drop(s.page, [cut]);
     assert.ok(await s.page.locator('#summary .banner.warn').isVisible(), 'partial-input warning');
     const status = await s.page.locator('#summary table.files tr.partial').textContent();
-    assert.match(status, /cut_trace\.json\.gz: gzip stream is truncated or corrupt/);
+    assert.match(status, /cut_trace\.json\.gz/);
+    assert.match(status, /gzip stream damaged or truncated after \d+ decompressed bytes/);
     const meta = JSON.parse((await download(s.page, '#export a[download="profile_metadata.json"]')).bytes);
     assert.equal(meta.partial, true);
+    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(cut), 'truncated gzip');
   } finally {
     await s.close();
+  }
+});
+
+// DecompressionStream stops at the first member and drops chunks when the
+// stream fails at its end; the page must still read what the CLI reads.
+test('multi-member gzip, bad CRC and trailing junk: every byte, as the CLI', async () => {
+  const raw = zlib.gunzipSync(fs.readFileSync(TRACES.mi300));
+  const half = raw.length >> 1;
+  const whole = zlib.gzipSync(raw);
+  const crc = Buffer.from(whole);
+  crc[crc.length - 8] ^= 0xff;
+  const cases = {
+    'multi_member.json.gz': Buffer.concat([zlib.gzipSync(raw.subarray(0, half)), zlib.gzipSync(raw.subarray(half))]),
+    'bad_crc.json.gz': crc,
+    'junk_after.json.gz': Buffer.concat([whole, Buffer.from('trailing junk\n')]),
+  };
+  for (const [name, bytes] of Object.entries(cases)) {
+    const f = path.join(TMP, name);
+    fs.writeFileSync(f, bytes);
+    const s = await openPage(`${base}/`);
+    try {
+      await drop(s.page, [f]);
+      assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(f), name);
+    } finally {
+      await s.close();
+    }
   }
 });
 
