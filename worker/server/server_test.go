@@ -190,3 +190,40 @@ func TestWantsZip(t *testing.T) {
 		}
 	}
 }
+
+// Issue 13's hostile bodies: the Worker gives the CLI's verdict (the job
+// enforces the limits, analyzer/limits), never a 500 or a silent log.
+func TestHostileBodies(t *testing.T) {
+	var zipped bytes.Buffer
+	zw := zip.NewWriter(&zipped)
+	w, _ := zw.CreateHeader(&zip.FileHeader{Name: "server.log", Method: zip.Store})
+	io.WriteString(w, strings.Repeat("INFO all good\n", 100))
+	zw.Close()
+	deep := `{"distributedInfo":` + strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000) +
+		`,"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":7,"ts":1,"dur":1}]}`
+	var bomb bytes.Buffer
+	gz, _ := gzip.NewWriterLevel(&bomb, gzip.BestCompression)
+	gz.Write([]byte(`{"traceEvents":[{"ph":"X","cat":"kernel","name":"`))
+	gz.Write(bytes.Repeat([]byte("A"), 24<<20)) // one 24 MiB string: past the 8 MiB event limit
+	gz.Close()
+	for _, c := range []struct {
+		name, cmd string
+		body      []byte
+		status    int
+		want      string
+	}{
+		{"logs.zip", "auto", zipped.Bytes(), http.StatusUnprocessableEntity, "a zip archive"},
+		{"deep.json", "breakdown", []byte(deep), http.StatusOK, "distributedInfo nested deeper than 64 levels"},
+		{"blank.json", "breakdown", []byte(" \n\t"), http.StatusUnprocessableEntity, "only whitespace"},
+		{"huge.json.gz", "breakdown", bomb.Bytes(), http.StatusOK, "--max-event-bytes"},
+	} {
+		rec := do(t, "POST", "/analyze?cmd="+c.cmd+"&name="+c.name, bytes.NewReader(c.body))
+		if rec.Code != c.status || !strings.Contains(rec.Body.String(), c.want) {
+			t.Errorf("%s: %d %.300s; want %d with %q", c.name, rec.Code, rec.Body.String(), c.status, c.want)
+		}
+		want := native(t, c.cmd, c.name, c.body)
+		if !strings.Contains(rec.Body.String(), strings.TrimSuffix(string(want.Files[0].Problem), "\n")) {
+			t.Errorf("%s: the Worker's problem differs from the CLI's %q", c.name, want.Files[0].Problem)
+		}
+	}
+}
