@@ -25,7 +25,7 @@ const (
 	CategoryElementwise   = "elementwise"
 	CategoryReduction     = "reduction" // reductions, softmax, top-k, sampling, scans, sorts, pooling, losses
 	CategoryConv          = "conv"
-	CategoryMemory        = "memory" // copy-engine activities only, decided by cat, never by name
+	CategoryMemory        = "memory" // copy-engine activities (by cat) and the HIP runtime's own blit kernels
 	CategoryIndex         = "index"  // KV-cache writes, page tables, positions, embedding-table lookups
 	CategoryOther         = "other"
 )
@@ -37,10 +37,15 @@ const (
 	ProviderSymmMem         = "symm-mem"
 	ProviderHipBLASLt       = "hipBLASLt/Tensile"
 	ProviderRocBLAS         = "rocBLAS"
+	ProviderTensile         = "Tensile" // a Tensile GEMM whose name says neither rocBLAS nor hipBLASLt
+	ProviderMSCCLPP         = "MSCCL++"
+	ProviderQuickReduce     = "QuickReduce" // MK1 quick all-reduce, shipped in vLLM and AITER
+	ProviderROCclr          = "ROCclr"      // the HIP runtime's blit kernels
 	ProviderCK              = "CK"
 	ProviderCKTile          = "CK-tile"
 	ProviderAITER           = "AITER"
 	ProviderTriton          = "Triton"
+	ProviderGluon           = "Triton Gluon"
 	ProviderMIOpen          = "MIOpen"
 	ProviderATen            = "ATen"
 	ProviderCuBLAS          = "cuBLAS"
