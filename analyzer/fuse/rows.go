@@ -25,7 +25,7 @@ type Result struct {
 	Rows      []Row        `json:"rows"`
 	Vendor    string       `json:"vendor"`    // ROCm | CUDA
 	Framework string       `json:"framework"` // SGLang | vLLM | xDiT | PyTorch: candidate paths are for this one
-	Stages []StageTotal `json:"stages"`
+	Stages    []StageTotal `json:"stages"`
 }
 
 // StageTotal is the GPU time a stage's shares are relative to.
