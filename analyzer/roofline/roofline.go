@@ -49,7 +49,7 @@ type Row struct {
 	// Per instance; valid when Modelled.
 	Flops, Bytes float64
 	Modelled     bool
-	Model        string  // gemm | attention | conv | elementwise | norm | flops-arg | mixed
+	Model        string  // dominant formula by time: gemm | attention | conv | elementwise | norm | flops-arg
 	Coverage     float64 // share of the row's kernel time launched by a modelled op
 	Dtype        string
 	Note         string // why the row is not (fully) modelled
@@ -293,10 +293,7 @@ func (a *analysis) finish(r *rowAcc, res *Result) Row {
 	}
 	out.Modelled = true
 	out.Dtype = topString(r.dtypeT)
-	out.Model = topString(r.modelT)
-	if len(r.modelT) > 1 {
-		out.Model = "mixed"
-	}
+	out.Model = topString(r.modelT) // the dominant formula (a conv's layout copies ride along)
 	if out.Coverage < 1 && out.Note != "" {
 		out.Note = "partly modelled: " + out.Note
 	}
