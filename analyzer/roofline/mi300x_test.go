@@ -109,3 +109,28 @@ func TestXDiT(t *testing.T) {
 		t.Error("graph-replayed time not reported")
 	}
 }
+
+// TestSGLangDecodeCapture: the HIP-graph decode trace takes its ops and
+// shapes from the graph capture trace (launch calls name their kernels).
+func TestSGLangDecodeCapture(t *testing.T) {
+	dir := "traces/tracelens/inference/sglang_decode/"
+	formal := fixture.Load(t, dir+"sglang_Qwen3-8B_decode.json.gz")
+	capture := fixture.Load(t, dir+"capture_traces/bs_32_rank0.json.gz")
+	res := Analyze(formal, Options{DeviceName: "AMD Instinct MI300X", Arch: "gfx942", Mapping: capture})
+	logRows(t, res)
+	s := res.Stages[0]
+	if s.Graph == 0 || float64(s.Mapped) < 0.9*float64(s.Graph) {
+		t.Errorf("graph %d ns, mapped %d", s.Graph, s.Mapped)
+	}
+	var gemm *Row
+	for i := range res.Rows {
+		if r := &res.Rows[i]; r.Model == "gemm" && (gemm == nil || r.KernelTime > gemm.KernelTime) {
+			gemm = r
+		}
+	}
+	// Decode GEMMs (M = 32 tokens) are memory-bound on MI300X.
+	if gemm == nil || gemm.Bound != "memory" || gemm.Efficiency <= 0 || gemm.Efficiency > 1 || gemm.MappedShare != 1 {
+		t.Fatalf("top GEMM %+v", gemm)
+	}
+	t.Log(res.Takeaway(s.Stage))
+}

@@ -60,6 +60,7 @@ type rowJSON struct {
 	RooflineTFLOPS *num            `json:"roofline_tflops"`
 	Efficiency     *units.Ratio    `json:"efficiency"`
 	Coverage       units.Ratio     `json:"modelled_share"`
+	MappedShare    units.Ratio     `json:"mapped_share"`
 	Note           string          `json:"note,omitempty"`
 	PythonLocation *string         `json:"python_location"`
 	CPUOp          *string         `json:"cpu_op"`
@@ -71,6 +72,7 @@ type stageJSON struct {
 	Modelled   units.US `json:"modelled_us"`
 	NoOp       units.US `json:"no_cpu_op_us"`
 	Graph      units.US `json:"graph_replayed_us"`
+	Mapped     units.US `json:"graph_mapped_us"`
 }
 
 type deviceJSON struct {
@@ -132,12 +134,12 @@ func (r *Result) JSON(partial bool) []byte {
 		out.Device = d
 	}
 	for _, s := range r.Stages {
-		out.Stages = append(out.Stages, stageJSON{s.Stage, units.US(s.KernelTime), units.US(s.Modelled), units.US(s.NoOp), units.US(s.Graph)})
+		out.Stages = append(out.Stages, stageJSON{s.Stage, units.US(s.KernelTime), units.US(s.Modelled), units.US(s.NoOp), units.US(s.Graph), units.US(s.Mapped)})
 	}
 	for _, x := range r.Rows {
 		j := rowJSON{Stage: x.Stage, Op: x.Op, InputDims: x.InputDims, InputTypes: x.InputTypes, ConcreteInputs: x.ConcreteInputs,
 			Instances: x.Instances, KernelTime: units.US(x.KernelTime), Coverage: units.Ratio(x.Coverage), Note: x.Note,
-			PythonLocation: strp(x.PythonLoc), CPUOp: strp(x.CPUOp), Kernels: []kernelJSON{}}
+			PythonLocation: strp(x.PythonLoc), CPUOp: strp(x.CPUOp), Kernels: []kernelJSON{}, MappedShare: units.Ratio(x.MappedShare)}
 		if j.InputDims == nil {
 			j.InputDims = json.RawMessage("null")
 		}
@@ -193,8 +195,11 @@ func (r *Result) Markdown() string {
 			continue
 		}
 		w("\n### %s (%s of GPU time modelled from shapes", s.Stage, units.Pct(float64(s.Modelled)/float64(s.KernelTime)))
-		if s.Graph > 0 {
-			w("; %s graph-replayed, no op shapes", units.Pct(float64(s.Graph)/float64(s.KernelTime)))
+		if s.Mapped > 0 {
+			w("; %s graph-replayed with ops and shapes from the mapping trace", units.Pct(float64(s.Mapped)/float64(s.KernelTime)))
+		}
+		if g := s.Graph - s.Mapped; g > 0 {
+			w("; %s graph-replayed without a mapped op", units.Pct(float64(g)/float64(s.KernelTime)))
 		}
 		w(")\n\n| Op | Input dims | Type | Inst. | Time (ms) | TFLOP/s | GB/s | FLOP/B | Bound | Efficiency |\n|---|---|---|---:|---:|---:|---:|---:|---|---:|\n")
 		n := 0
@@ -232,17 +237,28 @@ func (r *Result) Markdown() string {
 // [[4,28672],[28672,8192]]) runs at 12.3 % of MI300X's bf16 peak,
 // memory-bound (60.1 % of the memory roof)".
 func (r *Result) Takeaway(stage string) string {
+	var st StageTotals
+	for _, s := range r.Stages {
+		if s.Stage == stage {
+			st = s
+		}
+	}
 	var best *Row
 	for i := range r.Rows {
 		x := &r.Rows[i]
-		if x.Stage != stage || !x.Modelled || x.Bound == "" {
+		// Only an op that matters: ≥ 5 % of the stage's GPU time.
+		if x.Stage != stage || !x.Modelled || x.Bound == "" || x.KernelTime*20 < st.KernelTime {
 			continue
 		}
 		if best == nil || x.Model == "gemm" && best.Model != "gemm" || (x.Model == "gemm") == (best.Model == "gemm") && x.KernelTime > best.KernelTime {
 			best = x
 		}
 	}
-	if best == nil || best.PeakTFLOPS <= 0 && best.Bound != "memory" {
+	if best == nil {
+		if g := st.Graph - st.Mapped; st.KernelTime > 0 && g*2 >= st.KernelTime {
+			return fmt.Sprintf("the roofline covers %s of GPU time: %s is graph-replayed without a mapped op; pair the trace with a capture or graph-off trace recorded with record_shapes=True.",
+				units.Pct(float64(st.Modelled)/float64(st.KernelTime)), units.Pct(float64(g)/float64(st.KernelTime)))
+		}
 		return ""
 	}
 	what := "top GEMM"

@@ -16,8 +16,11 @@ package roofline
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/kernels"
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/trace"
@@ -31,6 +34,11 @@ type Options struct {
 	StageNames []string
 	DeviceName string // deviceProperties name
 	Arch       string // observed arch (gfx942, sm90 …)
+	// Mapping is the trace graph-replayed kernels take their ops and
+	// shapes from (graph-off or capture trace; the analysed store itself
+	// uses its captured launches only); nil = none.
+	Mapping      *trace.Store
+	MappingJoins *callsite.Joins
 	// PeakTFLOPS / PeakGBPS override the device table (every dtype's
 	// compute roof, and the memory roof); 0 keeps the table's.
 	PeakTFLOPS, PeakGBPS float64
@@ -55,6 +63,9 @@ type Row struct {
 	Note         string // why the row is not (fully) modelled
 	PythonLoc    string
 	CPUOp        string // the op whose shapes gave the FLOPs (else the launching op)
+	// MappedShare is the share of the row's kernel time that was graph-
+	// replayed and took its op and shapes from the mapping trace.
+	MappedShare float64
 
 	AchievedTFLOPS, AchievedGBPS, Intensity float64
 	PeakTFLOPS, PeakGBPS, RooflineTFLOPS    float64
@@ -76,6 +87,7 @@ type StageTotals struct {
 	Modelled   int64 // launched by an op with a formula
 	NoOp       int64 // no launching cpu_op found
 	Graph      int64 // graph-replayed: launched by a graph, not an op
+	Mapped     int64 // graph-replayed with op and shapes from the mapping trace
 }
 
 // Result is the roofline of one job.
@@ -107,6 +119,8 @@ type rowAcc struct {
 	Row
 	key       rowKey
 	instances map[int32]bool
+	instF     float64 // instances of mapped (graph-replayed) launches
+	mapped    int64   // kernel time of those
 	kernels   map[uint32]*Kernel
 	models    map[int32]bool // modelled op spans counted
 	flops     float64
@@ -149,9 +163,39 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		names = []string{callsite.StageAll}
 	}
 
-	a := &analysis{st: st, j: j, ops: map[int32]*opInfo{}, sigs: map[[3]uint32]*sig{},
-		py: map[int32]uint32{}, pyLoc: map[uint32]uint32{}}
+	a := newAnalysis(st, j)
+	var byName, byCanon map[string]*mapped
+	if opt.Mapping != nil {
+		mj := opt.MappingJoins
+		if opt.Mapping == st {
+			mj = j
+		}
+		byName, byCanon = buildMapping(opt.Mapping, mj, opt.Mapping == st)
+	}
+	memo := map[uint32]*mapped{}
 	rows := map[rowKey]*rowAcc{}
+	row := func(sid uint8, name uint32, sh trace.Shapes) *rowAcc {
+		k := rowKey{sid, name, sh.Dims, sh.Types, sh.Concrete}
+		r := rows[k]
+		if r == nil {
+			s := a.sig(sh)
+			r = &rowAcc{key: k, Row: Row{Stage: names[sid], Op: st.Name(name), InputDims: s.rawDims, InputTypes: s.types, ConcreteInputs: s.concrete},
+				instances: map[int32]bool{}, kernels: map[uint32]*Kernel{}, models: map[int32]bool{},
+				dtypeT: map[string]int64{}, modelT: map[string]int64{}, opT: map[uint32]int64{}, locT: map[uint32]int64{}, notes: map[string]int64{}}
+			rows[k] = r
+		}
+		return r
+	}
+	kernel := func(r *rowAcc, o *trace.GPUOp) {
+		r.KernelTime += o.Dur
+		kn := r.kernels[o.Name]
+		if kn == nil {
+			kn = &Kernel{Name: st.Name(o.Name)}
+			r.kernels[o.Name] = kn
+		}
+		kn.Launches++
+		kn.Time += o.Dur
+	}
 	totals := make([]*StageTotals, len(names))
 	for i := range st.GPU {
 		o := &st.GPU[i]
@@ -174,6 +218,33 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		l := j.Launch(o.File, o.Corr)
 		if l >= 0 && j.IsGraphLaunch(&st.CPU[l]) {
 			t.Graph += o.Dur
+			e, seen := memo[o.Name]
+			if !seen {
+				e = lookup(byName, byCanon, st.Name(o.Name))
+				memo[o.Name] = e
+			}
+			if e != nil {
+				t.Mapped += o.Dur
+				r := row(sid, st.Intern(e.op), trace.Shapes{Dims: st.Intern(e.dims), Types: st.Intern(e.types), Concrete: st.Intern(e.conc)})
+				kernel(r, o)
+				r.instF += e.inst
+				r.mapped += o.Dur
+				if e.loc != "" {
+					r.locT[st.Intern(e.loc)] += o.Dur
+				}
+				if e.modelled {
+					t.Modelled += o.Dur
+					r.modelTime += o.Dur
+					r.flops += e.c.flops
+					r.bytes += e.c.bytes
+					r.dtypeT[e.c.dtype] += o.Dur
+					r.modelT[e.c.model] += o.Dur
+					r.opT[st.Intern(e.cpuOp)] += o.Dur
+				} else {
+					r.opT[st.Intern(e.cpuOp)] += o.Dur
+					r.notes[e.note] += o.Dur
+				}
+			}
 			continue
 		}
 		op := a.launchingOp(o, l)
@@ -187,24 +258,9 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		if p := st.ShapesOf(info.top); p != nil {
 			sh = *p
 		}
-		k := rowKey{sid, top.Name, sh.Dims, sh.Types, sh.Concrete}
-		r := rows[k]
-		if r == nil {
-			s := a.sig(sh)
-			r = &rowAcc{key: k, Row: Row{Stage: names[sid], Op: st.Name(top.Name), InputDims: s.rawDims, InputTypes: s.types, ConcreteInputs: s.concrete},
-				instances: map[int32]bool{}, kernels: map[uint32]*Kernel{}, models: map[int32]bool{},
-				dtypeT: map[string]int64{}, modelT: map[string]int64{}, opT: map[uint32]int64{}, locT: map[uint32]int64{}, notes: map[string]int64{}}
-			rows[k] = r
-		}
+		r := row(sid, top.Name, sh)
 		r.instances[info.top] = true
-		r.KernelTime += o.Dur
-		kn := r.kernels[o.Name]
-		if kn == nil {
-			kn = &Kernel{Name: st.Name(o.Name)}
-			r.kernels[o.Name] = kn
-		}
-		kn.Launches++
-		kn.Time += o.Dur
+		kernel(r, o)
 		if loc := a.python(op, l); loc != 0 {
 			r.locT[loc] += o.Dur
 		}
@@ -266,7 +322,10 @@ func Analyze(st *trace.Store, opt Options) *Result {
 func (a *analysis) finish(r *rowAcc, res *Result) Row {
 	st := a.st
 	out := r.Row
-	out.Instances = int64(len(r.instances))
+	out.Instances = int64(len(r.instances)) + int64(math.Round(r.instF))
+	if r.KernelTime > 0 {
+		out.MappedShare = float64(r.mapped) / float64(r.KernelTime)
+	}
 	for _, k := range r.kernels {
 		out.Kernels = append(out.Kernels, *k)
 	}
@@ -288,7 +347,8 @@ func (a *analysis) finish(r *rowAcc, res *Result) Row {
 	if r.KernelTime > 0 {
 		out.Coverage = float64(r.modelTime) / float64(r.KernelTime)
 	}
-	if len(r.models) == 0 || r.KernelTime <= 0 {
+	if r.modelTime == 0 || r.KernelTime <= 0 {
+		out.Dtype = firstDtype(a.sig(trace.Shapes{Dims: r.key.dims, Types: r.key.types, Concrete: r.key.conc}))
 		return out
 	}
 	out.Modelled = true
@@ -297,7 +357,7 @@ func (a *analysis) finish(r *rowAcc, res *Result) Row {
 	if out.Coverage < 1 && out.Note != "" {
 		out.Note = "partly modelled: " + out.Note
 	}
-	n := float64(out.Instances)
+	n := float64(max(out.Instances, 1))
 	out.Flops, out.Bytes = r.flops/n, r.bytes/n
 	sec := float64(r.KernelTime) / 1e9
 	out.AchievedTFLOPS = r.flops / sec / 1e12
@@ -355,6 +415,23 @@ type analysis struct {
 	sigs  map[[3]uint32]*sig
 	py    map[int32]uint32 // launching op → chosen Python location
 	pyLoc map[uint32]uint32
+}
+
+func newAnalysis(st *trace.Store, j *callsite.Joins) *analysis {
+	return &analysis{st: st, j: j, ops: map[int32]*opInfo{}, sigs: map[[3]uint32]*sig{},
+		py: map[int32]uint32{}, pyLoc: map[uint32]uint32{}}
+}
+
+// lookup finds a replayed kernel's mapping entry by name, else by
+// canonical name.
+func lookup(byName, byCanon map[string]*mapped, name string) *mapped {
+	if byName == nil {
+		return nil
+	}
+	if e := byName[name]; e != nil {
+		return e
+	}
+	return byCanon[kernels.Canonical(name)]
 }
 
 func (a *analysis) sig(sh trace.Shapes) *sig {
