@@ -1,6 +1,7 @@
 package roofline
 
 import (
+	"math"
 	"strings"
 )
 
@@ -23,6 +24,9 @@ func model(name string, s *sig, flopsArg int64) (cost, bool, string) {
 		ns, base = name[:i], name[i+2:]
 	}
 	c, ok, note := formula(ns, base, s)
+	if ok && (c.flops < 0 || c.bytes < 0 || math.IsNaN(c.flops+c.bytes) || math.IsInf(c.flops+c.bytes, 0)) {
+		return cost{}, false, "shapes out of range"
+	}
 	if flopsArg > 0 {
 		// The profiler's own estimate (with_flops) wins for FLOPs.
 		c.flops, c.model = float64(flopsArg), "flops-arg"
@@ -511,6 +515,11 @@ func conv(name string, s *sig) (cost, bool, string) {
 	}
 	if !ok3 || !ok4 || !ok5 {
 		return cost{}, false, "convolution stride/padding/dilation not recorded"
+	}
+	for i := range stride {
+		if stride[i] <= 0 || dil[i] <= 0 {
+			return cost{}, false, "convolution stride/dilation not positive"
+		}
 	}
 	outSp := int64(1)
 	for i := 0; i < nsp; i++ {
