@@ -39,6 +39,10 @@ func model(name string, s *sig, flopsArg int64) (cost, bool, string) {
 }
 
 func formula(ns, base string, s *sig) (cost, bool, string) {
+	name := base
+	if ns != "" {
+		name = ns + "::" + base
+	}
 	if ns == "aten" {
 		b := strings.TrimSuffix(base, ".out")
 		switch b {
@@ -63,10 +67,14 @@ func formula(ns, base string, s *sig) (cost, bool, string) {
 		if elementwise[strings.TrimSuffix(b, "_")] {
 			return readsPlusOutput(s, "elementwise")
 		}
-		return cost{}, false, "no formula for " + ns + "::" + base
+		return cost{}, false, "no formula for " + name
 	}
 	lb := strings.ToLower(base)
 	switch {
+	case strings.HasPrefix(base, "triton_poi_") || strings.HasPrefix(base, "triton_per_") || strings.HasPrefix(base, "triton_red_"):
+		// An Inductor-generated kernel is passed every buffer it reads or
+		// writes: its traffic is its tensor arguments, each once.
+		return readsOnly(s, "elementwise")
 	case strings.Contains(lb, "batch_prefill") || strings.Contains(lb, "varlen"):
 		return varlen(ns+"::"+base, s)
 	case strings.Contains(lb, "paged_attention") || strings.Contains(lb, "decode") && strings.Contains(lb, "att") ||
@@ -87,7 +95,7 @@ func formula(ns, base string, s *sig) (cost, bool, string) {
 		}
 		return readsOnly(s, "elementwise")
 	}
-	return cost{}, false, "no formula for " + ns + "::" + base
+	return cost{}, false, "no formula for " + name
 }
 
 // elementwise lists aten ops whose traffic is their tensor operands read
