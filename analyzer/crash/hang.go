@@ -17,6 +17,8 @@ type hangParser struct {
 	collWait []string
 	busy     []string
 	dumpEv   *line
+	proc     *pyProc // the process of the dump being read
+	nextRank int     // rank of a "Pyspy dump for PID" announcement (-1)
 }
 
 type pyThread struct {
@@ -39,7 +41,43 @@ var gpuWaitFrames = []string{"synchronize", "_local_scalar_dense", "hsa_signal_w
 var collWaitFrames = []string{"all_reduce", "allreduce", "all_gather", "barrier", "broadcast", "reduce_scatter", "ProcessGroupNCCL", "gloo", "ncclComm", "recv", "wait ("}
 
 func (p *hangParser) beginFile(*Session) {
-	p.inDump, p.thread = false, nil
+	p.inDump, p.thread, p.proc, p.nextRank = false, nil, nil, -1
+}
+
+var reFileRank = regexp.MustCompile(`(?i)(?:rank|tp)[_-]?(\d{1,4})`)
+
+// newProc starts a py-spy process record ("Process <pid>: <cmd>").
+func (p *hangParser) newProc(l *line, pid int) {
+	s := p.s
+	inc := &s.b.facts.inc
+	rank := p.nextRank
+	if rank < 0 {
+		rank = l.rank
+	}
+	if r, ok := inc.rankOf(pid); ok && rank < 0 {
+		rank = r
+	}
+	if rank < 0 {
+		rank = atoiDef(submatch(reFileRank, s.fileName(l.file)), -1)
+	}
+	p.nextRank = -1
+	inc.mapPID(pid, rank)
+	p.proc = &pyProc{pid: pid, rank: rank, state: "idle", ev: l.ev(s)}
+	if len(inc.pyProcs) < maxRanks {
+		inc.pyProcs = append(inc.pyProcs, p.proc)
+	}
+}
+
+// procState records what a thread of the current process waits on; the
+// strongest state wins (GPU wait > collective > busy > idle).
+func (p *hangParser) procState(state, frame string) {
+	if p.proc == nil {
+		return
+	}
+	rank := map[string]int{"idle": 0, "busy": 1, "collective": 2, "gpu_wait": 3}
+	if rank[state] > rank[p.proc.state] {
+		p.proc.state, p.proc.frame = state, frame
+	}
 }
 
 func (p *hangParser) line(l *line) {
@@ -83,8 +121,10 @@ func (p *hangParser) line(l *line) {
 		}
 	case strings.Contains(t, "Pyspy dump for PID"):
 		p.startDump(l)
+		p.nextRank = l.rank
 	case rePyProcess.MatchString(t):
 		p.startDump(l)
+		p.newProc(l, atoiDef(submatch(rePyProcess, t), 0))
 	case strings.HasPrefix(t, "Thread ") && rePyThread.MatchString(t):
 		p.startDump(l)
 		p.dumpLine(l)
@@ -118,7 +158,13 @@ func (p *hangParser) dumpLine(l *line) bool {
 		p.status[m[2]]++
 		return true
 	}
-	if strings.HasPrefix(t, "Python v") || strings.HasPrefix(t, "Process ") || strings.HasPrefix(t, "Parent Process") || strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "Arguments") || strings.HasPrefix(strings.TrimSpace(t), "Locals") {
+	if strings.HasPrefix(t, "Process ") {
+		if m := rePyProcess.FindStringSubmatch(t); m != nil {
+			p.newProc(l, atoiDef(m[1], 0))
+		}
+		return true
+	}
+	if strings.HasPrefix(t, "Python v") || strings.HasPrefix(t, "Parent Process") || strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "Arguments") || strings.HasPrefix(strings.TrimSpace(t), "Locals") {
 		return true
 	}
 	if m := rePyFrameLine.FindStringSubmatch(t); m != nil && p.thread != nil {
@@ -129,17 +175,20 @@ func (p *hangParser) dumpLine(l *line) bool {
 			for _, w := range gpuWaitFrames {
 				if strings.Contains(fr, w) {
 					p.gpuWait = appendCap(p.gpuWait, "thread "+th.id+" ("+th.status+"): "+fr, 4)
+					p.procState("gpu_wait", fr)
 					return true
 				}
 			}
 			for _, w := range collWaitFrames {
 				if strings.Contains(fr, w) {
 					p.collWait = appendCap(p.collWait, "thread "+th.id+" ("+th.status+"): "+fr, 4)
+					p.procState("collective", fr)
 					return true
 				}
 			}
 			if th.frames == 1 && strings.Contains(th.status, "active") {
 				p.busy = appendCap(p.busy, "thread "+th.id+" ("+th.status+"): "+fr, 4)
+				p.procState("busy", fr)
 			}
 		}
 		return true
