@@ -223,11 +223,11 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 			pid = *hv.AttachedPID
 			who = "pid " + strconv.Itoa(pid)
 		}
-		c := mk(-1, pid, gpu, who+" holds the dispatch that never completes ("+shortKernel(k)+")", "rocgdb dump of the attached worker: its in-flight dispatch", h.evFirst[:min(2, len(h.evFirst))]...)
+		c := mk(-1, pid, gpu, who+" holds the dispatch that never completes ("+kernelBase(k)+")", "rocgdb dump of the attached worker: its in-flight dispatch", h.evFirst[:min(2, len(h.evFirst))]...)
 		cand := culpritCand{c: c, prio: prioRocgdb}
 		if h.details["hang_kind"] == "cross_rank_barrier_spin" {
 			cand.peer = true
-			cand.c.Reason = who + " spins in the barrier of " + shortKernel(k) + ": it waits for a peer rank, which is the real straggler"
+			cand.c.Reason = who + " spins in the barrier of " + kernelBase(k) + ": it waits for a peer rank, which is the real straggler"
 		}
 		cs.cands = append(cs.cands, cand)
 	}

@@ -335,7 +335,7 @@ func (b *builder) collectiveNotes(a *agg, work map[string]*agg) {
 			a.note("several collectives were outstanding (last completed " + strconv.Itoa(c) + ")")
 		}
 	}
-	for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUHangReset} {
+	for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUKernelHang, ClassGPUHangReset} {
 		if work[c] != nil {
 			a.note("a " + c + " is also present: the timeouts on the other ranks are most likely its consequence")
 			break

@@ -570,9 +570,17 @@ func unpickle(b []byte) (v any, err error) {
 			if err != nil {
 				return nil, err
 			}
-			if g, ok := fn.(pyGlobal); ok && (g.name == "OrderedDict" || g.name == "defaultdict" || g.name == "dict") {
-				stack = append(stack, map[string]any{})
-				break
+			if g, ok := fn.(pyGlobal); ok {
+				if g.name == "OrderedDict" || g.name == "defaultdict" || g.name == "dict" {
+					stack = append(stack, map[string]any{})
+					break
+				}
+				// torch's C++ pickler tags typed containers:
+				// restore_type_tag(value, "Dict[str, Any]"), build_intlist([…])
+				if l, ok := args.(*pyList); ok && g.module == "torch.jit._pickle" && len(l.v) > 0 {
+					stack = append(stack, l.v[0])
+					break
+				}
 			}
 			stack = append(stack, pyObj{fn, args})
 		case 'b': // BUILD
@@ -645,4 +653,49 @@ func pyIntDef(v any, def int) int {
 		return int(n)
 	}
 	return def
+}
+
+// frFinding: flight-recorder dumps alone show a collective that was
+// enqueued but never completed (or ranks at different sequence numbers).
+func (b *builder) frFinding(work map[string]*agg) {
+	fr := b.facts.inc.fr
+	if len(fr) == 0 {
+		return
+	}
+	open, diff := false, false
+	for _, r := range fr {
+		if r.enq > r.comp {
+			open = true
+		}
+		if r.enq != fr[0].enq {
+			diff = true
+		}
+	}
+	if !open && !diff {
+		return
+	}
+	a := work[ClassCollectiveTimeout]
+	if a == nil {
+		a = newAgg(ClassCollectiveTimeout, 0.7)
+		work[ClassCollectiveTimeout] = a
+	}
+	a.f.Count++
+	sorted := append([]frRank(nil), fr...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].rank < sorted[j].rank })
+	for _, r := range sorted {
+		a.evidence(r.ev)
+		if r.rank >= 0 && r.enq > r.comp {
+			a.rank(r.rank)
+		}
+	}
+	a.addReason("flight recorder: collectives enqueued but not completed (last enqueued vs last completed per rank)")
+	if diff {
+		a.note("flight-recorder dumps disagree on the last enqueued collective: the ranks behind never issued the collective the others wait in")
+	}
+	for _, r := range sorted {
+		if r.pending != "" {
+			a.detail("flight_recorder_pending", r.pending)
+			break
+		}
+	}
 }

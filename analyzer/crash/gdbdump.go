@@ -40,7 +40,7 @@ type gdbDump struct {
 	noDisp   bool
 	noQueues bool
 	noAgents bool
-	crash    bool // the file shows a GPU stop (a fault, not a hang)
+	crash    bool     // the file shows a GPU stop (a fault, not a hang)
 	ev       Evidence // first line of the dump
 	noEv     *Evidence
 }
@@ -66,10 +66,10 @@ var (
 
 // gdbState is the rocgdb parser's hang-dump state for the current file.
 type gdbState struct {
-	cur      *gdbDump
-	last     int    // line number of the last rocgdb line seen
-	wave     string // wave whose backtrace follows ("Thread N (AMDGPU Wave …)")
-	mode     int    // what "#N" frame lines belong to
+	cur  *gdbDump
+	last int    // line number of the last rocgdb line seen
+	wave string // wave whose backtrace follows ("Thread N (AMDGPU Wave …)")
+	mode int    // what "#N" frame lines belong to
 }
 
 const (

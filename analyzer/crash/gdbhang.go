@@ -11,6 +11,8 @@ import (
 // gpu_kernel_hang finding (seed 003 R3–R6): stuck dispatches, stalled
 // queues, wave PC groups, the blocked host stack, progress between dumps.
 func (b *builder) hangFindings(s *Session, work map[string]*agg) {
+	b.cudaHang(s, work)
+	b.frFinding(work)
 	inc := &b.facts.inc
 	groups := map[int][]*gdbDump{}
 	var pids []int
@@ -157,7 +159,7 @@ func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 		if pg == "" {
 			pg = g.Location
 		}
-		desc := strconv.Itoa(g.Waves) + " waves of " + shortKernel(g.Kernel) + " at " + pg
+		desc := strconv.Itoa(g.Waves) + " waves of " + kernelBase(g.Kernel) + " at " + pg
 		if len(g.ThreadIdx) > 0 {
 			desc += " (threadIdx.x " + idxRange(g.ThreadIdx) + ")"
 		}
@@ -166,7 +168,7 @@ func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 		if isCollectiveKernel(g.Kernel) && g.Waves*10 >= 8*wavesOf(h.WaveGroups, g.Kernel) {
 			raise(0.8)
 			n := len(h.Agents)
-			spin := "all " + strconv.Itoa(g.Waves) + " waves of the collective kernel " + shortKernel(g.Kernel) + " sit at one PC"
+			spin := "all " + strconv.Itoa(g.Waves) + " waves of the collective kernel " + kernelBase(g.Kernel) + " sit at one PC " + g.PC
 			if len(g.ThreadIdx) > 0 && (n == 0 || len(g.ThreadIdx) <= n) && isPrefixRange(g.ThreadIdx) {
 				spin += " with threadIdx.x " + idxRange(g.ThreadIdx) + " (one sync lane per GPU" + ngpus(n) + ")"
 			}
@@ -290,7 +292,6 @@ func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 		a.conf = min(a.conf, 0.4)
 	}
 	a.f.Hang = h
-	s.format("rocgdb_hang_dump")
 }
 
 // progress compares two dumps of one worker.
@@ -440,6 +441,26 @@ func idxRange(xs []int) string {
 		return "0.." + strconv.Itoa(len(xs)-1)
 	}
 	return intsString(xs)
+}
+
+// kernelBase drops a demangled kernel's return type and parameter list:
+// "void ns::k<T, 8>(A*, int)" → "ns::k<T, 8>".
+func kernelBase(k string) string {
+	k = strings.TrimPrefix(strings.TrimSpace(k), "void ")
+	depth := 0
+	for i := 0; i < len(k); i++ {
+		switch k[i] {
+		case '<':
+			depth++
+		case '>':
+			depth--
+		case '(':
+			if depth == 0 && i > 0 {
+				return k[:i]
+			}
+		}
+	}
+	return k
 }
 
 func ngpus(n int) string {

@@ -17,8 +17,9 @@ type hangParser struct {
 	collWait []string
 	busy     []string
 	dumpEv   *line
-	proc     *pyProc // the process of the dump being read
-	nextRank int     // rank of a "Pyspy dump for PID" announcement (-1)
+	proc     *pyProc   // the process of the dump being read
+	procs    []*pyProc // processes of this file
+	nextRank int       // rank of a "Pyspy dump for PID" announcement (-1)
 }
 
 type pyThread struct {
@@ -41,7 +42,16 @@ var gpuWaitFrames = []string{"synchronize", "_local_scalar_dense", "hsa_signal_w
 var collWaitFrames = []string{"all_reduce", "allreduce", "all_gather", "barrier", "broadcast", "reduce_scatter", "ProcessGroupNCCL", "gloo", "ncclComm", "recv", "wait ("}
 
 func (p *hangParser) beginFile(*Session) {
-	p.inDump, p.thread, p.proc, p.nextRank = false, nil, nil, -1
+	p.inDump, p.thread, p.proc, p.nextRank, p.procs = false, nil, nil, -1, nil
+}
+
+// procRanks adds the ranks of this file's processes in state to a.
+func (p *hangParser) procRanks(a *agg, state string) {
+	for _, x := range p.procs {
+		if x.state == state && x.rank >= 0 {
+			a.rank(x.rank)
+		}
+	}
 }
 
 var reFileRank = regexp.MustCompile(`(?i)(?:rank|tp)[_-]?(\d{1,4})`)
@@ -63,6 +73,7 @@ func (p *hangParser) newProc(l *line, pid int) {
 	p.nextRank = -1
 	inc.mapPID(pid, rank)
 	p.proc = &pyProc{pid: pid, rank: rank, state: "idle", ev: l.ev(s)}
+	p.procs = append(p.procs, p.proc)
 	if len(inc.pyProcs) < maxRanks {
 		inc.pyProcs = append(inc.pyProcs, p.proc)
 	}
@@ -213,7 +224,12 @@ func (p *hangParser) endFile() {
 	p.dumpEv = nil
 	switch {
 	case len(p.gpuWait) > 0:
-		a := s.b.add(s, ClassGPUKernelHang, l, 0.5)
+		a := s.b.add(s, ClassGPUKernelHang, nil, 0.5)
+		a.evidence(l.ev(s))
+		p.procRanks(a, "gpu_wait")
+		if len(p.procs) == 0 && l.rank >= 0 {
+			a.rank(l.rank)
+		}
 		a.addReason("Python threads are blocked waiting for the GPU")
 		for _, w := range p.gpuWait {
 			a.note("py-spy: " + w)

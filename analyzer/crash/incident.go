@@ -102,7 +102,7 @@ type incidentFacts struct {
 	smiBusy    []string
 	smiEv      []Evidence
 	fr         []frRank
-	frErr      []string
+	cuda       cudaHangFacts
 }
 
 type rankState struct {
@@ -208,14 +208,30 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			}
 		}
 	}
+	if a := work[ClassCollectiveTimeout]; a != nil && len(inc.dumpFrom) > 0 {
+		a.note("the dump signal came from rank(s) " + intsString(inc.dumpFrom) + ": the rank(s) whose watchdog fired first — a waiter, not necessarily the straggler")
+		if inc.dumpFromEv != nil {
+			a.evidence(*inc.dumpFromEv)
+		}
+	}
 	cul := b.culprits(s, work)
+	// a multi-process launch (torchrun) names its root cause: the top finding carries it
+	top := ""
+	if inc.rootEv != nil || len(inc.sigterm) > 0 {
+		for _, c := range Classes {
+			if work[c] != nil {
+				top = c
+				break
+			}
+		}
+	}
 	for _, c := range Classes {
 		a := work[c]
 		if a == nil {
 			continue
 		}
 		multi := len(a.ranks) > 1 || a.queueN > 1
-		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi {
+		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi && c != top {
 			continue
 		}
 		a.f.Culprit = cul.forClass(c, a)

@@ -29,7 +29,7 @@ var (
 	reIncRootHost  = regexp.MustCompile(`^\s*host\s*: (\S+)`)
 	reIncSigterm   = regexp.MustCompile(`Sending process (\d+) closing signal SIGTERM`)
 	reIncSMI       = regexp.MustCompile(`^(GPU\[\d+\])\s*:\s*GPU use \(%\)\s*:\s*(\d+)`)
-	reIncWorld     = regexp.MustCompile(`\b(?:world_size|WORLD_SIZE|tp_size|tensor_parallel_size)\s*[=:]\s*(\d+)`)
+	reIncWorld     = regexp.MustCompile(`\b(?:world_size|WORLD_SIZE|tp_size|tensor_parallel_size)\s*[=:]\s*(\d+)|\bin world size (\d+)`)
 	reIncPyspyPID  = regexp.MustCompile(`Pyspy dump for PID (\d+)`)
 	reIncPGRankTag = regexp.MustCompile(`\bRank (\d+)\]`)
 )
@@ -44,6 +44,9 @@ func (p *incidentParser) line(l *line) {
 	t := l.text
 	s := p.s
 	inc := &s.b.facts.inc
+	if (inc.cuda.inRows || strings.Contains(t, "Virtual PC") || strings.Contains(t, "Active")) && p.cudaLine(l) {
+		return
+	}
 	if l.pid > 0 && l.rank >= 0 {
 		inc.mapPID(l.pid, l.rank)
 	}
@@ -159,8 +162,13 @@ func (p *incidentParser) line(l *line) {
 			inc.mapPID(atoiDef(m[1], 0), l.rank)
 		}
 	}
-	if strings.Contains(t, "world_size") || strings.Contains(t, "WORLD_SIZE") || strings.Contains(t, "tp_size") || strings.Contains(t, "tensor_parallel_size") {
-		if n := atoiDef(submatch(reIncWorld, t), 0); n > 0 && n <= maxRanks && inc.worldSize == 0 {
+	if containsAny(t, "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size") {
+		m := reIncWorld.FindStringSubmatch(t)
+		n := 0
+		if m != nil {
+			n = atoiDef(m[1]+m[2], 0)
+		}
+		if n > 0 && n <= maxRanks && inc.worldSize == 0 {
 			inc.worldSize = n
 			ev := l.ev(s)
 			inc.wsEv = &ev
