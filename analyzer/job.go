@@ -235,7 +235,7 @@ func (j *Job) decide(c *current) {
 		}
 		c.reader = st.NewReader(c.res.Name)
 		c.reader.SizeHint(c.size)
-	case binary(c.sniff):
+	case binary(c.sniff) && !crash.IsPickle(c.sniff): // pickles: flight-recorder dumps
 		c.kind = "unknown"
 	default:
 		c.kind = "log"
