@@ -255,3 +255,15 @@ func TestUnpickleTypeTag(t *testing.T) {
 		t.Fatalf("%#v", v)
 	}
 }
+
+// The rank whose GPU fault preceded the others' watchdogs.
+func TestFaultBeforeWatchdogs(t *testing.T) {
+	d := goldenCase(t, "fault_then_watchdogs.golden.json", "testdata/fault_then_watchdogs.log")
+	if len(d.Findings) < 2 || d.Findings[0].Class != ClassGPUMemoryFault {
+		t.Fatalf("%s", d.JSON())
+	}
+	f := hasClass(d, ClassCollectiveTimeout)
+	if f == nil || f.ConsequenceOf != ClassGPUMemoryFault || culpritRank(f) != 2 || culpritPID(f) != 5302 {
+		t.Fatalf("%s", d.JSON())
+	}
+}
