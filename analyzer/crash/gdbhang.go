@@ -139,11 +139,12 @@ func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 		switch h.Progress {
 		case "stuck":
 			raise(0.9)
-			what := "dispatches"
 			if len(h.WaveGroups) > 0 {
-				what = "dispatches and wave PCs"
+				g := h.WaveGroups[0]
+				a.addReason(strconv.Itoa(g.Waves) + " waves of " + kernelBase(g.Kernel) + " stay at PC " + g.PC + " in " + strconv.Itoa(h.Dumps) + " rocgdb dumps: the kernel never completes")
+			} else {
+				a.addReason("the same dispatches in " + strconv.Itoa(h.Dumps) + " rocgdb dumps: the kernel never completes")
 			}
-			a.addReason("the same " + what + " in " + strconv.Itoa(h.Dumps) + " rocgdb dumps: the kernel never completes")
 		case "moving":
 			raise(0.35)
 			a.addReason("progress between rocgdb dumps (dispatches or wave PCs moved): slow, not hung")

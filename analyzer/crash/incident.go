@@ -309,3 +309,28 @@ func intsKey(xs []int) string {
 	sort.Ints(c)
 	return intsString(c)
 }
+
+// culpritWhere renders a computed culprit for the summary line.
+func culpritWhere(f *Finding) string {
+	c := f.Culprit
+	if c == nil || c.Method == "none" || strings.Contains(c.Method, "victim side") {
+		return ""
+	}
+	var parts []string
+	switch {
+	case c.Rank != nil:
+		parts = append(parts, "rank "+strconv.Itoa(*c.Rank))
+	case len(c.Ranks) > 0:
+		parts = append(parts, "ranks "+intsString(c.Ranks))
+	}
+	if c.PID != nil && (f.PID == nil || *f.PID != *c.PID) {
+		parts = append(parts, "pid "+strconv.Itoa(*c.PID))
+	}
+	if c.GPU != nil && f.Device == "" {
+		parts = append(parts, "GPU "+*c.GPU)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "culprit " + strings.Join(parts, " ")
+}
