@@ -48,12 +48,10 @@ func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 		h.AttachedPID = intp(pids[0])
 	}
 	a := work[ClassGPUKernelHang]
-	if a == nil {
+	created := a == nil
+	if created {
 		a = newAgg(ClassGPUKernelHang, 0)
-		work[ClassGPUKernelHang] = a
 	}
-	a.f.Count++
-	a.strong = true
 	conf := 0.0
 	raise := func(c float64) {
 		if c > conf {
@@ -293,6 +291,13 @@ func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 		a.conf = min(a.conf, 0.4)
 	}
 	a.f.Hang = h
+	// a plain gdb attach (host stack without any GPU wait) is no GPU hang
+	if created && conf == 0 {
+		return
+	}
+	a.f.Count++
+	a.strong = true
+	work[ClassGPUKernelHang] = a
 }
 
 // progress compares two dumps of one worker.
