@@ -334,3 +334,61 @@ func culpritWhere(f *Finding) string {
 	}
 	return "culprit " + strings.Join(parts, " ")
 }
+
+// mdIncident renders the hang / culprit part of a finding for
+// crash_summary.md.
+func mdIncident(b *strings.Builder, f *Finding) {
+	if f.ConsequenceOf != "" {
+		b.WriteString("Consequence of: **" + f.ConsequenceOf + "** (root cause listed first)\n\n")
+	}
+	if c := f.Culprit; c != nil {
+		who := []string{}
+		if c.Rank != nil {
+			who = append(who, "rank "+strconv.Itoa(*c.Rank))
+		}
+		if len(c.Ranks) > 0 {
+			who = append(who, "ranks "+intsString(c.Ranks))
+		}
+		if c.PID != nil {
+			who = append(who, "pid "+strconv.Itoa(*c.PID))
+		}
+		if len(c.PIDs) > 0 {
+			who = append(who, "pids "+intsString(c.PIDs))
+		}
+		if c.Host != nil {
+			who = append(who, "host "+*c.Host)
+		}
+		if c.GPU != nil {
+			who = append(who, "GPU "+*c.GPU)
+		}
+		if len(who) == 0 {
+			who = append(who, "unknown")
+		}
+		b.WriteString("Culprit: " + mdEscape(strings.Join(who, ", ")) + " — " + mdEscape(c.Reason) + " _(" + mdEscape(c.Method) + ")_\n\n")
+	}
+	h := f.Hang
+	if h == nil {
+		return
+	}
+	if len(h.Dispatches) > 0 {
+		b.WriteString("| dispatch | queue | grid | workgroup | fence | GPU | dumps | kernel |\n|---|---|---|---|---|---|---|---|\n")
+		for _, d := range h.Dispatches {
+			b.WriteString("| " + d.ID + " | " + d.Queue + " | " + d.Grid + " | " + d.Workgroup + " | " + mdCell(d.Fence) + " | " + d.GPU + " | " + strconv.Itoa(d.Dumps) + " | " + mdCell(d.Kernel) + " |\n")
+		}
+		b.WriteString("\n")
+	}
+	if len(h.WaveGroups) > 0 {
+		b.WriteString("| PC | waves | workgroups | threadIdx.x | kernel |\n|---|---|---|---|---|\n")
+		for _, g := range h.WaveGroups {
+			pc := g.PC
+			if pc == "" {
+				pc = g.Location
+			}
+			b.WriteString("| " + mdCell(pc) + " | " + strconv.Itoa(g.Waves) + " | " + strconv.Itoa(g.Workgroups) + " | " + intsString(g.ThreadIdx) + " | " + mdCell(g.Kernel) + " |\n")
+		}
+		b.WriteString("\n")
+	}
+	if len(h.HostStack) > 0 {
+		b.WriteString("Main thread: " + mdEscape(strings.Join(h.HostStack[:min(6, len(h.HostStack))], " ← ")) + "\n\n")
+	}
+}
