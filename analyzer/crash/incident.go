@@ -193,6 +193,11 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			if ca == nil || ca == a || !sameIncident(a, ca) {
 				continue
 			}
+			// a reset explains a host-side wait as well as a hang explains
+			// the reset: only a kernel seen stuck in a debugger dump wins
+			if c == ClassGPUHangReset && (ca.f.Hang == nil || len(ca.f.Hang.Dispatches)+len(ca.f.Hang.WaveGroups) == 0) {
+				continue
+			}
 			a.f.ConsequenceOf = cause
 			a.note("a consequence of the " + cause + " finding (root cause first)")
 			break
