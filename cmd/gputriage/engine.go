@@ -11,6 +11,7 @@ import (
 	json "github.com/goccy/go-json"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/gputriage/gputriage/analyzer"
@@ -101,7 +102,7 @@ func newWasmEngine(wasm []byte) (*wasmEngine, error) {
 	// never sleeps, which skews the Go runtime's GC pacing and timers inside.
 	mc := wazero.NewModuleConfig().WithStartFunctions("_initialize").WithStderr(os.Stderr).WithName("gputriage").
 		WithSysWalltime().WithSysNanotime().WithSysNanosleep()
-	mod, err := rt.InstantiateModule(ctx, compiled, mc)
+	mod, err := rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, memoryAllocator()), compiled, mc)
 	if err != nil {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("instantiate gputriage.wasm: %w", err)
