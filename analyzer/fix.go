@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	json "github.com/goccy/go-json"
+	"encoding/json"
 
 	"github.com/gputriage/gputriage/analyzer/perfetto"
 )

@@ -7,11 +7,12 @@ package units
 
 import (
 	"bytes"
-	json "github.com/goccy/go-json"
-	"github.com/gputriage/gputriage/internal/escape"
+	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/internal/escape"
 )
 
 // US is a duration in nanoseconds written as microseconds with three decimals.
