@@ -33,7 +33,7 @@ export class Client {
   }
 
   #spawn() {
-    this.worker = createWorker();
+    this.worker = createWorker(this.module);
     if (this.module) this.worker.postMessage({ type: 'module', module: this.module });
     this.worker.onmessage = (ev) => this.#onMessage(ev.data);
     this.worker.onerror = (ev) => this.#fail(ev.message || 'worker failed to start');
@@ -44,7 +44,7 @@ export class Client {
     switch (m.type) {
       case 'ready':
         this.module = m.module;
-        this.hooks.onReady?.(m.ms);
+        this.hooks.onReady?.(m.ms, m.phases);
         break;
       case 'progress':
         job?.onProgress?.(m);

@@ -11,7 +11,8 @@
 //   {type:'fix', file, name, gzip}          perfetto-fix: two passes, output streamed
 //                                           into a Blob (gzip: through CompressionStream)
 // (worker → main):
-//   {type:'ready', module, ms}              compiled; keep it for the next worker
+//   {type:'ready', module, ms, phases}      compiled; keep it for the next worker
+//                                           (phases: waitMs for the bytes, decodeMs, compileMs)
 //   {type:'progress', …Progress}            throttled to ~10 Hz
 //   {type:'result', result, stats}          result JSON of finish(), parsed
 //   {type:'fixed', blob, name, result, stats}
@@ -51,8 +52,11 @@ self.onmessage = async (ev) => {
 function getModule() {
   if (!modulePromise) {
     const t0 = performance.now();
-    modulePromise = compileModule().then((module) => {
-      self.postMessage({ type: 'ready', module, ms: performance.now() - t0 });
+    const phases = {};
+    modulePromise = compileModule(phases).then((module) => {
+      const ms = performance.now() - t0;
+      phases.compileMs = ms - (phases.decodeMs ?? 0) - (phases.waitMs ?? 0);
+      self.postMessage({ type: 'ready', module, ms, phases });
       return module;
     });
   }
@@ -203,7 +207,9 @@ async function run(files, opts) {
   const command = await resolveCommand(files, opts);
   const { autoTriage, ...moduleOpts } = opts;
   moduleOpts.command = command;
+  const ti = performance.now();
   const m = await instantiate();
+  const instantiateMs = performance.now() - ti;
   const total = files.reduce((n, f) => n + f.file.size, 0);
   const t0 = performance.now();
   const progress = reporter(m, files.length, total, t0);
@@ -238,6 +244,7 @@ async function run(files, opts) {
     rawBytes: raw,
     mbps: raw / 1e6 / ((performance.now() - t0) / 1000),
     memory: m.memory,
+    instantiateMs,
   };
   return { result, stats };
 }

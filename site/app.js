@@ -17,8 +17,10 @@ const ui = {
 const probe = (window.__gputriage = { stats: null, progress: null, peakMemory: 0, moduleMs: null, runs: 0, fix: null });
 
 const client = new Client({
-  onReady(ms) {
+  onReady(ms, phases) {
     probe.moduleMs = ms;
+    // ms since navigation: when the module was ready, and where its time went.
+    probe.phases = { ...phases, readyAt: performance.now() };
     ui.status.textContent = `module ready (${ms.toFixed(0)} ms)`;
   },
   onError(msg) { showError(msg); },
@@ -83,6 +85,7 @@ async function run(files, { keepRoles = false } = {}) {
       fix: (name, opts) => perfettoFix(files.find((f) => f.name === name), opts),
     });
     probe.renderMs = performance.now() - tr;
+    probe.doneAt = performance.now();
     probe.runs++;
     ui.drop.classList.add('compact');
     // A rate over a small input mostly measures the final analysis; omit it.
