@@ -71,7 +71,7 @@ async function run(files, { keepRoles = false } = {}) {
       return;
     }
     const tr = performance.now();
-    renderReport(ui.report, result, {
+    probe.renderSections = await renderReport(ui.report, result, {
       stats,
       saveReport: () => savedReport(result, stats),
       roles: {
