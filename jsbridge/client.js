@@ -24,7 +24,7 @@ export class CancelledError extends Error {
 }
 
 export class Client {
-  /** @param {{onReady?: (ms: number) => void, onError?: (msg: string) => void}} [hooks] */
+  /** @param {{onReady?: (ms: number, phases?: object) => void, onWarm?: () => void, onError?: (msg: string) => void}} [hooks] */
   constructor(hooks = {}) {
     this.hooks = hooks;
     this.module = null;
@@ -45,6 +45,9 @@ export class Client {
       case 'ready':
         this.module = m.module;
         this.hooks.onReady?.(m.ms, m.phases);
+        break;
+      case 'warm':
+        this.hooks.onWarm?.();
         break;
       case 'progress':
         job?.onProgress?.(m);

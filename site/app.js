@@ -23,6 +23,7 @@ const client = new Client({
     probe.phases = { ...phases, readyAt: performance.now() };
     ui.status.textContent = `module ready (${ms.toFixed(0)} ms)`;
   },
+  onWarm() { probe.warmAt = performance.now(); },
   onError(msg) { showError(msg); },
 });
 

@@ -19,9 +19,10 @@ const NAV = [
 ];
 
 /**
- * Renders section by section, each in its own task (summary first), so a
- * large report never blocks the page for long: parsing an artifact and
- * building its view happen per section, with input and paint in between.
+ * Renders section by section (summary first), yielding to the browser once
+ * a slice of work passes SLICE_MS, so a large report never blocks the page
+ * for long (parsing an artifact and building its view happen per section,
+ * with input and paint in between) while a small one still renders at once.
  * A section entry is a thunk (or an already built node, or null).
  * @param {HTMLElement} root
  * @param {object} result the module's result JSON
@@ -52,8 +53,13 @@ export async function renderReport(root, result, opts = {}) {
   const links = new Map(NAV.map(([id, label]) => [id, h('a', { href: `#${id}` }, label)]));
   clear(root).append(nav);
   const ms = {};
+  let slice = performance.now();
   for (let i = 0; i < sections.length; i++) {
-    if (i > 0) await nextTask();
+    // The summary paints first; then a yield whenever a slice is used up.
+    if (i === 1 || performance.now() - slice > SLICE_MS) {
+      await nextTask();
+      slice = performance.now();
+    }
     if (run !== renderRun) return ms; // a newer report replaced this one
     const t0 = performance.now();
     const s = typeof sections[i] === 'function' ? sections[i]() : sections[i];
@@ -67,6 +73,7 @@ export async function renderReport(root, result, opts = {}) {
 }
 
 let renderRun = null;
+const SLICE_MS = 30;
 
 // A macrotask boundary (paint and input may run): scheduler.yield where the
 // browser has it, else a MessageChannel hop (no 4 ms timer clamp).
