@@ -290,6 +290,8 @@ test('served: kernel table sorts, filters and limits', async () => {
     assert.ok(await s.page.locator('#roofline svg.roofline circle.rl-pt').count() > 0, 'roofline points');
     assert.ok(await s.page.locator('#roofline svg.roofline polyline.rl-roof').count() > 0, 'roofline roofs');
     assert.ok(await s.page.locator('#roofline tbody tr').count() > 0, 'roofline rows');
+    await s.page.locator('#roofline').evaluate((e) => e.scrollIntoView());
+    await shot(s.page, 'roofline-light');
   } finally {
     await s.close();
   }
