@@ -289,3 +289,35 @@ func TestRocgdbThreadSwitchBT(t *testing.T) {
 		t.Fatalf("%s", d.JSON())
 	}
 }
+
+// Chunk boundaries never change the result of the multi-file incident
+// inputs (dump state, py-spy processes and pickles span chunks).
+func TestIncidentChunked(t *testing.T) {
+	sets := [][]string{
+		{"testdata/incident_tp8/dmesg.txt", "testdata/incident_tp8/rocgdb_pid41207_1.txt", "testdata/incident_tp8/rocgdb_pid41207_2.txt", "testdata/incident_tp8/server.log"},
+		{"testdata/rocgdb_allgather_spin.txt"},
+		{"testdata/pyspy_tp8_straggler.log"},
+		{"testdata/fr/fr_dump_rank_0", "testdata/fr/fr_dump_rank_1", "testdata/fr/fr_dump_rank_2", "testdata/fr/fr_dump_rank_3"},
+		{"testdata/cuda_gdb_hang.log"},
+	}
+	for _, set := range sets {
+		whole := diagnoseFiles(t, set...).JSON()
+		for seed := int64(1); seed <= 3; seed++ {
+			s := New()
+			for _, p := range set {
+				name, data := readInput(t, p)
+				s.BeginFile(name)
+				for i := 0; len(data) > 0; i++ {
+					n := 1 + int((seed*7919+int64(i)*104729)%613)
+					n = min(n, len(data))
+					s.Write(data[:n])
+					data = data[n:]
+				}
+				s.EndFile()
+			}
+			if got := s.Diagnosis().JSON(); string(got) != string(whole) {
+				t.Fatalf("%v: chunked (seed %d) differs", set, seed)
+			}
+		}
+	}
+}

@@ -71,7 +71,7 @@ var kwLists = []struct {
 	{kwHang, []string{"atchdog", "Pyspy", "Process ", "Thread ", "died unexpectedly", "py-spy", "batch_size()=", "redacted"}},
 	{kwTriton, []string{"PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR"}},
 	{kwNvidia, []string{"=====", "CUDA", "<<<", "Active", "Terminated"}},
-	{kwIncident, []string{"SeqNum=", "enqueued", "opCount", "nranks", "Root Cause", "local_rank", "exitcode", "host", "closing signal", "GPU use", "Pyspy dump for PID", "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size", "pid=", "Virtual PC", "Active", ",0)"}},
+	{kwIncident, []string{"SeqNum=", "enqueued", "opCount", "nranks", "Root Cause", "local_rank", "exitcode", "host", "closing signal", "GPU use", "Pyspy dump for PID", "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size", "Virtual PC", "Active", ",0)"}},
 
 	// ESC, literal ANSI escapes (all contain a backslash), tqdm rates, " - " of a ComfyUI stamp
 	{kwSpecial, []string{"\x1b", "\\", "it/s]", "s/it]", "B/s]", " - "}},
