@@ -321,3 +321,17 @@ func TestIncidentChunked(t *testing.T) {
 		}
 	}
 }
+
+// rocgdb dumps of every worker: three spin in the all-gather barrier, the
+// fourth never reached it.
+func TestRocgdbWorkersStraggler(t *testing.T) {
+	var paths []string
+	for _, p := range []string{"7001", "7002", "7003", "7004"} {
+		paths = append(paths, "testdata/rocgdb_workers/rocgdb_pid"+p+".txt")
+	}
+	d := goldenCase(t, "rocgdb_workers.golden.json", paths...)
+	f := hasClass(d, ClassGPUKernelHang)
+	if f == nil || culpritPID(f) != 7004 || f.Details["hang_kind"] != "cross_rank_barrier_spin" {
+		t.Fatalf("%s", d.JSON())
+	}
+}
