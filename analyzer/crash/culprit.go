@@ -340,7 +340,7 @@ func (cs *culpritSet) forClass(class string, a *agg) *Culprit {
 		return &Culprit{Reason: "not determined: the evidence does not show which rank the others waited for (add every rank's log, py-spy dumps of all ranks, or flight-recorder dumps)", Method: "none", Evidence: []Evidence{}}
 	}
 	c := best.c
-	c.Evidence = append([]Evidence(nil), c.Evidence...)
+	c.Evidence = append([]Evidence{}, c.Evidence...)
 	var agree []string
 	for i := range cs.cands {
 		o := &cs.cands[i]
