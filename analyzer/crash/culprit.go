@@ -268,7 +268,9 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 		var miss []int
 		limit := ws
 		if limit == 0 {
-			limit = maxR + 1 // only gaps below the highest reporting rank
+			// ranks seen in line prefixes, else only gaps below the
+			// highest reporting rank
+			limit = max(maxR+1, inc.ranksSeen)
 		}
 		for r := 0; r < limit && len(reporting) > 0; r++ {
 			if !reporting[r] {

@@ -335,3 +335,17 @@ func TestRocgdbWorkersStraggler(t *testing.T) {
 		t.Fatalf("%s", d.JSON())
 	}
 }
+
+// The last rank is the one missing from the watchdog lines: known to exist
+// from its other log lines.
+func TestWatchdogLastRankMissing(t *testing.T) {
+	d := goldenCase(t, "watchdog_last_rank_missing.golden.json", "testdata/watchdog_last_rank_missing.log")
+	if f := hasClass(d, ClassCollectiveTimeout); f == nil || culpritRank(f) != 3 {
+		t.Fatalf("%s", d.JSON())
+	}
+	// s08: ranks 0-2 report and nothing shows a rank 3: no culprit invented
+	d = diagnoseFiles(t, "shared:s08_nccl_watchdog_timeout_allreduce_basicsr737.log")
+	if f := hasClass(d, ClassCollectiveTimeout); f == nil || f.Culprit == nil || f.Culprit.Method != "none" {
+		t.Fatalf("%s", d.JSON())
+	}
+}
