@@ -18,6 +18,7 @@ import (
 	"github.com/gputriage/gputriage/analyzer/breakdown"
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/crash"
+	"github.com/gputriage/gputriage/analyzer/identity"
 	"github.com/gputriage/gputriage/analyzer/kernels"
 	"github.com/gputriage/gputriage/analyzer/report"
 	"github.com/gputriage/gputriage/analyzer/timeline"
@@ -48,17 +49,13 @@ type Options struct {
 	// seed-004 comparison fields of run A and run B (unknown when empty).
 	Force   bool           `json:"force,omitempty"`
 	Compare [2]RunIdentity `json:"compare,omitempty"`
+	// Run is the identity of the analysed run as the user gave it (flags,
+	// --run file, the page's form); it wins over sidecars.
+	Run RunIdentity `json:"run"`
 }
 
-// RunIdentity holds the fields seed 004 requires to match before two
-// profiles are compared.
-type RunIdentity struct {
-	BaseImage           string `json:"base_image,omitempty"`
-	ResourceClass       string `json:"resource_class,omitempty"`
-	GPUDeviceIDs        []int  `json:"gpu_device_ids,omitempty"`
-	ServerFlags         string `json:"server_flags,omitempty"`
-	BenchmarkConfigHash string `json:"benchmark_config_hash,omitempty"`
-}
+// RunIdentity is seed 004's linkage and comparison fields of one run.
+type RunIdentity = identity.Identity
 
 // ParseOptions decodes and validates options JSON (empty = defaults).
 func ParseOptions(b []byte) (Options, error) {
@@ -150,6 +147,9 @@ type Job struct {
 	cur    *current
 	nlogs  int
 	fix    *fixJob // perfetto-fix
+	// sidecar is what server_args.json beside the traces says.
+	sidecar identity.Identity
+	digests []string // content digest per input, for the run id
 }
 
 // perTrace reports commands that compare traces and so keep one store each.
@@ -166,6 +166,7 @@ type current struct {
 	sniff   []byte
 	hostErr string
 	size    int64 // the host's estimate of the decompressed size, 0 = unknown
+	digest  digest
 }
 
 // New starts a job.
@@ -202,6 +203,7 @@ func (j *Job) Write(p []byte) (int, error) {
 	}
 	c.res = &j.files[len(j.files)-1]
 	c.res.Bytes += int64(len(p))
+	c.digest.write(p)
 	if c.kind == "" {
 		// Sniff on the first 512 bytes (or fewer at the end of the file).
 		c.sniff = append(c.sniff, p...)
@@ -320,6 +322,7 @@ func (j *Job) EndFile() {
 	}
 	j.cur = nil
 	c.res = &j.files[len(j.files)-1]
+	j.digests = append(j.digests, c.digest.sum())
 	if c.kind == "" {
 		j.decide(c)
 		p := c.sniff
@@ -344,6 +347,15 @@ func (j *Job) EndFile() {
 		case f.SawEvents:
 			c.res.Kind = "trace"
 			c.res.Partial, c.res.Problem = f.Partial(), f.Problem
+		case !c.headBig && f.Complete && identity.IsSidecar(c.res.Name):
+			// The server's configuration, written beside the traces.
+			f.Ignore = true
+			c.res.Kind = "json"
+			if id, ok := identity.FromServerArgs(c.head); ok {
+				j.sidecar.Fill(id)
+			} else {
+				c.res.Problem = "not a server-info document (no model or tensor-parallel size): ignored"
+			}
 		case !c.headBig && f.Complete && j.opts.Command != "breakdown" && j.opts.Command != "triage":
 			// A JSON side document (crash_diagnostics.json, a dump's
 			// metadata.json): evidence for the crash analysis.
@@ -447,11 +459,12 @@ func (j *Job) Finish() *Result {
 			Artifact{"crash_diagnosis.json", string(d.JSON())},
 		)
 	}
+	j.stampAll(res)
 	return res
 }
 
 func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins) *report.Analysis {
-	a := &report.Analysis{Store: st, TraceFiles: files, Target: j.opts.TargetArch, StageFilter: j.opts.Stage}
+	a := &report.Analysis{Store: st, TraceFiles: files, Target: j.opts.TargetArch, StageFilter: j.opts.Stage, Identity: j.identity()}
 	a.Breakdown = breakdown.Analyze(st, breakdown.Options{Stage: j.opts.Stage, Joins: joins})
 	for _, fi := range files {
 		a.Timelines = append(a.Timelines, timeline.Compute(st, fi))

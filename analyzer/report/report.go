@@ -3,6 +3,7 @@ package report
 import (
 	"github.com/gputriage/gputriage/analyzer/arch"
 	"github.com/gputriage/gputriage/analyzer/breakdown"
+	"github.com/gputriage/gputriage/analyzer/identity"
 	"github.com/gputriage/gputriage/analyzer/timeline"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
@@ -11,7 +12,7 @@ import (
 const Tool = "gputriage"
 
 // Version is the artifact schema version.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // Analysis is everything the trace artifacts are written from.
 type Analysis struct {
@@ -33,6 +34,8 @@ type Analysis struct {
 	// through, when it is not the analysed trace itself.
 	MappingTrace string
 	MappingFile  *trace.File
+	// Identity is the run's identity: as given, completed from sidecars.
+	Identity identity.Identity
 }
 
 // RankInfo identifies the rank of one trace file (-1 when unknown).

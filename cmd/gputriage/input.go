@@ -49,9 +49,9 @@ func expand(args []string) ([]string, error) {
 	return out, nil
 }
 
-// sidecars are the JSON files profilers write beside traces; they are not
-// evidence of their own.
-var sidecars = map[string]bool{"server_args.json": true, "execution_details.json": true, "package.json": true}
+// sidecars are the JSON files profilers write beside traces that say
+// nothing gputriage reads (server_args.json is read: the run's identity).
+var sidecars = map[string]bool{"execution_details.json": true, "package.json": true}
 
 var tpRank = regexp.MustCompile(`(?i)TP-?(\d+)`)
 

@@ -69,6 +69,8 @@ type flags struct {
 	quiet, gzip, force                 bool
 	inputs, mapping, formal            []string
 	compare                            [2]analyzer.RunIdentity
+	run                                analyzer.RunIdentity // the run's identity (flags, then --run FILE)
+	runFile                            string
 }
 
 // parseFlags accepts flags before, between and after the inputs.
@@ -150,6 +152,14 @@ func parseFlags(args []string) (flags, error) {
 					id.GPUDeviceIDs = append(id.GPUDeviceIDs, n)
 				}
 			}
+		case "run":
+			f.runFile, err = needVal()
+		case "experiment-id", "trial-id", "base-image", "resource-class", "gpu-device-ids", "gpu-clocks-mhz",
+			"preflight-passed", "server-flags", "benchmark-config-hash", "model-name", "profile-stage":
+			var v string
+			if v, err = needVal(); err == nil {
+				err = f.run.Set(strings.ReplaceAll(name, "-", "_"), v)
+			}
 		case "q", "quiet":
 			f.quiet = true
 		case "h", "help":
@@ -161,8 +171,13 @@ func parseFlags(args []string) (flags, error) {
 			return f, err
 		}
 	}
-	if f.format != "md" && f.format != "json" {
-		return f, fmt.Errorf("--format must be md or json, not %q", f.format)
+	if f.runFile != "" {
+		if err := f.readRun(); err != nil {
+			return f, err
+		}
+	}
+	if f.format != "md" && f.format != "json" && f.format != "junit" {
+		return f, fmt.Errorf("--format must be md or json (or junit for diff), not %q", f.format)
 	}
 	if f.engine != "wasm" && f.engine != "native" {
 		return f, fmt.Errorf("--engine must be wasm or native, not %q", f.engine)
@@ -223,7 +238,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	opts, _ := json.Marshal(analyzer.Options{Command: cmd, TargetArch: f.target, Stage: f.stage, Mapping: f.mapping, Formal: f.formal,
-		Force: f.force, Compare: f.compare})
+		Force: f.force, Compare: f.compare, Run: f.run})
 
 	eng, err := newEngine(f.engine)
 	if err != nil {
