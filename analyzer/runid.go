@@ -149,4 +149,5 @@ func (j *Job) stampAll(res *Result) {
 			a.Text = stamp(a.Text, id, partial)
 		}
 	}
+	addCSVs(res)
 }
