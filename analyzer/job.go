@@ -30,6 +30,11 @@ const (
 	ExitOK      = 0
 	ExitPartial = 1 // results produced, but some input was damaged or cut short
 	ExitUsage   = 2 // usage error or unreadable input
+	// diff: the runs are not comparable (archs or seed-004 fields differ
+	// or are unknown) and --force was not given.
+	ExitRefused = 3
+	// diff: a --fail-on threshold was exceeded (a regression from A to B).
+	ExitRegression = 4
 )
 
 // DefaultTarget is the fleet architecture of seed 004 (MI355X).
@@ -49,6 +54,11 @@ type Options struct {
 	// seed-004 comparison fields of run A and run B (unknown when empty).
 	Force   bool           `json:"force,omitempty"`
 	Compare [2]RunIdentity `json:"compare,omitempty"`
+	// SplitA is how many of the inputs, in order, are run A (the rest are
+	// run B); 0 = the first trace is A and the second B.
+	SplitA int `json:"split_a,omitempty"`
+	// FailOn are diff's regression thresholds ("total:+5%", …).
+	FailOn []string `json:"fail_on,omitempty"`
 	// Run is the identity of the analysed run as the user gave it (flags,
 	// --run file, the page's form); it wins over sidecars.
 	Run RunIdentity `json:"run"`
@@ -148,8 +158,11 @@ type Job struct {
 	nlogs  int
 	fix    *fixJob // perfetto-fix
 	// sidecar is what server_args.json beside the traces says.
-	sidecar identity.Identity
-	digests []string // content digest per input, for the run id
+	sidecar  identity.Identity
+	sidecars map[int]identity.Identity // by file index (diff: per side)
+	digests  []string                  // content digest per input, for the run id
+	sides    [2]*trace.Store           // diff with SplitA: one store per run
+	docs     []artifactDoc             // diff: gputriage artifacts given as a run
 }
 
 // perTrace reports commands that compare traces and so keep one store each.
@@ -225,7 +238,10 @@ func (j *Job) decide(c *current) {
 	case looksJSON(b):
 		c.kind = "json"
 		st := j.store
-		if j.perTrace() {
+		switch {
+		case j.opts.Command == "diff" && j.opts.SplitA > 0:
+			st = j.sideStore(len(j.files) - 1)
+		case j.perTrace():
 			st = trace.NewStore()
 			j.stores = append(j.stores, st)
 		}
@@ -353,9 +369,19 @@ func (j *Job) EndFile() {
 			c.res.Kind = "json"
 			if id, ok := identity.FromServerArgs(c.head); ok {
 				j.sidecar.Fill(id)
+				if j.sidecars == nil {
+					j.sidecars = map[int]identity.Identity{}
+				}
+				j.sidecars[len(j.files)-1] = id
 			} else {
 				c.res.Problem = "not a server-info document (no model or tensor-parallel size): ignored"
 			}
+		case !c.headBig && f.Complete && j.opts.Command == "diff" && isArtifact(c.head):
+			// A gputriage artifact (profile_metadata.json, kernel_table.json,
+			// …) standing for a run already analysed.
+			f.Ignore = true
+			c.res.Kind = "json"
+			j.docs = append(j.docs, artifactDoc{file: len(j.files) - 1, name: c.res.Name, body: c.head})
 		case !c.headBig && f.Complete && j.opts.Command != "breakdown" && j.opts.Command != "triage":
 			// A JSON side document (crash_diagnostics.json, a dump's
 			// metadata.json): evidence for the crash analysis.
@@ -433,10 +459,12 @@ func (j *Job) Finish() *Result {
 	wantCrash := j.opts.Command == "diagnose" || j.nlogs > 0
 	switch {
 	case j.opts.Command == "diff":
-		arts, err := j.diff(stores)
+		arts, code, err := j.diff(stores)
 		if err != nil {
 			res.ExitCode = ExitUsage
 			res.Error = strings.TrimPrefix(res.Error+"; "+err.Error(), "; ")
+		} else if code != ExitOK && res.ExitCode <= ExitPartial {
+			res.ExitCode = code
 		}
 		res.Artifacts = append(res.Artifacts, arts...)
 	case j.perTrace() && len(stores) > 0:

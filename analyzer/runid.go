@@ -142,7 +142,10 @@ func (j *Job) identity() identity.Identity {
 // stampAll stamps every JSON artifact of a result.
 func (j *Job) stampAll(res *Result) {
 	id := runID(j.digests, j.identity())
-	partial := res.ExitCode == ExitPartial
+	partial := false
+	for _, f := range res.Files {
+		partial = partial || f.Partial
+	}
 	for i := range res.Artifacts {
 		a := &res.Artifacts[i]
 		if strings.HasSuffix(a.Name, ".json") {

@@ -28,11 +28,14 @@ Usage:
                                              graph replays to code (roles found automatically)
   gputriage overlap   --mapping GRAPH_OFF --formal GRAPH_ON [flags]
                                              the same with explicit roles
-  gputriage diff [--force] [--a-base-image X --b-base-image Y …] A_TRACE B_TRACE
-                                             per-category and per-kernel deltas from run A to run B;
-                                             refuses when the archs or seed 004's comparison fields
-                                             (base image, resource class, GPU ids, server flags,
-                                             benchmark config hash) differ, unless --force
+  gputriage diff [--force] [--fail-on RULE] [--a-base-image X --b-base-image Y …] A B
+                                             per-category and per-kernel deltas from run A to run B
+                                             (each a trace, a profile folder, an artifact folder or
+                                             its profile_metadata.json); refuses (exit 3) when the
+                                             archs or seed 004's comparison fields (base image,
+                                             resource class, GPU ids, server flags, benchmark config
+                                             hash) differ or are unknown, unless --force; exit 4 when
+                                             a --fail-on threshold is exceeded
   gputriage diagnose  [flags] LOG...         crash / hang evidence → a diagnosis
   gputriage perfetto-fix [--gzip] -o DIR TRACE
                                              rewrite overlapping GPU lanes so Perfetto renders them
@@ -44,7 +47,7 @@ profiler's rank / stage files) or - for standard input.
 
 Flags:
   -o DIR               write the artifacts into DIR
-  --format md|json     what to print on stdout (default md)
+  --format md|json     what to print on stdout (default md; diff also junit)
   --target-arch ARCH   architecture the results are judged against (default gfx950; any gfxNNN or smNN)
   --stage STAGE        keep only this stage (prefill, decode, …)
   --mapping FILE       (triage, overlap) a graph-off or capture trace; repeatable (the
@@ -55,11 +58,20 @@ Flags:
   --a-base-image, --b-base-image, --a-resource-class, --b-resource-class,
   --a-server-flags, --b-server-flags, --a-benchmark-config-hash, --b-benchmark-config-hash,
   --a-gpu-device-ids 0,1, --b-gpu-device-ids 0,1
-                       (diff) the comparison fields of run A and run B
+                       (diff) the comparison fields of run A and run B (the run identity
+                       flags below, without a/b, apply to both)
+  --fail-on RULE       (diff) total:+5%, busy:+2%, category:gemm:+10%, kernel:NAME:+50us;
+                       repeatable; exit 4 when B is slower than A by more
+  --experiment-id, --trial-id, --base-image, --resource-class, --gpu-device-ids 0,1,
+  --gpu-clocks-mhz N, --preflight-passed true|false, --server-flags S, --benchmark-config-hash H,
+  --model-name M, --profile-stage S
+                       the run's identity (seed 004's metadata), written as given
+  --run FILE           the same as a JSON object (field names with underscores)
   --engine wasm|native run the wasm module under wazero (default) or the analyzer linked natively
   -q                   no progress line
 
-Exit status: 0 ok, 1 input partial or damaged (results still written), 2 usage error or unreadable input.
+Exit status: 0 ok, 1 input partial or damaged (results still written), 2 usage error or unreadable
+input, 3 (diff) runs not comparable, 4 (diff) a --fail-on threshold exceeded.
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
@@ -71,6 +83,7 @@ type flags struct {
 	compare                            [2]analyzer.RunIdentity
 	run                                analyzer.RunIdentity // the run's identity (flags, then --run FILE)
 	runFile                            string
+	failOn                             []string
 }
 
 // parseFlags accepts flags before, between and after the inputs.
@@ -154,6 +167,11 @@ func parseFlags(args []string) (flags, error) {
 			}
 		case "run":
 			f.runFile, err = needVal()
+		case "fail-on":
+			var v string
+			if v, err = needVal(); err == nil {
+				f.failOn = append(f.failOn, v)
+			}
 		case "experiment-id", "trial-id", "base-image", "resource-class", "gpu-device-ids", "gpu-clocks-mhz",
 			"preflight-passed", "server-flags", "benchmark-config-hash", "model-name", "profile-stage":
 			var v string
@@ -218,17 +236,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gputriage %s: no input files (give files, directories or - for stdin)\n", cmd)
 		return analyzer.ExitUsage
 	}
-	files, err := expand(f.inputs)
+	var files []string
+	splitA := 0
+	if cmd == "diff" {
+		files, splitA, err = diffInputs(f.inputs)
+	} else {
+		files, err = expand(f.inputs)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
 		return analyzer.ExitUsage
 	}
 	if cmd == "overlap" && (len(f.mapping) == 0 || len(f.formal) == 0) {
 		fmt.Fprintf(stderr, "gputriage overlap: give --mapping GRAPH_OFF_TRACE and --formal GRAPH_ON_TRACE (or use triage, which pairs them itself)\n")
-		return analyzer.ExitUsage
-	}
-	if cmd == "diff" && len(files) != 2 {
-		fmt.Fprintf(stderr, "gputriage diff: give two traces, run A then run B\n")
 		return analyzer.ExitUsage
 	}
 	if cmd == "perfetto-fix" {
@@ -238,7 +258,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	opts, _ := json.Marshal(analyzer.Options{Command: cmd, TargetArch: f.target, Stage: f.stage, Mapping: f.mapping, Formal: f.formal,
-		Force: f.force, Compare: f.compare, Run: f.run})
+		Force: f.force, Compare: f.compare, Run: f.run, SplitA: splitA, FailOn: f.failOn})
 
 	eng, err := newEngine(f.engine)
 	if err != nil {
@@ -271,6 +291,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "gputriage: %s: %s\n", fr.Name, fr.Problem)
 		}
 	}
+	if res.ExitCode == analyzer.ExitUsage && res.Error != "" {
+		fmt.Fprintf(stderr, "gputriage %s: %s\n", cmd, res.Error)
+	}
 	if f.out != "" {
 		if err := writeArtifacts(f.out, res); err != nil {
 			fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
@@ -278,6 +301,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	printResult(stdout, res, f.format)
+	switch res.ExitCode {
+	case analyzer.ExitRefused:
+		fmt.Fprintf(stderr, "gputriage diff: refused (exit 3): the runs are not comparable; see diff.md (--force compares anyway)\n")
+	case analyzer.ExitRegression:
+		fmt.Fprintf(stderr, "gputriage diff: regression (exit 4): a --fail-on threshold was exceeded; see diff.md\n")
+	}
 	return res.ExitCode
 }
 
@@ -345,6 +374,12 @@ func printResult(w io.Writer, res *analyzer.Result, format string) {
 		_ = enc.Encode(out)
 		w.Write(buf.Bytes())
 		return
+	}
+	if format == "junit" {
+		if x, ok := res.Artifact("diff_junit.xml"); ok {
+			io.WriteString(w, x)
+			return
+		}
 	}
 	for _, a := range res.Artifacts {
 		if strings.HasSuffix(a.Name, ".md") {
