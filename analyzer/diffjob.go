@@ -229,10 +229,10 @@ func sideFromArtifacts(docs []artifactDoc) (diff.Side, identity.Identity, error)
 	s.Name = "kernel_table.json"
 	if b, ok := byName["profile_metadata.json"]; ok {
 		var m struct {
-			ObservedArch string   `json:"observed_arch"`
-			ArchMatch    string   `json:"arch_match"`
-			DeviceName   *string  `json:"device_name"`
-			Source       *string  `json:"source_trace_path"`
+			ObservedArch string  `json:"observed_arch"`
+			ArchMatch    string  `json:"arch_match"`
+			DeviceName   *string `json:"device_name"`
+			Source       *string `json:"source_trace_path"`
 		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		if err := dec.Decode(&m); err != nil {
