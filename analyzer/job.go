@@ -122,6 +122,9 @@ type Result struct {
 	Error     string       `json:"error,omitempty"`
 	Files     []FileResult `json:"files"`
 	Artifacts []Artifact   `json:"artifacts"`
+	// Runs lists the runs found when the inputs are several (the job is
+	// then refused): a host may analyse each on its own.
+	Runs []RunGroup `json:"runs,omitempty"`
 }
 
 // JSON encodes the result for the module's result buffer.
@@ -468,8 +471,34 @@ func (j *Job) Finish() *Result {
 		}
 		res.Artifacts = append(res.Artifacts, arts...)
 	case j.perTrace() && len(stores) > 0:
-		res.Artifacts = append(res.Artifacts, j.triage(stores)...)
+		var refs []traceRef
+		for _, st := range stores {
+			refs = append(refs, traceRef{st, 0})
+		}
+		runs, err := j.separateRuns(refs)
+		res.Runs = runs
+		var arts []Artifact
+		if err == nil {
+			arts, err = j.triage(stores)
+		}
+		if err != nil {
+			res.ExitCode = ExitUsage
+			res.Error = strings.TrimPrefix(res.Error+"; "+err.Error(), "; ")
+			break
+		}
+		res.Artifacts = append(res.Artifacts, arts...)
 	case j.opts.Command != "diagnose" && len(traces) > 0:
+		var refs []traceRef
+		for _, fi := range traces {
+			refs = append(refs, traceRef{j.store, fi})
+		}
+		runs, err := j.separateRuns(refs)
+		res.Runs = runs
+		if err != nil {
+			res.ExitCode = ExitUsage
+			res.Error = strings.TrimPrefix(res.Error+"; "+err.Error(), "; ")
+			break
+		}
 		a := j.analyzeTraces(j.store, traces, nil)
 		res.Artifacts = append(res.Artifacts,
 			Artifact{"profile_summary.md", string(report.Summary(a))},

@@ -15,8 +15,11 @@ import (
 // triage is seed 004's default answer: the breakdown of the formal (graph-on)
 // trace plus its overlap and fuse opportunity tables, with kernels mapped to
 // code through the mapping (graph-off or capture) trace when one is given.
-func (j *Job) triage(stores []*trace.Store) []Artifact {
+func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 	formal, mapping := j.pair(stores)
+	if err := j.sameDevice(formal, mapping); err != nil {
+		return nil, err
+	}
 	// One set of join indexes for the formal trace, shared by every analysis.
 	joins := callsite.NewJoins(formal)
 	ov := overlap.Analyze(formal, mapping, overlap.Options{Stage: j.opts.Stage, Joins: joins})
@@ -43,7 +46,7 @@ func (j *Job) triage(stores []*trace.Store) []Artifact {
 		{"breakdown.json", string(report.Breakdown(a))},
 		{"gpu_timeline.json", string(report.Timeline(a))},
 		{"gpu_lanes.json", string(report.Lanes(a))},
-	}
+	}, nil
 }
 
 // pair picks the formal and mapping traces: as named in the options, else

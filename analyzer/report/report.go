@@ -264,6 +264,15 @@ func rankSummary(a *Analysis) *ranks {
 	if len(a.Facts) < 2 || len(a.Ranks) != len(a.Facts) {
 		return nil
 	}
+	// Files of one rank (SGLang's per-stage EXTEND/DECODE files) are not
+	// ranks to compare with each other: only a set of distinct ranks is.
+	seen := map[int]bool{}
+	for _, r := range a.Ranks {
+		if r.Rank >= 0 && seen[r.Rank] {
+			return nil
+		}
+		seen[r.Rank] = true
+	}
 	r := &ranks{Note: "collective (NCCL/RCCL) kernel time includes waiting for the other ranks: the rank with the least is the one the others wait for"}
 	lo, hi := -1, -1
 	for i, f := range a.Facts {

@@ -241,7 +241,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if cmd == "diff" {
 		files, splitA, err = diffInputs(f.inputs)
 	} else {
-		files, err = expand(f.inputs)
+		var captures []string
+		files, captures, err = expandRoles(f.inputs)
+		files = f.withCaptures(cmd, files, captures, stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
@@ -293,6 +295,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if res.ExitCode == analyzer.ExitUsage && res.Error != "" {
 		fmt.Fprintf(stderr, "gputriage %s: %s\n", cmd, res.Error)
+	}
+	if len(res.Runs) > 1 && f.out != "" && (cmd == "breakdown" || cmd == "triage") {
+		return splitRuns(eng, opts, cmd, res, files, f, stdin, stdout, stderr)
 	}
 	if f.out != "" {
 		if err := writeArtifacts(f.out, res); err != nil {
