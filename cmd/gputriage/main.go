@@ -40,6 +40,9 @@ Usage:
   gputriage perfetto-fix [--gzip] -o DIR TRACE
                                              rewrite overlapping GPU lanes so Perfetto renders them
                                              (DIR/perfetto_fixed_trace.json[.gz])
+  gputriage profile --url URL [--num-steps N] [--by-stage] [--probe N] [--output-dir DIR] [flags]
+                                             trigger profiling on a running SGLang or vLLM server, wait
+                                             for complete traces, then triage them (gputriage profile -h)
   gputriage version
 
 Inputs are files (.json or .json.gz, detected by content), directories (the
@@ -218,6 +221,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "version", "--version":
 		fmt.Fprintln(stdout, "gputriage", version())
 		return 0
+	case "profile":
+		return runProfile(args[1:], stdout, stderr)
 	case "breakdown", "triage", "overlap", "diff", "diagnose", "perfetto-fix":
 	default:
 		fmt.Fprintf(stderr, "gputriage: unknown command %q\n\n%s", cmd, usage)
