@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	json "github.com/goccy/go-json"
+	"encoding/json"
 
 	"github.com/gputriage/gputriage/analyzer/arch"
 	"github.com/gputriage/gputriage/analyzer/breakdown"
@@ -62,6 +62,9 @@ type Options struct {
 	// Run is the identity of the analysed run as the user gave it (flags,
 	// --run file, the page's form); it wins over sidecars.
 	Run RunIdentity `json:"run"`
+	// Roofline roofs overriding the device table (0 = the table's).
+	PeakTFLOPS float64 `json:"peak_tflops,omitempty"`
+	PeakGBPS   float64 `json:"peak_gbps,omitempty"`
 }
 
 // RunIdentity is seed 004's linkage and comparison fields of one run.
@@ -93,6 +96,9 @@ func (o *Options) normalize() error {
 	o.TargetArch = arch.NormalizeTarget(o.TargetArch)
 	if !arch.ValidTarget(o.TargetArch) {
 		return fmt.Errorf("--target-arch %q is not a gfx or sm architecture (e.g. gfx950, gfx942, sm90)", o.TargetArch)
+	}
+	if o.PeakTFLOPS < 0 || o.PeakGBPS < 0 {
+		return fmt.Errorf("--peak-tflops and --peak-gbps must be positive")
 	}
 	o.Stage = strings.ToLower(strings.TrimSpace(o.Stage))
 	if o.Stage == "extend" {
@@ -250,7 +256,7 @@ func (j *Job) decide(c *current) {
 		}
 		c.reader = st.NewReader(c.res.Name)
 		c.reader.SizeHint(c.size)
-	case binary(c.sniff):
+	case binary(c.sniff) && !crash.IsPickle(c.sniff): // pickles: flight-recorder dumps
 		c.kind = "unknown"
 	default:
 		c.kind = "log"
@@ -499,9 +505,12 @@ func (j *Job) Finish() *Result {
 			res.Error = strings.TrimPrefix(res.Error+"; "+err.Error(), "; ")
 			break
 		}
-		a := j.analyzeTraces(j.store, traces, nil)
+		joins := callsite.NewJoins(j.store) // shared by the breakdown and the roofline
+		a := j.analyzeTraces(j.store, traces, joins)
+		rl := j.roofline(a, joins, j.store)
 		res.Artifacts = append(res.Artifacts,
 			Artifact{"profile_summary.md", string(report.Summary(a))},
+			Artifact{"roofline.json", string(rl.JSON(a.Partial()))},
 			Artifact{"profile_metadata.json", string(report.Metadata(a))},
 			Artifact{"kernel_table.json", string(report.KernelTable(a))},
 			Artifact{"breakdown.json", string(report.Breakdown(a))},

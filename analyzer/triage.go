@@ -37,6 +37,7 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 		a.MappingTrace = mapping.Files[0].Name
 		a.MappingFile = &mapping.Files[0]
 	}
+	rl := j.roofline(a, joins, mapping)
 	summary := string(report.Summary(a))
 	summary += "\n" + string(ov.Markdown()) + "\n" + string(fu.Markdown())
 	return []Artifact{
@@ -45,6 +46,7 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 		{"kernel_table.json", string(report.KernelTable(a))},
 		{"overlap_opportunities.json", string(ov.JSON())},
 		{"fuse_opportunities.json", string(fu.JSON())},
+		{"roofline.json", string(rl.JSON(a.Partial()))},
 		{"breakdown.json", string(report.Breakdown(a))},
 		{"gpu_timeline.json", string(report.Timeline(a))},
 		{"gpu_lanes.json", string(report.Lanes(a))},

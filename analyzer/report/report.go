@@ -36,6 +36,10 @@ type Analysis struct {
 	MappingFile  *trace.File
 	// Identity is the run's identity: as given, completed from sidecars.
 	Identity identity.Identity
+	// Sections are Markdown sections other analyses add to the summary
+	// (before the takeaways); Lead are takeaways they put first.
+	Sections []string
+	Lead     []string
 }
 
 // RankInfo identifies the rank of one trace file (-1 when unknown).
