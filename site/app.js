@@ -3,6 +3,7 @@
 import { Client, CancelledError } from '../jsbridge/client.js';
 import { renderReport } from './render/report.js';
 import { h } from './render/dom.js';
+import { identityForm, readIdentity } from './render/identity.js';
 import { bytes, secs } from './render/format.js';
 import template from 'gputriage-report-template';
 
@@ -12,6 +13,10 @@ const ui = {
   progress: $('progress'), bar: $('bar'), ptext: $('ptext'), cancel: $('cancel'),
   report: $('report'), status: $('status'), error: $('error'),
 };
+
+// The run identity form (seed 004's linkage fields), beside the target.
+const idForm = identityForm();
+ui.target.closest('label').after(idForm);
 
 // Observable hooks for tests and curious users (devtools): last run figures.
 const probe = (window.__gputriage = { stats: null, progress: null, peakMemory: 0, moduleMs: null, runs: 0, fix: null });
@@ -47,6 +52,8 @@ function jobOptions() {
   if (opts.command === 'auto') opts.autoTriage = true;
   if (mapping.length) opts.mapping = mapping;
   if (formal.length) opts.formal = formal;
+  const runId = readIdentity(idForm);
+  if (runId) opts.run = runId;
   return opts;
 }
 

@@ -269,6 +269,27 @@ test('served: real traces give artifacts byte-identical to the CLI', async () =>
   }
 });
 
+test('served: the run identity form reaches profile_metadata.json, same bytes as the CLI flags', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    await s.page.click('details.identity summary');
+    await s.page.fill('details.identity input[name=experiment_id]', 'exp-7');
+    await s.page.fill('details.identity input[name=gpu_device_ids]', '0,1');
+    await s.page.selectOption('details.identity select[name=preflight_passed]', 'true');
+    await drop(s.page, [TRACES.h100]);
+    const got = await pageArtifacts(s.page);
+    assertSameArtifacts(got, cliArtifacts(TRACES.h100, 'breakdown', ['--experiment-id', 'exp-7', '--gpu-device-ids', '0,1', '--preflight-passed', 'true']), 'identity');
+    const meta = JSON.parse(got['profile_metadata.json'].toString());
+    assert.equal(meta.experiment_id, 'exp-7');
+    assert.deepEqual(meta.gpu_device_ids, [0, 1]);
+    assert.equal(meta.preflight_passed, true);
+    assert.equal(await s.page.evaluate(() => localStorage.length + sessionStorage.length), 0, 'remembered nowhere');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
 test('served: kernel table sorts, filters and limits', async () => {
   const s = await openPage(`${base}/`);
   try {
@@ -290,6 +311,8 @@ test('served: kernel table sorts, filters and limits', async () => {
     assert.ok(await s.page.locator('#roofline svg.roofline circle.rl-pt').count() > 0, 'roofline points');
     assert.ok(await s.page.locator('#roofline svg.roofline polyline.rl-roof').count() > 0, 'roofline roofs');
     assert.ok(await s.page.locator('#roofline tbody tr').count() > 0, 'roofline rows');
+    await s.page.locator('#roofline').evaluate((e) => e.scrollIntoView());
+    await shot(s.page, 'roofline-light');
   } finally {
     await s.close();
   }
