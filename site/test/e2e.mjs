@@ -377,7 +377,11 @@ test('served: saved report reopens offline with the same views', async () => {
     assert.ok(await page.locator('#kernels tbody tr').count() > 0, 'kernel table');
     assert.ok(await page.locator('#crash article.finding').count() > 0, 'crash findings');
     const got = await pageArtifacts(page);
-    assertSameArtifacts(Object.fromEntries(Object.entries(got).filter(([n]) => !n.startsWith('crash'))), cliArtifacts(TRACES.rocmDecode), 'saved report');
+    // The CLI gets the same two files (run_id covers every input), side by side.
+    const dir = fs.mkdtempSync(path.join(TMP, 'saved-'));
+    const both = [TRACES.rocmDecode, CRASH_LOG].map((f) => { const c = path.join(dir, path.basename(f)); fs.copyFileSync(f, c); return c; });
+    const noCrash = (a) => Object.fromEntries(Object.entries(a).filter(([n]) => !n.startsWith('crash')));
+    assertSameArtifacts(noCrash(got), noCrash(cliArtifacts(both)), 'saved report');
     assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('blob:')), [], 'no network requests');
     assert.deepEqual(errors, [], 'no console errors (CSP violations included)');
     note(`saved report ${(fs.statSync(saved).size / 1e3).toFixed(0)} KB`);
