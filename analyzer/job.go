@@ -262,8 +262,10 @@ func (j *Job) write(c *current, p []byte) (int, error) {
 	c.res.Bytes += int64(len(p))
 	c.digest.write(p)
 	if j.opts.Limits.RatioExceeded(c.res.Bytes, c.read) {
-		j.stop(c, fmt.Sprintf("decompressed to %d bytes from %d compressed bytes, more than %d× (--max-ratio): the rest of the file is not read",
-			c.res.Bytes, c.read, j.opts.Limits.Ratio))
+		// (The compressed count is left out: how far a host has read
+		// ahead of what it pushed is timing, not content.)
+		j.stop(c, fmt.Sprintf("decompressed to %d bytes, more than %d× its compressed size (--max-ratio): the rest of the file is not read",
+			c.res.Bytes, j.opts.Limits.Ratio))
 		return 0, ErrStop
 	}
 	if c.kind == "" {
