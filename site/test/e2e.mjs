@@ -169,6 +169,11 @@ async function pageArtifacts(page) {
   return got;
 }
 
+/** An artifact's text without its run_id line (which names all the inputs of a run). */
+function withoutRunID(buf) {
+  return buf.toString().replace(/^  "run_id": "[^"]*",\n/m, '');
+}
+
 function assertSameArtifacts(got, want, label) {
   assert.deepEqual(Object.keys(got).sort(), Object.keys(want).sort(), `${label}: artifact names`);
   for (const n of Object.keys(want)) assert.ok(Buffer.compare(got[n], want[n]) === 0, `${label}: ${n} differs from the CLI's`);
@@ -329,7 +334,8 @@ test('served: crash log + trace together give both sections', async () => {
     const want = cliArtifacts(CRASH_LOG, 'diagnose');
     for (const n of Object.keys(want)) {
       const got = await download(s.page, `#export ul.artifacts a[download="${n}"]`);
-      assert.ok(Buffer.compare(got.bytes, want[n]) === 0, `${n} equals the CLI's`);
+      // run_id names the whole run (trace + log): the rest is the CLI's bytes.
+      assert.equal(withoutRunID(got.bytes), withoutRunID(want[n]), `${n} equals the CLI's`);
     }
     for (const scheme of ['light', 'dark']) {
       await s.page.emulateMedia({ colorScheme: scheme });
@@ -375,7 +381,9 @@ test('served: saved report reopens offline with the same views', async () => {
     assert.ok(await page.locator('#kernels tbody tr').count() > 0, 'kernel table');
     assert.ok(await page.locator('#crash article.finding').count() > 0, 'crash findings');
     const got = await pageArtifacts(page);
-    assertSameArtifacts(Object.fromEntries(Object.entries(got).filter(([n]) => !n.startsWith('crash'))), cliArtifacts(TRACES.rocmDecode), 'saved report');
+    // run_id names the whole run (trace + log), the CLI's run is the trace alone.
+    const strip = (o) => Object.fromEntries(Object.entries(o).filter(([n]) => !n.startsWith('crash')).map(([n, b]) => [n, Buffer.from(withoutRunID(b))]));
+    assertSameArtifacts(strip(got), strip(cliArtifacts(TRACES.rocmDecode)), 'saved report');
     assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('blob:')), [], 'no network requests');
     assert.deepEqual(errors, [], 'no console errors (CSP violations included)');
     note(`saved report ${(fs.statSync(saved).size / 1e3).toFixed(0)} KB`);
@@ -455,7 +463,8 @@ test('served: command choice; triage with a crash log keeps the diagnosis', asyn
     const want = cliArtifacts(CRASH_LOG, 'diagnose');
     for (const n of Object.keys(want)) {
       const got = await download(s.page, `#export ul.artifacts a[download="${n}"]`);
-      assert.ok(Buffer.compare(got.bytes, want[n]) === 0, `${n} equals the CLI's`);
+      // run_id names the whole run (trace + log): the rest is the CLI's bytes.
+      assert.equal(withoutRunID(got.bytes), withoutRunID(want[n]), `${n} equals the CLI's`);
     }
     // breakdown on demand: no opportunity tables, both traces in one breakdown.
     const runs = await s.page.evaluate(() => window.__gputriage.runs);
