@@ -22,10 +22,13 @@ ui.target.closest('label').after(idForm);
 const probe = (window.__gputriage = { stats: null, progress: null, peakMemory: 0, moduleMs: null, runs: 0, fix: null });
 
 const client = new Client({
-  onReady(ms) {
+  onReady(ms, phases) {
     probe.moduleMs = ms;
+    // ms since navigation: when the module was ready, and where its time went.
+    probe.phases = { ...phases, readyAt: performance.now() };
     ui.status.textContent = `module ready (${ms.toFixed(0)} ms)`;
   },
+  onWarm() { probe.warmAt = performance.now(); },
   onError(msg) { showError(msg); },
 });
 
@@ -76,7 +79,7 @@ async function run(files, { keepRoles = false } = {}) {
       return;
     }
     const tr = performance.now();
-    renderReport(ui.report, result, {
+    probe.renderSections = await renderReport(ui.report, result, {
       stats,
       saveReport: () => savedReport(result, stats),
       roles: {
@@ -90,6 +93,7 @@ async function run(files, { keepRoles = false } = {}) {
       fix: (name, opts) => perfettoFix(files.find((f) => f.name === name), opts),
     });
     probe.renderMs = performance.now() - tr;
+    probe.doneAt = performance.now();
     probe.runs++;
     ui.drop.classList.add('compact');
     // A rate over a small input mostly measures the final analysis; omit it.

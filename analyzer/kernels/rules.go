@@ -73,7 +73,7 @@ var rules = []rule{
 	// same ll4mi kernels; its namespace (aiter::, mangled 5aiter) says so.
 	named(`(?:^|[^A-Za-z0-9])(?:aiter::|_ZN5aiter|N5aiter).*paged_attention|paged_attention.*(?:aiter::|N5aiter)`, CategoryAttention, ProviderAITER, "—"),
 	named(`paged_attention`, CategoryAttention, ProviderVLLM, "sg-decode"),
-	named(`^(?:kernel_unified_attention_\w+|reduce_segments|_?attn_(?:fwd|bwd)\w*|sage_fwd\w*|_fwd_(?:grouped_)?kernel_stage\d)$`, CategoryAttention, ProviderTriton, "vl-*, xdit, mi300-*"), // attn_fwd on ROCm eager is AOTriton
+	named(`^(?:kernel_unified_attention_\w+|reduce_segments|_?attn_(?:fwd|bwd)\w*|sage_fwd\w*|_fwd_(?:grouped_)?kernel_stage\d\w*)$`, CategoryAttention, ProviderTriton, "vl-*, xdit, mi300-*"), // attn_fwd on ROCm eager is AOTriton
 	named(`pytorch_flash::|\bflash::|flash_fwd|flash_bwd|flash_attn`, CategoryAttention, ProviderFlashAttention, "h100-qwen"),
 	named(`^fmhaSm\d|fmha_v2_|xqa_kernel|mmha::`, CategoryAttention, ProviderTRTLLM, "b200"),
 	// Scheduler/metadata Triton kernels; create_flashinfer_kv_indices_triton is not FlashInfer.
@@ -91,7 +91,7 @@ var rules = []rule{
 	refined(kernelIn("vllm", "_moe_C"), CategoryOther, ProviderVLLM, ops, "vl-*, b200"),
 	// vLLM's ROCm skinny GEMMs (csrc/rocm/skinny_gemms.cu), global namespace;
 	// AITER's copies live in aiter:: and are caught above.
-	named(`(?:^|[^A-Za-z0-9])(?:wvSpli?tK\w*|LLGemm\w*|LLMM1\w*)(?:<|\(|$)`, CategoryGEMM, ProviderVLLM, "—"),
+	named(`(?:^|[^A-Za-z])(?:wvSpli?tK|LLGemm|LLMM1)`, CategoryGEMM, ProviderVLLM, "—"), // also mangled: _Z16wvSplitK_hf_sml_I…
 	refined(kernelIn("tensorrt_llm", "trtllm", "moe::dev"), CategoryOther, ProviderTRTLLM, ops, "b200"),
 	refined(`fbgemm_gpu|split_embedding_|bounds_check_indices|linearize_index|permute_pooled_embs|recat_copy`, CategoryIndex, ProviderFBGEMM, fbgemmOps, "a100-graph, a100-oldflow, sampled-*"),
 	named(`AdamFunctor|LAMBStage|adamMode_t`, CategoryElementwise, ProviderApex, "a100-graph, a100-oldflow"), // apex FusedAdam/FusedLAMB
