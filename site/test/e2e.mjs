@@ -383,9 +383,11 @@ test('served: saved report reopens offline with the same views', async () => {
     assert.ok(await page.locator('#kernels tbody tr').count() > 0, 'kernel table');
     assert.ok(await page.locator('#crash article.finding').count() > 0, 'crash findings');
     const got = await pageArtifacts(page);
-    // run_id names the whole run (trace + log), the CLI's run is the trace alone.
-    const strip = (o) => Object.fromEntries(Object.entries(o).filter(([n]) => !n.startsWith('crash')).map(([n, b]) => [n, Buffer.from(withoutRunID(b))]));
-    assertSameArtifacts(strip(got), strip(cliArtifacts(TRACES.rocmDecode)), 'saved report');
+    // The CLI gets the same two files (run_id covers every input), side by side.
+    const dir = fs.mkdtempSync(path.join(TMP, 'saved-'));
+    const both = [TRACES.rocmDecode, CRASH_LOG].map((f) => { const c = path.join(dir, path.basename(f)); fs.copyFileSync(f, c); return c; });
+    const noCrash = (a) => Object.fromEntries(Object.entries(a).filter(([n]) => !n.startsWith('crash')));
+    assertSameArtifacts(noCrash(got), noCrash(cliArtifacts(both)), 'saved report');
     assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('blob:')), [], 'no network requests');
     assert.deepEqual(errors, [], 'no console errors (CSP violations included)');
     note(`saved report ${(fs.statSync(saved).size / 1e3).toFixed(0)} KB`);
@@ -720,7 +722,7 @@ test(`big generated trace (${BIG_MB} MB raw) streams with bounded memory and a r
     // Bounded by what the analyses keep: compact records per kernel (plus a
     // fixed base), never by the bytes streamed through.
     assert.ok(peak < 32 * 2 ** 20 + MEM_PER_KERNEL * big.kernels, `module memory ${(peak / 2 ** 20).toFixed(1)} MiB ≤ 32 MiB + ${MEM_PER_KERNEL} B × ${big.kernels} kernels`);
-    assert.ok(resp.maxGap < 200, `main thread paused ${resp.maxGap.toFixed(0)} ms`);
+    if (judgeable(loadFactor())) assert.ok(resp.maxGap < 200 * loadFactor(), `main thread paused ${resp.maxGap.toFixed(0)} ms (bound 200 ms × load factor ${loadFactor().toFixed(1)})`);
     assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests');
   } finally {
     await s.close();
@@ -733,6 +735,16 @@ test(`big generated trace (${BIG_MB} MB raw) streams with bounded memory and a r
 // more runnable work than cores, a task gets about cores/load of one, so the
 // 100 ms bound scales by max(1, load average / cores), measured around the
 // run and printed (GPUTRIAGE_LONGTASK_MS overrides the bound).
+// Wall-clock bounds mean something only when the page gets most of a core:
+// with more than twice as much runnable work as cores, the figure is noted,
+// not judged (GPUTRIAGE_JUDGE_TIMING=1 judges anyway).
+const judgeable = (factor) => {
+  if (factor <= 2 || process.env.GPUTRIAGE_JUDGE_TIMING) return true;
+  note(`timing bound not judged: load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
+  return false;
+};
+const loadFactor = () => Math.max(1, os.loadavg()[0] / os.cpus().length);
+
 test('no long main-thread task from drop to report on a large trace', async () => {
   const load0 = os.loadavg()[0];
   const s = await openPage(`${base}/`);
@@ -748,7 +760,7 @@ test('no long main-thread task from drop to report on a large trace', async () =
     const bound = Number(process.env.GPUTRIAGE_LONGTASK_MS ?? 100 * factor);
     note(`tp_rank0: load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores: bound ${bound.toFixed(0)} ms (100 ms × ${factor.toFixed(1)}); longest task normalised ${(resp.longTask / factor).toFixed(0)} ms`);
     fs.writeFileSync(path.join(ART_DIR, 'page-longtask.md'), `${resp.longTask.toFixed(0)}\t${(resp.longTask / factor).toFixed(0)}\t${factor.toFixed(1)}\t${parts}\n`);
-    assert.ok(resp.longTask <= bound, `a main-thread task took ${resp.longTask.toFixed(0)} ms (bound ${bound.toFixed(0)} ms)`);
+    if (judgeable(factor)) assert.ok(resp.longTask <= bound, `a main-thread task took ${resp.longTask.toFixed(0)} ms (bound ${bound.toFixed(0)} ms)`);
   } finally {
     await s.close();
   }
