@@ -34,7 +34,7 @@ func (j *Job) triage(stores []*trace.Store) []Artifact {
 	}
 	summary := string(report.Summary(a))
 	summary += "\n" + string(ov.Markdown()) + "\n" + string(fu.Markdown())
-	return []Artifact{
+	return append([]Artifact{
 		{"profile_summary.md", summary},
 		{"profile_metadata.json", string(report.Metadata(a))},
 		{"kernel_table.json", string(report.KernelTable(a))},
@@ -43,7 +43,7 @@ func (j *Job) triage(stores []*trace.Store) []Artifact {
 		{"breakdown.json", string(report.Breakdown(a))},
 		{"gpu_timeline.json", string(report.Timeline(a))},
 		{"gpu_lanes.json", string(report.Lanes(a))},
-	}
+	}, whyArtifacts(a)...)
 }
 
 // pair picks the formal and mapping traces: as named in the options, else

@@ -456,3 +456,10 @@ func (a *attributor) stages() ([]uint8, []string) {
 	}
 	return out, names
 }
+
+// Stages returns the stage of every GPU op of st (index into names; 0 for
+// ops that are not GPU work) as the breakdown assigns them, for analyses
+// that report per stage window.
+func Stages(st *trace.Store, j *callsite.Joins) (ids []uint8, names []string) {
+	return newAttributor(st, j).stages()
+}
