@@ -6,6 +6,7 @@ import { renderSummary } from './summary.js';
 import { renderBreakdown } from './breakdown.js';
 import { renderKernels } from './kernels.js';
 import { renderTimeline } from './timeline.js';
+import { renderIdle } from './idle.js';
 import { renderLanes } from './lanes.js';
 import { renderCrash } from './crash.js';
 import { renderOverlap } from './overlap.js';
@@ -14,7 +15,7 @@ import { renderRanks } from './ranks.js';
 import { renderExport } from './export.js';
 
 const NAV = [
-  ['summary', 'summary'], ['breakdown', 'categories'], ['kernels', 'kernels'], ['timeline', 'timeline'],
+  ['summary', 'summary'], ['breakdown', 'categories'], ['kernels', 'kernels'], ['timeline', 'timeline'], ['idle', 'idle'],
   ['ranks', 'ranks'], ['lanes', 'streams'], ['overlap', 'overlap'], ['fuse', 'fuse'], ['crash', 'crash'], ['export', 'export'],
 ];
 
@@ -34,6 +35,7 @@ export function renderReport(root, result, opts = {}) {
     renderBreakdown(bd),
     renderKernels(a('kernel_table.json')),
     renderTimeline(a('gpu_timeline.json')),
+    renderIdle(a('idle.json'), a('launch_stats.json')),
     renderRanks(bd),
     renderLanes(a('gpu_lanes.json')),
     // triage: overlap_opportunities.json and fuse_opportunities.json
