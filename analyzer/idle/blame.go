@@ -17,15 +17,16 @@ type piece struct {
 }
 
 // pieces divides the gap's sampled host time [x, sample) on the launching
-// thread into stretches of constant innermost frame and CPU op: exact, and
-// as cheap as the frames in the gap (not one lookup per µs).
-func (a *analyzer) pieces(g gapClass) []piece {
+// thread into stretches of constant innermost frame and CPU op and calls fn
+// on each: exact, as cheap as the frames in the gap (not one lookup per
+// µs), and nothing kept.
+func (a *analyzer) pieces(g gapClass, fn func(piece)) {
 	if !g.threadOK || g.sample <= g.x {
-		return nil
+		return
 	}
 	st := a.st
 	py, cpu := a.j.Python[g.thread], a.j.CPU[g.thread]
-	var out []piece
+	var cur piece
 	for t := g.x; t < g.sample; {
 		next := g.sample
 		pp, nx := innermost(py, st.Python, t)
@@ -33,14 +34,19 @@ func (a *analyzer) pieces(g gapClass) []piece {
 		pc, nx := innermost(cpu, st.CPU, t)
 		next = min(next, nx)
 		p := piece{t, next, a.sourceFrame(py, pp), cpuOp(st, cpu, pc)}
-		if n := len(out); n > 0 && out[n-1].frame == p.frame && out[n-1].op == p.op {
-			out[n-1].e = next
+		if cur.e == t && cur.frame == p.frame && cur.op == p.op && t > g.x {
+			cur.e = next
 		} else {
-			out = append(out, p)
+			if cur.e > cur.s {
+				fn(cur)
+			}
+			cur = p
 		}
 		t = next
 	}
-	return out
+	if cur.e > cur.s {
+		fn(cur)
+	}
 }
 
 // innermost returns the position in n of the innermost span containing t
@@ -111,26 +117,23 @@ func weight(x, stop, s, e int64) int64 {
 
 func ceilDiv(v int64) int64 { return (v + Grid - 1) / Grid }
 
-// blame adds the sampled culprits of [s, e) (clipped to the gap's sampled
-// host time) to a window.
-func (a *analyzer) blame(w *acc, g gapClass, ps []piece, s, e int64) {
-	for _, p := range ps {
-		v := weight(g.x, g.sample, max(p.s, s), min(p.e, e))
-		if v <= 0 {
-			continue
-		}
-		key := p.op
-		if a.hasStacks {
-			key = p.frame
-		}
-		c := w.culprits[key]
-		if c == nil {
-			c = &cacc{ops: map[uint32]int64{}}
-			w.culprits[key] = c
-		}
-		c.t += v
-		c.ops[p.op] += v
+// blame adds the sampled culprit of piece p, clipped to [s, e), to a window.
+func (a *analyzer) blame(w *acc, g gapClass, p piece, s, e int64) {
+	v := weight(g.x, g.sample, max(p.s, s), min(p.e, e))
+	if v <= 0 {
+		return
 	}
+	key := p.op
+	if a.hasStacks {
+		key = p.frame
+	}
+	c := w.culprits[key]
+	if c == nil {
+		c = &cacc{ops: map[uint32]int64{}}
+		w.culprits[key] = c
+	}
+	c.t += v
+	c.ops[p.op] += v
 }
 
 // stepName reports annotation names that mark one iteration: ProfilerStep#N,

@@ -156,6 +156,7 @@ type analyzer struct {
 
 	hasStacks bool
 	stepNames map[uint32]bool
+	blames    []blameTo
 }
 
 type syncSpan struct {
@@ -169,6 +170,13 @@ func newAnalyzer(st *trace.Store, j *callsite.Joins, opt Options) *analyzer {
 		steps:  acc{Window: Window{Name: "steps", Kind: "steps"}, culprits: map[uint32]*cacc{}},
 		source: map[uint32]bool{}, stepNames: map[uint32]bool{}, hasStacks: len(st.Python) > 0, syncAcc: map[string]*Sync{}, canon: map[uint32]string{}}
 	a.stages = make([]*acc, len(opt.StageNames))
+	// Sized by a first pass: no append growth garbage in a wasm heap.
+	count := map[devKey]int{}
+	for i := range st.GPU {
+		if o := &st.GPU[i]; o.Kind.IsGPUWork() && a.keep(i) {
+			count[devKey{o.File, o.Device}]++
+		}
+	}
 	for i := range st.GPU {
 		o := &st.GPU[i]
 		if !o.Kind.IsGPUWork() || !a.keep(i) {
@@ -177,6 +185,7 @@ func newAnalyzer(st *trace.Store, j *callsite.Joins, opt Options) *analyzer {
 		k := devKey{o.File, o.Device}
 		if a.ops[k] == nil {
 			a.keys = append(a.keys, k)
+			a.ops[k] = make([]int32, 0, count[k])
 		}
 		a.ops[k] = append(a.ops[k], int32(i))
 	}
@@ -369,16 +378,15 @@ func (a *analyzer) device(k devKey) {
 		for _, t := range targets {
 			t.acc.Busy += overlap(x, y, t.s, t.e)
 		}
-		for _, r := range steps {
-			if v := overlap(x, y, r.s, r.e); v > 0 {
-				r.row.Busy += v
-				a.steps.Busy += v
-			}
+		for k := firstStep(steps, x); k < len(steps) && steps[k].s < y; k++ {
+			v := overlap(x, y, steps[k].s, steps[k].e)
+			steps[k].row.Busy += v
+			a.steps.Busy += v
 		}
 	}
 	inSteps := func(x, y int64) (n int64) {
-		for _, r := range steps {
-			n += overlap(x, y, r.s, r.e)
+		for k := firstStep(steps, x); k < len(steps) && steps[k].s < y; k++ {
+			n += overlap(x, y, steps[k].s, steps[k].e)
 		}
 		return n
 	}
@@ -388,7 +396,7 @@ func (a *analyzer) device(k devKey) {
 			return
 		}
 		g := a.classify(x, y, prev, next)
-		ps := a.pieces(g)
+		blames := a.blames[:0]
 		for _, t := range targets {
 			s, e := max(x, t.s), min(y, t.e)
 			if e <= s {
@@ -400,9 +408,10 @@ func (a *analyzer) device(k devKey) {
 				w.OutsideSteps += e - s - inSteps(s, e)
 			}
 			g.add(w, s, e)
-			a.blame(t.acc, g, ps, s, e)
+			blames = append(blames, blameTo{t.acc, s, e})
 		}
-		for _, r := range steps {
+		for k := firstStep(steps, x); k < len(steps) && steps[k].s < y; k++ {
+			r := steps[k]
 			s, e := max(x, r.s), min(y, r.e)
 			if e <= s {
 				continue
@@ -415,9 +424,15 @@ func (a *analyzer) device(k devKey) {
 			// answer key): a gap crossing the step's edge was sampled
 			// on a grid anchored outside it.
 			if x >= r.s && y <= r.e {
-				a.blame(&a.steps, g, ps, s, e)
+				blames = append(blames, blameTo{&a.steps, s, e})
 			}
 		}
+		a.blames = blames
+		a.pieces(g, func(p piece) {
+			for _, b := range blames {
+				a.blame(b.acc, g, p, b.s, b.e)
+			}
+		})
 		a.noteSync(g, x, y)
 		a.noteWait(g, next)
 	}
@@ -445,6 +460,22 @@ func (a *analyzer) device(k devKey) {
 	if n := len(steps); n > 0 && steps[n-1].e > end {
 		gap(end, steps[n-1].e, prev, -1)
 	}
+}
+
+// firstStep returns the first of the sorted, disjoint steps that ends after x.
+func firstStep(steps []*stepRange, x int64) int {
+	k, _ := slices.BinarySearchFunc(steps, x, func(r *stepRange, x int64) int {
+		if r.e <= x {
+			return -1
+		}
+		return 1
+	})
+	return k
+}
+
+type blameTo struct {
+	acc  *acc
+	s, e int64
 }
 
 func overlap(x, y, s, e int64) int64 {

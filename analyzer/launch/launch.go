@@ -116,13 +116,17 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	first := map[int64]replay{} // file<<48 | corr
 	var recs []opRec
 	var kernelDur []int32
-	n := 0
+	n, nk := 0, 0
 	for i := range st.GPU {
 		if o := &st.GPU[i]; o.Kind.IsGPUWork() {
 			n++
+			if o.Kind == trace.KindKernel {
+				nk++
+			}
 		}
 	}
 	recs = make([]opRec, 0, n)
+	kernelDur = make([]int32, 0, nk)
 	for i := range st.GPU {
 		o := &st.GPU[i]
 		if !o.Kind.IsGPUWork() || opt.Stage != "" && opt.StageOf != nil && opt.StageNames[opt.StageOf[i]] != opt.Stage {
