@@ -461,7 +461,7 @@ func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins)
 	a.Breakdown = breakdown.Analyze(st, breakdown.Options{Stage: j.opts.Stage, Joins: joins})
 	ids, names := breakdown.Stages(st, joins)
 	a.Idle = idle.Analyze(st, idle.Options{Stage: j.opts.Stage, Joins: joins, StageOf: ids, StageNames: names})
-	a.Launch = launch.Analyze(st, launch.Options{Stage: j.opts.Stage, Joins: joins, StageOf: ids, StageNames: names, Idle: a.Idle})
+	a.Launch = launch.Analyze(st, launch.Options{Stage: j.opts.Stage, Joins: joins, StageOf: ids, StageNames: names, Idle: a.Idle, Classes: a.Breakdown.Classes})
 	for _, fi := range files {
 		a.Timelines = append(a.Timelines, timeline.Compute(st, fi))
 		a.Facts = append(a.Facts, timeline.ComputeFacts(st, fi))

@@ -245,15 +245,27 @@ func (r *Result) takeaway(w Window) string {
 	}
 	hb := w.HostBoundShare()
 	top := ""
-	if len(w.Culprits) > 0 {
-		c := w.Culprits[0]
-		name := c.Frame
-		if name == "" {
-			name = c.CPUOp
+	for i, c := range w.Culprits {
+		name := "outside any profiled CPU op"
+		switch {
+		case c.Frame != "":
+			name = "in `" + units.Cell(c.Frame) + "`"
+		case c.CPUOp != "":
+			name = "in `" + units.Cell(c.CPUOp) + "`"
 		}
-		if name != "" {
-			top = fmt.Sprintf(", mostly in `%s` (%s of it)", units.Cell(name), units.Pct(c.Share))
+		if i == 0 {
+			lead := ", largest part "
+			if c.Share >= 0.5 {
+				lead = ", mostly "
+			}
+			top = fmt.Sprintf("%s%s (%s of it)", lead, name, units.Pct(c.Share))
+			if c.Share >= 0.5 || len(w.Culprits) == 1 {
+				break
+			}
+			continue
 		}
+		top += fmt.Sprintf(", then %s (%s)", name, units.Pct(c.Share))
+		break
 	}
 	if hb >= 0.5 {
 		return fmt.Sprintf("GPU idle %s: %s host-bound (the next op was not yet submitted)%s.", units.Pct(idle), units.Pct(hb), top)

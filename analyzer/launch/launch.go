@@ -30,6 +30,9 @@ type Options struct {
 	StageOf    []uint8
 	StageNames []string
 	Idle       *idle.Result // for the verdict; nil leaves it unknown
+	// Classes are kernel classes already computed (breakdown.Result.Classes);
+	// names missing from it are classified here.
+	Classes map[uint32]kernels.Class
 }
 
 // Dist is a distribution of ns values (nearest-rank percentiles).
@@ -134,7 +137,11 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		}
 		c, ok := classOf[o.Name]
 		if !ok {
-			name := kernels.Classify(st.Name(o.Name), o.Kind.String()).Category
+			cl, ok := opt.Classes[o.Name]
+			if !ok {
+				cl = kernels.Classify(st.Name(o.Name), o.Kind.String())
+			}
+			name := cl.Category
 			if c, ok = catID[name]; !ok && len(cats) < 255 {
 				c = uint8(len(cats))
 				catID[name] = c
