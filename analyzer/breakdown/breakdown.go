@@ -72,6 +72,10 @@ type Result struct {
 	// Classes holds the class of every kernel name analysed (by name id),
 	// for analyses that group by category without classifying again.
 	Classes map[uint32]kernels.Class
+	// OpStage is every GPU op's stage (index into StageNames), aligned
+	// with the store's GPU slice, for analyses that group by stage too.
+	OpStage    []uint8
+	StageNames []string
 }
 
 type attribution struct {
@@ -86,6 +90,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	res := &Result{HasPython: len(st.Python) > 0}
 
 	stages, stageNames := a.stages()
+	res.OpStage, res.StageNames = stages, stageNames
 	classes := make(map[uint32]kernels.Class)
 	canon := make(map[uint32]string)
 
@@ -459,11 +464,4 @@ func (a *attributor) stages() ([]uint8, []string) {
 		}
 	}
 	return out, names
-}
-
-// Stages returns the stage of every GPU op of st (index into names; 0 for
-// ops that are not GPU work) as the breakdown assigns them, for analyses
-// that report per stage window.
-func Stages(st *trace.Store, j *callsite.Joins) (ids []uint8, names []string) {
-	return newAttributor(st, j).stages()
 }

@@ -47,7 +47,8 @@ type facts struct {
 	fp8            *Evidence
 	launchBlocking bool
 	kernelHints    []kernelHint
-	notes          []string // session-level notes for the summary
+	notes          []string      // session-level notes for the summary
+	inc            incidentFacts // hang / multi-rank evidence across files (incident.go)
 }
 
 type exitFact struct {

@@ -126,6 +126,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	for c, a := range b.byClass {
 		work[c] = a.clone()
 	}
+	b.hangFindings(s, work) // rocgdb hang dumps (gdbhang.go)
 	// a generic trap status (HSA 0x1016 / hipErrorLaunchFailure) next to a
 	// specific wave reason belongs to that finding
 	if da := work[ClassDeviceAssert]; da != nil && isWeakTrap(da) {
@@ -298,6 +299,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 			}
 		}
 	}
+	b.incident(s, work) // culprits, consequence_of (incident.go)
 	d := &Diagnosis{Findings: []Finding{}}
 	for _, a := range work {
 		d.Findings = append(d.Findings, b.finding(s, a))
@@ -309,6 +311,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 		}
 		return d.Findings[i].Class < d.Findings[j].Class
 	})
+	orderByCause(d.Findings)
 	d.FailureReason = b.failureReason(d)
 	return d
 }
@@ -332,7 +335,7 @@ func (b *builder) collectiveNotes(a *agg, work map[string]*agg) {
 			a.note("several collectives were outstanding (last completed " + strconv.Itoa(c) + ")")
 		}
 	}
-	for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUHangReset} {
+	for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUKernelHang, ClassGPUHangReset} {
 		if work[c] != nil {
 			a.note("a " + c + " is also present: the timeouts on the other ranks are most likely its consequence")
 			break
@@ -547,6 +550,9 @@ func summary(f *Finding) string {
 	}
 	if f.Class != ClassCollectiveTimeout && len(f.Ranks) > 0 {
 		where = append(where, "ranks "+intsString(f.Ranks))
+	}
+	if c := culpritWhere(f); c != "" {
+		where = append(where, c)
 	}
 	if f.HSAStatus != "" && f.Class != ClassVRAMOOM {
 		where = append(where, f.HSAStatus)

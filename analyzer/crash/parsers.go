@@ -20,6 +20,7 @@ func newParsers(s *Session) []parser {
 		&hangParser{s: s},
 		&tritonParser{s: s},
 		&nvidiaParser{s: s},
+		&incidentParser{s: s},
 	}
 }
 

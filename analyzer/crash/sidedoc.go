@@ -30,7 +30,7 @@ func (d *sideDoc) write(p []byte) {
 			return
 		}
 		d.decided = true
-		d.json = t[0] == '{'
+		d.json = t[0] == '{' || IsPickle(t) // pickle: flight recorder (flightrecorder.go)
 		if !d.json {
 			return
 		}
@@ -68,6 +68,10 @@ func (d *sideDoc) finish(s *Session) {
 	}
 	buf := d.buf
 	d.buf = nil
+	if IsPickle(buf) {
+		frPickle(s, buf)
+		return
+	}
 	var keys map[string]json.RawMessage
 	if json.Unmarshal(buf, &keys) != nil {
 		return
@@ -107,6 +111,9 @@ func (d *sideDoc) finish(s *Session) {
 			l := &line{file: s.cur.idx, no: lineOf("exit_code"), raw: `"exit_code": ` + strconv.Itoa(*cd.ExitCode), rank: -1, hipLevel: -1}
 			s.exitCode(l, *cd.ExitCode, -1, 0)
 		}
+		return
+	}
+	if keys["pg_status"] != nil && frJSON(s, buf, lineOf("pg_status")) {
 		return
 	}
 	if _, ok := keys["function_name"]; ok {

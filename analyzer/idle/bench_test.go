@@ -15,7 +15,8 @@ import (
 func BenchmarkAnalyze(b *testing.B) {
 	st := fixture.Load(b, "traces/tracelens/inference/xdit_flux.1_aiter_sage/profile_trace_rank_0.json.gz")
 	j := callsite.NewJoins(st)
-	ids, names := breakdown.Stages(st, j)
+	bd := breakdown.Analyze(st, breakdown.Options{Joins: j})
+	ids, names := bd.OpStage, bd.StageNames
 	ops := 0
 	for i := range st.GPU {
 		if st.GPU[i].Kind.IsGPUWork() {

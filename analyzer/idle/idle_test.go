@@ -19,7 +19,8 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 func analyze(st *trace.Store) *Result {
 	j := callsite.NewJoins(st)
-	ids, names := breakdown.Stages(st, j)
+	bd := breakdown.Analyze(st, breakdown.Options{Joins: j})
+	ids, names := bd.OpStage, bd.StageNames
 	return Analyze(st, Options{Joins: j, StageOf: ids, StageNames: names})
 }
 

@@ -13,7 +13,8 @@ import (
 func BenchmarkAnalyze(b *testing.B) {
 	st := fixture.Load(b, "traces/tracelens/inference/xdit_flux.1_aiter_sage/profile_trace_rank_0.json.gz")
 	j := callsite.NewJoins(st)
-	ids, names := breakdown.Stages(st, j)
+	bd := breakdown.Analyze(st, breakdown.Options{Joins: j})
+	ids, names := bd.OpStage, bd.StageNames
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {

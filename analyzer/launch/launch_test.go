@@ -12,7 +12,8 @@ import (
 
 func analyze(st *trace.Store) *Result {
 	j := callsite.NewJoins(st)
-	ids, names := breakdown.Stages(st, j)
+	bd := breakdown.Analyze(st, breakdown.Options{Joins: j})
+	ids, names := bd.OpStage, bd.StageNames
 	id := idle.Analyze(st, idle.Options{Joins: j, StageOf: ids, StageNames: names})
 	return Analyze(st, Options{Joins: j, StageOf: ids, StageNames: names, Idle: id})
 }

@@ -114,6 +114,9 @@ func Summary(a *Analysis) []byte {
 		w("\nKernels are mapped to code through the mapping trace `%s`.\n", mdCode(a.MappingTrace))
 	}
 
+	for _, sec := range a.Sections {
+		w("\n%s", sec)
+	}
 	w("\n## Takeaways\n\n")
 	// Why the GPU idles comes first: it decides whether kernel tuning matters.
 	if a.Idle != nil {
@@ -125,6 +128,9 @@ func Summary(a *Analysis) []byte {
 		if t := a.Launch.Takeaway(); t != "" {
 			w("- launch: %s\n", t)
 		}
+	}
+	for _, t := range a.Lead {
+		w("- %s\n", t)
 	}
 	for _, s := range bd.Stages {
 		for _, t := range takeaways(s, bd, a.Idle != nil) {

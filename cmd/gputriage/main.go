@@ -1,6 +1,6 @@
 // Command gputriage analyses GPU profiler traces and crash evidence locally,
-// by running gputriage.wasm — the same module the web page loads — under
-// wazero (or, with --engine native, the same analyzer linked in).
+// with the analyzer linked in (the default) or, with --engine wasm, by
+// running gputriage.wasm — the same module the web page loads — under wazero.
 package main
 
 import (
@@ -47,6 +47,9 @@ Flags:
   --format md|json     what to print on stdout (default md)
   --target-arch ARCH   architecture the results are judged against (default gfx950; any gfxNNN or smNN)
   --stage STAGE        keep only this stage (prefill, decode, …)
+  --peak-tflops N      (breakdown, triage) roofline compute roof in TFLOP/s, every dtype (default: the
+                       device table's peak for the trace's GPU)
+  --peak-gbps N        (breakdown, triage) roofline memory roof in GB/s (default: the device table's)
   --mapping FILE       (triage, overlap) a graph-off or capture trace; repeatable (the
                        file is an input: do not list it again)
   --formal FILE        (triage, overlap) a graph-on trace; repeatable (likewise)
@@ -56,7 +59,8 @@ Flags:
   --a-server-flags, --b-server-flags, --a-benchmark-config-hash, --b-benchmark-config-hash,
   --a-gpu-device-ids 0,1, --b-gpu-device-ids 0,1
                        (diff) the comparison fields of run A and run B
-  --engine wasm|native run the wasm module under wazero (default) or the analyzer linked natively
+  --engine native|wasm the analyzer linked in (default) or gputriage.wasm under wazero, the
+                       module the page runs (same bytes; present when built with make build)
   -q                   no progress line
 
 Exit status: 0 ok, 1 input partial or damaged (results still written), 2 usage error or unreadable input.
@@ -69,11 +73,12 @@ type flags struct {
 	quiet, gzip, force                 bool
 	inputs, mapping, formal            []string
 	compare                            [2]analyzer.RunIdentity
+	peakTFLOPS, peakGBPS               float64
 }
 
 // parseFlags accepts flags before, between and after the inputs.
 func parseFlags(args []string) (flags, error) {
-	f := flags{format: "md", target: analyzer.DefaultTarget, engine: "wasm"}
+	f := flags{format: "md", target: analyzer.DefaultTarget, engine: "native"}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "-" || !strings.HasPrefix(a, "-") {
@@ -117,6 +122,20 @@ func parseFlags(args []string) (flags, error) {
 				f.mapping = append(f.mapping, v)
 			} else {
 				f.formal = append(f.formal, v)
+			}
+		case "peak-tflops", "peak-gbps":
+			v, err2 := needVal()
+			if err2 != nil {
+				return f, err2
+			}
+			x, err2 := strconv.ParseFloat(v, 64)
+			if err2 != nil || x <= 0 {
+				return f, fmt.Errorf("--%s: %q is not a positive number", name, v)
+			}
+			if name == "peak-tflops" {
+				f.peakTFLOPS = x
+			} else {
+				f.peakGBPS = x
 			}
 		case "gzip":
 			f.gzip = true
@@ -223,7 +242,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	opts, _ := json.Marshal(analyzer.Options{Command: cmd, TargetArch: f.target, Stage: f.stage, Mapping: f.mapping, Formal: f.formal,
-		Force: f.force, Compare: f.compare})
+		Force: f.force, Compare: f.compare, PeakTFLOPS: f.peakTFLOPS, PeakGBPS: f.peakGBPS})
 
 	eng, err := newEngine(f.engine)
 	if err != nil {
