@@ -18,6 +18,6 @@ func BenchmarkAnalyze(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		Analyze(st, Options{Joins: j, StageOf: ids, StageNames: names})
+		Analyze(st, Options{Joins: j, StageOf: ids, StageNames: names, Classes: bd.Classes})
 	}
 }
