@@ -25,7 +25,10 @@ func (a *analyzer) pieces(g gapClass, fn func(piece)) {
 		return
 	}
 	st := a.st
-	py, cpu := a.j.Python[g.thread], a.j.CPU[g.thread]
+	if a.lastPy == nil && a.lastCPU == nil || g.thread != a.lastThread {
+		a.lastThread, a.lastPy, a.lastCPU = g.thread, a.j.Python[g.thread], a.j.CPU[g.thread]
+	}
+	py, cpu := a.lastPy, a.lastCPU
 	var cur piece
 	for t := g.x; t < g.sample; {
 		next := g.sample
@@ -55,7 +58,17 @@ func innermost(n *callsite.Nest, spans []trace.Span, t int64) (int32, int64) {
 	if n == nil {
 		return -1, 1<<63 - 1
 	}
-	i, _ := slices.BinarySearchFunc(n.Pos, t+1, func(x int32, t int64) int { return cmp.Compare(spans[x].TS, t) })
+	// The first span starting after t, by a written-out binary search (a
+	// comparison closure costs a call per step in wasm).
+	i, hi := 0, len(n.Pos)
+	for i < hi {
+		m := int(uint(i+hi) >> 1)
+		if spans[n.Pos[m]].TS <= t {
+			i = m + 1
+		} else {
+			hi = m
+		}
+	}
 	next := int64(1<<63 - 1)
 	if i < len(n.Pos) {
 		next = spans[n.Pos[i]].TS
@@ -167,8 +180,11 @@ func letter(b byte) bool { return b >= 'a' && b <= 'z' }
 func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 	st := a.st
 	tracks := map[uint32]bool{}
-	for _, i := range ops {
-		tracks[st.GPU[i].Track] = true
+	lastTrack := uint32(0)
+	for n, i := range ops {
+		if t := st.GPU[i].Track; n == 0 || t != lastTrack {
+			tracks[t], lastTrack = true, t
+		}
 	}
 	var out []*stepRange
 	for i := range st.Annot {
@@ -179,6 +195,8 @@ func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 	}
 	if len(out) == 0 {
 		byAnnot := map[int32]*stepRange{}
+		var lastT callsite.Thread
+		var n *callsite.Nest
 		for _, i := range ops {
 			o := &st.GPU[i]
 			l := a.j.Launch(o.File, o.Corr)
@@ -186,7 +204,9 @@ func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 				continue
 			}
 			c := &st.CPU[l]
-			n := a.j.CPU[callsite.Thread{File: c.File, Track: c.Track}]
+			if t := (callsite.Thread{File: c.File, Track: c.Track}); n == nil || t != lastT {
+				n, lastT = a.j.CPU[t], t
+			}
 			p, _ := innermost(n, st.CPU, c.TS)
 			step := int32(-1)
 			for ; p >= 0; p = n.Parent[p] {

@@ -157,6 +157,9 @@ type analyzer struct {
 	hasStacks bool
 	stepNames map[uint32]bool
 	blames    []blameTo
+	// the nests of the last thread looked up (gaps mostly share one)
+	lastThread      callsite.Thread
+	lastPy, lastCPU *callsite.Nest
 }
 
 type syncSpan struct {
@@ -170,24 +173,45 @@ func newAnalyzer(st *trace.Store, j *callsite.Joins, opt Options) *analyzer {
 		steps:  acc{Window: Window{Name: "steps", Kind: "steps"}, culprits: map[uint32]*cacc{}},
 		source: map[uint32]bool{}, stepNames: map[uint32]bool{}, hasStacks: len(st.Python) > 0, syncAcc: map[string]*Sync{}, canon: map[uint32]string{}}
 	a.stages = make([]*acc, len(opt.StageNames))
-	// Sized by a first pass: no append growth garbage in a wasm heap.
-	count := map[devKey]int{}
+	// Sized by a first pass: no append growth garbage in a wasm heap. A
+	// trace has few devices: a linear scan with the last key remembered
+	// beats hashing every op (slow in wasm).
+	var keys []devKey
+	var counts []int
+	slot := func(k devKey, last *int) int {
+		if *last >= 0 && keys[*last] == k {
+			return *last
+		}
+		for i, x := range keys {
+			if x == k {
+				*last = i
+				return i
+			}
+		}
+		keys, counts = append(keys, k), append(counts, 0)
+		*last = len(keys) - 1
+		return *last
+	}
+	last := -1
 	for i := range st.GPU {
 		if o := &st.GPU[i]; o.Kind.IsGPUWork() && a.keep(i) {
-			count[devKey{o.File, o.Device}]++
+			counts[slot(devKey{o.File, o.Device}, &last)]++
 		}
 	}
+	lists := make([][]int32, len(keys))
+	for i, k := range keys {
+		lists[i] = make([]int32, 0, counts[i])
+		a.keys = append(a.keys, k)
+	}
+	last = -1
 	for i := range st.GPU {
-		o := &st.GPU[i]
-		if !o.Kind.IsGPUWork() || !a.keep(i) {
-			continue
+		if o := &st.GPU[i]; o.Kind.IsGPUWork() && a.keep(i) {
+			x := slot(devKey{o.File, o.Device}, &last)
+			lists[x] = append(lists[x], int32(i))
 		}
-		k := devKey{o.File, o.Device}
-		if a.ops[k] == nil {
-			a.keys = append(a.keys, k)
-			a.ops[k] = make([]int32, 0, count[k])
-		}
-		a.ops[k] = append(a.ops[k], int32(i))
+	}
+	for i, k := range keys {
+		a.ops[k] = lists[i]
 	}
 	slices.SortFunc(a.keys, func(x, y devKey) int {
 		if x.file != y.file {
@@ -316,14 +340,14 @@ func (a *analyzer) device(k devKey) {
 	var wins []win
 	first, last := st.GPU[ops[0]].TS, int64(-1<<63)
 	if a.opt.StageOf != nil {
-		at := map[uint8]int{}
+		var at [256]int // stage id → 1 + index in wins
 		for _, i := range ops {
 			o := &st.GPU[i]
 			sid := a.opt.StageOf[i]
-			w, ok := at[sid]
-			if !ok {
+			w := at[sid] - 1
+			if w < 0 {
 				w = len(wins)
-				at[sid] = w
+				at[sid] = w + 1
 				wins = append(wins, win{int(sid), o.TS, o.End()})
 			}
 			wins[w].e = max(wins[w].e, o.End())
@@ -515,12 +539,12 @@ func (g *gapClass) add(w *Window, s, e int64) {
 func (a *analyzer) classify(x, y int64, prev, next int32) gapClass {
 	st := a.st
 	g := gapClass{x: x, y: y, host: x, sample: x, launch: -1}
-	var pl int32 = -1
-	if prev >= 0 {
-		p := &st.GPU[prev]
-		pl = a.j.Launch(p.File, p.Corr)
-	}
 	if next < 0 {
+		var pl int32 = -1
+		if prev >= 0 {
+			p := &st.GPU[prev]
+			pl = a.j.Launch(p.File, p.Corr)
+		}
 		g.host, g.sample = y, y
 		if pl >= 0 {
 			c := &st.CPU[pl]

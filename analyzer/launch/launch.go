@@ -196,29 +196,28 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		call := &st.CPU[j.Launch(o.File, o.Corr)]
 		recs = append(recs, opRec{cat: 0, start: clamp(o.TS - call.TS), end: clamp(o.TS - call.End()), call: clamp(call.Dur)})
 	}
-	// Per category: sort the samples by category, then each field.
+	// Per category: sort the samples by category; one scratch column serves
+	// every distribution (4 B per sample, not one copy per field).
 	slices.SortFunc(recs, func(x, y opRec) int { return cmp.Compare(x.cat, y.cat) })
+	scratch := make([]int32, len(recs))
 	for lo := 0; lo < len(recs); {
 		hi := lo
 		for hi < len(recs) && recs[hi].cat == recs[lo].cat {
 			hi++
 		}
 		r := rows[recs[lo].cat]
-		part := recs[lo:hi]
-		r.FromStart = dist(part, func(x opRec) int32 { return x.start })
-		r.FromEnd = dist(part, func(x opRec) int32 { return x.end })
-		r.CallDur = dist(part, func(x opRec) int32 { return x.call })
+		r.FromStart, r.FromEnd, r.CallDur = dists(recs[lo:hi], scratch)
 		lo = hi
 	}
-	eager := recs[:0:0]
+	// All: the eager samples only, moved to the front.
+	eager := 0
 	for _, x := range recs {
 		if x.launch {
-			eager = append(eager, x)
+			recs[eager] = x
+			eager++
 		}
 	}
-	res.All.FromStart = dist(eager, func(x opRec) int32 { return x.start })
-	res.All.FromEnd = dist(eager, func(x opRec) int32 { return x.end })
-	res.All.CallDur = dist(eager, func(x opRec) int32 { return x.call })
+	res.All.FromStart, res.All.FromEnd, res.All.CallDur = dists(recs[:eager], scratch)
 	for _, r := range rows {
 		if r.Ops > 0 {
 			res.Rows = append(res.Rows, *r)
@@ -244,15 +243,21 @@ func clamp(v int64) int32 {
 	return int32(max(min(v, math.MaxInt32), math.MinInt32))
 }
 
-func dist(recs []opRec, f func(opRec) int32) Dist {
-	if len(recs) == 0 {
-		return Dist{}
-	}
-	v := make([]int32, len(recs))
+// dists returns the three delay distributions of recs, using scratch.
+func dists(recs []opRec, scratch []int32) (start, end, call Dist) {
+	v := scratch[:len(recs)]
 	for i, r := range recs {
-		v[i] = f(r)
+		v[i] = r.start
 	}
-	return distOf(v)
+	start = distOf(v)
+	for i, r := range recs {
+		v[i] = r.end
+	}
+	end = distOf(v)
+	for i, r := range recs {
+		v[i] = r.call
+	}
+	return start, end, distOf(v)
 }
 
 func distOf(v []int32) Dist {
