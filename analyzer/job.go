@@ -19,7 +19,9 @@ import (
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/crash"
 	"github.com/gputriage/gputriage/analyzer/identity"
+	"github.com/gputriage/gputriage/analyzer/idle"
 	"github.com/gputriage/gputriage/analyzer/kernels"
+	"github.com/gputriage/gputriage/analyzer/launch"
 	"github.com/gputriage/gputriage/analyzer/report"
 	"github.com/gputriage/gputriage/analyzer/timeline"
 	"github.com/gputriage/gputriage/analyzer/trace"
@@ -517,6 +519,7 @@ func (j *Job) Finish() *Result {
 			Artifact{"gpu_timeline.json", string(report.Timeline(a))},
 			Artifact{"gpu_lanes.json", string(report.Lanes(a))},
 		)
+		res.Artifacts = append(res.Artifacts, whyArtifacts(a)...)
 	}
 	if wantCrash {
 		d := j.crash.Diagnosis()
@@ -531,7 +534,13 @@ func (j *Job) Finish() *Result {
 
 func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins) *report.Analysis {
 	a := &report.Analysis{Store: st, TraceFiles: files, Target: j.opts.TargetArch, StageFilter: j.opts.Stage, Identity: j.identity()}
+	if joins == nil {
+		joins = callsite.NewJoins(st)
+	}
 	a.Breakdown = breakdown.Analyze(st, breakdown.Options{Stage: j.opts.Stage, Joins: joins})
+	ids, names := a.Breakdown.OpStage, a.Breakdown.StageNames
+	a.Idle = idle.Analyze(st, idle.Options{Stage: j.opts.Stage, Joins: joins, StageOf: ids, StageNames: names})
+	a.Launch = launch.Analyze(st, launch.Options{Stage: j.opts.Stage, Joins: joins, StageOf: ids, StageNames: names, Idle: a.Idle, Classes: a.Breakdown.Classes})
 	for _, fi := range files {
 		a.Timelines = append(a.Timelines, timeline.Compute(st, fi))
 		a.Facts = append(a.Facts, timeline.ComputeFacts(st, fi))
@@ -607,6 +616,14 @@ func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins)
 	}
 	slices.Sort(a.DeviceIDs)
 	return a
+}
+
+// whyArtifacts writes idle.json and launch_stats.json.
+func whyArtifacts(a *report.Analysis) []Artifact {
+	return []Artifact{
+		{"idle.json", string(a.Idle.JSON(report.Tool, report.Version, a.Partial()))},
+		{"launch_stats.json", string(a.Launch.JSON(report.Tool, report.Version, a.Partial()))},
+	}
 }
 
 // hipVersion decodes hip_runtime_version (major·10⁷ + minor·10⁵ + patch).

@@ -316,6 +316,10 @@ test('served: kernel table sorts, filters and limits', async () => {
     assert.ok(await s.page.locator('#roofline svg.roofline circle.rl-pt').count() > 0, 'roofline points');
     assert.ok(await s.page.locator('#roofline svg.roofline polyline.rl-roof').count() > 0, 'roofline roofs');
     assert.ok(await s.page.locator('#roofline tbody tr').count() > 0, 'roofline rows');
+    // Why the GPU idles: the split bar, the culprits and the launch verdict.
+    assert.ok(await s.page.locator('#idle .tlbar span').count() > 0, 'idle split bar');
+    assert.ok(await s.page.locator('#idle table.data tbody tr').count() > 0, 'idle culprit / launch rows');
+    assert.match(await s.page.locator('#idle').textContent(), /Launch statistics.*(cpu-bound|gpu-bound|device-waits)/s);
     await s.page.locator('#roofline').evaluate((e) => e.scrollIntoView());
     await shot(s.page, 'roofline-light');
   } finally {
