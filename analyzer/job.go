@@ -258,6 +258,9 @@ func binary(b []byte) bool {
 	if len(b) > 512 {
 		b = b[:512]
 	}
+	if !bytes.HasPrefix(b, []byte{0x1f, 0x8b}) && crash.LooksText(b) {
+		return false // UTF-16 or NUL-padded (copytruncate) logs: the crash session decodes them
+	}
 	bad := 0
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
