@@ -48,6 +48,8 @@ type facts struct {
 	launchBlocking bool
 	kernelHints    []kernelHint
 	notes          []string // session-level notes for the summary
+	container      containerFact
+	inHand         inHand // evidence.go
 }
 
 type exitFact struct {
@@ -59,20 +61,6 @@ type exitFact struct {
 	host    string
 	task    string
 	ev      Evidence
-}
-
-type kernelAPIFact struct {
-	lastCall     string
-	lastCallEv   *Evidence
-	lastDone     bool // an Output record followed the last call
-	exceptionAPI string
-	exceptionMsg string
-	exceptionEv  *Evidence
-	dumpStatus   string // metadata.json execution_status of the last dump
-	dumpFunc     string
-	calls        int
-	level        int
-	source       string // SGLang | FlashInfer
 }
 
 func newBuilder() *builder { return &builder{byClass: map[string]*agg{}} }

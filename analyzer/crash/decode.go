@@ -65,8 +65,8 @@ func detectEncoding(head []byte) (textEncoding, int) {
 	// ASCII in UTF-16LE: "a\0b\0" — the high bytes (odd) are NUL, the low
 	// bytes almost never. Offset parity of the trimmed head matters only
 	// when the NUL run had odd length; then the roles swap.
-	le := zeroOdd*10 >= pairs*7 && zeroEven*10 <= pairs
-	be := zeroEven*10 >= pairs*7 && zeroOdd*10 <= pairs
+	le := zeroOdd*10 >= pairs*3 && zeroEven*20 <= pairs
+	be := zeroEven*10 >= pairs*3 && zeroOdd*20 <= pairs
 	odd := (len(head)-len(h))%2 == 1
 	switch {
 	case le && !odd, be && odd:

@@ -309,7 +309,11 @@ func (s *Session) EndFile() {
 		s.partial = s.partial[:0]
 		s.dropping = false
 	}
-	s.cur.side.finish(s)
+	if s.cur.side.finish(s) && s.cur.quality["unterminated_last_line"] && !s.cur.quality["long_lines_cut"] {
+		// a complete JSON document that ends without a newline is whole
+		s.cur.info.Truncated = false
+		delete(s.cur.quality, "unterminated_last_line")
+	}
 	for _, p := range s.parsers {
 		p.endFile()
 	}
