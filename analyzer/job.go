@@ -220,6 +220,10 @@ func (j *Job) decide(c *current) {
 	switch {
 	case len(b) == 0 && len(c.sniff) == 0:
 		c.kind = "empty"
+	case crash.DockerInspect(b):
+		// container exit evidence, not a trace-event array
+		c.kind = "log"
+		j.crash.BeginFile(c.res.Name)
 	case looksJSON(b):
 		c.kind = "json"
 		st := j.store

@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -217,4 +218,21 @@ func (c *containerFact) detail() map[string]any {
 	}
 	m["evidence"] = c.ev.File + ":" + strconv.Itoa(c.ev.Line)
 	return m
+}
+
+// DockerInspect reports whether head (a file's first bytes) is `docker
+// inspect` / `podman inspect` output: a JSON array of objects whose first
+// key is "Id". A top-level array is also the Trace Event Format's array
+// form, so the analyzer asks before taking such a file for a trace.
+func DockerInspect(head []byte) bool {
+	t := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
+	if len(t) == 0 || t[0] != '[' {
+		return false
+	}
+	t = bytes.TrimLeft(t[1:], " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	t = bytes.TrimLeft(t[1:], " \t\r\n")
+	return bytes.HasPrefix(t, []byte(`"Id"`))
 }

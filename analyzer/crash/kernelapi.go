@@ -92,6 +92,8 @@ var (
 	reMetaExc    = regexp.MustCompile(`"exception": ?\{"type": ?"([^"]*)", ?"message": ?"([^"]*)"`)
 	reDumpedTo   = regexp.MustCompile(`(?:Dumped (inputs|outputs) to|(Inputs|Outputs) dumped to): (\S+)`)
 	reLogFilePID = regexp.MustCompile(`_level(\d+)_(\d+)\.log\b`)
+	// seed 000's kernel_api_rank%i.log: %i is the pid (docs section 16)
+	reLogFileRank = regexp.MustCompile(`(?:rank|pid|_)(\d{3,9})\.log$`)
 	reArgStart   = regexp.MustCompile(`^(arg\[\d+\]|[A-Za-z_]\w*)\s*(?:=|:$|: )\s*(.*)$`)
 	reShape      = regexp.MustCompile(`shape=(\([^)]*\)|\[[^\]]*\])`)
 	reDtype      = regexp.MustCompile(`dtype=([\w.]+)`)
@@ -204,6 +206,8 @@ func (p *kernelAPIParser) line(l *line) {
 				if lv := atoiDef(m[1], 0); lv > k.level {
 					k.level = lv
 				}
+			} else if m := reLogFileRank.FindStringSubmatch(k.logFile); m != nil {
+				k.pid = atoiDef(m[1], 0)
 			}
 			if k.level == 0 {
 				k.level = 1
@@ -363,8 +367,14 @@ func (s *Session) noteDumpRaw(dir, function, status string, inputs, outputs bool
 		k.level = 10
 	}
 	i := -1
+	base := path.Base(dir)
+	named := reDumpDir.MatchString(base)
 	for j := range k.dumps {
-		if k.dumps[j].dir == dir {
+		if k.dumps[j].dir == dir || named && path.Base(k.dumps[j].dir) == base {
+			// the same folder seen by another path: keep the absolute one
+			if strings.HasPrefix(dir, "/") && !strings.HasPrefix(k.dumps[j].dir, "/") {
+				k.dumps[j].dir = dir
+			}
 			i = j
 			break
 		}
