@@ -15,19 +15,21 @@ type evidenceParser struct{ s *Session }
 
 // inHand is the session-wide record of evidence present in the inputs.
 type inHand struct {
-	rocgdbDumps int   // "info dispatches" tables (one per dump)
-	pyspy       int   // py-spy dump headers
-	ncclInfo    bool  // NCCL/RCCL INFO lines: the log already runs with NCCL_DEBUG=INFO
-	waves       bool  // debug-agent wave headers
-	attachPID   int   // rocgdb / gdb attached to this pid
-	pids        []int // pids named by per-pid files and attach lines
-	files       []string
+	rocgdbDumps int      // "info dispatches" tables (one per dump)
+	pyspy       int      // py-spy dump headers
+	ncclInfo    bool     // NCCL/RCCL INFO lines: the log already runs with NCCL_DEBUG=INFO
+	waves       bool     // debug-agent wave headers
+	attachPID   int      // rocgdb / gdb attached to this pid
+	pids        []int    // pids named by per-pid files and attach lines
+	savedCO     []string // code-object files rocm-debug-agent saved, as listed (with the numeric prefix)
 }
 
 var (
 	reAttach    = regexp.MustCompile(`(?:Attaching to process|attach(?:ed)? to (?:process|pid)|-p) (\d{2,9})\b`)
 	reNCCLInfo  = regexp.MustCompile(`\b(?:NCCL|RCCL) INFO\b`)
 	rePySpyHead = regexp.MustCompile(`^(?:Process \d+: |Thread 0x[0-9A-Fa-f]+ \(|Pyspy dump for PID )`)
+	// --save-code-objects file names: "<n>_memory___<pid>_offset_…_size_<n>", "<n>_file____…"
+	reSavedCO = regexp.MustCompile(`\b(\d+_(?:memory|file)___[\w.+-]*?_size_\d+)\b`)
 )
 
 func (p *evidenceParser) beginFile(*Session) {}
@@ -48,6 +50,13 @@ func (p *evidenceParser) line(l *line) {
 		h.ncclInfo = true
 	case rePySpyHead.MatchString(strings.TrimSpace(t)):
 		h.pyspy++
+	}
+	if strings.Contains(t, "___") {
+		for _, m := range reSavedCO.FindAllStringSubmatch(t, 4) {
+			if len(h.savedCO) < 32 && !containsStr(h.savedCO, m[1]) {
+				h.savedCO = append(h.savedCO, m[1])
+			}
+		}
 	}
 	if commandLike(t) && !strings.HasPrefix(strings.TrimSpace(t), "rocgdb") {
 		return
@@ -88,6 +97,15 @@ func containsInt(xs []int, x int) bool {
 // and these generic detail keys: pid, pids, culprit_pid, culprit_rank,
 // rank, kernel, dump_dir.
 func nextStepsFor(f *Finding, facts *facts) []string {
+	// the saved code object as the agent named it (its numeric prefix kept)
+	if f.SavedCodeObject != "" {
+		for _, n := range facts.inHand.savedCO {
+			if i := strings.IndexByte(n, '_'); i > 0 && n[i+1:] == f.SavedCodeObject {
+				f.SavedCodeObject = n
+				break
+			}
+		}
+	}
 	ctx := stepContext(f, facts)
 	var out []string
 	add := func(s string) {
@@ -212,6 +230,22 @@ func (c *stepCtx) seedSteps(f *Finding, facts *facts) []string {
 		}
 		s += "): disable that call and retest, or rerun with HIP_LAUNCH_BLOCKING=1 — if the fault vanishes it is an async race and " + k + " is the victim, not the cause"
 		out = append(out, s)
+	}
+	if f.Details["code_object_corrupt"] != "" || f.SavedCodeObject != "" && f.Class != ClassGPUMemoryFault {
+		name := f.SavedCodeObject
+		if name != "" && (name[0] < '0' || name[0] > '9') {
+			name = "*" + name // newer agents prefix "<n>_"; the listing was not in the evidence
+		}
+		s := "Disassemble the saved code object " + name + " (in the --save-code-objects directory): /opt/rocm/llvm/bin/llvm-objdump --disassemble-all DIR/" + name
+		if off := f.Details["stop_pc_offset_in_code_object"]; off != "" {
+			s += " and read around offset " + off
+		}
+		if f.Details["code_object_corrupt"] != "" {
+			s += "; the stop pc holds data: compare it with the kernel binary on disk — a mismatch means a device write stomped on the loaded code"
+		}
+		if f.SavedCodeObject != "" {
+			out = append(out, s)
+		}
 	}
 	// seed 003 steps 6–7: bisect the racer; never ship synchronize
 	if race || f.Class == ClassAsyncRace {
