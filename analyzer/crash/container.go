@@ -236,3 +236,18 @@ func DockerInspect(head []byte) bool {
 	t = bytes.TrimLeft(t[1:], " \t\r\n")
 	return bytes.HasPrefix(t, []byte(`"Id"`))
 }
+
+// commandOnlyCap keeps a finding whose every evidence line is a command or
+// a question at low confidence: such text names evidence, it is none.
+func commandOnlyCap(a *agg, ev []Evidence) float64 {
+	if len(ev) == 0 {
+		return a.conf
+	}
+	for _, e := range ev {
+		if !commandLike(e.Text) {
+			return a.conf
+		}
+	}
+	a.note("every evidence line is a command or a question, not output: this finding is a guess")
+	return min(a.conf, 0.3)
+}

@@ -177,6 +177,11 @@ func (c *stepCtx) apply(s string) string {
 	low := strings.ToLower(s)
 	// evidence already in hand
 	switch {
+	case c.h.rocgdbDumps >= 1 && strings.HasPrefix(s, "On stuck ranks: py-spy dump"):
+		if c.h.pyspy > 0 {
+			return ""
+		}
+		s = "On stuck ranks: py-spy dump --pid <pid> --native (the rocgdb dumps are in hand)"
 	case c.h.rocgdbDumps >= 2 && (strings.Contains(s, "rocgdb -p") || strings.Contains(low, "two dumps")):
 		return ""
 	case c.h.rocgdbDumps == 1 && strings.Contains(low, "two dumps"):

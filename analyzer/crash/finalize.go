@@ -435,6 +435,7 @@ func (b *builder) finding(s *Session, a *agg) Finding {
 	f.ClassMeaning = classMeanings[f.Class]
 	f.Summary = summary(&f)
 	f.Evidence, f.EvidenceOmitted = b.evidence(s, a)
+	a.conf = commandOnlyCap(a, f.Evidence) // container.go
 	f.Confidence = float64(int(a.conf*100+0.5)) / 100
 	switch {
 	case f.Confidence >= 0.8:
