@@ -48,6 +48,9 @@ type Options struct {
 	// seed-004 comparison fields of run A and run B (unknown when empty).
 	Force   bool           `json:"force,omitempty"`
 	Compare [2]RunIdentity `json:"compare,omitempty"`
+	// Roofline roofs overriding the device table (0 = the table's).
+	PeakTFLOPS float64 `json:"peak_tflops,omitempty"`
+	PeakGBPS   float64 `json:"peak_gbps,omitempty"`
 }
 
 // RunIdentity holds the fields seed 004 requires to match before two
@@ -86,6 +89,9 @@ func (o *Options) normalize() error {
 	o.TargetArch = arch.NormalizeTarget(o.TargetArch)
 	if !arch.ValidTarget(o.TargetArch) {
 		return fmt.Errorf("--target-arch %q is not a gfx or sm architecture (e.g. gfx950, gfx942, sm90)", o.TargetArch)
+	}
+	if o.PeakTFLOPS < 0 || o.PeakGBPS < 0 {
+		return fmt.Errorf("--peak-tflops and --peak-gbps must be positive")
 	}
 	o.Stage = strings.ToLower(strings.TrimSpace(o.Stage))
 	if o.Stage == "extend" {
@@ -233,7 +239,7 @@ func (j *Job) decide(c *current) {
 		}
 		c.reader = st.NewReader(c.res.Name)
 		c.reader.SizeHint(c.size)
-	case binary(c.sniff):
+	case binary(c.sniff) && !crash.IsPickle(c.sniff): // pickles: flight-recorder dumps
 		c.kind = "unknown"
 	default:
 		c.kind = "log"
@@ -437,9 +443,12 @@ func (j *Job) Finish() *Result {
 	case j.perTrace() && len(stores) > 0:
 		res.Artifacts = append(res.Artifacts, j.triage(stores)...)
 	case j.opts.Command != "diagnose" && len(traces) > 0:
-		a := j.analyzeTraces(j.store, traces, nil)
+		joins := callsite.NewJoins(j.store) // shared by the breakdown and the roofline
+		a := j.analyzeTraces(j.store, traces, joins)
+		rl := j.roofline(a, joins, j.store)
 		res.Artifacts = append(res.Artifacts,
 			Artifact{"profile_summary.md", string(report.Summary(a))},
+			Artifact{"roofline.json", string(rl.JSON(a.Partial()))},
 			Artifact{"profile_metadata.json", string(report.Metadata(a))},
 			Artifact{"kernel_table.json", string(report.KernelTable(a))},
 			Artifact{"breakdown.json", string(report.Breakdown(a))},

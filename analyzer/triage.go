@@ -32,6 +32,7 @@ func (j *Job) triage(stores []*trace.Store) []Artifact {
 		a.MappingTrace = mapping.Files[0].Name
 		a.MappingFile = &mapping.Files[0]
 	}
+	rl := j.roofline(a, joins, mapping)
 	summary := string(report.Summary(a))
 	summary += "\n" + string(ov.Markdown()) + "\n" + string(fu.Markdown())
 	return []Artifact{
@@ -40,6 +41,7 @@ func (j *Job) triage(stores []*trace.Store) []Artifact {
 		{"kernel_table.json", string(report.KernelTable(a))},
 		{"overlap_opportunities.json", string(ov.JSON())},
 		{"fuse_opportunities.json", string(fu.JSON())},
+		{"roofline.json", string(rl.JSON(a.Partial()))},
 		{"breakdown.json", string(report.Breakdown(a))},
 		{"gpu_timeline.json", string(report.Timeline(a))},
 		{"gpu_lanes.json", string(report.Lanes(a))},

@@ -69,6 +69,10 @@ type Result struct {
 	CPUOpCoverage, PythonCoverage float64
 	HasPython                     bool
 	GraphLaunches, GraphKernels   int64
+	// OpStage is every GPU op's stage (index into StageNames), aligned
+	// with the store's GPU slice, for analyses that group by stage too.
+	OpStage    []uint8
+	StageNames []string
 }
 
 type attribution struct {
@@ -83,6 +87,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	res := &Result{HasPython: len(st.Python) > 0}
 
 	stages, stageNames := a.stages()
+	res.OpStage, res.StageNames = stages, stageNames
 	classes := make(map[uint32]kernels.Class)
 	canon := make(map[uint32]string)
 

@@ -47,9 +47,10 @@ type facts struct {
 	fp8            *Evidence
 	launchBlocking bool
 	kernelHints    []kernelHint
-	notes          []string // session-level notes for the summary
-	container      containerFact
-	inHand         inHand // evidence.go
+	notes          []string      // session-level notes for the summary
+	inc            incidentFacts // hang / multi-rank evidence across files (incident.go)
+	container      containerFact // container.go
+	inHand         inHand        // evidence.go
 }
 
 type exitFact struct {

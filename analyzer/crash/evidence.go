@@ -78,14 +78,6 @@ func (h *inHand) addPID(pid int) {
 	}
 }
 
-func containsInt(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
 
 // nextStepsFor is the one place where next steps meet the evidence: it
 // takes the class's generic steps (nextsteps.go), fills in what the inputs

@@ -128,6 +128,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	for c, a := range b.byClass {
 		work[c] = a.clone()
 	}
+	b.hangFindings(s, work) // rocgdb hang dumps (gdbhang.go)
 	// a generic trap status (HSA 0x1016 / hipErrorLaunchFailure) next to a
 	// specific wave reason belongs to that finding
 	if da := work[ClassDeviceAssert]; da != nil && isWeakTrap(da) {
@@ -303,6 +304,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 			}
 		}
 	}
+	b.incident(s, work) // culprits, consequence_of (incident.go)
 	d := &Diagnosis{Findings: []Finding{}}
 	for _, a := range work {
 		d.Findings = append(d.Findings, b.finding(s, a))
@@ -314,6 +316,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 		}
 		return d.Findings[i].Class < d.Findings[j].Class
 	})
+	orderByCause(d.Findings)
 	d.FailureReason = b.failureReason(d)
 	d.DetailJSON = b.detailJSON(d) // kernelapi_detail.go
 	return d
@@ -338,7 +341,7 @@ func (b *builder) collectiveNotes(a *agg, work map[string]*agg) {
 			a.note("several collectives were outstanding (last completed " + strconv.Itoa(c) + ")")
 		}
 	}
-	for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUHangReset} {
+	for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUKernelHang, ClassGPUHangReset} {
 		if work[c] != nil {
 			a.note("a " + c + " is also present: the timeouts on the other ranks are most likely its consequence")
 			break

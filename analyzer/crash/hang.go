@@ -17,6 +17,9 @@ type hangParser struct {
 	collWait []string
 	busy     []string
 	dumpEv   *line
+	proc     *pyProc   // the process of the dump being read
+	procs    []*pyProc // processes of this file
+	nextRank int       // rank of a "Pyspy dump for PID" announcement (-1)
 }
 
 type pyThread struct {
@@ -39,7 +42,53 @@ var gpuWaitFrames = []string{"synchronize", "_local_scalar_dense", "hsa_signal_w
 var collWaitFrames = []string{"all_reduce", "allreduce", "all_gather", "barrier", "broadcast", "reduce_scatter", "ProcessGroupNCCL", "gloo", "ncclComm", "recv", "wait ("}
 
 func (p *hangParser) beginFile(*Session) {
-	p.inDump, p.thread = false, nil
+	p.inDump, p.thread, p.proc, p.nextRank, p.procs = false, nil, nil, -1, nil
+}
+
+// procRanks adds the ranks of this file's processes in state to a.
+func (p *hangParser) procRanks(a *agg, state string) {
+	for _, x := range p.procs {
+		if x.state == state && x.rank >= 0 {
+			a.rank(x.rank)
+		}
+	}
+}
+
+var reFileRank = regexp.MustCompile(`(?i)(?:rank|tp)[_-]?(\d{1,4})`)
+
+// newProc starts a py-spy process record ("Process <pid>: <cmd>").
+func (p *hangParser) newProc(l *line, pid int) {
+	s := p.s
+	inc := &s.b.facts.inc
+	rank := p.nextRank
+	if rank < 0 {
+		rank = l.rank
+	}
+	if r, ok := inc.rankOf(pid); ok && rank < 0 {
+		rank = r
+	}
+	if rank < 0 {
+		rank = atoiDef(submatch(reFileRank, s.fileName(l.file)), -1)
+	}
+	p.nextRank = -1
+	inc.mapPID(pid, rank)
+	p.proc = &pyProc{pid: pid, rank: rank, state: "idle", ev: l.ev(s)}
+	p.procs = append(p.procs, p.proc)
+	if len(inc.pyProcs) < maxRanks {
+		inc.pyProcs = append(inc.pyProcs, p.proc)
+	}
+}
+
+// procState records what a thread of the current process waits on; the
+// strongest state wins (GPU wait > collective > busy > idle).
+func (p *hangParser) procState(state, frame string) {
+	if p.proc == nil {
+		return
+	}
+	rank := map[string]int{"idle": 0, "busy": 1, "collective": 2, "gpu_wait": 3}
+	if rank[state] > rank[p.proc.state] {
+		p.proc.state, p.proc.frame = state, frame
+	}
 }
 
 func (p *hangParser) line(l *line) {
@@ -83,8 +132,10 @@ func (p *hangParser) line(l *line) {
 		}
 	case strings.Contains(t, "Pyspy dump for PID"):
 		p.startDump(l)
+		p.nextRank = l.rank
 	case rePyProcess.MatchString(t):
 		p.startDump(l)
+		p.newProc(l, atoiDef(submatch(rePyProcess, t), 0))
 	case strings.HasPrefix(t, "Thread ") && rePyThread.MatchString(t):
 		p.startDump(l)
 		p.dumpLine(l)
@@ -118,7 +169,13 @@ func (p *hangParser) dumpLine(l *line) bool {
 		p.status[m[2]]++
 		return true
 	}
-	if strings.HasPrefix(t, "Python v") || strings.HasPrefix(t, "Process ") || strings.HasPrefix(t, "Parent Process") || strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "Arguments") || strings.HasPrefix(strings.TrimSpace(t), "Locals") {
+	if strings.HasPrefix(t, "Process ") {
+		if m := rePyProcess.FindStringSubmatch(t); m != nil {
+			p.newProc(l, atoiDef(m[1], 0))
+		}
+		return true
+	}
+	if strings.HasPrefix(t, "Python v") || strings.HasPrefix(t, "Parent Process") || strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "Arguments") || strings.HasPrefix(strings.TrimSpace(t), "Locals") {
 		return true
 	}
 	if m := rePyFrameLine.FindStringSubmatch(t); m != nil && p.thread != nil {
@@ -129,17 +186,20 @@ func (p *hangParser) dumpLine(l *line) bool {
 			for _, w := range gpuWaitFrames {
 				if strings.Contains(fr, w) {
 					p.gpuWait = appendCap(p.gpuWait, "thread "+th.id+" ("+th.status+"): "+fr, 4)
+					p.procState("gpu_wait", fr)
 					return true
 				}
 			}
 			for _, w := range collWaitFrames {
 				if strings.Contains(fr, w) {
 					p.collWait = appendCap(p.collWait, "thread "+th.id+" ("+th.status+"): "+fr, 4)
+					p.procState("collective", fr)
 					return true
 				}
 			}
 			if th.frames == 1 && strings.Contains(th.status, "active") {
 				p.busy = appendCap(p.busy, "thread "+th.id+" ("+th.status+"): "+fr, 4)
+				p.procState("busy", fr)
 			}
 		}
 		return true
@@ -164,7 +224,12 @@ func (p *hangParser) endFile() {
 	p.dumpEv = nil
 	switch {
 	case len(p.gpuWait) > 0:
-		a := s.b.add(s, ClassGPUKernelHang, l, 0.5)
+		a := s.b.add(s, ClassGPUKernelHang, nil, 0.5)
+		a.evidence(l.ev(s))
+		p.procRanks(a, "gpu_wait")
+		if len(p.procs) == 0 && l.rank >= 0 {
+			a.rank(l.rank)
+		}
 		a.addReason("Python threads are blocked waiting for the GPU")
 		for _, w := range p.gpuWait {
 			a.note("py-spy: " + w)

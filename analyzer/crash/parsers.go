@@ -22,6 +22,7 @@ func newParsers(s *Session) []parser {
 		&nvidiaParser{s: s},
 		&containerParser{s: s},
 		&evidenceParser{s: s},
+		&incidentParser{s: s},
 	}
 }
 

@@ -32,6 +32,7 @@ const (
 	kwNvidia
 	kwContainer
 	kwEvidence
+	kwIncident
 
 	// kwTorchRaw: keywords the torch parser looks for in l.raw (prefixes kept).
 	kwTorchRaw
@@ -66,7 +67,7 @@ var kwLists = []struct {
 	{kwTorchRaw, []string{"_LAUNCH_BLOCKING=", "AMD_SERIALIZE_KERNEL="}},
 	{kwNCCL, []string{"NCCL", "RCCL", "ccl", "rank", "exitcode", "Signal ", "host"}},
 	{kwExit, []string{"xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode"}},
-	{kwRocgdb, []string{"AMDGPU", "received signal", "Target Id", "No dispatches", "No queues", "No agents", "dispatches="}},
+	{kwRocgdb, []string{"AMDGPU", "received signal", "Target Id", "No dispatches", "No queues", "No agents", "dispatches=", "Attaching to"}},
 	{kwKernelAPI, []string{"API ", "Output", "\"function_name\"", "\"execution_status\"", "\"exception\"", "ump", "input arguments", "_count=", "_level", ".pt", ".safetensors", "metadata.json", "KERNEL_API_", "FLASHINFER_"}},
 	{kwLaunch, []string{"maxThreadsPerBlock", "Workgroup Max Size", "SharedMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}},
 	{kwHang, []string{"atchdog", "Pyspy", "Process ", "Thread ", "died unexpectedly", "py-spy", "batch_size()=", "redacted"}},
@@ -74,6 +75,7 @@ var kwLists = []struct {
 	{kwNvidia, []string{"=====", "CUDA", "<<<", "Active", "Terminated"}},
 	{kwEvidence, []string{"Target Id", "No dispatches are currently", "wave_", " INFO", "Process ", "Thread 0x", "Pyspy dump", "ttach", "___"}},
 	{kwContainer, []string{" true", " false", "OOMKilled", "\"ExitCode\"", "ignal ", "IGNAL "}},
+	{kwIncident, []string{"SeqNum=", "enqueued", "opCount", "nranks", "Root Cause", "local_rank", "exitcode", "host", "closing signal", "GPU use", "Pyspy dump for PID", "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size", "pid=", "Virtual PC", "Active", ",0)"}},
 
 	// ESC, literal ANSI escapes (all contain a backslash), tqdm rates, " - " of a ComfyUI stamp
 	{kwSpecial, []string{"\x1b", "\\", "it/s]", "s/it]", "B/s]", " - "}},
@@ -300,6 +302,9 @@ func (p *nvidiaParser) active(int) bool    { return false }
 
 // rocgdb reads the lines after a stop banner (stopContext).
 func (p *rocgdbParser) active(no int) bool {
+	if p.g.dumpActive(no) {
+		return true
+	}
 	if len(p.stops) == 0 {
 		return false
 	}

@@ -16,6 +16,8 @@ type rocgdbParser struct {
 	dispatches map[string]*dispatchSeen
 	stops      []*gdbStop
 	pending    []string // queues with Write > Read
+	g          gdbState // hang dumps (gdbdump.go)
+	attachPID  int
 }
 
 type dispatchSeen struct {
@@ -57,6 +59,8 @@ func (p *rocgdbParser) beginFile(*Session) {
 	p.dispatches = map[string]*dispatchSeen{}
 	p.stops = nil
 	p.pending = nil
+	p.g = gdbState{}
+	p.attachPID = 0
 }
 
 func (p *rocgdbParser) line(l *line) {
@@ -64,6 +68,9 @@ func (p *rocgdbParser) line(l *line) {
 	s := p.s
 	if len(p.stops) > 0 {
 		p.stopContext(l)
+	}
+	if p.dumpLine(l) {
+		return
 	}
 	if !containsAny(t, "AMDGPU", "received signal", "Target Id", "No dispatches", "No queues", "No agents", "dispatches=") {
 		return
@@ -176,37 +183,16 @@ func (p *rocgdbParser) endFile() {
 	for _, st := range p.stops {
 		p.resolve(st)
 	}
-	// dispatches listed in two or more separate dumps are still in flight
-	var persist []*dispatchSeen
-	for _, k := range sortedDispatchKeys(p.dispatches) {
-		d := p.dispatches[k]
-		if d.lastDump > d.firstDump && len(p.stops) == 0 {
-			persist = append(persist, d)
-		}
-	}
-	if len(persist) > 0 {
-		a := s.b.add(s, ClassGPUKernelHang, nil, 0.65)
-		a.strong = true
-		clean := map[string]bool{}
-		for _, d := range persist {
-			a.evidence(d.ev)
-			a.setKernel(d.kernel, "rocgdb info dispatches (in flight across dumps)", 65)
-			a.addQueue(d.queue)
-			if strings.Contains(d.kernel, "_clean") && d.fence == "B|Aa|Ra" {
-				clean[d.queue] = true
-			}
-			if km := kernelMeaning(d.kernel); strings.Contains(km, "collective") {
-				a.note("a collective kernel is still in flight: a peer rank never arrived at the barrier")
+	// a file with a GPU stop is a crash, not a hang: its dumps only name
+	// the kernel of the stopped wave
+	if len(p.stops) > 0 {
+		for _, d := range s.b.facts.inc.gdbDumps {
+			if d.file == s.fileName(s.cur.idx) {
+				d.crash = true
 			}
 		}
-		a.addReason("dispatches still active across successive rocgdb dumps")
-		if len(clean) >= 2 {
-			a.note("two or more _clean / split-K dispatches on different queues with fence B|Aa|Ra: shared-workspace race (make the workspace stream-keyed)")
-		}
-		for _, q := range p.pending {
-			a.note("queue " + q + ": packets pending")
-		}
 	}
+	p.g = gdbState{}
 }
 
 func (p *rocgdbParser) resolve(st *gdbStop) {

@@ -15,7 +15,9 @@ func TestRocgdbGolden(t *testing.T) {
 		t.Fatalf("%s", d.JSON())
 	}
 	d = goldenCase(t, "rocgdb_hang.golden.json", "testdata/rocgdb_hang.log")
-	if f := hasClass(d, ClassGPUKernelHang); f == nil || f.QueueCount != 2 {
+	// two queues of one worker are two streams, not two ranks
+	if f := hasClass(d, ClassGPUKernelHang); f == nil || f.Hang == nil || len(f.Hang.Dispatches) != 2 || len(f.Hang.Queues) != 2 ||
+		f.Hang.Progress != "stuck" || f.Details["hang_kind"] != "split_k_shared_workspace" || f.QueueCount != 0 || f.Culprit == nil || f.Culprit.GPU == nil {
 		t.Fatalf("%s", d.JSON())
 	}
 }

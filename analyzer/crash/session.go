@@ -100,13 +100,15 @@ func (s *Session) Write(p []byte) (int, error) {
 	if s.emit == nil {
 		s.emit = s.writeDecoded
 	}
+	// side documents (JSON, flight-recorder pickles) take the bytes as
+	// they are; only the line parsers read decoded text
+	s.cur.side.write(p)
 	s.cur.dec.write(p, s.emit)
 	return n, nil
 }
 
 // writeDecoded takes UTF-8 bytes from the file's decoder (decode.go).
 func (s *Session) writeDecoded(p []byte) {
-	s.cur.side.write(p)
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
@@ -295,7 +297,7 @@ func (s *Session) EndFile() {
 	if d.enc != encUTF8 {
 		s.cur.quality["decoded_"+d.enc.String()] = true
 	}
-	if d.nuls > 0 {
+	if d.nuls > 0 && !s.cur.side.json { // not for pickles (flight-recorder dumps)
 		s.cur.quality["nul_bytes_skipped"] = true
 	}
 	if d.crOnly {

@@ -33,7 +33,7 @@ func (d *sideDoc) write(p []byte) {
 			return
 		}
 		d.decided = true
-		d.json = t[0] == '{' || t[0] == '['
+		d.json = t[0] == '{' || t[0] == '[' || IsPickle(t) // pickle: flight recorder (flightrecorder.go)
 		if !d.json {
 			return
 		}
@@ -75,6 +75,10 @@ func (d *sideDoc) finish(s *Session) bool {
 	}
 	buf := d.buf
 	d.buf = nil
+	if IsPickle(buf) {
+		frPickle(s, buf)
+		return false
+	}
 	// one document, a JSON array (docker inspect) or JSON lines
 	// (metadata.jsonl / session.jsonl): decode value by value
 	dec := json.NewDecoder(bytes.NewReader(buf))
@@ -179,6 +183,12 @@ func (d *sideDoc) object(s *Session, buf json.RawMessage, lineOf func(string) in
 			l := &line{file: s.cur.idx, no: lineOf("exit_code"), raw: `"exit_code": ` + strconv.Itoa(*cd.ExitCode), rank: -1, hipLevel: -1}
 			s.exitCode(l, *cd.ExitCode, -1, 0)
 		}
+		return
+	}
+	if keys["pg_status"] != nil && frJSON(s, buf, lineOf("pg_status")) {
+		return
+	}
+	if keys["pg_status"] != nil && frJSON(s, buf, lineOf("pg_status")) {
 		return
 	}
 	if _, ok := keys["function_name"]; ok {

@@ -120,7 +120,12 @@ type Finding struct {
 
 	Location string            `json:"location,omitempty"`
 	Details  map[string]string `json:"details,omitempty"`
-	Count    int               `json:"count"`
+
+	// hang / multi-rank evidence (incident.go)
+	Hang          *HangEvidence `json:"hang,omitempty"`
+	Culprit       *Culprit      `json:"culprit,omitempty"`
+	ConsequenceOf string        `json:"consequence_of,omitempty"`
+	Count         int           `json:"count"`
 
 	Evidence        []Evidence `json:"evidence"`
 	EvidenceOmitted int        `json:"evidence_omitted,omitempty"`

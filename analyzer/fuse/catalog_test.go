@@ -48,8 +48,16 @@ func TestCatalogData(t *testing.T) {
 		"light-run-between-compute": true, "copy-run": true, "splitk-then-reduce": true, "lm-head-then-sampling": true,
 		"moe-routing-run": true, "fused-add-norm": true, "fused-qknorm-rope": true}
 	for _, r := range Catalog {
-		if seen[r.ID] || r.Pattern == "" || r.Rationale == "" || r.Candidate.CUDA == "" || r.Candidate.ROCm == "" || !detectors[r.Detector] {
+		if seen[r.ID] || r.Pattern == "" || r.Rationale == "" || !detectors[r.Detector] {
 			t.Errorf("rule %+v incomplete or duplicated", r)
+		}
+		// Every recommendation has a framework-independent path for both
+		// runtimes, so a plain PyTorch trace is never told to edit SGLang.
+		for _, rocm := range []bool{false, true} {
+			got := r.Candidate.For(rocm, FrameworkPyTorch, "pointwise")
+			if !r.Fused && got == "—" || strings.Contains(strings.ToLower(got), "sglang") || strings.Contains(strings.ToLower(got), "vllm") {
+				t.Errorf("%s (rocm=%v) for plain PyTorch: %q", r.ID, rocm, got)
+			}
 		}
 		seen[r.ID] = true
 		if ruleByID(r.ID) == nil {

@@ -16,8 +16,12 @@
 // choices; testdata/classes.golden.tsv shows the class of every kernel
 // in the shared test traces.
 //
-// Copy-engine activities (gpu_memcpy, gpu_memset) are the only "memory":
-// kernels whose names say memset or copy, such as Triton's
-// _combined_routing_memset or ATen's CatArrayBatchedCopy, are computed by
-// the GPU's shaders and classified by what they do.
+// "memory" is copy-engine activities (gpu_memcpy, gpu_memset) and the HIP
+// runtime's own blit kernels (__amd_rocclr_copyBuffer…), which implement
+// hipMemcpy/hipMemset. Other kernels whose names say memset or copy, such as
+// Triton's _combined_routing_memset or ATen's CatArrayBatchedCopy, are
+// classified by what they do.
+//
+// Classification costs time linear in the name with a small constant: rules
+// look at a bounded head of each spelling (RULES.md, "Bounded work").
 package kernels

@@ -10,8 +10,8 @@ import (
 
 // maxMangledLen bounds the input handed to the demangler. Real kernel symbols
 // stay under ~6 KB (CK templates); anything far larger is not worth the
-// demangler's time and memory.
-const maxMangledLen = 64 << 10
+// demangler's time (~1 ms per KB on hostile template lists) and memory.
+const maxMangledLen = 16 << 10
 
 // demangleOpts asks for names as the GPU runtimes print them (GNU c++filt
 // style, as in roctracer/CUPTI output) without clone suffixes, with the
@@ -44,22 +44,71 @@ func safeDemangle(name string) (s string, err error) {
 	return demangle.ToString(name, demangleOpts...)
 }
 
-// hexLiteral matches standalone hex literals (pointers, template addresses).
-// The word boundaries keep tile shapes such as Tensile's "MT160x256x64" intact.
-var hexLiteral = regexp.MustCompile(`\b0x[0-9a-fA-F]+\b`)
-
 // Canonical returns the name used to group kernels in tables: demangled if
 // mangled, hex literals replaced by 0xADDR, the trailing parameter list of a
 // C++ signature and its return type ("void ", "std::enable_if<…>::type ")
 // dropped. Template arguments are kept because they distinguish kernels.
+// It takes time linear in the name.
 func Canonical(name string) string {
 	return canonical(Demangle(name))
 }
 
 // canonical is Canonical for a name that is already demangled.
 func canonical(demangled string) string {
-	s := hexLiteral.ReplaceAllString(strings.TrimSpace(demangled), "0xADDR")
+	s := replaceHex(strings.TrimSpace(demangled))
 	return stripReturnType(stripParams(s))
+}
+
+// replaceHex replaces standalone hex literals (pointers, template
+// addresses), as the regexp \b0x[0-9a-fA-F]+\b would, by 0xADDR, in one
+// pass. The word boundaries keep tile shapes such as Tensile's
+// "MT160x256x64" intact.
+func replaceHex(s string) string {
+	i := strings.Index(s, "0x")
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for ; i >= 0 && i < len(s); i = nextHex(s, i) {
+		j := i + 2
+		for j < len(s) && isHexDigit(s[j]) {
+			j++
+		}
+		if j == i+2 || (i > 0 && isWordByte(s[i-1])) || (j < len(s) && isWordByte(s[j])) {
+			i = j - 1 // not a standalone literal; resume after it
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(s))
+		}
+		b.WriteString(s[last:i])
+		b.WriteString("0xADDR")
+		last = j
+		i = j - 1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// nextHex returns the index of the next "0x" after position i, or -1.
+func nextHex(s string, i int) int {
+	k := strings.Index(s[i+1:], "0x")
+	if k < 0 {
+		return -1
+	}
+	return i + 1 + k
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func isWordByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
 }
 
 // stripParams removes the trailing "(...)" of a C++ function signature. A
@@ -132,6 +181,7 @@ var (
 // AMD code objects are arch-exact, so an AMD ISA is the device's ISA. An
 // NVIDIA token is only a lower bound: sm80 kernels run on H100.
 func ISA(name string) (isa, vendor string) {
+	name = head(name, ruleWindow) // the tokens sit in the first few hundred bytes
 	if m := amdISA.FindStringSubmatch(name); m != nil {
 		return "gfx" + m[1] + m[2], "amd"
 	}

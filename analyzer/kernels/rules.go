@@ -23,24 +23,41 @@ var rules = []rule{
 	// TorchInductor: refined by the fused ops, defaulting by kernel kind.
 	refined(`^triton_poi_`, CategoryElementwise, ProviderTriton, inductorOps, "g-compiled, xdit, vl-*, b200, a100-triton"),
 	refined(`^triton_(?:red|per)_`, CategoryReduction, ProviderTriton, inductorOps, "g-compiled, xdit, mi300-triton"),
-	refined(`^triton_(?:tem|mm|bmm)_`, CategoryGEMM, ProviderTriton, ops, "—"),
+	// Inductor templates are GEMM, conv or attention templates with fused
+	// epilogues: triton_tem_fused_addmm_relu_… is a GEMM, not an activation.
+	refined(`^triton_(?:tem|mm|bmm)_`, CategoryGEMM, ProviderTriton, templateOps, "—"),
 	named(`^triton__\d`, CategoryElementwise, ProviderTriton, "a100-graph"), // pre-2023 Inductor names carry no ops
 
 	// Communication, by name whatever the stream: g-tp0 runs blocking NCCL on the compute stream.
 	named(`multimem_all_reduce|(?:one|two)_shot_all_reduce|symm_mem`, CategoryCommunication, ProviderSymmMem, "b200"),
+	named(`(?i)mscclpp`, CategoryCommunication, ProviderMSCCLPP, "—"), // before RCCL: "msccl" alone is RCCL's MSCCL
+	named(`(?i)quick_?reduce|quick_?all_?reduce`, CategoryCommunication, ProviderQuickReduce, "—"),
 	named(`(?i)nccl|rccl|msccl`, CategoryCommunication, ProviderNCCL, "mi300-ddp, a100-nccl, g-tp*"),
-	named(`cross_device_reduce|custom_?all_?reduce|quick_?all_?reduce`, CategoryCommunication, ProviderCustomAllReduce, "—"),
+	named(`cross_device_reduce|custom_?all_?reduce`, CategoryCommunication, ProviderCustomAllReduce, "—"),
 	named(`(?i)(?:^|[^a-z])(?:all_?reduce|all_?gather|reduce_?scatter|all_?to_?all)|deepep|mooncake`, CategoryCommunication, ProviderUnknown, "—"),
 
 	// Memory: copy-engine activities, by their category only. Kernels named
 	// *memset* or *Copy* (_combined_routing_memset, CatArrayBatchedCopy) stay kernels.
 	activity(CatMemcpy, "most traces"),
 	activity(CatMemset, "most traces"),
+	// The HIP runtime (ROCclr) implements hipMemcpy/hipMemset on device
+	// memory with its own blit kernels: memory, though they run on shaders.
+	named(`^__amd_rocclr_(?:fill|copy|streamOpsWrite)`, CategoryMemory, ProviderROCclr, "—"),
+	named(`^__amd_rocclr_`, CategoryOther, ProviderROCclr, "—"), // stream waits, the device scheduler
 
 	// GEMM libraries. cuDNN goes first: its conv kernels are also named
 	// volta_scudnn_…, cutlass_cudnn_…, sm80_xmma_…_cudnn_infer.
-	named(`^Cijk_`, CategoryGEMM, ProviderHipBLASLt, "sg-*, vl-*, xdit, mi300-*, mi210, mi250"),
-	named(`(?:^|[ :])rocblas_|hipblaslt`, CategoryGEMM, ProviderRocBLAS, "—"),
+	// Tensile kernels: rocBLAS and hipBLASLt both launch them with
+	// hipExtModuleLaunchKernel, so the library shows only in the solution
+	// name. TensileLite (hipBLASLt) writes UserArgs, ScaleAlphaVec (SAV),
+	// Bias/activation (HA, HAS), MIWT and 3-factor MI (MI16x16x1) tokens;
+	// rocBLAS's Tensile writes 4-factor MI (MI16x16x16x1) and APM, AF0EM,
+	// AMAS, 1LDSB, KLA, SNLL, USFGRO, TTm_n tokens. Both write GRVW, LBSPP.
+	named(`^(?:Custom_)?Cijk_\w*?(?:_UserArgs|_SAV_|_Bias|_HAS?_|_MIWT\d|_PostGSU|_MI\d+x\d+x\d+_)`, CategoryGEMM, ProviderHipBLASLt, "sg-*, vl-*, xdit, mi300-*, mi210, mi250"),
+	named(`^Cijk_\w*?(?:_MI\d+x\d+x\d+x\d+_|_APM\d|_AF0EM\d|_AMAS\d|_1LDSB\d|_KLA_|_SNLL\d|_USFGRO\d|_TT\d+_\d+_)`, CategoryGEMM, ProviderRocBLAS, "xdit, mi300-resnet"),
+	named(`^Cijk_`, CategoryGEMM, ProviderTensile, "—"),
+	named(`(?i)hipblaslt`, CategoryGEMM, ProviderHipBLASLt, "—"),
+	refined(`(?:^|[ :])rocblas_`, CategoryGEMM, ProviderRocBLAS, ops, "—"),
 	named(`cudnn::bn_|\bbn_(?:fw|bw)_`, CategoryNorm, ProviderCuDNN, "legacy-2021, v100-ns, a100-nccl"),
 	named(`cudnn\w*(?:sdpa|attention|flash)`, CategoryAttention, ProviderCuDNN, "g-eager, g-graph, g-stack"),
 	named(`cudnn::ops::|\b(?:nchwToNhwc|nhwcToNchw)Kernel`, CategoryElementwise, ProviderCuDNN, "legacy-2021, v100-ns, a100-nccl"),
@@ -52,7 +69,9 @@ var rules = []rule{
 	named(`^bmm_\w*_sm\d+`, CategoryGEMM, ProviderTRTLLM, "—"),
 
 	// Attention families, before CK: vLLM's ROCm paged attention carries
-	// ck_tile::ComposedAttention in its template arguments.
+	// ck_tile::ComposedAttention in its template arguments. AITER ships the
+	// same ll4mi kernels; its namespace (aiter::, mangled 5aiter) says so.
+	named(`(?:^|[^A-Za-z0-9])(?:aiter::|_ZN5aiter|N5aiter).*paged_attention|paged_attention.*(?:aiter::|N5aiter)`, CategoryAttention, ProviderAITER, "—"),
 	named(`paged_attention`, CategoryAttention, ProviderVLLM, "sg-decode"),
 	named(`^(?:kernel_unified_attention_\w+|reduce_segments|_?attn_(?:fwd|bwd)\w*|sage_fwd\w*|_fwd_(?:grouped_)?kernel_stage\d)$`, CategoryAttention, ProviderTriton, "vl-*, xdit, mi300-*"), // attn_fwd on ROCm eager is AOTriton
 	named(`pytorch_flash::|\bflash::|flash_fwd|flash_bwd|flash_attn`, CategoryAttention, ProviderFlashAttention, "h100-qwen"),
@@ -70,6 +89,9 @@ var rules = []rule{
 	// SGLang JIT kernels (python/sglang/jit_kernel), in an anonymous namespace.
 	named(`store_kvcache<|resolve_future_token_ids_kernel|clamp_position_kernel`, CategoryIndex, ProviderSGLKernel, "sg-*"),
 	refined(kernelIn("vllm", "_moe_C"), CategoryOther, ProviderVLLM, ops, "vl-*, b200"),
+	// vLLM's ROCm skinny GEMMs (csrc/rocm/skinny_gemms.cu), global namespace;
+	// AITER's copies live in aiter:: and are caught above.
+	named(`(?:^|[^A-Za-z0-9])(?:wvSpli?tK\w*|LLGemm\w*|LLMM1\w*)(?:<|\(|$)`, CategoryGEMM, ProviderVLLM, "—"),
 	refined(kernelIn("tensorrt_llm", "trtllm", "moe::dev"), CategoryOther, ProviderTRTLLM, ops, "b200"),
 	refined(`fbgemm_gpu|split_embedding_|bounds_check_indices|linearize_index|permute_pooled_embs|recat_copy`, CategoryIndex, ProviderFBGEMM, fbgemmOps, "a100-graph, a100-oldflow, sampled-*"),
 	named(`AdamFunctor|LAMBStage|adamMode_t`, CategoryElementwise, ProviderApex, "a100-graph, a100-oldflow"), // apex FusedAdam/FusedLAMB
@@ -78,12 +100,15 @@ var rules = []rule{
 	// gpt-oss path, matmul_ogs = gather/scatter expert GEMM), fused_moe, quantizers.
 	named(`^(?:_matmul_ogs_|_finalize_matmul|_combined_routing_|_sum_bitmatrix|_topk_forward|_routing_|_compute_expt_data|fused_moe_kernel)`, CategoryMoE, ProviderTriton, "vl-*"),
 	named(`^sage_quant_kernel$|^_?(?:per_token|dynamic)_\w*quant\w*$`, CategoryQuantization, ProviderTriton, "xdit"),
+	// Triton Gluon kernels (AITER's gfx950 MoE and attention) are named gluon_….
+	refined(`^_?gluon_`, CategoryOther, ProviderGluon, ops, "—"),
 
 	// MIOpen.
 	named(`^MIOpen\w*Norm`, CategoryNorm, ProviderMIOpen, "mi300-norm"),
-	named(`^(?:igemm_(?:fwd|bwd|wrw)_|Im[23]d2Col|Col2Im|naive_conv_|gridwise_convolution|MIOpenConv|MIOpenCv|ConvHipImplicitGemm)`, CategoryConv, ProviderMIOpen, "mi210, mi300-*, xdit"),
+	// Convolutions: HIP/OpenCL kernels and the assembly ones (miopenSp3AsmConv…, miopenGcnAsmConv…).
+	named(`^(?:igemm_(?:fwd|bwd|wrw)_|Im[23]d2Col|Col2Im|naive_conv_|gridwise_convolution|ConvHipImplicitGemm|(?i:miopen\w*conv|gcnasmconv|sp3asmconv|miopencv))`, CategoryConv, ProviderMIOpen, "mi210, mi300-*, xdit"),
 	named(`^(?:batched_transpose_|transpose_(?:NCHW2CNHW|CNHW2NCHW)|SubTensorOp|Op[1-5]dTensor)`, CategoryElementwise, ProviderMIOpen, "mi210, mi300-*, xdit"),
-	refined(`^MIOpen`, CategoryOther, ProviderMIOpen, ops, "—"),
+	refined(`^(?i:miopen)`, CategoryOther, ProviderMIOpen, ops, "—"),
 
 	// rocPRIM / CUB device-wide scans and sorts (behind ATen's cumsum, sort, unique).
 	named(`\bcub::|rocprim::|hipcub::`, CategoryReduction, ProviderCUB, "sg-*, a100-*, sampled-*"),
@@ -106,7 +131,9 @@ var rules = []rule{
 //   - conv and gemm before activation: CK GEMMs carry epilogues such as FastGelu,
 //     and CK convolutions are built from GridwiseGemm.
 var ops = []opKeyword{
-	kw(CategoryAttention, `fmha|attention|attn|flash_(?:fwd|bwd|fprop|bprop)|mha_(?:fwd|bwd|batch)|sdpa|mla_(?:decode|prefill)`),
+	// mla is a token (aiter::mla_dec_stage1_…, mla_pfl_…, kn_mla_reduce);
+	// pa_ starts AITER's assembly paged attention (aiter::pa_bf16_…).
+	kw(CategoryAttention, `fmha|attention|attn|flash_(?:fwd|bwd|fprop|bprop)|mha_(?:fwd|bwd|batch)|sdpa|(?:^|[^a-z])mla(?:[^a-z]|$)|(?:^|:)pa_`),
 	kw(CategoryMoE, `moe|topk_?softmax|grouped_topk|expert`),
 	kw(CategoryIndex, `reshape_and_cache|kv_?cache|kv_indices|page_indices|block_table`),
 	kw(CategoryNorm, `rms_?norm|layer_?norm|group_?norm|batch_?norm|instance_?norm|l2_?norm|`+
@@ -115,7 +142,7 @@ var ops = []opKeyword{
 	// conv(?:…) leaves "_typeConvert" alone; CK names conv backward-weight
 	// kernels kernel_batched_gemm_xdlops_bwd_weight.
 	kw(CategoryConv, `conv(?:olution|_|\d|$)|im2col|col2im|winograd|fprop|dgrad|wgrad|bwd_weight`),
-	kw(CategoryGEMM, `gemm|gemv|matmul|\bbmm`),
+	kw(CategoryGEMM, `gemm|gemv|matmul|\bbmm|wvspli?tk|llmm1`), // wvSplitK: ROCm skinny GEMMs
 	kw(CategoryRoPE, `\brope|_rope|rope_|rotary|pos_encoding`),
 	kw(CategoryQuantization, `quant|fp8|float8|fp4|mxfp|nvfp`),
 	kw(CategoryActivation, `act_and_mul|silu|gelu|swiglu|relu|sigmoid|tanh|softplus|mish|hardswish|threshold_kernel`),
@@ -134,6 +161,13 @@ var inductorOps = []opKeyword{
 	kw(CategoryRoPE, `_cos_(?:.*_)?sin_|rotary|rope|_neg_(?:.*_)?(?:slice|stack)_`),
 	kw(CategoryActivation, `_(?:silu|gelu|relu|sigmoid|tanh|glu|mish|hardswish|softplus)_`),
 	kw(CategoryMoE, `_moe_`),
+}
+
+// templateOps refines TorchInductor template kernels (triton_tem_…): the
+// template is the op, the epilogue ops (relu, add, quant scales) are not.
+var templateOps = []opKeyword{
+	kw(CategoryAttention, `flex_attention|flex_decoding|attention|sdpa`),
+	kw(CategoryConv, `convolution|conv`),
 }
 
 // fbgemmOps refines FBGEMM, whose own name contains "gemm": its kernels are

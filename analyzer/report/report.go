@@ -33,6 +33,10 @@ type Analysis struct {
 	// through, when it is not the analysed trace itself.
 	MappingTrace string
 	MappingFile  *trace.File
+	// Sections are Markdown sections other analyses add to the summary
+	// (before the takeaways); Lead are takeaways they put first.
+	Sections []string
+	Lead     []string
 }
 
 // RankInfo identifies the rank of one trace file (-1 when unknown).

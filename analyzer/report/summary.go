@@ -114,7 +114,13 @@ func Summary(a *Analysis) []byte {
 		w("\nKernels are mapped to code through the mapping trace `%s`.\n", mdCode(a.MappingTrace))
 	}
 
+	for _, sec := range a.Sections {
+		w("\n%s", sec)
+	}
 	w("\n## Takeaways\n\n")
+	for _, t := range a.Lead {
+		w("- %s\n", t)
+	}
 	for _, s := range bd.Stages {
 		for _, t := range takeaways(s, bd) {
 			w("- %s: %s\n", s.Stage, t)

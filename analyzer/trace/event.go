@@ -11,10 +11,13 @@ type rawEvent struct {
 	pid, tid []byte
 	ts, dur  []byte
 	kernel   []byte // args.kernel of ROCm launches (raw string body)
-	ext      int64
-	corr     int64
-	stream   int64
-	device   int64
+	// record_shapes / with_flops arguments of cpu_ops (raw JSON values)
+	dims, types, concrete []byte
+	flops                 int64
+	ext                   int64
+	corr                  int64
+	stream                int64
+	device                int64
 }
 
 // Outcomes of parseEventAt.
@@ -46,7 +49,7 @@ func parseEventAt(b []byte, e *rawEvent) (int, int) {
 }
 
 func parseObject(b []byte, e *rawEvent) (int, bool) {
-	*e = rawEvent{ext: None, corr: None, stream: None, device: None}
+	*e = rawEvent{ext: None, corr: None, stream: None, device: None, flops: None}
 	i := jsontext.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return i, false
@@ -155,7 +158,24 @@ func parseArgs(b []byte, i int, e *rawEvent) (int, bool) {
 			}
 		}
 		var dst *int64
-		switch argKey(key) {
+		switch ak := argKey(key); ak {
+		case kDims, kTypes, kConcrete:
+			j, ok := jsontext.SkipValue(b, i)
+			if !ok {
+				return j, false
+			}
+			switch ak {
+			case kDims:
+				e.dims = b[i:j]
+			case kTypes:
+				e.types = b[i:j]
+			default:
+				e.concrete = b[i:j]
+			}
+			i = j
+			continue
+		case kFlops:
+			dst = &e.flops
 		case kExt:
 			dst = &e.ext
 		case kCorr:
@@ -209,6 +229,10 @@ const (
 	kStream
 	kDevice
 	kKernel
+	kDims
+	kTypes
+	kConcrete
+	kFlops
 )
 
 func eventKey(k []byte) int {
@@ -244,6 +268,23 @@ func eventKey(k []byte) int {
 
 func argKey(k []byte) int {
 	switch len(k) {
+	case 5:
+		if k[0] == 'f' && k[4] == 's' && string(k) == "flops" {
+			return kFlops
+		}
+	case 10:
+		if k[0] == 'I' && k[5] == ' ' {
+			switch string(k[6:]) {
+			case "Dims":
+				return kDims
+			case "type":
+				return kTypes
+			}
+		}
+	case 15:
+		if k[0] == 'C' && k[8] == ' ' && string(k) == "Concrete Inputs" {
+			return kConcrete
+		}
 	case 11:
 		if (k[0] == 'E' || k[0] == 'e') && k[1] == 'x' && k[9] == 'i' && k[10] == 'd' && string(k[1:]) == "xternal id" {
 			return kExt

@@ -162,10 +162,27 @@ func (r *Reader) handle() {
 		if len(e.kernel) > 0 && (k == KindRuntime || k == KindDriver) {
 			kernel = s.internRaw(e.kernel, &r.scratch)
 		}
+		if k == KindCPUOp && (len(e.dims) > 0 || e.flops != None) {
+			s.Shapes = growHint(s.Shapes, r)
+			s.Shapes = append(s.Shapes, Shapes{CPU: int32(len(s.CPU)), Dims: s.internJSON(e.dims),
+				Types: s.internJSON(e.types), Concrete: s.internJSON(e.concrete), Flops: e.flops})
+		}
 		s.CPU = growHint(s.CPU, r)
 		s.CPU = append(s.CPU, Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
 			Track: track, Kernel: kernel, File: r.idx, Kind: k})
 	}
+}
+
+// internJSON interns a raw JSON value as written (no decoding: the
+// analyses that read shapes parse it once per distinct string).
+func (s *Store) internJSON(raw []byte) uint32 {
+	if len(raw) == 0 {
+		return 0
+	}
+	if id, ok := s.index[string(raw)]; ok {
+		return id
+	}
+	return s.Intern(string(raw))
 }
 
 // grow doubles a full record slice. append's 1.25× growth for large slices

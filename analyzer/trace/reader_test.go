@@ -39,6 +39,9 @@ func digest(st *Store) string {
 			fmt.Fprintf(&b, "S %d %d %q %q %d %d %d\n", s.TS, s.Dur, st.Name(s.Name), st.Name(s.Track), s.Corr, s.Ext, s.Kind)
 		}
 	}
+	for _, x := range st.Shapes {
+		fmt.Fprintf(&b, "A %d %q %q %q %d\n", x.CPU, st.Name(x.Dims), st.Name(x.Types), st.Name(x.Concrete), x.Flops)
+	}
 	return b.String()
 }
 
@@ -76,6 +79,32 @@ func TestReaderFields(t *testing.T) {
 	}
 	if string(f.Header["deviceProperties"]) != `[{"id":0,"name":"AMD Instinct MI300X"}]` {
 		t.Errorf("header after events: %q", f.Header["deviceProperties"])
+	}
+}
+
+// cpu_ops keep their record_shapes arguments (raw JSON) and with_flops
+// estimate; other categories and ops without them keep nothing.
+func TestShapes(t *testing.T) {
+	doc := `{"traceEvents":[
+ {"ph":"X","cat":"cpu_op","name":"aten::empty","pid":1,"tid":1,"ts":1,"dur":1,"args":{"External id":1}},
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":2,"dur":5,"args":{"External id":2,"Input Dims": [[64, 8192], [8192, 8192]],"Input type":["c10::BFloat16","c10::BFloat16"],"Concrete Inputs":["",""],"flops":8589934592}},
+ {"args":{"Input Dims":[[4]],"Input type":["float"]},"ph":"X","cat":"user_annotation","name":"a","pid":1,"tid":1,"ts":2,"dur":5},
+ {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":8,"dur":1,"args":{"Input Dims":[[4],[4],[]],"Input type":["float","float","Scalar"],"Concrete Inputs":["","","1"]}}
+]}`
+	st, f := read(t, []byte(doc), whole)
+	if !f.Complete || len(st.CPU) != 4 || len(st.Shapes) != 2 {
+		t.Fatalf("complete %v, %d cpu, %d shapes", f.Complete, len(st.CPU), len(st.Shapes))
+	}
+	mm := st.ShapesOf(1)
+	if mm == nil || st.Name(mm.Dims) != `[[64, 8192], [8192, 8192]]` || st.Name(mm.Types) != `["c10::BFloat16","c10::BFloat16"]` || mm.Flops != 8589934592 {
+		t.Errorf("mm: %+v", mm)
+	}
+	add := st.ShapesOf(3)
+	if add == nil || st.Name(add.Concrete) != `["","","1"]` || add.Flops != None {
+		t.Errorf("add: %+v", add)
+	}
+	if st.ShapesOf(0) != nil || st.ShapesOf(2) != nil {
+		t.Error("shapes for an op or annotation without them")
 	}
 }
 

@@ -140,6 +140,15 @@ type Span struct {
 	Kind   Kind
 }
 
+// Shapes holds the record_shapes arguments of one cpu_op: the raw JSON
+// arrays of its Input Dims, Input type and Concrete Inputs, interned (ops of
+// one signature share the strings), and its with_flops estimate.
+type Shapes struct {
+	CPU                   int32 // index of the op in Store.CPU
+	Dims, Types, Concrete uint32
+	Flops                 int64 // args.flops, or None
+}
+
 // End returns the span's end time.
 func (s *Span) End() int64 { return s.TS + s.Dur }
 
@@ -173,6 +182,9 @@ type Store struct {
 	CPU    []Span // cpu_op, user_annotation, runtime and driver calls
 	Python []Span
 	Annot  []Span // gpu_user_annotation ranges
+	// Shapes of the cpu_ops that carry them, in Store.CPU order: kept
+	// aside so traces without record_shapes pay nothing per span.
+	Shapes []Shapes
 	Files  []File
 	cache  *[cacheSize]cacheEntry
 }
@@ -257,8 +269,25 @@ func (s *Store) internSlow(raw []byte, scratch *[]byte) uint32 {
 	return id
 }
 
+// ShapesOf returns the shape arguments of CPU span i, or nil.
+func (s *Store) ShapesOf(i int32) *Shapes {
+	lo, hi := 0, len(s.Shapes)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.Shapes[m].CPU < i {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(s.Shapes) && s.Shapes[lo].CPU == i {
+		return &s.Shapes[lo]
+	}
+	return nil
+}
+
 // BytesKept estimates the memory held by the store's records (not names).
 func (s *Store) BytesKept() int64 {
-	const gpuOp, span = 56, 48
-	return int64(cap(s.GPU))*gpuOp + int64(cap(s.CPU)+cap(s.Python)+cap(s.Annot))*span
+	const gpuOp, span, shapes = 56, 48, 24
+	return int64(cap(s.GPU))*gpuOp + int64(cap(s.CPU)+cap(s.Python)+cap(s.Annot))*span + int64(cap(s.Shapes))*shapes
 }

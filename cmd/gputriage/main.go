@@ -47,6 +47,9 @@ Flags:
   --format md|json     what to print on stdout (default md)
   --target-arch ARCH   architecture the results are judged against (default gfx950; any gfxNNN or smNN)
   --stage STAGE        keep only this stage (prefill, decode, …)
+  --peak-tflops N      (breakdown, triage) roofline compute roof in TFLOP/s, every dtype (default: the
+                       device table's peak for the trace's GPU)
+  --peak-gbps N        (breakdown, triage) roofline memory roof in GB/s (default: the device table's)
   --mapping FILE       (triage, overlap) a graph-off or capture trace; repeatable (the
                        file is an input: do not list it again)
   --formal FILE        (triage, overlap) a graph-on trace; repeatable (likewise)
@@ -69,6 +72,7 @@ type flags struct {
 	quiet, gzip, force                 bool
 	inputs, mapping, formal            []string
 	compare                            [2]analyzer.RunIdentity
+	peakTFLOPS, peakGBPS               float64
 }
 
 // parseFlags accepts flags before, between and after the inputs.
@@ -117,6 +121,20 @@ func parseFlags(args []string) (flags, error) {
 				f.mapping = append(f.mapping, v)
 			} else {
 				f.formal = append(f.formal, v)
+			}
+		case "peak-tflops", "peak-gbps":
+			v, err2 := needVal()
+			if err2 != nil {
+				return f, err2
+			}
+			x, err2 := strconv.ParseFloat(v, 64)
+			if err2 != nil || x <= 0 {
+				return f, fmt.Errorf("--%s: %q is not a positive number", name, v)
+			}
+			if name == "peak-tflops" {
+				f.peakTFLOPS = x
+			} else {
+				f.peakGBPS = x
 			}
 		case "gzip":
 			f.gzip = true
@@ -223,7 +241,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	opts, _ := json.Marshal(analyzer.Options{Command: cmd, TargetArch: f.target, Stage: f.stage, Mapping: f.mapping, Formal: f.formal,
-		Force: f.force, Compare: f.compare})
+		Force: f.force, Compare: f.compare, PeakTFLOPS: f.peakTFLOPS, PeakGBPS: f.peakGBPS})
 
 	eng, err := newEngine(f.engine)
 	if err != nil {

@@ -11,10 +11,11 @@ import { renderCrash } from './crash.js';
 import { renderOverlap } from './overlap.js';
 import { renderFuse } from './fuse.js';
 import { renderRanks } from './ranks.js';
+import { renderRoofline } from './roofline.js';
 import { renderExport } from './export.js';
 
 const NAV = [
-  ['summary', 'summary'], ['breakdown', 'categories'], ['kernels', 'kernels'], ['timeline', 'timeline'],
+  ['summary', 'summary'], ['breakdown', 'categories'], ['kernels', 'kernels'], ['roofline', 'roofline'], ['timeline', 'timeline'],
   ['ranks', 'ranks'], ['lanes', 'streams'], ['overlap', 'overlap'], ['fuse', 'fuse'], ['crash', 'crash'], ['export', 'export'],
 ];
 
@@ -33,6 +34,7 @@ export function renderReport(root, result, opts = {}) {
     renderSummary(result, a('profile_metadata.json'), opts.stats, { overlap: ov, roles: opts.roles, fix: opts.fix }),
     renderBreakdown(bd),
     renderKernels(a('kernel_table.json')),
+    renderRoofline(a('roofline.json')),
     renderTimeline(a('gpu_timeline.json')),
     renderRanks(bd),
     renderLanes(a('gpu_lanes.json')),

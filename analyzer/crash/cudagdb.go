@@ -1,0 +1,142 @@
+package crash
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// cuda-gdb attached to a hung process (NVIDIA's counterpart of seed 003's
+// rocgdb dump): "info cuda kernels" lists the kernel as Active with no CUDA
+// exception, "info cuda threads" shows how many threads sit at one virtual
+// PC. Read by the incident parser, turned into gpu_kernel_hang by
+// cudaHang at assembly time.
+
+type cudaHangFacts struct {
+	kernels []cudaKernel
+	threads []cudaThreads // info cuda threads rows
+	inRows  bool
+	rowLine int
+	ev      []Evidence
+}
+
+type cudaKernel struct {
+	id, status, grid, block, name string
+	ev                            Evidence
+}
+
+type cudaThreads struct {
+	count     int
+	pc, where string
+	from, to  string // block/thread ranges
+}
+
+var (
+	reCudaKernelRow = regexp.MustCompile(`^\*?\s*(\d+)\s+(?:-|\d+)\s+(\d+)\s+(\d+)\s+(Active|Terminated|Sleeping|Pending)\s+(0x[0-9a-fA-F]+)\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(.+)$`)
+	reCudaThreadRow = regexp.MustCompile(`^\*?\s*(\([\d,]+\))\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(\d+)\s+(0x[0-9a-fA-F]+)(?:\s+(\S+)\s+(\d+))?\s*$`)
+)
+
+// cudaLine reads cuda-gdb kernel and thread tables; true when consumed.
+func (p *incidentParser) cudaLine(l *line) bool {
+	t := l.text
+	s := p.s
+	c := &s.b.facts.inc.cuda
+	if strings.Contains(t, "Virtual PC") {
+		c.inRows, c.rowLine = true, l.no
+		return true
+	}
+	if m := reCudaKernelRow.FindStringSubmatch(t); m != nil {
+		if len(c.kernels) < 64 {
+			name := strings.TrimSpace(m[8])
+			if i := strings.IndexByte(name, '('); i > 0 {
+				name = name[:i]
+			}
+			c.kernels = append(c.kernels, cudaKernel{id: m[1], status: m[4], grid: m[6], block: m[7], name: name, ev: l.ev(s)})
+		}
+		return true
+	}
+	if c.inRows && l.no-c.rowLine <= 64 {
+		if m := reCudaThreadRow.FindStringSubmatch(t); m != nil {
+			c.rowLine = l.no
+			if len(c.threads) < 256 {
+				w := ""
+				if m[7] != "" {
+					w = m[7] + ":" + m[8]
+				}
+				c.threads = append(c.threads, cudaThreads{count: atoiDef(m[5], 0), pc: normPC(m[6]), where: w, from: m[1] + m[2], to: m[3] + m[4]})
+				if len(c.ev) < 4 {
+					c.ev = append(c.ev, l.ev(s))
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// cudaHang: an Active kernel in a cuda-gdb attach without any CUDA
+// exception is a kernel that does not finish.
+func (b *builder) cudaHang(s *Session, work map[string]*agg) {
+	c := &b.facts.inc.cuda
+	var active *cudaKernel
+	for i := range c.kernels {
+		if c.kernels[i].status == "Active" {
+			active = &c.kernels[i]
+			break
+		}
+	}
+	if active == nil {
+		return
+	}
+	for _, cl := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction} {
+		if work[cl] != nil {
+			return
+		}
+	}
+	a := work[ClassGPUKernelHang]
+	if a == nil {
+		a = newAgg(ClassGPUKernelHang, 0)
+		work[ClassGPUKernelHang] = a
+	}
+	a.f.Count++
+	a.strong = true
+	a.evidence(active.ev)
+	a.setKernel(active.name, "cuda-gdb info cuda kernels (Active, no CUDA exception)", 70)
+	a.addReason("cuda-gdb shows the kernel still Active with no CUDA exception: it never completes")
+	a.detail("stuck_kernel", active.name)
+	a.detail("cuda_grid", active.grid)
+	a.detail("cuda_block_dim", active.block)
+	conf := 0.6
+	total, best := 0, -1
+	for i, r := range c.threads {
+		total += r.count
+		if best < 0 || r.count > c.threads[best].count {
+			best = i
+		}
+	}
+	h := a.f.Hang
+	if h == nil {
+		h = &HangEvidence{Progress: "single_dump"}
+	}
+	if best >= 0 {
+		r := c.threads[best]
+		g := WaveGroup{PC: r.pc, Location: r.where, Kernel: active.name, Waves: r.count}
+		h.WaveGroups = append(h.WaveGroups, g)
+		desc := strconv.Itoa(r.count) + " of " + strconv.Itoa(total) + " threads of " + shortKernel(active.name) + " at " + r.pc
+		if r.where != "" {
+			desc += " (" + r.where + ")"
+		}
+		a.detail("pc_group", desc)
+		for _, e := range c.ev {
+			a.evidence(e)
+		}
+		if r.count*10 >= total*8 {
+			conf = 0.75
+			a.note(desc + ": the threads spin at one PC — a wait loop (flag / barrier / atomic counter) that is never satisfied; map the PC to the source line before forming a theory")
+		}
+	}
+	if conf > a.conf {
+		a.conf = conf
+	}
+	a.f.Hang = h
+}

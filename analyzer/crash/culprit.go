@@ -1,0 +1,421 @@
+package crash
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A culprit is computed, not guessed: each rule below reads one kind of
+// evidence and names the rank(s) / process(es) that the others waited for.
+// The strongest rule wins; rules that name the same rank corroborate it.
+
+type culpritCand struct {
+	c    Culprit
+	prio int  // lower wins
+	peer bool // names the victim of a barrier spin, not the straggler
+}
+
+type culpritSet struct {
+	cands []culpritCand
+	multi *Culprit // several ranks failed at once
+}
+
+const (
+	prioFault = iota
+	prioEnqueued
+	prioFlight
+	prioOpCount
+	prioPySpy
+	prioRocgdb
+	prioTorchrun
+	prioMissing
+)
+
+func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
+	inc := &b.facts.inc
+	cs := &culpritSet{}
+	mk := func(rank, pid int, gpu, reason, method string, evs ...Evidence) Culprit {
+		c := Culprit{Reason: reason, Method: method, Evidence: []Evidence{}}
+		if rank < 0 && pid > 0 {
+			if r, ok := inc.rankOf(pid); ok {
+				rank = r
+			}
+		}
+		if pid <= 0 && rank >= 0 {
+			pid = inc.pidOfRank(rank)
+		}
+		if rank >= 0 {
+			c.Rank = intp(rank)
+		}
+		if pid > 0 {
+			c.PID = intp(pid)
+			if h := inc.pidHost[pid]; h != "" {
+				c.Host = &h
+			}
+		}
+		if gpu != "" {
+			c.GPU = &gpu
+		}
+		for _, e := range evs {
+			if e.File != "" && len(c.Evidence) < 6 {
+				c.Evidence = append(c.Evidence, e)
+			}
+		}
+		return c
+	}
+	add := func(c Culprit, prio int) { cs.cands = append(cs.cands, culpritCand{c: c, prio: prio}) }
+
+	// 1. a GPU fault / host crash on one rank preceded the others' watchdogs
+	if work[ClassCollectiveTimeout] != nil || work[ClassCPUHang] != nil {
+		for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassHostSegfault} {
+			a := work[c]
+			if a == nil {
+				continue
+			}
+			ranks := sortedInts(a.ranks)
+			pid := 0
+			if a.f.PID != nil {
+				pid = *a.f.PID
+			}
+			if len(ranks) == 1 || pid > 0 && len(ranks) == 0 {
+				r := -1
+				if len(ranks) == 1 {
+					r = ranks[0]
+				}
+				ev := append([]Evidence(nil), a.evFirst[:min(2, len(a.evFirst))]...)
+				add(mk(r, pid, a.f.Device, "this rank hit a "+c+" ("+clip(a.f.Reason, 80)+"); the other ranks' collective watchdogs fired afterwards", "the rank whose fault preceded the others' watchdog timeouts", ev...), prioFault)
+			}
+			break
+		}
+	}
+	// 2. watchdog / dump-signal lines: last enqueued work per rank
+	if len(inc.ranks) >= 2 {
+		rs := sortedRankKeys(inc.ranks)
+		maxEnq, n := -1<<31, 0
+		for _, r := range rs {
+			if st := inc.ranks[r]; st.hasEnq {
+				n++
+				if st.enq > maxEnq {
+					maxEnq = st.enq
+				}
+			}
+		}
+		var behind []int
+		var evs []Evidence
+		for _, r := range rs {
+			if st := inc.ranks[r]; st.hasEnq && st.enq < maxEnq {
+				behind = append(behind, r)
+				evs = append(evs, st.ev)
+			}
+		}
+		if n >= 2 && len(behind) > 0 && len(behind) < n {
+			for _, r := range rs {
+				if st := inc.ranks[r]; st.hasEnq && st.enq == maxEnq && len(evs) < 4 {
+					evs = append(evs, st.ev)
+					break
+				}
+			}
+			c := mk(behind[0], 0, "", "rank(s) "+intsString(behind)+" enqueued only up to work "+strconv.Itoa(inc.ranks[behind[0]].enq)+" while the others enqueued "+strconv.Itoa(maxEnq)+": they never issued the collective the others wait in", "watchdog 'last enqueued NCCL work' compared across ranks", evs...)
+			if len(behind) > 1 {
+				c.Rank, c.Ranks = nil, behind
+			}
+			add(c, prioEnqueued)
+		}
+	}
+	// 3. flight-recorder dumps
+	if c, ok := frCulprit(inc, mk); ok {
+		add(c, prioFlight)
+	}
+	// 4. NCCL_DEBUG=INFO opCounts
+	if len(inc.ops) >= 2 {
+		keys := make([]string, 0, len(inc.ops))
+		for k := range inc.ops {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var hi int64 = -1
+		for _, k := range keys {
+			if inc.ops[k].last > hi {
+				hi = inc.ops[k].last
+			}
+		}
+		var lag []*opState
+		for _, k := range keys {
+			if o := inc.ops[k]; o.last < hi {
+				lag = append(lag, o)
+			}
+		}
+		if len(lag) > 0 && len(lag) < len(keys) {
+			o := lag[0]
+			c := mk(-1, o.pid, "", "pid "+strconv.Itoa(o.pid)+" on "+o.host+" last issued opCount "+strconv.FormatInt(o.last, 16)+" while the others reached opCount "+strconv.FormatInt(hi, 16)+": it never issued the next collective", "NCCL_DEBUG=INFO opCount per process", o.ev)
+			if c.Host == nil {
+				h := o.host
+				c.Host = &h
+			}
+			if len(lag) > 1 {
+				c.Rank, c.PID = nil, nil
+				for _, x := range lag {
+					c.PIDs = append(c.PIDs, x.pid)
+					if r, ok := inc.rankOf(x.pid); ok {
+						c.Ranks = append(c.Ranks, r)
+					}
+				}
+			}
+			add(c, prioOpCount)
+		} else if inc.worldSize > len(keys) && len(keys) > 0 {
+			seen := map[int]bool{}
+			for _, k := range keys {
+				if r, ok := inc.rankOf(inc.ops[k].pid); ok {
+					seen[r] = true
+				}
+			}
+			if len(seen) == len(keys) {
+				var miss []int
+				for r := 0; r < inc.worldSize; r++ {
+					if !seen[r] {
+						miss = append(miss, r)
+					}
+				}
+				if len(miss) > 0 && len(miss) < inc.worldSize {
+					c := mk(miss[0], 0, "", "rank(s) "+intsString(miss)+" of "+strconv.Itoa(inc.worldSize)+" never logged an opCount", "NCCL_DEBUG=INFO opCount per rank (a rank without any collective)")
+					if len(miss) > 1 {
+						c.Rank, c.Ranks = nil, miss
+					}
+					add(c, prioOpCount)
+				}
+			}
+		}
+	}
+	// 5. py-spy: one process not in the collective the others wait in
+	if len(inc.pyProcs) >= 2 {
+		var coll, odd []*pyProc
+		for _, p := range inc.pyProcs {
+			if p.state == "collective" {
+				coll = append(coll, p)
+			} else {
+				odd = append(odd, p)
+			}
+		}
+		if len(coll) > 0 && len(odd) > 0 && len(odd) < len(coll) {
+			o := odd[0]
+			what := map[string]string{"gpu_wait": "waits for the GPU (" + clip(o.frame, 100) + ")", "busy": "is busy (" + clip(o.frame, 100) + ")", "idle": "is idle outside any collective"}[o.state]
+			c := mk(o.rank, o.pid, "", "pid "+strconv.Itoa(o.pid)+" "+what+" while "+strconv.Itoa(len(coll))+" other process(es) wait in a collective ("+clip(coll[0].frame, 80)+")", "py-spy dumps of "+strconv.Itoa(len(inc.pyProcs))+" processes: the one not in the collective", o.ev, coll[0].ev)
+			if len(odd) > 1 {
+				c.Rank, c.PID = nil, nil
+				for _, x := range odd {
+					c.PIDs = append(c.PIDs, x.pid)
+					if x.rank >= 0 {
+						c.Ranks = append(c.Ranks, x.rank)
+					}
+				}
+			}
+			add(c, prioPySpy)
+		}
+	}
+	// 6. rocgdb: the attached worker holds the stuck kernel
+	if h := work[ClassGPUKernelHang]; h != nil && h.f.Hang != nil && h.f.Hang.Progress != "moving" && len(h.f.Hang.Dispatches) > 0 {
+		hv := h.f.Hang
+		gpu := hv.Dispatches[0].GPU
+		k := h.f.Kernel
+		pid, who := 0, "the attached worker"
+		if hv.AttachedPID != nil {
+			pid = *hv.AttachedPID
+			who = "pid " + strconv.Itoa(pid)
+		}
+		c := mk(-1, pid, gpu, who+" holds the dispatch that never completes ("+kernelBase(k)+")", "rocgdb dump of the attached worker: its in-flight dispatch", h.evFirst[:min(2, len(h.evFirst))]...)
+		cand := culpritCand{c: c, prio: prioRocgdb}
+		if h.details["hang_kind"] == "cross_rank_barrier_spin" {
+			cand.peer = true
+			cand.c.Reason = who + " spins in the barrier of " + kernelBase(k) + ": it waits for a peer rank, which is the real straggler"
+		}
+		cs.cands = append(cs.cands, cand)
+	}
+	// 7. torchrun: the root-cause entry (SIGABRT & co.) vs SIGTERM'd siblings
+	if inc.rootEv != nil && exitSignal(inc.rootExit) != "SIGTERM" {
+		reason := "torchrun's root-cause entry: exit " + strconv.Itoa(inc.rootExit)
+		if sig := exitSignal(inc.rootExit); sig != "" {
+			reason += " (" + sig + ")"
+		}
+		if len(inc.sigterm) > 0 {
+			reason += "; the launcher then sent SIGTERM to " + strconv.Itoa(len(inc.sigterm)) + " sibling(s) (collateral)"
+		}
+		add(mk(inc.rootRank, inc.rootPID, "", reason, "torchrun failure summary (first observed failure vs SIGTERM collateral)", *inc.rootEv), prioTorchrun)
+	} else if c, ok := exitCulprit(b.facts.exits, mk); ok {
+		add(c, prioTorchrun)
+	}
+	// 8. watchdogs from every rank but one
+	if a := work[ClassCollectiveTimeout]; a != nil {
+		reporting := map[int]bool{}
+		for r := range a.ranks {
+			reporting[r] = true
+		}
+		for r, st := range inc.ranks {
+			if st.hasSeq || st.hasEnq {
+				reporting[r] = true
+			}
+		}
+		ws := inc.worldSize
+		maxR := -1
+		for r := range reporting {
+			maxR = max(maxR, r)
+		}
+		var miss []int
+		limit := ws
+		if limit == 0 {
+			limit = maxR + 1 // only gaps below the highest reporting rank
+		}
+		for r := 0; r < limit && len(reporting) > 0; r++ {
+			if !reporting[r] {
+				miss = append(miss, r)
+			}
+		}
+		if len(miss) > 0 && len(miss) < limit {
+			how := "gap in the reporting ranks"
+			var evs []Evidence
+			if ws > 0 {
+				how = "world size " + strconv.Itoa(ws)
+				if inc.wsEv != nil {
+					evs = append(evs, *inc.wsEv)
+				}
+			}
+			evs = append(evs, a.evFirst[:min(2, len(a.evFirst))]...)
+			c := mk(miss[0], 0, "", "every rank but "+intsString(miss)+" reports the watchdog timeout ("+how+"): the missing rank never reached the collective", "watchdog SeqNum lines per rank: the rank that does not report", evs...)
+			if len(miss) > 1 {
+				c.Rank, c.Ranks = nil, miss
+			}
+			add(c, prioMissing)
+		}
+	}
+	// several ranks / queues failed at once
+	for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction} {
+		a := work[c]
+		if a == nil || !(len(a.ranks) > 1 || a.queueN > 1) {
+			continue
+		}
+		m := Culprit{Reason: "every rank failed with the same " + c + " at once: a data-dependent bug shared by all ranks (the same batch / positions), not one straggler", Method: "identical faults on " + strconv.Itoa(max(len(a.ranks), a.queueN)) + " ranks / queues", Evidence: append([]Evidence{}, a.evFirst[:min(2, len(a.evFirst))]...)}
+		if len(a.ranks) > 1 {
+			m.Ranks = sortedInts(a.ranks)
+		}
+		cs.multi = &m
+		break
+	}
+	sort.SliceStable(cs.cands, func(i, j int) bool { return cs.cands[i].prio < cs.cands[j].prio })
+	return cs
+}
+
+// forClass picks the culprit of a finding: the best straggler rule; for a
+// hang whose only evidence is the spinning worker, that worker (flagged).
+func (cs *culpritSet) forClass(class string, a *agg) *Culprit {
+	var best *culpritCand
+	for i := range cs.cands {
+		c := &cs.cands[i]
+		if c.peer {
+			continue
+		}
+		best = c
+		break
+	}
+	if best == nil {
+		if (class == ClassGPUMemoryFault || class == ClassDeviceAssert || class == ClassIllegalInstruction) && cs.multi != nil {
+			m := *cs.multi
+			return &m
+		}
+		for i := range cs.cands {
+			if cs.cands[i].peer {
+				c := cs.cands[i].c
+				c.Method += " (victim side: the straggler is not in the evidence)"
+				return &c
+			}
+		}
+		if cs.multi != nil {
+			m := *cs.multi
+			return &m
+		}
+		return &Culprit{Reason: "not determined: the evidence does not show which rank the others waited for (add every rank's log, py-spy dumps of all ranks, or flight-recorder dumps)", Method: "none", Evidence: []Evidence{}}
+	}
+	c := best.c
+	c.Evidence = append([]Evidence(nil), c.Evidence...)
+	var agree []string
+	for i := range cs.cands {
+		o := &cs.cands[i]
+		if o == best || o.c.Method == c.Method {
+			continue
+		}
+		if sameCulprit(&c, &o.c) {
+			agree = append(agree, o.c.Method)
+			if c.GPU == nil && o.c.GPU != nil {
+				c.GPU = o.c.GPU
+			}
+			if c.PID == nil && o.c.PID != nil && o.c.Rank != nil && c.Rank != nil && *o.c.Rank == *c.Rank {
+				c.PID = o.c.PID
+			}
+			if c.Host == nil && o.c.Host != nil {
+				c.Host = o.c.Host
+			}
+			for _, e := range o.c.Evidence {
+				if len(c.Evidence) < 8 {
+					c.Evidence = append(c.Evidence, e)
+				}
+			}
+		}
+	}
+	if len(agree) > 0 {
+		c.Method += "; corroborated by " + strings.Join(agree, "; ")
+	}
+	return &c
+}
+
+func sameCulprit(a, b *Culprit) bool {
+	switch {
+	case a.Rank != nil && b.Rank != nil:
+		return *a.Rank == *b.Rank
+	case a.PID != nil && b.PID != nil:
+		return *a.PID == *b.PID
+	case len(a.Ranks) > 0 && len(b.Ranks) > 0:
+		return intsKey(a.Ranks) == intsKey(b.Ranks)
+	}
+	return false
+}
+
+// exitCulprit: without a torchrun root-cause table, the one process that
+// died of a signal other than SIGTERM while its siblings got SIGTERM.
+func exitCulprit(exits []exitFact, mk func(int, int, string, string, string, ...Evidence) Culprit) (Culprit, bool) {
+	var root []exitFact
+	term := 0
+	for _, e := range exits {
+		switch e.signal {
+		case "SIGTERM":
+			term++
+		case "":
+		default:
+			if e.rank >= 0 || e.pid > 0 {
+				root = append(root, e)
+			}
+		}
+	}
+	if len(root) != 1 || term == 0 {
+		return Culprit{}, false
+	}
+	e := root[0]
+	return mk(e.rank, e.pid, "", "the only process that died of "+e.signal+"; "+strconv.Itoa(term)+" other(s) got SIGTERM from the launcher (collateral)", "exit signals per rank: root signal vs SIGTERM collateral", e.ev), true
+}
+
+func (inc *incidentFacts) pidOfRank(rank int) int {
+	best := 0
+	for pid, r := range inc.pidRank {
+		if r == rank && (best == 0 || pid < best) {
+			best = pid
+		}
+	}
+	return best
+}
+
+func sortedRankKeys(m map[int]*rankState) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}

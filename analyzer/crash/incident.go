@@ -1,0 +1,311 @@
+package crash
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// One incident across files (issue 9): hang evidence from rocgdb dumps,
+// py-spy, NCCL logs, watchdogs, torchrun and flight-recorder dumps is kept
+// session-wide (incidentFacts) and turned into findings, culprits and a
+// root-cause order only when the diagnosis is assembled (finalize.go calls
+// hangFindings, incident and orderByCause).
+
+// HangEvidence is what rocgdb dumps show about a GPU-side hang.
+type HangEvidence struct {
+	Dumps       int          `json:"dumps"`
+	Progress    string       `json:"progress"` // stuck | moving | single_dump | none
+	AttachedPID *int         `json:"attached_pid"`
+	Agents      []GPUAgent   `json:"agents,omitempty"`
+	Dispatches  []Dispatch   `json:"dispatches,omitempty"`
+	Queues      []QueueState `json:"stalled_queues,omitempty"`
+	WaveGroups  []WaveGroup  `json:"wave_groups,omitempty"`
+	HostStack   []string     `json:"host_stack,omitempty"`
+	HostWait    string       `json:"host_wait,omitempty"` // item | synchronize | collective
+	GPUBusy     []string     `json:"gpu_busy,omitempty"`  // rocm-smi rows at 100 %
+}
+
+// GPUAgent is one info agents row.
+type GPUAgent struct {
+	ID       int    `json:"id"`
+	GPUID    string `json:"gpuid,omitempty"`
+	Arch     string `json:"arch,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Location string `json:"location,omitempty"` // PCI BDF
+}
+
+// Dispatch is one in-flight dispatch (info dispatches).
+type Dispatch struct {
+	ID        string `json:"id"` // agent:queue:dispatch
+	Queue     string `json:"queue"`
+	PKID      string `json:"pkid,omitempty"`
+	Grid      string `json:"grid,omitempty"`
+	Workgroup string `json:"workgroup,omitempty"`
+	Fence     string `json:"fence,omitempty"`
+	Kernel    string `json:"kernel"`
+	GPU       string `json:"gpu,omitempty"`   // the agent's PCI location
+	Dumps     int    `json:"dumps,omitempty"` // dumps that list it
+}
+
+// QueueState is one info queues row with packets pending (Write > Read).
+type QueueState struct {
+	ID      string `json:"id"` // agent:queue
+	QID     string `json:"qid,omitempty"`
+	Type    string `json:"type"` // HSA (kernels) | DMA (copies) | …
+	Read    int64  `json:"read"`
+	Write   int64  `json:"write"`
+	Pending int64  `json:"pending"`
+}
+
+// WaveGroup is the waves of one kernel stopped at one PC (info threads).
+type WaveGroup struct {
+	PC         string   `json:"pc,omitempty"`
+	Location   string   `json:"location,omitempty"` // file:line or code object
+	Kernel     string   `json:"kernel"`
+	Waves      int      `json:"waves"`
+	Workgroups int      `json:"workgroups"`
+	ThreadIdx  []int    `json:"thread_idx,omitempty"` // threadIdx.x of the active lanes listed
+	Dispatches []string `json:"dispatches,omitempty"`
+}
+
+// Culprit names the rank / process / GPU that caused a hang or timeout.
+type Culprit struct {
+	Rank     *int       `json:"rank"`
+	PID      *int       `json:"pid"`
+	Host     *string    `json:"host"`
+	GPU      *string    `json:"gpu"`
+	Ranks    []int      `json:"ranks,omitempty"`
+	PIDs     []int      `json:"pids,omitempty"`
+	Reason   string     `json:"reason"`
+	Method   string     `json:"method"` // how it was computed
+	Evidence []Evidence `json:"evidence"`
+}
+
+// incidentFacts are the session-wide hang / multi-rank observations.
+type incidentFacts struct {
+	gdbDumps   []*gdbDump
+	pyProcs    []*pyProc
+	pidRank    map[int]int
+	pidHost    map[int]string
+	ranks      map[int]*rankState // watchdog / dump-signal per rank
+	ops        map[string]*opState
+	worldSize  int
+	wsEv       *Evidence
+	rootRank   int // torchrun "Root Cause" table (-1: not given)
+	rootPID    int
+	rootExit   int
+	rootEv     *Evidence
+	dumpFrom   []int // "dump signal … from rank N": the ranks that timed out first
+	dumpFromEv *Evidence
+	sigterm    []int // pids sent SIGTERM by the launcher
+	smiBusy    []string
+	smiEv      []Evidence
+	fr         []frRank
+	cuda       cudaHangFacts
+}
+
+type rankState struct {
+	seq, enq, comp int
+	hasSeq, hasEnq bool
+	op             string
+	pid            int
+	ev             Evidence
+}
+
+type opState struct {
+	host         string
+	pid, dev     int
+	rank, nranks int
+	last         int64 // highest opCount
+	op           string
+	ev           Evidence
+}
+
+// pyProc is one process of a py-spy dump.
+type pyProc struct {
+	pid, rank int
+	host      string
+	state     string // gpu_wait | collective | busy | idle
+	frame     string
+	ev        Evidence
+}
+
+func (inc *incidentFacts) mapPID(pid, rank int) {
+	if pid <= 0 || rank < 0 {
+		return
+	}
+	if inc.pidRank == nil {
+		inc.pidRank = map[int]int{}
+	}
+	if _, ok := inc.pidRank[pid]; !ok && len(inc.pidRank) < maxRanks {
+		inc.pidRank[pid] = rank
+	}
+}
+
+func (inc *incidentFacts) rankOf(pid int) (int, bool) {
+	r, ok := inc.pidRank[pid]
+	return r, ok
+}
+
+func (inc *incidentFacts) rank(r int) *rankState {
+	if inc.ranks == nil {
+		inc.ranks = map[int]*rankState{}
+	}
+	st := inc.ranks[r]
+	if st == nil {
+		if len(inc.ranks) >= maxRanks {
+			return &rankState{}
+		}
+		st = &rankState{}
+		inc.ranks[r] = st
+	}
+	return st
+}
+
+func newAgg(class string, conf float64) *agg {
+	a := &agg{f: Finding{Class: class}, ranks: map[int]bool{}, details: map[string]string{}, order: 1 << 19}
+	a.conf = conf
+	return a
+}
+
+// causes maps a consequence class to the classes that explain it, first
+// match wins: a reset or watchdog caused by a hang never outranks the hang.
+var causes = map[string][]string{
+	ClassGPUHangReset:      {ClassGPUKernelHang},
+	ClassCollectiveTimeout: {ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUKernelHang, ClassGPUHangReset, ClassHostSegfault},
+	ClassCPUHang:           {ClassGPUKernelHang, ClassGPUMemoryFault, ClassDeviceAssert, ClassCollectiveTimeout},
+	ClassHostOOMKill:       {},
+	ClassRCCLTransport:     {},
+}
+
+// incident links findings of one incident: culprits for hang / timeout /
+// multi-rank findings, the same GPU across files, consequence_of.
+func (b *builder) incident(s *Session, work map[string]*agg) {
+	inc := &b.facts.inc
+	for _, c := range Classes {
+		a := work[c]
+		if a == nil {
+			continue
+		}
+		for _, cause := range causes[c] {
+			ca := work[cause]
+			if ca == nil || ca == a || !sameIncident(a, ca) {
+				continue
+			}
+			a.f.ConsequenceOf = cause
+			a.note("a consequence of the " + cause + " finding (root cause first)")
+			break
+		}
+	}
+	// the GPU reset on the device the stuck kernel runs on
+	if r, h := work[ClassGPUHangReset], work[ClassGPUKernelHang]; r != nil && h != nil && h.f.Hang != nil {
+		for _, d := range h.f.Hang.Dispatches {
+			if d.GPU != "" && r.f.Device != "" && sameBDF(d.GPU, r.f.Device) {
+				r.note("the reset GPU " + r.f.Device + " is the one running the stuck dispatch " + d.ID + " (" + shortKernel(d.Kernel) + ") in the rocgdb dump")
+				h.note("the driver reset this GPU (" + r.f.Device + ", dmesg) after the kernel hung")
+				break
+			}
+		}
+	}
+	if a := work[ClassCollectiveTimeout]; a != nil && len(inc.dumpFrom) > 0 {
+		a.note("the dump signal came from rank(s) " + intsString(inc.dumpFrom) + ": the rank(s) whose watchdog fired first — a waiter, not necessarily the straggler")
+		if inc.dumpFromEv != nil {
+			a.evidence(*inc.dumpFromEv)
+		}
+	}
+	cul := b.culprits(s, work)
+	// a multi-process launch (torchrun) names its root cause: the top finding carries it
+	top := ""
+	if inc.rootEv != nil || len(inc.sigterm) > 0 {
+		for _, c := range Classes {
+			if work[c] != nil {
+				top = c
+				break
+			}
+		}
+	}
+	for _, c := range Classes {
+		a := work[c]
+		if a == nil {
+			continue
+		}
+		multi := len(a.ranks) > 1 || a.queueN > 1
+		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi && c != top {
+			continue
+		}
+		a.f.Culprit = cul.forClass(c, a)
+		if cp := a.f.Culprit; cp != nil {
+			if cp.Rank != nil {
+				a.detail("culprit_rank", strconv.Itoa(*cp.Rank))
+			}
+			if cp.PID != nil {
+				a.detail("culprit_pid", strconv.Itoa(*cp.PID))
+			}
+			if cp.GPU != nil {
+				a.detail("culprit_gpu", *cp.GPU)
+			}
+		}
+	}
+	_ = inc
+}
+
+// sameIncident: two findings belong to one incident unless their ranks or
+// devices say otherwise.
+func sameIncident(a, b *agg) bool {
+	if a.f.Device != "" && b.f.Device != "" && !sameBDF(a.f.Device, b.f.Device) {
+		return b.f.Class == ClassGPUKernelHang // a hang on one GPU stalls the collectives of all
+	}
+	return true
+}
+
+// sameBDF compares PCI addresses with or without the domain.
+func sameBDF(a, b string) bool {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	trim := func(x string) string {
+		if len(x) > 8 && x[4] == ':' {
+			return x[5:]
+		}
+		return x
+	}
+	return trim(a) == trim(b)
+}
+
+// orderByCause moves every finding marked consequence_of after the finding
+// it is a consequence of (stable otherwise).
+func orderByCause(fs []Finding) {
+	pos := func(class string) int {
+		for i := range fs {
+			if fs[i].Class == class {
+				return i
+			}
+		}
+		return -1
+	}
+	for range fs {
+		moved := false
+		for i := range fs {
+			c := fs[i].ConsequenceOf
+			if c == "" {
+				continue
+			}
+			j := pos(c)
+			if j > i {
+				f := fs[i]
+				copy(fs[i:j], fs[i+1:j+1])
+				fs[j] = f
+				moved = true
+				break
+			}
+		}
+		if !moved {
+			return
+		}
+	}
+}
+
+func intsKey(xs []int) string {
+	c := append([]int(nil), xs...)
+	sort.Ints(c)
+	return intsString(c)
+}

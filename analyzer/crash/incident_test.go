@@ -1,0 +1,257 @@
+package crash
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+func culpritRank(f *Finding) int {
+	if f == nil || f.Culprit == nil || f.Culprit.Rank == nil {
+		return -1
+	}
+	return *f.Culprit.Rank
+}
+
+func culpritPID(f *Finding) int {
+	if f == nil || f.Culprit == nil || f.Culprit.PID == nil {
+		return -1
+	}
+	return *f.Culprit.PID
+}
+
+// Seed 003 R3 + R3.5 from one dump: the stuck collective kernel, its PC
+// group with threadIdx 0..ngpus-1, the blocked .item(), DMA vs HSA queues,
+// rocm-smi 100 %.
+func TestRocgdbSingleDumpBarrierSpin(t *testing.T) {
+	d := goldenCase(t, "rocgdb_allgather_spin.golden.json", "testdata/rocgdb_allgather_spin.txt")
+	f := hasClass(d, ClassGPUKernelHang)
+	if f == nil || f.Hang == nil || d.Findings[0].Class != ClassGPUKernelHang {
+		t.Fatalf("%s", d.JSON())
+	}
+	h := f.Hang
+	if len(h.WaveGroups) != 1 || h.WaveGroups[0].Waves != 8 || h.WaveGroups[0].PC != "0x7f1c1a204b3c" || len(h.WaveGroups[0].ThreadIdx) != 8 || h.WaveGroups[0].ThreadIdx[7] != 7 {
+		t.Fatalf("wave groups: %+v", h.WaveGroups)
+	}
+	if f.Details["hang_kind"] != "cross_rank_barrier_spin" || h.HostWait != "item" || len(h.Agents) != 8 || len(h.GPUBusy) != 8 {
+		t.Fatalf("%s", d.JSON())
+	}
+	if len(h.Queues) != 2 || h.Queues[1].Type != "DMA" || h.Queues[0].Pending != 3 {
+		t.Fatalf("queues: %+v", h.Queues)
+	}
+	if len(h.Dispatches) != 1 || h.Dispatches[0].GPU != "0000:a6:00.0" || h.Dispatches[0].Grid != "[20480,1,1]" || h.Dispatches[0].Fence != "B|Aa|Ra" {
+		t.Fatalf("dispatches: %+v", h.Dispatches)
+	}
+	// the dumped worker is a victim of the barrier: named, but flagged
+	if culpritPID(f) != 52113 || f.Culprit.GPU == nil || *f.Culprit.GPU != "0000:a6:00.0" {
+		t.Fatalf("culprit: %+v", f.Culprit)
+	}
+	if f.ConfidenceLevel != "high" {
+		t.Fatalf("confidence %v", f.Confidence)
+	}
+}
+
+// "No dispatches / No queues are currently active" while agents are listed:
+// the debug agent holds the hook.
+func TestRocgdbDebugAgentHoldsHook(t *testing.T) {
+	d := goldenCase(t, "rocgdb_debug_agent_hook.golden.json", "testdata/rocgdb_debug_agent_hook.txt")
+	f := hasClass(d, ClassGPUKernelHang)
+	if f == nil || f.Details["rocgdb_no_dispatches"] == "" || f.ConfidenceLevel != "low" {
+		t.Fatalf("%s", d.JSON())
+	}
+}
+
+// Two dumps whose wave PCs moved: slow, not hung.
+func TestRocgdbProgressMoving(t *testing.T) {
+	d := goldenCase(t, "rocgdb_progress_moving.golden.json", "testdata/rocgdb_progress_1.txt", "testdata/rocgdb_progress_2.txt")
+	f := hasClass(d, ClassGPUKernelHang)
+	if f == nil || f.Hang == nil || f.Hang.Progress != "moving" || f.ConfidenceLevel == "high" || f.Hang.Dumps != 2 {
+		t.Fatalf("%s", d.JSON())
+	}
+}
+
+// Done-when of issue 9: server log + dmesg + two rocgdb dumps of a TP=8 job
+// name the stuck kernel, its PC group, the culprit rank / pid, and put the
+// GPU reset second.
+func TestIncidentTP8(t *testing.T) {
+	dir := "testdata/incident_tp8"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, e := range ents {
+		paths = append(paths, filepath.Join(dir, e.Name()))
+	}
+	sort.Strings(paths)
+	d := goldenCase(t, "incident_tp8.golden.json", paths...)
+	if len(d.Findings) < 3 || d.Findings[0].Class != ClassGPUKernelHang || d.Findings[1].Class != ClassGPUHangReset {
+		t.Fatalf("order: %s", d.JSON())
+	}
+	h := &d.Findings[0]
+	if h.Kernel != "aiter::gemm_a16w16_splitk_clean" || h.Details["pc_group"] == "" || h.Hang.Progress != "stuck" || h.Details["hang_kind"] != "split_k_shared_workspace" {
+		t.Fatalf("%s", d.JSON())
+	}
+	if culpritRank(h) != 3 || culpritPID(h) != 41207 || h.Culprit.GPU == nil || *h.Culprit.GPU != "0000:65:00.0" {
+		t.Fatalf("culprit: %+v", h.Culprit)
+	}
+	if d.Findings[1].ConsequenceOf != ClassGPUKernelHang {
+		t.Fatalf("reset not marked as a consequence: %s", d.JSON())
+	}
+	ct := hasClass(d, ClassCollectiveTimeout)
+	if ct == nil || ct.ConsequenceOf != ClassGPUKernelHang || culpritRank(ct) != 3 {
+		t.Fatalf("%s", d.JSON())
+	}
+}
+
+// py-spy of 8 ranks, one in synchronize() while the others wait in all_reduce.
+func TestPySpyStraggler(t *testing.T) {
+	d := goldenCase(t, "pyspy_tp8_straggler.golden.json", "testdata/pyspy_tp8_straggler.log")
+	f := hasClass(d, ClassGPUKernelHang)
+	if f == nil || culpritRank(f) != 5 || culpritPID(f) != 7106 || len(f.Ranks) != 1 || f.Ranks[0] != 5 {
+		t.Fatalf("%s", d.JSON())
+	}
+	if c := hasClass(d, ClassCPUHang); c == nil || culpritRank(c) != 5 || c.ConsequenceOf != ClassGPUKernelHang {
+		t.Fatalf("%s", d.JSON())
+	}
+}
+
+// NCCL_DEBUG=INFO: the rank that never issues the next opCount.
+func TestNCCLOpCountStraggler(t *testing.T) {
+	d := goldenCase(t, "nccl_opcount_straggler.golden.json", "testdata/nccl_opcount_straggler.log")
+	f := hasClass(d, ClassCollectiveTimeout)
+	if f == nil || culpritRank(f) != 2 || culpritPID(f) != 9003 || f.Culprit.Host == nil || *f.Culprit.Host != "node07" {
+		t.Fatalf("%s", d.JSON())
+	}
+}
+
+// "Received a dump signal … from rank N" lines with last enqueued work per
+// rank: the rank behind is the culprit, the sender is a waiter.
+func TestWatchdogDumpSignal(t *testing.T) {
+	d := goldenCase(t, "watchdog_dump_signal.golden.json", "testdata/watchdog_dump_signal.log")
+	f := hasClass(d, ClassCollectiveTimeout)
+	if f == nil || culpritRank(f) != 2 {
+		t.Fatalf("%s", d.JSON())
+	}
+}
+
+// torchrun: SIGABRT root cause vs SIGTERM collateral.
+func TestTorchrunRootCause(t *testing.T) {
+	d := goldenCase(t, "torchrun_sigabrt_root.golden.json", "testdata/torchrun_sigabrt_root.log")
+	if len(d.Findings) == 0 || culpritRank(&d.Findings[0]) != 2 || culpritPID(&d.Findings[0]) != 30413 {
+		t.Fatalf("%s", d.JSON())
+	}
+}
+
+// Watchdogs from every rank but one (world size from the log).
+func TestWatchdogMissingRank(t *testing.T) {
+	d := diagnoseFiles(t, "testdata/incident_tp8/server.log")
+	f := hasClass(d, ClassCollectiveTimeout)
+	if f == nil || culpritRank(f) != 3 || culpritPID(f) != 41207 {
+		t.Fatalf("%s", d.JSON())
+	}
+}
+
+// Flight-recorder dumps, pickled (protocols 2 and 4) and JSON.
+func TestFlightRecorder(t *testing.T) {
+	for _, c := range []struct{ golden, dir string }{{"fr_pickle.golden.json", "testdata/fr"}, {"fr_json.golden.json", "testdata/fr_json"}} {
+		ents, err := os.ReadDir(c.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, e := range ents {
+			if n := e.Name(); filepath.Ext(n) == "" || filepath.Ext(n) == ".json" {
+				paths = append(paths, filepath.Join(c.dir, n))
+			}
+		}
+		sort.Strings(paths)
+		d := goldenCase(t, c.golden, paths...)
+		f := hasClass(d, ClassCollectiveTimeout)
+		if f == nil || culpritRank(f) != 1 || len(d.Inputs) != 4 {
+			t.Fatalf("%s: %s", c.dir, d.JSON())
+		}
+	}
+}
+
+func TestUnpickleRejects(t *testing.T) {
+	for _, b := range [][]byte{{0x80, 2}, {0x80, 2, '}', 'X', 0xff, 0xff, 0xff, 0x7f}, {0x80, 2, 's', '.'}, {0x80, 2, 'I', '1', '\n', '.'}} {
+		if _, err := unpickle(b); err == nil {
+			t.Errorf("%q: no error", b)
+		}
+	}
+	// an unreadable pickle is named, not dropped
+	s := New()
+	s.BeginFile("fr_dump_rank_9")
+	s.Write([]byte{0x80, 2, '}', 'q', 0, 'I', '1', '\n', '.'})
+	s.EndFile()
+	d := s.Diagnosis()
+	if !contains(d.Inputs[0].Quality, "pickle_unreadable") {
+		t.Fatalf("%s", d.JSON())
+	}
+}
+
+// cuda-gdb attached to a spinning kernel: Active, no exception.
+func TestCudaGdbHang(t *testing.T) {
+	d := goldenCase(t, "cuda_gdb_hang.golden.json", "testdata/cuda_gdb_hang.log")
+	f := hasClass(d, ClassGPUKernelHang)
+	if f == nil || f.Kernel == "" || f.Details["pc_group"] == "" {
+		t.Fatalf("%s", d.JSON())
+	}
+	// a cuda-gdb stop on an exception stays a fault
+	d = diagnoseFiles(t, "testdata/cuda_gdb.log")
+	if hasClass(d, ClassGPUKernelHang) != nil {
+		t.Fatalf("%s", d.JSON())
+	}
+}
+
+func FuzzIncident(f *testing.F) {
+	seedFuzz(f, "testdata/incident_tp8/server.log", "testdata/nccl_opcount_straggler.log", "testdata/watchdog_dump_signal.log", "testdata/torchrun_sigabrt_root.log", "testdata/cuda_gdb_hang.log")
+	f.Fuzz(func(t *testing.T, data []byte, cut int) {
+		fuzzParser(t, only(func(s *Session) parser { return &incidentParser{s: s} }), data, cut)
+	})
+}
+
+func FuzzRocgdbDump(f *testing.F) {
+	seedFuzz(f, "testdata/rocgdb_allgather_spin.txt", "testdata/incident_tp8/rocgdb_pid41207_1.txt", "testdata/rocgdb_debug_agent_hook.txt")
+	f.Fuzz(func(t *testing.T, data []byte, cut int) {
+		fuzzParser(t, only(func(s *Session) parser { return &rocgdbParser{s: s} }), data, cut)
+	})
+}
+
+func FuzzUnpickle(f *testing.F) {
+	for r := 0; r < 4; r++ {
+		_, data := readInput(f, "testdata/fr/fr_dump_rank_"+string(rune('0'+r)))
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := unpickle(data)
+		if err == nil {
+			if doc, ok := v.(map[string]any); ok {
+				s := New()
+				s.BeginFile("fr_dump_rank_0")
+				frDoc(s, doc, 1)
+				s.EndFile()
+				if !jsonValid(s.Diagnosis().JSON()) {
+					t.Fatal("invalid JSON")
+				}
+			}
+		}
+	})
+}
+
+// torch's C++ pickler wraps typed dicts in torch.jit._pickle.restore_type_tag.
+func TestUnpickleTypeTag(t *testing.T) {
+	_, data := readInput(t, "testdata/fr/tagged_dict.bin")
+	v, err := unpickle(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := v.(map[string]any)
+	st, _ := doc["pg_status"].(map[string]any)
+	g, _ := st["0"].(map[string]any)
+	if pyIntDef(g["last_enqueued_collective"], -1) != 5 || pyIntDef(g["last_completed_collective"], -1) != 4 {
+		t.Fatalf("%#v", v)
+	}
+}

@@ -1,0 +1,186 @@
+package crash
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// incidentParser collects the per-rank facts a culprit is computed from:
+// watchdog SeqNums and last enqueued / completed work per rank, "dump
+// signal … from rank N", NCCL_DEBUG=INFO opCounts per process, the torchrun
+// "Root Cause" entry and SIGTERM'd siblings, rocm-smi GPU use, and pid ↔
+// rank pairs from line prefixes.
+type incidentParser struct {
+	s        *Session
+	rootLine int // "Root Cause (first observed failure):"
+	rootHost string
+}
+
+var (
+	reIncSeq       = regexp.MustCompile(`WorkNCCL\(SeqNum=(\d+), OpType=(\w+)`)
+	reIncEnq       = regexp.MustCompile(`(?i)last enqueued (?:\w+ )?work: (-?\d+), last completed (?:\w+ )?work: (-?\d+)`)
+	reIncDumpFrom  = regexp.MustCompile(`dump signal due to a collective timeout from\s+(this local rank|rank\s+(\d+))`)
+	reIncOpCount   = regexp.MustCompile(`^(\S+):(\d+):\d+ \[(\d+)\] NCCL INFO (\w+): opCount ([0-9a-fA-F]+)`)
+	reIncNranks    = regexp.MustCompile(`\[nranks=(\d+)\]`)
+	reIncInit      = regexp.MustCompile(`^(\S+):(\d+):\d+ \[(\d+)\] NCCL INFO .*?\bcomm 0x[0-9a-fA-F]+ rank (\d+) nranks (\d+)`)
+	reIncRootRank  = regexp.MustCompile(`^\s*rank\s*: (\d+)`)
+	reIncRootExit  = regexp.MustCompile(`^\s*exitcode\s*: (-?\d+) \(pid: (\d+)\)`)
+	reIncRootHost  = regexp.MustCompile(`^\s*host\s*: (\S+)`)
+	reIncSigterm   = regexp.MustCompile(`Sending process (\d+) closing signal SIGTERM`)
+	reIncSMI       = regexp.MustCompile(`^(GPU\[\d+\])\s*:\s*GPU use \(%\)\s*:\s*(\d+)`)
+	reIncWorld     = regexp.MustCompile(`\b(?:world_size|WORLD_SIZE|tp_size|tensor_parallel_size)\s*[=:]\s*(\d+)|\bin world size (\d+)`)
+	reIncPyspyPID  = regexp.MustCompile(`Pyspy dump for PID (\d+)`)
+	reIncPGRankTag = regexp.MustCompile(`\bRank (\d+)\]`)
+)
+
+func (p *incidentParser) beginFile(*Session) { p.rootLine, p.rootHost = 0, "" }
+func (p *incidentParser) endFile()           {}
+func (p *incidentParser) gate() uint64       { return kwIncident }
+func (p *incidentParser) active(int) bool    { return false }
+func (p *incidentParser) stateless()         {}
+
+func (p *incidentParser) line(l *line) {
+	t := l.text
+	s := p.s
+	inc := &s.b.facts.inc
+	if (inc.cuda.inRows || strings.Contains(t, "Virtual PC") || strings.Contains(t, "Active")) && p.cudaLine(l) {
+		return
+	}
+	if l.pid > 0 && l.rank >= 0 {
+		inc.mapPID(l.pid, l.rank)
+	}
+	rank := l.rank
+	if r := submatchIf(t, "Rank ", reIncPGRankTag); r != "" {
+		rank = atoiDef(r, rank)
+	}
+	switch {
+	case strings.Contains(t, "SeqNum="):
+		if m := reIncSeq.FindStringSubmatch(t); m != nil && rank >= 0 && strings.Contains(t, "imeout") {
+			st := inc.rank(rank)
+			if !st.hasSeq {
+				st.seq, st.hasSeq, st.op, st.ev = atoiDef(m[1], -1), true, m[2], l.ev(s)
+			}
+		}
+	case containsFoldASCII(t, "last enqueued"):
+		if m := reIncEnq.FindStringSubmatch(t); m != nil && rank >= 0 {
+			st := inc.rank(rank)
+			st.enq, st.comp, st.hasEnq = atoiDef(m[1], -1), atoiDef(m[2], -1), true
+			if st.ev.File == "" {
+				st.ev = l.ev(s)
+			}
+		}
+		if m := reIncDumpFrom.FindStringSubmatch(t); m != nil {
+			from := rank
+			if m[2] != "" {
+				from = atoiDef(m[2], -1)
+			}
+			if from >= 0 && !containsInt(inc.dumpFrom, from) && len(inc.dumpFrom) < 64 {
+				inc.dumpFrom = append(inc.dumpFrom, from)
+				if inc.dumpFromEv == nil {
+					ev := l.ev(s)
+					inc.dumpFromEv = &ev
+				}
+			}
+		}
+	case strings.Contains(t, "opCount"):
+		if m := reIncOpCount.FindStringSubmatch(t); m != nil {
+			key := m[1] + ":" + m[2]
+			if inc.ops == nil {
+				inc.ops = map[string]*opState{}
+			}
+			o := inc.ops[key]
+			if o == nil {
+				if len(inc.ops) >= maxRanks {
+					return
+				}
+				o = &opState{host: m[1], pid: atoiDef(m[2], 0), dev: atoiDef(m[3], -1), rank: -1, last: -1}
+				inc.ops[key] = o
+			}
+			if v, err := strconv.ParseInt(m[5], 16, 64); err == nil && v >= o.last {
+				o.last, o.op, o.ev = v, m[4], l.ev(s)
+			}
+			if n := atoiDef(submatch(reIncNranks, t), 0); n > inc.worldSize {
+				inc.worldSize = n
+			}
+			s.format("nccl_debug")
+		}
+	case strings.Contains(t, "nranks"):
+		if m := reIncInit.FindStringSubmatch(t); m != nil {
+			pid, r := atoiDef(m[2], 0), atoiDef(m[4], -1)
+			inc.mapPID(pid, r)
+			if inc.pidHost == nil {
+				inc.pidHost = map[int]string{}
+			}
+			if len(inc.pidHost) < maxRanks {
+				inc.pidHost[pid] = m[1]
+			}
+			if n := atoiDef(m[5], 0); n > inc.worldSize {
+				inc.worldSize = n
+				ev := l.ev(s)
+				inc.wsEv = &ev
+			}
+		}
+	case strings.Contains(t, "Root Cause"):
+		p.rootLine = l.no
+		if inc.rootEv == nil {
+			inc.rootRank = -1
+		}
+	case strings.Contains(t, "local_rank") && p.rootLine > 0 && l.no-p.rootLine <= 8:
+		if m := reIncRootRank.FindStringSubmatch(t); m != nil && inc.rootEv == nil {
+			inc.rootRank = atoiDef(m[1], -1)
+		}
+	case strings.Contains(t, "exitcode") && p.rootLine > 0 && l.no-p.rootLine <= 10:
+		if m := reIncRootExit.FindStringSubmatch(t); m != nil && inc.rootEv == nil {
+			inc.rootPID = atoiDef(m[2], 0)
+			inc.rootExit = atoiDef(m[1], 0)
+			ev := l.ev(s)
+			inc.rootEv = &ev
+			inc.mapPID(inc.rootPID, inc.rootRank)
+			if p.rootHost != "" {
+				inc.hostOf(inc.rootPID, p.rootHost)
+			}
+		}
+	case strings.Contains(t, "host") && p.rootLine > 0 && l.no-p.rootLine <= 8:
+		p.rootHost = submatch(reIncRootHost, t)
+	case strings.Contains(t, "closing signal"):
+		if m := reIncSigterm.FindStringSubmatch(t); m != nil && len(inc.sigterm) < 256 {
+			inc.sigterm = append(inc.sigterm, atoiDef(m[1], 0))
+		}
+	case strings.Contains(t, "GPU use"):
+		if m := reIncSMI.FindStringSubmatch(t); m != nil {
+			s.format("rocm_smi")
+			if atoiDef(m[2], 0) >= 99 && len(inc.smiBusy) < 64 {
+				inc.smiBusy = append(inc.smiBusy, m[1]+" "+m[2]+"%")
+				if len(inc.smiEv) < 4 {
+					inc.smiEv = append(inc.smiEv, l.ev(s))
+				}
+			}
+		}
+	case strings.Contains(t, "Pyspy dump for PID"):
+		if m := reIncPyspyPID.FindStringSubmatch(t); m != nil {
+			inc.mapPID(atoiDef(m[1], 0), l.rank)
+		}
+	}
+	if containsAny(t, "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size") {
+		m := reIncWorld.FindStringSubmatch(t)
+		n := 0
+		if m != nil {
+			n = atoiDef(m[1]+m[2], 0)
+		}
+		if n > 0 && n <= maxRanks && inc.worldSize == 0 {
+			inc.worldSize = n
+			ev := l.ev(s)
+			inc.wsEv = &ev
+		}
+	}
+}
+
+func (inc *incidentFacts) hostOf(pid int, host string) {
+	if inc.pidHost == nil {
+		inc.pidHost = map[int]string{}
+	}
+	if _, ok := inc.pidHost[pid]; !ok && len(inc.pidHost) < maxRanks {
+		inc.pidHost[pid] = host
+	}
+}
