@@ -78,7 +78,6 @@ func (h *inHand) addPID(pid int) {
 	}
 }
 
-
 // nextStepsFor is the one place where next steps meet the evidence: it
 // takes the class's generic steps (nextsteps.go), fills in what the inputs
 // name (pids, ranks, kernels, dump folders, the saved code object, the
