@@ -250,9 +250,9 @@ func LooksText(head []byte) bool {
 	}
 	h = bytes.ReplaceAll(h, []byte{0}, nil)
 	if len(h) == 0 {
-		// a BOM alone, or a head that is all NUL: the start of a
-		// copytruncate gap whose text comes later
-		return len(head) > 0
+		// a BOM alone is an empty UTF-16 text; NUL bytes alone are not
+		// text (the analyzer skips a leading NUL run before it sniffs)
+		return len(head) > 0 && enc != encUTF8
 	}
 	bad, n := 0, 0
 	for i := 0; i < len(h); {
