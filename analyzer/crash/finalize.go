@@ -351,6 +351,7 @@ func (b *builder) collectiveNotes(a *agg, work map[string]*agg) {
 
 // finding renders an aggregate.
 func (b *builder) finding(s *Session, a *agg) Finding {
+	b.degarbleKernels(a) // interleave.go
 	f := a.f
 	facts := &b.facts
 	f.Ranks = sortedInts(a.ranks)
