@@ -121,7 +121,7 @@ func commandLike(t string) bool {
 	if i := strings.IndexByte(t, ' '); i > 0 {
 		switch strings.ToLower(t[:i]) {
 		case "docker", "podman", "kubectl", "sudo", "grep", "egrep", "dmesg", "journalctl", "cat", "tail", "echo", "export",
-			"rocm-smi", "amd-smi", "nvidia-smi", "rocgdb", "py-spy", "rocminfo", "why", "what", "how", "was", "did", "does", "is", "should", "can", "check":
+			"rocm-smi", "amd-smi", "nvidia-smi", "rocgdb", "py-spy", "rocminfo":
 			return true
 		}
 	}
