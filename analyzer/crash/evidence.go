@@ -126,11 +126,13 @@ type stepCtx struct {
 	launchBlk bool
 	waves     bool
 	kapi      *kernelAPIFact
+	oom       *bool // the container runtime's OOMKilled verdict, when in hand
 }
 
 func stepContext(f *Finding, facts *facts) *stepCtx {
 	c := &stepCtx{h: facts.inHand, launchBlk: facts.launchBlocking, kapi: &facts.kernelAPI, kernel: f.Kernel, codeObj: f.SavedCodeObject}
 	c.waves = f.Waves > 0 || facts.inHand.waves
+	c.oom = facts.container.oomKilled
 	for _, k := range []string{"culprit_pid", "pid", "killed_pid", "exited_pid"} {
 		if v := f.Details[k]; v != "" && c.pid == "" {
 			c.pid = v
@@ -192,6 +194,13 @@ func (c *stepCtx) apply(s string) string {
 		return ""
 	case c.launchBlk && (strings.HasPrefix(s, "Serialize launches") || strings.HasPrefix(s, "The reported location is not the fault site: rerun with AMD_SERIALIZE_KERNEL=3")):
 		return ""
+	case c.oom != nil && strings.HasPrefix(s, "Confirm the OOM killer"):
+		if *c.oom {
+			return "The container runtime already says OOMKilled=true: the container's memory limit killed it — raise the limit (docker run --memory / --shm-size) or lower host memory use"
+		}
+		return "The container runtime says OOMKilled=false: look for who sent SIGKILL (orchestrator / launcher timeout, a manual kill -9, the host OOM killer outside the container: sudo dmesg -T | grep -i 'killed process')"
+	case c.oom != nil && *c.oom && strings.HasPrefix(s, "On exit 137"):
+		return "Retry with a smaller batch / fewer concurrent requests (seed 000 on signal 137)"
 	case strings.HasPrefix(s, "Escalate the kernel-API log") || strings.HasPrefix(s, "Replay the last dump"):
 		return "" // seedSteps gives the escalation that fits the level in hand
 	}
