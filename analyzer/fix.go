@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
-	json "github.com/goccy/go-json"
+	"encoding/json"
 
 	"github.com/gputriage/gputriage/analyzer/perfetto"
 )

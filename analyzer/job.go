@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	json "github.com/goccy/go-json"
+	"encoding/json"
 
 	"github.com/gputriage/gputriage/analyzer/arch"
 	"github.com/gputriage/gputriage/analyzer/breakdown"

@@ -23,7 +23,7 @@ func (j *Job) roofline(a *report.Analysis, joins *callsite.Joins, mapping *trace
 		a.Sections = append(a.Sections, r.Markdown())
 	}
 	for _, s := range r.Stages {
-		if t := r.Takeaway(s.Stage); t != "" {
+		for _, t := range r.Takeaways(s.Stage) {
 			a.Lead = append(a.Lead, s.Stage+": "+t)
 		}
 	}

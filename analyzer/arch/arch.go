@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	json "github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // Device is one entry of a trace's deviceProperties.

@@ -133,7 +133,7 @@ func stepContext(f *Finding, facts *facts) *stepCtx {
 	c := &stepCtx{h: facts.inHand, launchBlk: facts.launchBlocking, kapi: &facts.kernelAPI, kernel: f.Kernel, codeObj: f.SavedCodeObject}
 	c.waves = f.Waves > 0 || facts.inHand.waves
 	c.oom = facts.container.oomKilled
-	for _, k := range []string{"culprit_pid", "pid", "killed_pid", "exited_pid"} {
+	for _, k := range []string{"culprit_pid", "attached_pid", "pid", "killed_pid", "exited_pid"} {
 		if v := f.Details[k]; v != "" && c.pid == "" {
 			c.pid = v
 		}
@@ -154,8 +154,14 @@ func stepContext(f *Finding, facts *facts) *stepCtx {
 	} else if len(f.Ranks) == 1 {
 		c.rank = strconv.Itoa(f.Ranks[0])
 	}
-	if c.kernel == "" {
-		c.kernel = f.Details["kernel"]
+	for _, k := range []string{"stuck_kernel", "kernel"} {
+		if c.kernel == "" {
+			c.kernel = f.Details[k]
+		}
+	}
+	// the hang analysis counts rocgdb dumps per finding (details.rocgdb_dumps)
+	if n := atoiDef(f.Details["rocgdb_dumps"], 0); n > c.h.rocgdbDumps {
+		c.h.rocgdbDumps = n
 	}
 	if len(facts.gpuArch) > 0 {
 		a := append([]string(nil), facts.gpuArch...)

@@ -544,6 +544,9 @@ func summary(f *Finding) string {
 	if f.Class != ClassCollectiveTimeout && len(f.Ranks) > 0 {
 		where = append(where, "ranks "+intsString(f.Ranks))
 	}
+	if c := culpritWhere(f); c != "" {
+		where = append(where, c)
+	}
 	if f.HSAStatus != "" && f.Class != ClassVRAMOOM {
 		where = append(where, f.HSAStatus)
 	}

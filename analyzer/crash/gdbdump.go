@@ -215,6 +215,16 @@ func (p *rocgdbParser) dumpLine(l *line) bool {
 		return false
 	}
 	if strings.Contains(t, "AMDGPU Lane") {
+		if strings.HasPrefix(t, "[Switching to thread") {
+			// "thread N" of R3.5: the bt that follows is this wave's
+			if m := reGdbLane.FindStringSubmatch(t); m != nil {
+				d := p.curDump(l)
+				g.last = l.no
+				p.wave(l, d, m[1], m[3])
+				g.wave, g.mode = m[1], btWave
+			}
+			return false
+		}
 		if m := reGdbLaneRow.FindStringSubmatch(t); m != nil {
 			d := p.curDump(l)
 			g.last = l.no

@@ -48,12 +48,10 @@ func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 		h.AttachedPID = intp(pids[0])
 	}
 	a := work[ClassGPUKernelHang]
-	if a == nil {
+	created := a == nil
+	if created {
 		a = newAgg(ClassGPUKernelHang, 0)
-		work[ClassGPUKernelHang] = a
 	}
-	a.f.Count++
-	a.strong = true
 	conf := 0.0
 	raise := func(c float64) {
 		if c > conf {
@@ -139,11 +137,12 @@ func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 		switch h.Progress {
 		case "stuck":
 			raise(0.9)
-			what := "dispatches"
 			if len(h.WaveGroups) > 0 {
-				what = "dispatches and wave PCs"
+				g := h.WaveGroups[0]
+				a.addReason(strconv.Itoa(g.Waves) + " waves of " + kernelBase(g.Kernel) + " stay at PC " + g.PC + " in " + strconv.Itoa(h.Dumps) + " rocgdb dumps: the kernel never completes")
+			} else {
+				a.addReason("the same dispatches in " + strconv.Itoa(h.Dumps) + " rocgdb dumps: the kernel never completes")
 			}
-			a.addReason("the same " + what + " in " + strconv.Itoa(h.Dumps) + " rocgdb dumps: the kernel never completes")
 		case "moving":
 			raise(0.35)
 			a.addReason("progress between rocgdb dumps (dispatches or wave PCs moved): slow, not hung")
@@ -292,6 +291,13 @@ func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 		a.conf = min(a.conf, 0.4)
 	}
 	a.f.Hang = h
+	// a plain gdb attach (host stack without any GPU wait) is no GPU hang
+	if created && conf == 0 {
+		return
+	}
+	a.f.Count++
+	a.strong = true
+	work[ClassGPUKernelHang] = a
 }
 
 // progress compares two dumps of one worker.

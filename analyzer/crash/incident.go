@@ -193,6 +193,11 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			if ca == nil || ca == a || !sameIncident(a, ca) {
 				continue
 			}
+			// a reset explains a host-side wait as well as a hang explains
+			// the reset: only a kernel seen stuck in a debugger dump wins
+			if c == ClassGPUHangReset && (ca.f.Hang == nil || len(ca.f.Hang.Dispatches)+len(ca.f.Hang.WaveGroups) == 0) {
+				continue
+			}
 			a.f.ConsequenceOf = cause
 			a.note("a consequence of the " + cause + " finding (root cause first)")
 			break
@@ -308,4 +313,87 @@ func intsKey(xs []int) string {
 	c := append([]int(nil), xs...)
 	sort.Ints(c)
 	return intsString(c)
+}
+
+// culpritWhere renders a computed culprit for the summary line.
+func culpritWhere(f *Finding) string {
+	c := f.Culprit
+	if c == nil || c.Method == "none" || strings.Contains(c.Method, "victim side") {
+		return ""
+	}
+	var parts []string
+	switch {
+	case c.Rank != nil:
+		parts = append(parts, "rank "+strconv.Itoa(*c.Rank))
+	case len(c.Ranks) > 0:
+		parts = append(parts, "ranks "+intsString(c.Ranks))
+	}
+	if c.PID != nil && (f.PID == nil || *f.PID != *c.PID) {
+		parts = append(parts, "pid "+strconv.Itoa(*c.PID))
+	}
+	if c.GPU != nil && f.Device == "" {
+		parts = append(parts, "GPU "+*c.GPU)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "culprit " + strings.Join(parts, " ")
+}
+
+// mdIncident renders the hang / culprit part of a finding for
+// crash_summary.md.
+func mdIncident(b *strings.Builder, f *Finding) {
+	if f.ConsequenceOf != "" {
+		b.WriteString("Consequence of: **" + f.ConsequenceOf + "** (root cause listed first)\n\n")
+	}
+	if c := f.Culprit; c != nil {
+		who := []string{}
+		if c.Rank != nil {
+			who = append(who, "rank "+strconv.Itoa(*c.Rank))
+		}
+		if len(c.Ranks) > 0 {
+			who = append(who, "ranks "+intsString(c.Ranks))
+		}
+		if c.PID != nil {
+			who = append(who, "pid "+strconv.Itoa(*c.PID))
+		}
+		if len(c.PIDs) > 0 {
+			who = append(who, "pids "+intsString(c.PIDs))
+		}
+		if c.Host != nil {
+			who = append(who, "host "+*c.Host)
+		}
+		if c.GPU != nil {
+			who = append(who, "GPU "+*c.GPU)
+		}
+		if len(who) == 0 {
+			who = append(who, "unknown")
+		}
+		b.WriteString("Culprit: " + mdEscape(strings.Join(who, ", ")) + " — " + mdEscape(c.Reason) + " _(" + mdEscape(c.Method) + ")_\n\n")
+	}
+	h := f.Hang
+	if h == nil {
+		return
+	}
+	if len(h.Dispatches) > 0 {
+		b.WriteString("| dispatch | queue | grid | workgroup | fence | GPU | dumps | kernel |\n|---|---|---|---|---|---|---|---|\n")
+		for _, d := range h.Dispatches {
+			b.WriteString("| " + d.ID + " | " + d.Queue + " | " + d.Grid + " | " + d.Workgroup + " | " + mdCell(d.Fence) + " | " + d.GPU + " | " + strconv.Itoa(d.Dumps) + " | " + mdCell(d.Kernel) + " |\n")
+		}
+		b.WriteString("\n")
+	}
+	if len(h.WaveGroups) > 0 {
+		b.WriteString("| PC | waves | workgroups | threadIdx.x | kernel |\n|---|---|---|---|---|\n")
+		for _, g := range h.WaveGroups {
+			pc := g.PC
+			if pc == "" {
+				pc = g.Location
+			}
+			b.WriteString("| " + mdCell(pc) + " | " + strconv.Itoa(g.Waves) + " | " + strconv.Itoa(g.Workgroups) + " | " + intsString(g.ThreadIdx) + " | " + mdCell(g.Kernel) + " |\n")
+		}
+		b.WriteString("\n")
+	}
+	if len(h.HostStack) > 0 {
+		b.WriteString("Main thread: " + mdEscape(strings.Join(h.HostStack[:min(6, len(h.HostStack))], " ← ")) + "\n\n")
+	}
 }

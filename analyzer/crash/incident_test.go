@@ -255,3 +255,37 @@ func TestUnpickleTypeTag(t *testing.T) {
 		t.Fatalf("%#v", v)
 	}
 }
+
+// The rank whose GPU fault preceded the others' watchdogs.
+func TestFaultBeforeWatchdogs(t *testing.T) {
+	d := goldenCase(t, "fault_then_watchdogs.golden.json", "testdata/fault_then_watchdogs.log")
+	if len(d.Findings) < 2 || d.Findings[0].Class != ClassGPUMemoryFault {
+		t.Fatalf("%s", d.JSON())
+	}
+	f := hasClass(d, ClassCollectiveTimeout)
+	if f == nil || f.ConsequenceOf != ClassGPUMemoryFault || culpritRank(f) != 2 || culpritPID(f) != 5302 {
+		t.Fatalf("%s", d.JSON())
+	}
+}
+
+// R3.5's "thread <id>" + "bt": the frame after the lane switch is the wave's
+// PC, not the main thread's stack.
+func TestRocgdbThreadSwitchBT(t *testing.T) {
+	in := "=== info dispatches ===\n" +
+		"  Id   Target Id                      Grid      Workgroup Fence   Kernel Function\n" +
+		"* 1    AMDGPU Dispatch 2:1:77 (PKID 4) [8192,1,1] [256,1,1] B|Aa|Ra ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)\n" +
+		"[Switching to thread 12, lane 0 (AMDGPU Lane 2:1:77:3/0 (2,0,0)[0,0,0])]\n" +
+		"#0  0x00007f55aa10c2d8 in ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>) () from memory://9911#offset=0x7f55aa100000&size=1048576\n" +
+		"Thread 13 (AMDGPU Wave 2:1:77:4 (3,0,0)/0):\n" +
+		"#0  0x00007f55aa10c2d8 in ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>) () from memory://9911#offset=0x7f55aa100000&size=1048576\n" +
+		"#1  0x0000000000000000 in ?? ()\n"
+	s := New()
+	s.BeginFile("rocgdb_thread_bt.txt")
+	s.Write([]byte(in))
+	s.EndFile()
+	d := s.Diagnosis()
+	f := hasClass(d, ClassGPUKernelHang)
+	if f == nil || f.Hang == nil || len(f.Hang.HostStack) != 0 || len(f.Hang.WaveGroups) != 1 || f.Hang.WaveGroups[0].Waves != 2 || f.Hang.WaveGroups[0].PC != "0x7f55aa10c2d8" {
+		t.Fatalf("%s", d.JSON())
+	}
+}

@@ -125,6 +125,7 @@ func (d *Diagnosis) Markdown() []byte {
 		if len(f.Disassembly) > 0 {
 			b.WriteString("```\n" + strings.Join(f.Disassembly, "\n") + "\n```\n\n")
 		}
+		mdIncident(&b, &f) // culprit, consequence_of, hang tables (incident.go)
 		if len(f.Notes) > 0 {
 			b.WriteString("Notes:\n\n")
 			for _, n := range f.Notes {

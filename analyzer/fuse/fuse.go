@@ -220,9 +220,13 @@ func isROCm(st *trace.Store) bool {
 			return strings.HasPrefix(n, "hip")
 		}
 	}
+	seen := map[uint32]bool{}
 	for i := range st.GPU {
-		if _, v := kernels.ISA(st.Name(st.GPU[i].Name)); v != "" {
-			return v == "amd"
+		if n := st.GPU[i].Name; !seen[n] {
+			seen[n] = true
+			if _, v := kernels.ISA(st.Name(n)); v != "" {
+				return v == "amd"
+			}
 		}
 	}
 	return false

@@ -414,6 +414,7 @@ func TestClassify(t *testing.T) {
 		{"aiter::pa_bf16_pertokenFp8_gqa8_2tg_4w", CatKernel, Class{CategoryAttention, ProviderAITER}, "AITER asm paged attention"},
 		{"void aiter::paged_attention_ll4mi_QKV_mfma16_kernel<__hip_bfloat16, __hip_bfloat16, (vllm::Fp8KVCacheDataType)0, 16, 128, 256, false, 4>(__hip_bfloat16 const*, float, int const*)", CatKernel, Class{CategoryAttention, ProviderAITER}, "namespace says aiter"},
 		{"_ZN5aiter39paged_attention_ll4mi_QKV_mfma16_kernelI14__hip_bfloat16S1_LN4vllm18Fp8KVCacheDataTypeE0ELi16ELi128ELi256ELb0ELi4EEEvPKT_", CatKernel, Class{CategoryAttention, ProviderAITER}, "mangled, truncated"},
+		{"_fwd_kernel_stage2_asm", CatKernel, Class{CategoryAttention, ProviderTriton}, "AITER/SGLang Triton MLA decode stage 2"},
 		{"gluon_mxfp4_moe_gemm_kernel", CatKernel, Class{CategoryMoE, ProviderGluon}, "Triton Gluon MoE"},
 		{"_gluon_bf16_moe_routing", CatKernel, Class{CategoryMoE, ProviderGluon}, "Triton Gluon MoE"},
 		{"void quickreduce::allreduce_prototype_twoshot<quickreduce::AllReduceTwoshot<__hip_bfloat16, quickreduce::CodecQ4<8>, true>, 8>(int, int)", CatKernel, Class{CategoryCommunication, ProviderQuickReduce}, "vLLM/AITER quick all-reduce"},

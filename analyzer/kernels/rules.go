@@ -73,7 +73,7 @@ var rules = []rule{
 	// same ll4mi kernels; its namespace (aiter::, mangled 5aiter) says so.
 	named(`(?:^|[^A-Za-z0-9])(?:aiter::|_ZN5aiter|N5aiter).*paged_attention|paged_attention.*(?:aiter::|N5aiter)`, CategoryAttention, ProviderAITER, "—"),
 	named(`paged_attention`, CategoryAttention, ProviderVLLM, "sg-decode"),
-	named(`^(?:kernel_unified_attention_\w+|reduce_segments|_?attn_(?:fwd|bwd)\w*|sage_fwd\w*|_fwd_(?:grouped_)?kernel_stage\d)$`, CategoryAttention, ProviderTriton, "vl-*, xdit, mi300-*"), // attn_fwd on ROCm eager is AOTriton
+	named(`^(?:kernel_unified_attention_\w+|reduce_segments|_?attn_(?:fwd|bwd)\w*|sage_fwd\w*|_fwd_(?:grouped_)?kernel_stage\d\w*)$`, CategoryAttention, ProviderTriton, "vl-*, xdit, mi300-*"), // attn_fwd on ROCm eager is AOTriton
 	named(`pytorch_flash::|\bflash::|flash_fwd|flash_bwd|flash_attn`, CategoryAttention, ProviderFlashAttention, "h100-qwen"),
 	named(`^fmhaSm\d|fmha_v2_|xqa_kernel|mmha::`, CategoryAttention, ProviderTRTLLM, "b200"),
 	// Scheduler/metadata Triton kernels; create_flashinfer_kv_indices_triton is not FlashInfer.

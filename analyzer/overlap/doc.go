@@ -22,6 +22,12 @@
 // exclusive time × category weight, compute only as fallback) and
 // low-roi-hidden (elementwise/memory, ≥ 5 µs, ≥ 65 % hidden), a dependency
 // signal from the nearest same-stream neighbours, and priorities P1–P5.
+// Beyond §12.3, "dominant" rows name the compute kernels holding ≥ 5 % of
+// a stage (top 3), which the headroom rule only takes as a fallback, with
+// what overlap could buy (overlap_gain_us): on a stage with one active
+// stream nothing unless communication moves to a side stream, otherwise
+// the exposed non-compute time that could move under the kernel. Every row
+// carries that bound (a headroom row's is its exclusive time).
 // Everything is integer nanoseconds and sorted with explicit tie-breaks, so
 // the output is deterministic.
 package overlap

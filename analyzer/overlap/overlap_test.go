@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gputriage/gputriage/analyzer/internal/fixture"
@@ -118,6 +119,26 @@ func TestROCmPair(t *testing.T) {
 	logRows(t, r)
 	if r.Summary.GraphKernels != 544 || r.Summary.GraphReplays != 1 {
 		t.Errorf("graph %d replays %d kernels", r.Summary.GraphReplays, r.Summary.GraphKernels)
+	}
+	// Issue 10: on this single-stream replay the GEMMs and attention hold
+	// most of the time; they must appear, saying overlap cannot buy
+	// anything here, below the exposed norm/RoPE rows in priority only as
+	// an overlap lever.
+	var dominant []Row
+	for _, row := range r.Rows {
+		if row.Verdict == "dominant" {
+			dominant = append(dominant, row)
+		}
+	}
+	var held float64
+	for _, row := range dominant {
+		held += float64(row.Share)
+		if row.StageStreams != 1 || row.OverlapGainUS != 0 || row.Priority != "P3" || row.Category != "compute" {
+			t.Errorf("dominant row %s: streams %d gain %s priority %s", short(row.Kernel, 40), row.StageStreams, row.OverlapGainUS, row.Priority)
+		}
+	}
+	if len(dominant) != 3 || held < 0.5 || !strings.HasPrefix(dominant[0].Kernel, "Cijk_") {
+		t.Errorf("%d dominant rows holding %.2f of decode", len(dominant), held)
 	}
 	golden(t, "rocm_pair.json", r.JSON())
 	golden(t, "rocm_pair.md", r.Markdown())

@@ -93,7 +93,7 @@ type StageSummary struct {
 type Row struct {
 	Stage          string `json:"stage"`
 	Priority       string `json:"priority"`
-	Verdict        string `json:"verdict"` // headroom | low-roi-hidden
+	Verdict        string `json:"verdict"` // headroom | low-roi-hidden | dominant
 	Kernel         string `json:"kernel"`
 	Category       string `json:"category"` // compute | communication | elementwise | memory | other
 	PythonScope    string `json:"python_scope"`
@@ -121,7 +121,12 @@ type Row struct {
 	PrevNeighbor         string `json:"prev_neighbor"`
 	NextNeighbor         string `json:"next_neighbor"`
 	Suggestion           string `json:"suggestion"`
-	rep                  int32
+	// OverlapGainUS bounds what overlap could save: a headroom or hidden
+	// row's exclusive time; for a dominant kernel the stage's exposed
+	// non-compute time that could move under it (0 on a single stream).
+	OverlapGainUS us  `json:"overlap_gain_us"`
+	StageStreams  int `json:"stage_streams,omitempty"` // streams with work in the stage (dominant rows)
+	rep           int32
 }
 
 // Timeline is an ASCII picture of the streams around one representative
@@ -185,7 +190,7 @@ func (r *Result) Markdown() []byte {
 	b.WriteString("Source-map coverage: " + pct(s.MappingCoverage) + " of formal GPU time has a CPU op or Python scope (" +
 		pct(s.PythonCoverage) + " a Python scope; direct " + pct(s.Direct) + ", by capture " + pct(s.ByCapture) +
 		", by sequence " + pct(s.BySequence) + ", by name " + pct(s.ByName) + ").\n\n")
-	b.WriteString("| Stage | Priority | Verdict | Kernel | Python scope | Formal signal (us, share, excl/hid) | Dep risk | Recommendation |\n")
+	b.WriteString("| Stage | Priority | Verdict | Kernel | Python scope | Formal signal (us, share, excl/hid; overlap gain) | Dep risk | Recommendation |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	if len(r.Rows) == 0 {
 		b.WriteString("| - | - | no actionable overlap row stood out | - | - | - | - | - |\n")
@@ -198,7 +203,8 @@ func (r *Result) Markdown() []byte {
 		if scope == "" {
 			scope = "unmapped"
 		}
-		signal := row.TotalUS.String() + " us, " + pct(row.Share) + ", " + pct(row.ExclusiveRatio) + " / " + pct(row.HiddenRatio)
+		signal := row.TotalUS.String() + " us, " + pct(row.Share) + ", " + pct(row.ExclusiveRatio) + " / " + pct(row.HiddenRatio) +
+			"; overlap gain ≤ " + row.OverlapGainUS.String() + " us"
 		b.WriteString("| " + strings.Join([]string{row.Stage, row.Priority, row.Verdict, "`" + cell(short(row.Kernel, 90)) + "`",
 			cell(scope), signal, row.DepRisk, row.Recommendation}, " | ") + " |\n")
 	}

@@ -3,6 +3,7 @@ package roofline
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/kernels"
@@ -29,6 +30,23 @@ type mapped struct {
 	note                  string
 }
 
+// hasCaptures reports whether a store records a graph capture (a
+// StreamBeginCapture call): only then can a trace map its own replays.
+func hasCaptures(m *trace.Store) bool {
+	seen := map[uint32]bool{}
+	for i := range m.CPU {
+		c := &m.CPU[i]
+		if c.Kind != trace.KindRuntime && c.Kind != trace.KindDriver || seen[c.Name] {
+			continue
+		}
+		seen[c.Name] = true
+		if strings.Contains(m.Name(c.Name), "StreamBeginCapture") {
+			return true
+		}
+	}
+	return false
+}
+
 type launchItem struct {
 	name string // kernel name
 	op   int32  // launching cpu_op
@@ -41,11 +59,16 @@ type launchItem struct {
 // self true (the formal trace maps itself), only captured launches are
 // used: an eager run of a kernel name may have had other shapes.
 func buildMapping(m *trace.Store, mj *callsite.Joins, self bool) (byName, byCanon map[string]*mapped) {
+	if self && !hasCaptures(m) {
+		return nil, nil
+	}
 	if mj == nil {
 		mj = callsite.NewJoins(m)
 	}
 	a := newAnalysis(m, mj)
-	executed := map[[2]int64]bool{} // (file, correlation) of executed ops
+	// (file, correlation) of executed ops, sorted: a slice, not a map, so
+	// a large mapping trace adds no hash-table garbage to a wasm heap.
+	executed := make([][2]int64, 0, len(m.GPU))
 	var items []launchItem
 	for i := range m.GPU {
 		o := &m.GPU[i]
@@ -54,7 +77,7 @@ func buildMapping(m *trace.Store, mj *callsite.Joins, self bool) (byName, byCano
 		}
 		l := mj.Launch(o.File, o.Corr)
 		if l >= 0 {
-			executed[[2]int64{int64(o.File), o.Corr}] = true
+			executed = append(executed, [2]int64{int64(o.File), o.Corr})
 		}
 		if self || l >= 0 && mj.IsGraphLaunch(&m.CPU[l]) || o.Kind != trace.KindKernel {
 			continue
@@ -67,9 +90,23 @@ func buildMapping(m *trace.Store, mj *callsite.Joins, self bool) (byName, byCano
 			items = append(items, launchItem{m.Name(o.Name), op, ts, l})
 		}
 	}
+	slices.SortFunc(executed, func(x, y [2]int64) int {
+		if c := cmp.Compare(x[0], y[0]); c != 0 {
+			return c
+		}
+		return cmp.Compare(x[1], y[1])
+	})
 	for i := range m.CPU {
 		l := &m.CPU[i]
-		if l.Kernel == 0 || l.Kind != trace.KindRuntime && l.Kind != trace.KindDriver || executed[[2]int64{int64(l.File), l.Corr}] {
+		if l.Kernel == 0 || l.Kind != trace.KindRuntime && l.Kind != trace.KindDriver {
+			continue
+		}
+		if _, ran := slices.BinarySearchFunc(executed, [2]int64{int64(l.File), l.Corr}, func(x, y [2]int64) int {
+			if c := cmp.Compare(x[0], y[0]); c != 0 {
+				return c
+			}
+			return cmp.Compare(x[1], y[1])
+		}); ran {
 			continue
 		}
 		op := mj.ByExt(l.File, l.Ext)

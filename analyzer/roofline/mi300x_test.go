@@ -1,6 +1,7 @@
 package roofline
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
@@ -81,7 +82,7 @@ func TestSGLangPrefill(t *testing.T) {
 	if !attn {
 		t.Error("no attention row")
 	}
-	if tk := res.Takeaway(s.Stage); tk == "" {
+	if tk := res.Takeaways(s.Stage); len(tk) == 0 || !strings.Contains(tk[len(tk)-1], "of MI300X's bf16 peak") {
 		t.Error("no takeaway")
 	} else {
 		t.Log(tk)
@@ -132,5 +133,5 @@ func TestSGLangDecodeCapture(t *testing.T) {
 	if gemm == nil || gemm.Bound != "memory" || gemm.Efficiency <= 0 || gemm.Efficiency > 1 || gemm.MappedShare != 1 {
 		t.Fatalf("top GEMM %+v", gemm)
 	}
-	t.Log(res.Takeaway(s.Stage))
+	t.Log(res.Takeaways(s.Stage))
 }

@@ -1,6 +1,7 @@
 package roofline
 
 import (
+	"math"
 	"strings"
 )
 
@@ -23,6 +24,9 @@ func model(name string, s *sig, flopsArg int64) (cost, bool, string) {
 		ns, base = name[:i], name[i+2:]
 	}
 	c, ok, note := formula(ns, base, s)
+	if ok && (c.flops < 0 || c.bytes < 0 || math.IsNaN(c.flops+c.bytes) || math.IsInf(c.flops+c.bytes, 0)) {
+		return cost{}, false, "shapes out of range"
+	}
 	if flopsArg > 0 {
 		// The profiler's own estimate (with_flops) wins for FLOPs.
 		c.flops, c.model = float64(flopsArg), "flops-arg"
@@ -35,6 +39,10 @@ func model(name string, s *sig, flopsArg int64) (cost, bool, string) {
 }
 
 func formula(ns, base string, s *sig) (cost, bool, string) {
+	name := base
+	if ns != "" {
+		name = ns + "::" + base
+	}
 	if ns == "aten" {
 		b := strings.TrimSuffix(base, ".out")
 		switch b {
@@ -59,10 +67,14 @@ func formula(ns, base string, s *sig) (cost, bool, string) {
 		if elementwise[strings.TrimSuffix(b, "_")] {
 			return readsPlusOutput(s, "elementwise")
 		}
-		return cost{}, false, "no formula for " + ns + "::" + base
+		return cost{}, false, "no formula for " + name
 	}
 	lb := strings.ToLower(base)
 	switch {
+	case strings.HasPrefix(base, "triton_poi_") || strings.HasPrefix(base, "triton_per_") || strings.HasPrefix(base, "triton_red_"):
+		// An Inductor-generated kernel is passed every buffer it reads or
+		// writes: its traffic is its tensor arguments, each once.
+		return readsOnly(s, "elementwise")
 	case strings.Contains(lb, "batch_prefill") || strings.Contains(lb, "varlen"):
 		return varlen(ns+"::"+base, s)
 	case strings.Contains(lb, "paged_attention") || strings.Contains(lb, "decode") && strings.Contains(lb, "att") ||
@@ -83,7 +95,7 @@ func formula(ns, base string, s *sig) (cost, bool, string) {
 		}
 		return readsOnly(s, "elementwise")
 	}
-	return cost{}, false, "no formula for " + ns + "::" + base
+	return cost{}, false, "no formula for " + name
 }
 
 // elementwise lists aten ops whose traffic is their tensor operands read
@@ -511,6 +523,11 @@ func conv(name string, s *sig) (cost, bool, string) {
 	}
 	if !ok3 || !ok4 || !ok5 {
 		return cost{}, false, "convolution stride/padding/dilation not recorded"
+	}
+	for i := range stride {
+		if stride[i] <= 0 || dil[i] <= 0 {
+			return cost{}, false, "convolution stride/dilation not positive"
+		}
 	}
 	outSp := int64(1)
 	for i := 0; i < nsp; i++ {

@@ -81,3 +81,21 @@ func TestSelectDevice(t *testing.T) {
 		t.Errorf("V100 is not in the table, got %s", d.Key)
 	}
 }
+
+// Damaged or odd arguments are not modelled, and never panic.
+func TestBadShapes(t *testing.T) {
+	for _, c := range [][4]string{
+		{"aten::conv2d", `[[1,3,8,8],[4,3,3,3],[],[],[],[],[]]`, `["float","float","","ScalarList","ScalarList","ScalarList","Scalar"]`, `["","","","[0, 0]","[1, 1]","[1, 1]","1"]`},
+		{"aten::mm", `[[-4,8],[8,8]]`, `["float","float"]`, `["",""]`},
+		{"aten::mm", `[[4,8],[9,8]]`, `["float","float"]`, `["",""]`},
+		{"aten::mm", `not json`, `["float"]`, `[""]`},
+		{"aten::scaled_dot_product_attention", `[[2,2],[2,2],[2,2]]`, `["float","float","float"]`, `["","",""]`},
+		{"aten::linear", `[[],[4,4]]`, `["float","float"]`, `["",""]`},
+		{"aiter::gemm_x", `[[4],[4]]`, `["float","float"]`, `["",""]`},
+	} {
+		s := parseSig(c[1], c[2], c[3])
+		if _, ok, note := model(c[0], &s, -1); ok || note == "" {
+			t.Errorf("%s %s: modelled %v, note %q", c[0], c[1], ok, note)
+		}
+	}
+}

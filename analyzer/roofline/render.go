@@ -232,34 +232,50 @@ func (r *Result) Markdown() string {
 	return b.String()
 }
 
-// Takeaway names the stage's heaviest GEMM (else its heaviest modelled op)
-// and how close it runs to its roof, e.g. "the top GEMM (aten::mm
-// [[4,28672],[28672,8192]]) runs at 12.3 % of MI300X's bf16 peak,
-// memory-bound (60.1 % of the memory roof)".
-func (r *Result) Takeaway(stage string) string {
+// Takeaways says what the roofline means for a stage, for the top of the
+// summary: how much of the GPU time it could not see (graph replays without
+// a mapped op), the heaviest unmodelled op when it dominates, and the
+// heaviest GEMM (≥ 1 % of the stage; else the heaviest modelled op ≥ 5 %)
+// against its roof, e.g. "the top GEMM (`aten::mm [[4,28672],[28672,8192]]`,
+// 1.2 ms, 9.8 % of GPU time) runs at 1.2 % of MI300X's bf16 peak
+// (11.9 TFLOP/s), memory-bound (56.5 % of the memory roof)".
+func (r *Result) Takeaways(stage string) []string {
 	var st StageTotals
 	for _, s := range r.Stages {
 		if s.Stage == stage {
 			st = s
 		}
 	}
-	var best *Row
+	if st.KernelTime <= 0 {
+		return nil
+	}
+	var out []string
+	share := func(ns int64) string { return units.Pct(float64(ns) / float64(st.KernelTime)) }
+	if g := st.Graph - st.Mapped; g*2 >= st.KernelTime {
+		out = append(out, fmt.Sprintf("the roofline covers %s of GPU time: %s is graph-replayed without a mapped op; pair the trace with a capture or graph-off trace recorded with record_shapes=True.",
+			share(st.Modelled), share(g)))
+	}
+	var best, top *Row
 	for i := range r.Rows {
 		x := &r.Rows[i]
-		// Only an op that matters: ≥ 5 % of the stage's GPU time.
-		if x.Stage != stage || !x.Modelled || x.Bound == "" || x.KernelTime*20 < st.KernelTime {
+		if x.Stage != stage {
+			continue
+		}
+		if top == nil || x.KernelTime > top.KernelTime {
+			top = x
+		}
+		if !x.Modelled || x.Bound == "" || x.KernelTime*100 < st.KernelTime || x.Model != "gemm" && x.KernelTime*20 < st.KernelTime {
 			continue
 		}
 		if best == nil || x.Model == "gemm" && best.Model != "gemm" || (x.Model == "gemm") == (best.Model == "gemm") && x.KernelTime > best.KernelTime {
 			best = x
 		}
 	}
+	if top != nil && !top.Modelled && top.KernelTime*4 >= st.KernelTime {
+		out = append(out, fmt.Sprintf("the heaviest op, `%s` (%s of GPU time), has no roofline: %s.", code(top.Op), share(top.KernelTime), top.Note))
+	}
 	if best == nil {
-		if g := st.Graph - st.Mapped; st.KernelTime > 0 && g*2 >= st.KernelTime {
-			return fmt.Sprintf("the roofline covers %s of GPU time: %s is graph-replayed without a mapped op; pair the trace with a capture or graph-off trace recorded with record_shapes=True.",
-				units.Pct(float64(st.Modelled)/float64(st.KernelTime)), units.Pct(float64(g)/float64(st.KernelTime)))
-		}
-		return ""
+		return out
 	}
 	what := "top GEMM"
 	if best.Model != "gemm" {
@@ -273,21 +289,22 @@ func (r *Result) Takeaway(stage string) string {
 	if len(best.InputDims) > 0 {
 		sig += " " + units.Short(string(best.InputDims), 48)
 	}
-	var t string
+	t := fmt.Sprintf("the %s (`%s`, %s ms, %s of GPU time) ", what, code(sig), msOf(best.KernelTime), share(best.KernelTime))
 	if best.Flops > 0 && best.PeakTFLOPS > 0 {
-		t = fmt.Sprintf("the %s (`%s`, %s ms) runs at %s of %s's %s peak (%.1f TFLOP/s)", what, strings.ReplaceAll(units.Cell(sig), "`", "'"), msOf(best.KernelTime),
-			units.Pct(best.AchievedTFLOPS/best.PeakTFLOPS), dev, best.Dtype, units.Round(best.AchievedTFLOPS, 1))
+		t += fmt.Sprintf("runs at %s of %s's %s peak (%.1f TFLOP/s)", units.Pct(best.AchievedTFLOPS/best.PeakTFLOPS), dev, best.Dtype, units.Round(best.AchievedTFLOPS, 1))
 	} else {
-		t = fmt.Sprintf("the %s (`%s`, %s ms) moves %.0f GB/s, %s of %s's HBM bandwidth", what, strings.ReplaceAll(units.Cell(sig), "`", "'"), msOf(best.KernelTime),
-			units.Round(best.AchievedGBPS, 0), units.Pct(best.AchievedGBPS/best.PeakGBPS), dev)
+		t += fmt.Sprintf("moves %.0f GB/s, %s of %s's HBM bandwidth", units.Round(best.AchievedGBPS, 0), units.Pct(best.AchievedGBPS/best.PeakGBPS), dev)
 	}
 	if best.Bound == "memory" {
 		t += fmt.Sprintf(", memory-bound (%s of the memory roof)", units.Pct(best.Efficiency))
 	} else {
 		t += ", compute-bound"
 	}
-	return t + "."
+	return append(out, t+".")
 }
+
+// code makes s safe inside backticks in a Markdown table or list.
+func code(s string) string { return strings.ReplaceAll(units.Cell(s), "`", "'") }
 
 func fmtPeak(v float64) string { return strconv.FormatFloat(units.Round(v, 1), 'f', -1, 64) }
 

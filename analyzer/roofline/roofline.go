@@ -103,11 +103,28 @@ type Result struct {
 
 // opInfo is what one launching cpu_op resolves to (memoized).
 type opInfo struct {
+	op       int32 // the launching op (cache key)
+	valid    bool
 	top      int32 // outermost cpu_op
 	modelled int32 // op whose formula applies, -1 = none
 	c        cost
 	note     string
 	launcher uint32 // name of the launching op
+}
+
+const opCache = 4096
+
+// bitset marks CPU span indices.
+type bitset []uint64
+
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+// set marks i and reports whether it was already marked.
+func (b bitset) set(i int32) bool {
+	w, m := int(i)/64, uint64(1)<<(uint(i)%64)
+	was := b[w]&m != 0
+	b[w] |= m
+	return was
 }
 
 type rowKey struct {
@@ -118,11 +135,10 @@ type rowKey struct {
 type rowAcc struct {
 	Row
 	key       rowKey
-	instances map[int32]bool
+	instances int64
 	instF     float64 // instances of mapped (graph-replayed) launches
 	mapped    int64   // kernel time of those
 	kernels   map[uint32]*Kernel
-	models    map[int32]bool // modelled op spans counted
 	flops     float64
 	bytes     float64
 	modelTime int64
@@ -180,8 +196,8 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		if r == nil {
 			s := a.sig(sh)
 			r = &rowAcc{key: k, Row: Row{Stage: names[sid], Op: st.Name(name), InputDims: s.rawDims, InputTypes: s.types, ConcreteInputs: s.concrete},
-				instances: map[int32]bool{}, kernels: map[uint32]*Kernel{}, models: map[int32]bool{},
-				dtypeT: map[string]int64{}, modelT: map[string]int64{}, opT: map[uint32]int64{}, locT: map[uint32]int64{}, notes: map[string]int64{}}
+				kernels: map[uint32]*Kernel{},
+				dtypeT:  map[string]int64{}, modelT: map[string]int64{}, opT: map[uint32]int64{}, locT: map[uint32]int64{}, notes: map[string]int64{}}
 			rows[k] = r
 		}
 		return r
@@ -259,7 +275,9 @@ func Analyze(st *trace.Store, opt Options) *Result {
 			sh = *p
 		}
 		r := row(sid, top.Name, sh)
-		r.instances[info.top] = true
+		if !a.topSeen.set(info.top) {
+			r.instances++
+		}
 		kernel(r, o)
 		if loc := a.python(op, l); loc != 0 {
 			r.locT[loc] += o.Dur
@@ -267,8 +285,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		if info.modelled >= 0 {
 			t.Modelled += o.Dur
 			r.modelTime += o.Dur
-			if !r.models[info.modelled] {
-				r.models[info.modelled] = true
+			if !a.modelSeen.set(info.modelled) {
 				r.flops += info.c.flops
 				r.bytes += info.c.bytes
 			}
@@ -322,7 +339,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 func (a *analysis) finish(r *rowAcc, res *Result) Row {
 	st := a.st
 	out := r.Row
-	out.Instances = int64(len(r.instances)) + int64(math.Round(r.instF))
+	out.Instances = r.instances + int64(math.Round(r.instF))
 	if r.KernelTime > 0 {
 		out.MappedShare = float64(r.mapped) / float64(r.KernelTime)
 	}
@@ -409,16 +426,20 @@ func topString(m map[string]int64) string {
 }
 
 type analysis struct {
-	st    *trace.Store
-	j     *callsite.Joins
-	ops   map[int32]*opInfo
-	sigs  map[[3]uint32]*sig
-	py    map[int32]uint32 // launching op → chosen Python location
-	pyLoc map[uint32]uint32
+	st *trace.Store
+	j  *callsite.Joins
+	// ops caches resolved launching ops, direct-mapped by op index: a
+	// large trace has one op per kernel, and a map entry each would stay
+	// in a wasm module's heap; a miss only resolves the op again.
+	ops                [opCache]opInfo
+	topSeen, modelSeen bitset // CPU spans already counted as an instance / a cost
+	sigs               map[[3]uint32]*sig
+	py                 map[int32]uint32 // launching op → chosen Python location
+	pyLoc              map[uint32]uint32
 }
 
 func newAnalysis(st *trace.Store, j *callsite.Joins) *analysis {
-	return &analysis{st: st, j: j, ops: map[int32]*opInfo{}, sigs: map[[3]uint32]*sig{},
+	return &analysis{st: st, j: j, sigs: map[[3]uint32]*sig{}, topSeen: newBitset(len(st.CPU)), modelSeen: newBitset(len(st.CPU)),
 		py: map[int32]uint32{}, pyLoc: map[uint32]uint32{}}
 }
 
@@ -466,8 +487,9 @@ func (a *analysis) launchingOp(o *trace.GPUOp, l int32) int32 {
 // resolve finds a launching op's top-level op and the op whose formula
 // applies: the launching op itself or the nearest enclosing op with one.
 func (a *analysis) resolve(op int32) *opInfo {
-	if info := a.ops[op]; info != nil {
-		return info
+	slot := &a.ops[int(op)&(opCache-1)]
+	if slot.valid && slot.op == op {
+		return slot
 	}
 	st := a.st
 	s := &st.CPU[op]
@@ -501,8 +523,9 @@ func (a *analysis) resolve(op int32) *opInfo {
 			info.note = note
 		}
 	}
-	a.ops[op] = info
-	return info
+	info.op, info.valid = op, true
+	*slot = *info
+	return slot
 }
 
 // python returns the call site of a launch: the best-scored meaningful

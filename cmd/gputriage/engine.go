@@ -11,6 +11,7 @@ import (
 	json "github.com/goccy/go-json"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/gputriage/gputriage/analyzer"
@@ -23,7 +24,7 @@ var moduleFS embed.FS
 func Module() ([]byte, error) {
 	b, err := moduleFS.ReadFile("module/gputriage.wasm")
 	if err != nil {
-		return nil, errors.New("this binary was built without gputriage.wasm; run `make build` (or use --engine native)")
+		return nil, errors.New("--engine wasm: this binary was built without gputriage.wasm (go install does not run the module build); build it with `make build` from a checkout, or use the default native engine")
 	}
 	return b, nil
 }
@@ -97,8 +98,11 @@ func newWasmEngine(wasm []byte) (*wasmEngine, error) {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("compile gputriage.wasm: %w", err)
 	}
-	mod, err := rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().
-		WithStartFunctions("_initialize").WithStderr(os.Stderr).WithName("gputriage"))
+	// Real clocks: wazero's default fake clock advances 1 ms per reading and
+	// never sleeps, which skews the Go runtime's GC pacing and timers inside.
+	mc := wazero.NewModuleConfig().WithStartFunctions("_initialize").WithStderr(os.Stderr).WithName("gputriage").
+		WithSysWalltime().WithSysNanotime().WithSysNanosleep()
+	mod, err := rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, memoryAllocator()), compiled, mc)
 	if err != nil {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("instantiate gputriage.wasm: %w", err)

@@ -1,6 +1,6 @@
 // Command gputriage analyses GPU profiler traces and crash evidence locally,
-// by running gputriage.wasm — the same module the web page loads — under
-// wazero (or, with --engine native, the same analyzer linked in).
+// with the analyzer linked in (the default) or, with --engine wasm, by
+// running gputriage.wasm — the same module the web page loads — under wazero.
 package main
 
 import (
@@ -59,7 +59,8 @@ Flags:
   --a-server-flags, --b-server-flags, --a-benchmark-config-hash, --b-benchmark-config-hash,
   --a-gpu-device-ids 0,1, --b-gpu-device-ids 0,1
                        (diff) the comparison fields of run A and run B
-  --engine wasm|native run the wasm module under wazero (default) or the analyzer linked natively
+  --engine native|wasm the analyzer linked in (default) or gputriage.wasm under wazero, the
+                       module the page runs (same bytes; present when built with make build)
   -q                   no progress line
 
 Exit status: 0 ok, 1 input partial or damaged (results still written), 2 usage error or unreadable input.
@@ -77,7 +78,7 @@ type flags struct {
 
 // parseFlags accepts flags before, between and after the inputs.
 func parseFlags(args []string) (flags, error) {
-	f := flags{format: "md", target: analyzer.DefaultTarget, engine: "wasm"}
+	f := flags{format: "md", target: analyzer.DefaultTarget, engine: "native"}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "-" || !strings.HasPrefix(a, "-") {

@@ -286,6 +286,10 @@ test('served: kernel table sorts, filters and limits', async () => {
     await s.page.locator('#kernels th button', { hasText: 'launches' }).click();
     assert.equal(await s.page.locator('#kernels th[aria-sort="descending"]').count(), 1);
     assert.ok((await times()).length === filtered);
+    // The roofline: a chart with points under the roof lines, and its table.
+    assert.ok(await s.page.locator('#roofline svg.roofline circle.rl-pt').count() > 0, 'roofline points');
+    assert.ok(await s.page.locator('#roofline svg.roofline polyline.rl-roof').count() > 0, 'roofline roofs');
+    assert.ok(await s.page.locator('#roofline tbody tr').count() > 0, 'roofline rows');
   } finally {
     await s.close();
   }

@@ -7,7 +7,7 @@ package units
 
 import (
 	"bytes"
-	json "github.com/goccy/go-json"
+	"encoding/json"
 	"math"
 	"strconv"
 	"strings"

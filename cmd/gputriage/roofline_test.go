@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gputriage/gputriage/analyzer"
+)
+
+// The roofline through the whole job: triage of the SGLang HIP-graph decode
+// trace with its capture trace names the top GEMM's share of MI300X's bf16
+// peak as the summary's first takeaway, and the overrides replace the roofs.
+func TestRooflineTriage(t *testing.T) {
+	dir := filepath.Join(shared, "traces/tracelens/inference/sglang_decode")
+	formal := filepath.Join(dir, "sglang_Qwen3-8B_decode.json.gz")
+	capture := filepath.Join(dir, "capture_traces/bs_32_rank0.json.gz")
+	res := analyze(t, "native", analyzer.Options{Command: "triage"}, formal, capture)
+	md, _ := res.Artifact("profile_summary.md")
+	_, takeaways, _ := strings.Cut(md, "## Takeaways\n\n")
+	first, _, _ := strings.Cut(takeaways, "\n")
+	if !strings.Contains(first, "top GEMM") || !strings.Contains(first, "of MI300X's bf16 peak") || !strings.Contains(first, "memory-bound") {
+		t.Errorf("first takeaway: %q", first)
+	}
+	if !strings.Contains(md, "## Roofline") {
+		t.Error("no Roofline section")
+	}
+	var rl struct {
+		Partial bool `json:"partial"`
+		Device  struct {
+			Key string `json:"key"`
+		} `json:"device"`
+		Stages []struct {
+			Mapped float64 `json:"graph_mapped_us"`
+		} `json:"stages"`
+		Rows []struct {
+			Model      *string  `json:"model"`
+			Efficiency *float64 `json:"efficiency"`
+			PeakGBPS   *float64 `json:"peak_gbps"`
+		} `json:"rows"`
+	}
+	artifact(t, res, "roofline.json", &rl)
+	if rl.Device.Key != "MI300X" || len(rl.Stages) == 0 || rl.Stages[0].Mapped <= 0 {
+		t.Errorf("device %q stages %+v", rl.Device.Key, rl.Stages)
+	}
+	over := analyze(t, "native", analyzer.Options{Command: "breakdown", PeakTFLOPS: 100, PeakGBPS: 1000},
+		filepath.Join(shared, "gpu/perfmodel/roofline.trace.json.gz"))
+	text, _ := over.Artifact("roofline.json")
+	if err := json.Unmarshal([]byte(text), &rl); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rl.Rows {
+		if r.PeakGBPS == nil || *r.PeakGBPS != 1000 {
+			t.Fatalf("override not applied: %s", text[:min(len(text), 600)])
+		}
+	}
+}
