@@ -1,9 +1,12 @@
 # gputriage — see README.md. Every target works on a fresh machine with Go and
-# (for the page tests) node/npm; .ci/run installs Chromium.
+# (for the page tests) node/npm; `make test` installs Chromium itself when it
+# is missing and it can (root + apt-get), and says what to do otherwise.
 GO ?= go
 DEFAULT_TRACE := testdata/default/sglang_Qwen3-8B_decode.json.gz
 
-.PHONY: all build wasm run test test-go test-browser test-worker site serve worker bench fuzz clean
+.PHONY: all build wasm run test test-go test-browser test-worker site serve worker bench fuzz clean chromium
+
+CHROMIUM ?= /usr/bin/chromium
 
 all: build
 
@@ -29,9 +32,21 @@ site: build
 serve: site
 	$(GO) run ./build -serve 127.0.0.1:8080
 
-test-browser: site
+# The page tests drive the system Chromium (playwright-core, no download).
+chromium:
+	@if [ -x "$(CHROMIUM)" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "make: installing Chromium (apt-get install chromium) for the page tests"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || exit 1; \
+	else \
+	  echo "make: the page tests need Chromium at $(CHROMIUM): install it (Debian/Ubuntu: sudo apt-get install chromium)" \
+	       "or point CHROMIUM=/path/to/chromium at one" >&2; exit 1; \
+	fi
+
+test-browser: site chromium
 	npm ci --no-audit --no-fund
-	node site/test/e2e.mjs
+	CHROMIUM=$(CHROMIUM) node site/test/e2e.mjs
 
 # The Cloudflare Worker (GOOS=js, syumai/workers): worker/out/.
 worker: site

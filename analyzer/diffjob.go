@@ -1,30 +1,259 @@
 package analyzer
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"path"
+	"slices"
+	"strings"
 
+	"github.com/gputriage/gputriage/analyzer/breakdown"
 	"github.com/gputriage/gputriage/analyzer/diff"
+	"github.com/gputriage/gputriage/analyzer/identity"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
-// diff compares run A (the first trace pushed) with run B. A refusal (the
-// runs are not comparable) is an answer, stated in both artifacts.
-func (j *Job) diff(stores []*trace.Store) ([]Artifact, error) {
-	if len(stores) != 2 {
-		return nil, fmt.Errorf("diff needs exactly two traces (run A, then run B), got %d", len(stores))
+// artifactDoc is a gputriage artifact given to diff in place of traces.
+type artifactDoc struct {
+	file int
+	name string
+	body []byte
+}
+
+// isArtifact reports a JSON document written by gputriage.
+func isArtifact(b []byte) bool {
+	var h struct {
+		Tool string `json:"tool"`
 	}
-	var sides [2]diff.Side
-	for i, st := range stores {
-		a := j.analyzeTraces(st, allFiles(st), nil)
-		id := j.opts.Compare[i]
-		sides[i] = diff.Side{Name: st.Files[0].Name, Store: st, Breakdown: a.Breakdown,
-			ObservedArch: a.Arch.ObservedArch, ArchMatch: a.Arch.ArchMatch, DeviceName: a.Arch.DeviceName,
-			BaseImage: id.BaseImage, ResourceClass: id.ResourceClass, ServerFlags: id.ServerFlags,
-			BenchmarkConfigHash: id.BenchmarkConfigHash, GPUDeviceIDs: id.GPUDeviceIDs}
-		if sides[i].GPUDeviceIDs == nil {
-			sides[i].GPUDeviceIDs = a.DeviceIDs
+	return json.Unmarshal(b, &h) == nil && h.Tool == "gputriage"
+}
+
+func (j *Job) side(file int) int {
+	if file < j.opts.SplitA {
+		return 0
+	}
+	return 1
+}
+
+func (j *Job) sideStore(file int) *trace.Store {
+	s := j.side(file)
+	if j.sides[s] == nil {
+		j.sides[s] = trace.NewStore()
+	}
+	return j.sides[s]
+}
+
+// liveFiles are a store's trace files (not sidecars or artifacts).
+func liveFiles(st *trace.Store) []int {
+	var out []int
+	for i := range st.Files {
+		if !st.Files[i].Ignore {
+			out = append(out, i)
 		}
 	}
-	r := diff.Compare(sides[0], sides[1], diff.Options{Force: j.opts.Force})
-	return []Artifact{{"diff.md", string(r.Markdown())}, {"diff.json", string(r.JSON())}}, nil
+	return out
+}
+
+// diff compares run A with run B: traces (one or several files per run),
+// or a run's artifacts (profile_metadata.json with kernel_table.json, …).
+// A refusal (the runs are not comparable) is an answer, stated in every
+// artifact, with exit code ExitRefused; an exceeded --fail-on threshold
+// gives ExitRegression.
+func (j *Job) diff(stores []*trace.Store) ([]Artifact, int, error) {
+	var ths []diff.Threshold
+	for _, s := range j.opts.FailOn {
+		t, err := diff.ParseThreshold(s)
+		if err != nil {
+			return nil, 0, err
+		}
+		ths = append(ths, t)
+	}
+	var sides [2]diff.Side
+	var ids [2]identity.Identity
+	var files [2][]int
+	if j.opts.SplitA == 0 {
+		if len(stores) != 2 {
+			return nil, 0, fmt.Errorf("diff needs exactly two traces (run A, then run B), got %d", len(stores))
+		}
+		j.sides = [2]*trace.Store{stores[0], stores[1]}
+		// The store of each trace was made as its file was read: find them.
+		for i, f := range j.files {
+			if f.Kind == "trace" {
+				s := 0
+				if len(files[0]) > 0 {
+					s = 1
+				}
+				files[s] = append(files[s], i)
+			}
+		}
+	} else {
+		for i := range j.files {
+			files[j.side(i)] = append(files[j.side(i)], i)
+		}
+	}
+	for s := range 2 {
+		id := j.opts.Compare[s]
+		id.Fill(j.opts.Run)
+		st := j.sides[s]
+		var docs []artifactDoc
+		for _, d := range j.docs {
+			if j.side(d.file) == s {
+				docs = append(docs, d)
+			}
+		}
+		for _, fi := range files[s] {
+			if sc, ok := j.sidecars[fi]; ok {
+				id.Fill(sc)
+			}
+		}
+		switch {
+		case st != nil && len(liveFiles(st)) > 0:
+			a := j.analyzeTraces(st, liveFiles(st), nil)
+			sides[s] = diff.Side{Name: st.Files[liveFiles(st)[0]].Name, Store: st, Breakdown: a.Breakdown,
+				ObservedArch: a.Arch.ObservedArch, ArchMatch: a.Arch.ArchMatch, DeviceName: a.Arch.DeviceName}
+		case len(docs) > 0:
+			side, sid, err := sideFromArtifacts(docs)
+			if err != nil {
+				return nil, 0, err
+			}
+			sides[s] = side
+			id.Fill(sid)
+		default:
+			return nil, 0, fmt.Errorf("diff: run %c has no trace and no gputriage artifact", 'A'+s)
+		}
+		ids[s] = id
+		sd := &sides[s]
+		sd.BaseImage, sd.ResourceClass, sd.ServerFlags = id.BaseImage, id.ResourceClass, id.ServerFlags
+		sd.BenchmarkConfigHash, sd.GPUDeviceIDs = id.BenchmarkConfigHash, id.GPUDeviceIDs
+	}
+	same := j.sameContent(files[0], files[1])
+	if same {
+		// One run compared with itself: what is known of either side is
+		// known of both.
+		ids[0].Fill(ids[1])
+		ids[1].Fill(ids[0])
+		for s := range 2 {
+			sd := &sides[s]
+			sd.BaseImage, sd.ResourceClass, sd.ServerFlags = ids[s].BaseImage, ids[s].ResourceClass, ids[s].ServerFlags
+			sd.BenchmarkConfigHash, sd.GPUDeviceIDs = ids[s].BenchmarkConfigHash, ids[s].GPUDeviceIDs
+		}
+	}
+	r := diff.Compare(sides[0], sides[1], diff.Options{Force: j.opts.Force, SameInput: same, FailOn: ths})
+	code := ExitOK
+	switch {
+	case r.Refused:
+		code = ExitRefused
+	case r.Regression:
+		code = ExitRegression
+	}
+	arts := []Artifact{{"diff.md", string(r.Markdown())}, {"diff.json", string(r.JSON())}, {"diff_junit.xml", string(r.JUnit())}}
+	return arts, code, nil
+}
+
+// sameContent reports two sets of inputs with the same bytes.
+func (j *Job) sameContent(a, b []int) bool {
+	if len(a) == 0 || len(a) != len(b) || len(j.digests) < len(j.files) {
+		return false
+	}
+	da, db := make([]string, len(a)), make([]string, len(b))
+	for i := range a {
+		da[i], db[i] = j.digests[a[i]], j.digests[b[i]]
+	}
+	slices.Sort(da)
+	slices.Sort(db)
+	return slices.Equal(da, db)
+}
+
+// sideFromArtifacts rebuilds a run from its artifacts: kernel_table.json
+// (required: the kernel times), breakdown.json (stage windows),
+// gpu_timeline.json (busy time), profile_metadata.json (arch and identity).
+func sideFromArtifacts(docs []artifactDoc) (diff.Side, identity.Identity, error) {
+	var s diff.Side
+	var id identity.Identity
+	byName := map[string][]byte{}
+	for _, d := range docs {
+		byName[path.Base(strings.ReplaceAll(d.name, "\\", "/"))] = d.body
+	}
+	kt, ok := byName["kernel_table.json"]
+	if !ok {
+		var names []string
+		for _, d := range docs {
+			names = append(names, d.name)
+		}
+		return s, id, fmt.Errorf("diff: %s: no kernel_table.json among this run's artifacts (give the artifact folder, or the traces)", strings.Join(names, ", "))
+	}
+	var table struct {
+		Rows []struct {
+			Stage    string  `json:"stage"`
+			Kernel   string  `json:"kernel"`
+			Category string  `json:"category"`
+			Launches int64   `json:"launches"`
+			GPUTime  float64 `json:"gpu_time_us"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(kt, &table); err != nil {
+		return s, id, fmt.Errorf("diff: kernel_table.json: %v", err)
+	}
+	bd := &breakdown.Result{}
+	for _, r := range table.Rows {
+		bd.Rows = append(bd.Rows, breakdown.Row{Stage: r.Stage, Kernel: r.Kernel, Category: r.Category,
+			Launches: r.Launches, GPUTime: nsOf(r.GPUTime)})
+	}
+	if b, ok := byName["breakdown.json"]; ok {
+		var x struct {
+			Stages []struct {
+				Stage       string  `json:"stage"`
+				KernelCount int64   `json:"kernel_count"`
+				KernelTime  float64 `json:"kernel_time_us"`
+				Window      float64 `json:"window_us"`
+			} `json:"stages"`
+		}
+		if json.Unmarshal(b, &x) == nil {
+			for _, st := range x.Stages {
+				bd.Stages = append(bd.Stages, breakdown.Stage{Stage: st.Stage, KernelCount: st.KernelCount,
+					KernelTime: nsOf(st.KernelTime), Window: nsOf(st.Window)})
+			}
+		}
+	}
+	s.Breakdown = bd
+	if b, ok := byName["gpu_timeline.json"]; ok {
+		var x struct {
+			Busy  float64 `json:"busy_time_us"`
+			Total float64 `json:"total_time_us"`
+		}
+		if json.Unmarshal(b, &x) == nil {
+			s.BusyNS, s.SpanNS = nsOf(x.Busy), nsOf(x.Total)
+		}
+	}
+	s.Name = "kernel_table.json"
+	if b, ok := byName["profile_metadata.json"]; ok {
+		var m struct {
+			ObservedArch string  `json:"observed_arch"`
+			ArchMatch    string  `json:"arch_match"`
+			DeviceName   *string `json:"device_name"`
+			Source       *string `json:"source_trace_path"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		if err := dec.Decode(&m); err != nil {
+			return s, id, fmt.Errorf("diff: profile_metadata.json: %v", err)
+		}
+		json.Unmarshal(b, &id) // the metadata carries the identity under the same names
+		s.ObservedArch, s.ArchMatch = m.ObservedArch, m.ArchMatch
+		if m.DeviceName != nil {
+			s.DeviceName = *m.DeviceName
+		}
+		if m.Source != nil {
+			s.Name = *m.Source
+		}
+	}
+	return s, id, nil
+}
+
+// nsOf turns an artifact's microseconds (3 decimals) back into nanoseconds.
+func nsOf(us float64) int64 {
+	if us < 0 {
+		return -int64(-us*1000 + 0.5)
+	}
+	return int64(us*1000 + 0.5)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/gputriage/gputriage/analyzer/breakdown"
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/crash"
+	"github.com/gputriage/gputriage/analyzer/identity"
 	"github.com/gputriage/gputriage/analyzer/kernels"
 	"github.com/gputriage/gputriage/analyzer/report"
 	"github.com/gputriage/gputriage/analyzer/timeline"
@@ -29,6 +30,11 @@ const (
 	ExitOK      = 0
 	ExitPartial = 1 // results produced, but some input was damaged or cut short
 	ExitUsage   = 2 // usage error or unreadable input
+	// diff: the runs are not comparable (archs or seed-004 fields differ
+	// or are unknown) and --force was not given.
+	ExitRefused = 3
+	// diff: a --fail-on threshold was exceeded (a regression from A to B).
+	ExitRegression = 4
 )
 
 // DefaultTarget is the fleet architecture of seed 004 (MI355X).
@@ -48,20 +54,21 @@ type Options struct {
 	// seed-004 comparison fields of run A and run B (unknown when empty).
 	Force   bool           `json:"force,omitempty"`
 	Compare [2]RunIdentity `json:"compare,omitempty"`
+	// SplitA is how many of the inputs, in order, are run A (the rest are
+	// run B); 0 = the first trace is A and the second B.
+	SplitA int `json:"split_a,omitempty"`
+	// FailOn are diff's regression thresholds ("total:+5%", …).
+	FailOn []string `json:"fail_on,omitempty"`
+	// Run is the identity of the analysed run as the user gave it (flags,
+	// --run file, the page's form); it wins over sidecars.
+	Run RunIdentity `json:"run"`
 	// Roofline roofs overriding the device table (0 = the table's).
 	PeakTFLOPS float64 `json:"peak_tflops,omitempty"`
 	PeakGBPS   float64 `json:"peak_gbps,omitempty"`
 }
 
-// RunIdentity holds the fields seed 004 requires to match before two
-// profiles are compared.
-type RunIdentity struct {
-	BaseImage           string `json:"base_image,omitempty"`
-	ResourceClass       string `json:"resource_class,omitempty"`
-	GPUDeviceIDs        []int  `json:"gpu_device_ids,omitempty"`
-	ServerFlags         string `json:"server_flags,omitempty"`
-	BenchmarkConfigHash string `json:"benchmark_config_hash,omitempty"`
-}
+// RunIdentity is seed 004's linkage and comparison fields of one run.
+type RunIdentity = identity.Identity
 
 // ParseOptions decodes and validates options JSON (empty = defaults).
 func ParseOptions(b []byte) (Options, error) {
@@ -121,6 +128,9 @@ type Result struct {
 	Error     string       `json:"error,omitempty"`
 	Files     []FileResult `json:"files"`
 	Artifacts []Artifact   `json:"artifacts"`
+	// Runs lists the runs found when the inputs are several (the job is
+	// then refused): a host may analyse each on its own.
+	Runs []RunGroup `json:"runs,omitempty"`
 }
 
 // JSON encodes the result for the module's result buffer.
@@ -156,6 +166,12 @@ type Job struct {
 	cur    *current
 	nlogs  int
 	fix    *fixJob // perfetto-fix
+	// sidecar is what server_args.json beside the traces says.
+	sidecar  identity.Identity
+	sidecars map[int]identity.Identity // by file index (diff: per side)
+	digests  []string                  // content digest per input, for the run id
+	sides    [2]*trace.Store           // diff with SplitA: one store per run
+	docs     []artifactDoc             // diff: gputriage artifacts given as a run
 }
 
 // perTrace reports commands that compare traces and so keep one store each.
@@ -172,6 +188,7 @@ type current struct {
 	sniff     []byte
 	hostErr   string
 	size      int64 // the host's estimate of the decompressed size, 0 = unknown
+	digest    digest
 	nulPrefix int64 // leading NUL bytes skipped before sniffing
 }
 
@@ -209,6 +226,7 @@ func (j *Job) Write(p []byte) (int, error) {
 	}
 	c.res = &j.files[len(j.files)-1]
 	c.res.Bytes += int64(len(p))
+	c.digest.write(p)
 	if c.kind == "" {
 		if len(c.sniff) == 0 {
 			// a run of NUL bytes in front (logrotate copytruncate) carries
@@ -249,7 +267,10 @@ func (j *Job) decide(c *current) {
 	case looksJSON(b):
 		c.kind = "json"
 		st := j.store
-		if j.perTrace() {
+		switch {
+		case j.opts.Command == "diff" && j.opts.SplitA > 0:
+			st = j.sideStore(len(j.files) - 1)
+		case j.perTrace():
 			st = trace.NewStore()
 			j.stores = append(j.stores, st)
 		}
@@ -349,6 +370,7 @@ func (j *Job) EndFile() {
 	}
 	j.cur = nil
 	c.res = &j.files[len(j.files)-1]
+	j.digests = append(j.digests, c.digest.sum())
 	if c.kind == "" {
 		j.decide(c)
 		p := c.sniff
@@ -373,6 +395,25 @@ func (j *Job) EndFile() {
 		case f.SawEvents:
 			c.res.Kind = "trace"
 			c.res.Partial, c.res.Problem = f.Partial(), f.Problem
+		case !c.headBig && f.Complete && identity.IsSidecar(c.res.Name):
+			// The server's configuration, written beside the traces.
+			f.Ignore = true
+			c.res.Kind = "json"
+			if id, ok := identity.FromServerArgs(c.head); ok {
+				j.sidecar.Fill(id)
+				if j.sidecars == nil {
+					j.sidecars = map[int]identity.Identity{}
+				}
+				j.sidecars[len(j.files)-1] = id
+			} else {
+				c.res.Problem = "not a server-info document (no model or tensor-parallel size): ignored"
+			}
+		case !c.headBig && f.Complete && j.opts.Command == "diff" && isArtifact(c.head):
+			// A gputriage artifact (profile_metadata.json, kernel_table.json,
+			// …) standing for a run already analysed.
+			f.Ignore = true
+			c.res.Kind = "json"
+			j.docs = append(j.docs, artifactDoc{file: len(j.files) - 1, name: c.res.Name, body: c.head})
 		case !c.headBig && f.Complete && j.opts.Command != "breakdown" && j.opts.Command != "triage":
 			// A JSON side document (crash_diagnostics.json, a dump's
 			// metadata.json): evidence for the crash analysis.
@@ -450,15 +491,43 @@ func (j *Job) Finish() *Result {
 	wantCrash := j.opts.Command == "diagnose" || j.nlogs > 0
 	switch {
 	case j.opts.Command == "diff":
-		arts, err := j.diff(stores)
+		arts, code, err := j.diff(stores)
 		if err != nil {
 			res.ExitCode = ExitUsage
 			res.Error = strings.TrimPrefix(res.Error+"; "+err.Error(), "; ")
+		} else if code != ExitOK && res.ExitCode <= ExitPartial {
+			res.ExitCode = code
 		}
 		res.Artifacts = append(res.Artifacts, arts...)
 	case j.perTrace() && len(stores) > 0:
-		res.Artifacts = append(res.Artifacts, j.triage(stores)...)
+		var refs []traceRef
+		for _, st := range stores {
+			refs = append(refs, traceRef{st, 0})
+		}
+		runs, err := j.separateRuns(refs)
+		res.Runs = runs
+		var arts []Artifact
+		if err == nil {
+			arts, err = j.triage(stores)
+		}
+		if err != nil {
+			res.ExitCode = ExitUsage
+			res.Error = strings.TrimPrefix(res.Error+"; "+err.Error(), "; ")
+			break
+		}
+		res.Artifacts = append(res.Artifacts, arts...)
 	case j.opts.Command != "diagnose" && len(traces) > 0:
+		var refs []traceRef
+		for _, fi := range traces {
+			refs = append(refs, traceRef{j.store, fi})
+		}
+		runs, err := j.separateRuns(refs)
+		res.Runs = runs
+		if err != nil {
+			res.ExitCode = ExitUsage
+			res.Error = strings.TrimPrefix(res.Error+"; "+err.Error(), "; ")
+			break
+		}
 		joins := callsite.NewJoins(j.store) // shared by the breakdown and the roofline
 		a := j.analyzeTraces(j.store, traces, joins)
 		rl := j.roofline(a, joins, j.store)
@@ -479,11 +548,12 @@ func (j *Job) Finish() *Result {
 			Artifact{"crash_diagnosis.json", string(d.JSON())},
 		)
 	}
+	j.stampAll(res)
 	return res
 }
 
 func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins) *report.Analysis {
-	a := &report.Analysis{Store: st, TraceFiles: files, Target: j.opts.TargetArch, StageFilter: j.opts.Stage}
+	a := &report.Analysis{Store: st, TraceFiles: files, Target: j.opts.TargetArch, StageFilter: j.opts.Stage, Identity: j.identity()}
 	a.Breakdown = breakdown.Analyze(st, breakdown.Options{Stage: j.opts.Stage, Joins: joins})
 	for _, fi := range files {
 		a.Timelines = append(a.Timelines, timeline.Compute(st, fi))

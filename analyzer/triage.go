@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -15,8 +16,12 @@ import (
 // triage is seed 004's default answer: the breakdown of the formal (graph-on)
 // trace plus its overlap and fuse opportunity tables, with kernels mapped to
 // code through the mapping (graph-off or capture) trace when one is given.
-func (j *Job) triage(stores []*trace.Store) []Artifact {
+func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 	formal, mapping := j.pair(stores)
+	if err := j.sameDevice(formal, mapping); err != nil {
+		return nil, err
+	}
+	j.noteOtherRanks(stores, formal, mapping)
 	// One set of join indexes for the formal trace, shared by every analysis.
 	joins := callsite.NewJoins(formal)
 	ov := overlap.Analyze(formal, mapping, overlap.Options{Stage: j.opts.Stage, Joins: joins})
@@ -45,7 +50,7 @@ func (j *Job) triage(stores []*trace.Store) []Artifact {
 		{"breakdown.json", string(report.Breakdown(a))},
 		{"gpu_timeline.json", string(report.Timeline(a))},
 		{"gpu_lanes.json", string(report.Lanes(a))},
-	}
+	}, nil
 }
 
 // pair picks the formal and mapping traces: as named in the options, else
@@ -96,11 +101,12 @@ func (j *Job) pair(stores []*trace.Store) (formal, mapping *trace.Store) {
 	}
 	if mapping == nil {
 		// Prefer a capture trace (it records what each replay runs), then
-		// one with Python stacks.
+		// one with Python stacks. Another rank of the formal trace's run is
+		// not a mapping trace: it is the same run.
 		var cur *cand
 		for i := range cs {
 			c := &cs[i]
-			if c.st == formal || c.graphShare > 0.5 && !c.capture {
+			if c.st == formal || c.graphShare > 0.5 && !c.capture || !c.capture && sameRun(formal, c.st) {
 				continue
 			}
 			if cur == nil || c.capture != cur.capture && c.capture || c.capture == cur.capture && c.python && !cur.python {
@@ -115,6 +121,29 @@ func (j *Job) pair(stores []*trace.Store) (formal, mapping *trace.Store) {
 		mapping = formal
 	}
 	return formal, mapping
+}
+
+// sameRun reports two traces that are ranks (or stage files) of one SGLang
+// profile: <id>-TP-<rank>… with the same id.
+func sameRun(a, b *trace.Store) bool {
+	ma := sglangProfile.FindStringSubmatch(path.Base(strings.ReplaceAll(a.Files[0].Name, "\\", "/")))
+	mb := sglangProfile.FindStringSubmatch(path.Base(strings.ReplaceAll(b.Files[0].Name, "\\", "/")))
+	return ma != nil && mb != nil && ma[1] == mb[1]
+}
+
+// noteOtherRanks says, on each trace left out of a triage because it is
+// another rank of the formal trace's run, why it was not used.
+func (j *Job) noteOtherRanks(stores []*trace.Store, formal, mapping *trace.Store) {
+	for _, st := range stores {
+		if st == formal || st == mapping || !sameRun(formal, st) {
+			continue
+		}
+		for i := range j.files {
+			if j.files[i].Name == st.Files[0].Name && j.files[i].Problem == "" {
+				j.files[i].Problem = "another rank (or stage) of " + formal.Files[0].Name + "'s run: triage analyses that one; breakdown compares the ranks"
+			}
+		}
+	}
 }
 
 func allFiles(st *trace.Store) []int {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
@@ -43,10 +45,7 @@ func buildSite(wasm []byte) error {
 	if err != nil {
 		return err
 	}
-	workerInline, err := bundle("jsbridge/worker.js", virtuals{
-		"gputriage-wasm":       {file: "jsbridge/wasm-inline.js"},
-		"gputriage-wasm-bytes": {contents: string(wasm), loader: api.LoaderBinary},
-	})
+	workerInline, err := bundle("jsbridge/worker.js", virtuals{"gputriage-wasm": {file: "jsbridge/wasm-inline.js"}})
 	if err != nil {
 		return err
 	}
@@ -56,7 +55,7 @@ func buildSite(wasm []byte) error {
 	if err != nil {
 		return err
 	}
-	report, err := page("site/report.html", css, viewer, true)
+	report, err := page("site/report.html", css, viewer, true, "")
 	if err != nil {
 		return err
 	}
@@ -77,11 +76,21 @@ func buildSite(wasm []byte) error {
 		return err
 	}
 
-	servedHTML, err := page("site/index.html", css, appServed, false)
+	servedHTML, err := page("site/index.html", css, appServed, false, "")
 	if err != nil {
 		return err
 	}
-	inlineHTML, err := page("site/index.html", css, appInline, true)
+	// The module goes after the script, gzipped, as text the parser skims:
+	// the script starts the worker first, then posts it this text
+	// (jsbridge/worker-blob.js, wasm-inline.js).
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw.Write(wasm)
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	inlineHTML, err := page("site/index.html", css, appInline, true,
+		`<script type="application/wasm+gzip+base64" id="gputriage-wasm">`+base64.StdEncoding.EncodeToString(gz.Bytes())+`</script>`)
 	if err != nil {
 		return err
 	}
@@ -109,8 +118,9 @@ func buildSite(wasm []byte) error {
 }
 
 // page fills an HTML shell: inline builds carry the style and script in the
-// page, allowed by their CSP hashes; the served build links them.
-func page(shell, css, js string, inline bool) (string, error) {
+// page, allowed by their CSP hashes; the served build links them. tail
+// follows the script (data blocks, never executed).
+func page(shell, css, js string, inline bool, tail string) (string, error) {
 	b, err := os.ReadFile(shell)
 	if err != nil {
 		return "", err
@@ -124,7 +134,7 @@ func page(shell, css, js string, inline bool) (string, error) {
 		return strings.NewReplacer(
 			"{{CSP}}", fmt.Sprintf(inlineCSP, hash(js), hash(css)),
 			"{{STYLE}}", "<style>"+css+"</style>",
-			"{{SCRIPT}}", "<script>"+js+"</script>",
+			"{{SCRIPT}}", "<script>"+js+"</script>"+tail,
 		).Replace(string(b)), nil
 	}
 	return strings.NewReplacer(

@@ -24,7 +24,7 @@ export class CancelledError extends Error {
 }
 
 export class Client {
-  /** @param {{onReady?: (ms: number) => void, onError?: (msg: string) => void}} [hooks] */
+  /** @param {{onReady?: (ms: number, phases?: object) => void, onWarm?: () => void, onError?: (msg: string) => void}} [hooks] */
   constructor(hooks = {}) {
     this.hooks = hooks;
     this.module = null;
@@ -33,7 +33,7 @@ export class Client {
   }
 
   #spawn() {
-    this.worker = createWorker();
+    this.worker = createWorker(this.module);
     if (this.module) this.worker.postMessage({ type: 'module', module: this.module });
     this.worker.onmessage = (ev) => this.#onMessage(ev.data);
     this.worker.onerror = (ev) => this.#fail(ev.message || 'worker failed to start');
@@ -44,7 +44,10 @@ export class Client {
     switch (m.type) {
       case 'ready':
         this.module = m.module;
-        this.hooks.onReady?.(m.ms);
+        this.hooks.onReady?.(m.ms, m.phases);
+        break;
+      case 'warm':
+        this.hooks.onWarm?.();
         break;
       case 'progress':
         job?.onProgress?.(m);

@@ -1,7 +1,7 @@
 // Served build: the module sits next to worker.js. compileStreaming compiles
 // while downloading but rejects (TypeError) unless the server says
 // Content-Type: application/wasm; then fall back to compile(arrayBuffer).
-export async function compileModule() {
+export async function compileModule(phases = {}) {
   const url = new URL('gputriage.wasm', self.location.href);
   const get = async () => {
     const res = await fetch(url);

@@ -11,7 +11,9 @@
 //   {type:'fix', file, name, gzip}          perfetto-fix: two passes, output streamed
 //                                           into a Blob (gzip: through CompressionStream)
 // (worker → main):
-//   {type:'ready', module, ms}              compiled; keep it for the next worker
+//   {type:'ready', module, ms, phases}      compiled; keep it for the next worker
+//                                           (phases: waitMs for the bytes, decodeMs, compileMs)
+//   {type:'warm'}                           idle, warmed up, an instance waits for the next job
 //   {type:'progress', …Progress}            throttled to ~10 Hz
 //   {type:'result', result, stats}          result JSON of finish(), parsed
 //   {type:'fixed', blob, name, result, stats}
@@ -28,12 +30,17 @@ const dec = new TextDecoder();
 let modulePromise = null;
 let stderrTail = [];
 
+let jobs = 0; // started and not finished; warm-up only runs when idle
+
 self.onmessage = async (ev) => {
   const msg = ev.data;
   if (msg.type === 'module') {
     modulePromise = Promise.resolve(msg.module);
+    idleSoon();
     return;
   }
+  if (msg.type !== 'start' && msg.type !== 'fix') return;
+  jobs++;
   try {
     if (msg.type === 'start') {
       const { result, stats } = await run(msg.files, msg.opts ?? {});
@@ -45,14 +52,20 @@ self.onmessage = async (ev) => {
   } catch (err) {
     const tail = stderrTail.length ? `\n${stderrTail.join('\n')}` : '';
     self.postMessage({ type: 'error', message: `${err?.message ?? err}${tail}` });
+  } finally {
+    jobs--;
+    idleSoon();
   }
 };
 
 function getModule() {
   if (!modulePromise) {
     const t0 = performance.now();
-    modulePromise = compileModule().then((module) => {
-      self.postMessage({ type: 'ready', module, ms: performance.now() - t0 });
+    const phases = {};
+    modulePromise = compileModule(phases).then((module) => {
+      const ms = performance.now() - t0;
+      phases.compileMs = ms - (phases.decodeMs ?? 0) - (phases.waitMs ?? 0);
+      self.postMessage({ type: 'ready', module, ms, phases });
       return module;
     });
   }
@@ -60,7 +73,57 @@ function getModule() {
 }
 
 // Compile eagerly so the first drop does not wait for it.
-getModule().catch((err) => self.postMessage({ type: 'error', message: `loading gputriage.wasm: ${err.message}` }));
+getModule().then(idleSoon, (err) => self.postMessage({ type: 'error', message: `loading gputriage.wasm: ${err.message}` }));
+
+// While the user picks a file: run a tiny job through a throwaway instance
+// once (V8 compiles wasm functions lazily and tiers hot ones up: the first
+// real job would otherwise pay for that), and keep a fresh instance with
+// the Go runtime already started for the next job.
+let spare = null;
+let warmed = false;
+let idleTimer = 0;
+function idleSoon() {
+  clearTimeout(idleTimer);
+  idleTimer = setTimeout(async () => {
+    if (jobs || !modulePromise) return;
+    try {
+      if (!warmed) {
+        warmed = true;
+        const w = await instantiate();
+        if (jobs) return;
+        warmUp(w);
+      }
+      if (!spare && !jobs) {
+        spare = await instantiate();
+        self.postMessage({ type: 'warm' });
+      }
+    } catch (err) {
+      console.warn('[gputriage] warm-up:', err?.message ?? err); // the next job instantiates itself
+    }
+  }, 0);
+}
+
+/** The instance for a job: the spare when there is one, else a new one. */
+async function jobInstance() {
+  const m = spare;
+  spare = null;
+  return m ?? instantiate();
+}
+
+function warmUp(m) {
+  const ev = [];
+  for (let i = 0; i < 40; i++) {
+    const ts = 1000 + i * 50;
+    ev.push(`{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":${ts},"dur":20,"args":{"External id":${i + 1}}}`,
+      `{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":${ts + 2},"dur":5,"args":{"External id":${i + 1},"correlation":${i + 100}}}`,
+      `{"ph":"X","cat":"kernel","name":"k${i % 4}","pid":0,"tid":7,"ts":${ts + 10},"dur":8,"args":{"External id":${i + 1},"correlation":${i + 100},"device":0,"stream":7}}`);
+  }
+  m.callStr('begin', JSON.stringify({ command: 'auto' }));
+  m.callStr('file_begin', 'warm-up.json');
+  m.feed(enc.encode(`{"deviceProperties":[{"id":0,"name":"NVIDIA H100"}],"traceEvents":[${ev.join(',')}]}`));
+  m.call('file_end');
+  m.x.finish();
+}
 
 /** One fresh instance per job: a trapped or exited instance is unusable, and
  *  Go's heap never shrinks, so reuse would only carry garbage forward. */
@@ -203,7 +266,9 @@ async function run(files, opts) {
   const command = await resolveCommand(files, opts);
   const { autoTriage, ...moduleOpts } = opts;
   moduleOpts.command = command;
-  const m = await instantiate();
+  const ti = performance.now();
+  const m = await jobInstance();
+  const instantiateMs = performance.now() - ti;
   const total = files.reduce((n, f) => n + f.file.size, 0);
   const t0 = performance.now();
   const progress = reporter(m, files.length, total, t0);
@@ -238,6 +303,7 @@ async function run(files, opts) {
     rawBytes: raw,
     mbps: raw / 1e6 / ((performance.now() - t0) / 1000),
     memory: m.memory,
+    instantiateMs,
   };
   return { result, stats };
 }
@@ -304,7 +370,7 @@ function concat(parts, n) {
  * through CompressionStream('gzip') when asked and available.
  */
 async function fix(file, name, gzip) {
-  const m = await instantiate();
+  const m = await jobInstance();
   const total = file.size * 2;
   const t0 = performance.now();
   const progress = reporter(m, 1, total, t0);

@@ -3,6 +3,7 @@
 import { Client, CancelledError } from '../jsbridge/client.js';
 import { renderReport } from './render/report.js';
 import { h } from './render/dom.js';
+import { identityForm, readIdentity } from './render/identity.js';
 import { bytes, secs } from './render/format.js';
 import template from 'gputriage-report-template';
 
@@ -13,14 +14,21 @@ const ui = {
   report: $('report'), status: $('status'), error: $('error'),
 };
 
+// The run identity form (seed 004's linkage fields), beside the target.
+const idForm = identityForm();
+ui.target.closest('label').after(idForm);
+
 // Observable hooks for tests and curious users (devtools): last run figures.
 const probe = (window.__gputriage = { stats: null, progress: null, peakMemory: 0, moduleMs: null, runs: 0, fix: null });
 
 const client = new Client({
-  onReady(ms) {
+  onReady(ms, phases) {
     probe.moduleMs = ms;
+    // ms since navigation: when the module was ready, and where its time went.
+    probe.phases = { ...phases, readyAt: performance.now() };
     ui.status.textContent = `module ready (${ms.toFixed(0)} ms)`;
   },
+  onWarm() { probe.warmAt = performance.now(); },
   onError(msg) { showError(msg); },
 });
 
@@ -44,6 +52,8 @@ function jobOptions() {
   if (opts.command === 'auto') opts.autoTriage = true;
   if (mapping.length) opts.mapping = mapping;
   if (formal.length) opts.formal = formal;
+  const runId = readIdentity(idForm);
+  if (runId) opts.run = runId;
   return opts;
 }
 
@@ -69,7 +79,7 @@ async function run(files, { keepRoles = false } = {}) {
       return;
     }
     const tr = performance.now();
-    renderReport(ui.report, result, {
+    probe.renderSections = await renderReport(ui.report, result, {
       stats,
       saveReport: () => savedReport(result, stats),
       roles: {
@@ -83,6 +93,7 @@ async function run(files, { keepRoles = false } = {}) {
       fix: (name, opts) => perfettoFix(files.find((f) => f.name === name), opts),
     });
     probe.renderMs = performance.now() - tr;
+    probe.doneAt = performance.now();
     probe.runs++;
     ui.drop.classList.add('compact');
     // A rate over a small input mostly measures the final analysis; omit it.

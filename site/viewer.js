@@ -3,6 +3,6 @@
 import { renderReport } from './render/report.js';
 
 const data = JSON.parse(document.getElementById('gputriage-data').textContent);
-renderReport(document.getElementById('report'), data.result, { stats: data.stats });
 document.getElementById('status').textContent = `saved report · ${data.saved}`;
-document.body.dataset.state = 'done';
+renderReport(document.getElementById('report'), data.result, { stats: data.stats })
+  .then(() => { document.body.dataset.state = 'done'; });

@@ -213,6 +213,11 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 			add(c, prioPySpy)
 		}
 	}
+	// 5b. rocgdb dumps of several workers: the one not in the kernel the
+	// others are stuck in
+	if c, ok := workerCulprit(inc, mk); ok {
+		add(c, prioPySpy)
+	}
 	// 6. rocgdb: the attached worker holds the stuck kernel
 	if h := work[ClassGPUKernelHang]; h != nil && h.f.Hang != nil && h.f.Hang.Progress != "moving" && len(h.f.Hang.Dispatches) > 0 {
 		hv := h.f.Hang
@@ -263,7 +268,9 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 		var miss []int
 		limit := ws
 		if limit == 0 {
-			limit = maxR + 1 // only gaps below the highest reporting rank
+			// ranks seen in line prefixes, else only gaps below the
+			// highest reporting rank
+			limit = max(maxR+1, inc.ranksSeen)
 		}
 		for r := 0; r < limit && len(reporting) > 0; r++ {
 			if !reporting[r] {
@@ -335,7 +342,7 @@ func (cs *culpritSet) forClass(class string, a *agg) *Culprit {
 		return &Culprit{Reason: "not determined: the evidence does not show which rank the others waited for (add every rank's log, py-spy dumps of all ranks, or flight-recorder dumps)", Method: "none", Evidence: []Evidence{}}
 	}
 	c := best.c
-	c.Evidence = append([]Evidence(nil), c.Evidence...)
+	c.Evidence = append([]Evidence{}, c.Evidence...)
 	var agree []string
 	for i := range cs.cands {
 		o := &cs.cands[i]
@@ -418,4 +425,82 @@ func sortedRankKeys(m map[int]*rankState) []int {
 	}
 	sort.Ints(out)
 	return out
+}
+
+// workerCulprit compares rocgdb dumps of different workers (pids): when
+// most workers sit in one kernel and a minority runs another kernel or
+// none, the minority never reached the collective.
+func workerCulprit(inc *incidentFacts, mk func(int, int, string, string, string, ...Evidence) Culprit) (Culprit, bool) {
+	type worker struct {
+		pid    int
+		kernel string
+		ev     Evidence
+	}
+	var ws []worker
+	idx := map[int]int{}
+	for _, d := range inc.gdbDumps {
+		if d.crash || d.pid <= 0 || d.sections&(secDispatches|secThreads) == 0 {
+			continue
+		}
+		k := ""
+		ev := d.ev
+		if gs := waveGroups(d); len(gs) > 0 {
+			k = kernelBase(gs[0].Kernel)
+			if len(d.waveIDs) > 0 {
+				ev = d.waves[d.waveIDs[0]].ev
+			}
+		} else if len(d.disp) > 0 {
+			k, ev = kernelBase(d.disp[0].Kernel), d.disp[0].ev
+		} else if d.noEv != nil {
+			ev = *d.noEv
+		}
+		w := worker{d.pid, k, ev}
+		if i, ok := idx[d.pid]; ok {
+			ws[i] = w // the latest dump of a worker
+			continue
+		}
+		idx[d.pid] = len(ws)
+		ws = append(ws, w)
+	}
+	if len(ws) < 3 {
+		return Culprit{}, false
+	}
+	count := map[string]int{}
+	for _, w := range ws {
+		count[w.kernel]++
+	}
+	top, n := "", 0
+	for _, w := range ws {
+		if c := count[w.kernel]; c > n && w.kernel != "" {
+			top, n = w.kernel, c
+		}
+	}
+	if top == "" || n*2 <= len(ws) || n == len(ws) {
+		return Culprit{}, false
+	}
+	var odd []worker
+	var base Evidence
+	for _, w := range ws {
+		if w.kernel != top {
+			odd = append(odd, w)
+		} else if base.File == "" {
+			base = w.ev
+		}
+	}
+	o := odd[0]
+	what := "has no dispatch in flight"
+	if o.kernel != "" {
+		what = "runs " + o.kernel
+	}
+	c := mk(-1, o.pid, "", "pid "+strconv.Itoa(o.pid)+" "+what+" while "+strconv.Itoa(n)+" other workers are stuck in "+top+": it never reached that kernel", "rocgdb dumps of "+strconv.Itoa(len(ws))+" workers: the one not in the common stuck kernel", o.ev, base)
+	if len(odd) > 1 {
+		c.Rank, c.PID = nil, nil
+		for _, x := range odd {
+			c.PIDs = append(c.PIDs, x.pid)
+			if r, ok := inc.rankOf(x.pid); ok {
+				c.Ranks = append(c.Ranks, r)
+			}
+		}
+	}
+	return c, true
 }

@@ -91,6 +91,7 @@ type incidentFacts struct {
 	ranks      map[int]*rankState // watchdog / dump-signal per rank
 	ops        map[string]*opState
 	worldSize  int
+	ranksSeen  int // 1 + highest rank of any line prefix
 	wsEv       *Evidence
 	rootRank   int // torchrun "Root Cause" table (-1: not given)
 	rootPID    int

@@ -289,3 +289,63 @@ func TestRocgdbThreadSwitchBT(t *testing.T) {
 		t.Fatalf("%s", d.JSON())
 	}
 }
+
+// Chunk boundaries never change the result of the multi-file incident
+// inputs (dump state, py-spy processes and pickles span chunks).
+func TestIncidentChunked(t *testing.T) {
+	sets := [][]string{
+		{"testdata/incident_tp8/dmesg.txt", "testdata/incident_tp8/rocgdb_pid41207_1.txt", "testdata/incident_tp8/rocgdb_pid41207_2.txt", "testdata/incident_tp8/server.log"},
+		{"testdata/rocgdb_allgather_spin.txt"},
+		{"testdata/pyspy_tp8_straggler.log"},
+		{"testdata/fr/fr_dump_rank_0", "testdata/fr/fr_dump_rank_1", "testdata/fr/fr_dump_rank_2", "testdata/fr/fr_dump_rank_3"},
+		{"testdata/cuda_gdb_hang.log"},
+	}
+	for _, set := range sets {
+		whole := diagnoseFiles(t, set...).JSON()
+		for seed := int64(1); seed <= 3; seed++ {
+			s := New()
+			for _, p := range set {
+				name, data := readInput(t, p)
+				s.BeginFile(name)
+				for i := 0; len(data) > 0; i++ {
+					n := 1 + int((seed*7919+int64(i)*104729)%613)
+					n = min(n, len(data))
+					s.Write(data[:n])
+					data = data[n:]
+				}
+				s.EndFile()
+			}
+			if got := s.Diagnosis().JSON(); string(got) != string(whole) {
+				t.Fatalf("%v: chunked (seed %d) differs", set, seed)
+			}
+		}
+	}
+}
+
+// rocgdb dumps of every worker: three spin in the all-gather barrier, the
+// fourth never reached it.
+func TestRocgdbWorkersStraggler(t *testing.T) {
+	var paths []string
+	for _, p := range []string{"7001", "7002", "7003", "7004"} {
+		paths = append(paths, "testdata/rocgdb_workers/rocgdb_pid"+p+".txt")
+	}
+	d := goldenCase(t, "rocgdb_workers.golden.json", paths...)
+	f := hasClass(d, ClassGPUKernelHang)
+	if f == nil || culpritPID(f) != 7004 || f.Details["hang_kind"] != "cross_rank_barrier_spin" {
+		t.Fatalf("%s", d.JSON())
+	}
+}
+
+// The last rank is the one missing from the watchdog lines: known to exist
+// from its other log lines.
+func TestWatchdogLastRankMissing(t *testing.T) {
+	d := goldenCase(t, "watchdog_last_rank_missing.golden.json", "testdata/watchdog_last_rank_missing.log")
+	if f := hasClass(d, ClassCollectiveTimeout); f == nil || culpritRank(f) != 3 {
+		t.Fatalf("%s", d.JSON())
+	}
+	// s08: ranks 0-2 report and nothing shows a rank 3: no culprit invented
+	d = diagnoseFiles(t, "shared:s08_nccl_watchdog_timeout_allreduce_basicsr737.log")
+	if f := hasClass(d, ClassCollectiveTimeout); f == nil || f.Culprit == nil || f.Culprit.Method != "none" {
+		t.Fatalf("%s", d.JSON())
+	}
+}

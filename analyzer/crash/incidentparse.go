@@ -36,7 +36,7 @@ var (
 
 func (p *incidentParser) beginFile(*Session) { p.rootLine, p.rootHost = 0, "" }
 func (p *incidentParser) endFile()           {}
-func (p *incidentParser) gate() uint64       { return kwIncident }
+func (p *incidentParser) gate() uint64       { return kwIncident | kwIncidentRaw }
 func (p *incidentParser) active(int) bool    { return false }
 func (p *incidentParser) stateless()         {}
 
@@ -49,6 +49,9 @@ func (p *incidentParser) line(l *line) {
 	}
 	if l.pid > 0 && l.rank >= 0 {
 		inc.mapPID(l.pid, l.rank)
+	}
+	if l.rank >= 0 && l.rank < maxRanks && l.rank+1 > inc.ranksSeen {
+		inc.ranksSeen = l.rank + 1 // ranks that exist even if they never report
 	}
 	rank := l.rank
 	if r := submatchIf(t, "Rank ", reIncPGRankTag); r != "" {

@@ -36,6 +36,8 @@ const (
 
 	// kwTorchRaw: keywords the torch parser looks for in l.raw (prefixes kept).
 	kwTorchRaw
+	// kwIncidentRaw: a "[rankN]" prefix (the incident parser counts ranks)
+	kwIncidentRaw
 
 	// normaliser: characters / markers that may make the raw line differ
 	// from the input bytes (ANSI codes, tqdm bars, ComfyUI stamps).
@@ -52,7 +54,7 @@ const kwParsers = kwSpecial - 1
 
 // kwRawOnly are bits that must be taken from the raw line even when the
 // text (prefixes stripped) is rescanned.
-const kwRawOnly = kwTorchRaw
+const kwRawOnly = kwTorchRaw | kwIncidentRaw
 
 var kwLists = []struct {
 	bit   uint64
@@ -75,7 +77,8 @@ var kwLists = []struct {
 	{kwNvidia, []string{"=====", "CUDA", "<<<", "Active", "Terminated"}},
 	{kwEvidence, []string{"Target Id", "No dispatches are currently", "wave_", " INFO", "Process ", "Thread 0x", "Pyspy dump", "ttach", "___"}},
 	{kwContainer, []string{" true", " false", "OOMKilled", "\"ExitCode\"", "ignal ", "IGNAL "}},
-	{kwIncident, []string{"SeqNum=", "enqueued", "opCount", "nranks", "Root Cause", "local_rank", "exitcode", "host", "closing signal", "GPU use", "Pyspy dump for PID", "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size", "pid=", "Virtual PC", "Active", ",0)"}},
+	{kwIncident, []string{"SeqNum=", "enqueued", "opCount", "nranks", "Root Cause", "local_rank", "exitcode", "host", "closing signal", "GPU use", "Pyspy dump for PID", "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size", "Virtual PC", "Active", ",0)"}},
+	{kwIncidentRaw, []string{"[rank"}},
 
 	// ESC, literal ANSI escapes (all contain a backslash), tqdm rates, " - " of a ComfyUI stamp
 	{kwSpecial, []string{"\x1b", "\\", "it/s]", "s/it]", "B/s]", " - "}},

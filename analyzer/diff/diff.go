@@ -35,6 +35,10 @@ type Side struct {
 	ArchMatch    string
 	DeviceName   string
 
+	// BusyNS and SpanNS stand in for Store when the run is read from its
+	// artifacts (gpu_timeline.json).
+	BusyNS, SpanNS int64
+
 	// Seed-004 comparison fields; "" / nil = unknown.
 	BaseImage           string
 	ResourceClass       string
@@ -47,6 +51,11 @@ type Side struct {
 type Options struct {
 	Force bool // compare even when the runs are not comparable
 	Limit int  // kernel rows in the Markdown table; 0 means 25
+	// SameInput says both sides are the same bytes: one run compared with
+	// itself, comparable by construction even where its fields are unknown.
+	SameInput bool
+	// FailOn are the regression thresholds of a CI gate (ParseThreshold).
+	FailOn []Threshold
 }
 
 // Mismatch is a comparison field that differs between the runs.
@@ -124,6 +133,11 @@ type Result struct {
 	Kernels    []KernelDelta   `json:"kernels"`
 	NewKernels int             `json:"new_kernels"`
 	Removed    int             `json:"removed_kernels"`
+	// SameInput: both sides are the same input.
+	SameInput bool `json:"same_input"`
+	// Gate is every --fail-on threshold with its verdict.
+	Gate       []GateResult `json:"gate"`
+	Regression bool         `json:"regression"` // a threshold was exceeded
 	opt        Options
 }
 
@@ -175,6 +189,8 @@ func collect(s Side) sideData {
 	if s.Store != nil {
 		busy, span := union(s.Store)
 		d.info.BusyUS, d.info.SpanUS = us(busy), us(span)
+	} else {
+		d.info.BusyUS, d.info.SpanUS = us(s.BusyNS), us(s.SpanNS)
 	}
 	return d
 }
@@ -298,18 +314,33 @@ func Compare(a, b Side, opt Options) *Result {
 	mm, unv := comparable(a, b)
 	r.Mismatches = append(r.Mismatches, mm...)
 	r.Unverified = append(r.Unverified, unv...)
-	if len(mm) > 0 {
-		var parts []string
-		for _, m := range mm {
-			parts = append(parts, m.Field+" ("+m.A+" vs "+m.B+")")
+	r.SameInput = opt.SameInput
+	// Seed 004: never compare without checking. A field that differs, or
+	// that is unknown on a side, makes the comparison untrustworthy —
+	// unless both sides are the very same input.
+	var parts []string
+	for _, m := range mm {
+		parts = append(parts, m.Field+" ("+m.A+" vs "+m.B+")")
+	}
+	var reason string
+	if len(parts) > 0 {
+		reason = "the runs are not comparable: " + strings.Join(parts, ", ") + " differ"
+	}
+	if len(unv) > 0 && !opt.SameInput {
+		if reason != "" {
+			reason += "; "
 		}
-		reason := "the runs are not comparable: " + strings.Join(parts, ", ") + " differ"
+		reason += "cannot verify that the runs are comparable: " + strings.Join(unv, ", ") +
+			" unknown on at least one side (give them with --a-…/--b-… flags, --run, or server_args.json beside the traces)"
+	}
+	if reason != "" {
 		if opt.Force {
 			r.Forced = true
 			r.Reason = reason + "; compared anyway (--force)"
 		} else {
 			r.Refused = true
 			r.Reason = reason + "; pass --force to compare anyway"
+			r.Gate = []GateResult{}
 			return r
 		}
 	}
@@ -368,6 +399,10 @@ func Compare(a, b Side, opt Options) *Result {
 		}
 		s.KernelUS = mkDelta(&acc{t: sa.KernelTime, n: sa.KernelCount}, &acc{t: sb.KernelTime, n: sb.KernelCount}, da.total, db.total)
 		r.Stages = append(r.Stages, s)
+	}
+	r.Gate = gate(r, opt.FailOn)
+	for _, g := range r.Gate {
+		r.Regression = r.Regression || g.Failed
 	}
 	return r
 }

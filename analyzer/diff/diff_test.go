@@ -68,8 +68,16 @@ func side(t testing.TB, rel string) Side {
 func TestGraphOffVsOn(t *testing.T) {
 	a := side(t, "gpu/traces/eager_graph_off.trace.json.gz")
 	b := side(t, "gpu/traces/graph_on.trace.json.gz")
-	r := Compare(a, b, Options{})
-	if r.Refused || r.Forced || len(r.Mismatches) != 0 {
+	// Trace files carry none of base_image, resource_class, server_flags,
+	// benchmark_config_hash: a comparison that cannot be verified is refused.
+	if r := Compare(a, b, Options{}); !r.Refused || !strings.Contains(r.Reason, "unknown on at least one side") {
+		t.Fatalf("unverifiable comparison not refused: %+v", r.Reason)
+	}
+	if r := Compare(a, b, Options{SameInput: true}); r.Refused {
+		t.Errorf("same input refused: %s", r.Reason)
+	}
+	r := Compare(a, b, Options{Force: true})
+	if r.Refused || !r.Forced || len(r.Mismatches) != 0 {
 		t.Fatalf("refused: %s", r.Reason)
 	}
 	if r.A.ObservedArch != "sm90" || r.B.ObservedArch != "sm90" {

@@ -47,6 +47,19 @@ func signedInt(n int64) string {
 }
 
 // JSON returns diff.json.
+// Verdict is the comparison in one word, for a CI step summary.
+func (r *Result) Verdict() string {
+	switch {
+	case r.Refused:
+		return "REFUSED (not comparable)"
+	case r.Regression:
+		return "REGRESSION"
+	case r.Forced:
+		return "compared with --force (not comparable)"
+	}
+	return "ok"
+}
+
 func (r *Result) JSON() []byte {
 	return units.JSON(r)
 }
@@ -55,7 +68,7 @@ func (r *Result) JSON() []byte {
 // kernel tables.
 func (r *Result) Markdown() []byte {
 	var b strings.Builder
-	b.WriteString("## Run comparison (A → B)\n\n")
+	b.WriteString("## Run comparison (A → B): " + r.Verdict() + "\n\n")
 	side := func(tag string, s SideInfo) {
 		arch := s.ObservedArch
 		if arch == "" {
@@ -78,8 +91,19 @@ func (r *Result) Markdown() []byte {
 	if r.Forced {
 		b.WriteString("**Not comparable, forced:** " + r.Reason + ". Read every delta below with that in mind.\n\n")
 	}
-	if len(r.Unverified) > 0 {
-		b.WriteString("Not verified (unknown on at least one side): " + strings.Join(r.Unverified, ", ") + ".\n\n")
+	if len(r.Unverified) > 0 && r.SameInput {
+		b.WriteString("Both sides are the same input: comparable by construction (" + strings.Join(r.Unverified, ", ") + " unknown).\n\n")
+	}
+	if len(r.Gate) > 0 {
+		b.WriteString("### Gate (--fail-on)\n\n| Rule | Measured | Δ (us) | Change | Result |\n| --- | --- | ---: | ---: | --- |\n")
+		for _, g := range r.Gate {
+			res := "pass"
+			if g.Failed {
+				res = "**FAIL**"
+			}
+			b.WriteString("| `" + cell(g.Text) + "` | " + cell(g.Subject) + " | " + g.DeltaUS.Signed() + " | " + pct(g.Change) + " | " + res + " |\n")
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("Kernel time " + r.Total.AUS.String() + " → " + r.Total.BUS.String() + " us (" + r.Total.DUS.Signed() + " us, " +
 		times(r.Total.Ratio) + "); busy " + r.Busy.AUS.String() + " → " + r.Busy.BUS.String() + " us (" + r.Busy.DUS.Signed() +

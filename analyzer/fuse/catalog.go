@@ -95,7 +95,10 @@ var Catalog = []Rule{
 				{Framework: FrameworkSGLang, Kind: "swiglu", Text: "sglang/srt/layers/activation.py SiluAndMul"},
 				{Framework: FrameworkVLLM, Kind: "swiglu", Text: "vLLM SiluAndMul"},
 				{Kind: "rmsnorm", Text: "a fused RMSNorm kernel (torch.compile, or Apex/FlashInfer rmsnorm)"},
-				{Text: "torch.compile (Inductor) pointwise fusion or the neighbouring GEMM's epilogue"},
+				{Kind: "rmsnorm", Text: inductorFusion},
+				{Kind: "swiglu", Text: inductorFusion},
+				{Kind: "pointwise", Text: inductorFusion},
+				{Kind: "inductor", Text: inductorAlready},
 			},
 			ROCm: []Path{
 				{Framework: FrameworkSGLang, Kind: "rmsnorm", Text: "sglang/srt/layers/layernorm.py forward_hip (AITER rmsnorm2d_fwd_with_add)"},
@@ -103,7 +106,10 @@ var Catalog = []Rule{
 				{Framework: FrameworkSGLang, Kind: "swiglu", Text: "sgl_kernel silu_and_mul (sgl_hip act_and_mul)"},
 				{Framework: FrameworkVLLM, Kind: "swiglu", Text: "vLLM SiluAndMul"},
 				{Kind: "rmsnorm", Text: "AITER rmsnorm2d_fwd / rmsnorm2d_fwd_with_add"},
-				{Text: "torch.compile (Inductor) pointwise fusion or the neighbouring GEMM's epilogue"},
+				{Kind: "rmsnorm", Text: inductorFusion},
+				{Kind: "swiglu", Text: inductorFusion},
+				{Kind: "pointwise", Text: inductorFusion},
+				{Kind: "inductor", Text: inductorAlready},
 			},
 		},
 		Rationale: "Consecutive small pointwise/reduce kernels sit between two compute kernels; each launch re-reads the activation from memory.",
@@ -178,6 +184,12 @@ var Catalog = []Rule{
 		Rationale: "Q/K norm and RoPE already run in one kernel.",
 	},
 }
+
+// Chain candidates: Inductor fusion, unless Inductor generated the chain.
+const (
+	inductorFusion  = "torch.compile (Inductor) pointwise fusion or the neighbouring GEMM's epilogue"
+	inductorAlready = "already Inductor kernels: fewer graph breaks around the ops that separate them (torch._dynamo.explain shows where), or one hand-written kernel"
+)
 
 func ruleByID(id string) *Rule {
 	for i := range Catalog {

@@ -405,6 +405,8 @@ func TestClassify(t *testing.T) {
 		{"__amd_rocclr_streamOpsWait", CatKernel, Class{CategoryOther, ProviderROCclr}, "hipStreamWaitValue: not a copy"},
 		{"void wvSplitK_hf_sml_<__hip_bfloat16, 64, 2, 16, 8, 2, 1>(int, int, int, int, int, __hip_bfloat16 const*, __hip_bfloat16 const*, __hip_bfloat16 const*, __hip_bfloat16*, int, int)", CatKernel, Class{CategoryGEMM, ProviderVLLM}, "vLLM ROCm skinny GEMM"},
 		{"void wvSplitKQ_hf_<__hip_bfloat16, __hip_fp8_e4m3, 64, 2, 16, 16, 2, 4>(int, int, int, int, int, int, int, int, int)", CatKernel, Class{CategoryGEMM, ProviderVLLM}, "vLLM ROCm fp8 skinny GEMM"},
+		{"_Z16wvSplitK_hf_sml_I14__hip_bfloat16Li64ELi2ELi16ELi8ELi2ELi1EEviiiiiPKT_S3_S3_PS1_ii", CatKernel, Class{CategoryGEMM, ProviderVLLM}, "mangled"},
+		{"_Z16wvSplitK_hf_sml_I14__hip_bfloat16Li64E", CatKernel, Class{CategoryGEMM, ProviderVLLM}, "mangled, truncated"},
 		{"void LLGemm1_kernel<__hip_bfloat16, 4>(__hip_bfloat16 const*, __hip_bfloat16 const*, __hip_bfloat16*, int)", CatKernel, Class{CategoryGEMM, ProviderVLLM}, "vLLM ROCm GEMV"},
 		{"void aiter::wvSpltK_hf_<__hip_bfloat16, 64, 2, 16, 8, 2, 1>(int, int, int)", CatKernel, Class{CategoryGEMM, ProviderAITER}, "AITER's copy"},
 		{"aiter::mla_dec_stage1_bf16_a16w16_subQ16_mqa16", CatKernel, Class{CategoryAttention, ProviderAITER}, "AITER asm MLA decode"},

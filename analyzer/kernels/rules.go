@@ -91,7 +91,7 @@ var rules = []rule{
 	refined(kernelIn("vllm", "_moe_C"), CategoryOther, ProviderVLLM, ops, "vl-*, b200"),
 	// vLLM's ROCm skinny GEMMs (csrc/rocm/skinny_gemms.cu), global namespace;
 	// AITER's copies live in aiter:: and are caught above.
-	named(`(?:^|[^A-Za-z0-9])(?:wvSpli?tK\w*|LLGemm\w*|LLMM1\w*)(?:<|\(|$)`, CategoryGEMM, ProviderVLLM, "—"),
+	named(`(?:^|[^A-Za-z])(?:wvSpli?tK|LLGemm|LLMM1)`, CategoryGEMM, ProviderVLLM, "—"), // also mangled: _Z16wvSplitK_hf_sml_I…
 	refined(kernelIn("tensorrt_llm", "trtllm", "moe::dev"), CategoryOther, ProviderTRTLLM, ops, "b200"),
 	refined(`fbgemm_gpu|split_embedding_|bounds_check_indices|linearize_index|permute_pooled_embs|recat_copy`, CategoryIndex, ProviderFBGEMM, fbgemmOps, "a100-graph, a100-oldflow, sampled-*"),
 	named(`AdamFunctor|LAMBStage|adamMode_t`, CategoryElementwise, ProviderApex, "a100-graph, a100-oldflow"), // apex FusedAdam/FusedLAMB

@@ -91,11 +91,15 @@ type StageSummary struct {
 
 // Row is one line of the Overlap Opportunity Table.
 type Row struct {
-	Stage          string `json:"stage"`
-	Priority       string `json:"priority"`
-	Verdict        string `json:"verdict"` // headroom | low-roi-hidden | dominant
-	Kernel         string `json:"kernel"`
-	Category       string `json:"category"` // compute | communication | elementwise | memory | other
+	Stage    string `json:"stage"`
+	Priority string `json:"priority"`
+	Verdict  string `json:"verdict"` // headroom | low-roi-hidden | dominant
+	Kernel   string `json:"kernel"`
+	// Category is the overlap class of the kernel (compute |
+	// communication | elementwise | memory | other), the vocabulary of
+	// hidden_by; KernelCategory is the project's one kernel category
+	// (kernel_table.json, breakdown.json), written as "category".
+	Category       string `json:"overlap_class"`
 	PythonScope    string `json:"python_scope"`
 	TotalUS        us     `json:"total_us"`
 	Share          ratio  `json:"share"` // of the stage's busy time
@@ -105,7 +109,7 @@ type Row struct {
 	DepRisk        string `json:"dep_risk"`  // low | high | unclear
 	Recommendation string `json:"recommendation"`
 
-	KernelCategory       string `json:"kernel_category"`
+	KernelCategory       string `json:"category"`
 	Launches             int64  `json:"launches"`
 	LaunchOp             string `json:"launch_op"`
 	OpChain              string `json:"op_chain"`

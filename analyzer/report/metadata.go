@@ -23,11 +23,13 @@ func Metadata(a *Analysis) []byte {
 		BaseImage           *string      `json:"base_image"`
 		ResourceClass       *string      `json:"resource_class"`
 		GPUDeviceIDs        []int        `json:"gpu_device_ids"`
+		TraceDeviceIDs      []int        `json:"trace_device_ids"`
 		GPUClocksMHz        *int         `json:"gpu_clocks_mhz"`
 		PreflightPassed     *bool        `json:"preflight_passed"`
 		ServerFlags         *string      `json:"server_flags"`
 		BenchmarkConfigHash *string      `json:"benchmark_config_hash"`
 		ModelName           *string      `json:"model_name"`
+		TPSize              *int         `json:"tp_size"`
 		ProfileStage        string       `json:"profile_stage"`
 		SourceTracePath     *string      `json:"source_trace_path"`
 		Partial             bool         `json:"partial"`
@@ -47,13 +49,24 @@ func Metadata(a *Analysis) []byte {
 	}
 	m := meta{
 		ObservedArch: a.Arch.ObservedArch, ArchMatch: a.Arch.ArchMatch, HardwareRelevance: a.Arch.Reason,
-		ROCmVersion: opt(a.ROCmVersion), GPUDeviceIDs: a.DeviceIDs, Partial: a.Partial(), TargetArch: a.Target,
+		ROCmVersion: opt(a.ROCmVersion), TraceDeviceIDs: a.DeviceIDs, Partial: a.Partial(), TargetArch: a.Target,
 		ArchBasis: a.Arch.Basis, Vendor: opt(a.Arch.Vendor), DeviceName: opt(a.Arch.DeviceName),
 		HIPRuntimeVersion: opt(a.HIPVersion), CUDAVersion: opt(a.CUDAVersion), Distributed: a.Distributed,
 		Stages: []string{}, SourceTracePaths: []string{}, Files: []fileInfo{}, Tool: Tool, SchemaVersion: Version,
 	}
-	if m.GPUDeviceIDs == nil {
-		m.GPUDeviceIDs = []int{}
+	if m.TraceDeviceIDs == nil {
+		m.TraceDeviceIDs = []int{}
+	}
+	// Seed 004's linkage fields, written as given (null when unknown);
+	// gpu_device_ids is the experiment's allocation, never the trace's
+	// device index (that is trace_device_ids).
+	id := a.Identity
+	m.ExperimentID, m.TrialID = opt(id.ExperimentID), opt(id.TrialID)
+	m.BaseImage, m.ResourceClass = opt(id.BaseImage), opt(id.ResourceClass)
+	m.GPUDeviceIDs, m.GPUClocksMHz, m.PreflightPassed = id.GPUDeviceIDs, id.GPUClocksMHz, id.PreflightPassed
+	m.ServerFlags, m.BenchmarkConfigHash, m.ModelName = opt(id.ServerFlags), opt(id.BenchmarkConfigHash), opt(id.ModelName)
+	if id.TPSize > 0 {
+		m.TPSize = &id.TPSize
 	}
 	for _, s := range a.Breakdown.Stages {
 		m.Stages = append(m.Stages, s.Stage)
@@ -61,6 +74,9 @@ func Metadata(a *Analysis) []byte {
 	m.ProfileStage = strings.Join(m.Stages, ",")
 	if a.StageFilter != "" {
 		m.ProfileStage = a.StageFilter
+	}
+	if id.ProfileStage != "" {
+		m.ProfileStage = id.ProfileStage
 	}
 	for _, fi := range a.TraceFiles {
 		f := &a.Store.Files[fi]

@@ -3,6 +3,7 @@ package report
 import (
 	"github.com/gputriage/gputriage/analyzer/arch"
 	"github.com/gputriage/gputriage/analyzer/breakdown"
+	"github.com/gputriage/gputriage/analyzer/identity"
 	"github.com/gputriage/gputriage/analyzer/timeline"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
@@ -11,7 +12,7 @@ import (
 const Tool = "gputriage"
 
 // Version is the artifact schema version.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // Analysis is everything the trace artifacts are written from.
 type Analysis struct {
@@ -33,6 +34,8 @@ type Analysis struct {
 	// through, when it is not the analysed trace itself.
 	MappingTrace string
 	MappingFile  *trace.File
+	// Identity is the run's identity: as given, completed from sidecars.
+	Identity identity.Identity
 	// Sections are Markdown sections other analyses add to the summary
 	// (before the takeaways); Lead are takeaways they put first.
 	Sections []string
@@ -264,6 +267,15 @@ type ranks struct {
 func rankSummary(a *Analysis) *ranks {
 	if len(a.Facts) < 2 || len(a.Ranks) != len(a.Facts) {
 		return nil
+	}
+	// Files of one rank (SGLang's per-stage EXTEND/DECODE files) are not
+	// ranks to compare with each other: only a set of distinct ranks is.
+	seen := map[int]bool{}
+	for _, r := range a.Ranks {
+		if r.Rank >= 0 && seen[r.Rank] {
+			return nil
+		}
+		seen[r.Rank] = true
 	}
 	r := &ranks{Note: "collective (NCCL/RCCL) kernel time includes waiting for the other ranks: the rank with the least is the one the others wait for"}
 	lo, hi := -1, -1

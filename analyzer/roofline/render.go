@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	json "github.com/goccy/go-json"
+	"encoding/json"
 
 	"github.com/gputriage/gputriage/analyzer/internal/units"
 )

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	json "github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // sig is one cpu_op's record_shapes arguments, parsed.

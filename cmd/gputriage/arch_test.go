@@ -85,8 +85,8 @@ func TestStages(t *testing.T) {
 }
 
 // A profiler folder as SGLang writes it: per-rank, per-stage files, a merged
-// file and server_args.json. The lowest TP rank's stage files are analysed,
-// each stage taken from its file name.
+// file and server_args.json. Every TP rank's stage files are analysed (the
+// merged file is not), each stage taken from its file name.
 func TestProfilerFolder(t *testing.T) {
 	dir := t.TempDir()
 	decode := filepath.Join(shared, "traces/tracelens/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz")
@@ -112,9 +112,15 @@ func TestProfilerFolder(t *testing.T) {
 	var m struct {
 		Stages []string `json:"stages"`
 		Paths  []string `json:"source_trace_paths"`
+		Model  string   `json:"model_name"`
+		TP     int      `json:"tp_size"`
 	}
 	json.Unmarshal(b, &m)
-	if strings.Join(m.Stages, ",") != "prefill,decode" || len(m.Paths) != 2 || !strings.Contains(m.Paths[0], "TP-0-DECODE") || !strings.Contains(m.Paths[1], "TP-0-EXTEND") {
+	if strings.Join(m.Stages, ",") != "prefill,decode" || len(m.Paths) != 3 || !strings.Contains(m.Paths[0], "TP-0-DECODE") ||
+		!strings.Contains(m.Paths[1], "TP-0-EXTEND") || !strings.Contains(m.Paths[2], "TP-1-DECODE") {
 		t.Errorf("stages %v from %v", m.Stages, m.Paths)
+	}
+	if m.Model != "Qwen/Qwen3-8B" || m.TP != 2 {
+		t.Errorf("server_args.json: model %q tp %d", m.Model, m.TP)
 	}
 }

@@ -9,9 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -19,45 +17,50 @@ import (
 const chunk = 1 << 20
 
 // expand turns the command line's inputs into files: a directory contributes
-// the evidence files in it (the SGLang profiler's per-rank, per-stage files:
-// merged-* files are dropped when per-rank files exist, and only the lowest
-// TP rank is kept); "-" is standard input.
+// the evidence files in it (the SGLang profiler's per-rank, per-stage files,
+// every TP rank; merged-* files are dropped when per-rank files exist);
+// "-" is standard input. Files under a capture_traces/ folder (SGLang's
+// CUDA/HIP-graph capture traces) are returned apart: they are mapping
+// traces for triage, never ranks.
 func expand(args []string) ([]string, error) {
-	var out []string
+	files, _, err := expandRoles(args)
+	return files, err
+}
+
+func expandRoles(args []string) (files, captures []string, err error) {
 	for _, a := range args {
 		if a == "-" {
-			out = append(out, a)
+			files = append(files, a)
 			continue
 		}
 		st, err := os.Stat(a)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", a, unwrapPathErr(err))
+			return nil, nil, fmt.Errorf("%s: %v", a, unwrapPathErr(err))
 		}
 		if !st.IsDir() {
-			out = append(out, a)
+			files = append(files, a)
 			continue
 		}
-		files, err := dirFiles(a)
+		fs, cs, err := dirFiles(a)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if len(files) == 0 {
-			return nil, fmt.Errorf("%s: no trace or log files in this directory", a)
+		if len(fs) == 0 && len(cs) == 0 {
+			return nil, nil, fmt.Errorf("%s: no trace or log files in this directory", a)
 		}
-		out = append(out, files...)
+		files = append(files, fs...)
+		captures = append(captures, cs...)
 	}
-	return out, nil
+	return files, captures, nil
 }
 
-// sidecars are the JSON files profilers write beside traces; they are not
-// evidence of their own.
-var sidecars = map[string]bool{"server_args.json": true, "execution_details.json": true, "package.json": true}
+// sidecars are the JSON files profilers write beside traces that say
+// nothing gputriage reads (server_args.json is read: the run's identity).
+var sidecars = map[string]bool{"execution_details.json": true, "package.json": true}
 
-var tpRank = regexp.MustCompile(`(?i)TP-?(\d+)`)
-
-func dirFiles(dir string) ([]string, error) {
+func dirFiles(dir string) (files, captures []string, err error) {
 	var all []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -77,43 +80,25 @@ func dirFiles(dir string) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	slices.Sort(all)
 	var perRank, merged []string
 	for _, p := range all {
-		if strings.HasPrefix(strings.ToLower(filepath.Base(p)), "merged-") {
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case slices.Contains(strings.Split(filepath.ToSlash(rel), "/"), "capture_traces"):
+			captures = append(captures, p)
+		case strings.HasPrefix(strings.ToLower(filepath.Base(p)), "merged-"):
 			merged = append(merged, p)
-		} else {
+		default:
 			perRank = append(perRank, p)
 		}
 	}
 	if len(perRank) == 0 {
-		return merged, nil
+		return merged, captures, nil
 	}
-	lowest := -1
-	for _, p := range perRank {
-		if m := tpRank.FindStringSubmatch(filepath.Base(p)); m != nil {
-			if r, _ := strconv.Atoi(m[1]); lowest < 0 || r < lowest {
-				lowest = r
-			}
-		}
-	}
-	if lowest < 0 {
-		return perRank, nil
-	}
-	var out []string
-	for _, p := range perRank {
-		m := tpRank.FindStringSubmatch(filepath.Base(p))
-		if m == nil {
-			out = append(out, p)
-			continue
-		}
-		if r, _ := strconv.Atoi(m[1]); r == lowest {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return perRank, captures, nil
 }
 
 func unwrapPathErr(err error) error {

@@ -28,15 +28,21 @@ Usage:
                                              graph replays to code (roles found automatically)
   gputriage overlap   --mapping GRAPH_OFF --formal GRAPH_ON [flags]
                                              the same with explicit roles
-  gputriage diff [--force] [--a-base-image X --b-base-image Y …] A_TRACE B_TRACE
-                                             per-category and per-kernel deltas from run A to run B;
-                                             refuses when the archs or seed 004's comparison fields
-                                             (base image, resource class, GPU ids, server flags,
-                                             benchmark config hash) differ, unless --force
+  gputriage diff [--force] [--fail-on RULE] [--a-base-image X --b-base-image Y …] A B
+                                             per-category and per-kernel deltas from run A to run B
+                                             (each a trace, a profile folder, an artifact folder or
+                                             its profile_metadata.json); refuses (exit 3) when the
+                                             archs or seed 004's comparison fields (base image,
+                                             resource class, GPU ids, server flags, benchmark config
+                                             hash) differ or are unknown, unless --force; exit 4 when
+                                             a --fail-on threshold is exceeded
   gputriage diagnose  [flags] LOG...         crash / hang evidence → a diagnosis
   gputriage perfetto-fix [--gzip] -o DIR TRACE
                                              rewrite overlapping GPU lanes so Perfetto renders them
                                              (DIR/perfetto_fixed_trace.json[.gz])
+  gputriage profile --url URL [--num-steps N] [--by-stage] [--probe N] [--output-dir DIR] [flags]
+                                             trigger profiling on a running SGLang or vLLM server, wait
+                                             for complete traces, then triage them (gputriage profile -h)
   gputriage version
 
 Inputs are files (.json or .json.gz, detected by content), directories (the
@@ -44,7 +50,7 @@ profiler's rank / stage files) or - for standard input.
 
 Flags:
   -o DIR               write the artifacts into DIR
-  --format md|json     what to print on stdout (default md)
+  --format md|json     what to print on stdout (default md; diff also junit)
   --target-arch ARCH   architecture the results are judged against (default gfx950; any gfxNNN or smNN)
   --stage STAGE        keep only this stage (prefill, decode, …)
   --peak-tflops N      (breakdown, triage) roofline compute roof in TFLOP/s, every dtype (default: the
@@ -58,12 +64,21 @@ Flags:
   --a-base-image, --b-base-image, --a-resource-class, --b-resource-class,
   --a-server-flags, --b-server-flags, --a-benchmark-config-hash, --b-benchmark-config-hash,
   --a-gpu-device-ids 0,1, --b-gpu-device-ids 0,1
-                       (diff) the comparison fields of run A and run B
+                       (diff) the comparison fields of run A and run B (the run identity
+                       flags below, without a/b, apply to both)
+  --fail-on RULE       (diff) total:+5%, busy:+2%, category:gemm:+10%, kernel:NAME:+50us;
+                       repeatable; exit 4 when B is slower than A by more
+  --experiment-id, --trial-id, --base-image, --resource-class, --gpu-device-ids 0,1,
+  --gpu-clocks-mhz N, --preflight-passed true|false, --server-flags S, --benchmark-config-hash H,
+  --model-name M, --profile-stage S
+                       the run's identity (seed 004's metadata), written as given
+  --run FILE           the same as a JSON object (field names with underscores)
   --engine native|wasm the analyzer linked in (default) or gputriage.wasm under wazero, the
                        module the page runs (same bytes; present when built with make build)
   -q                   no progress line
 
-Exit status: 0 ok, 1 input partial or damaged (results still written), 2 usage error or unreadable input.
+Exit status: 0 ok, 1 input partial or damaged (results still written), 2 usage error or unreadable
+input, 3 (diff) runs not comparable, 4 (diff) a --fail-on threshold exceeded.
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
@@ -73,6 +88,9 @@ type flags struct {
 	quiet, gzip, force                 bool
 	inputs, mapping, formal            []string
 	compare                            [2]analyzer.RunIdentity
+	run                                analyzer.RunIdentity // the run's identity (flags, then --run FILE)
+	runFile                            string
+	failOn                             []string
 	peakTFLOPS, peakGBPS               float64
 }
 
@@ -169,6 +187,19 @@ func parseFlags(args []string) (flags, error) {
 					id.GPUDeviceIDs = append(id.GPUDeviceIDs, n)
 				}
 			}
+		case "run":
+			f.runFile, err = needVal()
+		case "fail-on":
+			var v string
+			if v, err = needVal(); err == nil {
+				f.failOn = append(f.failOn, v)
+			}
+		case "experiment-id", "trial-id", "base-image", "resource-class", "gpu-device-ids", "gpu-clocks-mhz",
+			"preflight-passed", "server-flags", "benchmark-config-hash", "model-name", "profile-stage":
+			var v string
+			if v, err = needVal(); err == nil {
+				err = f.run.Set(strings.ReplaceAll(name, "-", "_"), v)
+			}
 		case "q", "quiet":
 			f.quiet = true
 		case "h", "help":
@@ -180,8 +211,13 @@ func parseFlags(args []string) (flags, error) {
 			return f, err
 		}
 	}
-	if f.format != "md" && f.format != "json" {
-		return f, fmt.Errorf("--format must be md or json, not %q", f.format)
+	if f.runFile != "" {
+		if err := f.readRun(); err != nil {
+			return f, err
+		}
+	}
+	if f.format != "md" && f.format != "json" && f.format != "junit" {
+		return f, fmt.Errorf("--format must be md or json (or junit for diff), not %q", f.format)
 	}
 	if f.engine != "wasm" && f.engine != "native" {
 		return f, fmt.Errorf("--engine must be wasm or native, not %q", f.engine)
@@ -204,6 +240,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "version", "--version":
 		fmt.Fprintln(stdout, "gputriage", version())
 		return 0
+	case "profile":
+		return runProfile(args[1:], stdout, stderr)
 	case "breakdown", "triage", "overlap", "diff", "diagnose", "perfetto-fix":
 	default:
 		fmt.Fprintf(stderr, "gputriage: unknown command %q\n\n%s", cmd, usage)
@@ -222,17 +260,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gputriage %s: no input files (give files, directories or - for stdin)\n", cmd)
 		return analyzer.ExitUsage
 	}
-	files, err := expand(f.inputs)
+	var files []string
+	splitA := 0
+	if cmd == "diff" {
+		files, splitA, err = diffInputs(f.inputs)
+	} else {
+		var captures []string
+		files, captures, err = expandRoles(f.inputs)
+		files = f.withCaptures(cmd, files, captures, stderr)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
 		return analyzer.ExitUsage
 	}
 	if cmd == "overlap" && (len(f.mapping) == 0 || len(f.formal) == 0) {
 		fmt.Fprintf(stderr, "gputriage overlap: give --mapping GRAPH_OFF_TRACE and --formal GRAPH_ON_TRACE (or use triage, which pairs them itself)\n")
-		return analyzer.ExitUsage
-	}
-	if cmd == "diff" && len(files) != 2 {
-		fmt.Fprintf(stderr, "gputriage diff: give two traces, run A then run B\n")
 		return analyzer.ExitUsage
 	}
 	if cmd == "perfetto-fix" {
@@ -242,7 +284,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	opts, _ := json.Marshal(analyzer.Options{Command: cmd, TargetArch: f.target, Stage: f.stage, Mapping: f.mapping, Formal: f.formal,
-		Force: f.force, Compare: f.compare, PeakTFLOPS: f.peakTFLOPS, PeakGBPS: f.peakGBPS})
+		Force: f.force, Compare: f.compare, Run: f.run, SplitA: splitA, FailOn: f.failOn,
+		PeakTFLOPS: f.peakTFLOPS, PeakGBPS: f.peakGBPS})
 
 	eng, err := newEngine(f.engine)
 	if err != nil {
@@ -275,6 +318,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "gputriage: %s: %s\n", fr.Name, fr.Problem)
 		}
 	}
+	if res.ExitCode == analyzer.ExitUsage && res.Error != "" {
+		fmt.Fprintf(stderr, "gputriage %s: %s\n", cmd, res.Error)
+	}
+	if len(res.Runs) > 1 && f.out != "" && (cmd == "breakdown" || cmd == "triage") {
+		return splitRuns(eng, opts, cmd, res, files, f, stdin, stdout, stderr)
+	}
 	if f.out != "" {
 		if err := writeArtifacts(f.out, res); err != nil {
 			fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
@@ -282,6 +331,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	printResult(stdout, res, f.format)
+	switch res.ExitCode {
+	case analyzer.ExitRefused:
+		fmt.Fprintf(stderr, "gputriage diff: refused (exit 3): the runs are not comparable; see diff.md (--force compares anyway)\n")
+	case analyzer.ExitRegression:
+		fmt.Fprintf(stderr, "gputriage diff: regression (exit 4): a --fail-on threshold was exceeded; see diff.md\n")
+	}
 	return res.ExitCode
 }
 
@@ -349,6 +404,12 @@ func printResult(w io.Writer, res *analyzer.Result, format string) {
 		_ = enc.Encode(out)
 		w.Write(buf.Bytes())
 		return
+	}
+	if format == "junit" {
+		if x, ok := res.Artifact("diff_junit.xml"); ok {
+			io.WriteString(w, x)
+			return
+		}
 	}
 	for _, a := range res.Artifacts {
 		if strings.HasSuffix(a.Name, ".md") {

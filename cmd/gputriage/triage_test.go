@@ -210,8 +210,10 @@ func TestTriageCapturePairs(t *testing.T) {
 func TestDiff(t *testing.T) {
 	off := filepath.Join(shared, "gpu/traces/eager_graph_off.trace.json.gz")
 	on := filepath.Join(shared, "gpu/traces/graph_on.trace.json.gz")
-	w := analyze(t, "wasm", analyzer.Options{Command: "diff"}, off, on)
-	n := analyze(t, "native", analyzer.Options{Command: "diff"}, off, on)
+	// Both runs' comparison fields known and equal: comparable.
+	id := analyzer.RunIdentity{BaseImage: "img", ResourceClass: "1xH100", GPUDeviceIDs: []int{0}, ServerFlags: "f", BenchmarkConfigHash: "h"}
+	w := analyze(t, "wasm", analyzer.Options{Command: "diff", Run: id}, off, on)
+	n := analyze(t, "native", analyzer.Options{Command: "diff", Run: id}, off, on)
 	if fmt.Sprint(w.Artifacts) != fmt.Sprint(n.Artifacts) {
 		t.Fatal("engines differ")
 	}

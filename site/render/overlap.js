@@ -23,7 +23,7 @@ const COLS = [
   { key: 'priority', label: 'priority', cls: 'mono', text: true, cell: (r, v) => h(`span.badge.${PRIO[v] ?? 'dim'}`, v) },
   { key: 'verdict', label: 'verdict', cls: 'mono', text: true },
   { key: 'kernel', label: 'kernel', cls: 'mono kname', text: true,
-    title: (r) => `${r.kernel}\n${r.kernel_category || r.category} · ${int(r.launches)} launches · mapped by ${r.mapped_by} (${pct(r.mapping_ratio, 0)})` },
+    title: (r) => `${r.kernel}\n${r.category} · ${int(r.launches)} launches · mapped by ${r.mapped_by} (${pct(r.mapping_ratio, 0)})` },
   { key: 'scope', label: 'Python scope', cls: 'mono scope', text: true, get: scopeOf,
     title: (r) => [scopeOf(r), r.call_chain && `call chain: ${r.call_chain}`, r.op_chain && `op chain: ${r.op_chain}`].filter(Boolean).join('\n') },
   { key: 'total_us', label: 'formal signal (time · share · excl / hid)', cls: 'num signal',

@@ -20,35 +20,72 @@ const NAV = [
 ];
 
 /**
+ * Renders section by section (summary first), yielding to the browser once
+ * a slice of work passes SLICE_MS, so a large report never blocks the page
+ * for long (parsing an artifact and building its view happen per section,
+ * with input and paint in between) while a small one still renders at once.
+ * A section entry is a thunk (or an already built node, or null).
  * @param {HTMLElement} root
  * @param {object} result the module's result JSON
  * @param {{stats?: object, saveReport?: () => Blob, roles?: object, fix?: Function}} [opts]
  *   roles, fix: page-only hooks for the summary's triage-role toggles and "Fix for Perfetto"
+ * @returns {Promise<{[id: string]: number}>} ms spent building each section
  */
-export function renderReport(root, result, opts = {}) {
+export async function renderReport(root, result, opts = {}) {
+  const run = (renderRun = {});
   resetColors();
-  const a = (n) => artifactJSON(result, n);
-  const bd = a('breakdown.json');
-  const ov = a('overlap_opportunities.json');
+  const cache = new Map();
+  const a = (n) => { if (!cache.has(n)) cache.set(n, artifactJSON(result, n)); return cache.get(n); };
   const sections = [
-    renderSummary(result, a('profile_metadata.json'), opts.stats, { overlap: ov, roles: opts.roles, fix: opts.fix }),
-    renderBreakdown(bd),
-    renderKernels(a('kernel_table.json')),
-    renderRoofline(a('roofline.json')),
-    renderTimeline(a('gpu_timeline.json')),
-    renderRanks(bd),
-    renderLanes(a('gpu_lanes.json')),
+    () => renderSummary(result, a('profile_metadata.json'), opts.stats, { overlap: a('overlap_opportunities.json'), roles: opts.roles, fix: opts.fix }),
+    () => renderBreakdown(a('breakdown.json')),
+    () => renderKernels(a('kernel_table.json')),
+    () => renderRoofline(a('roofline.json')),
+    () => renderTimeline(a('gpu_timeline.json')),
+    () => renderRanks(a('breakdown.json')),
+    () => renderLanes(a('gpu_lanes.json')),
     // triage: overlap_opportunities.json and fuse_opportunities.json
-    renderOverlap(ov),
-    renderFuse(a('fuse_opportunities.json')),
-    renderCrash(a('crash_diagnosis.json')),
-    renderText(result),
-    renderExport(result, opts.saveReport ?? null),
-  ].filter(Boolean);
-  const present = new Set(sections.map((s) => s.id));
-  const nav = h('nav.toc', { 'aria-label': 'report sections' },
-    NAV.filter(([id]) => present.has(id)).map(([id, label]) => h('a', { href: `#${id}` }, label)));
-  clear(root).append(nav, ...sections);
+    () => renderOverlap(a('overlap_opportunities.json')),
+    () => renderFuse(a('fuse_opportunities.json')),
+    () => renderCrash(a('crash_diagnosis.json')),
+    () => renderText(result),
+    () => renderExport(result, opts.saveReport ?? null),
+  ];
+  const nav = h('nav.toc', { 'aria-label': 'report sections' });
+  const links = new Map(NAV.map(([id, label]) => [id, h('a', { href: `#${id}` }, label)]));
+  clear(root).append(nav);
+  const ms = {};
+  let slice = performance.now();
+  for (let i = 0; i < sections.length; i++) {
+    // The summary paints first; then a yield whenever a slice is used up.
+    if (i === 1 || performance.now() - slice > SLICE_MS) {
+      await nextTask();
+      slice = performance.now();
+    }
+    if (run !== renderRun) return ms; // a newer report replaced this one
+    const t0 = performance.now();
+    const s = typeof sections[i] === 'function' ? sections[i]() : sections[i];
+    if (!s) continue;
+    ms[s.id || i] = performance.now() - t0;
+    root.append(s);
+    // Links keep NAV's order whatever order sections arrive in.
+    if (links.has(s.id)) nav.replaceChildren(...NAV.filter(([id]) => id === s.id || nav.querySelector(`a[href="#${id}"]`)).map(([id]) => links.get(id)));
+  }
+  return ms;
+}
+
+let renderRun = null;
+const SLICE_MS = 30;
+
+// A macrotask boundary (paint and input may run): scheduler.yield where the
+// browser has it, else a MessageChannel hop (no 4 ms timer clamp).
+function nextTask() {
+  if (globalThis.scheduler?.yield) return globalThis.scheduler.yield();
+  return new Promise((resolve) => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => resolve();
+    ch.port2.postMessage(null);
+  });
 }
 
 function renderText(result) {

@@ -33,7 +33,10 @@ export function renderSummary(result, meta, stats, opts = {}) {
     add('ROCm', meta.rocm_version);
     add('HIP runtime', meta.hip_runtime_version);
     add('CUDA', meta.cuda_version);
-    add('GPU ids', meta.gpu_device_ids);
+    add('GPU allocation', meta.gpu_device_ids);
+    add('trace device ids', meta.trace_device_ids);
+    add('model', meta.model_name);
+    add('experiment / trial', [meta.experiment_id, meta.trial_id].filter(Boolean));
     if (meta.distributed) {
       const d = meta.distributed;
       add('distributed', `${d.backend} rank ${d.rank}/${d.world_size}${d.nccl_version ? ` · NCCL ${d.nccl_version}` : ''}`);

@@ -269,6 +269,27 @@ test('served: real traces give artifacts byte-identical to the CLI', async () =>
   }
 });
 
+test('served: the run identity form reaches profile_metadata.json, same bytes as the CLI flags', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    await s.page.click('details.identity summary');
+    await s.page.fill('details.identity input[name=experiment_id]', 'exp-7');
+    await s.page.fill('details.identity input[name=gpu_device_ids]', '0,1');
+    await s.page.selectOption('details.identity select[name=preflight_passed]', 'true');
+    await drop(s.page, [TRACES.h100]);
+    const got = await pageArtifacts(s.page);
+    assertSameArtifacts(got, cliArtifacts(TRACES.h100, 'breakdown', ['--experiment-id', 'exp-7', '--gpu-device-ids', '0,1', '--preflight-passed', 'true']), 'identity');
+    const meta = JSON.parse(got['profile_metadata.json'].toString());
+    assert.equal(meta.experiment_id, 'exp-7');
+    assert.deepEqual(meta.gpu_device_ids, [0, 1]);
+    assert.equal(meta.preflight_passed, true);
+    assert.equal(await s.page.evaluate(() => localStorage.length + sessionStorage.length), 0, 'remembered nowhere');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
 test('served: kernel table sorts, filters and limits', async () => {
   const s = await openPage(`${base}/`);
   try {
@@ -290,6 +311,8 @@ test('served: kernel table sorts, filters and limits', async () => {
     assert.ok(await s.page.locator('#roofline svg.roofline circle.rl-pt').count() > 0, 'roofline points');
     assert.ok(await s.page.locator('#roofline svg.roofline polyline.rl-roof').count() > 0, 'roofline roofs');
     assert.ok(await s.page.locator('#roofline tbody tr').count() > 0, 'roofline rows');
+    await s.page.locator('#roofline').evaluate((e) => e.scrollIntoView());
+    await shot(s.page, 'roofline-light');
   } finally {
     await s.close();
   }
@@ -542,6 +565,64 @@ test('inline build works from file:// with no network at all', async () => {
   }
 });
 
+// Issue 12: from navigation to the rendered report, the file dropped as soon
+// as the page is interactive (before the module is ready: the worker queues
+// it). Figures per phase go to page-ready.md for BENCHMARKS.md; a reference
+// build (GPUTRIAGE_REF_INLINE=path/to/index.html) is measured in the same run.
+async function pageReady(html, { settled = false } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  try {
+    await page.goto(pathToFileURL(html).href, { waitUntil: 'commit' });
+    await page.waitForFunction(() => ['idle'].includes(document.body?.dataset.state), null, { polling: 5, timeout: 60_000 });
+    // settled: the user drops once the page has warmed up (module compiled,
+    // a throwaway job run, an instance waiting).
+    if (settled) await page.waitForFunction(() => window.__gputriage.warmAt != null, null, { timeout: 120_000 });
+    const idleAt = await page.evaluate(() => performance.now());
+    await page.setInputFiles('#pick-files', [TRACES.rocmDecode]);
+    const h = await page.waitForFunction(() => (document.body.dataset.state === 'done' || document.body.dataset.state === 'error') && performance.now(), null, { polling: 5, timeout: 120_000 });
+    const doneAt = await h.jsonValue();
+    const p = await page.evaluate(() => {
+      const g = window.__gputriage;
+      const nav = performance.getEntriesByType('navigation')[0];
+      return { state: document.body.dataset.state, phases: g.phases ?? null, stats: g.stats, renderMs: g.renderMs, doneAt: g.doneAt ?? null,
+        domInteractive: nav?.domInteractive, domContentLoaded: nav?.domContentLoadedEventEnd };
+    });
+    return { idleAt, ...p, doneAt: p.doneAt ?? doneAt, dropToReport: (p.doneAt ?? doneAt) - idleAt, page, context };
+  } catch (err) {
+    await context.close();
+    throw err;
+  }
+}
+
+test('file:// page is ready at once: drop the SGLang decode trace → rendered report', async () => {
+  const r = await pageReady(INLINE);
+  try {
+    assert.equal(r.state, 'done');
+    const ph = r.phases ?? {};
+    const f = (x) => (x == null ? '–' : x.toFixed(0));
+    const line = `navigation → report ${f(r.doneAt)} ms: HTML parsed + script ${f(r.domInteractive)} ms, page interactive ${f(r.idleAt)} ms, ` +
+      `module ready ${f(ph.readyAt)} ms (waiting for the page's text ${f(ph.waitMs)}, base64 decode ${f(ph.decodeMs)}, compile ${f(ph.compileMs)} ms), ` +
+      `instantiate + Go runtime start ${f(r.stats.instantiateMs)} ms, analysis ${f(r.stats.seconds * 1000)} ms, render ${f(r.renderMs)} ms`;
+    note(`file:// ${line}`);
+    const w = await pageReady(INLINE, { settled: true });
+    await w.context.close();
+    note(`file:// page warmed up at ${f(w.idleAt)} ms; a drop then → rendered report in ${f(w.dropToReport)} ms (instantiate ${f(w.stats.instantiateMs)}, analysis ${f(w.stats.seconds * 1000)}, render ${f(w.renderMs)} ms)`);
+    let ref = '';
+    if (process.env.GPUTRIAGE_REF_INLINE) {
+      const o = await pageReady(process.env.GPUTRIAGE_REF_INLINE);
+      await o.context.close();
+      ref = `${f(o.doneAt)} ms (${(fs.statSync(process.env.GPUTRIAGE_REF_INLINE).size / 1e6).toFixed(1)} MB page)`;
+      note(`file:// reference build: navigation → report ${ref}`);
+    }
+    fs.writeFileSync(path.join(ART_DIR, 'page-ready.md'),
+      `| open dist-inline/index.html (${(fs.statSync(INLINE).size / 1e6).toFixed(1)} MB) from file://, drop the 0.6 MB SGLang decode trace at once → rendered report | ${ref || '–'} | **${f(r.doneAt)} ms** (${line}); dropped once the page has warmed up (${f(w.idleAt)} ms): **${f(w.dropToReport)} ms** drop → report | ≤ 1.5 s |\n`);
+    assertSameArtifacts(await pageArtifacts(r.page), cliArtifacts(TRACES.rocmDecode), 'file:// at once');
+  } finally {
+    await r.context.close();
+  }
+});
+
 test('user strings render as text (kernel names, file names, log lines)', async () => {
   const evil = '<img src=x onerror="window.__xss=1">';
   const dir = fs.mkdtempSync(path.join(TMP, 'xss-'));
@@ -632,6 +713,33 @@ test(`big generated trace (${BIG_MB} MB raw) streams with bounded memory and a r
     assert.ok(peak < 32 * 2 ** 20 + MEM_PER_KERNEL * big.kernels, `module memory ${(peak / 2 ** 20).toFixed(1)} MiB ≤ 32 MiB + ${MEM_PER_KERNEL} B × ${big.kernels} kernels`);
     assert.ok(resp.maxGap < 200, `main thread paused ${resp.maxGap.toFixed(0)} ms`);
     assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests');
+  } finally {
+    await s.close();
+  }
+});
+
+// Issue 12: no main-thread task over 100 ms (Long Tasks API) from the drop
+// of a large real trace to its rendered report (tp_rank0: H200, 79 MB raw,
+// the largest shared trace). Task lengths are wall clock: on a machine with
+// more runnable work than cores, a task gets about cores/load of one, so the
+// 100 ms bound scales by max(1, load average / cores), measured around the
+// run and printed (GPUTRIAGE_LONGTASK_MS overrides the bound).
+test('no long main-thread task from drop to report on a large trace', async () => {
+  const load0 = os.loadavg()[0];
+  const s = await openPage(`${base}/`);
+  try {
+    await s.page.evaluate(() => { window.__resp.armed = true; });
+    await drop(s.page, [RANKS[0]], 300_000);
+    await s.page.evaluate(() => new Promise((r) => setTimeout(r, 500))); // trailing paint
+    const { resp, render, renderMs } = await s.page.evaluate(() => ({ resp: window.__resp, render: window.__gputriage.renderSections, renderMs: window.__gputriage.renderMs }));
+    const parts = Object.entries(render ?? {}).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ');
+    note(`tp_rank0 (79 MB raw): longest long task ${resp.longTask.toFixed(0)} ms; report in ${renderMs.toFixed(0)} ms over several tasks (ms per section: ${parts})`);
+    if (resp.gaps.length) note(`tp_rank0: ${resp.gaps.join('; ')}`);
+    const factor = Math.max(1, (load0 + os.loadavg()[0]) / 2 / os.cpus().length);
+    const bound = Number(process.env.GPUTRIAGE_LONGTASK_MS ?? 100 * factor);
+    note(`tp_rank0: load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores: bound ${bound.toFixed(0)} ms (100 ms × ${factor.toFixed(1)}); longest task normalised ${(resp.longTask / factor).toFixed(0)} ms`);
+    fs.writeFileSync(path.join(ART_DIR, 'page-longtask.md'), `${resp.longTask.toFixed(0)}\t${(resp.longTask / factor).toFixed(0)}\t${factor.toFixed(1)}\t${parts}\n`);
+    assert.ok(resp.longTask <= bound, `a main-thread task took ${resp.longTask.toFixed(0)} ms (bound ${bound.toFixed(0)} ms)`);
   } finally {
     await s.close();
   }

@@ -1,0 +1,118 @@
+package diff
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Threshold is one --fail-on rule: how much B may be slower than A before
+// the diff counts as a regression. Scope is total (kernel time), busy,
+// category or kernel; Name the category or kernel (canonical name, or a
+// substring of it); the limit is a percentage of A's time or an absolute
+// number of microseconds.
+type Threshold struct {
+	Text    string  `json:"rule"`
+	Scope   string  `json:"scope"`
+	Name    string  `json:"name,omitempty"`
+	Percent float64 `json:"percent,omitempty"`
+	US      float64 `json:"us,omitempty"`
+}
+
+// GateResult is a threshold and what the comparison did against it.
+type GateResult struct {
+	Threshold
+	Subject string `json:"subject"` // what was measured ("total", "category gemm", "kernel …")
+	DeltaUS us     `json:"delta_us"`
+	Change  ratio  `json:"change"` // delta / A
+	Failed  bool   `json:"failed"`
+}
+
+// ParseThreshold reads "total:+5%", "busy:+2%", "category:gemm:+10%",
+// "kernel:NAME:+50us" ("+" optional: only slowdowns count).
+func ParseThreshold(s string) (Threshold, error) {
+	t := Threshold{Text: s}
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return t, fmt.Errorf("--fail-on %q: want SCOPE:LIMIT, e.g. total:+5%%, category:gemm:+10%%, kernel:NAME:+50us", s)
+	}
+	head, lim := s[:i], strings.TrimPrefix(strings.TrimSpace(s[i+1:]), "+")
+	scope, name, _ := strings.Cut(head, ":")
+	t.Scope, t.Name = strings.ToLower(strings.TrimSpace(scope)), strings.TrimSpace(name)
+	switch t.Scope {
+	case "total", "busy":
+		if t.Name != "" {
+			return t, fmt.Errorf("--fail-on %q: %s takes no name", s, t.Scope)
+		}
+	case "category", "kernel":
+		if t.Name == "" {
+			return t, fmt.Errorf("--fail-on %q: %s needs a name (%s:NAME:LIMIT)", s, t.Scope, t.Scope)
+		}
+	default:
+		return t, fmt.Errorf("--fail-on %q: scope must be total, busy, category or kernel", s)
+	}
+	var err error
+	switch {
+	case strings.HasSuffix(lim, "%"):
+		t.Percent, err = strconv.ParseFloat(strings.TrimSuffix(lim, "%"), 64)
+	case strings.HasSuffix(lim, "us"):
+		t.US, err = strconv.ParseFloat(strings.TrimSuffix(lim, "us"), 64)
+	default:
+		err = fmt.Errorf("no unit")
+	}
+	if err != nil || t.Percent < 0 || t.US < 0 {
+		return t, fmt.Errorf("--fail-on %q: limit must be a non-negative percentage (5%%) or microseconds (50us)", s)
+	}
+	return t, nil
+}
+
+// gate checks every threshold; a named category or kernel absent from both
+// runs fails (a misspelt name must not pass silently).
+func gate(r *Result, ths []Threshold) []GateResult {
+	out := []GateResult{}
+	for _, t := range ths {
+		g := GateResult{Threshold: t, Subject: t.Scope}
+		var d Delta
+		found := true
+		switch t.Scope {
+		case "total":
+			d = r.Total
+		case "busy":
+			d = r.Busy
+		case "category":
+			found = false
+			for _, c := range r.Categories {
+				if strings.EqualFold(c.Category, t.Name) {
+					d, found = c.Delta, true
+				}
+			}
+			g.Subject = "category " + t.Name
+		case "kernel":
+			// Every kernel whose canonical name contains the text, summed.
+			found = false
+			for _, k := range r.Kernels {
+				if strings.Contains(k.Kernel, t.Name) {
+					d.AUS += k.AUS
+					d.BUS += k.BUS
+					d.DUS += k.DUS
+					found = true
+				}
+			}
+			g.Subject = "kernel " + t.Name
+		}
+		g.DeltaUS = d.DUS
+		if d.AUS > 0 {
+			g.Change = ratio(float64(d.DUS) / float64(d.AUS))
+		}
+		switch {
+		case !found:
+			g.Failed, g.Subject = true, g.Subject+" (not in either run)"
+		case t.Percent > 0 || t.US == 0:
+			g.Failed = d.DUS > 0 && (d.AUS == 0 || float64(d.DUS) > float64(d.AUS)*t.Percent/100)
+		default:
+			g.Failed = float64(d.DUS) > t.US*1000
+		}
+		out = append(out, g)
+	}
+	return out
+}

@@ -1,0 +1,527 @@
+package main
+
+// gputriage profile: live capture from a running SGLang or vLLM server, then
+// the usual analysis of what it wrote. The HTTP client lives here, in the
+// host: the analyzer never does I/O.
+//
+// The request shapes follow the servers' own code:
+//   - SGLang: python/sglang/srt/entrypoints/http_server.py, start_profile_async
+//     (POST /start_profile with a ProfileReqInput: output_dir, num_steps,
+//     activities, with_stack, record_shapes, profile_by_stage) and
+//     stop_profile_async (POST /stop_profile); python/sglang/profiler.py,
+//     run_profile (GET /get_server_info saved as server_args.json beside the
+//     traces; with num_steps the server stops by itself and "replies when all
+//     steps are processed and files are generated"). Files are
+//     <id>-TP-<rank>[-EXTEND|-DECODE].trace.json.gz.
+//   - vLLM: vllm/entrypoints/serve/profile/api_router.py, start_profile
+//     (POST /start_profile, optional body StartProfileRequest{num_steps,
+//     delay_steps}) and stop_profile (POST /stop_profile, which returns when
+//     the workers have flushed); traces land in the server's
+//     VLLM_TORCH_PROFILER_DIR (set at server launch, not per request).
+//     Model from GET /v1/models, version from GET /version.
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gputriage/gputriage/analyzer"
+)
+
+const profileUsage = `gputriage profile --url URL [flags] [analysis flags]
+
+Triggers profiling on a running SGLang or vLLM server (detected from its own
+endpoints), waits until every trace file is completely written, then runs
+triage (or --command) on them with model_name, server_flags and the TP size
+from the server's info endpoint.
+
+  --url URL            the server (e.g. http://127.0.0.1:30000)
+  --num-steps N        forward steps to profile (SGLang stops by itself; default 5)
+  --by-stage           SGLang: separate EXTEND and DECODE files
+  --activities LIST    SGLang: CPU,GPU (default), MEM, RPD
+  --with-stack         SGLang: record Python stacks
+  --record-shapes      SGLang: record tensor shapes
+  --output-dir DIR     where the server writes, as this machine sees it (SGLang: a
+                       new folder under DIR; default a temporary folder; vLLM: its
+                       VLLM_TORCH_PROFILER_DIR, required)
+  --probe N            send N short generation requests while profiling
+  --timeout D          how long to wait for the traces (default 5m)
+  --command CMD        analysis to run (default triage; breakdown)
+Every other flag (-o, --format, --engine, the run identity flags, …) goes to the analysis.
+`
+
+type profileOpts struct {
+	url, outDir, activities, command string
+	numSteps, probe                  int
+	byStage, withStack, shapes       bool
+	timeout                          time.Duration
+	rest                             []string // flags for the analysis
+}
+
+func parseProfile(args []string) (profileOpts, error) {
+	o := profileOpts{numSteps: -1, activities: "CPU,GPU", command: "triage", timeout: 5 * time.Minute}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		need := func() (string, error) {
+			if hasVal {
+				return val, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("flag %s needs a value", a)
+			}
+			i++
+			return args[i], nil
+		}
+		var err error
+		var v string
+		switch {
+		case !strings.HasPrefix(a, "-"):
+			return o, fmt.Errorf("unexpected argument %q: profile takes its traces from the server", a)
+		case name == "url":
+			o.url, err = need()
+		case name == "output-dir":
+			o.outDir, err = need()
+		case name == "activities":
+			o.activities, err = need()
+		case name == "command":
+			o.command, err = need()
+		case name == "num-steps" || name == "probe":
+			if v, err = need(); err == nil {
+				n, perr := strconv.Atoi(v)
+				if perr != nil || n < 0 {
+					return o, fmt.Errorf("--%s: %q is not a non-negative number", name, v)
+				}
+				if name == "probe" {
+					o.probe = n
+				} else {
+					o.numSteps = n
+				}
+			}
+		case name == "timeout":
+			if v, err = need(); err == nil {
+				if o.timeout, err = time.ParseDuration(v); err != nil || o.timeout <= 0 {
+					return o, fmt.Errorf("--timeout: %q is not a duration (e.g. 90s, 5m)", v)
+				}
+			}
+		case name == "by-stage":
+			o.byStage = true
+		case name == "with-stack":
+			o.withStack = true
+		case name == "record-shapes":
+			o.shapes = true
+		case name == "h" || name == "help":
+			return o, errHelp
+		default:
+			// An analysis flag, with its value when it takes one.
+			o.rest = append(o.rest, a)
+			if !hasVal && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && !boolFlag[name] {
+				i++
+				o.rest = append(o.rest, args[i])
+			}
+		}
+		if err != nil {
+			return o, err
+		}
+	}
+	if o.url == "" {
+		return o, fmt.Errorf("give --url of the running SGLang or vLLM server")
+	}
+	if o.command != "triage" && o.command != "breakdown" {
+		return o, fmt.Errorf("--command must be triage or breakdown, not %q", o.command)
+	}
+	o.url = strings.TrimRight(o.url, "/")
+	return o, nil
+}
+
+// boolFlag are the analysis flags that take no value.
+var boolFlag = map[string]bool{"q": true, "quiet": true, "force": true, "gzip": true}
+
+// server is what the server says about itself.
+type server struct {
+	kind    string          // sglang | vllm
+	model   string          // served model
+	tp      int             // tensor-parallel size (0 unknown)
+	info    json.RawMessage // saved as server_args.json
+	version string
+}
+
+type profiler struct {
+	o      profileOpts
+	client *http.Client
+	stderr io.Writer
+}
+
+func (p *profiler) get(path string) ([]byte, int, error) {
+	resp, err := p.client.Get(p.o.url + path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	return b, resp.StatusCode, err
+}
+
+func (p *profiler) post(ctx context.Context, path string, body any) ([]byte, int, error) {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.o.url+path, rd)
+	if err != nil {
+		return nil, 0, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return b, resp.StatusCode, err
+}
+
+// detect tells SGLang from vLLM by their own endpoints: SGLang answers
+// /get_server_info with its ServerArgs; vLLM answers /version and
+// /v1/models (and, in dev mode, /server_info).
+func (p *profiler) detect() (*server, error) {
+	b, code, err := p.get("/get_server_info")
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach %s: %v (is the server running, and is the URL right?)", p.o.url, unwrapNetErr(err))
+	}
+	if code == http.StatusOK {
+		var m map[string]any
+		if json.Unmarshal(b, &m) == nil && (m["model_path"] != nil || m["tp_size"] != nil) {
+			s := &server{kind: "sglang", info: b}
+			s.model, _ = m["served_model_name"].(string)
+			if s.model == "" {
+				s.model, _ = m["model_path"].(string)
+			}
+			if tp, ok := m["tp_size"].(float64); ok {
+				s.tp = int(tp)
+			}
+			s.version, _ = m["version"].(string)
+			return s, nil
+		}
+	}
+	vb, vcode, _ := p.get("/version")
+	mb, mcode, _ := p.get("/v1/models")
+	if vcode != http.StatusOK || mcode != http.StatusOK {
+		return nil, fmt.Errorf("%s is neither SGLang (no /get_server_info) nor vLLM (no /version and /v1/models): HTTP %d, %d, %d", p.o.url, code, vcode, mcode)
+	}
+	var ver struct {
+		Version string `json:"version"`
+	}
+	var models struct {
+		Data []struct {
+			ID   string `json:"id"`
+			Root string `json:"root"`
+		} `json:"data"`
+	}
+	json.Unmarshal(vb, &ver)
+	if json.Unmarshal(mb, &models) != nil || len(models.Data) == 0 {
+		return nil, fmt.Errorf("%s/v1/models lists no model", p.o.url)
+	}
+	s := &server{kind: "vllm", model: models.Data[0].ID, version: ver.Version}
+	// vLLM's dev-mode /server_info carries the engine config as text.
+	if ib, icode, _ := p.get("/server_info"); icode == http.StatusOK {
+		var si struct {
+			Config string `json:"vllm_config"`
+		}
+		if json.Unmarshal(ib, &si) == nil {
+			if m := vllmTP.FindStringSubmatch(si.Config); m != nil {
+				s.tp, _ = strconv.Atoi(m[1])
+			}
+		}
+	}
+	info := map[string]any{"model": s.model, "served_model_name": s.model, "version": s.version, "gputriage_source": "vllm /version, /v1/models"}
+	if s.tp > 0 {
+		info["tensor_parallel_size"] = s.tp
+	}
+	s.info, _ = json.Marshal(info)
+	return s, nil
+}
+
+func unwrapNetErr(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+var vllmTP = regexp.MustCompile(`tensor_parallel_size=(\d+)`)
+
+// probe sends n short generation requests, one after another.
+func (p *profiler) probe(ctx context.Context, s *server, n int, wg *sync.WaitGroup) {
+	defer wg.Done()
+	for i := 0; i < n && ctx.Err() == nil; i++ {
+		var err error
+		var code int
+		if s.kind == "sglang" {
+			_, code, err = p.post(ctx, "/generate", map[string]any{"text": "The capital of France is",
+				"sampling_params": map[string]any{"max_new_tokens": 32, "temperature": 0}})
+		} else {
+			_, code, err = p.post(ctx, "/v1/completions", map[string]any{"model": s.model, "prompt": "The capital of France is",
+				"max_tokens": 32, "temperature": 0})
+		}
+		if err != nil || code != http.StatusOK {
+			if ctx.Err() == nil {
+				fmt.Fprintf(p.stderr, "gputriage profile: probe request %d: HTTP %d %v\n", i+1, code, err)
+			}
+			return
+		}
+	}
+}
+
+func startError(code int, body []byte) error {
+	msg := strings.TrimSpace(string(body))
+	if strings.Contains(strings.ToLower(msg), "already") {
+		return fmt.Errorf("profiling is already running on the server (%s): stop it first (POST /stop_profile) or wait for it to finish", msg)
+	}
+	return fmt.Errorf("the server refused to start profiling: HTTP %d %s", code, msg)
+}
+
+// runProfile is the profile command: capture, wait, analyse.
+func runProfile(args []string, stdout, stderr io.Writer) int {
+	o, err := parseProfile(args)
+	if err == errHelp {
+		fmt.Fprint(stdout, profileUsage)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gputriage profile: %v\n", err)
+		return analyzer.ExitUsage
+	}
+	p := &profiler{o: o, client: &http.Client{Timeout: o.timeout + 30*time.Second}, stderr: stderr}
+	p.client.Transport = &http.Transport{DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext}
+	s, err := p.detect()
+	if err != nil {
+		fmt.Fprintf(stderr, "gputriage profile: %v\n", err)
+		return analyzer.ExitUsage
+	}
+	dir, err := p.capture(s)
+	if err != nil {
+		fmt.Fprintf(stderr, "gputriage profile: %v\n", err)
+		return analyzer.ExitUsage
+	}
+	fmt.Fprintf(stderr, "gputriage profile: %s (%s) traces complete in %s\n", s.kind, s.model, dir)
+	// server_args.json beside the traces: the analysis takes model_name,
+	// server_flags and tp_size from it (python/sglang/profiler.py does the same).
+	if _, err := os.Stat(filepath.Join(dir, "server_args.json")); err != nil {
+		os.WriteFile(filepath.Join(dir, "server_args.json"), s.info, 0o644)
+	}
+	return run(append(append([]string{o.command}, o.rest...), dir), nil, stdout, stderr)
+}
+
+// capture runs one profiling session and returns the folder holding its
+// complete trace files.
+func (p *profiler) capture(s *server) (string, error) {
+	o := p.o
+	var dir string
+	switch {
+	case s.kind == "vllm" && o.outDir == "":
+		return "", fmt.Errorf("vLLM writes its traces to the VLLM_TORCH_PROFILER_DIR it was launched with: give that directory with --output-dir (as this machine sees it)")
+	case s.kind == "vllm":
+		dir = o.outDir
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return "", fmt.Errorf("--output-dir %s does not exist on this machine: the server writes on its own node; run gputriage profile there or share the directory", dir)
+		}
+	default:
+		base := o.outDir
+		if base == "" {
+			base = os.TempDir()
+		}
+		abs, err := filepath.Abs(base)
+		if err != nil {
+			return "", err
+		}
+		// A fresh folder per session, as run_profile does; the server
+		// creates it (so its absence later means the server wrote elsewhere).
+		dir = filepath.Join(abs, "gputriage-profile-"+strconv.FormatInt(time.Now().UnixNano(), 10))
+	}
+	before := listTraces(dir)
+	steps := o.numSteps
+	if steps < 0 && s.kind == "sglang" {
+		steps = 5
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	probeCtx, stopProbe := context.WithCancel(ctx)
+	defer stopProbe()
+	if o.probe > 0 {
+		wg.Add(1)
+		go p.probe(probeCtx, s, o.probe, &wg)
+	}
+	var body any
+	if s.kind == "sglang" {
+		req := map[string]any{"output_dir": dir, "activities": splitList(o.activities), "with_stack": o.withStack,
+			"record_shapes": o.shapes, "profile_by_stage": o.byStage}
+		if steps > 0 {
+			req["num_steps"] = steps
+		}
+		body = req
+	} else if steps > 0 {
+		body = map[string]any{"num_steps": steps}
+	}
+	b, code, err := p.post(ctx, "/start_profile", body)
+	if err != nil {
+		return "", fmt.Errorf("start_profile: %v", unwrapNetErr(err))
+	}
+	if code != http.StatusOK {
+		return "", startError(code, b)
+	}
+	wg.Wait()
+	// SGLang with num_steps stops by itself; otherwise stop it.
+	if s.kind == "vllm" || steps <= 0 {
+		b, code, err := p.post(ctx, "/stop_profile", nil)
+		if err != nil {
+			return "", fmt.Errorf("stop_profile: %v", unwrapNetErr(err))
+		}
+		if code != http.StatusOK {
+			return "", fmt.Errorf("stop_profile: HTTP %d %s", code, strings.TrimSpace(string(b)))
+		}
+	}
+	want := 1
+	if s.tp > 1 {
+		want = s.tp
+	}
+	if s.kind == "sglang" && o.byStage {
+		want *= 2
+	}
+	return dir, p.waitComplete(ctx, s, dir, before, want)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, strings.ToUpper(x))
+		}
+	}
+	return out
+}
+
+// listTraces maps every trace file under dir to its size.
+func listTraces(dir string) map[string]int64 {
+	out := map[string]int64{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		n := d.Name()
+		if strings.HasSuffix(n, ".json.gz") || strings.HasSuffix(n, ".trace.json") || strings.HasSuffix(n, ".pt.trace.json") {
+			if info, err := d.Info(); err == nil {
+				out[p] = info.Size()
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+// pollEvery is how often the trace folder is looked at.
+var pollEvery = 250 * time.Millisecond
+
+// waitComplete waits until the session's trace files (new since before)
+// number at least want and each is complete: its size unchanged since the
+// last look and, for gzip, a stream that decodes to its end (trailer CRC
+// and length included) — a gzip still being written is not finished.
+func (p *profiler) waitComplete(ctx context.Context, s *server, dir string, before map[string]int64, want int) error {
+	last := map[string]int64{}
+	for {
+		now := listTraces(dir)
+		var fresh []string
+		for f, n := range now {
+			if old, ok := before[f]; !ok || old != n {
+				fresh = append(fresh, f)
+			}
+		}
+		slices.Sort(fresh)
+		done := len(fresh) >= want
+		for _, f := range fresh {
+			if last[f] != now[f] || now[f] == 0 || !complete(f) {
+				done = false
+			}
+		}
+		if done {
+			return nil
+		}
+		last = now
+		select {
+		case <-ctx.Done():
+			if _, err := os.Stat(dir); err != nil {
+				return fmt.Errorf("the server reported profiling done but %s does not exist on this machine: it wrote its traces on its own node; run gputriage profile on the server's node or share the directory (e.g. NFS) and pass --output-dir as both see it", dir)
+			}
+			if len(fresh) == 0 {
+				hint := ""
+				if s.kind == "vllm" {
+					hint = " (was the server launched with VLLM_TORCH_PROFILER_DIR=" + dir + "?)"
+				} else if p.o.probe == 0 {
+					hint = " (SGLang profiles forward steps: send requests while profiling, e.g. --probe 8)"
+				}
+				return fmt.Errorf("the server wrote no trace into %s within %s%s", dir, p.o.timeout, hint)
+			}
+			return fmt.Errorf("after %s, %d of the %d expected trace files in %s are complete (%s): the server is still writing or stopped; a larger --timeout may help",
+				p.o.timeout, countComplete(fresh), want, dir, strings.Join(fresh, ", "))
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
+func countComplete(files []string) int {
+	n := 0
+	for _, f := range files {
+		if complete(f) {
+			n++
+		}
+	}
+	return n
+}
+
+// complete reports a trace file that is whole: a gzip stream read to its
+// end without error, or JSON ending in '}' or ']'.
+func complete(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if strings.HasSuffix(path, ".gz") {
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return false
+		}
+		_, err = io.Copy(io.Discard, z)
+		return err == nil
+	}
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return false
+	}
+	tail := make([]byte, min(st.Size(), 64))
+	if _, err := f.ReadAt(tail, st.Size()-int64(len(tail))); err != nil {
+		return false
+	}
+	t := bytes.TrimRight(tail, " \t\r\n")
+	return len(t) > 0 && (t[len(t)-1] == '}' || t[len(t)-1] == ']')
+}
