@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	json "github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // Identity is one run's identity. Empty strings, nil slices and nil

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	json "github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // IsSidecar reports a file name the serving frameworks write beside their
