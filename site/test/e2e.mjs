@@ -169,6 +169,11 @@ async function pageArtifacts(page) {
   return got;
 }
 
+/** An artifact's text without its run_id line (which names all the inputs of a run). */
+function withoutRunID(buf) {
+  return buf.toString().replace(/^  "run_id": "[^"]*",\n/m, '');
+}
+
 function assertSameArtifacts(got, want, label) {
   assert.deepEqual(Object.keys(got).sort(), Object.keys(want).sort(), `${label}: artifact names`);
   for (const n of Object.keys(want)) assert.ok(Buffer.compare(got[n], want[n]) === 0, `${label}: ${n} differs from the CLI's`);
@@ -331,7 +336,8 @@ test('served: crash log + trace together give both sections', async () => {
     const want = cliArtifacts(CRASH_LOG, 'diagnose');
     for (const n of Object.keys(want)) {
       const got = await download(s.page, `#export ul.artifacts a[download="${n}"]`);
-      assert.ok(Buffer.compare(got.bytes, want[n]) === 0, `${n} equals the CLI's`);
+      // run_id names the whole run (trace + log): the rest is the CLI's bytes.
+      assert.equal(withoutRunID(got.bytes), withoutRunID(want[n]), `${n} equals the CLI's`);
     }
     for (const scheme of ['light', 'dark']) {
       await s.page.emulateMedia({ colorScheme: scheme });
@@ -377,7 +383,11 @@ test('served: saved report reopens offline with the same views', async () => {
     assert.ok(await page.locator('#kernels tbody tr').count() > 0, 'kernel table');
     assert.ok(await page.locator('#crash article.finding').count() > 0, 'crash findings');
     const got = await pageArtifacts(page);
-    assertSameArtifacts(Object.fromEntries(Object.entries(got).filter(([n]) => !n.startsWith('crash'))), cliArtifacts(TRACES.rocmDecode), 'saved report');
+    // The CLI gets the same two files (run_id covers every input), side by side.
+    const dir = fs.mkdtempSync(path.join(TMP, 'saved-'));
+    const both = [TRACES.rocmDecode, CRASH_LOG].map((f) => { const c = path.join(dir, path.basename(f)); fs.copyFileSync(f, c); return c; });
+    const noCrash = (a) => Object.fromEntries(Object.entries(a).filter(([n]) => !n.startsWith('crash')));
+    assertSameArtifacts(noCrash(got), noCrash(cliArtifacts(both)), 'saved report');
     assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('blob:')), [], 'no network requests');
     assert.deepEqual(errors, [], 'no console errors (CSP violations included)');
     note(`saved report ${(fs.statSync(saved).size / 1e3).toFixed(0)} KB`);
@@ -457,7 +467,8 @@ test('served: command choice; triage with a crash log keeps the diagnosis', asyn
     const want = cliArtifacts(CRASH_LOG, 'diagnose');
     for (const n of Object.keys(want)) {
       const got = await download(s.page, `#export ul.artifacts a[download="${n}"]`);
-      assert.ok(Buffer.compare(got.bytes, want[n]) === 0, `${n} equals the CLI's`);
+      // run_id names the whole run (trace + log): the rest is the CLI's bytes.
+      assert.equal(withoutRunID(got.bytes), withoutRunID(want[n]), `${n} equals the CLI's`);
     }
     // breakdown on demand: no opportunity tables, both traces in one breakdown.
     const runs = await s.page.evaluate(() => window.__gputriage.runs);
@@ -711,7 +722,7 @@ test(`big generated trace (${BIG_MB} MB raw) streams with bounded memory and a r
     // Bounded by what the analyses keep: compact records per kernel (plus a
     // fixed base), never by the bytes streamed through.
     assert.ok(peak < 32 * 2 ** 20 + MEM_PER_KERNEL * big.kernels, `module memory ${(peak / 2 ** 20).toFixed(1)} MiB ≤ 32 MiB + ${MEM_PER_KERNEL} B × ${big.kernels} kernels`);
-    assert.ok(resp.maxGap < 200, `main thread paused ${resp.maxGap.toFixed(0)} ms`);
+    if (judgeable(loadFactor())) assert.ok(resp.maxGap < 200 * loadFactor(), `main thread paused ${resp.maxGap.toFixed(0)} ms (bound 200 ms × load factor ${loadFactor().toFixed(1)})`);
     assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests');
   } finally {
     await s.close();
@@ -724,6 +735,16 @@ test(`big generated trace (${BIG_MB} MB raw) streams with bounded memory and a r
 // more runnable work than cores, a task gets about cores/load of one, so the
 // 100 ms bound scales by max(1, load average / cores), measured around the
 // run and printed (GPUTRIAGE_LONGTASK_MS overrides the bound).
+// Wall-clock bounds mean something only when the page gets most of a core:
+// with more than twice as much runnable work as cores, the figure is noted,
+// not judged (GPUTRIAGE_JUDGE_TIMING=1 judges anyway).
+const judgeable = (factor) => {
+  if (factor <= 2 || process.env.GPUTRIAGE_JUDGE_TIMING) return true;
+  note(`timing bound not judged: load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
+  return false;
+};
+const loadFactor = () => Math.max(1, os.loadavg()[0] / os.cpus().length);
+
 test('no long main-thread task from drop to report on a large trace', async () => {
   const load0 = os.loadavg()[0];
   const s = await openPage(`${base}/`);
@@ -739,7 +760,7 @@ test('no long main-thread task from drop to report on a large trace', async () =
     const bound = Number(process.env.GPUTRIAGE_LONGTASK_MS ?? 100 * factor);
     note(`tp_rank0: load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores: bound ${bound.toFixed(0)} ms (100 ms × ${factor.toFixed(1)}); longest task normalised ${(resp.longTask / factor).toFixed(0)} ms`);
     fs.writeFileSync(path.join(ART_DIR, 'page-longtask.md'), `${resp.longTask.toFixed(0)}\t${(resp.longTask / factor).toFixed(0)}\t${factor.toFixed(1)}\t${parts}\n`);
-    assert.ok(resp.longTask <= bound, `a main-thread task took ${resp.longTask.toFixed(0)} ms (bound ${bound.toFixed(0)} ms)`);
+    if (judgeable(factor)) assert.ok(resp.longTask <= bound, `a main-thread task took ${resp.longTask.toFixed(0)} ms (bound ${bound.toFixed(0)} ms)`);
   } finally {
     await s.close();
   }
