@@ -182,15 +182,16 @@ func (j *Job) perTrace() bool {
 }
 
 type current struct {
-	res     *FileResult
-	kind    string // "" until sniffed
-	reader  *trace.Reader
-	head    []byte // JSON kept in case it is a sidecar, not a trace
-	headBig bool
-	sniff   []byte
-	hostErr string
-	size    int64 // the host's estimate of the decompressed size, 0 = unknown
-	digest  digest
+	res       *FileResult
+	kind      string // "" until sniffed
+	reader    *trace.Reader
+	head      []byte // JSON kept in case it is a sidecar, not a trace
+	headBig   bool
+	sniff     []byte
+	hostErr   string
+	size      int64 // the host's estimate of the decompressed size, 0 = unknown
+	digest    digest
+	nulPrefix int64 // leading NUL bytes skipped before sniffing
 }
 
 // New starts a job.
@@ -229,6 +230,19 @@ func (j *Job) Write(p []byte) (int, error) {
 	c.res.Bytes += int64(len(p))
 	c.digest.write(p)
 	if c.kind == "" {
+		if len(c.sniff) == 0 {
+			// a run of NUL bytes in front (logrotate copytruncate) carries
+			// nothing: sniff what follows it (crash.LooksText)
+			n := 0
+			for n < len(p) && p[n] == 0 {
+				n++
+			}
+			c.nulPrefix += int64(n)
+			p = p[n:]
+			if len(p) == 0 {
+				return n, nil
+			}
+		}
 		// Sniff on the first 512 bytes (or fewer at the end of the file).
 		c.sniff = append(c.sniff, p...)
 		if len(c.sniff) < 512 {
@@ -244,8 +258,14 @@ func (j *Job) Write(p []byte) (int, error) {
 func (j *Job) decide(c *current) {
 	b := bytes.TrimLeft(bytes.TrimPrefix(c.sniff, []byte("\xef\xbb\xbf")), " \t\r\n")
 	switch {
+	case len(b) == 0 && len(c.sniff) == 0 && c.nulPrefix > 0:
+		c.kind = "unknown" // NUL bytes only
 	case len(b) == 0 && len(c.sniff) == 0:
 		c.kind = "empty"
+	case crash.DockerInspect(b):
+		// container exit evidence, not a trace-event array
+		c.kind = "log"
+		j.crash.BeginFile(c.res.Name)
 	case looksJSON(b):
 		c.kind = "json"
 		st := j.store
@@ -286,6 +306,9 @@ func looksJSON(b []byte) bool {
 func binary(b []byte) bool {
 	if len(b) > 512 {
 		b = b[:512]
+	}
+	if !bytes.HasPrefix(b, []byte{0x1f, 0x8b}) && crash.LooksText(b) {
+		return false // UTF-16 or NUL-padded (copytruncate) logs: the crash session decodes them
 	}
 	bad := 0
 	for i := 0; i < len(b); {
