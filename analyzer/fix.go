@@ -109,6 +109,11 @@ func (j *Job) fixFinish() *Result {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	enc.Encode(rep)
-	res.Artifacts = append(res.Artifacts, Artifact{"perfetto_fix_report.json", buf.String()})
+	// The report is derived from the trace's content (its counts): its
+	// digest names the run.
+	h := digest{}
+	h.write(buf.Bytes())
+	text := stamp(buf.String(), runID([]string{h.sum()}, j.identity()), partial)
+	res.Artifacts = append(res.Artifacts, Artifact{"perfetto_fix_report.json", text})
 	return res
 }

@@ -20,7 +20,9 @@ import (
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/crash"
 	"github.com/gputriage/gputriage/analyzer/identity"
+	"github.com/gputriage/gputriage/analyzer/idle"
 	"github.com/gputriage/gputriage/analyzer/kernels"
+	"github.com/gputriage/gputriage/analyzer/launch"
 	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/analyzer/report"
 	"github.com/gputriage/gputriage/analyzer/timeline"
@@ -198,19 +200,20 @@ func (j *Job) perTrace() bool {
 }
 
 type current struct {
-	res     *FileResult
-	kind    string // "" until sniffed
-	reader  *trace.Reader
-	head    []byte // JSON kept in case it is a sidecar, not a trace
-	headBig bool
-	sniff   []byte
-	hostErr string
-	size    int64 // the host's estimate of the decompressed size, 0 = unknown
-	read    int64 // compressed bytes the host has read, 0 = unknown
-	stopped bool
-	archive string // what archive format the file is, if it is one
-	gz      *gunzipper
-	digest  digest
+	res       *FileResult
+	kind      string // "" until sniffed
+	reader    *trace.Reader
+	head      []byte // JSON kept in case it is a sidecar, not a trace
+	headBig   bool
+	sniff     []byte
+	hostErr   string
+	size      int64 // the host's estimate of the decompressed size, 0 = unknown
+	digest    digest
+	nulPrefix int64 // leading NUL bytes skipped before sniffing
+	read      int64 // compressed bytes the host has read, 0 = unknown
+	stopped   bool
+	archive   string // what archive format the file is, if it is one
+	gz        *gunzipper
 }
 
 // New starts a job.
@@ -269,6 +272,19 @@ func (j *Job) write(c *current, p []byte) (int, error) {
 		return 0, ErrStop
 	}
 	if c.kind == "" {
+		if len(c.sniff) == 0 {
+			// a run of NUL bytes in front (logrotate copytruncate) carries
+			// nothing: sniff what follows it (crash.LooksText)
+			n := 0
+			for n < len(p) && p[n] == 0 {
+				n++
+			}
+			c.nulPrefix += int64(n)
+			p = p[n:]
+			if len(p) == 0 {
+				return n, nil
+			}
+		}
 		// Sniff on the first 512 bytes (or fewer at the end of the file).
 		c.sniff = append(c.sniff, p...)
 		if len(c.sniff) < 512 || len(c.sniff) < blankMax && blank(c.sniff) {
@@ -307,12 +323,18 @@ func (j *Job) FileRead(n int64) {
 func (j *Job) decide(c *current) {
 	b := bytes.TrimLeft(bytes.TrimPrefix(c.sniff, []byte("\xef\xbb\xbf")), " \t\r\n")
 	switch {
+	case len(b) == 0 && len(c.sniff) == 0 && c.nulPrefix > 0:
+		c.kind = "unknown" // NUL bytes only
 	case len(b) == 0 && len(c.sniff) == 0:
 		c.kind = "empty"
 	case len(b) == 0 && len(c.sniff) < blankMax:
 		c.kind = "blank"
 	case archive(c.sniff) != "":
 		c.kind, c.archive = "unknown", archive(c.sniff)
+	case crash.DockerInspect(b):
+		// container exit evidence, not a trace-event array
+		c.kind = "log"
+		j.crash.BeginFile(c.res.Name)
 	case looksJSON(b) || b[0] == '"' && j.wantsTraces():
 		c.kind = "json"
 		st := j.store
@@ -395,6 +417,9 @@ func looksJSON(b []byte) bool {
 func binary(b []byte) bool {
 	if len(b) > 512 {
 		b = b[:512]
+	}
+	if !bytes.HasPrefix(b, []byte{0x1f, 0x8b}) && crash.LooksText(b) {
+		return false // UTF-16 or NUL-padded (copytruncate) logs: the crash session decodes them
 	}
 	bad := 0
 	for i := 0; i < len(b); {
@@ -642,6 +667,7 @@ func (j *Job) Finish() *Result {
 			Artifact{"gpu_timeline.json", string(report.Timeline(a))},
 			Artifact{"gpu_lanes.json", string(report.Lanes(a))},
 		)
+		res.Artifacts = append(res.Artifacts, whyArtifacts(a)...)
 	}
 	if wantCrash {
 		d := j.crash.Diagnosis()
@@ -656,7 +682,13 @@ func (j *Job) Finish() *Result {
 
 func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins) *report.Analysis {
 	a := &report.Analysis{Store: st, TraceFiles: files, Target: j.opts.TargetArch, StageFilter: j.opts.Stage, Identity: j.identity()}
+	if joins == nil {
+		joins = callsite.NewJoins(st)
+	}
 	a.Breakdown = breakdown.Analyze(st, breakdown.Options{Stage: j.opts.Stage, Joins: joins})
+	ids, names := a.Breakdown.OpStage, a.Breakdown.StageNames
+	a.Idle = idle.Analyze(st, idle.Options{Stage: j.opts.Stage, Joins: joins, StageOf: ids, StageNames: names})
+	a.Launch = launch.Analyze(st, launch.Options{Stage: j.opts.Stage, Joins: joins, StageOf: ids, StageNames: names, Idle: a.Idle, Classes: a.Breakdown.Classes})
 	for _, fi := range files {
 		a.Timelines = append(a.Timelines, timeline.Compute(st, fi))
 		a.Facts = append(a.Facts, timeline.ComputeFacts(st, fi))
@@ -732,6 +764,14 @@ func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins)
 	}
 	slices.Sort(a.DeviceIDs)
 	return a
+}
+
+// whyArtifacts writes idle.json and launch_stats.json.
+func whyArtifacts(a *report.Analysis) []Artifact {
+	return []Artifact{
+		{"idle.json", string(a.Idle.JSON(report.Tool, report.Version, a.Partial()))},
+		{"launch_stats.json", string(a.Launch.JSON(report.Tool, report.Version, a.Partial()))},
+	}
 }
 
 // hipVersion decodes hip_runtime_version (major·10⁷ + minor·10⁵ + patch).

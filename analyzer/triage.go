@@ -40,7 +40,7 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 	rl := j.roofline(a, joins, mapping)
 	summary := string(report.Summary(a))
 	summary += "\n" + string(ov.Markdown()) + "\n" + string(fu.Markdown())
-	return []Artifact{
+	return append([]Artifact{
 		{"profile_summary.md", summary},
 		{"profile_metadata.json", string(report.Metadata(a))},
 		{"kernel_table.json", string(report.KernelTable(a))},
@@ -50,7 +50,7 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 		{"breakdown.json", string(report.Breakdown(a))},
 		{"gpu_timeline.json", string(report.Timeline(a))},
 		{"gpu_lanes.json", string(report.Lanes(a))},
-	}, nil
+	}, whyArtifacts(a)...), nil
 }
 
 // pair picks the formal and mapping traces: as named in the options, else

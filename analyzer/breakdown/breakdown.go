@@ -69,6 +69,9 @@ type Result struct {
 	CPUOpCoverage, PythonCoverage float64
 	HasPython                     bool
 	GraphLaunches, GraphKernels   int64
+	// Classes holds the class of every kernel name analysed (by name id),
+	// for analyses that group by category without classifying again.
+	Classes map[uint32]kernels.Class
 	// OpStage is every GPU op's stage (index into StageNames), aligned
 	// with the store's GPU slice, for analyses that group by stage too.
 	OpStage    []uint8
@@ -180,6 +183,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		provs[r.Stage][r.Provider] += r.GPUTime
 	}
 	res.GraphLaunches = a.GraphLaunches
+	res.Classes = classes
 	if total > 0 {
 		res.CPUOpCoverage = float64(withOp) / float64(total)
 		res.PythonCoverage = float64(withPy) / float64(total)

@@ -49,6 +49,8 @@ type facts struct {
 	kernelHints    []kernelHint
 	notes          []string      // session-level notes for the summary
 	inc            incidentFacts // hang / multi-rank evidence across files (incident.go)
+	container      containerFact // container.go
+	inHand         inHand        // evidence.go
 }
 
 type exitFact struct {
@@ -60,20 +62,6 @@ type exitFact struct {
 	host    string
 	task    string
 	ev      Evidence
-}
-
-type kernelAPIFact struct {
-	lastCall     string
-	lastCallEv   *Evidence
-	lastDone     bool // an Output record followed the last call
-	exceptionAPI string
-	exceptionMsg string
-	exceptionEv  *Evidence
-	dumpStatus   string // metadata.json execution_status of the last dump
-	dumpFunc     string
-	calls        int
-	level        int
-	source       string // SGLang | FlashInfer
 }
 
 func newBuilder() *builder { return &builder{byClass: map[string]*agg{}} }

@@ -82,7 +82,7 @@ func stopReasonClass(reasons string) string {
 		switch {
 		case r == "MEMORY_VIOLATION" || r == "ADDRESS_ERROR":
 			c, k = ClassGPUMemoryFault, 0
-		case r == "ILLEGAL_INSTRUCTION":
+		case r == "ILLEGAL_INSTRUCTION" || r == "INVALID_OPCODE":
 			c, k = ClassIllegalInstruction, 1
 		case r == "ASSERT_TRAP" || r == "TRAP":
 			c, k = ClassDeviceAssert, 2
@@ -498,6 +498,10 @@ func attachDisasm(a *agg, b *disasmBlock) {
 			a.note("the stop pc is on s_endpgm right after s_trap: the assert condition was tested a few instructions earlier (s_cbranch + s_trap 2)")
 		case strings.HasPrefix(insn, "s_trap"):
 			a.note("the stop pc is on s_trap 2: a device-side assert / __builtin_trap")
+		case strings.HasPrefix(insn, ".long") || strings.HasPrefix(insn, ".word") || strings.HasPrefix(insn, ".byte"):
+			// the disassembler found data where the pc points
+			a.detail("code_object_corrupt", "the instruction at the stop pc is data ("+clip(insn, 60)+"): a corrupted code object (an allocator stomp on the kernel binary) or a jump into data")
+			a.note("the stop pc holds " + clip(insn, 60) + ", not an instruction: the code object in memory is corrupt — compare the saved code object with the one on disk; suspect a stray device write over the kernel binary")
 		}
 	}
 	if b.function != "" && a.f.Kernel == "" {

@@ -355,13 +355,21 @@ func (p *dmesgParser) xid(l *line) {
 	}
 	s.format("nvidia_xid")
 	code := atoiDef(m[2], 0)
-	class := ""
+	// NVIDIA's Xid catalog: 13 graphics engine exception (out-of-range
+	// address / illegal instruction in a user kernel) and 31 MMU fault are
+	// the application's memory faults; 43 "GPU stopped processing" and 45
+	// "preemptive cleanup" follow them; 69 graphics class error; 48/63/64/
+	// 92/94/95 ECC and row remapping, 74 NVLink: hardware; 8/109/119/120
+	// timeouts and 79 "fallen off the bus": hang / reset.
+	class, conf := "", 0.75
 	switch code {
-	case 13, 43, 45, 69:
-		class = ClassDeviceAssert
-	case 31:
+	case 13, 31:
 		class = ClassGPUMemoryFault
-	case 48, 63, 64, 92, 94, 95:
+	case 43, 45:
+		class, conf = ClassGPUMemoryFault, 0.5
+	case 69:
+		class = ClassDeviceAssert
+	case 48, 63, 64, 74, 92, 94, 95:
 		class = ClassECCRAS
 	case 8, 79, 109, 119, 120:
 		class = ClassGPUHangReset
@@ -369,7 +377,7 @@ func (p *dmesgParser) xid(l *line) {
 	if class == "" {
 		return
 	}
-	a := s.b.add(s, class, l, 0.75)
+	a := s.b.add(s, class, l, conf)
 	a.setStr(&a.f.Device, m[1])
 	a.addReason("Xid " + m[2] + ": " + strings.TrimSpace(m[5]))
 	if pid := atoiDef(m[3], 0); pid > 0 {

@@ -12,14 +12,13 @@ import (
 type exitParser struct{ s *Session }
 
 var (
-	reExitCode     = regexp.MustCompile(`(?i)\bexit[ _]?(?:code|status)\s*[=:]?\s*(-?\d+)\b`)
-	reExitedWith   = regexp.MustCompile(`(?i)\bexited with (?:code|status) (-?\d+)`)
-	reExitcodeEq   = regexp.MustCompile(`\(exitcode=(-?\d+)\)`)
-	reNonZero      = regexp.MustCompile(`returned non-zero exit status (-?\d+)`)
-	reShellDeath   = regexp.MustCompile(`^(?:\S+: )?(?:line \d+: )?\s*(\d+)?\s*(Killed|Aborted|Segmentation fault|Bus error|Illegal instruction|Floating point exception)(?: \(core dumped\))?(?:\s|$)`)
-	reSlurm        = regexp.MustCompile(`srun: error: (\S+): tasks? ([\d,\-]+): (Killed|Aborted|Segmentation fault|Bus error|Exited with exit code (\d+))`)
-	reGoSignal     = regexp.MustCompile(`signal: (aborted|killed|segmentation fault)`)
-	reOOMKilledK8s = regexp.MustCompile(`\bOOMKilled\b`)
+	reExitCode   = regexp.MustCompile(`(?i)\bexit[ _]?(?:code|status)\s*[=:]?\s*(-?\d+)\b`)
+	reExitedWith = regexp.MustCompile(`(?i)\bexited with (?:code|status) (-?\d+)`)
+	reExitcodeEq = regexp.MustCompile(`\(exitcode=(-?\d+)\)`)
+	reNonZero    = regexp.MustCompile(`returned non-zero exit status (-?\d+)`)
+	reShellDeath = regexp.MustCompile(`^(?:\S+: )?(?:line \d+: )?\s*(\d+)?\s*(Killed|Aborted|Segmentation fault|Bus error|Illegal instruction|Floating point exception)(?: \(core dumped\))?(?:\s|$)`)
+	reSlurm      = regexp.MustCompile(`srun: error: (\S+): tasks? ([\d,\-]+): (Killed|Aborted|Segmentation fault|Bus error|Exited with exit code (\d+))`)
+	reGoSignal   = regexp.MustCompile(`signal: (aborted|killed|segmentation fault)`)
 )
 
 var deathSignal = map[string]string{
@@ -39,6 +38,9 @@ func (p *exitParser) line(l *line) {
 	low := t
 	if !containsAny(low, "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode") {
 		return
+	}
+	if commandLike(t) {
+		return // a command or a question names evidence, it is none (container.go)
 	}
 	if m := findIf(t, "srun: error: ", reSlurm); m != nil {
 		s.format("slurm")
@@ -77,11 +79,8 @@ func (p *exitParser) line(l *line) {
 		s.deathSignal(l, deathSignal[m[1]], 0, false, "", "")
 		return
 	}
-	if strings.Contains(t, "OOMKilled") && reOOMKilledK8s.MatchString(t) && !strings.Contains(t, "OOMKilled\": false") && !strings.Contains(t, "OOMKilled false") {
-		a := s.b.add(s, ClassHostOOMKill, l, 0.85)
-		a.setStr(&a.f.Signal, "SIGKILL")
-		a.detail("source", "container runtime reports OOMKilled")
-		return
+	if strings.Contains(t, "OOMKilled") {
+		return // container.go
 	}
 	tt := strings.TrimSpace(t)
 	if !containsAny(tt, "Killed", "Aborted", "Segmentation fault", "Bus error", "Illegal instruction", "Floating point exception") {

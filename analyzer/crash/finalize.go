@@ -27,6 +27,7 @@ var classTitles = map[string]string{
 	ClassAsyncRace:          "asynchronously reported error: the reported location is not the fault site",
 	ClassInvalidLaunch:      "invalid launch configuration / resources",
 	ClassNotGPU:             "application or environment error (no GPU fault)",
+	ClassNumericalNaN:       "NaN/Inf first appears in a kernel's output",
 }
 
 var classMeanings = map[string]string{
@@ -49,6 +50,7 @@ var classMeanings = map[string]string{
 	ClassAsyncRace:          "GPU errors are reported at a later API call; the stack trace points at the wrong place",
 	ClassInvalidLaunch:      "the launch configuration exceeds device limits or resources",
 	ClassNotGPU:             "no GPU fault was found; the failure is an application or environment error",
+	ClassNumericalNaN:       "a kernel produced NaN/Inf from inputs that had none: the numbers go bad inside that call",
 }
 
 var gpuCrashClasses = []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUKernelHang}
@@ -267,6 +269,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	if r := work[ClassRCCLTransport]; r != nil && r.conf < 0.4 && len(work) > 1 {
 		delete(work, ClassRCCLTransport)
 	}
+	b.applyContainer(s, work) // container.go
 	// application error without GPU evidence
 	if len(work) == 0 && f.lastException != "" && f.lastExcEv != nil {
 		a := &agg{f: Finding{Class: ClassNotGPU}, ranks: map[int]bool{}, details: map[string]string{}}
@@ -277,6 +280,8 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 		a.f.Location = f.location
 		work[ClassNotGPU] = a
 	}
+	b.containerNotGPU(work)
+	b.kernelAPIFindings(s, work) // kernelapi_detail.go
 	// collectives
 	if a := work[ClassCollectiveTimeout]; a != nil {
 		b.collectiveNotes(a, work)
@@ -313,6 +318,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	})
 	orderByCause(d.Findings)
 	d.FailureReason = b.failureReason(d)
+	d.DetailJSON = b.detailJSON(d) // kernelapi_detail.go
 	return d
 }
 
@@ -345,6 +351,7 @@ func (b *builder) collectiveNotes(a *agg, work map[string]*agg) {
 
 // finding renders an aggregate.
 func (b *builder) finding(s *Session, a *agg) Finding {
+	b.degarbleKernels(a) // interleave.go
 	f := a.f
 	facts := &b.facts
 	f.Ranks = sortedInts(a.ranks)
@@ -425,28 +432,14 @@ func (b *builder) finding(s *Session, a *agg) Finding {
 	if len(facts.gpuArch) > 0 {
 		a.detail("gpu_arch_in_log", strings.Join(facts.gpuArch, ","))
 	}
-	k := facts.kernelAPI
-	if k.lastCall != "" && f.Class != ClassNotGPU {
-		a.detail("last_kernel_api_call", k.lastCall)
-		switch {
-		case k.exceptionAPI != "":
-			a.detail("kernel_api_exception", k.exceptionAPI+" "+k.exceptionMsg)
-		case !k.lastDone:
-			a.detail("kernel_api_boundary", "the last logged call has no Output record: it is the failing call")
-		}
-		if k.lastCallEv != nil && !k.lastDone {
-			a.evidence(*k.lastCallEv)
-		}
-	}
-	if k.dumpFunc != "" && f.Class != ClassNotGPU {
-		a.detail("kernel_api_dump", k.dumpFunc+" (execution_status "+k.dumpStatus+")")
-	}
+	b.kernelAPIDetails(a) // kernelapi_detail.go
 	if len(a.details) > 0 {
 		f.Details = a.details
 	}
 	f.ClassMeaning = classMeanings[f.Class]
 	f.Summary = summary(&f)
 	f.Evidence, f.EvidenceOmitted = b.evidence(s, a)
+	a.conf = commandOnlyCap(a, f.Evidence) // container.go
 	f.Confidence = float64(int(a.conf*100+0.5)) / 100
 	switch {
 	case f.Confidence >= 0.8:
@@ -456,7 +449,7 @@ func (b *builder) finding(s *Session, a *agg) Finding {
 	default:
 		f.ConfidenceLevel = "low"
 	}
-	f.NextSteps = nextSteps(&f, facts)
+	f.NextSteps = nextStepsFor(&f, facts) // evidence.go
 	if len(a.notes) > 0 {
 		f.Notes = a.notes
 	}
@@ -581,6 +574,10 @@ func intsString(xs []int) string {
 
 func (b *builder) failureReason(d *Diagnosis) string {
 	if len(d.Findings) == 0 {
+		if k := &b.facts.kernelAPI; k.crashedDump() != nil || k.exceptionAPI != "" {
+			r := b.kernelAPIReason("")
+			return "no GPU fault recognised" + r
+		}
 		if len(b.facts.aborts) > 0 {
 			return "process ended by " + b.facts.aborts[0].signal + " without recognisable GPU evidence"
 		}
@@ -592,13 +589,6 @@ func (b *builder) failureReason(d *Diagnosis) string {
 		e := f.Evidence[0]
 		r += " [" + e.File + ":" + strconv.Itoa(e.Line) + "]"
 	}
-	if k := b.facts.kernelAPI; k.lastCall != "" && f.Class != ClassNotGPU {
-		r += "; last kernel API call: " + k.lastCall
-		if k.exceptionAPI != "" {
-			r += " (raised)"
-		} else if !k.lastDone {
-			r += " (no Output)"
-		}
-	}
+	r += b.kernelAPIReason(f.Class)
 	return clip(strings.ReplaceAll(r, "\n", " "), 600)
 }

@@ -30,6 +30,7 @@ type deviceLimits struct {
 	maxGrid    int64
 	lds        int64
 	fromLog    bool
+	dimBug     string // the driver's maxThreadsDim has a zero dimension (seed 002's driver bug)
 }
 
 func defaultLimits() deviceLimits {
@@ -42,6 +43,7 @@ var (
 	reSharedExceed  = regexp.MustCompile(`(?i)shared memory (\d+) bytes exceeds limit (\d+)`)
 	reGridInvalid   = regexp.MustCompile(`grid\.([xyz]) (\d+) invalid \(limit: (\d+)\.\.(\d+)\)`)
 	reMaxThreads    = regexp.MustCompile(`maxThreadsPerBlock[=:]\s*(\d+)`)
+	reMaxDim        = regexp.MustCompile(`maxThreadsDim[=:]\s*[\[(]\s*(\d+),\s*(\d+),\s*(\d+)\s*[\])]`)
 	reWGMax         = regexp.MustCompile(`Workgroup Max Size:\s*(\d+)`)
 	reLDSLimit      = regexp.MustCompile(`(?:sharedMemPerBlock|maxSharedMemoryPerBlock)[=:]\s*(\d+)`)
 	reKernelLoad    = regexp.MustCompile(`Kernel loading failed: (hip\w+)`)
@@ -63,14 +65,30 @@ func atoi64(s string) int64 {
 
 func (p *launchParser) line(l *line) {
 	t := l.text
-	if !containsAny(t, "aunch", "grid", "hared memory", "maxThreads", "Workgroup Max", "SharedMem", "Kernel loading", "nvalid configuration", "too many resources", "scratch_size") {
+	if !containsAny(t, "aunch", "grid", "hared memory", "maxThreads", "Workgroup Max", "SharedMem", "Kernel loading", "nvalid configuration", "too many resources", "scratch_size", "synchronization failed", "Async HIP") {
 		return
 	}
 	s := p.s
 	switch {
-	case strings.Contains(t, "maxThreadsPerBlock"):
+	case strings.Contains(t, "maxThreadsPerBlock") || strings.Contains(t, "maxThreadsDim"):
 		if v := atoi64(submatch(reMaxThreads, t)); v > 0 {
 			s.limits.maxThreads, s.limits.fromLog = v, true
+		}
+		if m := findIf(t, "maxThreadsDim", reMaxDim); m != nil {
+			d := [3]int64{atoi64(m[1]), atoi64(m[2]), atoi64(m[3])}
+			s.limits.maxDim = d
+			if d[0] == 0 || d[1] == 0 || d[2] == 0 {
+				// seed 002: the HIP driver reports maxThreadsDim[1..2] as 0;
+				// no launch is "within limits" against such numbers
+				s.limits.dimBug = "maxThreadsDim=[" + m[1] + ", " + m[2] + ", " + m[3] + "]"
+				a := s.b.add(s, ClassInvalidLaunch, l, 0.6)
+				bug := "the driver reports " + s.limits.dimBug + ": a HIP driver bug (zero-sized thread dimensions), not a real limit"
+				a.detail("driver_limits_bug", bug)
+				if a.f.Count == 1 {
+					a.addReason(bug)
+				}
+				a.note("launch-limit checks against these device limits are meaningless: every block with y or z > 1 would fail them; query hipDeviceProp_t again or rely on maxThreadsPerBlock and the documented 1024 per dimension")
+			}
 		}
 		return
 	case strings.Contains(t, "Workgroup Max Size"):
@@ -131,18 +149,37 @@ func (p *launchParser) line(l *line) {
 	if !strings.Contains(t, "Kernel loading failed") {
 	} else if m := reKernelLoad.FindStringSubmatch(t); m != nil {
 		if e := lookupHIPName(m[1]); e != nil && e.name == "hipErrorNotFound" {
-			if a := s.b.get(ClassInvalidLaunch); a != nil {
+			// the kernel's code object or symbol is missing: the launch
+			// never ran (seed 002 "Kernel Not Found")
+			if a := s.b.get(ClassInvalidLaunch); a != nil && a.f.HIPError != "" {
+				// a launch failure is the primary evidence; the load error goes with it
 				a.evidence(l.ev(s))
 				a.note("also: kernel loading failed with hipErrorNotFound (named symbol not found: HSACO path or kernel name mismatch)")
-			} else {
-				s.b.facts.notes = appendCap(s.b.facts.notes, "kernel loading failed with hipErrorNotFound: check the HSACO path and kernel symbol name", 8)
+				return
 			}
+			a := s.b.add(s, ClassArchMismatch, l, 0.65)
+			a.setHIP(e)
+			a.addReason("kernel loading failed with hipErrorNotFound: the HSACO file was not found or has no symbol of that kernel name")
+			a.note("check the HSACO path the loader uses, that the kernel name matches the symbol in the code object (llvm-objdump --syms / nm), and that the code object targets this GPU's gfx")
+		} else if e != nil {
+			a := s.b.add(s, ClassArchMismatch, l, 0.5)
+			a.setHIP(e)
+			a.addReason("kernel loading failed with " + e.name)
 		}
 		return
 	}
 	if !strings.Contains(t, "synchronization failed") {
 	} else if m := reSyncFailed.FindStringSubmatch(t); m != nil {
 		s.kernelHint(m[1], "application sync-after-launch check", 75, l)
+		// "failed after kernel 'X': hipErrorY" names X as the kernel that failed
+		name := strings.TrimRight(strings.Fields(m[2] + " ")[0], ":,.")
+		if e := lookupHIPName(name); e != nil && e.class != "" {
+			a := s.b.add(s, e.class, l, 0.75)
+			a.setHIP(e)
+			a.setKernel(m[1], "application: device synchronization failed after this kernel", 75)
+			a.strong = true
+		}
+		return
 	}
 	if !strings.Contains(t, "Async HIP error") {
 	} else if m := reAsyncHIP.FindStringSubmatch(t); m != nil {
@@ -181,6 +218,9 @@ func (s *Session) launchViolations(lc launchConfig) []string {
 			v = append(v, "zero-sized dimension "+string("xyz"[i])+" (grid "+dims(lc.grid)+", block "+dims(lc.block)+")")
 			break
 		}
+		if lim.maxDim[i] == 0 && n > 1 && lim.dimBug != "" {
+			v = append(v, "block."+string("xyz"[i])+" = "+strconv.FormatInt(n, 10)+" against the driver's reported max 0 ("+lim.dimBug+": the driver bug, not the hardware limit)")
+		}
 		if lim.maxDim[i] > 0 && n > lim.maxDim[i] {
 			v = append(v, "block."+string("xyz"[i])+" = "+strconv.FormatInt(n, 10)+" > max "+strconv.FormatInt(lim.maxDim[i], 10))
 		}
@@ -208,7 +248,7 @@ func (s *Session) checkLaunch(a *agg, lc launchConfig) {
 	for _, x := range v {
 		a.note("launch over the device limit: " + x)
 	}
-	if len(v) == 0 {
+	if len(v) == 0 && s.limits.dimBug == "" {
 		a.note("launch geometry grid " + dims(lc.grid) + " block " + dims(lc.block) + " is within the device limits")
 	}
 }

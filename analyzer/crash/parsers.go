@@ -20,6 +20,8 @@ func newParsers(s *Session) []parser {
 		&hangParser{s: s},
 		&tritonParser{s: s},
 		&nvidiaParser{s: s},
+		&containerParser{s: s},
+		&evidenceParser{s: s},
 		&incidentParser{s: s},
 	}
 }

@@ -30,6 +30,8 @@ const (
 	kwHang
 	kwTriton
 	kwNvidia
+	kwContainer
+	kwEvidence
 	kwIncident
 
 	// kwTorchRaw: keywords the torch parser looks for in l.raw (prefixes kept).
@@ -68,11 +70,13 @@ var kwLists = []struct {
 	{kwNCCL, []string{"NCCL", "RCCL", "ccl", "rank", "exitcode", "Signal ", "host"}},
 	{kwExit, []string{"xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode"}},
 	{kwRocgdb, []string{"AMDGPU", "received signal", "Target Id", "No dispatches", "No queues", "No agents", "dispatches=", "Attaching to"}},
-	{kwKernelAPI, []string{"API ", "Output", "\"function_name\"", "\"execution_status\"", "\"exception\"", "ump", "input arguments", "_count=", "_level"}},
+	{kwKernelAPI, []string{"API ", "Output", "\"function_name\"", "\"execution_status\"", "\"exception\"", "ump", "input arguments", "_count=", "_level", ".pt", ".safetensors", "metadata.json", "KERNEL_API_", "FLASHINFER_"}},
 	{kwLaunch, []string{"maxThreadsPerBlock", "Workgroup Max Size", "SharedMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}},
 	{kwHang, []string{"atchdog", "Pyspy", "Process ", "Thread ", "died unexpectedly", "py-spy", "batch_size()=", "redacted"}},
-	{kwTriton, []string{"PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR"}},
+	{kwTriton, []string{"PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR", "ModuleNotFoundError"}},
 	{kwNvidia, []string{"=====", "CUDA", "<<<", "Active", "Terminated"}},
+	{kwEvidence, []string{"Target Id", "No dispatches are currently", "wave_", " INFO", "Process ", "Thread 0x", "Pyspy dump", "ttach", "___"}},
+	{kwContainer, []string{" true", " false", "OOMKilled", "\"ExitCode\"", "ignal ", "IGNAL "}},
 	{kwIncident, []string{"SeqNum=", "enqueued", "opCount", "nranks", "Root Cause", "local_rank", "exitcode", "host", "closing signal", "GPU use", "Pyspy dump for PID", "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size", "Virtual PC", "Active", ",0)"}},
 	{kwIncidentRaw, []string{"[rank"}},
 
@@ -289,7 +293,7 @@ func (p *exitParser) gate() uint64         { return kwExit }
 func (p *exitParser) active(int) bool      { return false }
 func (p *rocgdbParser) gate() uint64       { return kwRocgdb }
 func (p *kernelAPIParser) gate() uint64    { return kwKernelAPI }
-func (p *kernelAPIParser) active(int) bool { return false }
+func (p *kernelAPIParser) active(int) bool { return p.inRecord }
 func (p *launchParser) gate() uint64       { return kwLaunch }
 func (p *launchParser) active(int) bool    { return false }
 func (p *hangParser) gate() uint64         { return kwHang }
@@ -332,13 +336,12 @@ func (p *clrParser) skip(mask uint64, text string) bool {
 // stateless parsers' active() is always false.
 type stateless interface{ stateless() }
 
-func (p *clrParser) stateless()       {}
-func (p *dmesgParser) stateless()     {}
-func (p *ncclParser) stateless()      {}
-func (p *exitParser) stateless()      {}
-func (p *kernelAPIParser) stateless() {}
-func (p *launchParser) stateless()    {}
-func (p *nvidiaParser) stateless()    {}
+func (p *clrParser) stateless()    {}
+func (p *dmesgParser) stateless()  {}
+func (p *ncclParser) stateless()   {}
+func (p *exitParser) stateless()   {}
+func (p *launchParser) stateless() {}
+func (p *nvidiaParser) stateless() {}
 
 // keepLine returns a copy of l that a parser may keep beyond the current
 // line (the session reuses the line it hands to the parsers).

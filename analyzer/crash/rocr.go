@@ -108,6 +108,7 @@ var reasonMeanings = map[string]string{
 	"ADDRESS_ERROR":                            "a wave used an invalid address (aperture violation)",
 	"ASSERT_TRAP":                              "the kernel executed s_trap 2: a device-side assert / __builtin_trap fired",
 	"ILLEGAL_INSTRUCTION":                      "the wave executed an instruction the GPU does not support (ISA mismatch or corrupt code)",
+	"INVALID_OPCODE":                           "the wave met an opcode that does not exist: a corrupted code object (an allocator stomp on the kernel binary) or code for another ISA",
 	"DEBUG_TRAP":                               "__builtin_debugtrap reached",
 	"ECC_ERROR":                                "ECC error while the wave ran: hardware problem",
 	"FATAL_HALT":                               "the wave halted fatally",

@@ -34,6 +34,8 @@ type Session struct {
 	refiners    []int    // parsers implementing refiner
 
 	ln line // the line handed to the parsers (reused; parsers keep copies)
+
+	emit func([]byte) // s.writeDecoded, bound once
 }
 
 type fileState struct {
@@ -42,6 +44,7 @@ type fileState struct {
 	formats map[string]bool
 	quality map[string]bool
 	side    *sideDoc
+	dec     logDecoder
 	fmtSeen uint64 // kwFmt* bits of the formats recorded by prefix stripping
 }
 
@@ -94,7 +97,18 @@ func (s *Session) Write(p []byte) (int, error) {
 	}
 	n := len(p)
 	s.cur.info.Bytes += int64(n)
+	if s.emit == nil {
+		s.emit = s.writeDecoded
+	}
+	// side documents (JSON, flight-recorder pickles) take the bytes as
+	// they are; only the line parsers read decoded text
 	s.cur.side.write(p)
+	s.cur.dec.write(p, s.emit)
+	return n, nil
+}
+
+// writeDecoded takes UTF-8 bytes from the file's decoder (decode.go).
+func (s *Session) writeDecoded(p []byte) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
@@ -111,7 +125,6 @@ func (s *Session) Write(p []byte) (int, error) {
 		s.dropping = false
 		p = p[i+1:]
 	}
-	return n, nil
 }
 
 func (s *Session) appendPartial(p []byte) {
@@ -276,6 +289,21 @@ func (s *Session) EndFile() {
 	if s.cur == nil {
 		return
 	}
+	if s.emit == nil {
+		s.emit = s.writeDecoded
+	}
+	d := &s.cur.dec
+	d.flush(s.emit)
+	if d.enc != encUTF8 {
+		s.cur.quality["decoded_"+d.enc.String()] = true
+	}
+	if d.nuls > 0 && !s.cur.side.json { // not for pickles (flight-recorder dumps)
+		s.cur.quality["nul_bytes_skipped"] = true
+	}
+	if d.crOnly {
+		s.cur.quality["cr_line_ends"] = true
+	}
+	d.head, d.out, d.odd = nil, nil, nil
 	if len(s.partial) > 0 || s.dropping {
 		s.cur.info.Truncated = true
 		s.cur.quality["unterminated_last_line"] = true
@@ -283,7 +311,11 @@ func (s *Session) EndFile() {
 		s.partial = s.partial[:0]
 		s.dropping = false
 	}
-	s.cur.side.finish(s)
+	if s.cur.side.finish(s) && s.cur.quality["unterminated_last_line"] && !s.cur.quality["long_lines_cut"] {
+		// a complete JSON document that ends without a newline is whole
+		s.cur.info.Truncated = false
+		delete(s.cur.quality, "unterminated_last_line")
+	}
 	for _, p := range s.parsers {
 		p.endFile()
 	}

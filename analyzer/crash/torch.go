@@ -29,7 +29,7 @@ var (
 	reOOMTried    = regexp.MustCompile(`(?i)(HIP|CUDA)? ?out of memory\. Tried to allocate ([\d.]+ ?(?:bytes|[KMGTP]i?B))`)
 	reOOMCap      = regexp.MustCompile(`GPU (\d+) has a total capacity of ([\d.]+ ?\w+) of which ([\d.]+ ?\w+) is free`)
 	reOOMInUse    = regexp.MustCompile(`this process has ([\d.]+ ?\w+) memory in use`)
-	reOOMAlloc    = regexp.MustCompile(`Of the allocated memory ([\d.]+ ?\w+) is allocated by PyTorch(?:, with ([\d.]+ ?\w+) allocated in private pools[^,]*)?, and ([\d.]+ ?\w+) is reserved by PyTorch but unallocated`)
+	reOOMAlloc    = regexp.MustCompile(`Of the allocated memory ([\d.]+ ?\w+) is allocated by PyTorch(?:, with ([\d.]+ ?\w+) allocated in private pools(?: \([^)]*\))?)?, and ([\d.]+ ?\w+) is reserved by PyTorch but unallocated`)
 	reOOMAllowed  = regexp.MustCompile(`([\d.]+ ?\w+) allowed;`)
 	reOOMEnv      = regexp.MustCompile(`(PYTORCH_(?:HIP_|CUDA_)?ALLOC_CONF)=`)
 	reAssertLine  = regexp.MustCompile("^(.*?):(\\d+): ([^:]+(?:::[^:]+)*?): block: \\[(\\d+),(\\d+),(\\d+)\\], thread: \\[(\\d+),(\\d+),(\\d+)\\] Assertion `(.*)` failed")

@@ -10,6 +10,7 @@ import (
 type tritonParser struct {
 	s        *Session
 	wantName int // line number of a "while executing [`Pass` on 'tt.func' operation:" awaiting "@name"
+	frameNo  int // line number of the last traceback frame inside Triton
 }
 
 var (
@@ -20,7 +21,7 @@ var (
 	reTritonLaunch  = regexp.MustCompile(`\b([A-Za-z_]\w*)\[(?:grid|\([^\]]*\))\]\(`)
 )
 
-func (p *tritonParser) beginFile(*Session) { p.wantName = 0 }
+func (p *tritonParser) beginFile(*Session) { p.wantName, p.frameNo = 0, 0 }
 func (p *tritonParser) endFile()           {}
 
 func (p *tritonParser) line(l *line) {
@@ -38,10 +39,19 @@ func (p *tritonParser) line(l *line) {
 			p.wantName = 0
 		}
 	}
-	if !containsAny(t, "PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR") {
+	if !containsAny(t, "PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR", "ModuleNotFoundError") {
 		return
 	}
+	if strings.Contains(t, "File \"") && strings.Contains(t, "/triton/") {
+		p.frameNo = l.no
+	}
 	switch {
+	case strings.Contains(t, "ModuleNotFoundError:") && !commandLike(t) && (strings.Contains(t, "triton") || p.frameNo > 0 && l.no-p.frameNo <= 40):
+		// seed 000 pattern 4: Triton cache corruption or a version mismatch
+		s.format("triton")
+		a := s.b.add(s, ClassTritonCompile, l, 0.75)
+		a.addReason(strings.TrimSpace(t[strings.Index(t, "ModuleNotFoundError"):]))
+		a.note("a ModuleNotFoundError inside Triton: a corrupted Triton cache or a Triton / PyTorch version mismatch (seed 000 pattern 4), not an application bug")
 	case strings.Contains(t, "PassManager::run failed"):
 		s.format("triton")
 		a := s.b.add(s, ClassTritonCompile, l, 0.9)

@@ -21,6 +21,9 @@ const (
 	ClassAsyncRace          = "async_race"
 	ClassInvalidLaunch      = "invalid_launch"
 	ClassNotGPU             = "not_gpu"
+	// ClassNumericalNaN: a kernel-API level-5 log shows a call whose output
+	// has NaN/Inf while its inputs are clean (kernelapi.go).
+	ClassNumericalNaN = "nan_inf_output"
 )
 
 // Classes lists every class id in diagnosis priority order (root causes
@@ -30,7 +33,7 @@ var Classes = []string{
 	ClassGPUHangReset, ClassDMADriverFault, ClassArchMismatch, ClassInvalidLaunch,
 	ClassTritonCompile, ClassVRAMOOM, ClassFP8AttentionCrash, ClassGPUKernelHang,
 	ClassCollectiveTimeout, ClassRCCLTransport, ClassCPUHang, ClassHostOOMKill,
-	ClassHostSegfault, ClassAsyncRace, ClassNotGPU,
+	ClassHostSegfault, ClassAsyncRace, ClassNumericalNaN, ClassNotGPU,
 }
 
 func classRank(c string) int {
@@ -44,9 +47,13 @@ func classRank(c string) int {
 
 // Diagnosis is the crash_diagnosis.json document.
 type Diagnosis struct {
-	FailureReason string      `json:"failure_reason"`
-	Findings      []Finding   `json:"findings"`
-	Inputs        []InputInfo `json:"inputs"`
+	FailureReason string `json:"failure_reason"`
+	// DetailJSON is the events.detail_json object of seed 000's dashboard
+	// (kernelapi_detail.go): last boundary, failing call and arguments,
+	// crash dump path, GPU and container state.
+	DetailJSON map[string]any `json:"detail_json,omitempty"`
+	Findings   []Finding      `json:"findings"`
+	Inputs     []InputInfo    `json:"inputs"`
 }
 
 // Evidence is one input line that supports a finding.

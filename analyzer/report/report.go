@@ -4,6 +4,8 @@ import (
 	"github.com/gputriage/gputriage/analyzer/arch"
 	"github.com/gputriage/gputriage/analyzer/breakdown"
 	"github.com/gputriage/gputriage/analyzer/identity"
+	"github.com/gputriage/gputriage/analyzer/idle"
+	"github.com/gputriage/gputriage/analyzer/launch"
 	"github.com/gputriage/gputriage/analyzer/timeline"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
@@ -19,6 +21,8 @@ type Analysis struct {
 	Store       *trace.Store
 	TraceFiles  []int // indices into Store.Files
 	Breakdown   *breakdown.Result
+	Idle        *idle.Result        // why the GPU idles (idle.json)
+	Launch      *launch.Result      // launch statistics (launch_stats.json)
 	Timelines   []timeline.Timeline // one per trace file
 	Facts       []timeline.Facts    // one per trace file
 	Arch        arch.Relevance

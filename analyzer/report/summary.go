@@ -119,18 +119,30 @@ func Summary(a *Analysis) []byte {
 		w("\n%s", sec)
 	}
 	w("\n## Takeaways\n\n")
+	// Why the GPU idles comes first: it decides whether kernel tuning matters.
+	if a.Idle != nil {
+		for _, t := range a.Idle.Takeaways() {
+			w("- %s\n", t)
+		}
+	}
+	if a.Launch != nil {
+		if t := a.Launch.Takeaway(); t != "" {
+			w("- launch: %s\n", t)
+		}
+	}
 	for _, t := range a.Lead {
 		w("- %s\n", t)
 	}
 	for _, s := range bd.Stages {
-		for _, t := range takeaways(s, bd) {
+		for _, t := range takeaways(s, bd, a.Idle != nil) {
 			w("- %s: %s\n", s.Stage, t)
 		}
 	}
 	return []byte(b.String())
 }
 
-func takeaways(s breakdown.Stage, bd *breakdown.Result) []string {
+// why says the idle attribution already explained a mostly idle GPU.
+func takeaways(s breakdown.Stage, bd *breakdown.Result, why bool) []string {
 	var out []string
 	if len(s.Categories) > 0 {
 		c := s.Categories[0]
@@ -150,7 +162,7 @@ func takeaways(s breakdown.Stage, bd *breakdown.Result) []string {
 	}
 	if s.AvgParallelism >= 1.15 {
 		out = append(out, fmt.Sprintf("kernels overlap (%.2f× average parallelism): multi-stream execution is already in use.", round(s.AvgParallelism, 2)))
-	} else if s.AvgParallelism > 0 && s.AvgParallelism < 0.5 {
+	} else if s.AvgParallelism > 0 && s.AvgParallelism < 0.5 && !why {
 		out = append(out, fmt.Sprintf("the GPU is busy only %s of the stage window: look for launch overhead, host syncs or gaps before kernel tuning.", pct(s.AvgParallelism)))
 	}
 	if bd.GraphKernels > 0 && !mapped(bd) {

@@ -11,7 +11,7 @@ import (
 
 // The roofline through the whole job: triage of the SGLang HIP-graph decode
 // trace with its capture trace names the top GEMM's share of MI300X's bf16
-// peak as the summary's first takeaway, and the overrides replace the roofs.
+// peak among the summary's first takeaways (after why the GPU idles), and the overrides replace the roofs.
 func TestRooflineTriage(t *testing.T) {
 	dir := filepath.Join(shared, "traces/tracelens/inference/sglang_decode")
 	formal := filepath.Join(dir, "sglang_Qwen3-8B_decode.json.gz")
@@ -19,9 +19,15 @@ func TestRooflineTriage(t *testing.T) {
 	res := analyze(t, "native", analyzer.Options{Command: "triage"}, formal, capture)
 	md, _ := res.Artifact("profile_summary.md")
 	_, takeaways, _ := strings.Cut(md, "## Takeaways\n\n")
-	first, _, _ := strings.Cut(takeaways, "\n")
+	// The first takeaways say why: the idle split and launch verdict
+	// (idle.json, launch_stats.json), then the roofline's.
+	lines := strings.SplitN(takeaways, "\n", 4)
+	first := strings.Join(lines[:min(3, len(lines))], "\n")
 	if !strings.Contains(first, "top GEMM") || !strings.Contains(first, "of MI300X's bf16 peak") || !strings.Contains(first, "memory-bound") {
-		t.Errorf("first takeaway: %q", first)
+		t.Errorf("first takeaways: %q", first)
+	}
+	if !strings.HasPrefix(lines[0], "- decode: GPU idle") {
+		t.Errorf("first takeaway: %q", lines[0])
 	}
 	if !strings.Contains(md, "## Roofline") {
 		t.Error("no Roofline section")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,6 +42,16 @@ func TestArtifactsMatchSchemas(t *testing.T) {
 	off := filepath.Join(shared, "gpu/traces/eager_graph_off.trace.json.gz")
 	on := filepath.Join(shared, "gpu/traces/graph_on.trace.json.gz")
 	check("diff", analyze(t, "native", analyzer.Options{Command: "diff", Force: true}, off, on))
+	fixOut := t.TempDir()
+	var so, se bytes.Buffer
+	if code := run([]string{"perfetto-fix", "--engine", "native", "-q", "-o", fixOut, def}, nil, &so, &se); code != 0 {
+		t.Fatalf("perfetto-fix: exit %d %s", code, se.String())
+	}
+	rep, _ := os.ReadFile(filepath.Join(fixOut, "perfetto_fix_report.json"))
+	seen["perfetto_fix_report.json"]++
+	if err := schemas.Validate("perfetto_fix_report.json", rep); err != nil {
+		t.Error(err)
+	}
 	for _, n := range schemas.Names() {
 		// index.json is the CLI's, validated by TestMixedFolder.
 		if seen[n] == 0 && n != "index.json" {

@@ -27,7 +27,16 @@ function finding(f, i, multiFile) {
     if (v == null || v === '' || (Array.isArray(v) && !v.length)) continue;
     kv.push(h('dt', label), h(mono ? 'dd.mono' : 'dd', { title: Array.isArray(v) ? null : String(v) }, Array.isArray(v) ? v.join(', ') : String(v)));
   }
-  for (const [k, v] of Object.entries(f.details ?? {})) kv.push(h('dt', k), h('dd.mono', v));
+  // The culprit (rank / pid / host / gpu that caused a multi-rank failure), any unknown field null.
+  for (const [k, v] of Object.entries(f.culprit ?? {})) {
+    if (v == null || v === '' || (Array.isArray(v) && !v.length)) continue;
+    kv.push(h('dt', `culprit ${k}`), h('dd.mono', Array.isArray(v) ? v.join(', ') : typeof v === 'object' ? JSON.stringify(v) : String(v)));
+  }
+  for (const [k, v] of Object.entries(f.details ?? {})) {
+    if (k === 'kernel_api_call_args') continue; // listed below, one argument a line
+    kv.push(h('dt', k), h('dd.mono', v));
+  }
+  const args = f.details?.kernel_api_call_args ? f.details.kernel_api_call_args.split('; ') : [];
   return h('article.finding', { 'aria-labelledby': `finding-${i}` }, [
     h('header', [
       h('span.badge.bad.mono', f.class),
@@ -37,6 +46,7 @@ function finding(f, i, multiFile) {
     h(`h3#finding-${i}`, f.summary),
     f.class_meaning && h('p.dim', f.class_meaning),
     kv.length > 0 && h('dl.kv', kv),
+    args.length > 0 && h('div', [h('h4', 'failing call arguments'), h('ul.notes.mono', args.map((a) => h('li', a)))]),
     f.stop_pcs?.length > 0 && h('div', [h('h4', 'stop PCs'), h('table.nums', h('tbody', f.stop_pcs.map((p) =>
       h('tr', h('td.mono', p.pc), h('td.num', `${int(p.waves)} waves`), h('td.mono', p.kernel ?? '')))))]),
     f.disassembly?.length > 0 && h('details', [h('summary', 'disassembly'), h('pre.code', f.disassembly.join('\n'))]),
@@ -52,10 +62,27 @@ function finding(f, i, multiFile) {
   ]);
 }
 
+// Seed 000's events.detail_json: the last kernel boundary, the crash dump
+// and the GPU / container state, as one compact list.
+function detail(dj) {
+  if (!dj) return null;
+  const rows = [];
+  const kb = dj.last_kernel_boundary;
+  if (kb) rows.push(['last kernel boundary', `${kb.call}${kb.completed ? '' : ' (no Output)'}${kb.level ? ` · level ${kb.level}` : ''}${kb.pid ? ` · pid ${kb.pid}` : ''}`]);
+  if (dj.first_nan_inf) rows.push(['first NaN/Inf output', `${dj.first_nan_inf.call}: ${dj.first_nan_inf.output}`]);
+  if (dj.crash_dump) rows.push(['crash dump', `${dj.crash_dump.path}${dj.crash_dump.inputs ? ' (inputs saved, no outputs: replay inputs.pt)' : ''}`]);
+  const c = dj.gpu_state?.container;
+  if (c) rows.push(['container', [c.exit_code != null && `exit ${c.exit_code}`, c.signal, c.oom_killed != null && `OOMKilled=${c.oom_killed}`, c.source].filter(Boolean).join(' · ')]);
+  if (dj.gpu_state?.arch) rows.push(['GPU arch', dj.gpu_state.arch.join(', ')]);
+  if (!rows.length) return null;
+  return h('dl.kv', rows.flatMap(([k, v]) => [h('dt', k), h('dd.mono', v)]));
+}
+
 export function renderCrash(d) {
   if (!d) return null;
   return section('crash', 'Crash diagnosis',
     h('p.headline', d.failure_reason || 'no failure found'),
+    detail(d.detail_json),
     d.findings?.length ? d.findings.map((f, i) => finding(f, i, (d.inputs?.length ?? 0) > 1)) : h('p.dim', 'No GPU failure signature in these logs.'),
     d.inputs?.length > 0 && h('table.files', [
       h('thead', h('tr', ['log', 'size', 'lines', 'formats', 'quality'].map((c) => h('th', { scope: 'col' }, c)))),

@@ -6,6 +6,7 @@ import { renderSummary } from './summary.js';
 import { renderBreakdown } from './breakdown.js';
 import { renderKernels } from './kernels.js';
 import { renderTimeline } from './timeline.js';
+import { renderIdle } from './idle.js';
 import { renderLanes } from './lanes.js';
 import { renderCrash } from './crash.js';
 import { renderOverlap } from './overlap.js';
@@ -15,7 +16,7 @@ import { renderRoofline } from './roofline.js';
 import { renderExport } from './export.js';
 
 const NAV = [
-  ['summary', 'summary'], ['breakdown', 'categories'], ['kernels', 'kernels'], ['roofline', 'roofline'], ['timeline', 'timeline'],
+  ['summary', 'summary'], ['breakdown', 'categories'], ['kernels', 'kernels'], ['roofline', 'roofline'], ['timeline', 'timeline'], ['idle', 'idle'],
   ['ranks', 'ranks'], ['lanes', 'streams'], ['overlap', 'overlap'], ['fuse', 'fuse'], ['crash', 'crash'], ['export', 'export'],
 ];
 
@@ -42,6 +43,7 @@ export async function renderReport(root, result, opts = {}) {
     () => renderKernels(a('kernel_table.json')),
     () => renderRoofline(a('roofline.json')),
     () => renderTimeline(a('gpu_timeline.json')),
+    () => renderIdle(a('idle.json'), a('launch_stats.json')),
     () => renderRanks(a('breakdown.json')),
     () => renderLanes(a('gpu_lanes.json')),
     // triage: overlap_opportunities.json and fuse_opportunities.json

@@ -169,6 +169,11 @@ async function pageArtifacts(page) {
   return got;
 }
 
+/** An artifact's text without its run_id line (which names all the inputs of a run). */
+function withoutRunID(buf) {
+  return buf.toString().replace(/^  "run_id": "[^"]*",\n/m, '');
+}
+
 function assertSameArtifacts(got, want, label) {
   assert.deepEqual(Object.keys(got).sort(), Object.keys(want).sort(), `${label}: artifact names`);
   for (const n of Object.keys(want)) assert.ok(Buffer.compare(got[n], want[n]) === 0, `${label}: ${n} differs from the CLI's`);
@@ -311,6 +316,10 @@ test('served: kernel table sorts, filters and limits', async () => {
     assert.ok(await s.page.locator('#roofline svg.roofline circle.rl-pt').count() > 0, 'roofline points');
     assert.ok(await s.page.locator('#roofline svg.roofline polyline.rl-roof').count() > 0, 'roofline roofs');
     assert.ok(await s.page.locator('#roofline tbody tr').count() > 0, 'roofline rows');
+    // Why the GPU idles: the split bar, the culprits and the launch verdict.
+    assert.ok(await s.page.locator('#idle .tlbar span').count() > 0, 'idle split bar');
+    assert.ok(await s.page.locator('#idle table.data tbody tr').count() > 0, 'idle culprit / launch rows');
+    assert.match(await s.page.locator('#idle').textContent(), /Launch statistics.*(cpu-bound|gpu-bound|device-waits)/s);
     await s.page.locator('#roofline').evaluate((e) => e.scrollIntoView());
     await shot(s.page, 'roofline-light');
   } finally {
@@ -331,7 +340,8 @@ test('served: crash log + trace together give both sections', async () => {
     const want = cliArtifacts(CRASH_LOG, 'diagnose');
     for (const n of Object.keys(want)) {
       const got = await download(s.page, `#export ul.artifacts a[download="${n}"]`);
-      assert.ok(Buffer.compare(got.bytes, want[n]) === 0, `${n} equals the CLI's`);
+      // run_id names the whole run (trace + log): the rest is the CLI's bytes.
+      assert.equal(withoutRunID(got.bytes), withoutRunID(want[n]), `${n} equals the CLI's`);
     }
     for (const scheme of ['light', 'dark']) {
       await s.page.emulateMedia({ colorScheme: scheme });
@@ -461,7 +471,8 @@ test('served: command choice; triage with a crash log keeps the diagnosis', asyn
     const want = cliArtifacts(CRASH_LOG, 'diagnose');
     for (const n of Object.keys(want)) {
       const got = await download(s.page, `#export ul.artifacts a[download="${n}"]`);
-      assert.ok(Buffer.compare(got.bytes, want[n]) === 0, `${n} equals the CLI's`);
+      // run_id names the whole run (trace + log): the rest is the CLI's bytes.
+      assert.equal(withoutRunID(got.bytes), withoutRunID(want[n]), `${n} equals the CLI's`);
     }
     // breakdown on demand: no opportunity tables, both traces in one breakdown.
     const runs = await s.page.evaluate(() => window.__gputriage.runs);

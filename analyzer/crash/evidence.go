@@ -1,0 +1,346 @@
+package crash
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// evidenceParser notes what the inputs already contain, so the next steps
+// never ask for it again: rocgdb dispatch tables (how many dumps), py-spy
+// dumps, NCCL_DEBUG=INFO output, debug-agent wave dumps, the pid a debugger
+// attached to, the GPU architecture (facts.gpuArch, noted elsewhere).
+type evidenceParser struct{ s *Session }
+
+// inHand is the session-wide record of evidence present in the inputs.
+type inHand struct {
+	rocgdbDumps int      // "info dispatches" tables (one per dump)
+	pyspy       int      // py-spy dump headers
+	ncclInfo    bool     // NCCL/RCCL INFO lines: the log already runs with NCCL_DEBUG=INFO
+	waves       bool     // debug-agent wave headers
+	attachPID   int      // rocgdb / gdb attached to this pid
+	pids        []int    // pids named by per-pid files and attach lines
+	savedCO     []string // code-object files rocm-debug-agent saved, as listed (with the numeric prefix)
+}
+
+var (
+	reAttach    = regexp.MustCompile(`(?:Attaching to process|attach(?:ed)? to (?:process|pid)|-p) (\d{2,9})\b`)
+	reNCCLInfo  = regexp.MustCompile(`\b(?:NCCL|RCCL) INFO\b`)
+	rePySpyHead = regexp.MustCompile(`^(?:Process \d+: |Thread 0x[0-9A-Fa-f]+ \(|Pyspy dump for PID )`)
+	// --save-code-objects file names: "<n>_memory___<pid>_offset_…_size_<n>", "<n>_file____…"
+	reSavedCO = regexp.MustCompile(`\b(\d+_(?:memory|file)___[\w.+-]*?_size_\d+)\b`)
+)
+
+func (p *evidenceParser) beginFile(*Session) {}
+func (p *evidenceParser) endFile()           {}
+func (p *evidenceParser) gate() uint64       { return kwEvidence }
+func (p *evidenceParser) active(int) bool    { return false }
+func (p *evidenceParser) stateless()         {}
+
+func (p *evidenceParser) line(l *line) {
+	t := l.text
+	h := &p.s.b.facts.inHand
+	switch {
+	case strings.Contains(t, "Target Id") && strings.Contains(t, "Kernel Function"), strings.Contains(t, "No dispatches are currently active"):
+		h.rocgdbDumps++
+	case strings.Contains(t, "wave_") && strings.Contains(t, "pc=0x"):
+		h.waves = true
+	case strings.Contains(t, " INFO") && reNCCLInfo.MatchString(t):
+		h.ncclInfo = true
+	case rePySpyHead.MatchString(strings.TrimSpace(t)):
+		h.pyspy++
+	}
+	if strings.Contains(t, "___") {
+		for _, m := range reSavedCO.FindAllStringSubmatch(t, 4) {
+			if len(h.savedCO) < 32 && !containsStr(h.savedCO, m[1]) {
+				h.savedCO = append(h.savedCO, m[1])
+			}
+		}
+	}
+	if commandLike(t) && !strings.HasPrefix(strings.TrimSpace(t), "rocgdb") {
+		return
+	}
+	if m := findFoldIf(t, "attach", reAttach); m != nil || strings.Contains(t, "Attaching to process") {
+		if m == nil {
+			m = reAttach.FindStringSubmatch(t)
+		}
+		if m != nil {
+			h.attachPID = atoiDef(m[1], 0)
+			h.addPID(h.attachPID)
+		}
+	}
+}
+
+func (h *inHand) addPID(pid int) {
+	if pid > 0 && len(h.pids) < 64 && !containsInt(h.pids, pid) {
+		h.pids = append(h.pids, pid)
+	}
+}
+
+// nextStepsFor is the one place where next steps meet the evidence: it
+// takes the class's generic steps (nextsteps.go), fills in what the inputs
+// name (pids, ranks, kernels, dump folders, the saved code object, the
+// arch), drops steps that ask for evidence already in hand, and adds the
+// seed steps that fit the evidence (seed 000's kernel-API escalation at the
+// level the logs already have; seed 003 steps 5–7 for a PC-named kernel, a
+// race or a hang). Findings from any parser feed it through their fields
+// and these generic detail keys: pid, pids, culprit_pid, culprit_rank,
+// rank, kernel, dump_dir.
+func nextStepsFor(f *Finding, facts *facts) []string {
+	// the saved code object as the agent named it (its numeric prefix kept)
+	if f.SavedCodeObject != "" {
+		for _, n := range facts.inHand.savedCO {
+			if i := strings.IndexByte(n, '_'); i > 0 && n[i+1:] == f.SavedCodeObject {
+				f.SavedCodeObject = n
+				break
+			}
+		}
+	}
+	ctx := stepContext(f, facts)
+	var out []string
+	add := func(s string) {
+		if s != "" && len(out) < 10 && !containsStr(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, s := range nextSteps(f, facts) {
+		add(ctx.apply(s))
+	}
+	for _, s := range ctx.seedSteps(f, facts) {
+		add(s)
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+type stepCtx struct {
+	pid       string
+	rank      string
+	kernel    string
+	arch      string
+	codeObj   string
+	h         inHand
+	launchBlk bool
+	waves     bool
+	kapi      *kernelAPIFact
+	oom       *bool // the container runtime's OOMKilled verdict, when in hand
+}
+
+func stepContext(f *Finding, facts *facts) *stepCtx {
+	c := &stepCtx{h: facts.inHand, launchBlk: facts.launchBlocking, kapi: &facts.kernelAPI, kernel: f.Kernel, codeObj: f.SavedCodeObject}
+	c.waves = f.Waves > 0 || facts.inHand.waves
+	c.oom = facts.container.oomKilled
+	for _, k := range []string{"culprit_pid", "attached_pid", "pid", "killed_pid", "exited_pid"} {
+		if v := f.Details[k]; v != "" && c.pid == "" {
+			c.pid = v
+		}
+	}
+	if c.pid == "" && f.PID != nil {
+		c.pid = strconv.Itoa(*f.PID)
+	}
+	if c.pid == "" && facts.inHand.attachPID > 0 {
+		c.pid = strconv.Itoa(facts.inHand.attachPID)
+	}
+	if c.pid == "" && facts.kernelAPI.pid > 0 && f.Class != ClassNotGPU {
+		c.pid = strconv.Itoa(facts.kernelAPI.pid)
+	}
+	if v := f.Details["culprit_rank"]; v != "" {
+		c.rank = v
+	} else if v := f.Details["rank"]; v != "" {
+		c.rank = v
+	} else if len(f.Ranks) == 1 {
+		c.rank = strconv.Itoa(f.Ranks[0])
+	}
+	for _, k := range []string{"stuck_kernel", "kernel"} {
+		if c.kernel == "" {
+			c.kernel = f.Details[k]
+		}
+	}
+	// the hang analysis counts rocgdb dumps per finding (details.rocgdb_dumps)
+	if n := atoiDef(f.Details["rocgdb_dumps"], 0); n > c.h.rocgdbDumps {
+		c.h.rocgdbDumps = n
+	}
+	if len(facts.gpuArch) > 0 {
+		a := append([]string(nil), facts.gpuArch...)
+		sort.Strings(a)
+		c.arch = strings.Join(a, ", ")
+	}
+	return c
+}
+
+// apply fills one generic step with the evidence or drops it ("").
+func (c *stepCtx) apply(s string) string {
+	low := strings.ToLower(s)
+	// evidence already in hand
+	switch {
+	case c.h.rocgdbDumps >= 1 && strings.HasPrefix(s, "On stuck ranks: py-spy dump"):
+		if c.h.pyspy > 0 {
+			return ""
+		}
+		s = "On stuck ranks: py-spy dump --pid <pid> --native (the rocgdb dumps are in hand)"
+	case c.h.rocgdbDumps >= 2 && (strings.Contains(s, "rocgdb -p") || strings.Contains(low, "two dumps")):
+		return ""
+	case c.h.rocgdbDumps == 1 && strings.Contains(low, "two dumps"):
+		s = strings.Replace(s, "Take two dumps", "Take a second dump (one is in hand)", 1)
+	case c.h.rocgdbDumps == 1 && strings.Contains(s, "rocgdb -p"):
+		return "" // the "second dump" step says what to run
+	case c.h.ncclInfo && strings.HasPrefix(s, "NCCL_DEBUG=INFO"):
+		return ""
+	case c.arch != "" && strings.Contains(s, "rocminfo") && (strings.HasPrefix(s, "Find the GPU target") || strings.HasPrefix(s, "Compare the kernel's target")):
+		if strings.HasPrefix(s, "Find the GPU target") {
+			return "The GPU target in the evidence is " + c.arch + ": use a build whose fat binary includes it (check its xnack/sramecc features too)"
+		}
+		s = strings.Replace(s, "(rocminfo | grep -m1 gfx)", "(the evidence shows "+c.arch+")", 1)
+	case c.waves && strings.Contains(low, "rerun under the debug agent") && !strings.Contains(low, "precise"):
+		return ""
+	case c.h.pyspy > 0 && strings.HasPrefix(s, "py-spy dump --pid"):
+		return ""
+	case c.launchBlk && (strings.HasPrefix(s, "Serialize launches") || strings.HasPrefix(s, "The reported location is not the fault site: rerun with AMD_SERIALIZE_KERNEL=3")):
+		return ""
+	case c.oom != nil && strings.HasPrefix(s, "Confirm the OOM killer"):
+		if *c.oom {
+			return "The container runtime already says OOMKilled=true: the container's memory limit killed it — raise the limit (docker run --memory / --shm-size) or lower host memory use"
+		}
+		return "The container runtime says OOMKilled=false: look for who sent SIGKILL (orchestrator / launcher timeout, a manual kill -9, the host OOM killer outside the container: sudo dmesg -T | grep -i 'killed process')"
+	case c.oom != nil && *c.oom && strings.HasPrefix(s, "On exit 137"):
+		return "Retry with a smaller batch / fewer concurrent requests (seed 000 on signal 137)"
+	case strings.HasPrefix(s, "Escalate the kernel-API log") || strings.HasPrefix(s, "Replay the last dump"):
+		return "" // seedSteps gives the escalation that fits the level in hand
+	}
+	// fill placeholders
+	if c.pid != "" {
+		for _, ph := range []string{"<worker pid>", "<scheduler pid>", "<rank-pid>", "<pid>"} {
+			s = strings.ReplaceAll(s, ph, c.pid)
+		}
+	}
+	if c.kernel != "" {
+		s = strings.ReplaceAll(s, "<kernel>", shortKernel(c.kernel))
+	}
+	if c.arch != "" {
+		s = strings.ReplaceAll(s, "<gfx>", strings.Split(c.arch, ", ")[0])
+	}
+	return s
+}
+
+var reTritonKernel = regexp.MustCompile(`(?i)^(?:triton_|_?\w+_kernel$)|triton`)
+
+// seedSteps are the steps that depend on the evidence as a whole.
+func (c *stepCtx) seedSteps(f *Finding, facts *facts) []string {
+	var out []string
+	gpu := f.Class == ClassGPUMemoryFault || f.Class == ClassDeviceAssert || f.Class == ClassIllegalInstruction || f.Class == ClassFP8AttentionCrash
+	race := f.Class == ClassAsyncRace || f.Class == ClassGPUKernelHang && (strings.Contains(strings.ToLower(strings.Join(append(f.Kernels, f.Kernel), " ")), "clean") || containsAny(strings.Join(f.Notes, " "), "split-K", "workspace", "race"))
+	// seed 003 step 5: the PC can lie
+	if gpu && c.kernel != "" && (c.waves || len(f.StopPCs) > 0) {
+		k := shortKernel(c.kernel)
+		s := "Verify it is " + k + " (the PC can lie"
+		if reTritonKernel.MatchString(c.kernel) {
+			s += ", Triton kernels especially"
+		}
+		s += "): disable that call and retest, or rerun with HIP_LAUNCH_BLOCKING=1 — if the fault vanishes it is an async race and " + k + " is the victim, not the cause"
+		out = append(out, s)
+	}
+	if f.Details["code_object_corrupt"] != "" || f.SavedCodeObject != "" && f.Class != ClassGPUMemoryFault {
+		name := f.SavedCodeObject
+		if name != "" && (name[0] < '0' || name[0] > '9') {
+			name = "*" + name // newer agents prefix "<n>_"; the listing was not in the evidence
+		}
+		s := "Disassemble the saved code object " + name + " (in the --save-code-objects directory): /opt/rocm/llvm/bin/llvm-objdump --disassemble-all DIR/" + name
+		if off := f.Details["stop_pc_offset_in_code_object"]; off != "" {
+			s += " and read around offset " + off
+		}
+		if f.Details["code_object_corrupt"] != "" {
+			s += "; the stop pc holds data: compare it with the kernel binary on disk — a mismatch means a device write stomped on the loaded code"
+		}
+		if f.SavedCodeObject != "" {
+			out = append(out, s)
+		}
+	}
+	// seed 003 steps 6–7: bisect the racer; never ship synchronize
+	if race || f.Class == ClassAsyncRace {
+		out = append(out, "Bisect the racer: comment out one suspect call at a time on the other stream(s); the call whose absence fixes it is one of the racing parties")
+		out = append(out, "Do not ship torch.cuda.synchronize() / stream.wait_stream() as the fix: it masks the race for one workload and resurfaces as a worse hang on a larger one")
+		if race && f.Class == ClassGPUKernelHang {
+			out = append(out, "Make shared workspaces stream-keyed (e.g. cache per (device, stream) so each stream gets its own split-K counter / buffer)")
+		}
+	}
+	if s := c.escalation(f, facts); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// escalation is seed 000's kernel-API escalation at the level the evidence
+// already has (1 → 3/5 → 10 with dump filters → replay the dump).
+func (c *stepCtx) escalation(f *Finding, facts *facts) string {
+	k := c.kapi
+	switch f.Class {
+	case ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassFP8AttentionCrash, ClassAsyncRace, ClassHostSegfault, ClassNumericalNaN:
+	default:
+		return ""
+	}
+	env := "SGLANG_KERNEL_API"
+	lvlEnv := "SGLANG_KERNEL_API_LOGLEVEL"
+	if k.source == "FlashInfer" {
+		env, lvlEnv = "FLASHINFER", "FLASHINFER_LOGLEVEL"
+	}
+	api := k.lastCall
+	if k.exceptionAPI != "" {
+		api = k.exceptionAPI
+	}
+	if n := k.firstNaN; n != nil && f.Class == ClassNumericalNaN {
+		api = n.call
+	}
+	filter := ""
+	if api != "" {
+		filter = " " + env + "_DUMP_INCLUDE='*" + lastSegment(api) + "*'"
+	}
+	if d := k.crashedDump(); d != nil {
+		fn := d.function
+		if fn == "" {
+			fn = api
+		}
+		replay := "torch.load('" + d.dir + "/inputs.pt') and call " + fn + " with those arguments alone"
+		if k.source == "FlashInfer" {
+			replay = "python -c \"from flashinfer.api_logging import replay_from_dump; replay_from_dump('" + d.dir + "')\""
+		}
+		return "The process died inside " + fn + ": dump " + d.dir + " has its inputs but no outputs — replay it offline: " + replay
+	}
+	switch {
+	case k.calls == 0 && len(k.dumps) == 0:
+		if f.Class == ClassHostSegfault {
+			return "Enable kernel-API logging at level 10 for the retry (seed 000 on signal 139): " + lvlEnv + "=10 " + env + "_DUMP_DIR=/workspace/crash_dumps, so the last call and its inputs survive the crash"
+		}
+		return "" // no SGLang/FlashInfer logging in the evidence: nothing to escalate
+	case k.level >= 10:
+		if k.graphSkipped {
+			return "Level-10 dumps were skipped during graph capture: rerun the failing step in eager mode (--disable-cuda-graph / --enforce-eager) with " + lvlEnv + "=10" + filter
+		}
+		if d := k.lastDump(); d != nil {
+			return "The newest dump (" + d.dir + ") completed: the failing call was not dumped — narrow the dump filter to the failing API:" + filter
+		}
+		return ""
+	case f.Class == ClassHostSegfault:
+		return "Escalate to level 10 (seed 000 on signal 139): " + lvlEnv + "=10 " + env + "_DUMP_DIR=/workspace/crash_dumps" + filter
+	case k.level >= 3:
+		if f.Class == ClassNumericalNaN {
+			return "Dump the first call that produced NaN/Inf: " + lvlEnv + "=10 " + env + "_DUMP_DIR=/workspace/crash_dumps" + filter + ", then replay its inputs.pt"
+		}
+		return "Escalate to level 10 with a targeted dump filter: " + lvlEnv + "=10 " + env + "_DUMP_DIR=/workspace/crash_dumps" + filter
+	default:
+		return "Escalate the kernel-API log from level 1 to 3 (shapes, dtypes, contiguity of the failing call's inputs) or 5 (NaN/Inf statistics): " + lvlEnv + "=3"
+	}
+}
+
+// lastSegment returns the last dotted component of an API name.
+func lastSegment(api string) string {
+	if i := strings.LastIndexByte(api, '.'); i >= 0 && i+1 < len(api) {
+		// keep Class.method together (RMSNorm.forward)
+		if j := strings.LastIndexByte(api[:i], '.'); j >= 0 {
+			return api[j+1:]
+		}
+	}
+	return api
+}

@@ -1,0 +1,259 @@
+package idle
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/callsite"
+	"github.com/gputriage/gputriage/analyzer/trace"
+)
+
+// piece is a stretch of host time with one culprit.
+type piece struct {
+	s, e  int64
+	frame uint32 // innermost Python source frame (name id), 0 = none
+	op    uint32 // innermost CPU op (name id), 0 = none
+}
+
+// pieces divides the gap's sampled host time [x, sample) on the launching
+// thread into stretches of constant innermost frame and CPU op and calls fn
+// on each: exact, as cheap as the frames in the gap (not one lookup per
+// µs), and nothing kept.
+func (a *analyzer) pieces(g gapClass, fn func(piece)) {
+	if !g.threadOK || g.sample <= g.x {
+		return
+	}
+	st := a.st
+	if a.lastPy == nil && a.lastCPU == nil || g.thread != a.lastThread {
+		a.lastThread, a.lastPy, a.lastCPU = g.thread, a.j.Python[g.thread], a.j.CPU[g.thread]
+	}
+	py, cpu := a.lastPy, a.lastCPU
+	var cur piece
+	for t := g.x; t < g.sample; {
+		next := g.sample
+		pp, nx := innermost(py, st.Python, t)
+		next = min(next, nx)
+		pc, nx := innermost(cpu, st.CPU, t)
+		next = min(next, nx)
+		p := piece{t, next, a.sourceFrame(py, pp), cpuOp(st, cpu, pc)}
+		if cur.e == t && cur.frame == p.frame && cur.op == p.op && t > g.x {
+			cur.e = next
+		} else {
+			if cur.e > cur.s {
+				fn(cur)
+			}
+			cur = p
+		}
+		t = next
+	}
+	if cur.e > cur.s {
+		fn(cur)
+	}
+}
+
+// innermost returns the position in n of the innermost span containing t
+// (start ≤ t < end), or -1, and the next time that can change.
+func innermost(n *callsite.Nest, spans []trace.Span, t int64) (int32, int64) {
+	if n == nil {
+		return -1, 1<<63 - 1
+	}
+	// The first span starting after t, by a written-out binary search (a
+	// comparison closure costs a call per step in wasm).
+	i, hi := 0, len(n.Pos)
+	for i < hi {
+		m := int(uint(i+hi) >> 1)
+		if spans[n.Pos[m]].TS <= t {
+			i = m + 1
+		} else {
+			hi = m
+		}
+	}
+	next := int64(1<<63 - 1)
+	if i < len(n.Pos) {
+		next = spans[n.Pos[i]].TS
+	}
+	p := int32(i - 1)
+	for p >= 0 && spans[n.Pos[p]].End() <= t {
+		p = n.Parent[p]
+	}
+	if p >= 0 {
+		next = min(next, spans[n.Pos[p]].End())
+	}
+	return p, next
+}
+
+// sourceFrame walks out from position p to the innermost Python source
+// frame ("file.py(line): fn"; built-ins and nn.Module scopes skipped).
+func (a *analyzer) sourceFrame(n *callsite.Nest, p int32) uint32 {
+	for ; p >= 0; p = n.Parent[p] {
+		id := a.st.Python[n.Pos[p]].Name
+		src, ok := a.source[id]
+		if !ok {
+			name := a.st.Name(id)
+			src = strings.Contains(name, ".py(") && !strings.HasPrefix(name, "<")
+			a.source[id] = src
+		}
+		if src {
+			return id
+		}
+	}
+	return 0
+}
+
+func cpuOp(st *trace.Store, n *callsite.Nest, p int32) uint32 {
+	for ; p >= 0; p = n.Parent[p] {
+		if s := &st.CPU[n.Pos[p]]; s.Kind == trace.KindCPUOp {
+			return s.Name
+		}
+	}
+	return 0
+}
+
+// weight is the sampled host time of [s, e) inside a gap whose host time
+// [x, stop) is sampled every Grid ns from x, each sample weighing Grid, the
+// last one what is left (the answer key's sampling, computed exactly).
+func weight(x, stop, s, e int64) int64 {
+	if e <= s {
+		return 0
+	}
+	k0, k1 := ceilDiv(s-x), ceilDiv(e-x)
+	if k1 <= k0 {
+		return 0
+	}
+	w := (k1 - k0) * Grid
+	if kl := ceilDiv(stop-x) - 1; kl >= k0 && kl < k1 {
+		w -= Grid - (stop - x - kl*Grid)
+	}
+	return w
+}
+
+func ceilDiv(v int64) int64 { return (v + Grid - 1) / Grid }
+
+// blame adds the sampled culprit of piece p, clipped to [s, e), to a window.
+func (a *analyzer) blame(w *acc, g gapClass, p piece, s, e int64) {
+	v := weight(g.x, g.sample, max(p.s, s), min(p.e, e))
+	if v <= 0 {
+		return
+	}
+	key := p.op
+	if a.hasStacks {
+		key = p.frame
+	}
+	c := w.culprits[key]
+	if c == nil {
+		c = &cacc{ops: map[uint32]int64{}}
+		w.culprits[key] = c
+	}
+	c.t += v
+	c.ops[p.op] += v
+}
+
+// stepName reports annotation names that mark one iteration: ProfilerStep#N,
+// decode_step, train_step, SGLang's step[DECODE bs=32] ("step" as a word).
+func stepName(name string) bool {
+	l := strings.ToLower(name)
+	if strings.HasPrefix(l, "profilerstep#") {
+		return true
+	}
+	for i := 0; ; {
+		k := strings.Index(l[i:], "step")
+		if k < 0 {
+			return false
+		}
+		k += i
+		before := k == 0 || !letter(l[k-1])
+		after := k+4 == len(l) || !letter(l[k+4])
+		if before && after {
+			return true
+		}
+		i = k + 4
+	}
+}
+
+func letter(b byte) bool { return b >= 'a' && b <= 'z' }
+
+// stepRanges returns the step windows of one device, sorted and disjoint:
+// GPU-side step annotations on its streams when the file has any, else the
+// GPU range (first start → last end) of the ops launched inside each
+// CPU-side step annotation.
+func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
+	st := a.st
+	tracks := map[uint32]bool{}
+	lastTrack := uint32(0)
+	for n, i := range ops {
+		if t := st.GPU[i].Track; n == 0 || t != lastTrack {
+			tracks[t], lastTrack = true, t
+		}
+	}
+	var out []*stepRange
+	for i := range st.Annot {
+		s := &st.Annot[i]
+		if s.File == k.file && tracks[s.Track] && a.isStep(s.Name) {
+			out = append(out, &stepRange{s: s.TS, e: s.End(), name: s.Name})
+		}
+	}
+	if len(out) == 0 {
+		byAnnot := map[int32]*stepRange{}
+		var lastT callsite.Thread
+		var n *callsite.Nest
+		for _, i := range ops {
+			o := &st.GPU[i]
+			l := a.j.Launch(o.File, o.Corr)
+			if l < 0 {
+				continue
+			}
+			c := &st.CPU[l]
+			if t := (callsite.Thread{File: c.File, Track: c.Track}); n == nil || t != lastT {
+				n, lastT = a.j.CPU[t], t
+			}
+			p, _ := innermost(n, st.CPU, c.TS)
+			step := int32(-1)
+			for ; p >= 0; p = n.Parent[p] {
+				if s := &st.CPU[n.Pos[p]]; s.Kind == trace.KindUserAnnotation && a.isStep(s.Name) {
+					step = n.Pos[p] // the outermost wins
+				}
+			}
+			if step < 0 {
+				continue
+			}
+			r := byAnnot[step]
+			if r == nil {
+				r = &stepRange{s: o.TS, e: o.End(), name: st.CPU[step].Name}
+				byAnnot[step] = r
+				out = append(out, r)
+			}
+			r.s, r.e = min(r.s, o.TS), max(r.e, o.End())
+		}
+	}
+	slices.SortStableFunc(out, func(x, y *stepRange) int {
+		if x.s != y.s {
+			return cmp.Compare(x.s, y.s)
+		}
+		return cmp.Compare(y.e, x.e)
+	})
+	kept := out[:0]
+	for _, r := range out {
+		if n := len(kept); n > 0 {
+			if r.e <= kept[n-1].e {
+				continue // nested in the previous step
+			}
+			r.s = max(r.s, kept[n-1].e)
+		}
+		kept = append(kept, r)
+	}
+	for _, r := range kept {
+		r.row = &acc{Window: Window{Name: st.Name(r.name), Kind: "step", File: st.Files[k.file].Name}}
+		a.rows = append(a.rows, r.row)
+	}
+	return kept
+}
+
+func (a *analyzer) isStep(id uint32) bool {
+	v, ok := a.stepNames[id]
+	if !ok {
+		v = stepName(a.st.Name(id))
+		a.stepNames[id] = v
+	}
+	return v
+}

@@ -1,0 +1,632 @@
+// Package idle answers "why is the GPU idle": per stage window (and per step
+// where step annotations exist) GPU busy and idle time, the idle time split
+// into host-bound (the next GPU op had not been submitted when the GPU went
+// idle) and device-side (it had: a dependency, an event wait, launch
+// latency), and the host code that ran while the GPU starved.
+package idle
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/callsite"
+	"github.com/gputriage/gputriage/analyzer/kernels"
+	"github.com/gputriage/gputriage/analyzer/trace"
+)
+
+const (
+	// LatencyAllowance bounds the part of a host-bound gap after the late
+	// launch call returned that still counts as host-bound: a just-submitted
+	// op needs the device's launch latency (2–10 µs on current GPUs) to
+	// start. Beyond it the submitted op waited on the device (an event, a
+	// dependency), so the rest of the gap is device-side.
+	LatencyAllowance = 20_000 // ns
+	// Grid is the culprit sampling step (the answer key samples every 1 µs).
+	Grid = 1000 // ns
+
+	maxCulprits = 10
+	maxSteps    = 200
+	maxWaits    = 5
+)
+
+// Options select what to analyse.
+type Options struct {
+	Stage string // keep only this stage; "" keeps all
+	Joins *callsite.Joins
+	// StageOf and StageNames are the breakdown's stage of every GPU op
+	// (breakdown.Stages); nil computes nothing per stage.
+	StageOf    []uint8
+	StageNames []string
+}
+
+// Culprit is host code that ran while the GPU starved.
+type Culprit struct {
+	Frame string // innermost Python source frame, "" when none
+	CPUOp string // innermost CPU op (the dominant one under Frame with stacks), "" when none
+	Time  int64  // ns, sampled
+	Share float64
+}
+
+// Window is the idle attribution of one time window. Times are ns.
+type Window struct {
+	Name  string // "all", the stage, or the step annotation
+	Kind  string // total | stage | steps | step
+	Stage string
+	File  string // step rows only
+	Steps int    // steps inside (stage and steps windows)
+
+	Window, Busy, Idle int64
+	HostBound          int64
+	DeviceSide         int64
+	Unknown            int64 // the next op's launch call is not in the trace
+	OutsideSteps       int64 // idle between step annotations (stage and total windows)
+	Culprits           []Culprit
+}
+
+// HostBoundShare is the host-bound share of the classified idle time.
+func (w *Window) HostBoundShare() float64 {
+	if d := w.HostBound + w.DeviceSide; d > 0 {
+		return float64(w.HostBound) / float64(d)
+	}
+	return 0
+}
+
+// Sync is one kind of synchronizing host call.
+type Sync struct {
+	Call     string
+	Calls    int64
+	HostTime int64 // ns in these calls
+	// IdleDuring is GPU idle time while the thread that launched the next
+	// op was inside such a call: the sync drained the GPU and the host had
+	// to return from it before submitting more.
+	IdleDuring int64
+}
+
+// Wait is a long device-side gap: work was submitted, the GPU idled anyway.
+type Wait struct {
+	Op    string // canonical name of the op that waited
+	Stage string
+	Time  int64 // ns, device-side part of the gap
+	// Submitted is how long before the op started its launch call returned.
+	Submitted int64
+	After     string // a *StreamWaitEvent call just before its launch, if any
+	HostIn    string // the sync the host was blocked in for most of the wait
+}
+
+// Result is the idle attribution of one job.
+type Result struct {
+	HasStacks bool
+	Total     Window
+	Stages    []Window
+	Steps     Window   // all step windows together (Steps == 0: none)
+	StepRows  []Window // one per step, the first maxSteps
+	Omitted   int      // step rows left out
+	Syncs     []Sync
+	Waits     []Wait
+}
+
+// Analyze computes the idle attribution of every trace file in st.
+func Analyze(st *trace.Store, opt Options) *Result {
+	j := opt.Joins
+	if j == nil {
+		j = callsite.NewJoins(st)
+	}
+	a := newAnalyzer(st, j, opt)
+	for _, k := range a.devices() {
+		a.device(k)
+	}
+	return a.result()
+}
+
+type devKey struct {
+	file   uint16
+	device int32
+}
+
+// acc accumulates one window.
+type acc struct {
+	Window
+	culprits map[uint32]*cacc // key: frame name id (stacks) or CPU op id
+}
+
+type cacc struct {
+	t   int64
+	ops map[uint32]int64
+}
+
+type analyzer struct {
+	st   *trace.Store
+	j    *callsite.Joins
+	opt  Options
+	ops  map[devKey][]int32
+	keys []devKey
+
+	total  acc
+	stages []*acc // by stage id
+	steps  acc
+	rows   []*acc
+
+	source  map[uint32]bool // python frame name id → is a source frame
+	syncs   map[callsite.Thread][]syncSpan
+	calls   map[callsite.Thread][]int32 // runtime/driver calls by start
+	syncAcc map[string]*Sync
+	waits   []Wait
+	canon   map[uint32]string
+
+	hasStacks bool
+	stepNames map[uint32]bool
+	blames    []blameTo
+	// the nests of the last thread looked up (gaps mostly share one)
+	lastThread      callsite.Thread
+	lastPy, lastCPU *callsite.Nest
+}
+
+type syncSpan struct {
+	ts, end int64
+	label   string
+}
+
+func newAnalyzer(st *trace.Store, j *callsite.Joins, opt Options) *analyzer {
+	a := &analyzer{st: st, j: j, opt: opt, ops: map[devKey][]int32{},
+		total:  acc{Window: Window{Name: "all", Kind: "total"}, culprits: map[uint32]*cacc{}},
+		steps:  acc{Window: Window{Name: "steps", Kind: "steps"}, culprits: map[uint32]*cacc{}},
+		source: map[uint32]bool{}, stepNames: map[uint32]bool{}, hasStacks: len(st.Python) > 0, syncAcc: map[string]*Sync{}, canon: map[uint32]string{}}
+	a.stages = make([]*acc, len(opt.StageNames))
+	// Sized by a first pass: no append growth garbage in a wasm heap. A
+	// trace has few devices: a linear scan with the last key remembered
+	// beats hashing every op (slow in wasm).
+	var keys []devKey
+	var counts []int
+	slot := func(k devKey, last *int) int {
+		if *last >= 0 && keys[*last] == k {
+			return *last
+		}
+		for i, x := range keys {
+			if x == k {
+				*last = i
+				return i
+			}
+		}
+		keys, counts = append(keys, k), append(counts, 0)
+		*last = len(keys) - 1
+		return *last
+	}
+	last := -1
+	for i := range st.GPU {
+		if o := &st.GPU[i]; o.Kind.IsGPUWork() && a.keep(i) {
+			counts[slot(devKey{o.File, o.Device}, &last)]++
+		}
+	}
+	lists := make([][]int32, len(keys))
+	for i, k := range keys {
+		lists[i] = make([]int32, 0, counts[i])
+		a.keys = append(a.keys, k)
+	}
+	last = -1
+	for i := range st.GPU {
+		if o := &st.GPU[i]; o.Kind.IsGPUWork() && a.keep(i) {
+			x := slot(devKey{o.File, o.Device}, &last)
+			lists[x] = append(lists[x], int32(i))
+		}
+	}
+	for i, k := range keys {
+		a.ops[k] = lists[i]
+	}
+	slices.SortFunc(a.keys, func(x, y devKey) int {
+		if x.file != y.file {
+			return cmp.Compare(x.file, y.file)
+		}
+		return cmp.Compare(x.device, y.device)
+	})
+	a.indexCalls()
+	return a
+}
+
+func (a *analyzer) keep(i int) bool {
+	return a.opt.Stage == "" || a.stageName(i) == a.opt.Stage
+}
+
+func (a *analyzer) stageName(i int) string {
+	if a.opt.StageOf == nil {
+		return callsite.StageAll
+	}
+	return a.opt.StageNames[a.opt.StageOf[i]]
+}
+
+func (a *analyzer) devices() []devKey { return a.keys }
+
+// indexCalls sorts each thread's runtime/driver calls by start and collects
+// the synchronizing calls (outermost only: a .item() holds the stream sync
+// that implements it).
+func (a *analyzer) indexCalls() {
+	st := a.st
+	d2h := map[int64]bool{} // (file<<48 | corr) of device-to-host copies
+	for i := range st.GPU {
+		o := &st.GPU[i]
+		if o.Kind == trace.KindMemcpy && o.Corr != trace.None && isD2H(st.Name(o.Name)) {
+			d2h[int64(o.File)<<48|o.Corr] = true
+		}
+	}
+	a.calls = map[callsite.Thread][]int32{}
+	a.syncs = map[callsite.Thread][]syncSpan{}
+	for i := range st.CPU {
+		c := &st.CPU[i]
+		t := callsite.Thread{File: c.File, Track: c.Track}
+		if c.Kind == trace.KindRuntime || c.Kind == trace.KindDriver {
+			a.calls[t] = append(a.calls[t], int32(i))
+		}
+		if l := syncLabel(c, st.Name(c.Name), d2h); l != "" {
+			a.syncs[t] = append(a.syncs[t], syncSpan{c.TS, c.End(), l})
+		}
+	}
+	for t, v := range a.calls {
+		slices.SortStableFunc(v, func(x, y int32) int { return cmp.Compare(st.CPU[x].TS, st.CPU[y].TS) })
+		a.calls[t] = v
+	}
+	for t, v := range a.syncs {
+		slices.SortStableFunc(v, func(x, y syncSpan) int {
+			if x.ts != y.ts {
+				return cmp.Compare(x.ts, y.ts)
+			}
+			return cmp.Compare(y.end, x.end)
+		})
+		out := v[:0]
+		for _, s := range v {
+			if n := len(out); n > 0 && s.end <= out[n-1].end {
+				continue // inside the previous sync
+			}
+			out = append(out, s)
+			x := a.syncAcc[s.label]
+			if x == nil {
+				x = &Sync{Call: s.label}
+				a.syncAcc[s.label] = x
+			}
+			x.Calls++
+			x.HostTime += s.end - s.ts
+		}
+		a.syncs[t] = out
+	}
+}
+
+func isD2H(name string) bool {
+	return strings.Contains(name, "DtoH") || strings.Contains(name, "Device -> Host") || strings.Contains(name, "Device -> Pinned")
+}
+
+// syncLabel names a host call that waits for the GPU, or "".
+func syncLabel(c *trace.Span, name string, d2h map[int64]bool) string {
+	switch c.Kind {
+	case trace.KindCPUOp:
+		if name == "aten::_local_scalar_dense" {
+			return ".item() (aten::_local_scalar_dense)"
+		}
+	case trace.KindRuntime, trace.KindDriver:
+		switch {
+		case strings.Contains(name, "Synchronize"):
+			return name
+		case strings.Contains(name, "Memcpy") && !strings.Contains(name, "Async") && d2h[int64(c.File)<<48|c.Corr]:
+			return "D2H copy (" + name + ")"
+		}
+	}
+	return ""
+}
+
+// steps returns the step windows of one device, sorted and disjoint, with
+// their annotation names.
+type stepRange struct {
+	s, e int64
+	name uint32
+	row  *acc
+}
+
+func (a *analyzer) device(k devKey) {
+	st := a.st
+	ops := a.ops[k]
+	slices.SortFunc(ops, func(x, y int32) int {
+		p, q := &st.GPU[x], &st.GPU[y]
+		if p.TS != q.TS {
+			return cmp.Compare(p.TS, q.TS)
+		}
+		if p.End() != q.End() {
+			return cmp.Compare(p.End(), q.End())
+		}
+		return cmp.Compare(x, y)
+	})
+	// Stage windows of this device: first start → last end of its ops.
+	type win struct {
+		sid  int
+		s, e int64
+	}
+	var wins []win
+	first, last := st.GPU[ops[0]].TS, int64(-1<<63)
+	if a.opt.StageOf != nil {
+		var at [256]int // stage id → 1 + index in wins
+		for _, i := range ops {
+			o := &st.GPU[i]
+			sid := a.opt.StageOf[i]
+			w := at[sid] - 1
+			if w < 0 {
+				w = len(wins)
+				at[sid] = w + 1
+				wins = append(wins, win{int(sid), o.TS, o.End()})
+			}
+			wins[w].e = max(wins[w].e, o.End())
+		}
+	}
+	for _, i := range ops {
+		last = max(last, st.GPU[i].End())
+	}
+	steps := a.stepRanges(k, ops)
+	for _, w := range wins {
+		if a.stages[w.sid] == nil {
+			a.stages[w.sid] = &acc{Window: Window{Name: a.opt.StageNames[w.sid], Kind: "stage", Stage: a.opt.StageNames[w.sid]}, culprits: map[uint32]*cacc{}}
+		}
+		sa := a.stages[w.sid]
+		sa.Window.Window += w.e - w.s
+		for _, r := range steps {
+			if r.s >= w.s && r.s < w.e {
+				sa.Steps++
+			}
+		}
+	}
+	a.total.Window.Window += last - first
+	a.total.Steps += len(steps)
+	a.steps.Steps += len(steps)
+
+	// Windows a time interval is clipped to: the total, the stage windows.
+	type target struct {
+		acc  *acc
+		s, e int64
+	}
+	targets := []target{{&a.total, first, last}}
+	for _, w := range wins {
+		targets = append(targets, target{a.stages[w.sid], w.s, w.e})
+	}
+	for _, r := range steps {
+		r.row.Window.Window = r.e - r.s
+		a.steps.Window.Window += r.e - r.s
+	}
+	// Step stage: the stage of the first op starting inside.
+	si := 0
+	for _, i := range ops {
+		o := &st.GPU[i]
+		for si < len(steps) && steps[si].e < o.TS {
+			si++
+		}
+		if si < len(steps) && o.TS >= steps[si].s && steps[si].row.Stage == "" {
+			steps[si].row.Stage = a.stageName(int(i))
+		}
+	}
+
+	busy := func(x, y int64) {
+		for _, t := range targets {
+			t.acc.Busy += overlap(x, y, t.s, t.e)
+		}
+		for k := firstStep(steps, x); k < len(steps) && steps[k].s < y; k++ {
+			v := overlap(x, y, steps[k].s, steps[k].e)
+			steps[k].row.Busy += v
+			a.steps.Busy += v
+		}
+	}
+	inSteps := func(x, y int64) (n int64) {
+		for k := firstStep(steps, x); k < len(steps) && steps[k].s < y; k++ {
+			n += overlap(x, y, steps[k].s, steps[k].e)
+		}
+		return n
+	}
+
+	gap := func(x, y int64, prev, next int32) {
+		if y <= x {
+			return
+		}
+		g := a.classify(x, y, prev, next)
+		blames := a.blames[:0]
+		for _, t := range targets {
+			s, e := max(x, t.s), min(y, t.e)
+			if e <= s {
+				continue
+			}
+			w := &t.acc.Window
+			w.Idle += e - s
+			if len(steps) > 0 {
+				w.OutsideSteps += e - s - inSteps(s, e)
+			}
+			g.add(w, s, e)
+			blames = append(blames, blameTo{t.acc, s, e})
+		}
+		for k := firstStep(steps, x); k < len(steps) && steps[k].s < y; k++ {
+			r := steps[k]
+			s, e := max(x, r.s), min(y, r.e)
+			if e <= s {
+				continue
+			}
+			r.row.Idle += e - s
+			a.steps.Idle += e - s
+			g.add(&r.row.Window, s, e)
+			g.add(&a.steps.Window, s, e)
+			// Culprits only for gaps between two ops of the step (as the
+			// answer key): a gap crossing the step's edge was sampled
+			// on a grid anchored outside it.
+			if x >= r.s && y <= r.e {
+				blames = append(blames, blameTo{&a.steps, s, e})
+			}
+		}
+		a.blames = blames
+		a.pieces(g, func(p piece) {
+			for _, b := range blames {
+				a.blame(b.acc, g, p, b.s, b.e)
+			}
+		})
+		a.noteSync(g, x, y)
+		a.noteWait(g, next)
+	}
+
+	// Sweep: merged busy intervals and the gaps between them. Step windows
+	// may begin before the first op or end after the last: those edges are
+	// gaps with no previous (next) op.
+	start := first
+	if len(steps) > 0 && steps[0].s < first {
+		gap(steps[0].s, first, -1, ops[0])
+	}
+	end, prev := int64(-1<<63), int32(-1)
+	for _, i := range ops {
+		o := &st.GPU[i]
+		if prev >= 0 && o.TS > end {
+			busy(start, end)
+			gap(end, o.TS, prev, i)
+			start = o.TS
+		}
+		if o.End() > end || prev < 0 {
+			end, prev = max(end, o.End()), i
+		}
+	}
+	busy(start, end)
+	if n := len(steps); n > 0 && steps[n-1].e > end {
+		gap(end, steps[n-1].e, prev, -1)
+	}
+}
+
+// firstStep returns the first of the sorted, disjoint steps that ends after x.
+func firstStep(steps []*stepRange, x int64) int {
+	k, _ := slices.BinarySearchFunc(steps, x, func(r *stepRange, x int64) int {
+		if r.e <= x {
+			return -1
+		}
+		return 1
+	})
+	return k
+}
+
+type blameTo struct {
+	acc  *acc
+	s, e int64
+}
+
+func overlap(x, y, s, e int64) int64 {
+	if v := min(y, e) - max(x, s); v > 0 {
+		return v
+	}
+	return 0
+}
+
+// gapClass says how one idle gap [x, y) divides.
+type gapClass struct {
+	x, y     int64
+	unknown  bool
+	host     int64 // [x, host) is host-bound, [host, y) device-side
+	sample   int64 // host code is sampled over [x, sample)
+	thread   callsite.Thread
+	threadOK bool
+	launch   int32 // the next op's launch call, -1
+}
+
+func (g *gapClass) add(w *Window, s, e int64) {
+	if g.unknown {
+		w.Unknown += e - s
+		return
+	}
+	h := overlap(s, e, g.x, g.host)
+	w.HostBound += h
+	w.DeviceSide += e - s - h
+}
+
+// classify applies the rule: a gap is host-bound when the next op's launch
+// call ended after the GPU went idle (the answer key's definition); its
+// host-bound part runs until the call returned plus LatencyAllowance, the
+// rest is device-side. Gaps inside one graph replay are device-side (the
+// graph was submitted as one unit); after the last op nothing was
+// submitted, so the GPU waited on the host.
+func (a *analyzer) classify(x, y int64, prev, next int32) gapClass {
+	st := a.st
+	g := gapClass{x: x, y: y, host: x, sample: x, launch: -1}
+	if next < 0 {
+		var pl int32 = -1
+		if prev >= 0 {
+			p := &st.GPU[prev]
+			pl = a.j.Launch(p.File, p.Corr)
+		}
+		g.host, g.sample = y, y
+		if pl >= 0 {
+			c := &st.CPU[pl]
+			g.thread, g.threadOK = callsite.Thread{File: c.File, Track: c.Track}, true
+		}
+		return g
+	}
+	n := &st.GPU[next]
+	l := a.j.Launch(n.File, n.Corr)
+	if l < 0 {
+		g.unknown = true
+		return g
+	}
+	c := &st.CPU[l]
+	g.launch = l
+	g.thread, g.threadOK = callsite.Thread{File: c.File, Track: c.Track}, true
+	if prev >= 0 && st.GPU[prev].Corr == n.Corr && a.j.IsGraphLaunch(c) {
+		return g
+	}
+	if e := c.End(); e > x {
+		g.host = min(y, e+LatencyAllowance)
+		g.sample = min(y, e)
+	}
+	return g
+}
+
+// noteSync adds the gap's overlap with the sync calls of the thread that
+// launched the next op.
+func (a *analyzer) noteSync(g gapClass, x, y int64) {
+	if !g.threadOK {
+		return
+	}
+	for _, s := range a.syncs[g.thread] {
+		if s.ts >= y {
+			break
+		}
+		if v := overlap(x, y, s.ts, s.end); v > 0 {
+			a.syncAcc[s.label].IdleDuring += v
+		}
+	}
+}
+
+func (a *analyzer) noteWait(g gapClass, next int32) {
+	if g.unknown || next < 0 || g.y <= g.host {
+		return
+	}
+	st := a.st
+	d := g.y - g.host
+	if len(a.waits) == maxWaits && d <= a.waits[maxWaits-1].Time {
+		return
+	}
+	n := &st.GPU[next]
+	name, ok := a.canon[n.Name]
+	if !ok {
+		name = kernels.Canonical(st.Name(n.Name))
+		a.canon[n.Name] = name
+	}
+	w := Wait{Op: name, Stage: a.stageName(int(next)), Time: d}
+	c := &st.CPU[g.launch]
+	w.Submitted = n.TS - c.End()
+	// A stream-wait-event call among the calls just before the launch.
+	calls := a.calls[g.thread]
+	p, _ := slices.BinarySearchFunc(calls, c.TS, func(i int32, t int64) int { return cmp.Compare(st.CPU[i].TS, t) })
+	for q := p - 1; q >= 0 && q >= p-8; q-- {
+		nm := st.Name(st.CPU[calls[q]].Name)
+		if strings.Contains(nm, "WaitEvent") {
+			w.After = nm
+			break
+		}
+		if strings.Contains(nm, "Launch") || strings.Contains(nm, "Memcpy") || strings.Contains(nm, "Memset") {
+			break
+		}
+	}
+	var best int64
+	for _, s := range a.syncs[g.thread] {
+		if v := overlap(g.host, g.y, s.ts, s.end); v > best {
+			best, w.HostIn = v, s.label
+		}
+	}
+	a.waits = append(a.waits, w)
+	slices.SortStableFunc(a.waits, func(x, y Wait) int { return cmp.Compare(y.Time, x.Time) })
+	if len(a.waits) > maxWaits {
+		a.waits = a.waits[:maxWaits]
+	}
+}

@@ -1,0 +1,291 @@
+package idle
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/callsite"
+	"github.com/gputriage/gputriage/analyzer/internal/units"
+)
+
+func (a *analyzer) result() *Result {
+	r := &Result{HasStacks: a.hasStacks}
+	r.Total = a.window(&a.total)
+	for _, s := range a.stages {
+		if s != nil {
+			r.Stages = append(r.Stages, a.window(s))
+		}
+	}
+	slices.SortStableFunc(r.Stages, func(x, y Window) int {
+		if d := callsite.Rank(x.Stage) - callsite.Rank(y.Stage); d != 0 {
+			return d
+		}
+		return strings.Compare(x.Stage, y.Stage)
+	})
+	if a.steps.Steps > 0 {
+		r.Steps = a.window(&a.steps)
+	}
+	for i, row := range a.rows {
+		if i == maxSteps {
+			r.Omitted = len(a.rows) - maxSteps
+			break
+		}
+		r.StepRows = append(r.StepRows, row.Window)
+	}
+	for _, s := range a.syncAcc {
+		r.Syncs = append(r.Syncs, *s)
+	}
+	slices.SortFunc(r.Syncs, func(x, y Sync) int {
+		if x.IdleDuring != y.IdleDuring {
+			return cmp.Compare(y.IdleDuring, x.IdleDuring)
+		}
+		if x.HostTime != y.HostTime {
+			return cmp.Compare(y.HostTime, x.HostTime)
+		}
+		return strings.Compare(x.Call, y.Call)
+	})
+	r.Waits = a.waits
+	return r
+}
+
+// window finishes an accumulator: culprits by sampled time, shares of the
+// window's host-bound time.
+func (a *analyzer) window(w *acc) Window {
+	out := w.Window
+	type kv struct {
+		key uint32
+		c   *cacc
+	}
+	var cs []kv
+	for k, c := range w.culprits {
+		cs = append(cs, kv{k, c})
+	}
+	slices.SortFunc(cs, func(x, y kv) int {
+		if x.c.t != y.c.t {
+			return cmp.Compare(y.c.t, x.c.t)
+		}
+		return cmp.Compare(x.key, y.key)
+	})
+	for i, x := range cs {
+		if i == maxCulprits {
+			break
+		}
+		c := Culprit{Time: x.c.t}
+		if out.HostBound > 0 {
+			c.Share = float64(x.c.t) / float64(out.HostBound)
+		}
+		var op uint32
+		if a.hasStacks {
+			if x.key != 0 {
+				c.Frame = FrameName(a.st.Name(x.key))
+			}
+			var best int64 = -1
+			for id, t := range x.c.ops {
+				if t > best || t == best && id < op {
+					op, best = id, t
+				}
+			}
+		} else {
+			op = x.key
+		}
+		if op != 0 {
+			c.CPUOp = a.st.Name(op)
+		}
+		out.Culprits = append(out.Culprits, c)
+	}
+	return out
+}
+
+// FrameName shortens a Python frame to its package-relative path: after
+// site-packages/dist-packages, from a framework root (sglang/, vllm/, …),
+// or the last two path elements of an absolute path; relative paths as
+// recorded.
+func FrameName(name string) string {
+	for _, m := range []string{"/site-packages/", "/dist-packages/"} {
+		if i := strings.LastIndex(name, m); i >= 0 && i < strings.Index(name, ".py(") {
+			return name[i+len(m):]
+		}
+	}
+	if strings.HasPrefix(name, "/") || len(name) > 2 && name[1] == ':' {
+		return callsite.Short(name)
+	}
+	return name
+}
+
+type (
+	us    = units.US
+	ratio = units.Ratio
+)
+
+type culpritJSON struct {
+	Frame *string `json:"frame"`
+	CPUOp *string `json:"cpu_op"`
+	US    us      `json:"us"`
+	Share ratio   `json:"share"`
+}
+
+type windowJSON struct {
+	Window         string        `json:"window"`
+	Kind           string        `json:"kind"`
+	Stage          string        `json:"stage,omitempty"`
+	File           string        `json:"file,omitempty"`
+	Steps          *int          `json:"steps,omitempty"`
+	WindowUS       us            `json:"window_us"`
+	BusyUS         us            `json:"gpu_busy_us"`
+	IdleUS         us            `json:"gpu_idle_us"`
+	HostBoundUS    us            `json:"host_bound_us"`
+	HostBoundShare ratio         `json:"host_bound_share"`
+	DeviceSideUS   us            `json:"device_side_us"`
+	UnknownUS      us            `json:"unknown_us"`
+	OutsideUS      *us           `json:"outside_steps_us,omitempty"`
+	Culprits       []culpritJSON `json:"culprits,omitempty"`
+}
+
+func toJSON(w Window, culprits bool) windowJSON {
+	x := windowJSON{Window: w.Name, Kind: w.Kind, Stage: w.Stage, File: w.File, WindowUS: us(w.Window), BusyUS: us(w.Busy),
+		IdleUS: us(w.Idle), HostBoundUS: us(w.HostBound), HostBoundShare: ratio(w.HostBoundShare()),
+		DeviceSideUS: us(w.DeviceSide), UnknownUS: us(w.Unknown)}
+	if w.Kind != "step" {
+		n := w.Steps
+		x.Steps = &n
+	}
+	if w.Kind == "total" || w.Kind == "stage" {
+		o := us(w.OutsideSteps)
+		x.OutsideUS = &o
+	}
+	if culprits {
+		x.Culprits = []culpritJSON{}
+		for _, c := range w.Culprits {
+			y := culpritJSON{US: us(c.Time), Share: ratio(c.Share)}
+			if c.Frame != "" {
+				f := c.Frame
+				y.Frame = &f
+			}
+			if c.CPUOp != "" {
+				op := c.CPUOp
+				y.CPUOp = &op
+			}
+			x.Culprits = append(x.Culprits, y)
+		}
+	}
+	return x
+}
+
+// JSON writes idle.json.
+func (r *Result) JSON(tool, version string, partial bool) []byte {
+	type sync struct {
+		Call       string `json:"call"`
+		Calls      int64  `json:"calls"`
+		HostUS     us     `json:"host_us"`
+		IdleDuring us     `json:"gpu_idle_during_us"`
+	}
+	type wait struct {
+		Op          string `json:"op"`
+		Stage       string `json:"stage"`
+		US          us     `json:"device_side_us"`
+		SubmittedUS us     `json:"submitted_before_start_us"`
+		After       string `json:"after_call,omitempty"`
+		HostIn      string `json:"host_blocked_in,omitempty"`
+	}
+	out := struct {
+		Tool          string       `json:"tool"`
+		SchemaVersion string       `json:"schema_version"`
+		Partial       bool         `json:"partial"`
+		HasStacks     bool         `json:"python_stacks"`
+		Total         windowJSON   `json:"total"`
+		Stages        []windowJSON `json:"stages"`
+		Steps         *windowJSON  `json:"steps,omitempty"`
+		StepRows      []windowJSON `json:"step_rows"`
+		StepsOmitted  int          `json:"step_rows_omitted"`
+		Syncs         []sync       `json:"syncs"`
+		Waits         []wait       `json:"longest_device_waits"`
+	}{Tool: tool, SchemaVersion: version, Partial: partial, HasStacks: r.HasStacks, Total: toJSON(r.Total, true),
+		Stages: []windowJSON{}, StepRows: []windowJSON{}, StepsOmitted: r.Omitted, Syncs: []sync{}, Waits: []wait{}}
+	for _, w := range r.Stages {
+		out.Stages = append(out.Stages, toJSON(w, true))
+	}
+	if r.Steps.Steps > 0 {
+		s := toJSON(r.Steps, true)
+		out.Steps = &s
+	}
+	for _, w := range r.StepRows {
+		out.StepRows = append(out.StepRows, toJSON(w, false))
+	}
+	for _, s := range r.Syncs {
+		out.Syncs = append(out.Syncs, sync{s.Call, s.Calls, us(s.HostTime), us(s.IdleDuring)})
+	}
+	for _, w := range r.Waits {
+		out.Waits = append(out.Waits, wait{w.Op, w.Stage, us(w.Time), us(w.Submitted), w.After, w.HostIn})
+	}
+	return units.JSON(out)
+}
+
+// Takeaways say why the GPU of each stage window idles, first the windows
+// where it idles most of the time.
+func (r *Result) Takeaways() []string {
+	var out []string
+	for _, w := range r.Stages {
+		if t := r.takeaway(w); t != "" {
+			out = append(out, w.Stage+": "+t)
+		}
+	}
+	return out
+}
+
+func (r *Result) takeaway(w Window) string {
+	if w.Window <= 0 || w.Idle*5 < w.Window { // idle under 20 %: not the story
+		return ""
+	}
+	idle := float64(w.Idle) / float64(w.Window)
+	cls := w.HostBound + w.DeviceSide
+	if cls == 0 {
+		return fmt.Sprintf("GPU idle %s of the window; the trace has no launch calls to tell host-bound from device-side idle.", units.Pct(idle))
+	}
+	hb := w.HostBoundShare()
+	top := ""
+	for i, c := range w.Culprits {
+		name := "outside any profiled CPU op"
+		switch {
+		case c.Frame != "":
+			name = "in `" + units.Cell(c.Frame) + "`"
+		case c.CPUOp != "":
+			name = "in `" + units.Cell(c.CPUOp) + "`"
+		}
+		if i == 0 {
+			lead := ", largest part "
+			if c.Share >= 0.5 {
+				lead = ", mostly "
+			}
+			top = fmt.Sprintf("%s%s (%s of it)", lead, name, units.Pct(c.Share))
+			if c.Share >= 0.5 || len(w.Culprits) == 1 {
+				break
+			}
+			continue
+		}
+		top += fmt.Sprintf(", then %s (%s)", name, units.Pct(c.Share))
+		break
+	}
+	if hb >= 0.5 {
+		return fmt.Sprintf("GPU idle %s: %s host-bound (the next op was not yet submitted)%s.", units.Pct(idle), units.Pct(hb), top)
+	}
+	t := fmt.Sprintf("GPU idle %s: %s device-side (work already submitted), %s host-bound%s.", units.Pct(idle), units.Pct(1-hb), units.Pct(hb), top)
+	for _, x := range r.Waits {
+		if x.Stage != w.Stage {
+			continue
+		}
+		t += fmt.Sprintf(" Longest wait: %s ms before `%s`", ms(x.Time), units.Cell(units.Short(x.Op, 80)))
+		if x.After != "" {
+			t += fmt.Sprintf(", launched after `%s` (an event wait)", x.After)
+		}
+		if x.HostIn != "" {
+			t += fmt.Sprintf(", while the host was blocked in %s", x.HostIn)
+		}
+		t += "."
+		break
+	}
+	return t
+}
+
+func ms(ns int64) string { return fmt.Sprintf("%.1f", float64(ns)/1e6) }
