@@ -267,3 +267,18 @@ func rawMarkup(md []byte) bool {
 	}
 	return false
 }
+
+// The JUnit report on stdout carries kernel and file names too: no C1
+// control (8-bit CSI) or bidi override reaches the terminal.
+func TestHostileJUnitStdout(t *testing.T) {
+	x := "<?xml version=\"1.0\"?>\n<testsuite><testcase name=\"kernel:a\u009b2J\u202eb\"></testcase></testsuite>\n"
+	res := &analyzer.Result{Artifacts: []analyzer.Artifact{{Name: "diff_junit.xml", Text: x}}}
+	var out bytes.Buffer
+	printResult(&out, res, "junit")
+	if strings.ContainsAny(out.String(), "\u009b\u202e") {
+		t.Errorf("control characters reach the terminal: %q", out.String())
+	}
+	if !strings.Contains(out.String(), `kernel:a\u{009b}2J\u{202e}b`) {
+		t.Errorf("the escaped name is not shown: %q", out.String())
+	}
+}

@@ -449,7 +449,9 @@ func printResult(w io.Writer, res *analyzer.Result, format string) {
 	}
 	if format == "junit" {
 		if x, ok := res.Artifact("diff_junit.xml"); ok {
-			io.WriteString(w, x)
+			// encoding/xml replaces C0 controls but passes C1 controls and
+			// bidi overrides from kernel and file names through.
+			io.WriteString(w, escape.Terminal(x))
 			return
 		}
 	}
