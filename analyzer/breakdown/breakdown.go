@@ -284,17 +284,14 @@ type attributor struct {
 	*callsite.Joins
 	st          *trace.Store
 	stageSource map[string]string
-	pyLoc       map[uint32]uint32 // frame name id → short location name id
-	pyBase      map[uint32]int    // location name id → callsite.Score at depth 0
-	pyAt        map[int32]uint32  // innermost frame (Python span index) → chosen location
+	sites       *callsite.Sites
 }
 
 func newAttributor(st *trace.Store, j *callsite.Joins) *attributor {
 	if j == nil {
 		j = callsite.NewJoins(st)
 	}
-	return &attributor{Joins: j, st: st, stageSource: map[string]string{},
-		pyLoc: map[uint32]uint32{}, pyBase: map[uint32]int{}, pyAt: map[int32]uint32{}}
+	return &attributor{Joins: j, st: st, stageSource: map[string]string{}, sites: callsite.NewSites(j)}
 }
 
 func (a *attributor) attribute(o *trace.GPUOp) attribution {
@@ -326,57 +323,12 @@ func (a *attributor) attribute(o *trace.GPUOp) attribution {
 	// op's midpoint), chosen as the overlap analysis does.
 	switch {
 	case l != nil:
-		at.python = a.python(l.File, l.Track, l.TS)
+		at.python = a.sites.At(l.File, l.Track, l.TS)
 	case op >= 0:
 		c := &st.CPU[op]
-		at.python = a.python(c.File, c.Track, c.TS+c.Dur/2)
+		at.python = a.sites.At(c.File, c.Track, c.TS+c.Dur/2)
 	}
 	return at
-}
-
-func (a *attributor) python(file uint16, track uint32, t int64) uint32 {
-	n := a.Python[callsite.Thread{File: file, Track: track}]
-	p := n.At(a.st.Python, t)
-	for p >= 0 && a.st.Python[n.Pos[p]].End() < t {
-		p = n.Parent[p]
-	}
-	if p < 0 {
-		return 0
-	}
-	// Launches under the same innermost frame share its stack: choose once.
-	inner := n.Pos[p]
-	if loc, ok := a.pyAt[inner]; ok {
-		return loc
-	}
-	var best uint32
-	bestScore, depth := -1<<31, 0
-	for ; p >= 0; p = n.Parent[p] {
-		f := &a.st.Python[n.Pos[p]]
-		if f.End() < t {
-			continue
-		}
-		loc, ok := a.pyLoc[f.Name]
-		if !ok {
-			if name := a.st.Name(f.Name); callsite.Meaningful(name) {
-				loc = a.st.Intern(callsite.Short(name))
-			}
-			a.pyLoc[f.Name] = loc
-		}
-		if loc == 0 {
-			continue
-		}
-		base, ok := a.pyBase[loc]
-		if !ok {
-			base = callsite.Score(a.st.Name(loc), 0)
-			a.pyBase[loc] = base
-		}
-		if s := base - depth; s > bestScore {
-			best, bestScore = loc, s
-		}
-		depth++
-	}
-	a.pyAt[inner] = best
-	return best
 }
 
 // stages assigns a stage to every GPU op: the innermost stage-naming GPU

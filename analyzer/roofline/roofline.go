@@ -434,13 +434,12 @@ type analysis struct {
 	ops                [opCache]opInfo
 	topSeen, modelSeen bitset // CPU spans already counted as an instance / a cost
 	sigs               map[[3]uint32]*sig
-	py                 map[int32]uint32 // launching op → chosen Python location
-	pyLoc              map[uint32]uint32
+	sites              *callsite.Sites
 }
 
 func newAnalysis(st *trace.Store, j *callsite.Joins) *analysis {
 	return &analysis{st: st, j: j, sigs: map[[3]uint32]*sig{}, topSeen: newBitset(len(st.CPU)), modelSeen: newBitset(len(st.CPU)),
-		py: map[int32]uint32{}, pyLoc: map[uint32]uint32{}}
+		sites: callsite.NewSites(j)}
 }
 
 // lookup finds a replayed kernel's mapping entry by name, else by
@@ -537,40 +536,5 @@ func (a *analysis) python(op, l int32) uint32 {
 	if l >= 0 && st.CPU[l].File == at.File && st.CPU[l].Track == at.Track {
 		at = &st.CPU[l]
 	}
-	n := a.j.Python[callsite.Thread{File: at.File, Track: at.Track}]
-	if n == nil {
-		return 0
-	}
-	p := n.At(st.Python, at.TS)
-	if p < 0 {
-		return 0
-	}
-	inner := n.Pos[p]
-	if loc, ok := a.py[inner]; ok {
-		return loc
-	}
-	var best uint32
-	bestScore, depth := -1<<31, 0
-	for ; p >= 0; p = n.Parent[p] {
-		f := &st.Python[n.Pos[p]]
-		if f.End() < at.TS {
-			continue
-		}
-		loc, ok := a.pyLoc[f.Name]
-		if !ok {
-			if name := st.Name(f.Name); callsite.Meaningful(name) {
-				loc = st.Intern(callsite.Short(name))
-			}
-			a.pyLoc[f.Name] = loc
-		}
-		if loc == 0 {
-			continue
-		}
-		if sc := callsite.Score(st.Name(loc), depth); sc > bestScore {
-			best, bestScore = loc, sc
-		}
-		depth++
-	}
-	a.py[inner] = best
-	return best
+	return a.sites.At(at.File, at.Track, at.TS)
 }
