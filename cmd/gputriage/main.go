@@ -16,6 +16,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/gputriage/gputriage/analyzer"
+	"github.com/gputriage/gputriage/analyzer/identity"
 	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/internal/escape"
 )
@@ -185,13 +186,11 @@ func parseFlags(args []string) (flags, error) {
 			case "benchmark-config-hash":
 				id.BenchmarkConfigHash = v
 			case "gpu-device-ids":
-				for _, p := range strings.Split(v, ",") {
-					n, err := strconv.Atoi(strings.TrimSpace(p))
-					if err != nil {
-						return f, fmt.Errorf("--%s: %q is not a list of integers", name, v)
-					}
-					id.GPUDeviceIDs = append(id.GPUDeviceIDs, n)
+				ids, err := identity.ParseIDs(v)
+				if err != nil {
+					return f, fmt.Errorf("--%s: %q is not a list of integers", name, v)
 				}
+				id.GPUDeviceIDs = append(id.GPUDeviceIDs, ids...)
 			}
 		case "run":
 			f.runFile, err = needVal()
