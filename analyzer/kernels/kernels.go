@@ -153,9 +153,9 @@ func head(s string, n int) string {
 
 // rule maps a name pattern (or an activity category) to a class.
 type rule struct {
-	cat      string         // if set, the rule matches this activity category and ignores the name
+	cat      string   // if set, the rule matches this activity category and ignores the name
 	re       *pattern // otherwise, matched against the raw and the demangled name
-	category string         // the category; with refine set, the fallback ("" = fall through to the next rule)
+	category string   // the category; with refine set, the fallback ("" = fall through to the next rule)
 	provider string
 	refine   []opKeyword // optional: refine the category by op keywords in the name
 	seen     string      // a test trace that has such a name (see trace-format.md §0 labels)

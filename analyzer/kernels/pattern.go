@@ -1,12 +1,12 @@
 package kernels
 
 import (
-	"regexp"
 	"regexp/syntax"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // pattern is a regexp of the rule tables, compiled on first use and guarded
@@ -24,7 +24,7 @@ type pattern struct {
 	src  string
 	once sync.Once
 	lits []literal // any match contains one of these; nil: no prefilter
-	re   atomic.Pointer[regexp.Regexp]
+	re   *lazyre.Regexp
 }
 
 // literal is a byte string a match must contain; fold: ASCII letters
@@ -34,13 +34,13 @@ type literal struct {
 	fold bool
 }
 
-func newPattern(src string) *pattern { return &pattern{src: src} }
+func newPattern(src string) *pattern { return &pattern{src: src, re: lazyre.New(src)} }
 
 // String returns the source text, as regexp.Regexp.String does.
 func (p *pattern) String() string { return p.src }
 
 // init parses the pattern and derives its literals; the regexp itself is
-// compiled when a name first passes the prefilter. A bad pattern panics
+// compiled (lazyre) when a name first passes the prefilter. A bad pattern panics
 // here, as regexp.MustCompile would (TestPatternsCompile compiles them all).
 func (p *pattern) init() {
 	p.once.Do(func() {
@@ -87,7 +87,7 @@ func (p *pattern) possible(s string) bool {
 
 // MatchString is regexp.MatchString behind the prefilter.
 func (p *pattern) MatchString(s string) bool {
-	return p.possible(s) && p.regexpOnce().MatchString(s)
+	return p.possible(s) && p.re.MatchString(s)
 }
 
 // FindStringSubmatch is regexp.FindStringSubmatch behind the prefilter.
@@ -95,18 +95,7 @@ func (p *pattern) FindStringSubmatch(s string) []string {
 	if !p.possible(s) {
 		return nil
 	}
-	return p.regexpOnce().FindStringSubmatch(s)
-}
-
-// regexpOnce compiles the regexp on first use (callers that race may both
-// compile it; either result is the same regexp).
-func (p *pattern) regexpOnce() *regexp.Regexp {
-	re := p.re.Load()
-	if re == nil {
-		re = regexp.MustCompile(p.src)
-		p.re.Store(re)
-	}
-	return re
+	return p.re.FindStringSubmatch(s)
 }
 
 // containsFold reports whether s contains lower (ASCII lower-case) with
