@@ -160,6 +160,7 @@ func wazeroModule(ctx context.Context, wasm []byte) (wazero.Runtime, wazero.Comp
 	if err != nil {
 		return nil, nil, fmt.Errorf("compile gputriage.wasm: %w", err)
 	}
+	pruneCache(cacheDir(), keepCompiled)
 	w.compiled[&wasm[0]] = c
 	return w.rt, c, nil
 }
