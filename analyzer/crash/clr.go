@@ -1,8 +1,9 @@
 package crash
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // clrParser reads HIP/CLR runtime messages (docs section 4): queue aborts in
@@ -26,24 +27,24 @@ type packetDump struct {
 }
 
 var (
-	reHSAName      = regexp.MustCompile(`HSA_STATUS_[A-Z_]+`)
-	reHSACode      = regexp.MustCompile(`code: ?(0x[0-9a-fA-F]+)`)
-	reQueueAddr    = regexp.MustCompile(`Queue (0x[0-9a-fA-F]+)`)
-	reHSAText      = regexp.MustCompile(`HSA_STATUS_[A-Z_]+: ([^.]*\.?)`)
-	reBracketInfo  = regexp.MustCompile(`\[((?:host: [^\]]*, )?GPU index: [^\]]*)\]`)
-	reKernelName   = regexp.MustCompile(`Kernel Name: (\S.*)$`)
-	reHWq          = regexp.MustCompile(`HWq=(0x[0-9a-fA-F]+)`)
-	reSWq          = regexp.MustCompile(`SWq=(0x[0-9a-fA-F]+)`)
-	rePktGrid      = regexp.MustCompile(`grid=\[(\d+), ?(\d+), ?(\d+)\], ?workgroup=\[(\d+), ?(\d+), ?(\d+)\]`)
-	rePktSeg       = regexp.MustCompile(`private_seg_size=(\d+), ?group_seg_size=(\d+)`)
-	rePktRW        = regexp.MustCompile(`rptr=(\d+), ?wptr=(\d+)`)
-	reHipLaunch    = regexp.MustCompile(`hipLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), \{(\d+),(\d+),(\d+)\}, \{(\d+),(\d+),(\d+)\}, [^,]*, (\d+)`)
-	reHipModLaunch = regexp.MustCompile(`hipModuleLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)`)
-	reReturned     = regexp.MustCompile(`(\w+): Returned (hip\w+)`)
-	reMissingCO    = regexp.MustCompile(`Missing CO for these ISAs ?-? ?(.*)$`)
-	reCannotFindCO = regexp.MustCompile(`Cannot find CO in the bundle.*?for ISA: ?(\S+)`)
-	reNoCompatCO   = regexp.MustCompile(`No compatible code objects? found for: ?(\S+)`)
-	reOverride     = regexp.MustCompile(`HSA_OVERRIDE_GFX_VERSION["']?\s*[=:]\s*["']?([\d.]+)`)
+	reHSAName      = lazyre.New(`HSA_STATUS_[A-Z_]+`)
+	reHSACode      = lazyre.New(`code: ?(0x[0-9a-fA-F]+)`)
+	reQueueAddr    = lazyre.New(`Queue (0x[0-9a-fA-F]+)`)
+	reHSAText      = lazyre.New(`HSA_STATUS_[A-Z_]+: ([^.]*\.?)`)
+	reBracketInfo  = lazyre.New(`\[((?:host: [^\]]*, )?GPU index: [^\]]*)\]`)
+	reKernelName   = lazyre.New(`Kernel Name: (\S.*)$`)
+	reHWq          = lazyre.New(`HWq=(0x[0-9a-fA-F]+)`)
+	reSWq          = lazyre.New(`SWq=(0x[0-9a-fA-F]+)`)
+	rePktGrid      = lazyre.New(`grid=\[(\d+), ?(\d+), ?(\d+)\], ?workgroup=\[(\d+), ?(\d+), ?(\d+)\]`)
+	rePktSeg       = lazyre.New(`private_seg_size=(\d+), ?group_seg_size=(\d+)`)
+	rePktRW        = lazyre.New(`rptr=(\d+), ?wptr=(\d+)`)
+	reHipLaunch    = lazyre.New(`hipLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), \{(\d+),(\d+),(\d+)\}, \{(\d+),(\d+),(\d+)\}, [^,]*, (\d+)`)
+	reHipModLaunch = lazyre.New(`hipModuleLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)`)
+	reReturned     = lazyre.New(`(\w+): Returned (hip\w+)`)
+	reMissingCO    = lazyre.New(`Missing CO for these ISAs ?-? ?(.*)$`)
+	reCannotFindCO = lazyre.New(`Cannot find CO in the bundle.*?for ISA: ?(\S+)`)
+	reNoCompatCO   = lazyre.New(`No compatible code objects? found for: ?(\S+)`)
+	reOverride     = lazyre.New(`HSA_OVERRIDE_GFX_VERSION["']?\s*[=:]\s*["']?([\d.]+)`)
 )
 
 func (p *clrParser) beginFile(*Session) { p.pkt = packetDump{} }

@@ -2,9 +2,10 @@ package crash
 
 import (
 	"bytes"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // Container exit evidence (seed 000 step 3 "Container Exit Analysis"):
@@ -27,13 +28,13 @@ type containerFact struct {
 }
 
 var (
-	reInspectFormat = regexp.MustCompile(`^['"]?(-?\d{1,3})\s+(true|false)['"]?$`)
-	reJSONOOM       = regexp.MustCompile(`"OOMKilled"\s*:\s*(true|false)`)
-	reJSONExit      = regexp.MustCompile(`"ExitCode"\s*:\s*(-?\d+)`)
-	reK8sOOM        = regexp.MustCompile(`\b(?:Reason|reason)\s*[:=]\s*"?OOMKilled\b`)
+	reInspectFormat = lazyre.New(`^['"]?(-?\d{1,3})\s+(true|false)['"]?$`)
+	reJSONOOM       = lazyre.New(`"OOMKilled"\s*:\s*(true|false)`)
+	reJSONExit      = lazyre.New(`"ExitCode"\s*:\s*(-?\d+)`)
+	reK8sOOM        = lazyre.New(`\b(?:Reason|reason)\s*[:=]\s*"?OOMKilled\b`)
 	// "signal 137" (the seed's shorthand for exit 137), "killed by signal 9",
 	// "exited with signal 9 (SIGKILL)", "terminated by signal 11".
-	reSignalN = regexp.MustCompile(`(?i)\b(?:(?:exited|killed|terminated|died|ended|stopped) (?:with|by|due to|on) |received |got )?signal (\d{1,3})\b(?:\s*\((SIG[A-Z]+)\))?`)
+	reSignalN = lazyre.New(`(?i)\b(?:(?:exited|killed|terminated|died|ended|stopped) (?:with|by|due to|on) |received |got )?signal (\d{1,3})\b(?:\s*\((SIG[A-Z]+)\))?`)
 )
 
 func (p *containerParser) beginFile(*Session) {}

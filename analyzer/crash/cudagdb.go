@@ -1,9 +1,10 @@
 package crash
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // cuda-gdb attached to a hung process (NVIDIA's counterpart of seed 003's
@@ -32,8 +33,8 @@ type cudaThreads struct {
 }
 
 var (
-	reCudaKernelRow = regexp.MustCompile(`^\*?\s*(\d+)\s+(?:-|\d+)\s+(\d+)\s+(\d+)\s+(Active|Terminated|Sleeping|Pending)\s+(0x[0-9a-fA-F]+)\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(.+)$`)
-	reCudaThreadRow = regexp.MustCompile(`^\*?\s*(\([\d,]+\))\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(\d+)\s+(0x[0-9a-fA-F]+)(?:\s+(\S+)\s+(\d+))?\s*$`)
+	reCudaKernelRow = lazyre.New(`^\*?\s*(\d+)\s+(?:-|\d+)\s+(\d+)\s+(\d+)\s+(Active|Terminated|Sleeping|Pending)\s+(0x[0-9a-fA-F]+)\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(.+)$`)
+	reCudaThreadRow = lazyre.New(`^\*?\s*(\([\d,]+\))\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(\d+)\s+(0x[0-9a-fA-F]+)(?:\s+(\S+)\s+(\d+))?\s*$`)
 )
 
 // cudaLine reads cuda-gdb kernel and thread tables; true when consumed.

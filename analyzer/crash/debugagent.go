@@ -1,10 +1,11 @@
 package crash
 
 import (
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // agentParser reads rocm-debug-agent wave dumps (docs section 2) in every
@@ -56,16 +57,16 @@ type disasmBlock struct {
 }
 
 var (
-	reWaveHead   = regexp.MustCompile(`wave_(\d+): ?pc=(0x[0-9a-fA-F]+)`)
-	reStopReason = regexp.MustCompile(`reason: ?([A-Z][A-Z0-9_|]*[A-Z0-9_])`)
-	reRegClass   = regexp.MustCompile(`^\s*(\w+) registers:\s*$`)
-	reRegCell    = regexp.MustCompile(`\b(exec|pc|trapsts|status|m0|mode): ([0-9a-fA-F]+)\b`)
-	reVecLane    = regexp.MustCompile(`\[(\d+)\] [0-9a-fA-F]+`)
-	reLocalMem   = regexp.MustCompile(`^\s*Local memory content(?: \((\d+) bytes\))?:`)
-	reDisHead    = regexp.MustCompile(`^\s*Disassembly(?: for function (.*))?:\s*$`)
-	reCodeObject = regexp.MustCompile(`code object: (\S+)`)
-	reLoadedAt   = regexp.MustCompile(`loaded at: \[(0x[0-9a-fA-F]+)-(0x[0-9a-fA-F]+)\]`)
-	reDisRow     = regexp.MustCompile(`^\s*(=>)?\s*(0x[0-9a-fA-F]+) <([+-]\d+)>:\s+(.*)$`)
+	reWaveHead   = lazyre.New(`wave_(\d+): ?pc=(0x[0-9a-fA-F]+)`)
+	reStopReason = lazyre.New(`reason: ?([A-Z][A-Z0-9_|]*[A-Z0-9_])`)
+	reRegClass   = lazyre.New(`^\s*(\w+) registers:\s*$`)
+	reRegCell    = lazyre.New(`\b(exec|pc|trapsts|status|m0|mode): ([0-9a-fA-F]+)\b`)
+	reVecLane    = lazyre.New(`\[(\d+)\] [0-9a-fA-F]+`)
+	reLocalMem   = lazyre.New(`^\s*Local memory content(?: \((\d+) bytes\))?:`)
+	reDisHead    = lazyre.New(`^\s*Disassembly(?: for function (.*))?:\s*$`)
+	reCodeObject = lazyre.New(`code object: (\S+)`)
+	reLoadedAt   = lazyre.New(`loaded at: \[(0x[0-9a-fA-F]+)-(0x[0-9a-fA-F]+)\]`)
+	reDisRow     = lazyre.New(`^\s*(=>)?\s*(0x[0-9a-fA-F]+) <([+-]\d+)>:\s+(.*)$`)
 )
 
 func (p *agentParser) beginFile(*Session) {

@@ -1,8 +1,9 @@
 package crash
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // dmesgParser reads amdgpu kernel messages (docs section 11): page faults in
@@ -28,20 +29,20 @@ type pageFault struct {
 }
 
 var (
-	rePFHeader   = regexp.MustCompile(`(?:amdgpu (\S+): )?(?:amdgpu: )?\[(\w+)\] (retry |no-retry )?page fault \(src_id:(\d+) ring:(\d+) vmid:(\d+) pasid:(\d+)(?:, for process (\S+) pid (\d+) thread (\S+) pid (\d+))?`)
-	rePFProcess  = regexp.MustCompile(`(?:for process|in process|Process) (\S+) pid (\d+) thread (\S+) pid (\d+)`)
-	rePFAddr     = regexp.MustCompile(`in page starting at address (0x[0-9a-fA-F]+)(?: from (?:IH )?client (.*))?`)
-	rePFStatus   = regexp.MustCompile(`(?:GC)?VM_L2_PROTECTION_FAULT_STATUS:(0x[0-9a-fA-F]+)`)
-	rePFClient   = regexp.MustCompile(`Faulty UTCL2 client ID: (.*)$`)
-	rePFFlag     = regexp.MustCompile(`\b(MORE_FAULTS|WALKER_ERROR|PERMISSION_FAULTS|MAPPING_ERROR|RW): (0x[0-9a-fA-F]+)`)
-	reBDF        = regexp.MustCompile(`amdgpu (\S+):`)
-	reOOMKill    = regexp.MustCompile(`oom-kill:.*?task=([^,]+),pid=(\d+)`)
-	reOOMKilled  = regexp.MustCompile(`(?:Out of memory|Memory cgroup out of memory): Killed process (\d+) \(([^)]*)\)(?: total-vm:(\d+)kB, anon-rss:(\d+)kB)?`)
-	reRingTO     = regexp.MustCompile(`ring (\S+) timeout(?:, signaled seq=(\d+), emitted seq=(\d+))?`)
-	reMESFail    = regexp.MustCompile(`MES failed to respond to msg=(\w+)`)
-	reXid        = regexp.MustCompile(`NVRM: Xid \(([^)]*)\): (\d+),(?: pid=(\d+|'<unknown>'),)?(?: name=([^,]*),)?\s*(.*)`)
-	reSuspendPID = regexp.MustCompile(`Failed to suspend process pid (\d+)`)
-	reVRAM       = regexp.MustCompile(`(\d+)M of VRAM memory ready|VRAM: (\d+)M`)
+	rePFHeader   = lazyre.New(`(?:amdgpu (\S+): )?(?:amdgpu: )?\[(\w+)\] (retry |no-retry )?page fault \(src_id:(\d+) ring:(\d+) vmid:(\d+) pasid:(\d+)(?:, for process (\S+) pid (\d+) thread (\S+) pid (\d+))?`)
+	rePFProcess  = lazyre.New(`(?:for process|in process|Process) (\S+) pid (\d+) thread (\S+) pid (\d+)`)
+	rePFAddr     = lazyre.New(`in page starting at address (0x[0-9a-fA-F]+)(?: from (?:IH )?client (.*))?`)
+	rePFStatus   = lazyre.New(`(?:GC)?VM_L2_PROTECTION_FAULT_STATUS:(0x[0-9a-fA-F]+)`)
+	rePFClient   = lazyre.New(`Faulty UTCL2 client ID: (.*)$`)
+	rePFFlag     = lazyre.New(`\b(MORE_FAULTS|WALKER_ERROR|PERMISSION_FAULTS|MAPPING_ERROR|RW): (0x[0-9a-fA-F]+)`)
+	reBDF        = lazyre.New(`amdgpu (\S+):`)
+	reOOMKill    = lazyre.New(`oom-kill:.*?task=([^,]+),pid=(\d+)`)
+	reOOMKilled  = lazyre.New(`(?:Out of memory|Memory cgroup out of memory): Killed process (\d+) \(([^)]*)\)(?: total-vm:(\d+)kB, anon-rss:(\d+)kB)?`)
+	reRingTO     = lazyre.New(`ring (\S+) timeout(?:, signaled seq=(\d+), emitted seq=(\d+))?`)
+	reMESFail    = lazyre.New(`MES failed to respond to msg=(\w+)`)
+	reXid        = lazyre.New(`NVRM: Xid \(([^)]*)\): (\d+),(?: pid=(\d+|'<unknown>'),)?(?: name=([^,]*),)?\s*(.*)`)
+	reSuspendPID = lazyre.New(`Failed to suspend process pid (\d+)`)
+	reVRAM       = lazyre.New(`(\d+)M of VRAM memory ready|VRAM: (\d+)M`)
 )
 
 func (p *dmesgParser) beginFile(*Session) { p.recs = map[string]*pageFault{} }

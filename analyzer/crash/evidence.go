@@ -1,10 +1,11 @@
 package crash
 
 import (
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // evidenceParser notes what the inputs already contain, so the next steps
@@ -25,11 +26,11 @@ type inHand struct {
 }
 
 var (
-	reAttach    = regexp.MustCompile(`(?:Attaching to process|attach(?:ed)? to (?:process|pid)|-p) (\d{2,9})\b`)
-	reNCCLInfo  = regexp.MustCompile(`\b(?:NCCL|RCCL) INFO\b`)
-	rePySpyHead = regexp.MustCompile(`^(?:Process \d+: |Thread 0x[0-9A-Fa-f]+ \(|Pyspy dump for PID )`)
+	reAttach    = lazyre.New(`(?:Attaching to process|attach(?:ed)? to (?:process|pid)|-p) (\d{2,9})\b`)
+	reNCCLInfo  = lazyre.New(`\b(?:NCCL|RCCL) INFO\b`)
+	rePySpyHead = lazyre.New(`^(?:Process \d+: |Thread 0x[0-9A-Fa-f]+ \(|Pyspy dump for PID )`)
 	// --save-code-objects file names: "<n>_memory___<pid>_offset_…_size_<n>", "<n>_file____…"
-	reSavedCO = regexp.MustCompile(`\b(\d+_(?:memory|file)___[\w.+-]*?_size_\d+)\b`)
+	reSavedCO = lazyre.New(`\b(\d+_(?:memory|file)___[\w.+-]*?_size_\d+)\b`)
 )
 
 func (p *evidenceParser) beginFile(*Session) {}
@@ -225,7 +226,7 @@ func (c *stepCtx) apply(s string) string {
 	return s
 }
 
-var reTritonKernel = regexp.MustCompile(`(?i)^(?:triton_|_?\w+_kernel$)|triton`)
+var reTritonKernel = lazyre.New(`(?i)^(?:triton_|_?\w+_kernel$)|triton`)
 
 // seedSteps are the steps that depend on the evidence as a whole.
 func (c *stepCtx) seedSteps(f *Finding, facts *facts) []string {

@@ -1,8 +1,9 @@
 package crash
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // exitParser reads process exit statuses and shell/launcher death lines
@@ -12,13 +13,13 @@ import (
 type exitParser struct{ s *Session }
 
 var (
-	reExitCode   = regexp.MustCompile(`(?i)\bexit[ _]?(?:code|status)\s*[=:]?\s*(-?\d+)\b`)
-	reExitedWith = regexp.MustCompile(`(?i)\bexited with (?:code|status) (-?\d+)`)
-	reExitcodeEq = regexp.MustCompile(`\(exitcode=(-?\d+)\)`)
-	reNonZero    = regexp.MustCompile(`returned non-zero exit status (-?\d+)`)
-	reShellDeath = regexp.MustCompile(`^(?:\S+: )?(?:line \d+: )?\s*(\d+)?\s*(Killed|Aborted|Segmentation fault|Bus error|Illegal instruction|Floating point exception)(?: \(core dumped\))?(?:\s|$)`)
-	reSlurm      = regexp.MustCompile(`srun: error: (\S+): tasks? ([\d,\-]+): (Killed|Aborted|Segmentation fault|Bus error|Exited with exit code (\d+))`)
-	reGoSignal   = regexp.MustCompile(`signal: (aborted|killed|segmentation fault)`)
+	reExitCode   = lazyre.New(`(?i)\bexit[ _]?(?:code|status)\s*[=:]?\s*(-?\d+)\b`)
+	reExitedWith = lazyre.New(`(?i)\bexited with (?:code|status) (-?\d+)`)
+	reExitcodeEq = lazyre.New(`\(exitcode=(-?\d+)\)`)
+	reNonZero    = lazyre.New(`returned non-zero exit status (-?\d+)`)
+	reShellDeath = lazyre.New(`^(?:\S+: )?(?:line \d+: )?\s*(\d+)?\s*(Killed|Aborted|Segmentation fault|Bus error|Illegal instruction|Floating point exception)(?: \(core dumped\))?(?:\s|$)`)
+	reSlurm      = lazyre.New(`srun: error: (\S+): tasks? ([\d,\-]+): (Killed|Aborted|Segmentation fault|Bus error|Exited with exit code (\d+))`)
+	reGoSignal   = lazyre.New(`signal: (aborted|killed|segmentation fault)`)
 )
 
 var deathSignal = map[string]string{

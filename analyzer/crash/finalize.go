@@ -1,10 +1,11 @@
 package crash
 
 import (
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 var classTitles = map[string]string{
@@ -322,7 +323,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	return d
 }
 
-var reAttnKernel = regexp.MustCompile(`fmha|mha_fwd|mha_bwd|flash_attn|flash_fwd|paged_attention|pa_fwd|\bmla\b|mla_|_mla|fp8.*attn|attn.*fp8`)
+var reAttnKernel = lazyre.New(`fmha|mha_fwd|mha_bwd|flash_attn|flash_fwd|paged_attention|pa_fwd|\bmla\b|mla_|_mla|fp8.*attn|attn.*fp8`)
 
 func (b *builder) collectiveNotes(a *agg, work map[string]*agg) {
 	seqs := append([]int(nil), a.seqs...)

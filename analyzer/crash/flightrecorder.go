@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // PyTorch NCCL flight-recorder dumps (TORCH_NCCL_TRACE_BUFFER_SIZE>0 with
@@ -35,7 +36,7 @@ func IsPickle(head []byte) bool {
 	return len(head) >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5
 }
 
-var reFRRank = regexp.MustCompile(`(?i)(?:rank|_)[_-]?(\d{1,5})(?:\.\w+)?$`)
+var reFRRank = lazyre.New(`(?i)(?:rank|_)[_-]?(\d{1,5})(?:\.\w+)?$`)
 
 // frDoc reads a decoded flight-recorder document; it reports whether doc
 // is one.

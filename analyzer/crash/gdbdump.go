@@ -1,9 +1,10 @@
 package crash
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // A rocgdb hang dump (seed 003 R3/R3.5/R4): one attach of rocgdb to a
@@ -57,11 +58,11 @@ type gdbWave struct {
 }
 
 var (
-	reGdbThreadWave = regexp.MustCompile(`AMDGPU Wave (\d+:\d+:\d+:\d+) \((\d+,\d+,\d+)\)/(\d+)`)
-	reGdbLaneRow    = regexp.MustCompile(`^\*?\s*\d+\s+(?:([AI])\s+)?AMDGPU Lane (\d+:\d+:\d+:\d+)/(\d+) \((\d+,\d+,\d+)\)\[(\d+),(\d+),(\d+)\]`)
-	reGdbAttach     = regexp.MustCompile(`Attaching to (?:process|program: \S+, process) (\d+)`)
-	reFilePID       = regexp.MustCompile(`(?i)(?:pid|process)[_-]?(\d{2,9})`)
-	reFrameNo       = regexp.MustCompile(`^#(\d+)\s+`)
+	reGdbThreadWave = lazyre.New(`AMDGPU Wave (\d+:\d+:\d+:\d+) \((\d+,\d+,\d+)\)/(\d+)`)
+	reGdbLaneRow    = lazyre.New(`^\*?\s*\d+\s+(?:([AI])\s+)?AMDGPU Lane (\d+:\d+:\d+:\d+)/(\d+) \((\d+,\d+,\d+)\)\[(\d+),(\d+),(\d+)\]`)
+	reGdbAttach     = lazyre.New(`Attaching to (?:process|program: \S+, process) (\d+)`)
+	reFilePID       = lazyre.New(`(?i)(?:pid|process)[_-]?(\d{2,9})`)
+	reFrameNo       = lazyre.New(`^#(\d+)\s+`)
 )
 
 // gdbState is the rocgdb parser's hang-dump state for the current file.

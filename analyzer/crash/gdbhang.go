@@ -1,10 +1,11 @@
 package crash
 
 import (
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // hangFindings turns the rocgdb hang dumps of the session into the
@@ -411,7 +412,7 @@ func wavesOf(gs []WaveGroup, kernel string) int {
 	return n
 }
 
-var reCollectiveKernel = regexp.MustCompile(`(?i)nccl|rccl|allgather|all_gather|allreduce|all_reduce|reduce_scatter|reducescatter|cross_device|custom_ar|alltoall|all_to_all|barrier|_sync\b`)
+var reCollectiveKernel = lazyre.New(`(?i)nccl|rccl|allgather|all_gather|allreduce|all_reduce|reduce_scatter|reducescatter|cross_device|custom_ar|alltoall|all_to_all|barrier|_sync\b`)
 
 func isCollectiveKernel(k string) bool { return k != "" && reCollectiveKernel.MatchString(k) }
 

@@ -1,8 +1,9 @@
 package crash
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // hangParser reads serving-framework watchdogs (SGLang "Watchdog timeout",
@@ -28,14 +29,14 @@ type pyThread struct {
 }
 
 var (
-	reSGLWatchdog = regexp.MustCompile(`Watchdog timeout \(self\.watchdog_timeout=(\d+)\)`)
-	reBatchSize   = regexp.MustCompile(`batch_size\(\)=(\d+)`)
-	rePyspyFail   = regexp.MustCompile(`Pyspy failed to dump PID (\d+)\. Error: (.*)`)
-	rePyspyFor    = regexp.MustCompile(`Pyspy dump for PID (\d+)`)
-	rePyProcess   = regexp.MustCompile(`^Process (\d+): (.*)$`)
-	rePyThread    = regexp.MustCompile(`^Thread (0x[0-9A-Fa-f]+|\d+) \((idle|active|active\+gil|gil)\)(?:: "(.*)")?`)
-	rePyFrameLine = regexp.MustCompile(`^\s{2,}(\S.*?) \(([^()]*)\)$`)
-	reVLLMDied    = regexp.MustCompile(`Worker proc (\S+) died unexpectedly`)
+	reSGLWatchdog = lazyre.New(`Watchdog timeout \(self\.watchdog_timeout=(\d+)\)`)
+	reBatchSize   = lazyre.New(`batch_size\(\)=(\d+)`)
+	rePyspyFail   = lazyre.New(`Pyspy failed to dump PID (\d+)\. Error: (.*)`)
+	rePyspyFor    = lazyre.New(`Pyspy dump for PID (\d+)`)
+	rePyProcess   = lazyre.New(`^Process (\d+): (.*)$`)
+	rePyThread    = lazyre.New(`^Thread (0x[0-9A-Fa-f]+|\d+) \((idle|active|active\+gil|gil)\)(?:: "(.*)")?`)
+	rePyFrameLine = lazyre.New(`^\s{2,}(\S.*?) \(([^()]*)\)$`)
+	reVLLMDied    = lazyre.New(`Worker proc (\S+) died unexpectedly`)
 )
 
 var gpuWaitFrames = []string{"synchronize", "_local_scalar_dense", "hsa_signal_wait", "hipStreamSynchronize", "hipDeviceSynchronize", "cudaStreamSynchronize", "cudaDeviceSynchronize", "hipMemcpy", "cuStreamSynchronize", "item ("}
@@ -54,7 +55,7 @@ func (p *hangParser) procRanks(a *agg, state string) {
 	}
 }
 
-var reFileRank = regexp.MustCompile(`(?i)(?:rank|tp)[_-]?(\d{1,4})`)
+var reFileRank = lazyre.New(`(?i)(?:rank|tp)[_-]?(\d{1,4})`)
 
 // newProc starts a py-spy process record ("Process <pid>: <cmd>").
 func (p *hangParser) newProc(l *line, pid int) {

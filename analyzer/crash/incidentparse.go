@@ -1,9 +1,10 @@
 package crash
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // incidentParser collects the per-rank facts a culprit is computed from:
@@ -18,20 +19,20 @@ type incidentParser struct {
 }
 
 var (
-	reIncSeq       = regexp.MustCompile(`WorkNCCL\(SeqNum=(\d+), OpType=(\w+)`)
-	reIncEnq       = regexp.MustCompile(`(?i)last enqueued (?:\w+ )?work: (-?\d+), last completed (?:\w+ )?work: (-?\d+)`)
-	reIncDumpFrom  = regexp.MustCompile(`dump signal due to a collective timeout from\s+(this local rank|rank\s+(\d+))`)
-	reIncOpCount   = regexp.MustCompile(`^(\S+):(\d+):\d+ \[(\d+)\] NCCL INFO (\w+): opCount ([0-9a-fA-F]+)`)
-	reIncNranks    = regexp.MustCompile(`\[nranks=(\d+)\]`)
-	reIncInit      = regexp.MustCompile(`^(\S+):(\d+):\d+ \[(\d+)\] NCCL INFO .*?\bcomm 0x[0-9a-fA-F]+ rank (\d+) nranks (\d+)`)
-	reIncRootRank  = regexp.MustCompile(`^\s*rank\s*: (\d+)`)
-	reIncRootExit  = regexp.MustCompile(`^\s*exitcode\s*: (-?\d+) \(pid: (\d+)\)`)
-	reIncRootHost  = regexp.MustCompile(`^\s*host\s*: (\S+)`)
-	reIncSigterm   = regexp.MustCompile(`Sending process (\d+) closing signal SIGTERM`)
-	reIncSMI       = regexp.MustCompile(`^(GPU\[\d+\])\s*:\s*GPU use \(%\)\s*:\s*(\d+)`)
-	reIncWorld     = regexp.MustCompile(`\b(?:world_size|WORLD_SIZE|tp_size|tensor_parallel_size)\s*[=:]\s*(\d+)|\bin world size (\d+)`)
-	reIncPyspyPID  = regexp.MustCompile(`Pyspy dump for PID (\d+)`)
-	reIncPGRankTag = regexp.MustCompile(`\bRank (\d+)\]`)
+	reIncSeq       = lazyre.New(`WorkNCCL\(SeqNum=(\d+), OpType=(\w+)`)
+	reIncEnq       = lazyre.New(`(?i)last enqueued (?:\w+ )?work: (-?\d+), last completed (?:\w+ )?work: (-?\d+)`)
+	reIncDumpFrom  = lazyre.New(`dump signal due to a collective timeout from\s+(this local rank|rank\s+(\d+))`)
+	reIncOpCount   = lazyre.New(`^(\S+):(\d+):\d+ \[(\d+)\] NCCL INFO (\w+): opCount ([0-9a-fA-F]+)`)
+	reIncNranks    = lazyre.New(`\[nranks=(\d+)\]`)
+	reIncInit      = lazyre.New(`^(\S+):(\d+):\d+ \[(\d+)\] NCCL INFO .*?\bcomm 0x[0-9a-fA-F]+ rank (\d+) nranks (\d+)`)
+	reIncRootRank  = lazyre.New(`^\s*rank\s*: (\d+)`)
+	reIncRootExit  = lazyre.New(`^\s*exitcode\s*: (-?\d+) \(pid: (\d+)\)`)
+	reIncRootHost  = lazyre.New(`^\s*host\s*: (\S+)`)
+	reIncSigterm   = lazyre.New(`Sending process (\d+) closing signal SIGTERM`)
+	reIncSMI       = lazyre.New(`^(GPU\[\d+\])\s*:\s*GPU use \(%\)\s*:\s*(\d+)`)
+	reIncWorld     = lazyre.New(`\b(?:world_size|WORLD_SIZE|tp_size|tensor_parallel_size)\s*[=:]\s*(\d+)|\bin world size (\d+)`)
+	reIncPyspyPID  = lazyre.New(`Pyspy dump for PID (\d+)`)
+	reIncPGRankTag = lazyre.New(`\bRank (\d+)\]`)
 )
 
 func (p *incidentParser) beginFile(*Session) { p.rootLine, p.rootHost = 0, "" }

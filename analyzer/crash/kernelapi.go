@@ -2,9 +2,10 @@ package crash
 
 import (
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // kernelAPIParser reads SGLang @debug_kernel_api and FlashInfer
@@ -85,25 +86,25 @@ type kapiDump struct {
 const maxDumps = 256
 
 var (
-	reKAPICall   = regexp.MustCompile(`(SGLang Kernel|FlashInfer) API Call: (\S.*)$`)
-	reKAPIExc    = regexp.MustCompile(`SGLang Kernel API Exception: (\S+)(?: \((\w+): (.*)\))?`)
-	reMetaFunc   = regexp.MustCompile(`"function_name": ?"([^"]*)"`)
-	reMetaStat   = regexp.MustCompile(`"execution_status": ?"([^"]*)"`)
-	reMetaExc    = regexp.MustCompile(`"exception": ?\{"type": ?"([^"]*)", ?"message": ?"([^"]*)"`)
-	reDumpedTo   = regexp.MustCompile(`(?:Dumped (inputs|outputs) to|(Inputs|Outputs) dumped to): (\S+)`)
-	reLogFilePID = regexp.MustCompile(`_level(\d+)_(\d+)\.log\b`)
+	reKAPICall   = lazyre.New(`(SGLang Kernel|FlashInfer) API Call: (\S.*)$`)
+	reKAPIExc    = lazyre.New(`SGLang Kernel API Exception: (\S+)(?: \((\w+): (.*)\))?`)
+	reMetaFunc   = lazyre.New(`"function_name": ?"([^"]*)"`)
+	reMetaStat   = lazyre.New(`"execution_status": ?"([^"]*)"`)
+	reMetaExc    = lazyre.New(`"exception": ?\{"type": ?"([^"]*)", ?"message": ?"([^"]*)"`)
+	reDumpedTo   = lazyre.New(`(?:Dumped (inputs|outputs) to|(Inputs|Outputs) dumped to): (\S+)`)
+	reLogFilePID = lazyre.New(`_level(\d+)_(\d+)\.log\b`)
 	// seed 000's kernel_api_rank%i.log: %i is the pid (docs section 16)
-	reLogFileRank = regexp.MustCompile(`(?:rank|pid|_)(\d{3,9})\.log$`)
-	reArgStart    = regexp.MustCompile(`^(arg\[\d+\]|[A-Za-z_]\w*)\s*(?:=|:$|: )\s*(.*)$`)
-	reShape       = regexp.MustCompile(`shape=(\([^)]*\)|\[[^\]]*\])`)
-	reDtype       = regexp.MustCompile(`dtype=([\w.]+)`)
-	reContig      = regexp.MustCompile(`is_contiguous=(True|False)`)
-	reNaNCount    = regexp.MustCompile(`nan_count=(\d+)`)
-	reInfCount    = regexp.MustCompile(`inf_count=(\d+)`)
-	reDumpPath    = regexp.MustCompile(`((?:[\w.~+@-]*/)*[\w.+@-]+)/(inputs\.pt|outputs\.pt|metadata\.jsonl?|inputs\.safetensors|outputs\.safetensors)\b`)
-	reDumpDir     = regexp.MustCompile(`^(\d{8}_\d{6}_\d{3})_(?:pid(\d+)_)?(.+)_call(\d+)$`)
-	reDumpFilter  = regexp.MustCompile(`((?:SGLANG_KERNEL_API|FLASHINFER)_DUMP_(?:INCLUDE|EXCLUDE))=(\S+)`)
-	reLevelEnv    = regexp.MustCompile(`(?:SGLANG_KERNEL_API_LOGLEVEL|FLASHINFER_LOGLEVEL)=["']?(\d+)`)
+	reLogFileRank = lazyre.New(`(?:rank|pid|_)(\d{3,9})\.log$`)
+	reArgStart    = lazyre.New(`^(arg\[\d+\]|[A-Za-z_]\w*)\s*(?:=|:$|: )\s*(.*)$`)
+	reShape       = lazyre.New(`shape=(\([^)]*\)|\[[^\]]*\])`)
+	reDtype       = lazyre.New(`dtype=([\w.]+)`)
+	reContig      = lazyre.New(`is_contiguous=(True|False)`)
+	reNaNCount    = lazyre.New(`nan_count=(\d+)`)
+	reInfCount    = lazyre.New(`inf_count=(\d+)`)
+	reDumpPath    = lazyre.New(`((?:[\w.~+@-]*/)*[\w.+@-]+)/(inputs\.pt|outputs\.pt|metadata\.jsonl?|inputs\.safetensors|outputs\.safetensors)\b`)
+	reDumpDir     = lazyre.New(`^(\d{8}_\d{6}_\d{3})_(?:pid(\d+)_)?(.+)_call(\d+)$`)
+	reDumpFilter  = lazyre.New(`((?:SGLANG_KERNEL_API|FLASHINFER)_DUMP_(?:INCLUDE|EXCLUDE))=(\S+)`)
+	reLevelEnv    = lazyre.New(`(?:SGLANG_KERNEL_API_LOGLEVEL|FLASHINFER_LOGLEVEL)=["']?(\d+)`)
 )
 
 // fields of a value that are not arguments of their own

@@ -1,9 +1,10 @@
 package crash
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // launchParser reads application launch-failure messages and device limits
@@ -38,18 +39,18 @@ func defaultLimits() deviceLimits {
 }
 
 var (
-	reAppLaunchFail = regexp.MustCompile(`Kernel '([^']+)' launch failed: (\w+)(?: \(grid=\((\d+), ?(\d+), ?(\d+)\), block=\((\d+), ?(\d+), ?(\d+)\)\))?`)
-	reAppLaunch     = regexp.MustCompile(`kernel=([\w.:<>]+), grid=\((\d+), ?(\d+), ?(\d+)\), block=\((\d+), ?(\d+), ?(\d+)\)(?:, shared=(\d+))?`)
-	reSharedExceed  = regexp.MustCompile(`(?i)shared memory (\d+) bytes exceeds limit (\d+)`)
-	reGridInvalid   = regexp.MustCompile(`grid\.([xyz]) (\d+) invalid \(limit: (\d+)\.\.(\d+)\)`)
-	reMaxThreads    = regexp.MustCompile(`maxThreadsPerBlock[=:]\s*(\d+)`)
-	reMaxDim        = regexp.MustCompile(`maxThreadsDim[=:]\s*[\[(]\s*(\d+),\s*(\d+),\s*(\d+)\s*[\])]`)
-	reWGMax         = regexp.MustCompile(`Workgroup Max Size:\s*(\d+)`)
-	reLDSLimit      = regexp.MustCompile(`(?:sharedMemPerBlock|maxSharedMemoryPerBlock)[=:]\s*(\d+)`)
-	reKernelLoad    = regexp.MustCompile(`Kernel loading failed: (hip\w+)`)
-	reSyncFailed    = regexp.MustCompile(`Device synchronization failed after kernel '([^']+)': (.*)`)
-	reAsyncHIP      = regexp.MustCompile(`Async HIP error detected after kernel launch: code=(\d+), msg=(.*)`)
-	reInvalidCfg    = regexp.MustCompile(`(?i)invalid configuration argument|too many resources requested for launch|scratch_size overflow|HSA_STATUS_ERROR_OUT_OF_REGISTERS`)
+	reAppLaunchFail = lazyre.New(`Kernel '([^']+)' launch failed: (\w+)(?: \(grid=\((\d+), ?(\d+), ?(\d+)\), block=\((\d+), ?(\d+), ?(\d+)\)\))?`)
+	reAppLaunch     = lazyre.New(`kernel=([\w.:<>]+), grid=\((\d+), ?(\d+), ?(\d+)\), block=\((\d+), ?(\d+), ?(\d+)\)(?:, shared=(\d+))?`)
+	reSharedExceed  = lazyre.New(`(?i)shared memory (\d+) bytes exceeds limit (\d+)`)
+	reGridInvalid   = lazyre.New(`grid\.([xyz]) (\d+) invalid \(limit: (\d+)\.\.(\d+)\)`)
+	reMaxThreads    = lazyre.New(`maxThreadsPerBlock[=:]\s*(\d+)`)
+	reMaxDim        = lazyre.New(`maxThreadsDim[=:]\s*[\[(]\s*(\d+),\s*(\d+),\s*(\d+)\s*[\])]`)
+	reWGMax         = lazyre.New(`Workgroup Max Size:\s*(\d+)`)
+	reLDSLimit      = lazyre.New(`(?:sharedMemPerBlock|maxSharedMemoryPerBlock)[=:]\s*(\d+)`)
+	reKernelLoad    = lazyre.New(`Kernel loading failed: (hip\w+)`)
+	reSyncFailed    = lazyre.New(`Device synchronization failed after kernel '([^']+)': (.*)`)
+	reAsyncHIP      = lazyre.New(`Async HIP error detected after kernel launch: code=(\d+), msg=(.*)`)
+	reInvalidCfg    = lazyre.New(`(?i)invalid configuration argument|too many resources requested for launch|scratch_size overflow|HSA_STATUS_ERROR_OUT_OF_REGISTERS`)
 )
 
 func (p *launchParser) beginFile(*Session) {}

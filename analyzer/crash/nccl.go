@@ -1,9 +1,10 @@
 package crash
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // ncclParser reads NCCL/RCCL debug lines, the c10d ProcessGroupNCCL watchdog
@@ -16,16 +17,16 @@ type ncclParser struct {
 }
 
 var (
-	reWatchdog     = regexp.MustCompile(`Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?(?:, Timeout\(ms\)=(\d+))?\)(?: ran for (\d+) milliseconds)?`)
-	reRankTag      = regexp.MustCompile(`\[(?:PG ID \d+ PG GUID [^ \]]* )?(?:PG \d+ )?Rank (\d+)\]`)
-	reWorkState    = regexp.MustCompile(`(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (\d+), last completed NCCL work: (\d+)`)
-	reNCCLLine     = regexp.MustCompile(`^(\S+):(\d+):(\d+) \[(\d+)\] (?:\S+ )?NCCL (INFO|WARN|TRACE|ERROR) (.*)$`)
-	reRCCLVersion  = regexp.MustCompile(`RCCL version\s*:?\s*(\S+)`)
-	reTorchrunFail = regexp.MustCompile(`failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)`)
-	reTableRank    = regexp.MustCompile(`^\s*rank\s*: (\d+) \(local_rank: (\d+)\)`)
-	reTableExit    = regexp.MustCompile(`^\s*exitcode\s*: (-?\d+)(?: \(pid: (\d+)\))?`)
-	reTableSignal  = regexp.MustCompile(`Signal (\d+) \((SIG\w+)\) received by PID (\d+)`)
-	reTableHost    = regexp.MustCompile(`^\s*host\s*: (\S+)`)
+	reWatchdog     = lazyre.New(`Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?(?:, Timeout\(ms\)=(\d+))?\)(?: ran for (\d+) milliseconds)?`)
+	reRankTag      = lazyre.New(`\[(?:PG ID \d+ PG GUID [^ \]]* )?(?:PG \d+ )?Rank (\d+)\]`)
+	reWorkState    = lazyre.New(`(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (\d+), last completed NCCL work: (\d+)`)
+	reNCCLLine     = lazyre.New(`^(\S+):(\d+):(\d+) \[(\d+)\] (?:\S+ )?NCCL (INFO|WARN|TRACE|ERROR) (.*)$`)
+	reRCCLVersion  = lazyre.New(`RCCL version\s*:?\s*(\S+)`)
+	reTorchrunFail = lazyre.New(`failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)`)
+	reTableRank    = lazyre.New(`^\s*rank\s*: (\d+) \(local_rank: (\d+)\)`)
+	reTableExit    = lazyre.New(`^\s*exitcode\s*: (-?\d+)(?: \(pid: (\d+)\))?`)
+	reTableSignal  = lazyre.New(`Signal (\d+) \((SIG\w+)\) received by PID (\d+)`)
+	reTableHost    = lazyre.New(`^\s*host\s*: (\S+)`)
 )
 
 var ncclTransportErrors = []string{"Cuda failure", "hipIpcGetMemHandle failed", "ncclUnhandledCudaError", "invalid device ordinal", "Missing \"amd_iommu=on\"", "ncclSystemError", "ncclInternalError", "ncclRemoteError", "ncclInvalidUsage", "NCCL error", "Call to ibv_", "connect() failed", "Connection refused", "Connection reset by peer"}

@@ -1,10 +1,11 @@
 package crash
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // line is one normalised input line.
@@ -42,29 +43,29 @@ func clip(s string, n int) string {
 }
 
 var (
-	reTqdm       = regexp.MustCompile(`^.*?(?:\d+(?:\.\d+)?|\?)(?:it/s|s/it|B/s)\]`)
-	reAnsiLit    = regexp.MustCompile(`(?:\\u001[bB]|\\x1[bB]|\\033|\\e)\[[0-9;?]*[A-Za-z]`)
-	reComfyStamp = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+ - `)
+	reTqdm       = lazyre.New(`^.*?(?:\d+(?:\.\d+)?|\?)(?:it/s|s/it|B/s)\]`)
+	reAnsiLit    = lazyre.New(`(?:\\u001[bB]|\\x1[bB]|\\033|\\e)\[[0-9;?]*[A-Za-z]`)
+	reComfyStamp = lazyre.New(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+ - `)
 
-	reDmesg     = regexp.MustCompile(`^\[\s*\d+\.\d+\]\s?`)
-	reDmesgT    = regexp.MustCompile(`^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]\s?`)
-	reRank      = regexp.MustCompile(`^\[rank(\d+)\]:\s?`)
-	reC10Brack  = regexp.MustCompile(`^\[[IWEF](?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?)? ?[^\]\s]*\.(?:cpp|cc|h|hpp|py):\d+\]\s?`)
-	reSGLang    = regexp.MustCompile(`^\[(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?|<timestamp>)((?: (?:TP|PP|DP|EP|CP|ATTN_TP|MOE_EP)\d+)*)\]\s?`)
-	reATOM      = regexp.MustCompile(`^\[[a-z][\w-]* \d\d:\d\d:\d\d\]\s?`)
-	reViewerNo  = regexp.MustCompile(`^\[\d+\]\s`)
-	reFracStep  = regexp.MustCompile(`^\[\d+/\d+\]\s`)
-	reWorker    = regexp.MustCompile(`^\(([\w.:-]+)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\)\s?`)
-	reHIPTrace  = regexp.MustCompile(`^:(\d):\s*[\w.]+\s*:\s*\d+\s*:\s*\d+ us:\s*(?:(\d+): )?(?:\[pid:(\d+) tid:0x[0-9a-fA-F]+\]\s*|\[tid:0x[0-9a-fA-F]+\]\s*)?`)
-	reGHA       = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\s`)
-	reSyslogISO = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:?\d\d|Z) (\S+) ([\w.@/-]+?)(?:\[(\d+)\])?: `)
-	reISOStamp  = regexp.MustCompile(`^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+(?:-\s+)?(?:\[\w+\]\s+)?(?:\(\w+\)\s+)?`)
-	reVLLMLevel = regexp.MustCompile(`^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[^\]]+\]\s?`)
-	reGlog      = regexp.MustCompile(`^[IWEF]\d{3,4} \d\d:\d\d:\d\d\.\d+\s+\d+ [^\]\s]+\]\s?`)
-	reJournald  = regexp.MustCompile(`^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d (\S+) ([\w.@/-]+?)(?:\[(\d+)\])?: `)
-	reCompose   = regexp.MustCompile(`^([A-Za-z0-9][\w.-]*)\s+\| `)
-	rePytest    = regexp.MustCompile(`^FAILED \[[\d.]+s\] \S+ - `)
-	reTPName    = regexp.MustCompile(`(?:TP|_TP|Worker_TP|rank)(\d+)`)
+	reDmesg     = lazyre.New(`^\[\s*\d+\.\d+\]\s?`)
+	reDmesgT    = lazyre.New(`^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]\s?`)
+	reRank      = lazyre.New(`^\[rank(\d+)\]:\s?`)
+	reC10Brack  = lazyre.New(`^\[[IWEF](?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?)? ?[^\]\s]*\.(?:cpp|cc|h|hpp|py):\d+\]\s?`)
+	reSGLang    = lazyre.New(`^\[(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?|<timestamp>)((?: (?:TP|PP|DP|EP|CP|ATTN_TP|MOE_EP)\d+)*)\]\s?`)
+	reATOM      = lazyre.New(`^\[[a-z][\w-]* \d\d:\d\d:\d\d\]\s?`)
+	reViewerNo  = lazyre.New(`^\[\d+\]\s`)
+	reFracStep  = lazyre.New(`^\[\d+/\d+\]\s`)
+	reWorker    = lazyre.New(`^\(([\w.:-]+)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\)\s?`)
+	reHIPTrace  = lazyre.New(`^:(\d):\s*[\w.]+\s*:\s*\d+\s*:\s*\d+ us:\s*(?:(\d+): )?(?:\[pid:(\d+) tid:0x[0-9a-fA-F]+\]\s*|\[tid:0x[0-9a-fA-F]+\]\s*)?`)
+	reGHA       = lazyre.New(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\s`)
+	reSyslogISO = lazyre.New(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:?\d\d|Z) (\S+) ([\w.@/-]+?)(?:\[(\d+)\])?: `)
+	reISOStamp  = lazyre.New(`^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+(?:-\s+)?(?:\[\w+\]\s+)?(?:\(\w+\)\s+)?`)
+	reVLLMLevel = lazyre.New(`^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[^\]]+\]\s?`)
+	reGlog      = lazyre.New(`^[IWEF]\d{3,4} \d\d:\d\d:\d\d\.\d+\s+\d+ [^\]\s]+\]\s?`)
+	reJournald  = lazyre.New(`^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d (\S+) ([\w.@/-]+?)(?:\[(\d+)\])?: `)
+	reCompose   = lazyre.New(`^([A-Za-z0-9][\w.-]*)\s+\| `)
+	rePytest    = lazyre.New(`^FAILED \[[\d.]+s\] \S+ - `)
+	reTPName    = lazyre.New(`(?:TP|_TP|Worker_TP|rank)(\d+)`)
 )
 
 // normalize strips ANSI codes, resolves carriage returns and removes known

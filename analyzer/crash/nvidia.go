@@ -1,8 +1,9 @@
 package crash
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // nvidiaParser reads NVIDIA analogues: compute-sanitizer reports, cuda-gdb
@@ -15,16 +16,16 @@ type nvidiaParser struct {
 }
 
 var (
-	reSanError   = regexp.MustCompile(`^=+\s+(Invalid __(global|shared|local)__ (read|write) of size (\d+) bytes?|Misaligned address|Out-of-range Shared or Local Address|Invalid address space|Malloc/Free error|Cuda API error|Program hit (\w+) \(error (\d+)\) due to "([^"]*)"(?: on CUDA API call to (\w+))?)`)
-	reSanAt      = regexp.MustCompile(`^=+\s+at (?:0x[0-9a-fA-F]+ in )?(.+?)(?:\+0x[0-9a-fA-F]+)?(?: in (\S+:\d+))?$`)
-	reSanThread  = regexp.MustCompile(`by thread \((\d+,\d+,\d+)\) in block \((\d+,\d+,\d+)\)`)
-	reSanAddr    = regexp.MustCompile(`Address (0x[0-9a-fA-F]+) (is .*)$`)
-	reSanSummary = regexp.MustCompile(`ERROR SUMMARY: (\d+) errors?`)
-	reSanRace    = regexp.MustCompile(`(?:Error|Warning): Race reported between`)
-	reCudaExc    = regexp.MustCompile(`(?:CUDA Exception: |CUDA_EXCEPTION_\d+, )((?:Warp|Lane|Device) [A-Za-z -]+?)\.?\s*$`)
-	reCudaFocus  = regexp.MustCompile(`\[Switching focus to CUDA kernel (\d+), grid (\d+), block \(([\d,]+)\), thread \(([\d,]+)\), device (\d+), sm (\d+), warp (\d+), lane (\d+)\]`)
-	reCudaKRow   = regexp.MustCompile(`^\*?\s*(\d+)\s+(?:-|\d+)\s+(\d+)\s+(\d+)\s+(Active|Terminated|Sleeping|\w+)\s+0x[0-9a-fA-F]+\s+\(([\d,]+)\)\s+\(([\d,]+)\)\s+(\S.*)$`)
-	reCudaFrame  = regexp.MustCompile(`^(?:#\d+\s+)?(?:0x[0-9a-fA-F]+ in )?(\S+)<<<\(([\d,]+)\),\(([\d,]+)\)>>>`)
+	reSanError   = lazyre.New(`^=+\s+(Invalid __(global|shared|local)__ (read|write) of size (\d+) bytes?|Misaligned address|Out-of-range Shared or Local Address|Invalid address space|Malloc/Free error|Cuda API error|Program hit (\w+) \(error (\d+)\) due to "([^"]*)"(?: on CUDA API call to (\w+))?)`)
+	reSanAt      = lazyre.New(`^=+\s+at (?:0x[0-9a-fA-F]+ in )?(.+?)(?:\+0x[0-9a-fA-F]+)?(?: in (\S+:\d+))?$`)
+	reSanThread  = lazyre.New(`by thread \((\d+,\d+,\d+)\) in block \((\d+,\d+,\d+)\)`)
+	reSanAddr    = lazyre.New(`Address (0x[0-9a-fA-F]+) (is .*)$`)
+	reSanSummary = lazyre.New(`ERROR SUMMARY: (\d+) errors?`)
+	reSanRace    = lazyre.New(`(?:Error|Warning): Race reported between`)
+	reCudaExc    = lazyre.New(`(?:CUDA Exception: |CUDA_EXCEPTION_\d+, )((?:Warp|Lane|Device) [A-Za-z -]+?)\.?\s*$`)
+	reCudaFocus  = lazyre.New(`\[Switching focus to CUDA kernel (\d+), grid (\d+), block \(([\d,]+)\), thread \(([\d,]+)\), device (\d+), sm (\d+), warp (\d+), lane (\d+)\]`)
+	reCudaKRow   = lazyre.New(`^\*?\s*(\d+)\s+(?:-|\d+)\s+(\d+)\s+(\d+)\s+(Active|Terminated|Sleeping|\w+)\s+0x[0-9a-fA-F]+\s+\(([\d,]+)\)\s+\(([\d,]+)\)\s+(\S.*)$`)
+	reCudaFrame  = lazyre.New(`^(?:#\d+\s+)?(?:0x[0-9a-fA-F]+ in )?(\S+)<<<\(([\d,]+)\),\(([\d,]+)\)>>>`)
 )
 
 func (p *nvidiaParser) beginFile(*Session) { p.san = nil }

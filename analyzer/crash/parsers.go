@@ -1,8 +1,9 @@
 package crash
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 func newParsers(s *Session) []parser {
@@ -72,7 +73,7 @@ func (s *Session) kernelHintEv(name, source string, prio int, ev Evidence) {
 }
 
 // submatch returns group 1 of re in s, or "".
-func submatch(re *regexp.Regexp, s string) string {
+func submatch(re *lazyre.Regexp, s string) string {
 	if m := re.FindStringSubmatch(s); m != nil && len(m) > 1 {
 		return m[1]
 	}
@@ -81,7 +82,7 @@ func submatch(re *regexp.Regexp, s string) string {
 
 // findIf is re.FindStringSubmatch(s) for a regular expression whose
 // matches all contain lit (a cheap test first).
-func findIf(s, lit string, re *regexp.Regexp) []string {
+func findIf(s, lit string, re *lazyre.Regexp) []string {
 	if !strings.Contains(s, lit) {
 		return nil
 	}
@@ -90,7 +91,7 @@ func findIf(s, lit string, re *regexp.Regexp) []string {
 
 // submatchIf is submatch(re, s) for a regular expression whose matches all
 // contain lit.
-func submatchIf(s, lit string, re *regexp.Regexp) string {
+func submatchIf(s, lit string, re *lazyre.Regexp) string {
 	if !strings.Contains(s, lit) {
 		return ""
 	}
@@ -100,7 +101,7 @@ func submatchIf(s, lit string, re *regexp.Regexp) string {
 // findFoldIf is re.FindStringSubmatch(s) for a case-insensitive regular
 // expression whose matches all contain lit (lower case ASCII letters
 // without non-ASCII case folds: not k or s) in some case.
-func findFoldIf(s, lit string, re *regexp.Regexp) []string {
+func findFoldIf(s, lit string, re *lazyre.Regexp) []string {
 	if !containsFoldASCII(s, lit) {
 		return nil
 	}
@@ -139,7 +140,7 @@ func containsAny(s string, subs ...string) bool {
 	return false
 }
 
-var reGfx = regexp.MustCompile(`\bgfx(\d{3,4}[a-f]?)\b`)
+var reGfx = lazyre.New(`\bgfx(\d{3,4}[a-f]?)\b`)
 
 func (s *Session) noteArch(t string) {
 	if !strings.Contains(t, "gfx") {

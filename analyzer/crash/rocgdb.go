@@ -1,9 +1,10 @@
 package crash
 
 import (
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // rocgdbParser reads rocgdb batch dumps (docs section 7): info agents,
@@ -44,14 +45,14 @@ type gdbStop struct {
 }
 
 var (
-	reGdbDispatch = regexp.MustCompile(`^\*?\s*(\d+)\s+AMDGPU Dispatch (\d+):(\d+):(\d+) \(PKID (\d+)\)\s+(\[[\d,]*\])\s+(\[[\d,]*\])\s+([BAaRs|]+|-)?\s*(?:Shared\(\d+\), Private\(\d+\)\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+)?(.*)$`)
-	reGdbQueue    = regexp.MustCompile(`^\*?\s*(\d+)\s+AMDGPU Queue (\d+):(\d+) \(QID (\d+)\)\s+(HSA(?: \(\w+\))?|DMA|XGMI|PM4|Unknown)\s+(?:(\d+)\s+(\d+)\s+)?(\d+)\s+(0x[0-9a-fA-F]+)`)
-	reGdbAgent    = regexp.MustCompile(`^\*?\s*(\d+)\s+(?:(\w)\s+)?AMDGPU Agent \(GPUID (\d+)\)\s+(?:(gfx\w+)\s+)?(.*?)\s+(\d+)\s+(\d+)\s+((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\s*$`)
-	reGdbStop     = regexp.MustCompile(`Thread (\d+)(?: "([^"]*)")? received signal (SIG\w+|CUDA_EXCEPTION_\d+), ([^.]*)`)
-	reGdbLane     = regexp.MustCompile(`AMDGPU Lane (\d+:\d+:\d+:\d+)/(\d+) \((\d+,\d+,\d+)\)\[(\d+,\d+,\d+)\]`)
-	reGdbWave     = regexp.MustCompile(`AMDGPU Wave (\d+:\d+:\d+:\d+) \((\d+,\d+,\d+)\)/(\d+)`)
-	reGdbFrame    = regexp.MustCompile(`^(?:#\d+\s+)?(?:0x[0-9a-fA-F]+ in )?([^\s(][^(]*?) \((.*?)\)(?: at (\S+:\d+)| from (\S+))?\s*$`)
-	reMIDispatch  = regexp.MustCompile(`target-id="AMDGPU Dispatch (\d+:\d+:\d+)[^"]*"[^}]*?kernel-function="([^"]*)"`)
+	reGdbDispatch = lazyre.New(`^\*?\s*(\d+)\s+AMDGPU Dispatch (\d+):(\d+):(\d+) \(PKID (\d+)\)\s+(\[[\d,]*\])\s+(\[[\d,]*\])\s+([BAaRs|]+|-)?\s*(?:Shared\(\d+\), Private\(\d+\)\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+)?(.*)$`)
+	reGdbQueue    = lazyre.New(`^\*?\s*(\d+)\s+AMDGPU Queue (\d+):(\d+) \(QID (\d+)\)\s+(HSA(?: \(\w+\))?|DMA|XGMI|PM4|Unknown)\s+(?:(\d+)\s+(\d+)\s+)?(\d+)\s+(0x[0-9a-fA-F]+)`)
+	reGdbAgent    = lazyre.New(`^\*?\s*(\d+)\s+(?:(\w)\s+)?AMDGPU Agent \(GPUID (\d+)\)\s+(?:(gfx\w+)\s+)?(.*?)\s+(\d+)\s+(\d+)\s+((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\s*$`)
+	reGdbStop     = lazyre.New(`Thread (\d+)(?: "([^"]*)")? received signal (SIG\w+|CUDA_EXCEPTION_\d+), ([^.]*)`)
+	reGdbLane     = lazyre.New(`AMDGPU Lane (\d+:\d+:\d+:\d+)/(\d+) \((\d+,\d+,\d+)\)\[(\d+,\d+,\d+)\]`)
+	reGdbWave     = lazyre.New(`AMDGPU Wave (\d+:\d+:\d+:\d+) \((\d+,\d+,\d+)\)/(\d+)`)
+	reGdbFrame    = lazyre.New(`^(?:#\d+\s+)?(?:0x[0-9a-fA-F]+ in )?([^\s(][^(]*?) \((.*?)\)(?: at (\S+:\d+)| from (\S+))?\s*$`)
+	reMIDispatch  = lazyre.New(`target-id="AMDGPU Dispatch (\d+:\d+:\d+)[^"]*"[^}]*?kernel-function="([^"]*)"`)
 )
 
 func (p *rocgdbParser) beginFile(*Session) {

@@ -1,8 +1,9 @@
 package crash
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // rocrParser reads ROCr runtime fatal messages (docs section 3): the VM
@@ -15,22 +16,22 @@ type rocrParser struct {
 }
 
 var (
-	reROCrNode     = regexp.MustCompile(`(?i)Memory access fault by GPU node-(\d+)`)
-	reAgentHandle  = regexp.MustCompile(`\(Agent handle: ([^)]*)\)`)
-	reOnAddress    = regexp.MustCompile(`on address (\(nil\)|[^\s(]+)(\(may not be exact address\))?`)
-	reReasonTail   = regexp.MustCompile(`Reasons?: ?(.*)$`)
-	reHWException  = regexp.MustCompile(`HW Exception by GPU node-(\d+)(?: \(Agent handle: ([^)]*)\))? reason ?:\s*(.*)`)
-	reOffloadFault = regexp.MustCompile(`memory access fault by GPU (\d+)(?: \(agent ([^)]*)\))?(?: at virtual address (\(nil\)|[^\s.]+))?`)
-	reOffloadKern  = regexp.MustCompile(`^Kernel '(.*)'`)
-	reOmpInParens  = regexp.MustCompile(`\((__omp_offloading_\w+)\)`)
-	reMFEHost      = regexp.MustCompile(`host: ([^,\]]+)`)
-	reMFEGPU       = regexp.MustCompile(`GPU index: (\d+)`)
-	reMFEAddr      = regexp.MustCompile(`faulting addr: (\(nil\)|0x[0-9a-fA-F]+)`)
-	reMFEKernel    = regexp.MustCompile(`kernel: (.*?)\]?$`)
-	reLegacyAgent  = regexp.MustCompile(`Memory access fault at GPU Node: (\d+)(?: / Address: (\S+))?(?: \((.*)\))?`)
-	reGPUMemError  = regexp.MustCompile(`\[GPU Memory Error\] Addr: (\S+)(?: Reason: (.*))?`)
-	reFaultingPage = regexp.MustCompile(`Faulting page: (0x[0-9a-fA-F]+)`)
-	reSystemEvent  = regexp.MustCompile(`HSA_AMD_GPU_MEMORY_FAULT_EVENT: ([^)]*)`)
+	reROCrNode     = lazyre.New(`(?i)Memory access fault by GPU node-(\d+)`)
+	reAgentHandle  = lazyre.New(`\(Agent handle: ([^)]*)\)`)
+	reOnAddress    = lazyre.New(`on address (\(nil\)|[^\s(]+)(\(may not be exact address\))?`)
+	reReasonTail   = lazyre.New(`Reasons?: ?(.*)$`)
+	reHWException  = lazyre.New(`HW Exception by GPU node-(\d+)(?: \(Agent handle: ([^)]*)\))? reason ?:\s*(.*)`)
+	reOffloadFault = lazyre.New(`memory access fault by GPU (\d+)(?: \(agent ([^)]*)\))?(?: at virtual address (\(nil\)|[^\s.]+))?`)
+	reOffloadKern  = lazyre.New(`^Kernel '(.*)'`)
+	reOmpInParens  = lazyre.New(`\((__omp_offloading_\w+)\)`)
+	reMFEHost      = lazyre.New(`host: ([^,\]]+)`)
+	reMFEGPU       = lazyre.New(`GPU index: (\d+)`)
+	reMFEAddr      = lazyre.New(`faulting addr: (\(nil\)|0x[0-9a-fA-F]+)`)
+	reMFEKernel    = lazyre.New(`kernel: (.*?)\]?$`)
+	reLegacyAgent  = lazyre.New(`Memory access fault at GPU Node: (\d+)(?: / Address: (\S+))?(?: \((.*)\))?`)
+	reGPUMemError  = lazyre.New(`\[GPU Memory Error\] Addr: (\S+)(?: Reason: (.*))?`)
+	reFaultingPage = lazyre.New(`Faulting page: (0x[0-9a-fA-F]+)`)
+	reSystemEvent  = lazyre.New(`HSA_AMD_GPU_MEMORY_FAULT_EVENT: ([^)]*)`)
 )
 
 var rocrReasons = []string{

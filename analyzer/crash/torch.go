@@ -1,9 +1,10 @@
 package crash
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // torchParser reads PyTorch texts (docs section 10): out-of-memory messages,
@@ -26,25 +27,25 @@ type assertGroup struct {
 }
 
 var (
-	reOOMTried    = regexp.MustCompile(`(?i)(HIP|CUDA)? ?out of memory\. Tried to allocate ([\d.]+ ?(?:bytes|[KMGTP]i?B))`)
-	reOOMCap      = regexp.MustCompile(`GPU (\d+) has a total capacity of ([\d.]+ ?\w+) of which ([\d.]+ ?\w+) is free`)
-	reOOMInUse    = regexp.MustCompile(`this process has ([\d.]+ ?\w+) memory in use`)
-	reOOMAlloc    = regexp.MustCompile(`Of the allocated memory ([\d.]+ ?\w+) is allocated by PyTorch(?:, with ([\d.]+ ?\w+) allocated in private pools(?: \([^)]*\))?)?, and ([\d.]+ ?\w+) is reserved by PyTorch but unallocated`)
-	reOOMAllowed  = regexp.MustCompile(`([\d.]+ ?\w+) allowed;`)
-	reOOMEnv      = regexp.MustCompile(`(PYTORCH_(?:HIP_|CUDA_)?ALLOC_CONF)=`)
-	reAssertLine  = regexp.MustCompile("^(.*?):(\\d+): ([^:]+(?:::[^:]+)*?): block: \\[(\\d+),(\\d+),(\\d+)\\], thread: \\[(\\d+),(\\d+),(\\d+)\\] Assertion `(.*)` failed")
-	reTorchErr    = regexp.MustCompile(`\b(HIP|CUDA) error: (.*)$`)
-	reSearchFor   = regexp.MustCompile("Search for `((?:hip|cuda)Error\\w+)'")
-	reErrName     = regexp.MustCompile(`\b((?:hip|cuda)Error[A-Z]\w+)\b`)
-	reTerminate   = regexp.MustCompile(`terminate called after throwing an instance of '([^']+)'`)
-	reRaisedFrom  = regexp.MustCompile(`Exception raised from (\S+) at (\S+)`)
-	rePyFrame     = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+)(?:,)? in (\S+)`)
-	rePyExc       = regexp.MustCompile(`^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt)): ?(.*)$`)
-	reFatalPy     = regexp.MustCompile(`Fatal Python error: (Segmentation fault|Aborted|Bus error|Floating point exception|Illegal instruction)`)
-	reAccelFatal  = regexp.MustCompile(`Accelerator Fatal Error: call to (\w+) returned error (\d+)(?: \((\w+)\))?:? ?(.*)`)
-	reForDebug    = regexp.MustCompile(`consider passing (\w+=\d+)`)
-	reLaunchBlock = regexp.MustCompile(`(?:CUDA_LAUNCH_BLOCKING|HIP_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)=[13]\b`)
-	reFP8KV       = regexp.MustCompile(`kv[-_]cache[-_]dtype[ =]+["']?fp8`)
+	reOOMTried    = lazyre.New(`(?i)(HIP|CUDA)? ?out of memory\. Tried to allocate ([\d.]+ ?(?:bytes|[KMGTP]i?B))`)
+	reOOMCap      = lazyre.New(`GPU (\d+) has a total capacity of ([\d.]+ ?\w+) of which ([\d.]+ ?\w+) is free`)
+	reOOMInUse    = lazyre.New(`this process has ([\d.]+ ?\w+) memory in use`)
+	reOOMAlloc    = lazyre.New(`Of the allocated memory ([\d.]+ ?\w+) is allocated by PyTorch(?:, with ([\d.]+ ?\w+) allocated in private pools(?: \([^)]*\))?)?, and ([\d.]+ ?\w+) is reserved by PyTorch but unallocated`)
+	reOOMAllowed  = lazyre.New(`([\d.]+ ?\w+) allowed;`)
+	reOOMEnv      = lazyre.New(`(PYTORCH_(?:HIP_|CUDA_)?ALLOC_CONF)=`)
+	reAssertLine  = lazyre.New("^(.*?):(\\d+): ([^:]+(?:::[^:]+)*?): block: \\[(\\d+),(\\d+),(\\d+)\\], thread: \\[(\\d+),(\\d+),(\\d+)\\] Assertion `(.*)` failed")
+	reTorchErr    = lazyre.New(`\b(HIP|CUDA) error: (.*)$`)
+	reSearchFor   = lazyre.New("Search for `((?:hip|cuda)Error\\w+)'")
+	reErrName     = lazyre.New(`\b((?:hip|cuda)Error[A-Z]\w+)\b`)
+	reTerminate   = lazyre.New(`terminate called after throwing an instance of '([^']+)'`)
+	reRaisedFrom  = lazyre.New(`Exception raised from (\S+) at (\S+)`)
+	rePyFrame     = lazyre.New(`^\s*File "([^"]+)", line (\d+)(?:,)? in (\S+)`)
+	rePyExc       = lazyre.New(`^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt)): ?(.*)$`)
+	reFatalPy     = lazyre.New(`Fatal Python error: (Segmentation fault|Aborted|Bus error|Floating point exception|Illegal instruction)`)
+	reAccelFatal  = lazyre.New(`Accelerator Fatal Error: call to (\w+) returned error (\d+)(?: \((\w+)\))?:? ?(.*)`)
+	reForDebug    = lazyre.New(`consider passing (\w+=\d+)`)
+	reLaunchBlock = lazyre.New(`(?:CUDA_LAUNCH_BLOCKING|HIP_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)=[13]\b`)
+	reFP8KV       = lazyre.New(`kv[-_]cache[-_]dtype[ =]+["']?fp8`)
 )
 
 func (p *torchParser) beginFile(*Session) {

@@ -1,8 +1,9 @@
 package crash
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // tritonParser reads Triton / Inductor compile and load failures (docs
@@ -14,11 +15,11 @@ type tritonParser struct {
 }
 
 var (
-	reTritonPass    = regexp.MustCompile("while executing \\[`(\\w+)`(?: on '([\\w.]+)' operation)?")
-	reTritonAtName  = regexp.MustCompile(`^@([A-Za-z_]\w*)\]?`)
-	reTritonOpName  = regexp.MustCompile(`operation: ?@([A-Za-z_]\w*)`)
-	reTritonErrCode = regexp.MustCompile(`Triton Error \[(HIP|CUDA)\]:\s*Code: (\d+)(?:, Messs?age: (.*))?`)
-	reTritonLaunch  = regexp.MustCompile(`\b([A-Za-z_]\w*)\[(?:grid|\([^\]]*\))\]\(`)
+	reTritonPass    = lazyre.New("while executing \\[`(\\w+)`(?: on '([\\w.]+)' operation)?")
+	reTritonAtName  = lazyre.New(`^@([A-Za-z_]\w*)\]?`)
+	reTritonOpName  = lazyre.New(`operation: ?@([A-Za-z_]\w*)`)
+	reTritonErrCode = lazyre.New(`Triton Error \[(HIP|CUDA)\]:\s*Code: (\d+)(?:, Messs?age: (.*))?`)
+	reTritonLaunch  = lazyre.New(`\b([A-Za-z_]\w*)\[(?:grid|\([^\]]*\))\]\(`)
 )
 
 func (p *tritonParser) beginFile(*Session) { p.wantName, p.frameNo = 0, 0 }

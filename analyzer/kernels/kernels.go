@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -154,9 +153,9 @@ func head(s string, n int) string {
 
 // rule maps a name pattern (or an activity category) to a class.
 type rule struct {
-	cat      string         // if set, the rule matches this activity category and ignores the name
-	re       *regexp.Regexp // otherwise, matched against the raw and the demangled name
-	category string         // the category; with refine set, the fallback ("" = fall through to the next rule)
+	cat      string   // if set, the rule matches this activity category and ignores the name
+	re       *pattern // otherwise, matched against the raw and the demangled name
+	category string   // the category; with refine set, the fallback ("" = fall through to the next rule)
 	provider string
 	refine   []opKeyword // optional: refine the category by op keywords in the name
 	seen     string      // a test trace that has such a name (see trace-format.md §0 labels)
@@ -180,7 +179,7 @@ func (r rule) apply(k kernelName, cat string) (Class, bool) {
 // opKeyword maps op words found in a kernel name to a category.
 type opKeyword struct {
 	category string
-	re       *regexp.Regexp
+	re       *pattern
 }
 
 // opCategory returns the category of the first keyword found in name, or "".

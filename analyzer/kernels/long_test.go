@@ -82,3 +82,12 @@ var realNames = []string{
 	"triton_poi_fused__scaled_dot_product_cudnn_attention__unsafe_view_add_cat_clone_expand_index_mul_neg_slice_transpose_unsqueeze_view_3",
 	"nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT",
 }
+
+// BenchmarkISA times ISA over real-length names.
+func BenchmarkISA(b *testing.B) {
+	for b.Loop() {
+		for _, n := range realNames {
+			ISA(n)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"errors"
-	"regexp"
 	"strings"
 
 	"github.com/ianlancetaylor/demangle"
@@ -159,13 +158,13 @@ func stripReturnType(s string) string {
 
 var (
 	// amdISA matches Tensile's "_ISA942_" and plain "gfx90a" tokens.
-	amdISA = regexp.MustCompile(`(?:^|_)ISA([0-9]{2,3}[0-9a-f])(?:_|$)|(?:^|[^A-Za-z0-9])gfx([0-9]{2,3}[0-9a-f])(?:[^0-9a-f]|$)`)
+	amdISA = newPattern(`(?:^|_)ISA([0-9]{2,3}[0-9a-f])(?:_|$)|(?:^|[^A-Za-z0-9])gfx([0-9]{2,3}[0-9a-f])(?:[^0-9a-f]|$)`)
 	// nvidiaSM matches sm90, sm_90, sm100f, camel-case "fmhaSm100a", and
 	// CUTLASS's "cutlass_80_" arch prefix.
-	nvidiaSM = regexp.MustCompile(`(?:^|[^A-Za-z0-9])sm_?([0-9]{2,3})(?:[a-z_]|[^0-9A-Za-z]|$)|Sm([0-9]{2,3})[a-z]?(?:[A-Z_]|$)|(?:^|[^A-Za-z0-9])cutlass_([0-9]{2,3})_`)
+	nvidiaSM = newPattern(`(?:^|[^A-Za-z0-9])sm_?([0-9]{2,3})(?:[a-z_]|[^0-9A-Za-z]|$)|Sm([0-9]{2,3})[a-z]?(?:[A-Z_]|$)|(?:^|[^A-Za-z0-9])cutlass_([0-9]{2,3})_`)
 	// nvidiaFamily maps the architecture-family prefixes of cuBLAS/cuDNN
 	// kernels ("volta_sgemm_…", "cudnn_infer_ampere_scudnn_…").
-	nvidiaFamily = regexp.MustCompile(`(?:^|_)(maxwell|pascal|volta|turing|ampere|hopper|blackwell)_`)
+	nvidiaFamily = newPattern(`(?:^|_)(maxwell|pascal|volta|turing|ampere|hopper|blackwell)_`)
 	familySM     = map[string]string{
 		"maxwell": "sm50", "pascal": "sm60", "volta": "sm70", "turing": "sm75",
 		"ampere": "sm80", "hopper": "sm90", "blackwell": "sm100",

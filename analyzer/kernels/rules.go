@@ -175,11 +175,11 @@ var templateOps = []opKeyword{
 var fbgemmOps = []opKeyword{kw(CategoryQuantization, `quant|fp8|qparam`)}
 
 func kw(category, pattern string) opKeyword {
-	return opKeyword{category, regexp.MustCompile(pattern)}
+	return opKeyword{category, newPattern(pattern)}
 }
 
 func named(pattern, category, provider, seen string) rule {
-	return rule{re: regexp.MustCompile(pattern), category: category, provider: provider, seen: seen}
+	return rule{re: newPattern(pattern), category: category, provider: provider, seen: seen}
 }
 
 // refined is named with the category refined by an op-keyword table.

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sync"
+	"unsafe"
 
 	json "github.com/goccy/go-json"
 	"github.com/tetratelabs/wazero"
@@ -20,13 +23,50 @@ import (
 //go:embed module
 var moduleFS embed.FS
 
-// Module returns the embedded gputriage.wasm.
+const modulePath = "module/gputriage.wasm"
+
+var errNoModule = errors.New("--engine wasm: this binary was built without gputriage.wasm (go install does not run the module build); build it with `make build` from a checkout, or use the default native engine")
+
+// Module returns the embedded gputriage.wasm. The bytes are the binary's
+// own read-only data, not a copy (embedBytes): wazero only reads them, and
+// a 10 MB copy cost page faults and resident memory on every start.
 func Module() ([]byte, error) {
-	b, err := moduleFS.ReadFile("module/gputriage.wasm")
+	if b := embedBytes(moduleFS, modulePath); b != nil {
+		return b, nil
+	}
+	b, err := moduleFS.ReadFile(modulePath)
 	if err != nil {
-		return nil, errors.New("--engine wasm: this binary was built without gputriage.wasm (go install does not run the module build); build it with `make build` from a checkout, or use the default native engine")
+		return nil, errNoModule
 	}
 	return b, nil
+}
+
+// embedBytes returns the content of an embedded file in place, or nil when
+// the file is absent, empty or embed's layout is not the one expected (then
+// callers copy it with ReadFile). embed.FS has no such call: the data string
+// sits in the unexported file struct behind an opened file, read here
+// through reflect, which checks every field's kind on the way.
+func embedBytes(fsys embed.FS, name string) []byte {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	v := reflect.ValueOf(f)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	fp := v.Elem().FieldByName("f")
+	if fp.Kind() != reflect.Pointer || fp.IsNil() || fp.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	data := fp.Elem().FieldByName("data")
+	st, err := f.Stat()
+	if data.Kind() != reflect.String || err != nil || int64(data.Len()) != st.Size() || data.Len() == 0 {
+		return nil
+	}
+	s := data.String()
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // engine is one way of running the analyzer: the wasm module under wazero or
@@ -70,9 +110,10 @@ func (n *native) Close() error                { return nil }
 
 // wasmEngine runs gputriage.wasm under wazero's compiler, with a compilation
 // cache so that only the first run pays the compile (seconds → ~0.2 s).
+// Every engine of a process is an instance on one runtime, which decodes,
+// validates and loads the module once (wazeroModule).
 type wasmEngine struct {
 	ctx context.Context
-	rt  wazero.Runtime
 	mod api.Module
 	fn  map[string]api.Function
 }
@@ -87,33 +128,69 @@ func cacheDir() string {
 	return filepath.Join(os.TempDir(), "gputriage-wazero")
 }
 
+// The process's wazero runtime and its compiled modules, by the address of
+// their bytes (Module's bytes never move).
+var wazeroRT struct {
+	sync.Mutex
+	rt       wazero.Runtime
+	compiled map[*byte]wazero.CompiledModule
+}
+
+// wazeroModule returns wasm compiled on the process's runtime.
+func wazeroModule(ctx context.Context, wasm []byte) (wazero.Runtime, wazero.CompiledModule, error) {
+	if len(wasm) == 0 {
+		return nil, nil, errors.New("compile gputriage.wasm: empty module")
+	}
+	w := &wazeroRT
+	w.Lock()
+	defer w.Unlock()
+	if w.rt == nil {
+		cfg := wazero.NewRuntimeConfigCompiler()
+		if cache, err := wazero.NewCompilationCacheWithDir(cacheDir()); err == nil {
+			cfg = cfg.WithCompilationCache(cache)
+		}
+		w.rt = wazero.NewRuntimeWithConfig(ctx, cfg)
+		wasi_snapshot_preview1.MustInstantiate(ctx, w.rt)
+		w.compiled = map[*byte]wazero.CompiledModule{}
+	}
+	if c := w.compiled[&wasm[0]]; c != nil {
+		return w.rt, c, nil
+	}
+	c, err := w.rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, nil, fmt.Errorf("compile gputriage.wasm: %w", err)
+	}
+	pruneCache(cacheDir(), keepCompiled)
+	w.compiled[&wasm[0]] = c
+	return w.rt, c, nil
+}
+
 func newWasmEngine(wasm []byte) (*wasmEngine, error) {
 	ctx := context.Background()
-	cfg := wazero.NewRuntimeConfigCompiler()
-	if cache, err := wazero.NewCompilationCacheWithDir(cacheDir()); err == nil {
-		cfg = cfg.WithCompilationCache(cache)
-	}
-	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-	compiled, err := rt.CompileModule(ctx, wasm)
+	rt, compiled, err := wazeroModule(ctx, wasm)
 	if err != nil {
-		rt.Close(ctx)
-		return nil, fmt.Errorf("compile gputriage.wasm: %w", err)
+		return nil, err
 	}
+	return instantiate(ctx, rt, compiled)
+}
+
+// instantiate starts an instance of compiled: the Go runtime inside starts
+// and the packages' init run (_initialize).
+func instantiate(ctx context.Context, rt wazero.Runtime, compiled wazero.CompiledModule) (*wasmEngine, error) {
 	// Real clocks: wazero's default fake clock advances 1 ms per reading and
 	// never sleeps, which skews the Go runtime's GC pacing and timers inside.
-	mc := wazero.NewModuleConfig().WithStartFunctions("_initialize").WithStderr(os.Stderr).WithName("gputriage").
+	// No name: instances of one runtime need distinct names or none.
+	mc := wazero.NewModuleConfig().WithStartFunctions("_initialize").WithStderr(os.Stderr).WithName("").
 		WithSysWalltime().WithSysNanotime().WithSysNanosleep()
 	mod, err := rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, memoryAllocator()), compiled, mc)
 	if err != nil {
-		rt.Close(ctx)
 		return nil, fmt.Errorf("instantiate gputriage.wasm: %w", err)
 	}
-	e := &wasmEngine{ctx: ctx, rt: rt, mod: mod, fn: map[string]api.Function{}}
+	e := &wasmEngine{ctx: ctx, mod: mod, fn: map[string]api.Function{}}
 	for _, name := range []string{"alloc", "begin", "file_begin", "feed", "file_size", "file_read", "file_error", "file_end", "finish", "result_ptr", "result_len", "take_output", "output_ptr"} {
 		f := mod.ExportedFunction(name)
 		if f == nil {
-			rt.Close(ctx)
+			mod.Close(ctx)
 			return nil, fmt.Errorf("gputriage.wasm lacks export %q", name)
 		}
 		e.fn[name] = f
@@ -240,7 +317,9 @@ func (e *wasmEngine) TakeOutput() ([]byte, error) {
 	return append([]byte(nil), b...), nil
 }
 
-func (e *wasmEngine) Close() error { return e.rt.Close(e.ctx) }
+// Close frees the instance (its linear memory); the runtime stays for the
+// process's other engines.
+func (e *wasmEngine) Close() error { return e.mod.Close(e.ctx) }
 
 // MemoryBytes reports the module's current linear memory size.
 func (e *wasmEngine) MemoryBytes() uint64 { return uint64(e.mod.Memory().Size()) }
