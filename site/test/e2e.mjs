@@ -771,10 +771,9 @@ test(`big generated trace (${BIG_MB} MB raw) streams with bounded memory and a r
 // more runnable work than cores, a task gets about cores/load of one, so the
 // 100 ms bound scales by max(1, load average / cores), measured around the
 // run and printed (GPUTRIAGE_LONGTASK_MS overrides the bound).
-// Wall-clock bounds are targets, and targets belong in benchmarks, not in
-// a test that gates CI on a shared 2-core machine: the figures are always
-// printed (and written for BENCHMARKS.md); they are judged only under
-// GPUTRIAGE_JUDGE_TIMING=1 (`make bench-page`), and then scaled by load.
+// The big trace's pause bound is a target judged only under
+// GPUTRIAGE_JUDGE_TIMING=1 (`make bench-page`), scaled by load; the long-task
+// bound below is asserted always.
 const judgeable = (factor) => {
   if (process.env.GPUTRIAGE_JUDGE_TIMING) return true;
   note(`timing bound not judged (GPUTRIAGE_JUDGE_TIMING=1 judges it); load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores, load factor ${factor.toFixed(1)}`);
@@ -782,25 +781,44 @@ const judgeable = (factor) => {
 };
 const loadFactor = () => Math.max(1, os.loadavg()[0] / os.cpus().length);
 
+// The bound is asserted on every run (not only under GPUTRIAGE_JUDGE_TIMING):
+// the page is dropped on RUNS times, each time in a fresh page, and the
+// median of the runs' longest tasks must stay under 100 ms × load factor (1
+// on a machine running the tests alone): one descheduled frame on a shared
+// machine does not fail it, a report whose frames are long does.
+const LONGTASK_RUNS = Number(process.env.GPUTRIAGE_LONGTASK_RUNS ?? 3);
 test('no long main-thread task from drop to report on a large trace', async () => {
   const load0 = os.loadavg()[0];
-  const s = await openPage(`${base}/`);
-  try {
-    await s.page.evaluate(() => { window.__resp.armed = true; });
-    await drop(s.page, [RANKS[0]], 300_000);
-    await s.page.evaluate(() => new Promise((r) => setTimeout(r, 500))); // trailing paint
-    const { resp, render, renderMs } = await s.page.evaluate(() => ({ resp: window.__resp, render: window.__gputriage.renderSections, renderMs: window.__gputriage.renderMs }));
-    const parts = Object.entries(render ?? {}).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ');
-    note(`tp_rank0 (79 MB raw): longest long task ${resp.longTask.toFixed(0)} ms; report in ${renderMs.toFixed(0)} ms over several tasks (ms per section: ${parts})`);
-    if (resp.gaps.length) note(`tp_rank0: ${resp.gaps.join('; ')}`);
-    const factor = Math.max(1, (load0 + os.loadavg()[0]) / 2 / os.cpus().length);
-    const bound = Number(process.env.GPUTRIAGE_LONGTASK_MS ?? 100 * factor);
-    note(`tp_rank0: load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores: bound ${bound.toFixed(0)} ms (100 ms × ${factor.toFixed(1)}); longest task normalised ${(resp.longTask / factor).toFixed(0)} ms`);
-    fs.writeFileSync(path.join(ART_DIR, 'page-longtask.md'), `${resp.longTask.toFixed(0)}\t${(resp.longTask / factor).toFixed(0)}\t${factor.toFixed(1)}\t${parts}\n`);
-    if (judgeable(factor)) assert.ok(resp.longTask <= bound, `a main-thread task took ${resp.longTask.toFixed(0)} ms (bound ${bound.toFixed(0)} ms)`);
-  } finally {
-    await s.close();
+  const runs = [];
+  let parts = '';
+  for (let i = 0; i < LONGTASK_RUNS; i++) {
+    const s = await openPage(`${base}/`);
+    try {
+      // Playwright evaluates its own injected script on first use: a long
+      // task of the harness, not of the page.
+      await s.page.locator('#pick-files').count();
+      await s.page.locator('#drop').isVisible();
+      await s.page.evaluate(() => new Promise((r) => setTimeout(r, 100)));
+      await s.page.evaluate(() => { window.__resp.armed = true; });
+      await drop(s.page, [RANKS[0]], 300_000);
+      await s.page.evaluate(() => new Promise((r) => setTimeout(r, 500))); // trailing paint
+      const { resp, render, renderMs } = await s.page.evaluate(() => ({ resp: window.__resp, render: window.__gputriage.renderSections, renderMs: window.__gputriage.renderMs }));
+      parts = Object.entries(render ?? {}).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ');
+      note(`tp_rank0 (79 MB raw) run ${i + 1}/${LONGTASK_RUNS}: longest long task ${resp.longTask.toFixed(0)} ms; report in ${renderMs.toFixed(0)} ms over several tasks (ms per section: ${parts})`);
+      if (resp.gaps.length) note(`tp_rank0: ${resp.gaps.join('; ')}`);
+      runs.push(resp.longTask);
+      assert.deepEqual(s.errors, [], 'no console errors');
+    } finally {
+      await s.close();
+    }
   }
+  const sorted = [...runs].sort((a, b) => a - b);
+  const median = sorted[sorted.length >> 1];
+  const factor = Math.max(1, (load0 + os.loadavg()[0]) / 2 / os.cpus().length);
+  const bound = Number(process.env.GPUTRIAGE_LONGTASK_MS ?? 100 * factor);
+  note(`tp_rank0: longest task per run ${runs.map((x) => x.toFixed(0)).join(', ')} ms, median ${median.toFixed(0)} ms; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores: bound ${bound.toFixed(0)} ms (100 ms × ${factor.toFixed(1)}); median normalised ${(median / factor).toFixed(0)} ms`);
+  fs.writeFileSync(path.join(ART_DIR, 'page-longtask.md'), `${median.toFixed(0)}\t${(median / factor).toFixed(0)}\t${factor.toFixed(1)}\t${parts}; runs ${runs.map((x) => x.toFixed(0)).join(', ')} ms\n`);
+  assert.ok(median <= bound, `the median run's longest main-thread task took ${median.toFixed(0)} ms (bound ${bound.toFixed(0)} ms; runs ${runs.map((x) => x.toFixed(0)).join(', ')})`);
 });
 
 // ---------------------------------------------------------------- main
