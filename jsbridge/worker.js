@@ -55,9 +55,12 @@ self.onmessage = async (ev) => {
   }
   if (msg.type !== 'start' && msg.type !== 'fix') return;
   jobs++;
+  const receivedAt = performance.timeOrigin + performance.now(); // epoch ms, for the page's phases
   try {
     if (msg.type === 'start') {
       const { result, stats } = await run(msg.files, msg.opts ?? {});
+      stats.receivedAt = receivedAt;
+      stats.doneAt = performance.timeOrigin + performance.now();
       self.postMessage({ type: 'result', result, stats });
     } else if (msg.type === 'fix') {
       const out = await fix(msg.file, msg.name, !!msg.gzip);
