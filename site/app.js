@@ -83,6 +83,7 @@ async function run(files, { keepRoles = false } = {}) {
     }
     const tr = performance.now();
     probe.resultAt = tr;
+    performance.mark('gputriage:result'); // devtools' timings track
     probe.renderSections = await renderReport(ui.report, result, {
       stats,
       saveReport: () => savedReport(result, stats),
@@ -98,6 +99,7 @@ async function run(files, { keepRoles = false } = {}) {
     });
     probe.renderMs = performance.now() - tr;
     probe.doneAt = performance.now();
+    performance.mark('gputriage:done');
     probe.runs++;
     ui.drop.classList.add('compact');
     // A rate over a small input mostly measures the final analysis; omit it.

@@ -604,7 +604,9 @@ async function pageReady(html, { settled = false } = {}) {
     const p = await page.evaluate(() => {
       const g = window.__gputriage;
       const nav = performance.getEntriesByType('navigation')[0];
+      const at = (t) => (t == null ? null : t - performance.timeOrigin); // a worker's epoch ms on this page's clock
       return { state: document.body.dataset.state, phases: g.phases ?? null, stats: g.stats, renderMs: g.renderMs, doneAt: g.doneAt ?? null,
+        dropAt: g.dropAt ?? null, receivedAt: at(g.stats?.receivedAt), resultAt: g.resultAt ?? null,
         domInteractive: nav?.domInteractive, domContentLoaded: nav?.domContentLoadedEventEnd };
     });
     return { idleAt, ...p, doneAt: p.doneAt ?? doneAt, dropToReport: (p.doneAt ?? doneAt) - idleAt, page, context };
@@ -641,7 +643,8 @@ test('file:// page is ready at once: drop the SGLang decode trace → rendered r
     const m = (g) => med(runs.map(g));
     const line = `navigation → report ${f(m((x) => x.doneAt))} ms: HTML parsed + script ${f(m((x) => x.domInteractive))} ms, page interactive ${f(m((x) => x.idleAt))} ms, ` +
       `module: first chunk at ${f(m((x) => x.phases?.firstChunkAt))} ms, last chunk at ${f(m((x) => x.phases?.lastChunkAt))} ms (base64 decode ${f(m((x) => x.phases?.decodeMs))} ms), compiled at ${f(m((x) => x.phases?.compiledAt))} ms; ` +
-      `instantiate + Go runtime start ${f(m((x) => x.stats.instantiateMs))} ms, analysis ${f(m((x) => x.stats.seconds * 1000))} ms, render ${f(m((x) => x.renderMs))} ms` +
+      `dropped at ${f(m((x) => x.dropAt))} ms, job in the worker at ${f(m((x) => x.receivedAt))} ms, instantiate + Go runtime start ${f(m((x) => x.stats.instantiateMs))} ms, ` +
+      `analysis ${f(m((x) => x.stats.seconds * 1000))} ms (finish() ${f(m((x) => x.stats.finishSeconds * 1000))} ms), result on the page at ${f(m((x) => x.resultAt))} ms, render ${f(m((x) => x.renderMs))} ms` +
       (n > 1 ? ` (medians of ${n}: ${runs.map((x) => f(x.doneAt)).join(', ')} ms)` : '');
     note(`file:// ${line}`);
     const w = await pageReady(INLINE, { settled: true });
