@@ -25,7 +25,7 @@ export function renderKernels(kt) {
   if (!kt?.rows) return null;
   const t = dataTable({
     name: 'kernels', rows: kt.rows, cols: COLS, sort: 'gpu_time_us', tableClass: 'kernels',
-    placeholder: 'filter  (press /)', share: 'share',
+    placeholder: 'filter  (press /)', share: 'gpu_time_us',
     search: (r) => [r.kernel, r.category, r.provider, r.cpu_op, r.python_location, r.stage],
   });
   return section('kernels', 'Kernels', t.toolbar, t.wrap);

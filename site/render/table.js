@@ -19,6 +19,7 @@ import { tsvCell } from './tsv.js';
  * @typedef {{name: string, rows: object[], cols: Col[], sort: string, dir?: number,
  *   top?: number,   (sort: a column key, or null for the rows' own order) tops?: number[], search: (r: object) => (string|null|undefined)[],
  *   placeholder?: string, share?: string, shareWhat?: string, tableClass?: string}} Spec
+ *   (share: a time field; the status line gives the shown rows' part of the rows' total)
  */
 
 const VIRTUAL_ROWS = 200;
@@ -82,8 +83,12 @@ export function dataTable(spec) {
     let s = `${int(shown.length)} of ${int(list.length)} rows` +
       (list.length !== rows.length ? ` (filtered from ${int(rows.length)})` : '');
     if (spec.share) {
+      // Shares of the rows' summed time (of the chosen stage): per-row
+      // shares are per stage and do not add up across stages.
       const sum = (l) => l.reduce((n, r) => n + (r[spec.share] ?? 0), 0);
-      s += ` · shown ${pct(sum(shown))} of ${spec.shareWhat ?? 'GPU time'}${terms.length || st.stage ? ` · matches ${pct(sum(list))}` : ''}`;
+      const all = sum(st.stage ? rows.filter((r) => r.stage === st.stage) : rows);
+      const of = (l) => pct(all > 0 ? sum(l) / all : 0);
+      s += ` · shown ${of(shown)} of ${spec.shareWhat ?? 'GPU time'}${terms.length || st.stage ? ` · matches ${of(list)}` : ''}`;
     }
     status.textContent = s;
     headers();

@@ -499,6 +499,9 @@ test('served: rank files get the per-rank table (tp_rank0 + tp_rank1)', async ()
     assert.equal(stats.command, 'auto', 'rank files of one job are not a triage pair');
     assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(RANKS, 'breakdown'), 'ranks');
     assert.equal(await s.page.locator('#ranks tbody tr').count(), 2, 'one row per rank');
+    // Two stages: the kernel table's status sums GPU time, not per-stage shares.
+    const shown = Number(/shown ([\d.]+)% of GPU time/.exec(await s.page.locator('#kernels .toolbar .status').textContent())?.[1]);
+    assert.ok(shown > 0 && shown <= 100, `kernel table shows ${shown}% of GPU time`);
     assert.match(await s.page.locator('#ranks tr[data-rank="1"]').textContent(), /most waiting/);
     assert.match(await s.page.locator('#ranks tr[data-rank="0"]').textContent(), /slowest/);
     assert.match(await s.page.locator('#ranks .headline').textContent(), /^Rank 1 spends the most time inside collectives \(666\.\d+ ms more than rank 0\)/);
