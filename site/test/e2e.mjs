@@ -666,6 +666,38 @@ test('file:// page is ready at once: drop the SGLang decode trace → rendered r
   }
 });
 
+// A cancel while the module is still arriving: the replacement worker gets
+// the chunks seen so far and the rest (jsbridge/worker-blob.js).
+test('file:// cancel before the module is ready; the next drop still works', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    await page.goto(pathToFileURL(INLINE).href, { waitUntil: 'commit' });
+    await page.waitForFunction(() => document.body?.dataset.state === 'idle', null, { polling: 5, timeout: 60_000 });
+    // Dropped and cancelled within one task (setInputFiles alone takes
+    // longer than the module needs to arrive).
+    const early = await page.evaluate(async (b64) => {
+      const file = new File([Uint8Array.fromBase64(b64)], 'early.json.gz');
+      const dt = new DataTransfer();
+      dt.items.add(file);
+      document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      await new Promise((r) => { const t = () => (document.body.dataset.state === 'working' ? r() : setTimeout(t, 1)); t(); });
+      const before = window.__gputriage.moduleMs == null;
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+      return before;
+    }, fs.readFileSync(TRACES.rocmDecode).toString('base64'));
+    await page.waitForFunction(() => ['idle', 'done'].includes(document.body.dataset.state), null, { timeout: 60_000 });
+    await drop(page, [TRACES.rocmDecode]);
+    assert.ok(await page.locator('#kernels tbody tr').count() > 0, 'the next job ran');
+    note(`file:// cancel ${early ? 'before' : 'after'} the module was ready; the next drop rendered its report`);
+    assert.deepEqual(errors, [], 'no page errors');
+  } finally {
+    await context.close();
+  }
+});
+
 test('user strings render as text (kernel names, file names, log lines)', async () => {
   const evil = '<img src=x onerror="window.__xss=1">';
   const dir = fs.mkdtempSync(path.join(TMP, 'xss-'));
