@@ -24,8 +24,8 @@ import (
 // The served build's policy is the one the Worker serves the page with.
 const (
 	servedCSP = server.CSP
-	// %[1]s: script hash, %[2]s: style hash.
-	inlineCSP = "default-src 'none'; script-src '%[1]s' 'wasm-unsafe-eval'; worker-src blob:; " +
+	// %[1]s: script hashes, %[2]s: style hash.
+	inlineCSP = "default-src 'none'; script-src %[1]s 'wasm-unsafe-eval'; worker-src blob:; " +
 		"connect-src 'none'; style-src '%[2]s'; img-src data: blob:; base-uri 'none'; form-action 'none'"
 )
 
@@ -80,8 +80,11 @@ func buildSite(wasm []byte) error {
 	if err != nil {
 		return err
 	}
-	// The module goes after the script, gzipped, as text the parser skims:
-	// the script starts the worker first, then posts it this text
+	// The module goes after the script, gzipped and base64-encoded, in
+	// chunks the parser skims: each chunk is a data block followed by one
+	// tiny script (the same text every time, so one CSP hash) that hands the
+	// chunk to the worker as soon as the parser gets there, so the module
+	// decodes, gunzips and compiles while the rest of the page still parses
 	// (jsbridge/worker-blob.js, wasm-inline.js).
 	var gz bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
@@ -89,10 +92,17 @@ func buildSite(wasm []byte) error {
 	if err := zw.Close(); err != nil {
 		return err
 	}
-	inlineHTML, err := page("site/index.html", css, appInline, true,
-		`<script type="application/wasm+gzip+base64" id="gputriage-wasm">`+base64.StdEncoding.EncodeToString(gz.Bytes())+`</script>`)
+	inlineHTML, err := page("site/index.html", css, appInline, true, wasmChunks(gz.Bytes()))
 	if err != nil {
 		return err
+	}
+	// Blink keeps a document's text in 8-bit strings only while every
+	// character fits: one non-ASCII character made the parser decode the whole
+	// multi-megabyte page as UTF-16. Non-ASCII text goes in as escapes.
+	for _, p := range []struct{ name, s string }{{"dist-inline/index.html", inlineHTML}, {"dist/index.html", servedHTML}, {"dist/app.js", appServed}, {"dist/worker.js", workerServed}, {"dist/style.css", css}} {
+		if i := nonASCII(p.s); i >= 0 {
+			return fmt.Errorf("%s: non-ASCII byte at %d (%q): write an escape or an entity", p.name, i, p.s[max(0, i-30):min(len(p.s), i+10)])
+		}
 	}
 
 	files := map[string]string{
@@ -131,8 +141,12 @@ func page(shell, css, js string, inline bool, tail string) (string, error) {
 		if strings.Contains(strings.ToLower(js), "</script") {
 			return "", fmt.Errorf("%s: bundled script contains </script", shell)
 		}
+		scripts := "'" + hash(js) + "'"
+		if strings.Contains(tail, "<script>"+wasmHook+"</script>") {
+			scripts += " '" + hash(wasmHook) + "'"
+		}
 		return strings.NewReplacer(
-			"{{CSP}}", fmt.Sprintf(inlineCSP, hash(js), hash(css)),
+			"{{CSP}}", fmt.Sprintf(inlineCSP, scripts, hash(css)),
 			"{{STYLE}}", "<style>"+css+"</style>",
 			"{{SCRIPT}}", "<script>"+js+"</script>"+tail,
 		).Replace(string(b)), nil
@@ -142,6 +156,39 @@ func page(shell, css, js string, inline bool, tail string) (string, error) {
 		"{{STYLE}}", `<link rel="stylesheet" href="style.css">`,
 		"{{SCRIPT}}", `<script src="app.js"></script>`,
 	).Replace(string(b)), nil
+}
+
+// wasmHook runs after each chunk of the inlined module (worker-blob.js
+// defines it before the first chunk).
+const wasmHook = "__gputriageWasm(document.currentScript)"
+
+// wasmChunkChars: base64 characters per chunk, a multiple of 4 so each chunk
+// decodes on its own.
+const wasmChunkChars = 96 << 10
+
+// wasmChunks is the gzipped module as base64 data blocks, each followed by
+// the hook; the last block carries data-last.
+func wasmChunks(gz []byte) string {
+	b64 := base64.StdEncoding.EncodeToString(gz)
+	var b strings.Builder
+	for i := 0; i < len(b64); i += wasmChunkChars {
+		j := min(i+wasmChunkChars, len(b64))
+		last := ""
+		if j == len(b64) {
+			last = " data-last"
+		}
+		fmt.Fprintf(&b, "<script type=\"application/wasm+gzip+base64\" class=\"gputriage-wasm\"%s>%s</script><script>%s</script>\n", last, b64[i:j], wasmHook)
+	}
+	return b.String()
+}
+
+func nonASCII(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return i
+		}
+	}
+	return -1
 }
 
 func hash(s string) string {
@@ -190,7 +237,7 @@ func bundle(entry string, vs virtuals) (string, error) {
 		Outfile:           "out.js",
 		Format:            api.FormatIIFE,
 		Target:            api.ES2022,
-		Charset:           api.CharsetUTF8,
+		Charset:           api.CharsetASCII,
 		LegalComments:     api.LegalCommentsNone,
 		MinifyWhitespace:  minify,
 		MinifyIdentifiers: minify,
@@ -212,7 +259,7 @@ func bundleCSS(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r := api.Transform(string(src), api.TransformOptions{Loader: api.LoaderCSS, MinifyWhitespace: true, MinifySyntax: true, Sourcefile: path})
+	r := api.Transform(string(src), api.TransformOptions{Loader: api.LoaderCSS, MinifyWhitespace: true, MinifySyntax: true, Sourcefile: path, Charset: api.CharsetASCII})
 	if err := buildErr(path, r.Errors); err != nil {
 		return "", err
 	}

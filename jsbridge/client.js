@@ -19,6 +19,8 @@ import { createWorker } from 'gputriage-worker';
  * @typedef {{blob: Blob, name: string, result: Result, stats: object}} Fixed
  */
 
+const WARM_ROUNDS = 3;
+
 export class CancelledError extends Error {
   constructor() { super('cancelled'); this.name = 'CancelledError'; }
 }
@@ -34,6 +36,9 @@ export class Client {
 
   #spawn() {
     this.worker = createWorker(this.module);
+    // The warm-up job runs in a worker of its own (#warmUp), never in the
+    // way of a job.
+    this.worker.postMessage({ type: 'warm-elsewhere' });
     if (this.module) this.worker.postMessage({ type: 'module', module: this.module });
     this.worker.onmessage = (ev) => this.#onMessage(ev.data);
     this.worker.onerror = (ev) => this.#fail(ev.message || 'worker failed to start');
@@ -45,9 +50,11 @@ export class Client {
       case 'ready':
         this.module = m.module;
         this.hooks.onReady?.(m.ms, m.phases);
+        this.#warmUp();
         break;
       case 'warm':
-        this.hooks.onWarm?.();
+        this.spareReady = true;
+        if (this.warmedUp) this.hooks.onWarm?.();
         break;
       case 'progress':
         job?.onProgress?.(m);
@@ -64,6 +71,40 @@ export class Client {
         this.#fail(m.message);
         break;
     }
+  }
+
+  // Once, when the module is compiled and no job waits: a second worker gets
+  // the compiled module and runs the warm-up job WARM_ROUNDS times, so the
+  // code a job runs is compiled (and its hot parts optimised) in the module
+  // both workers share; then it ends. A job started meanwhile does not wait
+  // for it: it stops the warm-up, which would only take a core from the job.
+  #warmUp() {
+    if (this.warmer !== undefined) return;
+    this.warmer = null;
+    if (this.job) { this.warmedUp = true; return; } // the job itself warms the code up
+    let w;
+    try {
+      w = createWorker(this.module);
+    } catch {
+      return; // no warm-up; jobs still run
+    }
+    this.warmer = w;
+    const done = () => {
+      w.terminate();
+      this.warmer = null;
+      this.warmedUp = true;
+      if (this.spareReady) this.hooks.onWarm?.();
+    };
+    w.onmessage = (ev) => { if (ev.data?.type === 'warm' || ev.data?.type === 'error') done(); };
+    w.onerror = done;
+    w.postMessage({ type: 'warm-up', module: this.module, rounds: WARM_ROUNDS });
+  }
+
+  #stopWarmUp() {
+    if (!this.warmer) return;
+    this.warmer.terminate();
+    this.warmer = null;
+    this.warmedUp = true;
   }
 
   #fail(message) {
@@ -83,6 +124,7 @@ export class Client {
    */
   start(files, opts = {}, onProgress) {
     if (this.job) this.cancel();
+    this.#stopWarmUp();
     const list = files.map((f) => (f instanceof Blob ? { file: f, name: f.name } : f));
     return new Promise((resolve, reject) => {
       this.job = { resolve, reject, onProgress };
@@ -104,6 +146,7 @@ export class Client {
    */
   fix(f, opts = {}, onProgress) {
     if (this.job) this.cancel();
+    this.#stopWarmUp();
     return new Promise((resolve, reject) => {
       this.job = { resolve, reject, onProgress };
       this.worker.postMessage({ type: 'fix', file: f.file, name: f.name, gzip: !!opts.gzip });

@@ -1,28 +1,42 @@
 // file:// build: a Worker cannot load a file:// script, so the worker's
-// bundled source is started from a Blob URL, and the module's base64 (in the
-// page after this script, see wasm-inline.js) is posted to it once the parser
-// has reached it. A worker spawned after the module compiled gets the
-// compiled module instead (client.js).
+// bundled source is started from a Blob URL. The module follows this script
+// in the page as base64 chunks, each followed by a tiny script that calls
+// __gputriageWasm (build/site.go): every chunk is posted to the worker the
+// moment the HTML parser reaches it, so the worker decodes and compiles
+// while the page is still parsing (wasm-inline.js). A worker spawned after
+// the module compiled gets the compiled module instead (client.js); one
+// spawned before that (a cancel) gets the chunks seen so far, then the rest.
 import source from 'gputriage-worker-source';
 
-const ID = 'gputriage-wasm';
 let url;
-let text = null;
+const chunks = []; // base64 texts, in page order
+let complete = false;
+let waiting = null; // the worker that gets the chunks still to come
+
+// Called by the page's hook script after each chunk (a data block).
+globalThis.__gputriageWasm = (hook) => {
+  const el = hook?.previousElementSibling;
+  if (!el || el.type !== 'application/wasm+gzip+base64') return;
+  const last = el.hasAttribute('data-last');
+  chunks.push(el.textContent);
+  complete = last;
+  el.remove();
+  hook.remove();
+  waiting?.postMessage({ type: 'wasm-chunk', text: chunks[chunks.length - 1], last, at: performance.timeOrigin + performance.now() });
+};
 
 /** @param {WebAssembly.Module|null} [compiled] the module, once one worker compiled it */
 export function createWorker(compiled) {
   url ??= URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
-  const w = new Worker(url);
+  const w = new Worker(url, compiled ? { name: 'compiled' } : undefined);
   if (compiled) return w;
-  const send = () => {
-    if (text == null) {
-      const el = document.getElementById(ID);
-      text = el ? el.textContent : '';
-      el?.remove();
-    }
-    w.postMessage({ type: 'wasm-base64', text });
-  };
-  if (text != null || document.readyState !== 'loading') send();
-  else document.addEventListener('DOMContentLoaded', send, { once: true });
+  waiting = w;
+  chunks.forEach((text, i) => w.postMessage({ type: 'wasm-chunk', text, last: complete && i === chunks.length - 1, at: performance.timeOrigin + performance.now() }));
+  // A page cut short (no last chunk) never completes the module: say so.
+  if (!complete) {
+    const check = () => { if (!complete && waiting === w) w.postMessage({ type: 'wasm-chunk', text: '', last: true, cut: true }); };
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', check, { once: true });
+    else check();
+  }
   return w;
 }

@@ -2,6 +2,7 @@
 // while the bundle first runs, so capture the base then.
 const base = document.currentScript?.src ?? location.href;
 
-export function createWorker() {
-  return new Worker(new URL('worker.js', base));
+/** @param {WebAssembly.Module|null} [compiled] the module, once one worker compiled it */
+export function createWorker(compiled) {
+  return new Worker(new URL('worker.js', base), compiled ? { name: 'compiled' } : undefined);
 }

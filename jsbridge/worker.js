@@ -8,6 +8,8 @@
 //   {type:'start', files:[{file, name}], opts}
 //                                           opts.autoTriage: with command auto,
 //                                           run triage when ≥ 2 files are traces
+//   {type:'warm-elsewhere'}                 no warm-up job here (a warm-up worker does it)
+//   {type:'warm-up', module, rounds}        warm-up worker: run the warm-up job rounds times, post 'warm'
 //   {type:'fix', file, name, gzip}          perfetto-fix: two passes, output streamed
 //                                           into a Blob (gzip: through CompressionStream)
 // (worker → main):
@@ -40,11 +42,25 @@ self.onmessage = async (ev) => {
     idleSoon();
     return;
   }
+  if (msg.type === 'warm-elsewhere') { // the page runs the warm-up in a worker of its own
+    warmed = true;
+    return;
+  }
+  if (msg.type === 'warm-up') { // this worker only warms the shared compiled code up
+    warmOnly = true;
+    modulePromise = Promise.resolve(msg.module);
+    warmRounds(msg.rounds ?? 1).then(() => self.postMessage({ type: 'warm' }),
+      (err) => self.postMessage({ type: 'error', message: `warm-up: ${err?.message ?? err}` }));
+    return;
+  }
   if (msg.type !== 'start' && msg.type !== 'fix') return;
   jobs++;
+  const receivedAt = performance.timeOrigin + performance.now(); // epoch ms, for the page's phases
   try {
     if (msg.type === 'start') {
       const { result, stats } = await run(msg.files, msg.opts ?? {});
+      stats.receivedAt = receivedAt;
+      stats.doneAt = performance.timeOrigin + performance.now();
       self.postMessage({ type: 'result', result, stats });
     } else if (msg.type === 'fix') {
       const out = await fix(msg.file, msg.name, !!msg.gzip);
@@ -55,7 +71,8 @@ self.onmessage = async (ev) => {
     self.postMessage({ type: 'error', message: `${err?.message ?? err}${tail}` });
   } finally {
     jobs--;
-    idleSoon();
+    // The spare instance waits: the page is drawing the report now.
+    idleSoon(AFTER_JOB_MS);
   }
 };
 
@@ -66,6 +83,7 @@ function getModule() {
     modulePromise = compileModule(phases).then((module) => {
       const ms = performance.now() - t0;
       phases.compileMs = ms - (phases.decodeMs ?? 0) - (phases.waitMs ?? 0);
+      phases.compiledAt = performance.timeOrigin + performance.now(); // epoch ms: the page turns it into its clock
       self.postMessage({ type: 'ready', module, ms, phases });
       return module;
     });
@@ -73,8 +91,10 @@ function getModule() {
   return modulePromise;
 }
 
-// Compile eagerly so the first drop does not wait for it.
-getModule().then(idleSoon, (err) => self.postMessage({ type: 'error', message: `loading gputriage.wasm: ${err.message}` }));
+// Compile eagerly so the first drop does not wait for it; a worker started
+// with the compiled module (named 'compiled': worker-url.js, worker-blob.js)
+// waits for it instead.
+if (self.name !== 'compiled') getModule().then(() => idleSoon(), (err) => self.postMessage({ type: 'error', message: `loading gputriage.wasm: ${err.message}` }));
 
 // While the user picks a file: run a tiny job through a throwaway instance
 // once (V8 compiles wasm functions lazily and tiers hot ones up: the first
@@ -82,8 +102,10 @@ getModule().then(idleSoon, (err) => self.postMessage({ type: 'error', message: `
 // the Go runtime already started for the next job.
 let spare = null;
 let warmed = false;
+let warmOnly = false;
 let idleTimer = 0;
-function idleSoon() {
+const AFTER_JOB_MS = 1500;
+function idleSoon(delay = 0) {
   clearTimeout(idleTimer);
   idleTimer = setTimeout(async () => {
     if (jobs || !modulePromise) return;
@@ -101,7 +123,15 @@ function idleSoon() {
     } catch (err) {
       console.warn('[gputriage] warm-up:', err?.message ?? err); // the next job instantiates itself
     }
-  }, 0);
+  }, delay);
+}
+
+// A warm-up worker (client.js) shares the compiled module with the job's
+// worker: functions it compiles lazily, and the hot ones V8 tiers up while
+// it runs, are compiled for both. Each round is a fresh instance (the Go
+// runtime starts again, as in a job).
+async function warmRounds(n) {
+  for (let i = 0; i < n; i++) warmUp(await instantiate());
 }
 
 /** The instance for a job: the spare when there is one, else a new one. */

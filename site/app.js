@@ -25,7 +25,9 @@ const client = new Client({
   onReady(ms, phases) {
     probe.moduleMs = ms;
     // ms since navigation: when the module was ready, and where its time went.
-    probe.phases = { ...phases, readyAt: performance.now() };
+    // Worker timestamps (…At) arrive as epoch ms: here, ms since navigation.
+    const at = Object.fromEntries(Object.entries(phases ?? {}).map(([k, v]) => [k, k.endsWith('At') && v != null ? v - performance.timeOrigin : v]));
+    probe.phases = { ...at, readyAt: performance.now() };
     ui.status.textContent = `module ready (${ms.toFixed(0)} ms)`;
   },
   onWarm() { probe.warmAt = performance.now(); },
@@ -59,6 +61,7 @@ function jobOptions() {
 
 async function run(files, { keepRoles = false } = {}) {
   if (!files.length) return;
+  probe.dropAt = performance.now();
   if (!keepRoles) roles = new Map();
   lastFiles = files;
   setState('working');
@@ -79,6 +82,8 @@ async function run(files, { keepRoles = false } = {}) {
       return;
     }
     const tr = performance.now();
+    probe.resultAt = tr;
+    performance.mark('gputriage:result'); // devtools' timings track
     probe.renderSections = await renderReport(ui.report, result, {
       stats,
       saveReport: () => savedReport(result, stats),
@@ -94,6 +99,7 @@ async function run(files, { keepRoles = false } = {}) {
     });
     probe.renderMs = performance.now() - tr;
     probe.doneAt = performance.now();
+    performance.mark('gputriage:done');
     probe.runs++;
     ui.drop.classList.add('compact');
     // A rate over a small input mostly measures the final analysis; omit it.

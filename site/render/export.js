@@ -13,6 +13,8 @@ function blobURL(blob) {
   return u;
 }
 
+const idle = (f) => (globalThis.requestIdleCallback ? requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 50));
+
 /** Base name for the bundle downloads, from the first input file. */
 export function stem(result) {
   const n = result.files?.[0]?.name ?? 'gputriage';
@@ -31,11 +33,22 @@ export function renderExport(result, saveReport) {
   if (!arts.length) return null;
   const enc = new TextEncoder();
   const base = stem(result);
+  // Each link's Blob (and the size beside it) is made in idle time after the
+  // report shows, or at the click if that comes first: nothing the first
+  // paint needs.
   const links = arts.map((a) => {
-    const data = enc.encode(a.text);
-    const type = MIME[a.name.slice(a.name.lastIndexOf('.'))] ?? 'text/plain';
-    return h('li', h('a.dl.mono', { href: blobURL(new Blob([data], { type })), download: a.name }, a.name),
-      h('span.dim', ` ${bytes(data.length)}`));
+    const size = h('span.dim');
+    const link = h('a.dl.mono', { href: '#', download: a.name }, a.name);
+    const make = () => {
+      if (link.getAttribute('href') !== '#') return;
+      const data = enc.encode(a.text);
+      const type = MIME[a.name.slice(a.name.lastIndexOf('.'))] ?? 'text/plain';
+      link.href = blobURL(new Blob([data], { type }));
+      size.textContent = ` ${bytes(data.length)}`;
+    };
+    link.addEventListener('click', make);
+    idle(make);
+    return h('li', link, size);
   });
   const zipLink = h('a.dl.button', { href: '#', download: `${base}.gputriage.zip` }, 'All as .zip');
   // Build the zip on first use; later clicks reuse the URL.

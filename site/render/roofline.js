@@ -10,20 +10,20 @@ const W = 720, H = 360, L = 56, R = 16, T = 14, B = 40;
 const num = (d) => (v) => (v == null ? '' : Number(v).toFixed(d));
 
 const COLS = [
-  { key: 'op', label: 'op', cls: 'mono kname', text: true },
-  { key: 'stage', label: 'stage', cls: 'mono', text: true, multiStage: true },
-  { key: 'dims', label: 'input dims', cls: 'mono', text: true, get: (r) => (r.input_dims ? JSON.stringify(r.input_dims) : null) },
-  { key: 'dtype', label: 'dtype', cls: 'mono', text: true },
-  { key: 'instances', label: 'inst.', cls: 'num', fmt: int },
-  { key: 'kernel_time_us', label: 'GPU time', cls: 'num', fmt: dur },
-  { key: 'achieved_tflops', label: 'TFLOP/s', cls: 'num', fmt: num(1) },
-  { key: 'achieved_gbps', label: 'GB/s', cls: 'num', fmt: num(0) },
-  { key: 'arithmetic_intensity', label: 'FLOP/B', cls: 'num', fmt: num(1) },
-  { key: 'bound', label: 'bound', cls: 'mono', text: true },
-  { key: 'efficiency', label: 'of roof', cls: 'num', fmt: (v) => pct(v) },
-  { key: 'cpu_op', label: 'modelled op', cls: 'mono', text: true, optional: true },
-  { key: 'python_location', label: 'Python', cls: 'mono', text: true, optional: true, fmt: (v) => v.split('/').pop() },
-  { key: 'note', label: 'note', cls: 'dim', text: true, optional: true },
+  { key: 'op', label: 'op', cls: 'mono kname', text: true, w: 180, grow: true },
+  { key: 'stage', label: 'stage', cls: 'mono', text: true, multiStage: true, w: 70 },
+  { key: 'dims', label: 'input dims', cls: 'mono', text: true, get: (r) => (r.input_dims ? JSON.stringify(r.input_dims) : null), w: 190 },
+  { key: 'dtype', label: 'dtype', cls: 'mono', text: true, w: 56 },
+  { key: 'instances', label: 'inst.', cls: 'num', fmt: int, w: 56 },
+  { key: 'kernel_time_us', label: 'GPU time', cls: 'num', fmt: dur, w: 84 },
+  { key: 'achieved_tflops', label: 'TFLOP/s', cls: 'num', fmt: num(1), w: 72 },
+  { key: 'achieved_gbps', label: 'GB/s', cls: 'num', fmt: num(0), w: 60 },
+  { key: 'arithmetic_intensity', label: 'FLOP/B', cls: 'num', fmt: num(1), w: 68 },
+  { key: 'bound', label: 'bound', cls: 'mono', text: true, w: 100 },
+  { key: 'efficiency', label: 'of roof', cls: 'num', fmt: (v) => pct(v), w: 64 },
+  { key: 'cpu_op', label: 'modelled op', cls: 'mono', text: true, optional: true, w: 130 },
+  { key: 'python_location', label: 'Python', cls: 'mono', text: true, optional: true, fmt: (v) => v.split('/').pop(), w: 150 },
+  { key: 'note', label: 'note', cls: 'dim', text: true, optional: true, w: 160 },
 ];
 
 const log = Math.log10;

@@ -1,6 +1,11 @@
 // A sortable, filterable data table with top-N and Copy (TSV), shared by the
 // kernel table and the opportunity tables. Long names truncate in their cell;
 // the full text is in the title and in what "Copy" puts on the clipboard.
+// A spec with column widths (Col.w, px) lays out with `table-layout: fixed`:
+// the browser sizes columns from those widths, not by measuring every cell's
+// text (long unbreakable kernel names made automatic layout slow). Above
+// VIRTUAL_ROWS shown rows, only the rows in view (plus a margin) are in the
+// DOM, between two spacer rows; scrolling the table's box moves the window.
 import { h, clear, copyText } from './dom.js';
 import { int, pct } from './format.js';
 import { tsvCell } from './tsv.js';
@@ -9,11 +14,18 @@ import { tsvCell } from './tsv.js';
  * @typedef {{key: string, label: string, cls: string, text?: boolean,
  *   fmt?: (v: any, r: object) => string, get?: (r: object) => any,
  *   title?: (r: object) => string|null, cell?: (r: object, v: any) => Node|string|Array,
- *   multiStage?: boolean, optional?: boolean, tsv?: (r: object) => string}} Col
+ *   multiStage?: boolean, optional?: boolean, tsv?: (r: object) => string,
+ *   w?: number, grow?: boolean}} Col  (w: width in px; grow: takes spare width, at least w)
  * @typedef {{name: string, rows: object[], cols: Col[], sort: string, dir?: number,
  *   top?: number,   (sort: a column key, or null for the rows' own order) tops?: number[], search: (r: object) => (string|null|undefined)[],
  *   placeholder?: string, share?: string, shareWhat?: string, tableClass?: string}} Spec
+ *   (share: a time field; the status line gives the shown rows' part of the rows' total)
  */
+
+const VIRTUAL_ROWS = 200;
+const ROW_PX = 20; // a row's height in a fixed table (CSS: .dtable.fixed td)
+const MARGIN_ROWS = 40;
+const NUM_W = 44;
 
 /** @param {Spec} spec @returns {{toolbar: HTMLElement, wrap: HTMLElement}} */
 export function dataTable(spec) {
@@ -34,7 +46,15 @@ export function dataTable(spec) {
   const copyBtn = h('button', { type: 'button', title: 'copy the rows shown as TSV' }, 'Copy');
   const thead = h('thead');
   const tbody = h('tbody');
+  const fixed = cols.every((c) => c.w);
+  const table = h(`table.dtable${spec.tableClass ? `.${spec.tableClass}` : ''}${fixed ? '.fixed' : ''}`,
+    fixed ? h('colgroup', h('col', { style: { width: `${NUM_W}px` } }), cols.map((c) => h('col', { style: c.grow ? null : { width: `${c.w}px` } }))) : null,
+    thead, tbody);
+  // Columns that grow (long names) take the spare width, never less than w.
+  if (fixed) table.style.minWidth = `${NUM_W + cols.reduce((n, c) => n + c.w, 0)}px`;
+  const wrap = h('div.tablewrap', table);
   let shown = [];
+  let win = null; // [from, to) of shown in the DOM when virtual
 
   const headers = () => clear(thead).append(h('tr', h('th.num', { scope: 'col' }, '#'), cols.map((c) => {
     const active = st.sort === c.key;
@@ -63,19 +83,49 @@ export function dataTable(spec) {
     let s = `${int(shown.length)} of ${int(list.length)} rows` +
       (list.length !== rows.length ? ` (filtered from ${int(rows.length)})` : '');
     if (spec.share) {
+      // Shares of the rows' summed time (of the chosen stage): per-row
+      // shares are per stage and do not add up across stages.
       const sum = (l) => l.reduce((n, r) => n + (r[spec.share] ?? 0), 0);
-      s += ` · shown ${pct(sum(shown))} of ${spec.shareWhat ?? 'GPU time'}${terms.length || st.stage ? ` · matches ${pct(sum(list))}` : ''}`;
+      const all = sum(st.stage ? rows.filter((r) => r.stage === st.stage) : rows);
+      const of = (l) => pct(all > 0 ? sum(l) / all : 0);
+      s += ` · shown ${of(shown)} of ${spec.shareWhat ?? 'GPU time'}${terms.length || st.stage ? ` · matches ${of(list)}` : ''}`;
     }
     status.textContent = s;
     headers();
-    clear(tbody).append(...shown.map((r, i) => h('tr', h('td.num.dim', i + 1), cols.map((c) => {
-      const v = val(r, c);
-      const title = c.title ? c.title(r) : c.text && v ? String(v) : null;
-      const cls = c.cls.split(' ').join('.');
-      if (c.cell) return h(`td.${cls}`, { title }, c.cell(r, v));
-      return h(`td.${cls}`, { title }, v == null ? '' : c.fmt ? c.fmt(v, r) : String(v));
-    }))));
+    win = null;
+    if (fixed && shown.length > VIRTUAL_ROWS) {
+      wrap.scrollTop = 0;
+      place();
+    } else {
+      clear(tbody).append(...shown.map(row));
+    }
   };
+
+  const row = (r, i) => h('tr', h('td.num.dim', i + 1), cols.map((c) => {
+    const v = val(r, c);
+    const title = c.title ? c.title(r) : c.text && v ? String(v) : null;
+    const cls = c.cls.split(' ').join('.');
+    if (c.cell) return h(`td.${cls}`, { title }, c.cell(r, v));
+    return h(`td.${cls}`, { title }, v == null ? '' : c.fmt ? c.fmt(v, r) : String(v));
+  }));
+
+  // Virtual rows: the window around the visible part of the table's box.
+  const spacer = (n) => (n ? [h('tr.spacer', { 'aria-hidden': 'true' }, h('td', { colSpan: cols.length + 1, style: { height: `${n * ROW_PX}px` } }))] : []);
+  const place = () => {
+    const view = Math.ceil((wrap.clientHeight || 800) / ROW_PX);
+    const first = Math.floor(wrap.scrollTop / ROW_PX);
+    const from = Math.max(0, first - MARGIN_ROWS);
+    const to = Math.min(shown.length, first + view + MARGIN_ROWS);
+    if (win && win[0] === from && win[1] === to) return;
+    win = [from, to];
+    clear(tbody).append(...spacer(from), ...shown.slice(from, to).map((r, i) => row(r, from + i)), ...spacer(shown.length - to));
+  };
+  let queued = false;
+  wrap.addEventListener('scroll', () => {
+    if (!win || queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; if (win) place(); });
+  }, { passive: true });
 
   q.addEventListener('input', () => { st.q = q.value; update(); });
   stageSel?.addEventListener('change', () => { st.stage = stageSel.value; update(); });
@@ -93,6 +143,6 @@ export function dataTable(spec) {
 
   return {
     toolbar: h('div.toolbar', q, stageSel, topSel, copyBtn, status),
-    wrap: h('div.tablewrap', h(`table.dtable${spec.tableClass ? `.${spec.tableClass}` : ''}`, thead, tbody)),
+    wrap,
   };
 }

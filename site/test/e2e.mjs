@@ -499,6 +499,9 @@ test('served: rank files get the per-rank table (tp_rank0 + tp_rank1)', async ()
     assert.equal(stats.command, 'auto', 'rank files of one job are not a triage pair');
     assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(RANKS, 'breakdown'), 'ranks');
     assert.equal(await s.page.locator('#ranks tbody tr').count(), 2, 'one row per rank');
+    // Two stages: the kernel table's status sums GPU time, not per-stage shares.
+    const shown = Number(/shown ([\d.]+)% of GPU time/.exec(await s.page.locator('#kernels .toolbar .status').textContent())?.[1]);
+    assert.ok(shown > 0 && shown <= 100, `kernel table shows ${shown}% of GPU time`);
     assert.match(await s.page.locator('#ranks tr[data-rank="1"]').textContent(), /most waiting/);
     assert.match(await s.page.locator('#ranks tr[data-rank="0"]').textContent(), /slowest/);
     assert.match(await s.page.locator('#ranks .headline').textContent(), /^Rank 1 spends the most time inside collectives \(666\.\d+ ms more than rank 0\)/);
@@ -604,7 +607,9 @@ async function pageReady(html, { settled = false } = {}) {
     const p = await page.evaluate(() => {
       const g = window.__gputriage;
       const nav = performance.getEntriesByType('navigation')[0];
+      const at = (t) => (t == null ? null : t - performance.timeOrigin); // a worker's epoch ms on this page's clock
       return { state: document.body.dataset.state, phases: g.phases ?? null, stats: g.stats, renderMs: g.renderMs, doneAt: g.doneAt ?? null,
+        dropAt: g.dropAt ?? null, receivedAt: at(g.stats?.receivedAt), resultAt: g.resultAt ?? null,
         domInteractive: nav?.domInteractive, domContentLoaded: nav?.domContentLoadedEventEnd };
     });
     return { idleAt, ...p, doneAt: p.doneAt ?? doneAt, dropToReport: (p.doneAt ?? doneAt) - idleAt, page, context };
@@ -615,30 +620,81 @@ async function pageReady(html, { settled = false } = {}) {
 }
 
 test('file:// page is ready at once: drop the SGLang decode trace → rendered report', async () => {
-  const r = await pageReady(INLINE);
-  try {
+  // GPUTRIAGE_READY_RUNS=N: N page loads (alternating with the reference
+  // build when there is one); figures are medians.
+  const n = Number(process.env.GPUTRIAGE_READY_RUNS ?? 1);
+  const ref = process.env.GPUTRIAGE_REF_INLINE;
+  const f = (x) => (x == null ? '–' : x.toFixed(0));
+  const med = (xs) => { const v = xs.filter((x) => x != null).sort((a, b) => a - b); return v.length ? v[v.length >> 1] : null; };
+  const runs = [];
+  const refRuns = [];
+  let first = null;
+  for (let i = 0; i < n; i++) {
+    const r = await pageReady(INLINE);
+    if (first) await r.context.close();
+    else first = r;
     assert.equal(r.state, 'done');
-    const ph = r.phases ?? {};
-    const f = (x) => (x == null ? '–' : x.toFixed(0));
-    const line = `navigation → report ${f(r.doneAt)} ms: HTML parsed + script ${f(r.domInteractive)} ms, page interactive ${f(r.idleAt)} ms, ` +
-      `module ready ${f(ph.readyAt)} ms (waiting for the page's text ${f(ph.waitMs)}, base64 decode ${f(ph.decodeMs)}, compile ${f(ph.compileMs)} ms), ` +
-      `instantiate + Go runtime start ${f(r.stats.instantiateMs)} ms, analysis ${f(r.stats.seconds * 1000)} ms, render ${f(r.renderMs)} ms`;
+    runs.push(r);
+    if (ref) {
+      const o = await pageReady(ref);
+      await o.context.close();
+      refRuns.push(o);
+    }
+  }
+  const r = first;
+  try {
+    const m = (g) => med(runs.map(g));
+    const line = `navigation → report ${f(m((x) => x.doneAt))} ms: HTML parsed + script ${f(m((x) => x.domInteractive))} ms, page interactive ${f(m((x) => x.idleAt))} ms, ` +
+      `module: first chunk at ${f(m((x) => x.phases?.firstChunkAt))} ms, last chunk at ${f(m((x) => x.phases?.lastChunkAt))} ms (base64 decode ${f(m((x) => x.phases?.decodeMs))} ms), compiled at ${f(m((x) => x.phases?.compiledAt))} ms; ` +
+      `dropped at ${f(m((x) => x.dropAt))} ms, job in the worker at ${f(m((x) => x.receivedAt))} ms, instantiate + Go runtime start ${f(m((x) => x.stats.instantiateMs))} ms, ` +
+      `analysis ${f(m((x) => x.stats.seconds * 1000))} ms (finish() ${f(m((x) => x.stats.finishSeconds * 1000))} ms), result on the page at ${f(m((x) => x.resultAt))} ms, render ${f(m((x) => x.renderMs))} ms` +
+      (n > 1 ? ` (medians of ${n}: ${runs.map((x) => f(x.doneAt)).join(', ')} ms)` : '');
     note(`file:// ${line}`);
     const w = await pageReady(INLINE, { settled: true });
     await w.context.close();
     note(`file:// page warmed up at ${f(w.idleAt)} ms; a drop then → rendered report in ${f(w.dropToReport)} ms (instantiate ${f(w.stats.instantiateMs)}, analysis ${f(w.stats.seconds * 1000)}, render ${f(w.renderMs)} ms)`);
-    let ref = '';
-    if (process.env.GPUTRIAGE_REF_INLINE) {
-      const o = await pageReady(process.env.GPUTRIAGE_REF_INLINE);
-      await o.context.close();
-      ref = `${f(o.doneAt)} ms (${(fs.statSync(process.env.GPUTRIAGE_REF_INLINE).size / 1e6).toFixed(1)} MB page)`;
-      note(`file:// reference build: navigation → report ${ref}`);
+    let refText = '';
+    if (ref) {
+      refText = `${f(med(refRuns.map((x) => x.doneAt)))} ms (${(fs.statSync(ref).size / 1e6).toFixed(1)} MB page${n > 1 ? `; median of ${n}, alternating with the new build: ${refRuns.map((x) => f(x.doneAt)).join(', ')} ms` : ''})`;
+      note(`file:// reference build: navigation → report ${refText}`);
     }
     fs.writeFileSync(path.join(ART_DIR, 'page-ready.md'),
-      `| open dist-inline/index.html (${(fs.statSync(INLINE).size / 1e6).toFixed(1)} MB) from file://, drop the 0.6 MB SGLang decode trace at once → rendered report | ${ref || '–'} | **${f(r.doneAt)} ms** (${line}); dropped once the page has warmed up (${f(w.idleAt)} ms): **${f(w.dropToReport)} ms** drop → report | ≤ 1.5 s |\n`);
+      `| open dist-inline/index.html (${(fs.statSync(INLINE).size / 1e6).toFixed(1)} MB) from file://, drop the 0.6 MB SGLang decode trace at once → rendered report | ${refText || '–'} | **${f(m((x) => x.doneAt))} ms** (${line}); dropped once the page has warmed up (${f(w.idleAt)} ms): **${f(w.dropToReport)} ms** drop → report | ≤ 1.5 s |\n`);
     assertSameArtifacts(await pageArtifacts(r.page), cliArtifacts(TRACES.rocmDecode), 'file:// at once');
   } finally {
     await r.context.close();
+  }
+});
+
+// A cancel while the module is still arriving: the replacement worker gets
+// the chunks seen so far and the rest (jsbridge/worker-blob.js).
+test('file:// cancel before the module is ready; the next drop still works', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    await page.goto(pathToFileURL(INLINE).href, { waitUntil: 'commit' });
+    await page.waitForFunction(() => document.body?.dataset.state === 'idle', null, { polling: 5, timeout: 60_000 });
+    // Dropped and cancelled within one task (setInputFiles alone takes
+    // longer than the module needs to arrive).
+    const early = await page.evaluate(async (b64) => {
+      const file = new File([Uint8Array.fromBase64(b64)], 'early.json.gz');
+      const dt = new DataTransfer();
+      dt.items.add(file);
+      document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      await new Promise((r) => { const t = () => (document.body.dataset.state === 'working' ? r() : setTimeout(t, 1)); t(); });
+      const before = window.__gputriage.moduleMs == null;
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+      return before;
+    }, fs.readFileSync(TRACES.rocmDecode).toString('base64'));
+    await page.waitForFunction(() => ['idle', 'done'].includes(document.body.dataset.state), null, { timeout: 60_000 });
+    await drop(page, [TRACES.rocmDecode]);
+    assert.ok(await page.locator('#kernels tbody tr').count() > 0, 'the next job ran');
+    note(`file:// cancel ${early ? 'before' : 'after'} the module was ready; the next drop rendered its report`);
+    assert.deepEqual(errors, [], 'no page errors');
+  } finally {
+    await context.close();
   }
 });
 
@@ -771,10 +827,9 @@ test(`big generated trace (${BIG_MB} MB raw) streams with bounded memory and a r
 // more runnable work than cores, a task gets about cores/load of one, so the
 // 100 ms bound scales by max(1, load average / cores), measured around the
 // run and printed (GPUTRIAGE_LONGTASK_MS overrides the bound).
-// Wall-clock bounds are targets, and targets belong in benchmarks, not in
-// a test that gates CI on a shared 2-core machine: the figures are always
-// printed (and written for BENCHMARKS.md); they are judged only under
-// GPUTRIAGE_JUDGE_TIMING=1 (`make bench-page`), and then scaled by load.
+// The big trace's pause bound is a target judged only under
+// GPUTRIAGE_JUDGE_TIMING=1 (`make bench-page`), scaled by load; the long-task
+// bound below is asserted always.
 const judgeable = (factor) => {
   if (process.env.GPUTRIAGE_JUDGE_TIMING) return true;
   note(`timing bound not judged (GPUTRIAGE_JUDGE_TIMING=1 judges it); load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores, load factor ${factor.toFixed(1)}`);
@@ -782,25 +837,44 @@ const judgeable = (factor) => {
 };
 const loadFactor = () => Math.max(1, os.loadavg()[0] / os.cpus().length);
 
+// The bound is asserted on every run (not only under GPUTRIAGE_JUDGE_TIMING):
+// the page is dropped on RUNS times, each time in a fresh page, and the
+// median of the runs' longest tasks must stay under 100 ms × load factor (1
+// on a machine running the tests alone): one descheduled frame on a shared
+// machine does not fail it, a report whose frames are long does.
+const LONGTASK_RUNS = Number(process.env.GPUTRIAGE_LONGTASK_RUNS ?? 3);
 test('no long main-thread task from drop to report on a large trace', async () => {
   const load0 = os.loadavg()[0];
-  const s = await openPage(`${base}/`);
-  try {
-    await s.page.evaluate(() => { window.__resp.armed = true; });
-    await drop(s.page, [RANKS[0]], 300_000);
-    await s.page.evaluate(() => new Promise((r) => setTimeout(r, 500))); // trailing paint
-    const { resp, render, renderMs } = await s.page.evaluate(() => ({ resp: window.__resp, render: window.__gputriage.renderSections, renderMs: window.__gputriage.renderMs }));
-    const parts = Object.entries(render ?? {}).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ');
-    note(`tp_rank0 (79 MB raw): longest long task ${resp.longTask.toFixed(0)} ms; report in ${renderMs.toFixed(0)} ms over several tasks (ms per section: ${parts})`);
-    if (resp.gaps.length) note(`tp_rank0: ${resp.gaps.join('; ')}`);
-    const factor = Math.max(1, (load0 + os.loadavg()[0]) / 2 / os.cpus().length);
-    const bound = Number(process.env.GPUTRIAGE_LONGTASK_MS ?? 100 * factor);
-    note(`tp_rank0: load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores: bound ${bound.toFixed(0)} ms (100 ms × ${factor.toFixed(1)}); longest task normalised ${(resp.longTask / factor).toFixed(0)} ms`);
-    fs.writeFileSync(path.join(ART_DIR, 'page-longtask.md'), `${resp.longTask.toFixed(0)}\t${(resp.longTask / factor).toFixed(0)}\t${factor.toFixed(1)}\t${parts}\n`);
-    if (judgeable(factor)) assert.ok(resp.longTask <= bound, `a main-thread task took ${resp.longTask.toFixed(0)} ms (bound ${bound.toFixed(0)} ms)`);
-  } finally {
-    await s.close();
+  const runs = [];
+  let parts = '';
+  for (let i = 0; i < LONGTASK_RUNS; i++) {
+    const s = await openPage(`${base}/`);
+    try {
+      // Playwright evaluates its own injected script on first use: a long
+      // task of the harness, not of the page.
+      await s.page.locator('#pick-files').count();
+      await s.page.locator('#drop').isVisible();
+      await s.page.evaluate(() => new Promise((r) => setTimeout(r, 100)));
+      await s.page.evaluate(() => { window.__resp.armed = true; });
+      await drop(s.page, [RANKS[0]], 300_000);
+      await s.page.evaluate(() => new Promise((r) => setTimeout(r, 500))); // trailing paint
+      const { resp, render, renderMs } = await s.page.evaluate(() => ({ resp: window.__resp, render: window.__gputriage.renderSections, renderMs: window.__gputriage.renderMs }));
+      parts = Object.entries(render ?? {}).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ');
+      note(`tp_rank0 (79 MB raw) run ${i + 1}/${LONGTASK_RUNS}: longest long task ${resp.longTask.toFixed(0)} ms; report in ${renderMs.toFixed(0)} ms over several tasks (ms per section: ${parts})`);
+      if (resp.gaps.length) note(`tp_rank0: ${resp.gaps.join('; ')}`);
+      runs.push(resp.longTask);
+      assert.deepEqual(s.errors, [], 'no console errors');
+    } finally {
+      await s.close();
+    }
   }
+  const sorted = [...runs].sort((a, b) => a - b);
+  const median = sorted[sorted.length >> 1];
+  const factor = Math.max(1, (load0 + os.loadavg()[0]) / 2 / os.cpus().length);
+  const bound = Number(process.env.GPUTRIAGE_LONGTASK_MS ?? 100 * factor);
+  note(`tp_rank0: longest task per run ${runs.map((x) => x.toFixed(0)).join(', ')} ms, median ${median.toFixed(0)} ms; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores: bound ${bound.toFixed(0)} ms (100 ms × ${factor.toFixed(1)}); median normalised ${(median / factor).toFixed(0)} ms`);
+  fs.writeFileSync(path.join(ART_DIR, 'page-longtask.md'), `${median.toFixed(0)}\t${(median / factor).toFixed(0)}\t${factor.toFixed(1)}\t${parts}; runs ${runs.map((x) => x.toFixed(0)).join(', ')} ms\n`);
+  assert.ok(median <= bound, `the median run's longest main-thread task took ${median.toFixed(0)} ms (bound ${bound.toFixed(0)} ms; runs ${runs.map((x) => x.toFixed(0)).join(', ')})`);
 });
 
 // ---------------------------------------------------------------- main
