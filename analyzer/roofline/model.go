@@ -16,8 +16,21 @@ type cost struct {
 
 // model applies the formula for an op, or says why there is none.
 func model(name string, s *sig, flopsArg int64) (cost, bool, string) {
+	return withFlops(shapesModel(name, s), s, flopsArg)
+}
+
+// modelled is what an op's name and shapes give, before its flops
+// argument: the part of model worth memoizing per signature.
+type modelled struct {
+	c     cost
+	ok    bool
+	note  string
+	final bool // no shapes, or shapes out of range: the flops argument does not apply
+}
+
+func shapesModel(name string, s *sig) modelled {
 	if !s.ok {
-		return cost{}, false, "no shapes recorded (profile with record_shapes=True)"
+		return modelled{note: "no shapes recorded (profile with record_shapes=True)", final: true}
 	}
 	base, ns := name, ""
 	if i := strings.LastIndex(name, "::"); i >= 0 {
@@ -25,8 +38,16 @@ func model(name string, s *sig, flopsArg int64) (cost, bool, string) {
 	}
 	c, ok, note := formula(ns, base, s)
 	if ok && (c.flops < 0 || c.bytes < 0 || math.IsNaN(c.flops+c.bytes) || math.IsInf(c.flops+c.bytes, 0)) {
-		return cost{}, false, "shapes out of range"
+		return modelled{note: "shapes out of range", final: true}
 	}
+	return modelled{c: c, ok: ok, note: note}
+}
+
+func withFlops(m modelled, s *sig, flopsArg int64) (cost, bool, string) {
+	if m.final {
+		return cost{}, false, m.note
+	}
+	c, ok, note := m.c, m.ok, m.note
 	if flopsArg > 0 {
 		// The profiler's own estimate (with_flops) wins for FLOPs.
 		c.flops, c.model = float64(flopsArg), "flops-arg"

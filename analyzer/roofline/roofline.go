@@ -434,11 +434,26 @@ type analysis struct {
 	ops                [opCache]opInfo
 	topSeen, modelSeen bitset // CPU spans already counted as an instance / a cost
 	sigs               map[[3]uint32]*sig
-	sites              *callsite.Sites
+	// models memoizes shapesModel per op name and signature: a large trace
+	// resolves an op per kernel, but has few distinct signatures.
+	models map[[4]uint32]modelled
+	sites  *callsite.Sites
+}
+
+// model is model(name, sig, flops) with the per-signature part memoized.
+func (a *analysis) model(name uint32, sh trace.Shapes) (cost, bool, string) {
+	k := [4]uint32{name, sh.Dims, sh.Types, sh.Concrete}
+	s := a.sig(sh)
+	m, ok := a.models[k]
+	if !ok {
+		m = shapesModel(a.st.Name(name), s)
+		a.models[k] = m
+	}
+	return withFlops(m, s, sh.Flops)
 }
 
 func newAnalysis(st *trace.Store, j *callsite.Joins) *analysis {
-	return &analysis{st: st, j: j, sigs: map[[3]uint32]*sig{}, topSeen: newBitset(len(st.CPU)), modelSeen: newBitset(len(st.CPU)),
+	return &analysis{st: st, j: j, sigs: map[[3]uint32]*sig{}, models: map[[4]uint32]modelled{}, topSeen: newBitset(len(st.CPU)), modelSeen: newBitset(len(st.CPU)),
 		sites: callsite.NewSites(j)}
 }
 
@@ -513,7 +528,7 @@ func (a *analysis) resolve(op int32) *opInfo {
 		if p := st.ShapesOf(i); p != nil {
 			sh = *p
 		}
-		c, ok, note := model(st.Name(st.CPU[i].Name), a.sig(sh), sh.Flops)
+		c, ok, note := a.model(st.CPU[i].Name, sh)
 		if ok {
 			info.modelled, info.c = i, c
 			break

@@ -67,7 +67,7 @@ func parseObject(b []byte, e *rawEvent) (int, bool) {
 			i++
 			continue
 		}
-		key, j, ok := jsontext.ReadString(b, i)
+		key, j, ok := readString(b, i)
 		if !ok {
 			return j, false
 		}
@@ -81,7 +81,7 @@ func parseObject(b []byte, e *rawEvent) (int, bool) {
 		}
 		switch eventKey(key) {
 		case kPh:
-			v, j, ok := jsontext.ReadString(b, i)
+			v, j, ok := readString(b, i)
 			if !ok {
 				return j, false
 			}
@@ -90,27 +90,27 @@ func parseObject(b []byte, e *rawEvent) (int, bool) {
 			}
 			i = j
 		case kCat:
-			e.cat, i, ok = jsontext.ReadToken(b, i)
+			e.cat, i, ok = readToken(b, i)
 		case kName:
-			e.name, i, ok = jsontext.ReadToken(b, i)
+			e.name, i, ok = readToken(b, i)
 		case kPid:
-			e.pid, i, ok = jsontext.ReadToken(b, i)
+			e.pid, i, ok = readToken(b, i)
 		case kTid:
-			e.tid, i, ok = jsontext.ReadToken(b, i)
+			e.tid, i, ok = readToken(b, i)
 		case kTs:
-			e.ts, i, ok = jsontext.ReadToken(b, i)
+			e.ts, i, ok = readToken(b, i)
 		case kDur:
-			e.dur, i, ok = jsontext.ReadToken(b, i)
+			e.dur, i, ok = readToken(b, i)
 		case kArgs:
 			// Python frames and unkept categories need no args: skip them
 			// without reading keys (they are most of a with_stack trace).
 			if e.cat != nil && skipArgs(e.cat) {
-				i, ok = jsontext.SkipValue(b, i)
+				i, ok = skipValue(b, i)
 			} else {
 				i, ok = parseArgs(b, i, e)
 			}
 		default:
-			i, ok = jsontext.SkipValue(b, i)
+			i, ok = skipValue(b, i)
 		}
 		if !ok {
 			return i, false
@@ -120,7 +120,7 @@ func parseObject(b []byte, e *rawEvent) (int, bool) {
 
 func parseArgs(b []byte, i int, e *rawEvent) (int, bool) {
 	if b[i] != '{' {
-		return jsontext.SkipValue(b, i)
+		return skipValue(b, i)
 	}
 	i++
 	for {
@@ -135,7 +135,7 @@ func parseArgs(b []byte, i int, e *rawEvent) (int, bool) {
 			i++
 			continue
 		}
-		key, j, ok := jsontext.ReadString(b, i)
+		key, j, ok := readString(b, i)
 		if !ok {
 			return i, false
 		}
@@ -149,7 +149,7 @@ func parseArgs(b []byte, i int, e *rawEvent) (int, bool) {
 		}
 		if argKey(key) == kKernel {
 			if b[i] == '"' {
-				v, j, ok := jsontext.ReadString(b, i)
+				v, j, ok := readString(b, i)
 				if !ok {
 					return j, false
 				}
@@ -160,7 +160,7 @@ func parseArgs(b []byte, i int, e *rawEvent) (int, bool) {
 		var dst *int64
 		switch ak := argKey(key); ak {
 		case kDims, kTypes, kConcrete:
-			j, ok := jsontext.SkipValue(b, i)
+			j, ok := skipValue(b, i)
 			if !ok {
 				return j, false
 			}
@@ -186,12 +186,12 @@ func parseArgs(b []byte, i int, e *rawEvent) (int, bool) {
 			dst = &e.device
 		}
 		if dst == nil {
-			if i, ok = jsontext.SkipValue(b, i); !ok {
+			if i, ok = skipValue(b, i); !ok {
 				return i, false
 			}
 			continue
 		}
-		tok, j, ok := jsontext.ReadToken(b, i)
+		tok, j, ok := readToken(b, i)
 		if !ok {
 			return i, false
 		}
