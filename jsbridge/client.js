@@ -50,10 +50,10 @@ export class Client {
       case 'ready':
         this.module = m.module;
         this.hooks.onReady?.(m.ms, m.phases);
-        this.#warmUp();
         break;
-      case 'warm':
+      case 'warm': // the job's worker has an instance with the Go runtime started
         this.spareReady = true;
+        if (this.warmer === undefined) this.#warmUp();
         if (this.warmedUp) this.hooks.onWarm?.();
         break;
       case 'progress':
@@ -73,15 +73,17 @@ export class Client {
     }
   }
 
-  // Once, when the module is compiled and no job waits: a second worker gets
-  // the compiled module and runs the warm-up job WARM_ROUNDS times, so the
-  // code a job runs is compiled (and its hot parts optimised) in the module
-  // both workers share; then it ends. A job started meanwhile does not wait
-  // for it: it stops the warm-up, which would only take a core from the job.
+  // Once, when the job's worker has its spare instance ready (the Go
+  // runtime start a first job waits for comes first) and no job has run: a
+  // second worker gets the compiled module and runs the warm-up job
+  // WARM_ROUNDS times, so the code a job runs is compiled (and its hot parts
+  // optimised) in the module both workers share; then it ends. A job started
+  // meanwhile does not wait for it: it stops the warm-up, which would only
+  // take a core from the job.
   #warmUp() {
     if (this.warmer !== undefined) return;
     this.warmer = null;
-    if (this.job) { this.warmedUp = true; return; } // the job itself warms the code up
+    if (this.job || this.ranJob) { this.warmedUp = true; return; } // a job warms the code up itself
     let w;
     try {
       w = createWorker(this.module);
@@ -125,6 +127,7 @@ export class Client {
   start(files, opts = {}, onProgress) {
     if (this.job) this.cancel();
     this.#stopWarmUp();
+    this.ranJob = true;
     const list = files.map((f) => (f instanceof Blob ? { file: f, name: f.name } : f));
     return new Promise((resolve, reject) => {
       this.job = { resolve, reject, onProgress };
@@ -147,6 +150,7 @@ export class Client {
   fix(f, opts = {}, onProgress) {
     if (this.job) this.cancel();
     this.#stopWarmUp();
+    this.ranJob = true;
     return new Promise((resolve, reject) => {
       this.job = { resolve, reject, onProgress };
       this.worker.postMessage({ type: 'fix', file: f.file, name: f.name, gzip: !!opts.gzip });
