@@ -32,6 +32,15 @@ export class Client {
     this.module = null;
     this.job = null;
     this.#spawn();
+    // The warm-up worker starts with the page (its script loads now, not
+    // after load: the served build fetches worker.js) and waits, idle, for
+    // the compiled module (#warmUp).
+    try {
+      this.warmer = createWorker(null, { waitForModule: true });
+    } catch {
+      this.warmer = null;
+      this.warmedUp = true; // no warm-up; jobs still run
+    }
   }
 
   #spawn() {
@@ -53,7 +62,7 @@ export class Client {
         break;
       case 'warm': // the job's worker has an instance with the Go runtime started
         this.spareReady = true;
-        if (this.warmer === undefined) this.#warmUp();
+        this.#warmUp();
         if (this.warmedUp) this.hooks.onWarm?.();
         break;
       case 'progress':
@@ -81,20 +90,13 @@ export class Client {
   // meanwhile does not wait for it: it stops the warm-up, which would only
   // take a core from the job.
   #warmUp() {
-    if (this.warmer !== undefined) return;
-    this.warmer = null;
-    if (this.job || this.ranJob) { this.warmedUp = true; return; } // a job warms the code up itself
-    let w;
-    try {
-      w = createWorker(this.module);
-    } catch {
-      return; // no warm-up; jobs still run
-    }
-    this.warmer = w;
+    const w = this.warmer;
+    if (!w || this.warming) return;
+    if (this.job || this.ranJob) { this.#stopWarmUp(); return; } // a job warms the code up itself
+    this.warming = true;
     const done = () => {
-      w.terminate();
-      this.warmer = null;
-      this.warmedUp = true;
+      if (this.warmer !== w) return;
+      this.#stopWarmUp();
       if (this.spareReady) this.hooks.onWarm?.();
     };
     w.onmessage = (ev) => { if (ev.data?.type === 'warm' || ev.data?.type === 'error') done(); };
@@ -103,8 +105,7 @@ export class Client {
   }
 
   #stopWarmUp() {
-    if (!this.warmer) return;
-    this.warmer.terminate();
+    this.warmer?.terminate();
     this.warmer = null;
     this.warmedUp = true;
   }
