@@ -32,6 +32,15 @@ export class Client {
     this.module = null;
     this.job = null;
     this.#spawn();
+    // The warm-up worker starts with the page (its script loads now, not
+    // after load: the served build fetches worker.js) and waits, idle, for
+    // the compiled module (#warmUp).
+    try {
+      this.warmer = createWorker(null, { waitForModule: true });
+    } catch {
+      this.warmer = null;
+      this.warmedUp = true; // no warm-up; jobs still run
+    }
   }
 
   #spawn() {
@@ -50,10 +59,10 @@ export class Client {
       case 'ready':
         this.module = m.module;
         this.hooks.onReady?.(m.ms, m.phases);
-        this.#warmUp();
         break;
-      case 'warm':
+      case 'warm': // the job's worker has an instance with the Go runtime started
         this.spareReady = true;
+        this.#warmUp();
         if (this.warmedUp) this.hooks.onWarm?.();
         break;
       case 'progress':
@@ -73,26 +82,21 @@ export class Client {
     }
   }
 
-  // Once, when the module is compiled and no job waits: a second worker gets
-  // the compiled module and runs the warm-up job WARM_ROUNDS times, so the
-  // code a job runs is compiled (and its hot parts optimised) in the module
-  // both workers share; then it ends. A job started meanwhile does not wait
-  // for it: it stops the warm-up, which would only take a core from the job.
+  // Once, when the job's worker has its spare instance ready (the Go
+  // runtime start a first job waits for comes first) and no job has run: a
+  // second worker gets the compiled module and runs the warm-up job
+  // WARM_ROUNDS times, so the code a job runs is compiled (and its hot parts
+  // optimised) in the module both workers share; then it ends. A job started
+  // meanwhile does not wait for it: it stops the warm-up, which would only
+  // take a core from the job.
   #warmUp() {
-    if (this.warmer !== undefined) return;
-    this.warmer = null;
-    if (this.job) { this.warmedUp = true; return; } // the job itself warms the code up
-    let w;
-    try {
-      w = createWorker(this.module);
-    } catch {
-      return; // no warm-up; jobs still run
-    }
-    this.warmer = w;
+    const w = this.warmer;
+    if (!w || this.warming) return;
+    if (this.job || this.ranJob) { this.#stopWarmUp(); return; } // a job warms the code up itself
+    this.warming = true;
     const done = () => {
-      w.terminate();
-      this.warmer = null;
-      this.warmedUp = true;
+      if (this.warmer !== w) return;
+      this.#stopWarmUp();
       if (this.spareReady) this.hooks.onWarm?.();
     };
     w.onmessage = (ev) => { if (ev.data?.type === 'warm' || ev.data?.type === 'error') done(); };
@@ -101,8 +105,7 @@ export class Client {
   }
 
   #stopWarmUp() {
-    if (!this.warmer) return;
-    this.warmer.terminate();
+    this.warmer?.terminate();
     this.warmer = null;
     this.warmedUp = true;
   }
@@ -125,6 +128,7 @@ export class Client {
   start(files, opts = {}, onProgress) {
     if (this.job) this.cancel();
     this.#stopWarmUp();
+    this.ranJob = true;
     const list = files.map((f) => (f instanceof Blob ? { file: f, name: f.name } : f));
     return new Promise((resolve, reject) => {
       this.job = { resolve, reject, onProgress };
@@ -147,6 +151,7 @@ export class Client {
   fix(f, opts = {}, onProgress) {
     if (this.job) this.cancel();
     this.#stopWarmUp();
+    this.ranJob = true;
     return new Promise((resolve, reject) => {
       this.job = { resolve, reject, onProgress };
       this.worker.postMessage({ type: 'fix', file: f.file, name: f.name, gzip: !!opts.gzip });

@@ -25,11 +25,14 @@ globalThis.__gputriageWasm = (hook) => {
   waiting?.postMessage({ type: 'wasm-chunk', text: chunks[chunks.length - 1], last, at: performance.timeOrigin + performance.now() });
 };
 
-/** @param {WebAssembly.Module|null} [compiled] the module, once one worker compiled it */
-export function createWorker(compiled) {
+/**
+ * @param {WebAssembly.Module|null} [compiled] the module, once one worker compiled it
+ * @param {{waitForModule?: boolean}} [opts] waitForModule: a worker that gets the compiled module later
+ */
+export function createWorker(compiled, { waitForModule = false } = {}) {
   url ??= URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
-  const w = new Worker(url, compiled ? { name: 'compiled' } : undefined);
-  if (compiled) return w;
+  const w = new Worker(url, compiled || waitForModule ? { name: 'compiled' } : undefined);
+  if (compiled || waitForModule) return w;
   waiting = w;
   chunks.forEach((text, i) => w.postMessage({ type: 'wasm-chunk', text, last: complete && i === chunks.length - 1, at: performance.timeOrigin + performance.now() }));
   // A page cut short (no last chunk) never completes the module: say so.

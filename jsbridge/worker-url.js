@@ -2,7 +2,10 @@
 // while the bundle first runs, so capture the base then.
 const base = document.currentScript?.src ?? location.href;
 
-/** @param {WebAssembly.Module|null} [compiled] the module, once one worker compiled it */
-export function createWorker(compiled) {
-  return new Worker(new URL('worker.js', base), compiled ? { name: 'compiled' } : undefined);
+/**
+ * @param {WebAssembly.Module|null} [compiled] the module, once one worker compiled it
+ * @param {{waitForModule?: boolean}} [opts] waitForModule: a worker that gets the compiled module later
+ */
+export function createWorker(compiled, { waitForModule = false } = {}) {
+  return new Worker(new URL('worker.js', base), compiled || waitForModule ? { name: 'compiled' } : undefined);
 }
