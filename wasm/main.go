@@ -7,6 +7,7 @@ package main
 
 import (
 	"runtime/debug"
+	"runtime/metrics"
 	"unsafe"
 
 	"github.com/gputriage/gputriage/analyzer"
@@ -14,10 +15,40 @@ import (
 
 func main() {}
 
-// A wasm module's linear memory never shrinks, so its high-water mark is what
-// a tab pays: collect at 25 % growth instead of 100 %. The store's records are
-// pointer-free, so the extra collections are cheap.
-func init() { debug.SetGCPercent(25) }
+// GC pacing. A wasm module's linear memory never shrinks, so its high-water
+// mark is what a tab or the CLI pays: collect at 25 % growth instead of
+// 100 % (the store's records are pointer-free, so the extra collections are
+// cheap). But with a small heap 25 % meant a collection every megabyte or so
+// (the heap goal's floor is 4 MiB × GOGC/100), each one scanning the
+// module's 3 MB of data single-threaded: seven of them were a tenth of a
+// small trace's `--engine wasm` run. So the heap may grow to heapFloor
+// before a collection, and 25 % above that (gcPercentFor): the percent is
+// set from the live heap of the last collection, at begin and every feed.
+var (
+	gcPercent int
+	gcSample  = []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/gc/scan/globals:bytes"},
+		{Name: "/gc/scan/stack:bytes"},
+	}
+)
+
+func init() { pace() }
+
+// pace sets the GC percent from the live heap and the GC roots.
+func pace() {
+	metrics.Read(gcSample)
+	var v [3]uint64
+	for i, s := range gcSample {
+		if s.Value.Kind() == metrics.KindUint64 {
+			v[i] = s.Value.Uint64()
+		}
+	}
+	if p := gcPercentFor(v[0], v[1]+v[2]); p != gcPercent {
+		gcPercent = p
+		debug.SetGCPercent(p)
+	}
+}
 
 var (
 	job    *analyzer.Job
@@ -56,6 +87,7 @@ func alloc(n uint32) uint32 {
 func begin(ptr, n uint32) int32 {
 	job = nil
 	result = nil
+	pace()
 	opts, err := analyzer.ParseOptions(bytesAt(ptr, n))
 	if err != nil {
 		return setError(err.Error())
@@ -80,6 +112,7 @@ func feed(ptr, n uint32) int32 {
 	if job == nil {
 		return setError("feed before begin")
 	}
+	pace()
 	if _, err := job.Write(bytesAt(ptr, n)); err != nil {
 		if err == analyzer.ErrStop {
 			return 1 // the file takes no more bytes: go on with file_end

@@ -13,7 +13,10 @@ package crash
 // of a required string is a valid keyword: "Kernel (" stands for clr's
 // "LaunchKernel (", and buildAC cuts keywords to acMaxLen bytes.
 
-import "unsafe"
+import (
+	"sync"
+	"unsafe"
+)
 
 const (
 	kwROCr uint64 = 1 << iota
@@ -98,7 +101,10 @@ var (
 	acOut    []uint64
 )
 
-func init() { buildAC() }
+// acBuilt builds the automaton on first use: gputriage.wasm starts for
+// every command and job, and most never scan a log (building it was 3 % of
+// a small trace's `--engine wasm` run).
+var acBuilt sync.Once
 
 func buildAC() {
 	// byte classes: one per byte used in a keyword, class 0 for the rest
@@ -197,6 +203,7 @@ const acMaxLen = 12
 // look-ups); the second half starts acMaxLen-1 bytes early so that every
 // keyword lies wholly inside one of them.
 func kwScan(b []byte) uint64 {
+	acBuilt.Do(buildAC)
 	if len(b) >= 64 {
 		mid := len(b) / 2
 		return kwScan2(b[:mid], b[mid-(acMaxLen-1):])
@@ -257,6 +264,7 @@ func kwScan2(x, y []byte) uint64 {
 
 // kwScanString is kwScan for a string.
 func kwScanString(s string) uint64 {
+	acBuilt.Do(buildAC)
 	if len(s) >= 64 {
 		return kwScan(unsafe.Slice(unsafe.StringData(s), len(s)))
 	}
