@@ -133,7 +133,7 @@ export class Client {
     return new Promise((resolve, reject) => {
       this.job = { resolve, reject, onProgress };
       // File objects are handles: posting one copies no file data.
-      this.worker.postMessage({ type: 'start', files: list, opts: { command: 'auto', ...opts } });
+      this.worker.postMessage({ type: 'start', files: list, opts: { command: 'auto', ...pipelineOpt(), ...opts } });
     });
   }
 
@@ -168,4 +168,12 @@ export class Client {
     this.#spawn();
     job?.reject(new CancelledError());
   }
+}
+
+// ?inflate=1 in the page's address: gunzip in a worker of its own, pipelined
+// with the parse (jsbridge/inflate-worker.js); ?inflate=0 (the default): in
+// the analysis worker itself. The page benchmark compares the two.
+function pipelineOpt() {
+  const v = typeof location === 'undefined' ? null : new URLSearchParams(location.search).get('inflate');
+  return v == null ? {} : { inflateWorker: v !== '0' };
 }

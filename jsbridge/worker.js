@@ -1,7 +1,9 @@
 // The Web Worker that runs gputriage.wasm. The page's main thread never
 // touches trace bytes: each File is streamed here, gunzipped by the browser
-// (DecompressionStream) and pushed chunk by chunk into module memory through
-// the push ABI (docs/abi.md). No whole-file string or ArrayBuffer ever exists.
+// (DecompressionStream; on request in a worker of its own, inflate-worker.js,
+// pipelined with the parse) and pushed chunk by chunk into
+// module memory through the push ABI (docs/abi.md). No whole-file string or
+// ArrayBuffer ever exists.
 //
 // Protocol (main → worker):
 //   {type:'module', module}                 reuse a compiled module (after cancel)
@@ -10,6 +12,8 @@
 //                                           run triage when ≥ 2 files are traces
 //   {type:'warm-elsewhere'}                 no warm-up job here (a warm-up worker does it)
 //   {type:'warm-up', module, rounds}        warm-up worker: run the warm-up job rounds times, post 'warm'
+//                                           opts.inflateWorker: gunzip in a worker of
+//                                           its own (default off; needs ≥ 2 cores)
 //   {type:'fix', file, name, gzip}          perfetto-fix: two passes, output streamed
 //                                           into a Blob (gzip: through CompressionStream)
 // (worker → main):
@@ -23,6 +27,7 @@
 import { wasi, WasiExit } from './wasi.js';
 import { compileModule } from 'gputriage-wasm';
 import { gunzipInModule } from './gunzip.js';
+import { inflateInWorker } from './inflate-worker.js';
 
 const PROGRESS_MS = 100;
 const SNIFF_BYTES = 64 << 10;
@@ -223,21 +228,28 @@ class Instance {
  * file_error on a read or gunzip failure, file_end.
  * @param {(chunk: Uint8Array, read: number) => (void|Promise<void>)} onChunk
  */
-async function pushFile(m, file, name, onChunk) {
+async function pushFile(m, file, name, onChunk, inflateWorker = false) {
   m.callStr('file_begin', name);
   let read = 0;
   let fed = 0; // decompressed bytes pushed
   let gz = false;
+  let reader = null;
   try {
     gz = await isGzip(file);
     // Memory planning only: lets the module size its columns once.
     const hint = await sizeHint(file, gz);
     if (hint > 0) m.call('file_size', hint % 2 ** 32, Math.floor(hint / 2 ** 32));
-    let stream = file.stream().pipeThrough(new TransformStream({
-      transform(chunk, ctl) { read += chunk.byteLength; ctl.enqueue(chunk); },
-    }));
-    if (gz) stream = stream.pipeThrough(new DecompressionStream('gzip'));
-    const reader = stream.getReader();
+    if (gz && inflateWorker && typeof Worker === 'function') {
+      // Gunzip on another core, pipelined with the parse (inflate-worker.js).
+      const r = inflateInWorker(file);
+      reader = { read: async () => { const x = await r.read(); read = r.compressed(); return x; }, cancel: r.cancel };
+    } else {
+      let stream = file.stream().pipeThrough(new TransformStream({
+        transform(chunk, ctl) { read += chunk.byteLength; ctl.enqueue(chunk); },
+      }));
+      if (gz) stream = stream.pipeThrough(new DecompressionStream('gzip'));
+      reader = stream.getReader();
+    }
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
@@ -247,6 +259,7 @@ async function pushFile(m, file, name, onChunk) {
     }
   } catch (err) {
     if (err instanceof WasiExit || err instanceof WebAssembly.RuntimeError || err?.fromModule) throw err;
+    reader?.cancel().catch(() => {});
     if (gz && err?.name === 'TypeError') { // damaged or multi-member gzip: the module reads it as the CLI
       await gunzipInModule(m, file, fed, onChunk);
       m.call('file_end');
@@ -307,7 +320,11 @@ function moduleError(err) {
 
 async function run(files, opts) {
   const command = await resolveCommand(files, opts);
-  const { autoTriage, ...moduleOpts } = opts;
+  const { autoTriage, inflateWorker: iw, ...moduleOpts } = opts;
+  // Gunzip in a worker of its own (opts.inflateWorker, ?inflate=1): opt-in,
+  // since on the 2-core machine we measure on it cost 3-6 s more CPU than
+  // it hid on the 1 GB trace (docs/architecture-notes.md).
+  const inflateWorker = iw === true && (self.navigator?.hardwareConcurrency ?? 1) > 1;
   moduleOpts.command = command;
   const ti = performance.now();
   const m = await jobInstance();
@@ -331,7 +348,7 @@ async function run(files, opts) {
       raw += chunk.length;
       progress(at(read), false);
       return stop;
-    });
+    }, inflateWorker);
     readBefore += file.size;
     progress(at(0), true);
   }
@@ -349,6 +366,7 @@ async function run(files, opts) {
     mbps: raw / 1e6 / ((performance.now() - t0) / 1000),
     memory: m.memory,
     instantiateMs,
+    inflateWorker,
   };
   return { result, stats };
 }

@@ -37,6 +37,9 @@ const OVERLAPPING = `${SHARED}/traces/tracelens/b200/eager_trace.json.gz`; // 74
 const BIG_MB = Number(process.env.GPUTRIAGE_BIG_MB ?? 1024);
 const MEM_PER_KERNEL = Number(process.env.GPUTRIAGE_MEM_PER_KERNEL ?? 512);
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+// Another build's dist/ (e.g. main's), served under /baseline/ so a benchmark
+// compares it with this one in the same run.
+const BASELINE = process.env.GPUTRIAGE_BASELINE_DIST ? path.resolve(process.env.GPUTRIAGE_BASELINE_DIST) : null;
 const filter = process.argv[2] ?? '';
 
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'gputriage-e2e-'));
@@ -63,8 +66,10 @@ function startServer() {
     const badMime = p.startsWith('/badmime/');
     if (badMime) p = p.slice('/badmime'.length);
     if (p.endsWith('/')) p += 'index.html';
-    const file = path.join(DIST, path.normalize(p));
-    if (!file.startsWith(DIST) || !fs.existsSync(file)) { res.writeHead(404); res.end(); return; }
+    let root = DIST;
+    if (BASELINE && p.startsWith('/baseline/')) { root = BASELINE; p = p.slice('/baseline'.length); }
+    const file = path.join(root, path.normalize(p));
+    if (!file.startsWith(root) || !fs.existsSync(file)) { res.writeHead(404); res.end(); return; }
     const ext = path.extname(file);
     res.writeHead(200, {
       'Content-Type': badMime && ext === '.wasm' ? 'application/octet-stream' : types[ext] ?? 'application/octet-stream',
@@ -114,7 +119,8 @@ async function openPage(url, { colorScheme = 'light' } = {}) {
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  context.on('request', (r) => requests.push(r.url()));
+  // blob: URLs are the page's own workers (the gunzip worker starts one per file), not network.
+  context.on('request', (r) => { if (!r.url().startsWith('blob:')) requests.push(r.url()); });
   page.on('worker', (w) => w.on('console', (m) => { if (m.type() === 'error') errors.push(`worker: ${m.text()}`); }));
   await page.goto(url);
   // "Loaded" = the worker has compiled the module (the served build fetches
@@ -381,7 +387,8 @@ test('served: saved report reopens offline with the same views', async () => {
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 } });
   const requests = [];
   const errors = [];
-  context.on('request', (r) => requests.push(r.url()));
+  // blob: URLs are the page's own workers (the gunzip worker starts one per file), not network.
+  context.on('request', (r) => { if (!r.url().startsWith('blob:')) requests.push(r.url()); });
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
@@ -723,18 +730,20 @@ test('a truncated .gz is analysed as partial, naming the file', async () => {
   const cut = path.join(TMP, 'cut_trace.json.gz');
   const src = fs.readFileSync(TRACES.mi300);
   fs.writeFileSync(cut, src.subarray(0, src.length >> 1));
-  const s = await openPage(`${base}/`);
-  try {
-    await drop(s.page, [cut]);
-    assert.ok(await s.page.locator('#summary .banner.warn').isVisible(), 'partial-input warning');
-    const status = await s.page.locator('#summary table.files tr.partial').textContent();
-    assert.match(status, /cut_trace\.json\.gz/);
-    assert.match(status, /gzip stream damaged or truncated after \d+ decompressed bytes/);
-    const meta = JSON.parse((await download(s.page, '#export a[download="profile_metadata.json"]')).bytes);
-    assert.equal(meta.partial, true);
-    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(cut), 'truncated gzip');
-  } finally {
-    await s.close();
+  for (const query of ['', '?inflate=1']) { // gunzip in the analysis worker, then in its own
+    const s = await openPage(`${base}/${query}`);
+    try {
+      await drop(s.page, [cut]);
+      assert.ok(await s.page.locator('#summary .banner.warn').isVisible(), 'partial-input warning');
+      const status = await s.page.locator('#summary table.files tr.partial').textContent();
+      assert.match(status, /cut_trace\.json\.gz/);
+      assert.match(status, /gzip stream damaged or truncated after \d+ decompressed bytes/);
+      const meta = JSON.parse((await download(s.page, '#export a[download="profile_metadata.json"]')).bytes);
+      assert.equal(meta.partial, true);
+      assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(cut), `truncated gzip ${query}`);
+    } finally {
+      await s.close();
+    }
   }
 });
 
@@ -754,12 +763,15 @@ test('multi-member gzip, bad CRC and trailing junk: every byte, as the CLI', asy
   for (const [name, bytes] of Object.entries(cases)) {
     const f = path.join(TMP, name);
     fs.writeFileSync(f, bytes);
-    const s = await openPage(`${base}/`);
-    try {
-      await drop(s.page, [f]);
-      assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(f), name);
-    } finally {
-      await s.close();
+    for (const query of ['', '?inflate=1']) { // gunzip in the analysis worker, then in its own
+      const s = await openPage(`${base}/${query}`);
+      try {
+        await drop(s.page, [f]);
+        assert.equal(await s.page.evaluate(() => window.__gputriage.stats.inflateWorker), query !== '', `${name} ${query}: the path asked for ran`);
+        assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(f), `${name} ${query}`);
+      } finally {
+        await s.close();
+      }
     }
   }
 });
@@ -818,6 +830,75 @@ test(`big generated trace (${BIG_MB} MB raw) streams with bounded memory and a r
     assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests');
   } finally {
     await s.close();
+  }
+});
+
+/** CPU seconds (user + system) used so far by this process's descendants
+ *  (Chromium and its workers), from /proc; NaN where there is no /proc. */
+function browserCPU() {
+  try {
+    const kids = new Map();
+    const cpu = new Map();
+    for (const d of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      let st;
+      try { st = fs.readFileSync(`/proc/${d}/stat`, 'utf8'); } catch { continue; }
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      const ppid = Number(f[1]);
+      if (!kids.has(ppid)) kids.set(ppid, []);
+      kids.get(ppid).push(Number(d));
+      cpu.set(Number(d), Number(f[11]) + Number(f[12]));
+    }
+    let ticks = 0;
+    const walk = (p) => { for (const k of kids.get(p) ?? []) { ticks += cpu.get(k); walk(k); } };
+    walk(process.pid);
+    return ticks / 100; // USER_HZ
+  } catch {
+    return NaN;
+  }
+}
+
+// Issue 12 (row 5): gunzip in a worker of its own, pipelined with the parse
+// (jsbridge/inflate-worker.js), against the single-worker path (?inflate=0),
+// alternated in the same run; both must give the same artifacts.
+// GPUTRIAGE_BIG_RUNS=n runs each path n times (medians are printed);
+// GPUTRIAGE_BASELINE_DIST=dir adds that build's page (its default path) first.
+test('big generated trace: pipelined gunzip worker vs single worker, same artifacts', async () => {
+  const { file, raw } = await bigTrace();
+  const runs = Number(process.env.GPUTRIAGE_BIG_RUNS ?? 1);
+  const paths = [['single worker', '?inflate=0', false], ['gunzip worker + parser worker', '?inflate=1', true]];
+  if (BASELINE) paths.unshift(['baseline build', 'baseline/', null]);
+  const secs = new Map(paths.map(([l]) => [l, []]));
+  const cpus = new Map(paths.map(([l]) => [l, []]));
+  let ref = null;
+  let cores = 0;
+  for (let i = 0; i < runs; i++) {
+    for (const [label, query, pipelined] of paths) {
+      const s = await openPage(`${base}/${query}`);
+      try {
+        const c0 = browserCPU();
+        await drop(s.page, [file], 540_000);
+        const cpu = browserCPU() - c0;
+        const { stats, hc } = await s.page.evaluate(() => ({ stats: window.__gputriage.stats, hc: navigator.hardwareConcurrency }));
+        cores = hc;
+        if (pipelined != null) assert.equal(stats.inflateWorker, pipelined, `${label}: the path asked for ran`);
+        assert.equal(stats.rawBytes, raw, `${label}: every byte reached the module`);
+        secs.get(label).push(stats.seconds);
+        cpus.get(label).push(cpu);
+        note(`${label}: ${(raw / 1e6).toFixed(0)} MB raw in ${stats.seconds.toFixed(1)} s = ${stats.mbps.toFixed(0)} MB/s (feed ${stats.feedSeconds.toFixed(1)} s, finish ${stats.finishSeconds.toFixed(1)} s; Chromium CPU ${cpu.toFixed(1)} s; load average ${os.loadavg()[0].toFixed(1)})`);
+        const arts = await pageArtifacts(s.page);
+        if (!ref) ref = arts;
+        else assertSameArtifacts(arts, ref, `${label} vs ${paths[0][0]}`);
+      } finally {
+        await s.close();
+      }
+    }
+  }
+  const med = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+  const last = med(secs.get(paths.at(-1)[0]));
+  for (const [l] of paths.slice(0, -1)) {
+    const a = med(secs.get(l));
+    note(`${paths.at(-1)[0]} vs ${l}: ${(raw / 1e6 / a).toFixed(0)} -> ${(raw / 1e6 / last).toFixed(0)} MB/s = ${(a / last).toFixed(2)}x; Chromium CPU ${med(cpus.get(l)).toFixed(1)} -> ${med(cpus.get(paths.at(-1)[0])).toFixed(1)} s (median of ${runs}, hardwareConcurrency ${cores}, load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores, artifacts identical)`);
   }
 });
 
