@@ -10,10 +10,10 @@
 //   {type:'start', files:[{file, name}], opts}
 //                                           opts.autoTriage: with command auto,
 //                                           run triage when ≥ 2 files are traces
-//   {type:'warm-elsewhere'}                 no warm-up job here (a warm-up worker does it)
-//   {type:'warm-up', module, rounds}        warm-up worker: run the warm-up job rounds times, post 'warm'
 //                                           opts.inflateWorker: gunzip in a worker of
 //                                           its own (default off; needs ≥ 2 cores)
+//   {type:'warm-elsewhere'}                 no warm-up job here (a warm-up worker does it)
+//   {type:'warm-up', module, rounds}        warm-up worker: run the warm-up job rounds times, post 'warm'
 //   {type:'fix', file, name, gzip}          perfetto-fix: two passes, output streamed
 //                                           into a Blob (gzip: through CompressionStream)
 // (worker → main):
