@@ -7,7 +7,19 @@ import (
 
 // idIndex maps (file, id) → record index with one sorted slice: 16 bytes per
 // entry instead of a map's ~50, which matters at millions of launches.
-type idIndex struct{ e []idEntry }
+type idIndex struct {
+	e []idEntry
+	// dense[file], when its ids are dense enough (correlation and External
+	// ids count up from a base): idx[id-lo] is the record or -1. Lookups are
+	// then one load instead of ~20 dependent ones, the largest single cost of
+	// finish() at a million kernels in the page.
+	dense []denseIDs
+}
+
+type denseIDs struct {
+	lo  int64
+	idx []int32 // nil: this file uses the binary search
+}
 
 type idEntry struct {
 	id   int64
@@ -48,11 +60,56 @@ func (x *idIndex) seal(prefer func(old, new int32) bool) {
 		out = append(out, v)
 	}
 	x.e = slices.Clip(out)
+	x.densify()
+}
+
+// densify builds the dense tables of files whose id span is at most about
+// twice their entry count (≤ 8 bytes an entry against e's 16), and drops e
+// when every file has one.
+func (x *idIndex) densify() {
+	all := true
+	for i := 0; i < len(x.e); {
+		j := i
+		for j < len(x.e) && x.e[j].file == x.e[i].file {
+			j++
+		}
+		lo, hi, n := x.e[i].id, x.e[j-1].id, int64(j-i)
+		if lo < 0 || hi-lo >= 2*n+1024 || hi-lo >= 1<<26 {
+			all = false
+			i = j
+			continue
+		}
+		f := int(x.e[i].file)
+		if f >= len(x.dense) {
+			x.dense = append(x.dense, make([]denseIDs, f+1-len(x.dense))...)
+		}
+		idx := make([]int32, hi-lo+1)
+		for k := range idx {
+			idx[k] = -1
+		}
+		for _, v := range x.e[i:j] {
+			idx[v.id-lo] = v.idx
+		}
+		x.dense[f] = denseIDs{lo, idx}
+		i = j
+	}
+	if all {
+		x.e = nil
+	}
 }
 
 // get finds (file, id) by binary search, written out: a comparison closure
 // per step costs a call each, which wasm pays dearly on every GPU op.
 func (x *idIndex) get(file uint16, id int64) (int32, bool) {
+	if int(file) < len(x.dense) {
+		if d := &x.dense[file]; d.idx != nil {
+			if k := uint64(id - d.lo); id >= d.lo && k < uint64(len(d.idx)) {
+				v := d.idx[k]
+				return v, v >= 0
+			}
+			return -1, false
+		}
+	}
 	lo, hi := 0, len(x.e)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
