@@ -900,6 +900,12 @@ test('big generated trace: pipelined gunzip worker vs single worker, same artifa
     const a = med(secs.get(l));
     note(`${paths.at(-1)[0]} vs ${l}: ${(raw / 1e6 / a).toFixed(0)} -> ${(raw / 1e6 / last).toFixed(0)} MB/s = ${(a / last).toFixed(2)}x; Chromium CPU ${med(cpus.get(l)).toFixed(1)} -> ${med(cpus.get(paths.at(-1)[0])).toFixed(1)} s (median of ${runs}, hardwareConcurrency ${cores}, load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores, artifacts identical)`);
   }
+  // Issue 12's row for BENCHMARKS.md: every path against the first (the
+  // baseline build when GPUTRIAGE_BASELINE_DIST is given), same run.
+  const first = med(secs.get(paths[0][0]));
+  const cells = paths.map(([l]) => `${l} ${(raw / 1e6 / med(secs.get(l))).toFixed(0)} MB/s (${med(secs.get(l)).toFixed(1)} s, Chromium CPU ${med(cpus.get(l)).toFixed(1)} s) = **${(first / med(secs.get(l))).toFixed(2)}x**`);
+  fs.mkdirSync(ART_DIR, { recursive: true });
+  fs.writeFileSync(path.join(ART_DIR, 'page-parallel.md'), `${(raw / 1e6).toFixed(0)} MB raw, ${big.kernels} kernels, medians of ${runs}, hardwareConcurrency ${cores}, load average ${os.loadavg()[0].toFixed(1)}: ${cells.join('; ')}; artifacts identical on every path\n`);
 });
 
 // Issue 12: no main-thread task over 100 ms (Long Tasks API) from the drop
