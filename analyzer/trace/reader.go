@@ -112,7 +112,7 @@ func (r *Reader) fastEvent(b []byte) (int, bool) {
 		return 0, false
 	}
 	r.f.Events++
-	r.handle()
+	r.handle(b)
 	return end, true
 }
 
@@ -125,7 +125,7 @@ func (r *Reader) event(b []byte) {
 		}
 		return
 	}
-	r.handle()
+	r.handle(b)
 }
 
 // cut bounds a name to the string limit (at a UTF-8 boundary), counting it.
@@ -154,20 +154,21 @@ func (r *Reader) Stop(msg string) {
 	}
 }
 
-func (r *Reader) handle() {
+func (r *Reader) handle(raw []byte) {
 	f := r.f
 	e := &r.ev
 	if e.ph != 'X' {
 		return
 	}
-	k := kindOf(e.cat)
+	k := kindOf(e.cat.get(raw))
 	if k == KindOther {
 		return
 	}
-	ts, dur, ok := f.times(e.ts, e.dur)
+	ts, dur, ok := f.times(e.ts.get(raw), e.dur.get(raw))
 	if !ok {
 		return
 	}
+	pid, tid := e.pid.get(raw), e.tid.get(raw)
 	s := r.s
 	b := s.Budget
 	if b.Records >= b.Limits.Records {
@@ -180,14 +181,14 @@ func (r *Reader) handle() {
 		return
 	}
 	b.Records++
-	name := s.internRaw(r.cut(e.name), &r.scratch)
+	name := s.internRaw(r.cut(e.name.get(raw)), &r.scratch)
 	// Consecutive events mostly share a thread: reuse its id.
 	track := r.lastTrack
-	if track == 0 || string(e.pid) != string(r.lastPid) || string(e.tid) != string(r.lastTid) {
-		r.key = append(append(append(r.key[:0], e.pid...), ' '), e.tid...)
+	if track == 0 || string(pid) != string(r.lastPid) || string(tid) != string(r.lastTid) {
+		r.key = append(append(append(r.key[:0], pid...), ' '), tid...)
 		track = s.internRaw(r.key, &r.scratch)
-		r.lastPid = append(r.lastPid[:0], e.pid...)
-		r.lastTid = append(r.lastTid[:0], e.tid...)
+		r.lastPid = append(r.lastPid[:0], pid...)
+		r.lastTid = append(r.lastTid[:0], tid...)
 		r.lastTrack = track
 	}
 	f.Kept++
@@ -195,10 +196,10 @@ func (r *Reader) handle() {
 	case KindKernel, KindMemcpy, KindMemset, KindSync:
 		dev, stream := e.device, e.stream
 		if dev == None {
-			dev, _ = jsontext.TrailingInt(e.pid)
+			dev, _ = jsontext.TrailingInt(pid)
 		}
 		if stream == None {
-			stream, _ = jsontext.TrailingInt(e.tid)
+			stream, _ = jsontext.TrailingInt(tid)
 		}
 		s.GPU = growHint(s.GPU, r)
 		s.GPU = append(s.GPU, GPUOp{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
@@ -213,13 +214,13 @@ func (r *Reader) handle() {
 			Track: track, File: r.idx, Kind: k})
 	default:
 		var kernel uint32
-		if len(e.kernel) > 0 && (k == KindRuntime || k == KindDriver) {
-			kernel = s.internRaw(r.cut(e.kernel), &r.scratch)
+		if kn := e.kernel.get(raw); len(kn) > 0 && (k == KindRuntime || k == KindDriver) {
+			kernel = s.internRaw(r.cut(kn), &r.scratch)
 		}
-		if k == KindCPUOp && (len(e.dims) > 0 || e.flops != None) {
+		if dims := e.dims.get(raw); k == KindCPUOp && (len(dims) > 0 || e.flops != None) {
 			s.Shapes = growHint(s.Shapes, r)
-			s.Shapes = append(s.Shapes, Shapes{CPU: int32(len(s.CPU)), Dims: s.internJSON(e.dims),
-				Types: s.internJSON(e.types), Concrete: s.internJSON(e.concrete), Flops: e.flops})
+			s.Shapes = append(s.Shapes, Shapes{CPU: int32(len(s.CPU)), Dims: s.internJSON(dims),
+				Types: s.internJSON(e.types.get(raw)), Concrete: s.internJSON(e.concrete.get(raw)), Flops: e.flops})
 		}
 		s.CPU = growHint(s.CPU, r)
 		s.CPU = append(s.CPU, Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,

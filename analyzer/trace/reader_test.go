@@ -250,3 +250,24 @@ func BenchmarkReader(b *testing.B) {
 		read(b, data, func(int) int { return 1 << 20 })
 	}
 }
+
+// Several escaped strings in one event (name, tid, args.kernel) each keep
+// their own decoded bytes, on the in-chunk path and across chunk edges.
+func TestEscapesInOneEvent(t *testing.T) {
+	doc := []byte(`{"traceEvents":[
+ {"ph":"X","cat":"cuda_runtime","name":"hip\u004caunchKernel","pid":1,"tid":"t\"1","ts":5,"dur":2,"args":{"correlation":3,"kernel":"k\u003c1\u003e"}},
+ {"ph":"X","cat":"cuda_runtime","name":"plain","pid":1,"tid":"t\"1","ts":9,"dur":2,"args":{"correlation":4}}]}`)
+	for _, chunk := range []int{len(doc), 7} {
+		st, _ := read(t, doc, func(int) int { return chunk })
+		if len(st.CPU) != 2 {
+			t.Fatalf("chunk %d: %d cpu spans", chunk, len(st.CPU))
+		}
+		c := st.CPU[0]
+		if st.Name(c.Name) != "hipLaunchKernel" || st.Name(c.Kernel) != "k<1>" || st.Name(c.Track) != `1 t"1` {
+			t.Errorf("chunk %d: name %q kernel %q track %q", chunk, st.Name(c.Name), st.Name(c.Kernel), st.Name(c.Track))
+		}
+		if st.Name(st.CPU[1].Name) != "plain" || st.CPU[1].Track != c.Track {
+			t.Errorf("chunk %d: second event %q track %d vs %d", chunk, st.Name(st.CPU[1].Name), st.CPU[1].Track, c.Track)
+		}
+	}
+}

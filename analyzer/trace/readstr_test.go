@@ -53,3 +53,23 @@ func FuzzLoopsMatchJSONText(f *testing.F) {
 	f.Add([]byte(`"x\`))
 	f.Fuzz(func(t *testing.T, b []byte) { checkLoops(t, b) })
 }
+
+// spanOf relies on the readers returning subslices of their input, never
+// copies (escapes included): both the loop versions and jsontext's.
+func TestReadersReturnSubslices(t *testing.T) {
+	for _, in := range []string{`"abc"`, `"a\"b\\c\u00e9"`, `12.5,`, `-3}`, `true]`, `"",`} {
+		b := []byte(" " + in + " ")
+		for name, read := range map[string]func([]byte, int) ([]byte, int, bool){
+			"readTokenLoop": readTokenLoop, "readStringLoop": readStringLoop, "jsontext.ReadToken": jsontext.ReadToken,
+		} {
+			v, _, ok := read(b, 1)
+			if !ok || v == nil {
+				continue
+			}
+			s := spanOf(b, v)
+			if got := s.get(b); len(v) > 0 && &got[0] != &v[0] || string(got) != string(v) {
+				t.Errorf("%s(%q): %q is not b[%d:%d]", name, in, v, s.lo, s.hi)
+			}
+		}
+	}
+}
