@@ -201,31 +201,37 @@ func (r *Reader) handle(raw []byte) {
 		if stream == None {
 			stream, _ = jsontext.TrailingInt(tid)
 		}
-		s.GPU = growHint(s.GPU, r)
-		s.GPU = append(s.GPU, GPUOp{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
-			Track: track, Device: int32(dev), Stream: int32(stream), File: r.idx, Kind: k})
+		*add(&s.GPU, r) = GPUOp{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
+			Track: track, Device: int32(dev), Stream: int32(stream), File: r.idx, Kind: k}
 	case KindPython:
-		s.Python = growHint(s.Python, r)
-		s.Python = append(s.Python, Span{TS: ts, Dur: dur, Corr: None, Ext: None, Name: name,
-			Track: track, File: r.idx, Kind: k})
+		*add(&s.Python, r) = Span{TS: ts, Dur: dur, Corr: None, Ext: None, Name: name,
+			Track: track, File: r.idx, Kind: k}
 	case KindGPUAnnotation:
-		s.Annot = growHint(s.Annot, r)
-		s.Annot = append(s.Annot, Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
-			Track: track, File: r.idx, Kind: k})
+		*add(&s.Annot, r) = Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
+			Track: track, File: r.idx, Kind: k}
 	default:
 		var kernel uint32
 		if kn := e.kernel.get(raw); len(kn) > 0 && (k == KindRuntime || k == KindDriver) {
 			kernel = s.internRaw(r.cut(kn), &r.scratch)
 		}
 		if dims := e.dims.get(raw); k == KindCPUOp && (len(dims) > 0 || e.flops != None) {
-			s.Shapes = growHint(s.Shapes, r)
-			s.Shapes = append(s.Shapes, Shapes{CPU: int32(len(s.CPU)), Dims: s.internJSON(dims),
-				Types: s.internJSON(e.types.get(raw)), Concrete: s.internJSON(e.concrete.get(raw)), Flops: e.flops})
+			*add(&s.Shapes, r) = Shapes{CPU: int32(len(s.CPU)), Dims: s.internJSON(dims),
+				Types: s.internJSON(e.types.get(raw)), Concrete: s.internJSON(e.concrete.get(raw)), Flops: e.flops}
 		}
-		s.CPU = growHint(s.CPU, r)
-		s.CPU = append(s.CPU, Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
-			Track: track, Kernel: kernel, File: r.idx, Kind: k})
+		*add(&s.CPU, r) = Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
+			Track: track, Kernel: kernel, File: r.idx, Kind: k}
 	}
+}
+
+// add appends a zero record to *p and returns it. The slice header is
+// stored back only when it grows: `x = x[:n]` writes just the length, and
+// with no pointer written there is no GC write barrier per event.
+func add[T any](p *[]T, r *Reader) *T {
+	if len(*p) == cap(*p) {
+		*p = growHint(*p, r)
+	}
+	*p = (*p)[:len(*p)+1]
+	return &(*p)[len(*p)-1]
 }
 
 // internJSON interns a raw JSON value as written (no decoding: the
