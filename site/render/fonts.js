@@ -15,9 +15,10 @@ const SANS = null; // the body's font
 const SVG_FONT = 'system-ui, sans-serif'; // style.css: svg.roofline labels
 const CANVAS_FONT = 'monospace'; // lanes.js: the canvas lanes
 
-// [size px, weight, family]: the progress bar's fonts first, then the report's.
+// [size px, weight, family]: the progress bar's fonts first, then the report's
+// (13px 400 sans, the body's, is laid out with the page already).
 export const FONTS = [
-  [10, 400, MONO], [12, 400, MONO],
+  [10, 400, MONO], [12, 400, MONO], [13, 400, SANS],
   [12, 400, SANS], [11, 400, SANS], [12, 600, SANS], [15, 600, SANS], [14, 600, SANS], [13, 700, SANS],
   [11, 400, MONO], [12, 600, MONO], [11, 600, SANS], [11, 600, MONO], [12, 700, SANS], [11, 700, SANS],
   [14, 700, SANS], [12, 700, MONO], [13, 700, MONO], [15, 700, MONO], [11, 400, SVG_FONT],
