@@ -5,6 +5,7 @@ import { renderReport } from './render/report.js';
 import { h } from './render/dom.js';
 import { identityForm, readIdentity } from './render/identity.js';
 import { bytes, secs } from './render/format.js';
+import { warmFonts } from './render/fonts.js';
 import template from 'gputriage-report-template';
 
 const $ = (id) => document.getElementById(id);
@@ -111,6 +112,9 @@ async function run(files, { keepRoles = false } = {}) {
     if (err instanceof CancelledError) {
       ui.status.textContent = 'cancelled';
       setState('idle');
+// The fonts the progress bar and the report use, laid out in idle time now
+// rather than inside the drop's and the report's first tasks (render/fonts.js).
+warmFonts().then(() => { probe.fontsWarmAt = performance.now(); });
       return;
     }
     showError(err.message);
@@ -227,3 +231,6 @@ document.addEventListener('keydown', (e) => {
 });
 
 setState('idle');
+// The fonts the progress bar and the report use, laid out in idle time now
+// rather than inside the drop's and the report's first tasks (render/fonts.js).
+warmFonts().then(() => { probe.fontsWarmAt = performance.now(); });

@@ -951,15 +951,34 @@ test('no long main-thread task from drop to report on a large trace', async () =
       if (resp.gaps.length) note(`tp_rank0: ${resp.gaps.join('; ')}`);
       runs.push(resp.longTask);
       assert.deepEqual(s.errors, [], 'no console errors');
+      // The drop's and the report's first layouts were long because each font
+      // new at its size and weight cost 5-40 ms (render/fonts.js lays them out
+      // in idle time first): every font the page shows must be among them.
+      const fonts = await s.page.evaluate(() => {
+        const key = (el) => { const c = getComputedStyle(el); return `${c.fontStyle} ${c.fontWeight} ${c.fontSize} ${c.fontFamily}`; };
+        const warm = new Set([...document.querySelectorAll('.font-warm span')].map(key));
+        const used = new Set();
+        for (const el of document.body.querySelectorAll('*')) {
+          if (el.closest('.font-warm')) continue;
+          if ([...el.childNodes].some((n) => n.nodeType === 3 && n.data.trim()) || /^(INPUT|SELECT|BUTTON)$/.test(el.tagName)) used.add(key(el));
+        }
+        return { warmed: warm.size, missing: [...used].filter((k) => !warm.has(k)) };
+      });
+      assert.ok(fonts.warmed > 0, 'the fonts were laid out before the drop');
+      assert.deepEqual(fonts.missing, [], 'fonts the report uses that render/fonts.js does not lay out in advance');
     } finally {
       await s.close();
     }
   }
   const sorted = [...runs].sort((a, b) => a - b);
   const median = sorted[sorted.length >> 1];
-  const factor = Math.max(1, (load0 + os.loadavg()[0]) / 2 / os.cpus().length);
+  // The bound is 100 ms. Only a heavily loaded machine (load average above
+  // twice its core count, where the page gets well under one core) scales
+  // it, by the load past that point; the note says when it did.
+  const load = (load0 + os.loadavg()[0]) / 2;
+  const factor = Math.max(1, load / (2 * os.cpus().length));
   const bound = Number(process.env.GPUTRIAGE_LONGTASK_MS ?? 100 * factor);
-  note(`tp_rank0: longest task per run ${runs.map((x) => x.toFixed(0)).join(', ')} ms, median ${median.toFixed(0)} ms; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores: bound ${bound.toFixed(0)} ms (100 ms × ${factor.toFixed(1)}); median normalised ${(median / factor).toFixed(0)} ms`);
+  note(`tp_rank0: longest task per run ${runs.map((x) => x.toFixed(0)).join(', ')} ms, median ${median.toFixed(0)} ms; load average ${load.toFixed(1)} on ${os.cpus().length} cores: bound ${bound.toFixed(0)} ms${factor > 1 ? ` (100 ms × ${factor.toFixed(1)}: heavily loaded machine)` : ''}`);
   fs.writeFileSync(path.join(ART_DIR, 'page-longtask.md'), `${median.toFixed(0)}\t${(median / factor).toFixed(0)}\t${factor.toFixed(1)}\t${parts}; runs ${runs.map((x) => x.toFixed(0)).join(', ')} ms\n`);
   assert.ok(median <= bound, `the median run's longest main-thread task took ${median.toFixed(0)} ms (bound ${bound.toFixed(0)} ms; runs ${runs.map((x) => x.toFixed(0)).join(', ')})`);
 });
