@@ -15,8 +15,13 @@ let waiting = null; // the worker that gets the chunks still to come
 
 // Called by the page's hook script after each chunk (a data block).
 globalThis.__gputriageWasm = (hook) => {
-  const el = hook?.previousElementSibling;
-  if (!el || el.type !== 'application/wasm+gzip+base64') return;
+  // The chunk's data block precedes its hook, but not always directly: an
+  // element the page appends to <body> while the parser is still here (the
+  // drop's progress, the font warm-up) lands between them. Skipping the
+  // chunk then lost it (and the module) silently.
+  let el = hook?.previousElementSibling;
+  while (el && el.type !== 'application/wasm+gzip+base64') el = el.previousElementSibling;
+  if (!el) return;
   const last = el.hasAttribute('data-last');
   chunks.push(el.textContent);
   complete = last;
