@@ -61,8 +61,9 @@ test-worker: worker
 bench: build worker
 	GPUTRIAGE_BENCH=1 $(GO) test -count=1 -timeout 60m -run TestBenchmarks -v ./cmd/gputriage
 
-# The page's wall-clock targets (longest main-thread task and pause), judged:
-# the browser tests only print them.
+# The page's wall-clock targets judged strictly: the big trace's longest pause
+# (the browser tests only print it) and the long-task bound (the tests assert
+# 100 ms, scaled only on a heavily loaded machine).
 bench-page: site chromium
 	npm ci --no-audit --no-fund
 	GPUTRIAGE_JUDGE_TIMING=1 node site/test/e2e.mjs "main-thread task"
