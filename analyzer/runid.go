@@ -131,17 +131,22 @@ func stampIndented(text, runID string, partial bool) (string, bool) {
 	}
 	var b strings.Builder
 	b.Grow(len(text) + 128)
-	b.WriteString("{\n")
-	b.WriteString(`  "tool": ` + strconv.Quote(report.Tool) + ",\n")
-	b.WriteString(`  "schema_version": ` + strconv.Quote(report.Version) + ",\n")
-	b.WriteString(`  "run_id": ` + strconv.Quote(runID) + ",\n")
-	b.WriteString(`  "partial": ` + strconv.FormatBool(partial))
+	b.WriteString(stampHead(runID, partial))
 	for _, m := range keep {
 		b.WriteString(",\n")
 		b.WriteString(m)
 	}
 	b.WriteString(close)
 	return b.String(), true
+}
+
+// stampHead opens a stamped artifact: the contract fields, in order.
+func stampHead(runID string, partial bool) string {
+	return "{\n" +
+		`  "tool": ` + strconv.Quote(report.Tool) + ",\n" +
+		`  "schema_version": ` + strconv.Quote(report.Version) + ",\n" +
+		`  "run_id": ` + strconv.Quote(runID) + ",\n" +
+		`  "partial": ` + strconv.FormatBool(partial)
 }
 
 // plainKey: a key json.Marshal writes back unchanged (no escapes, no HTML
@@ -190,11 +195,7 @@ func stampDecoded(text, runID string, partial bool) string {
 		}
 	}
 	var b bytes.Buffer
-	b.WriteString("{\n")
-	b.WriteString(`  "tool": ` + strconv.Quote(report.Tool) + ",\n")
-	b.WriteString(`  "schema_version": ` + strconv.Quote(report.Version) + ",\n")
-	b.WriteString(`  "run_id": ` + strconv.Quote(runID) + ",\n")
-	b.WriteString(`  "partial": ` + strconv.FormatBool(partial))
+	b.WriteString(stampHead(runID, partial))
 	for _, x := range kvs {
 		kb, _ := json.Marshal(x.k)
 		b.WriteString(",\n  ")

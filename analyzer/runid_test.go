@@ -38,7 +38,7 @@ func TestStampIndentedEqualsDecoded(t *testing.T) {
 		map[string]any{},
 		map[string]any{"partial": true},
 		map[string]any{"partial": false, "x": 1},
-		map[string]any{"a<b": 1, "c": "<&>"},           // key json.Marshal escapes
+		map[string]any{"a<b": 1, "c": "<&>"},          // key json.Marshal escapes
 		map[string]any{"k\"q": []any{"\n  \"z\": 1"}}, // escapes in keys and values
 		map[string]any{"run_id": "old", "tool": "t", "rows": []any{map[string]any{"x": map[string]any{"y": []any{}}}}},
 		map[string]any{"s": ",\n  \"fake\": 1", "t": "}\n"},
