@@ -136,6 +136,18 @@ var wazeroRT struct {
 	compiled map[*byte]wazero.CompiledModule
 }
 
+// newRuntime is a wazero runtime with the compiler, the compilation cache
+// and WASI.
+func newRuntime(ctx context.Context) wazero.Runtime {
+	cfg := wazero.NewRuntimeConfigCompiler()
+	if cache, err := wazero.NewCompilationCacheWithDir(cacheDir()); err == nil {
+		cfg = cfg.WithCompilationCache(cache)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	return rt
+}
+
 // wazeroModule returns wasm compiled on the process's runtime.
 func wazeroModule(ctx context.Context, wasm []byte) (wazero.Runtime, wazero.CompiledModule, error) {
 	if len(wasm) == 0 {
@@ -145,12 +157,7 @@ func wazeroModule(ctx context.Context, wasm []byte) (wazero.Runtime, wazero.Comp
 	w.Lock()
 	defer w.Unlock()
 	if w.rt == nil {
-		cfg := wazero.NewRuntimeConfigCompiler()
-		if cache, err := wazero.NewCompilationCacheWithDir(cacheDir()); err == nil {
-			cfg = cfg.WithCompilationCache(cache)
-		}
-		w.rt = wazero.NewRuntimeWithConfig(ctx, cfg)
-		wasi_snapshot_preview1.MustInstantiate(ctx, w.rt)
+		w.rt = newRuntime(ctx)
 		w.compiled = map[*byte]wazero.CompiledModule{}
 	}
 	if c := w.compiled[&wasm[0]]; c != nil {

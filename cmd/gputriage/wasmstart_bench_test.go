@@ -7,8 +7,6 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/gputriage/gputriage/analyzer"
 )
@@ -36,12 +34,7 @@ func BenchmarkWasmStartPhases(b *testing.B) {
 	var comp, inst, job time.Duration
 	for i := 0; i < b.N; i++ {
 		ctx := context.Background()
-		cfg := wazero.NewRuntimeConfigCompiler()
-		if cache, err := wazero.NewCompilationCacheWithDir(cacheDir()); err == nil {
-			cfg = cfg.WithCompilationCache(cache)
-		}
-		rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-		wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+		rt := newRuntime(ctx)
 		t0 := time.Now()
 		compiled, err := rt.CompileModule(ctx, wasm)
 		if err != nil {
@@ -53,20 +46,7 @@ func BenchmarkWasmStartPhases(b *testing.B) {
 			b.Fatal(err)
 		}
 		t2 := time.Now()
-		if err := e.Begin(opts); err != nil {
-			b.Fatal(err)
-		}
-		fh, err := os.Open(smallTrace)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := push(e, "t.json.gz", fh, nil); err != nil {
-			b.Fatal(err)
-		}
-		fh.Close()
-		if _, err := e.Finish(); err != nil {
-			b.Fatal(err)
-		}
+		runSmall(b, e, opts)
 		t3 := time.Now()
 		rt.Close(ctx)
 		comp += t1.Sub(t0)
@@ -92,21 +72,26 @@ func BenchmarkSmallJob(b *testing.B) {
 			}
 			opts, _ := json.Marshal(analyzer.Options{Command: "breakdown"})
 			for i := 0; i < b.N; i++ {
-				if err := eng.Begin(opts); err != nil {
-					b.Fatal(err)
-				}
-				fh, err := os.Open(smallTrace)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := push(eng, "t.json.gz", fh, nil); err != nil {
-					b.Fatal(err)
-				}
-				fh.Close()
-				if _, err := eng.Finish(); err != nil {
-					b.Fatal(err)
-				}
+				runSmall(b, eng, opts)
 			}
 		})
+	}
+}
+
+// runSmall is one job of the small default trace on e.
+func runSmall(b *testing.B, e engine, opts []byte) {
+	if err := e.Begin(opts); err != nil {
+		b.Fatal(err)
+	}
+	fh, err := os.Open(smallTrace)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fh.Close()
+	if err := push(e, "t.json.gz", fh, nil); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := e.Finish(); err != nil {
+		b.Fatal(err)
 	}
 }
