@@ -52,7 +52,6 @@ self.onmessage = async (ev) => {
     return;
   }
   if (msg.type === 'warm-up') { // this worker only warms the shared compiled code up
-    warmOnly = true;
     modulePromise = Promise.resolve(msg.module);
     warmRounds(msg.rounds ?? 1).then(() => self.postMessage({ type: 'warm' }),
       (err) => self.postMessage({ type: 'error', message: `warm-up: ${err?.message ?? err}` }));
@@ -107,7 +106,6 @@ if (self.name !== 'compiled') getModule().then(() => idleSoon(), (err) => self.p
 // the Go runtime already started for the next job.
 let spare = null;
 let warmed = false;
-let warmOnly = false;
 let idleTimer = 0;
 const AFTER_JOB_MS = 1500;
 function idleSoon(delay = 0) {
