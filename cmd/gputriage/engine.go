@@ -90,6 +90,8 @@ type native struct {
 	job     *analyzer.Job
 	opts    analyzer.Options
 	parsers int // block parsers for a big file (blocks.go); < 2: none
+	// autoParsers: parsers is the default, not asked for (blocks.go)
+	autoParsers bool
 }
 
 func (n *native) Begin(opts []byte) error {

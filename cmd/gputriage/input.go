@@ -152,7 +152,7 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 	blocks, done := readAhead(src)
 	defer close(done)
 	feed := eng.Feed
-	bf := newBlockFeeder(eng, r)
+	bf := newBlockFeeder(eng, r, gz)
 	if bf != nil {
 		defer bf.close()
 		feed = bf.feed

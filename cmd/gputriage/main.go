@@ -80,8 +80,8 @@ Flags:
   --run FILE           the same as a JSON object (field names with underscores)
   --engine native|wasm the analyzer linked in (default) or gputriage.wasm under wazero, the
                        module the page runs (same bytes; present when built with make build)
-  --parsers N          read a big trace in blocks on N cores (default: every core with --engine
-                       wasm, one reader natively; the artifacts are the same bytes either way)
+  --parsers N          read a big trace in blocks on N cores (default: every core, natively not
+                       for gzip input on 2 cores; 0: one reader; the artifacts are the same bytes)
   -q                   no progress line
   --max-event-bytes N, --max-string-bytes N, --max-depth N, --max-records N,
   --max-name-bytes N, --max-ratio N, --max-hint-bytes N
@@ -340,16 +340,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Force: f.force, Compare: f.compare, Run: f.run, SplitA: splitA, FailOn: f.failOn,
 		PeakTFLOPS: f.peakTFLOPS, PeakGBPS: f.peakGBPS, Limits: f.limits})
 
-	// Blocks pay under wazero (2 instances: 2x on this 2-core machine);
-	// natively the parse is as fast as gunzip, which has a core already,
-	// and on 2 cores blocks measured slower (0.29 -> 0.35 s on tp_rank0):
-	// only when asked there.
-	parsers := f.parsers
-	if parsers < 0 {
-		parsers = 0
-		if f.engine == "wasm" {
-			parsers = runtime.GOMAXPROCS(0)
-		}
+	// Blocks on every core by default (blocks.go: natively not for gzip
+	// input on 2 cores, where gunzip has the second core already).
+	parsers, auto := f.parsers, f.parsers < 0
+	if auto {
+		parsers = runtime.GOMAXPROCS(0)
 	}
 	if cmd == "perfetto-fix" {
 		parsers = 0
@@ -363,7 +358,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			parsers = 0
 			blockRestarts++
 		}
-		if eng, err = newEngine(f.engine, parsers); err != nil {
+		if eng, err = newEngine(f.engine, parsers, auto); err != nil {
 			fmt.Fprintf(stderr, "gputriage: %v\n", err)
 			return analyzer.ExitUsage
 		}
@@ -425,10 +420,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // newEngine returns an engine of kind; parsers > 1 reads big files in
-// blocks on that many goroutines.
-func newEngine(kind string, parsers int) (engine, error) {
+// blocks on that many goroutines (auto: where it pays, blocks.go).
+func newEngine(kind string, parsers int, auto bool) (engine, error) {
 	if kind == "native" {
-		return &native{parsers: parsers}, nil
+		return &native{parsers: parsers, autoParsers: auto}, nil
 	}
 	wasm, err := Module()
 	if err != nil {
