@@ -18,16 +18,18 @@ type Nest struct {
 }
 
 func NewNest(spans []trace.Span, idx []int32) *Nest {
-	slices.SortFunc(idx, func(a, b int32) int {
-		x, y := &spans[a], &spans[b]
-		switch {
-		case x.TS != y.TS:
-			return cmp.Compare(x.TS, y.TS)
-		case x.End() != y.End():
-			return cmp.Compare(y.End(), x.End())
-		}
-		return int(a - b)
-	})
+	if !nestOrdered(spans, idx) {
+		slices.SortFunc(idx, func(a, b int32) int {
+			x, y := &spans[a], &spans[b]
+			switch {
+			case x.TS != y.TS:
+				return cmp.Compare(x.TS, y.TS)
+			case x.End() != y.End():
+				return cmp.Compare(y.End(), x.End())
+			}
+			return int(a - b)
+		})
+	}
 	n := &Nest{Pos: idx, Parent: make([]int32, len(idx)), start: make([]int64, len(idx))}
 	var stack []int32
 	for p, i := range idx {
@@ -43,6 +45,32 @@ func NewNest(spans []trace.Span, idx []int32) *Nest {
 		stack = append(stack, int32(p))
 	}
 	return n
+}
+
+// nestOrdered reports whether idx is already in NewNest's order (start
+// asc, end desc, index asc), as spans mostly arrive: a check without a
+// comparison call per pair (costly in wasm) saves the sort.
+func nestOrdered(spans []trace.Span, idx []int32) bool {
+	for k := 1; k < len(idx); k++ {
+		a, b := idx[k-1], idx[k]
+		x, y := &spans[a], &spans[b]
+		if x.TS != y.TS {
+			if x.TS > y.TS {
+				return false
+			}
+			continue
+		}
+		if xe, ye := x.End(), y.End(); xe != ye {
+			if xe < ye {
+				return false
+			}
+			continue
+		}
+		if a > b {
+			return false
+		}
+	}
+	return true
 }
 
 // at returns the position (in n.Pos) of the innermost interval containing t,
