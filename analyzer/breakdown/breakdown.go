@@ -373,6 +373,7 @@ func (a *attributor) stages() ([]uint8, []string) {
 	out := make([]uint8, len(st.GPU))
 	annotated := make([]bool, len(st.Files))
 	sourced := make([]bool, 256) // stage id → stageSource set to "annotation"
+	var annCur, cpuCur callsite.Cursor
 	memo := map[uint32]string{}
 	stageOf := func(id uint32) string {
 		s, ok := memo[id]
@@ -388,7 +389,7 @@ func (a *attributor) stages() ([]uint8, []string) {
 			continue
 		}
 		if n := a.AnnotNest(o.File, o.Track); n != nil {
-			for p := n.At(st.Annot, o.TS); p >= 0; p = n.Parent[p] {
+			for p := annCur.At(n, st.Annot, o.TS); p >= 0; p = n.Parent[p] {
 				if s := stageOf(st.Annot[n.Pos[p]].Name); s != "" && st.Annot[n.Pos[p]].End() >= o.TS {
 					out[i] = id(s)
 					break
@@ -399,7 +400,7 @@ func (a *attributor) stages() ([]uint8, []string) {
 			if j := a.Launch(o.File, o.Corr); j >= 0 {
 				l := &st.CPU[j]
 				n := a.CPUNest(l.File, l.Track)
-				for p := n.At(st.CPU, l.TS); p >= 0; p = n.Parent[p] {
+				for p := cpuCur.At(n, st.CPU, l.TS); p >= 0; p = n.Parent[p] {
 					c := &st.CPU[n.Pos[p]]
 					if c.Kind == trace.KindUserAnnotation && c.End() >= l.TS {
 						if s := stageOf(c.Name); s != "" {

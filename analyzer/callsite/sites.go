@@ -14,6 +14,7 @@ type Sites struct {
 	// the location chosen for each.
 	at    *Table
 	atLoc []uint32
+	cur   Cursor
 	loc  map[uint32]uint32 // frame name id → short location name id (0 = not meaningful)
 	base map[uint32]int    // location name id → Score at depth 0
 }
@@ -29,7 +30,7 @@ func (s *Sites) At(file uint16, track uint32, t int64) uint32 {
 		return 0
 	}
 	n := s.j.PythonNest(file, track)
-	p := n.At(s.st.Python, t)
+	p := s.cur.At(n, s.st.Python, t)
 	if p < 0 {
 		return 0
 	}

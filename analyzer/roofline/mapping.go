@@ -133,7 +133,7 @@ func buildMapping(m *trace.Store, mj *callsite.Joins, self bool) (byName, byCano
 	for _, it := range items {
 		info := a.resolve(it.op)
 		var sh trace.Shapes
-		if p := m.ShapesOf(info.top); p != nil {
+		if p := a.shapesOf(info.top); p != nil {
 			sh = *p
 		}
 		top := m.Name(m.CPU[info.top].Name)

@@ -291,7 +291,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		info := a.resolve(op)
 		top := &st.CPU[info.top]
 		var sh trace.Shapes
-		if p := st.ShapesOf(info.top); p != nil {
+		if p := a.shapesOf(info.top); p != nil {
 			sh = *p
 		}
 		rn, r := row(sid, top.Name, sh)
@@ -500,6 +500,8 @@ type analysis struct {
 	models   []modelMemo
 	sites    *callsite.Sites
 	chain    []int32 // resolve's scratch
+	cur      callsite.Cursor
+	shHint   int // where the last shapesOf landed
 	// strs numbers the dtype, model and note strings rows are summed by.
 	strs  []string
 	strID map[string]uint32
@@ -566,6 +568,47 @@ func lookup(byName, byCanon map[string]*mapped, name string) *mapped {
 	return byCanon[kernels.Canonical(name)]
 }
 
+// shapesOf is st.ShapesOf(i), searching out from where the last lookup
+// landed: ops are resolved about in the order of their shapes.
+func (a *analysis) shapesOf(i int32) *trace.Shapes {
+	s := a.st.Shapes
+	n := len(s)
+	h := min(a.shHint, n)
+	lo, hi := 0, n // the first k with s[k].CPU >= i is in [lo, hi]
+	if h < n && s[h].CPU < i {
+		lo = h + 1
+		for step := 1; ; step <<= 1 {
+			k := h + step
+			if k >= n {
+				break
+			}
+			if s[k].CPU >= i {
+				hi = k
+				break
+			}
+			lo = k + 1
+		}
+	} else {
+		hi = h
+		if h > 0 && s[h-1].CPU < i {
+			lo = h
+		}
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s[m].CPU < i {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	a.shHint = lo
+	if lo < n && s[lo].CPU == i {
+		return &s[lo]
+	}
+	return nil
+}
+
 // sigNum returns the number of a signature in a.sigs, parsing it once.
 func (a *analysis) sigNum(sh trace.Shapes) int32 {
 	n, added := a.sigTab.Index(uint64(sh.Dims)<<32|uint64(sh.Types), uint64(sh.Concrete))
@@ -606,7 +649,7 @@ func (a *analysis) resolve(op int32) *opInfo {
 	info := opInfo{top: op, modelled: -1, launcher: s.Name}
 	chain := append(a.chain[:0], op) // inner → outer
 	n := a.j.CPUNest(s.File, s.Track)
-	for p := n.At(st.CPU, s.TS); p >= 0; p = n.Parent[p] {
+	for p := a.cur.At(n, st.CPU, s.TS); p >= 0; p = n.Parent[p] {
 		i := n.Pos[p]
 		c := &st.CPU[i]
 		if i == op || c.Kind != trace.KindCPUOp || c.TS > s.TS || c.End() < s.End() {
@@ -623,7 +666,7 @@ func (a *analysis) resolve(op int32) *opInfo {
 	for _, i := range chain {
 		var sh trace.Shapes
 		sh.Flops = trace.None
-		if p := st.ShapesOf(i); p != nil {
+		if p := a.shapesOf(i); p != nil {
 			sh = *p
 		}
 		m := a.model(st.CPU[i].Name, sh)
