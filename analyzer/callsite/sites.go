@@ -15,8 +15,8 @@ type Sites struct {
 	at    *Table
 	atLoc []uint32
 	cur   Cursor
-	loc  map[uint32]uint32 // frame name id → short location name id (0 = not meaningful)
-	base map[uint32]int    // location name id → Score at depth 0
+	loc   map[uint32]uint32 // frame name id → short location name id (0 = not meaningful)
+	base  map[uint32]int    // location name id → Score at depth 0
 }
 
 // NewSites chooses call sites from j's Python nesting.
