@@ -92,6 +92,10 @@ func (n *Nest) from(spans []trace.Span, t int64, ub int) int32 {
 	return j
 }
 
+// Upper returns the first position in n.Pos whose span starts after t,
+// searching out from hint (see Upper).
+func (n *Nest) Upper(t int64, hint int) int { return Upper(n.start, t, hint) }
+
 // Upper returns the first index of the sorted s whose value is > t,
 // searching out from hint (where the last search of nearby t landed):
 // lookups in time order then cost a few comparisons, not a binary search

@@ -26,15 +26,16 @@ func (a *analyzer) pieces(g gapClass, fn func(piece)) {
 	}
 	st := a.st
 	if a.lastPy == nil && a.lastCPU == nil || g.thread != a.lastThread {
-		a.lastThread, a.lastPy, a.lastCPU = g.thread, a.j.Python[g.thread], a.j.CPU[g.thread]
+		a.lastThread, a.lastPy, a.lastCPU = g.thread, a.j.PythonNest(g.thread.File, g.thread.Track), a.j.CPUNest(g.thread.File, g.thread.Track)
+		a.pyHint, a.cpuHint = 0, 0
 	}
 	py, cpu := a.lastPy, a.lastCPU
 	var cur piece
 	for t := g.x; t < g.sample; {
 		next := g.sample
-		pp, nx := innermost(py, st.Python, t)
+		pp, nx := innermost(py, st.Python, t, &a.pyHint)
 		next = min(next, nx)
-		pc, nx := innermost(cpu, st.CPU, t)
+		pc, nx := innermost(cpu, st.CPU, t, &a.cpuHint)
 		next = min(next, nx)
 		p := piece{t, next, a.sourceFrame(py, pp), cpuOp(st, cpu, pc)}
 		if cur.e == t && cur.frame == p.frame && cur.op == p.op && t > g.x {
@@ -53,22 +54,15 @@ func (a *analyzer) pieces(g gapClass, fn func(piece)) {
 }
 
 // innermost returns the position in n of the innermost span containing t
-// (start ≤ t < end), or -1, and the next time that can change.
-func innermost(n *callsite.Nest, spans []trace.Span, t int64) (int32, int64) {
+// (start ≤ t < end), or -1, and the next time that can change. hint is
+// where the last lookup in n landed (lookups go forward in time).
+func innermost(n *callsite.Nest, spans []trace.Span, t int64, hint *int) (int32, int64) {
 	if n == nil {
 		return -1, 1<<63 - 1
 	}
-	// The first span starting after t, by a written-out binary search (a
-	// comparison closure costs a call per step in wasm).
-	i, hi := 0, len(n.Pos)
-	for i < hi {
-		m := int(uint(i+hi) >> 1)
-		if spans[n.Pos[m]].TS <= t {
-			i = m + 1
-		} else {
-			hi = m
-		}
-	}
+	// The first span starting after t.
+	i := n.Upper(t, *hint)
+	*hint = i
 	next := int64(1<<63 - 1)
 	if i < len(n.Pos) {
 		next = spans[n.Pos[i]].TS
@@ -88,13 +82,19 @@ func innermost(n *callsite.Nest, spans []trace.Span, t int64) (int32, int64) {
 func (a *analyzer) sourceFrame(n *callsite.Nest, p int32) uint32 {
 	for ; p >= 0; p = n.Parent[p] {
 		id := a.st.Python[n.Pos[p]].Name
-		src, ok := a.source[id]
-		if !ok {
+		for int(id) >= len(a.source) {
+			a.source = append(a.source, make([]uint8, max(64, len(a.source)))...)
+		}
+		src := a.source[id]
+		if src == 0 {
 			name := a.st.Name(id)
-			src = strings.Contains(name, ".py(") && !strings.HasPrefix(name, "<")
+			src = 1
+			if strings.Contains(name, ".py(") && !strings.HasPrefix(name, "<") {
+				src = 2
+			}
 			a.source[id] = src
 		}
-		if src {
+		if src == 2 {
 			return id
 		}
 	}
@@ -130,8 +130,9 @@ func weight(x, stop, s, e int64) int64 {
 
 func ceilDiv(v int64) int64 { return (v + Grid - 1) / Grid }
 
-// blame adds the sampled culprit of piece p, clipped to [s, e), to a window.
-func (a *analyzer) blame(w *acc, g gapClass, p piece, s, e int64) {
+// blame adds the sampled culprit of piece p, clipped to [s, e), to window
+// w (an id in a.accs).
+func (a *analyzer) blame(w int32, g gapClass, p piece, s, e int64) {
 	v := weight(g.x, g.sample, max(p.s, s), min(p.e, e))
 	if v <= 0 {
 		return
@@ -140,13 +141,18 @@ func (a *analyzer) blame(w *acc, g gapClass, p piece, s, e int64) {
 	if a.hasStacks {
 		key = p.frame
 	}
-	c := w.culprits[key]
-	if c == nil {
-		c = &cacc{ops: map[uint32]int64{}}
-		w.culprits[key] = c
+	c, added := a.culTab.Index(uint64(w), uint64(key))
+	if added {
+		a.culT = append(a.culT, 0)
 	}
-	c.t += v
-	c.ops[p.op] += v
+	a.culT[c] += v
+	if a.hasStacks { // without stacks the key is the op
+		o, added := a.opTab.Index(uint64(c), uint64(p.op))
+		if added {
+			a.opT = append(a.opT, 0)
+		}
+		a.opT[o] += v
+	}
 }
 
 // stepName reports annotation names that mark one iteration: ProfilerStep#N,
@@ -197,6 +203,7 @@ func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 		byAnnot := map[int32]*stepRange{}
 		var lastT callsite.Thread
 		var n *callsite.Nest
+		hint := 0
 		for _, i := range ops {
 			o := &st.GPU[i]
 			l := a.j.Launch(o.File, o.Corr)
@@ -205,9 +212,9 @@ func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 			}
 			c := &st.CPU[l]
 			if t := (callsite.Thread{File: c.File, Track: c.Track}); n == nil || t != lastT {
-				n, lastT = a.j.CPU[t], t
+				n, lastT, hint = a.j.CPUNest(c.File, c.Track), t, 0
 			}
-			p, _ := innermost(n, st.CPU, c.TS)
+			p, _ := innermost(n, st.CPU, c.TS, &hint)
 			step := int32(-1)
 			for ; p >= 0; p = n.Parent[p] {
 				if s := &st.CPU[n.Pos[p]]; s.Kind == trace.KindUserAnnotation && a.isStep(s.Name) {
@@ -243,17 +250,23 @@ func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 		kept = append(kept, r)
 	}
 	for _, r := range kept {
-		r.row = &acc{Window: Window{Name: st.Name(r.name), Kind: "step", File: st.Files[k.file].Name}}
+		r.row = a.register(&acc{Window: Window{Name: st.Name(r.name), Kind: "step", File: st.Files[k.file].Name}})
 		a.rows = append(a.rows, r.row)
 	}
 	return kept
 }
 
 func (a *analyzer) isStep(id uint32) bool {
-	v, ok := a.stepNames[id]
-	if !ok {
-		v = stepName(a.st.Name(id))
+	for int(id) >= len(a.stepNames) {
+		a.stepNames = append(a.stepNames, make([]uint8, max(64, len(a.stepNames)))...)
+	}
+	v := a.stepNames[id]
+	if v == 0 {
+		v = 1
+		if stepName(a.st.Name(id)) {
+			v = 2
+		}
 		a.stepNames[id] = v
 	}
-	return v
+	return v == 2
 }

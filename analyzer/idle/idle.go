@@ -127,12 +127,7 @@ type devKey struct {
 // acc accumulates one window.
 type acc struct {
 	Window
-	culprits map[uint32]*cacc // key: frame name id (stacks) or CPU op id
-}
-
-type cacc struct {
-	t   int64
-	ops map[uint32]int64
+	id int32 // index in analyzer.accs: culprits are summed under it
 }
 
 type analyzer struct {
@@ -146,20 +141,32 @@ type analyzer struct {
 	stages []*acc // by stage id
 	steps  acc
 	rows   []*acc
+	accs   []*acc // every window, by id
+	// Culprits: culTab numbers (window id, key: frame name id with stacks,
+	// else CPU op id), culT holds their sampled time; with stacks, opTab
+	// numbers (culprit, CPU op id) and opT holds their time. Integer
+	// tables, not a map per window and culprit: this is per gap.
+	culTab, opTab *callsite.Table
+	culT, opT     []int64
+	// by result(): culprit numbers by window id, op numbers by culprit
+	culByAcc, opsByCul [][]int32
 
-	source  map[uint32]bool // python frame name id → is a source frame
-	syncs   map[callsite.Thread][]syncSpan
-	calls   map[callsite.Thread][]int32 // runtime/driver calls by start
+	source  []uint8 // python frame name id → 1 + is a source frame (0: not known yet)
+	threads *callsite.Table  // numbers (file, track) of threads with calls
+	syncs   [][]syncSpan     // by thread number
+	calls   [][]int32        // runtime/driver calls by start, by thread number
 	syncAcc map[string]*Sync
 	waits   []Wait
 	canon   map[uint32]string
 
 	hasStacks bool
-	stepNames map[uint32]bool
+	stepNames []uint8 // name id → 1 + is a step name (0: not known yet)
 	blames    []blameTo
-	// the nests of the last thread looked up (gaps mostly share one)
+	// the nests of the last thread looked up (gaps mostly share one), and
+	// where the last lookups in them landed
 	lastThread      callsite.Thread
 	lastPy, lastCPU *callsite.Nest
+	pyHint, cpuHint int
 }
 
 type syncSpan struct {
@@ -169,9 +176,12 @@ type syncSpan struct {
 
 func newAnalyzer(st *trace.Store, j *callsite.Joins, opt Options) *analyzer {
 	a := &analyzer{st: st, j: j, opt: opt, ops: map[devKey][]int32{},
-		total:  acc{Window: Window{Name: "all", Kind: "total"}, culprits: map[uint32]*cacc{}},
-		steps:  acc{Window: Window{Name: "steps", Kind: "steps"}, culprits: map[uint32]*cacc{}},
-		source: map[uint32]bool{}, stepNames: map[uint32]bool{}, hasStacks: len(st.Python) > 0, syncAcc: map[string]*Sync{}, canon: map[uint32]string{}}
+		total:     acc{Window: Window{Name: "all", Kind: "total"}},
+		steps:     acc{Window: Window{Name: "steps", Kind: "steps"}},
+		hasStacks: len(st.Python) > 0, syncAcc: map[string]*Sync{}, canon: map[uint32]string{},
+		culTab: callsite.NewTable(64), opTab: callsite.NewTable(64), threads: callsite.NewTable(16)}
+	a.register(&a.total)
+	a.register(&a.steps)
 	a.stages = make([]*acc, len(opt.StageNames))
 	// Sized by a first pass: no append growth garbage in a wasm heap. A
 	// trace has few devices: a linear scan with the last key remembered
@@ -223,6 +233,13 @@ func newAnalyzer(st *trace.Store, j *callsite.Joins, opt Options) *analyzer {
 	return a
 }
 
+// register numbers a window for its culprits.
+func (a *analyzer) register(w *acc) *acc {
+	w.id = int32(len(a.accs))
+	a.accs = append(a.accs, w)
+	return w
+}
+
 func (a *analyzer) keep(i int) bool {
 	return a.opt.Stage == "" || a.stageName(i) == a.opt.Stage
 }
@@ -242,26 +259,68 @@ func (a *analyzer) devices() []devKey { return a.keys }
 func (a *analyzer) indexCalls() {
 	st := a.st
 	d2h := map[int64]bool{} // (file<<48 | corr) of device-to-host copies
+	lastName, lastD2H := uint32(0), false
 	for i := range st.GPU {
 		o := &st.GPU[i]
-		if o.Kind == trace.KindMemcpy && o.Corr != trace.None && isD2H(st.Name(o.Name)) {
+		if o.Kind != trace.KindMemcpy || o.Corr == trace.None {
+			continue
+		}
+		if o.Name != lastName || i == 0 {
+			lastName, lastD2H = o.Name, isD2H(st.Name(o.Name))
+		}
+		if lastD2H {
 			d2h[int64(o.File)<<48|o.Corr] = true
 		}
 	}
-	a.calls = map[callsite.Thread][]int32{}
-	a.syncs = map[callsite.Thread][]syncSpan{}
+	// Threads are numbered in a.threads (spans come in runs of one thread);
+	// a first pass sizes each thread's calls.
+	var counts []int
+	lastT, lastN := callsite.Thread{}, int32(-1)
+	num := func(c *trace.Span) int32 {
+		if t := (callsite.Thread{File: c.File, Track: c.Track}); lastN < 0 || t != lastT {
+			lastT = t
+			lastN, _ = a.threads.Index(uint64(c.File)<<32|uint64(c.Track), 0)
+			for int(lastN) >= len(counts) {
+				counts = append(counts, 0)
+			}
+		}
+		return lastN
+	}
+	for i := range st.CPU {
+		if c := &st.CPU[i]; c.Kind == trace.KindRuntime || c.Kind == trace.KindDriver {
+			counts[num(c)]++
+		}
+	}
+	a.calls = make([][]int32, len(counts))
+	for t, n := range counts {
+		a.calls[t] = make([]int32, 0, n)
+	}
+	lastN = -1
+	var labels nameLabels
 	for i := range st.CPU {
 		c := &st.CPU[i]
-		t := callsite.Thread{File: c.File, Track: c.Track}
 		if c.Kind == trace.KindRuntime || c.Kind == trace.KindDriver {
+			t := num(c)
 			a.calls[t] = append(a.calls[t], int32(i))
 		}
-		if l := syncLabel(c, st.Name(c.Name), d2h); l != "" {
+		if c.Kind != trace.KindCPUOp && c.Kind != trace.KindRuntime && c.Kind != trace.KindDriver {
+			continue
+		}
+		if l := labels.of(st, c, d2h); l != "" {
+			t := num(c)
+			for int(t) >= len(a.syncs) {
+				a.syncs = append(a.syncs, nil)
+			}
 			a.syncs[t] = append(a.syncs[t], syncSpan{c.TS, c.End(), l})
 		}
 	}
+	for len(a.calls) < len(counts) {
+		a.calls = append(a.calls, nil)
+	}
 	for t, v := range a.calls {
-		slices.SortStableFunc(v, func(x, y int32) int { return cmp.Compare(st.CPU[x].TS, st.CPU[y].TS) })
+		if !callsByStart(st, v) {
+			slices.SortStableFunc(v, func(x, y int32) int { return cmp.Compare(st.CPU[x].TS, st.CPU[y].TS) })
+		}
 		a.calls[t] = v
 	}
 	for t, v := range a.syncs {
@@ -287,6 +346,69 @@ func (a *analyzer) indexCalls() {
 		}
 		a.syncs[t] = out
 	}
+}
+
+// callsByStart reports whether calls are in start order already.
+func callsByStart(st *trace.Store, calls []int32) bool {
+	for k := 1; k < len(calls); k++ {
+		if st.CPU[calls[k-1]].TS > st.CPU[calls[k]].TS {
+			return false
+		}
+	}
+	return true
+}
+
+// threadNum returns the number of a thread with runtime calls or syncs,
+// or -1.
+func (a *analyzer) threadNum(t callsite.Thread) int32 {
+	return a.threads.Find(uint64(t.File)<<32|uint64(t.Track), 0)
+}
+
+// syncsOf returns the sync calls of thread number n.
+func (a *analyzer) syncsOf(n int32) []syncSpan {
+	if n < 0 || int(n) >= len(a.syncs) {
+		return nil
+	}
+	return a.syncs[n]
+}
+
+// nameLabels memoizes what syncLabel reads of a name (string searches)
+// per name id: the names of consecutive spans repeat.
+type nameLabels struct {
+	class []uint8 // name id → 1 + labelItem | labelSync | labelCopy bits, 0 = not known yet
+}
+
+const (
+	labelItem = 1 << iota // aten::_local_scalar_dense
+	labelSync             // contains Synchronize
+	labelCopy             // a synchronous Memcpy
+)
+
+func (l *nameLabels) of(st *trace.Store, c *trace.Span, d2h map[int64]bool) string {
+	id := c.Name
+	for int(id) >= len(l.class) {
+		l.class = append(l.class, make([]uint8, max(64, len(l.class)))...)
+	}
+	k := l.class[id]
+	if k == 0 {
+		name := st.Name(id)
+		if name == "aten::_local_scalar_dense" {
+			k |= labelItem
+		}
+		if strings.Contains(name, "Synchronize") {
+			k |= labelSync
+		}
+		if strings.Contains(name, "Memcpy") && !strings.Contains(name, "Async") {
+			k |= labelCopy
+		}
+		k++
+		l.class[id] = k
+	}
+	k--
+	if k == 0 {
+		return ""
+	}
+	return syncLabel(c, st.Name(id), d2h)
 }
 
 func isD2H(name string) bool {
@@ -322,16 +444,18 @@ type stepRange struct {
 func (a *analyzer) device(k devKey) {
 	st := a.st
 	ops := a.ops[k]
-	slices.SortFunc(ops, func(x, y int32) int {
-		p, q := &st.GPU[x], &st.GPU[y]
-		if p.TS != q.TS {
-			return cmp.Compare(p.TS, q.TS)
-		}
-		if p.End() != q.End() {
-			return cmp.Compare(p.End(), q.End())
-		}
-		return cmp.Compare(x, y)
-	})
+	if !opsOrdered(st, ops) {
+		slices.SortFunc(ops, func(x, y int32) int {
+			p, q := &st.GPU[x], &st.GPU[y]
+			if p.TS != q.TS {
+				return cmp.Compare(p.TS, q.TS)
+			}
+			if p.End() != q.End() {
+				return cmp.Compare(p.End(), q.End())
+			}
+			return cmp.Compare(x, y)
+		})
+	}
 	// Stage windows of this device: first start → last end of its ops.
 	type win struct {
 		sid  int
@@ -359,7 +483,7 @@ func (a *analyzer) device(k devKey) {
 	steps := a.stepRanges(k, ops)
 	for _, w := range wins {
 		if a.stages[w.sid] == nil {
-			a.stages[w.sid] = &acc{Window: Window{Name: a.opt.StageNames[w.sid], Kind: "stage", Stage: a.opt.StageNames[w.sid]}, culprits: map[uint32]*cacc{}}
+			a.stages[w.sid] = a.register(&acc{Window: Window{Name: a.opt.StageNames[w.sid], Kind: "stage", Stage: a.opt.StageNames[w.sid]}})
 		}
 		sa := a.stages[w.sid]
 		sa.Window.Window += w.e - w.s
@@ -432,7 +556,7 @@ func (a *analyzer) device(k devKey) {
 				w.OutsideSteps += e - s - inSteps(s, e)
 			}
 			g.add(w, s, e)
-			blames = append(blames, blameTo{t.acc, s, e})
+			blames = append(blames, blameTo{t.acc.id, s, e})
 		}
 		for k := firstStep(steps, x); k < len(steps) && steps[k].s < y; k++ {
 			r := steps[k]
@@ -448,7 +572,7 @@ func (a *analyzer) device(k devKey) {
 			// answer key): a gap crossing the step's edge was sampled
 			// on a grid anchored outside it.
 			if x >= r.s && y <= r.e {
-				blames = append(blames, blameTo{&a.steps, s, e})
+				blames = append(blames, blameTo{a.steps.id, s, e})
 			}
 		}
 		a.blames = blames
@@ -486,6 +610,18 @@ func (a *analyzer) device(k devKey) {
 	}
 }
 
+// opsOrdered reports whether ops (ascending indices) are already by start,
+// then end: then the sort, a comparison call per step in wasm, is skipped.
+func opsOrdered(st *trace.Store, ops []int32) bool {
+	for k := 1; k < len(ops); k++ {
+		p, q := &st.GPU[ops[k-1]], &st.GPU[ops[k]]
+		if p.TS > q.TS || p.TS == q.TS && p.End() > q.End() {
+			return false
+		}
+	}
+	return true
+}
+
 // firstStep returns the first of the sorted, disjoint steps that ends after x.
 func firstStep(steps []*stepRange, x int64) int {
 	k, _ := slices.BinarySearchFunc(steps, x, func(r *stepRange, x int64) int {
@@ -498,7 +634,7 @@ func firstStep(steps []*stepRange, x int64) int {
 }
 
 type blameTo struct {
-	acc  *acc
+	acc  int32 // id in analyzer.accs
 	s, e int64
 }
 
@@ -517,6 +653,7 @@ type gapClass struct {
 	sample   int64 // host code is sampled over [x, sample)
 	thread   callsite.Thread
 	threadOK bool
+	tn       int32 // a.threadNum(thread), -1 = none
 	launch   int32 // the next op's launch call, -1
 }
 
@@ -538,7 +675,7 @@ func (g *gapClass) add(w *Window, s, e int64) {
 // submitted, so the GPU waited on the host.
 func (a *analyzer) classify(x, y int64, prev, next int32) gapClass {
 	st := a.st
-	g := gapClass{x: x, y: y, host: x, sample: x, launch: -1}
+	g := gapClass{x: x, y: y, host: x, sample: x, launch: -1, tn: -1}
 	if next < 0 {
 		var pl int32 = -1
 		if prev >= 0 {
@@ -549,6 +686,7 @@ func (a *analyzer) classify(x, y int64, prev, next int32) gapClass {
 		if pl >= 0 {
 			c := &st.CPU[pl]
 			g.thread, g.threadOK = callsite.Thread{File: c.File, Track: c.Track}, true
+			g.tn = a.threadNum(g.thread)
 		}
 		return g
 	}
@@ -561,6 +699,7 @@ func (a *analyzer) classify(x, y int64, prev, next int32) gapClass {
 	c := &st.CPU[l]
 	g.launch = l
 	g.thread, g.threadOK = callsite.Thread{File: c.File, Track: c.Track}, true
+	g.tn = a.threadNum(g.thread)
 	if prev >= 0 && st.GPU[prev].Corr == n.Corr && a.j.IsGraphLaunch(c) {
 		return g
 	}
@@ -577,7 +716,7 @@ func (a *analyzer) noteSync(g gapClass, x, y int64) {
 	if !g.threadOK {
 		return
 	}
-	for _, s := range a.syncs[g.thread] {
+	for _, s := range a.syncsOf(g.tn) {
 		if s.ts >= y {
 			break
 		}
@@ -606,7 +745,10 @@ func (a *analyzer) noteWait(g gapClass, next int32) {
 	c := &st.CPU[g.launch]
 	w.Submitted = n.TS - c.End()
 	// A stream-wait-event call among the calls just before the launch.
-	calls := a.calls[g.thread]
+	var calls []int32
+	if g.tn >= 0 && int(g.tn) < len(a.calls) {
+		calls = a.calls[g.tn]
+	}
 	p, _ := slices.BinarySearchFunc(calls, c.TS, func(i int32, t int64) int { return cmp.Compare(st.CPU[i].TS, t) })
 	for q := p - 1; q >= 0 && q >= p-8; q-- {
 		nm := st.Name(st.CPU[calls[q]].Name)
@@ -619,7 +761,7 @@ func (a *analyzer) noteWait(g gapClass, next int32) {
 		}
 	}
 	var best int64
-	for _, s := range a.syncs[g.thread] {
+	for _, s := range a.syncsOf(g.tn) {
 		if v := overlap(g.host, g.y, s.ts, s.end); v > best {
 			best, w.HostIn = v, s.label
 		}
