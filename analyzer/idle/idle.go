@@ -151,10 +151,10 @@ type analyzer struct {
 	// by result(): culprit numbers by window id, op numbers by culprit
 	culByAcc, opsByCul [][]int32
 
-	source  []uint8 // python frame name id → 1 + is a source frame (0: not known yet)
-	threads *callsite.Table  // numbers (file, track) of threads with calls
-	syncs   [][]syncSpan     // by thread number
-	calls   [][]int32        // runtime/driver calls by start, by thread number
+	source  []uint8         // python frame name id → 1 + is a source frame (0: not known yet)
+	threads *callsite.Table // numbers (file, track) of threads with calls
+	syncs   [][]syncSpan    // by thread number
+	calls   [][]int32       // runtime/driver calls by start, by thread number
 	syncAcc map[string]*Sync
 	waits   []Wait
 	canon   map[uint32]string
