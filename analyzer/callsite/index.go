@@ -46,7 +46,7 @@ func (x *idIndex) seal(prefer func(old, new int32) bool) {
 		}
 		return int(a.idx - b.idx)
 	}
-	if !slices.IsSortedFunc(x.e, byKey) {
+	if !entriesSorted(x.e) {
 		slices.SortFunc(x.e, byKey)
 	}
 	out := x.e[:0]
@@ -61,6 +61,30 @@ func (x *idIndex) seal(prefer func(old, new int32) bool) {
 	}
 	x.e = slices.Clip(out)
 	x.densify()
+}
+
+// entriesSorted is slices.IsSortedFunc(e, byKey) written out: a comparison
+// call per entry is what wasm pays most for here.
+func entriesSorted(e []idEntry) bool {
+	for k := 1; k < len(e); k++ {
+		a, b := &e[k-1], &e[k]
+		if a.file != b.file {
+			if a.file > b.file {
+				return false
+			}
+			continue
+		}
+		if a.id != b.id {
+			if a.id > b.id {
+				return false
+			}
+			continue
+		}
+		if a.idx > b.idx {
+			return false
+		}
+	}
+	return true
 }
 
 // densify builds the dense tables of files whose id span is at most about

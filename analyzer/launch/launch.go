@@ -105,7 +105,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 	cats := []string{GraphRow}
 	catID := map[string]uint8{GraphRow: 0}
-	classOf := map[uint32]uint8{}
+	classOf := make([]uint8, len(st.Names)) // name id → 1 + category id, 0 = not yet
 	rows := []*Row{{Category: GraphRow}}
 	res := &Result{All: Row{Category: "all"}}
 	for _, b := range buckets {
@@ -135,8 +135,11 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		if !o.Kind.IsGPUWork() || opt.Stage != "" && opt.StageOf != nil && opt.StageNames[opt.StageOf[i]] != opt.Stage {
 			continue
 		}
-		c, ok := classOf[o.Name]
-		if !ok {
+		for int(o.Name) >= len(classOf) {
+			classOf = append(classOf, make([]uint8, len(classOf)+1)...)
+		}
+		c := classOf[o.Name] - 1
+		if classOf[o.Name] == 0 {
 			cl, ok := opt.Classes[o.Name]
 			if !ok {
 				cl = kernels.Classify(st.Name(o.Name), o.Kind.String())
@@ -148,7 +151,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 				cats = append(cats, name)
 				rows = append(rows, &Row{Category: name})
 			}
-			classOf[o.Name] = c
+			classOf[o.Name] = c + 1
 		}
 		r := rows[c]
 		for _, x := range []*Row{r, &res.All} {
@@ -198,7 +201,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 	// Per category: sort the samples by category; one scratch column serves
 	// every distribution (4 B per sample, not one copy per field).
-	slices.SortFunc(recs, func(x, y opRec) int { return cmp.Compare(x.cat, y.cat) })
+	sortByCat(recs)
 	scratch := make([]int32, len(recs))
 	for lo := 0; lo < len(recs); {
 		hi := lo
@@ -237,6 +240,37 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	})
 	res.Verdict = verdict(res, kernelDur, opt.Idle)
 	return res
+}
+
+// sortByCat orders recs by category in place (a counting sort: one pass
+// to count, one to swap each record into its category's range; no
+// comparison calls, which wasm pays per step). Order within a category is
+// left arbitrary: only each category's distributions are read.
+func sortByCat(recs []opRec) {
+	var next, end [256]int
+	for _, r := range recs {
+		end[r.cat]++
+	}
+	at := 0
+	for c := range end {
+		next[c] = at
+		at += end[c]
+		end[c] = at
+	}
+	for c := range next {
+		for i := next[c]; i < end[c]; i = next[c] {
+			r := recs[i]
+			if int(r.cat) == c {
+				next[c]++
+				continue
+			}
+			// Swap r into its category's range; what comes back is
+			// looked at again.
+			j := next[r.cat]
+			next[r.cat]++
+			recs[i], recs[j] = recs[j], r
+		}
+	}
 }
 
 func clamp(v int64) int32 {
