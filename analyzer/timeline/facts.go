@@ -57,69 +57,93 @@ func ComputeFacts(st *trace.Store, fi int) Facts {
 			}
 		}
 	}
-	type sk struct{ d, s int32 }
-	streams := map[sk]*StreamStat{}
-	byName := map[uint32]*KernelStat{}
-	ncclName := map[uint32]bool{}
-	var nccl []interval
-	other := make([]interval, 0, opsOf(st, fi))
+	// Streams are few: a list with the last one remembered. Kernel names
+	// are looked up by id (1 + index in kernels, 0 = not seen).
+	var streams []StreamStat
+	lastS := -1
+	var kernels []KernelStat
+	var isNCCL []bool
+	byName := make([]int32, len(st.Names))
+	// Sized once; other (non-NCCL) kernels fill the columns from the
+	// front, NCCL kernels from the back, copies and fills go aside.
+	n := opsOf(st, fi)
+	buf := ivs{make([]int64, n), make([]int64, n)}
+	nOther, nNCCL := 0, 0
+	var copies ivs
+	first, last := int64(1<<62), int64(-1<<62)
 	for i := range st.GPU {
 		o := &st.GPU[i]
 		if int(o.File) != fi || !o.Kind.IsGPUWork() {
 			continue
 		}
-		s := streams[sk{o.Device, o.Stream}]
-		if s == nil {
-			s = &StreamStat{Device: o.Device, Stream: o.Stream}
-			streams[sk{o.Device, o.Stream}] = s
+		first, last = min(first, o.TS), max(last, o.End())
+		if lastS < 0 || streams[lastS].Device != o.Device || streams[lastS].Stream != o.Stream {
+			lastS = -1
+			for k := range streams {
+				if streams[k].Device == o.Device && streams[k].Stream == o.Stream {
+					lastS = k
+					break
+				}
+			}
+			if lastS < 0 {
+				lastS = len(streams)
+				streams = append(streams, StreamStat{Device: o.Device, Stream: o.Stream})
+			}
 		}
+		s := &streams[lastS]
 		switch o.Kind {
 		case trace.KindMemcpy:
 			s.Memcpys++
 			s.MemcpyTime += o.Dur
+			copies.add(o.TS, o.End())
 			continue
 		case trace.KindMemset:
 			s.Memsets++
 			s.MemsetTime += o.Dur
+			copies.add(o.TS, o.End())
 			continue
 		}
 		s.Kernels++
 		s.KernelTime += o.Dur
 		f.Kernels++
 		f.KernelTime += o.Dur
-		k := byName[o.Name]
-		if k == nil {
-			k = &KernelStat{Name: st.Name(o.Name)}
-			byName[o.Name] = k
-			ncclName[o.Name] = strings.Contains(strings.ToLower(k.Name), "nccl")
+		for int(o.Name) >= len(byName) {
+			byName = append(byName, make([]int32, len(byName)+64)...)
 		}
-		k.Count++
-		k.Time += o.Dur
-		if o.Corr != trace.None && graphCorr[o.Corr] {
+		k := byName[o.Name] - 1
+		if k < 0 {
+			k = int32(len(kernels))
+			byName[o.Name] = k + 1
+			kernels = append(kernels, KernelStat{Name: st.Name(o.Name)})
+			isNCCL = append(isNCCL, strings.Contains(strings.ToLower(st.Name(o.Name)), "nccl"))
+		}
+		kernels[k].Count++
+		kernels[k].Time += o.Dur
+		if len(graphCorr) > 0 && o.Corr != trace.None && graphCorr[o.Corr] {
 			f.GraphKernels++
 		}
-		if ncclName[o.Name] {
+		if isNCCL[k] {
 			f.NCCLKernels++
 			f.NCCLTime += o.Dur
-			nccl = append(nccl, interval{o.TS, o.End()})
+			nNCCL++
+			buf.s[n-nNCCL], buf.e[n-nNCCL] = o.TS, o.End()
 		} else {
-			other = append(other, interval{o.TS, o.End()})
+			buf.s[nOther], buf.e[nOther] = o.TS, o.End()
+			nOther++
 		}
 	}
-	f.NCCLComputeOverlap = overlap(union(nccl), union(other))
-	f.DistinctKernels = len(byName)
-	for _, s := range streams {
-		f.Streams = append(f.Streams, *s)
-	}
+	ncclU := union(ivs{buf.s[n-nNCCL:], buf.e[n-nNCCL:]})
+	otherU := union(ivs{buf.s[:nOther], buf.e[:nOther]})
+	f.NCCLComputeOverlap = overlap(ncclU, otherU)
+	f.DistinctKernels = len(kernels)
+	f.Streams = streams
 	slices.SortFunc(f.Streams, func(a, b StreamStat) int {
 		if a.Device != b.Device {
 			return int(a.Device - b.Device)
 		}
 		return int(a.Stream - b.Stream)
 	})
-	for _, k := range byName {
-		f.TopKernels = append(f.TopKernels, *k)
-	}
+	f.TopKernels = kernels
 	slices.SortFunc(f.TopKernels, func(a, b KernelStat) int {
 		if a.Time != b.Time {
 			if a.Time > b.Time {
@@ -132,6 +156,10 @@ func ComputeFacts(st *trace.Store, fi int) Facts {
 	if len(f.TopKernels) > 10 {
 		f.TopKernels = f.TopKernels[:10]
 	}
-	f.Busy, f.Span = Union(st, fi)
+	// Busy is the union of all GPU work (Union(st, fi)), from the unions
+	// already built.
+	if first <= last {
+		f.Busy, f.Span = unionLength(ncclU, otherU, union(copies)), last-first
+	}
 	return f
 }
