@@ -101,6 +101,9 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	type rowAcc struct {
 		Row
 		n int32 // row number, in order of creation
+		// the attrs number of the last (CPU op, location) summed, and its id
+		last   [2]int32
+		lastID [2]uint32
 	}
 	rows := map[rowKey]*rowAcc{}
 	var rowList []*rowAcc
@@ -121,13 +124,22 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	stageAccs := make([]*stageAcc, len(stageNames))
 	var total, withOp, withPy int64
 	const attrOp, attrSite = 0, 1
-	add := func(row int32, kind uint64, id uint32, t int64) {
-		n, added := attrs.Index(uint64(row)<<1|kind, uint64(id))
-		if added {
-			attrT = append(attrT, 0)
+	add := func(r *rowAcc, kind uint64, id uint32, t int64) {
+		n := r.last[kind]
+		if n < 0 || r.lastID[kind] != id { // a row's ops mostly share both
+			var added bool
+			n, added = attrs.Index(uint64(r.n)<<1|kind, uint64(id))
+			if added {
+				attrT = append(attrT, 0)
+			}
+			r.last[kind], r.lastID[kind] = n, id
 		}
 		attrT[n] += t
 	}
+	// The row of the last op of each name id (+1, 0 = none) and its stage:
+	// ops of one name are mostly of one stage.
+	rowOf := make([]int32, len(st.Names))
+	rowSid := make([]uint8, len(st.Names))
 
 	for i := range st.GPU {
 		o := &st.GPU[i]
@@ -158,7 +170,9 @@ func Analyze(st *trace.Store, opt Options) *Result {
 
 		nk := uint64(sid)<<32 | uint64(o.Name)
 		var r *rowAcc
-		if n, added := byName.Index(nk, 0); !added {
+		if int(o.Name) < len(rowOf) && rowOf[o.Name] > 0 && rowSid[o.Name] == sid {
+			r = byNum[rowOf[o.Name]-1]
+		} else if n, added := byName.Index(nk, 0); !added {
 			r = byNum[n]
 		} else {
 			cl, ok := classes[o.Name]
@@ -169,22 +183,26 @@ func Analyze(st *trace.Store, opt Options) *Result {
 			}
 			rk := rowKey{sname, canon[o.Name]}
 			if r = rows[rk]; r == nil {
-				r = &rowAcc{Row: Row{Stage: sname, Kernel: rk.name, Category: cl.Category, Provider: cl.Provider}, n: int32(len(rowList))}
+				r = &rowAcc{Row: Row{Stage: sname, Kernel: rk.name, Category: cl.Category, Provider: cl.Provider}, n: int32(len(rowList)), last: [2]int32{-1, -1}}
 				rows[rk] = r
 				rowList = append(rowList, r)
 			}
 			byNum = append(byNum, r)
+		}
+		if int(o.Name) < len(rowOf) && (rowOf[o.Name] == 0 || rowSid[o.Name] != sid) {
+			n := byName.Find(nk, 0)
+			rowOf[o.Name], rowSid[o.Name] = n+1, sid
 		}
 		r.Launches++
 		r.GPUTime += o.Dur
 		r.Graph = r.Graph || at.graph
 		total += o.Dur
 		if at.cpuOp != 0 {
-			add(r.n, attrOp, at.cpuOp, o.Dur)
+			add(r, attrOp, at.cpuOp, o.Dur)
 			withOp += o.Dur
 		}
 		if at.python != 0 {
-			add(r.n, attrSite, at.python, o.Dur)
+			add(r, attrSite, at.python, o.Dur)
 			withPy += o.Dur
 		}
 	}
@@ -374,6 +392,9 @@ func (a *attributor) stages() ([]uint8, []string) {
 	annotated := make([]bool, len(st.Files))
 	sourced := make([]bool, 256) // stage id → stageSource set to "annotation"
 	var annCur, cpuCur callsite.Cursor
+	var lastT callsite.Thread // the thread of the last launch, and its nest
+	var lastN *callsite.Nest
+	haveT := false
 	memo := map[uint32]string{}
 	stageOf := func(id uint32) string {
 		s, ok := memo[id]
@@ -399,7 +420,10 @@ func (a *attributor) stages() ([]uint8, []string) {
 		if out[i] == 0 && o.Corr != trace.None {
 			if j := a.Launch(o.File, o.Corr); j >= 0 {
 				l := &st.CPU[j]
-				n := a.CPUNest(l.File, l.Track)
+				if !haveT || l.File != lastT.File || l.Track != lastT.Track {
+					lastT, lastN, haveT = callsite.Thread{File: l.File, Track: l.Track}, a.CPUNest(l.File, l.Track), true
+				}
+				n := lastN
 				for p := cpuCur.At(n, st.CPU, l.TS); p >= 0; p = n.Parent[p] {
 					c := &st.CPU[n.Pos[p]]
 					if c.Kind == trace.KindUserAnnotation && c.End() >= l.TS {

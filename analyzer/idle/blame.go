@@ -141,9 +141,17 @@ func (a *analyzer) blame(w int32, g gapClass, p piece, s, e int64) {
 	if a.hasStacks {
 		key = p.frame
 	}
-	c, added := a.culTab.Index(uint64(w), uint64(key))
-	if added {
-		a.culT = append(a.culT, 0)
+	// Consecutive gaps mostly blame the same culprit: each window
+	// remembers its last one.
+	acc := a.accs[w]
+	c := acc.lastCul
+	if c < 0 || acc.lastKey != key {
+		var added bool
+		c, added = a.culTab.Index(uint64(w), uint64(key))
+		if added {
+			a.culT = append(a.culT, 0)
+		}
+		acc.lastCul, acc.lastKey = c, key
 	}
 	a.culT[c] += v
 	if a.hasStacks { // without stacks the key is the op
@@ -188,6 +196,9 @@ func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 	tracks := map[uint32]bool{}
 	lastTrack := uint32(0)
 	for n, i := range ops {
+		if len(st.Annot) == 0 {
+			break // no GPU-side annotations to match
+		}
 		if t := st.GPU[i].Track; n == 0 || t != lastTrack {
 			tracks[t], lastTrack = true, t
 		}

@@ -128,6 +128,9 @@ type devKey struct {
 type acc struct {
 	Window
 	id int32 // index in analyzer.accs: culprits are summed under it
+	// the culprit last blamed here (number in culTab, -1 = none) and its key
+	lastCul int32
+	lastKey uint32
 }
 
 type analyzer struct {
@@ -235,7 +238,7 @@ func newAnalyzer(st *trace.Store, j *callsite.Joins, opt Options) *analyzer {
 
 // register numbers a window for its culprits.
 func (a *analyzer) register(w *acc) *acc {
-	w.id = int32(len(a.accs))
+	w.id, w.lastCul = int32(len(a.accs)), -1
 	a.accs = append(a.accs, w)
 	return w
 }
@@ -623,14 +626,19 @@ func opsOrdered(st *trace.Store, ops []int32) bool {
 }
 
 // firstStep returns the first of the sorted, disjoint steps that ends after x.
+// (A binary search written out: no comparison call per step, and none at
+// all without steps, as in most traces.)
 func firstStep(steps []*stepRange, x int64) int {
-	k, _ := slices.BinarySearchFunc(steps, x, func(r *stepRange, x int64) int {
-		if r.e <= x {
-			return -1
+	lo, hi := 0, len(steps)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if steps[m].e <= x {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		return 1
-	})
-	return k
+	}
+	return lo
 }
 
 type blameTo struct {

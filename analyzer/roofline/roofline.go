@@ -144,7 +144,11 @@ type rowAcc struct {
 	bytes     float64
 	modelTime int64
 	// The row's time per kernel, dtype, model, op, location and note is
-	// kept in the analysis' attrs table under (row number, attr*).
+	// kept in the analysis' attrs table under (row number, attr*); last
+	// and lastKey remember the number and key last summed per kind.
+	n       int32
+	last    [attrKinds]int32
+	lastKey [attrKinds]uint32
 }
 
 // Kinds of per-row sums in analysis.attrs: per kernel name id, per dtype,
@@ -210,19 +214,42 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	// Rows are numbered by rowTab under (stage, op name; signature number).
 	rowTab := callsite.NewTable(256)
 	var rows []*rowAcc
+	// The row last found per op name id (+1, 0 = none): an op's launches
+	// mostly have one signature and stage.
+	rowOfName := make([]int32, len(st.Names))
 	row := func(sid uint8, name uint32, sh trace.Shapes) (int32, *rowAcc) {
+		k := rowKey{sid, name, sh.Dims, sh.Types, sh.Concrete}
+		if int(name) < len(rowOfName) {
+			if n := rowOfName[name] - 1; n >= 0 && rows[n].key == k {
+				return n, rows[n]
+			}
+		}
 		si := a.sigNum(sh)
 		n, added := rowTab.Index(uint64(sid)<<32|uint64(name), uint64(si))
+		if int(name) < len(rowOfName) {
+			rowOfName[name] = n + 1
+		}
 		if !added {
 			return n, rows[n]
 		}
 		s := a.sigs[si]
-		r := &rowAcc{key: rowKey{sid, name, sh.Dims, sh.Types, sh.Concrete},
+		r := &rowAcc{key: k, n: n,
 			Row: Row{Stage: names[sid], Op: st.Name(name), InputDims: s.rawDims, InputTypes: s.types, ConcreteInputs: s.concrete}}
+		for i := range r.last {
+			r.last[i] = -1
+		}
 		rows = append(rows, r)
 		return n, r
 	}
-	add := a.add
+	add := func(rn int32, kind int, key uint32, dur int64) {
+		r := rows[rn]
+		if n := r.last[kind]; n >= 0 && r.lastKey[kind] == key {
+			a.attrT[n] += dur
+			a.attrN[n]++
+			return
+		}
+		r.last[kind], r.lastKey[kind] = a.add(rn, kind, key, dur), key
+	}
 	totals := make([]*StageTotals, len(names))
 	for i := range st.GPU {
 		o := &st.GPU[i]
@@ -357,8 +384,9 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	return res
 }
 
-// add adds dur to the row's sum of one kind and key (and counts it).
-func (a *analysis) add(row int32, kind int, key uint32, dur int64) {
+// add adds dur to the row's sum of one kind and key (and counts it), and
+// returns the sum's number.
+func (a *analysis) add(row int32, kind int, key uint32, dur int64) int32 {
 	n, added := a.attrs.Index(uint64(row)*attrKinds+uint64(kind), uint64(key))
 	if added {
 		a.attrT = append(a.attrT, 0)
@@ -366,6 +394,7 @@ func (a *analysis) add(row int32, kind int, key uint32, dur int64) {
 	}
 	a.attrT[n] += dur
 	a.attrN[n]++
+	return n
 }
 
 // rowsDone lists every row's sums (numbers in a.attrs), by row.
@@ -496,12 +525,13 @@ type analysis struct {
 	// models memoizes model() per op name, signature and whether a flops
 	// argument applies: a large trace resolves an op per kernel, but has
 	// few distinct signatures. models holds them by modelTab number.
-	modelTab *callsite.Table
-	models   []modelMemo
-	sites    *callsite.Sites
-	chain    []int32 // resolve's scratch
-	cur      callsite.Cursor
-	shHint   int // where the last shapesOf landed
+	modelTab    *callsite.Table
+	models      []modelMemo
+	modelOfName []int32
+	sites       *callsite.Sites
+	chain       []int32 // resolve's scratch
+	cur         callsite.Cursor
+	shHint      int // where the last shapesOf landed
 	// strs numbers the dtype, model and note strings rows are summed by.
 	strs  []string
 	strID map[string]uint32
@@ -520,6 +550,9 @@ type modelMemo struct {
 	ok                       bool
 	note                     string
 	dtypeID, modelID, noteID uint32
+	// the key: op name id, signature ids, whether a flops argument applies
+	name, dims, types, conc uint32
+	hasFlops                bool
 }
 
 // str returns the number of s in a.strs.
@@ -536,6 +569,15 @@ func (a *analysis) str(s string) uint32 {
 // model is model(name, sig, flops), memoized per name, signature and
 // whether flops applies.
 func (a *analysis) model(name uint32, sh trace.Shapes) *modelMemo {
+	// The memo last used per op name (+1, 0 = none) answers most lookups.
+	for int(name) >= len(a.modelOfName) {
+		a.modelOfName = append(a.modelOfName, make([]int32, len(a.modelOfName)+64)...)
+	}
+	if n := a.modelOfName[name] - 1; n >= 0 {
+		if m := &a.models[n]; m.name == name && m.dims == sh.Dims && m.types == sh.Types && m.conc == sh.Concrete && m.hasFlops == (sh.Flops > 0) {
+			return m
+		}
+	}
 	si := a.sigNum(sh)
 	hasFlops := uint64(0)
 	if sh.Flops > 0 {
@@ -545,8 +587,10 @@ func (a *analysis) model(name uint32, sh trace.Shapes) *modelMemo {
 	if added {
 		s := a.sigs[si]
 		c, ok, note := withFlops(shapesModel(a.st.Name(name), s), s, int64(hasFlops))
-		a.models = append(a.models, modelMemo{c: c, ok: ok, note: note, dtypeID: a.str(c.dtype), modelID: a.str(c.model), noteID: a.str(note)})
+		a.models = append(a.models, modelMemo{c: c, ok: ok, note: note, dtypeID: a.str(c.dtype), modelID: a.str(c.model), noteID: a.str(note),
+			name: name, dims: sh.Dims, types: sh.Types, conc: sh.Concrete, hasFlops: hasFlops == 1})
 	}
+	a.modelOfName[name] = n + 1
 	return &a.models[n]
 }
 
