@@ -130,6 +130,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 	recs = make([]opRec, 0, n)
 	kernelDur = make([]int32, 0, nk)
+	var graphOps, graphTime int64 // what the graph row counts besides its category's ops
 	for i := range st.GPU {
 		o := &st.GPU[i]
 		if !o.Kind.IsGPUWork() || opt.Stage != "" && opt.StageOf != nil && opt.StageNames[opt.StageOf[i]] != opt.Stage {
@@ -154,16 +155,14 @@ func Analyze(st *trace.Store, opt Options) *Result {
 			classOf[o.Name] = c + 1
 		}
 		r := rows[c]
-		for _, x := range []*Row{r, &res.All} {
-			x.Ops++
-			x.GPUTime += o.Dur
-			if o.Kind == trace.KindKernel {
-				x.Kernels++
-				x.KernelTime += o.Dur
-				if o.Dur < ShortKernel {
-					x.Short++
-					x.ShortTime += o.Dur
-				}
+		r.Ops++
+		r.GPUTime += o.Dur
+		if o.Kind == trace.KindKernel {
+			r.Kernels++
+			r.KernelTime += o.Dur
+			if o.Dur < ShortKernel {
+				r.Short++
+				r.ShortTime += o.Dur
 			}
 		}
 		if o.Kind == trace.KindKernel {
@@ -186,6 +185,8 @@ func Analyze(st *trace.Store, opt Options) *Result {
 			res.All.Graph++
 			rows[0].Ops++
 			rows[0].GPUTime += o.Dur
+			graphOps++
+			graphTime += o.Dur
 			k := int64(o.File)<<48 | o.Corr
 			if f, ok := first[k]; !ok || o.TS < f.ts {
 				first[k] = replay{int32(i), o.TS}
@@ -194,6 +195,18 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		}
 		recs = append(recs, opRec{cat: c, start: clamp(o.TS - call.TS), end: clamp(o.TS - call.End()), call: clamp(call.Dur), launch: true})
 	}
+	// All is the sum of the categories (each op counts in one).
+	for _, r := range rows {
+		x := &res.All
+		x.Ops += r.Ops
+		x.GPUTime += r.GPUTime
+		x.Kernels += r.Kernels
+		x.KernelTime += r.KernelTime
+		x.Short += r.Short
+		x.ShortTime += r.ShortTime
+	}
+	res.All.Ops -= graphOps
+	res.All.GPUTime -= graphTime
 	for _, f := range first {
 		o := &st.GPU[f.op]
 		call := &st.CPU[j.Launch(o.File, o.Corr)]

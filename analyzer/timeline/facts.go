@@ -159,7 +159,12 @@ func ComputeFacts(st *trace.Store, fi int) Facts {
 	// Busy is the union of all GPU work (Union(st, fi)), from the unions
 	// already built.
 	if first <= last {
-		f.Busy, f.Span = unionLength(ncclU, otherU, union(copies)), last-first
+		f.Span = last - first
+		if copies.len() == 0 { // |A ∪ B| = |A| + |B| − |A ∩ B|
+			f.Busy = length(ncclU) + length(otherU) - f.NCCLComputeOverlap
+		} else {
+			f.Busy = unionLength(ncclU, otherU, union(copies))
+		}
 	}
 	return f
 }
