@@ -170,6 +170,10 @@ type analyzer struct {
 	lastThread      callsite.Thread
 	lastPy, lastCPU *callsite.Nest
 	pyHint, cpuHint int
+	// the last thread numbered by threadNum
+	tnThread callsite.Thread
+	tn       int32
+	tnOK     bool
 }
 
 type syncSpan struct {
@@ -364,7 +368,10 @@ func callsByStart(st *trace.Store, calls []int32) bool {
 // threadNum returns the number of a thread with runtime calls or syncs,
 // or -1.
 func (a *analyzer) threadNum(t callsite.Thread) int32 {
-	return a.threads.Find(uint64(t.File)<<32|uint64(t.Track), 0)
+	if !a.tnOK || t != a.tnThread { // gaps mostly follow launches of one thread
+		a.tnThread, a.tn, a.tnOK = t, a.threads.Find(uint64(t.File)<<32|uint64(t.Track), 0), true
+	}
+	return a.tn
 }
 
 // syncsOf returns the sync calls of thread number n.

@@ -531,7 +531,11 @@ type analysis struct {
 	sites       *callsite.Sites
 	chain       []int32 // resolve's scratch
 	cur         callsite.Cursor
-	shHint      int // where the last shapesOf landed
+	// the thread of the last op resolved, and its nest
+	lastThread callsite.Thread
+	lastNest   *callsite.Nest
+	haveThread bool
+	shHint     int // where the last shapesOf landed
 	// strs numbers the dtype, model and note strings rows are summed by.
 	strs  []string
 	strID map[string]uint32
@@ -692,7 +696,10 @@ func (a *analysis) resolve(op int32) *opInfo {
 	s := &st.CPU[op]
 	info := opInfo{top: op, modelled: -1, launcher: s.Name}
 	chain := append(a.chain[:0], op) // inner → outer
-	n := a.j.CPUNest(s.File, s.Track)
+	if !a.haveThread || a.lastThread != (callsite.Thread{File: s.File, Track: s.Track}) {
+		a.lastThread, a.lastNest, a.haveThread = callsite.Thread{File: s.File, Track: s.Track}, a.j.CPUNest(s.File, s.Track), true
+	}
+	n := a.lastNest
 	for p := a.cur.At(n, st.CPU, s.TS); p >= 0; p = n.Parent[p] {
 		i := n.Pos[p]
 		c := &st.CPU[i]
