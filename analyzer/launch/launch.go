@@ -90,10 +90,10 @@ const Rule = "idle = gpu_idle_us / window_us and host = host_bound_share of the 
 var buckets = []int64{2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 1_000_000, 0}
 
 type opRec struct {
-	cat    uint8
 	start  int32 // ns, clamped
 	end    int32
 	call   int32
+	cat    uint8 // after the int32s: 16 bytes a record, not 20
 	launch bool
 }
 
