@@ -44,13 +44,17 @@ type Facts struct {
 func ComputeFacts(st *trace.Store, fi int) Facts {
 	f := Facts{File: st.Files[fi].Name}
 	graphCorr := map[int64]bool{}
+	lastName, lastGraph, seen := uint32(0), false, false // consecutive calls repeat names
 	for i := range st.CPU {
 		c := &st.CPU[i]
 		if int(c.File) != fi || c.Kind != trace.KindRuntime && c.Kind != trace.KindDriver {
 			continue
 		}
-		n := st.Name(c.Name)
-		if strings.HasPrefix(n, "cudaGraphLaunch") || strings.HasPrefix(n, "hipGraphLaunch") {
+		if !seen || c.Name != lastName {
+			n := st.Name(c.Name)
+			lastName, lastGraph, seen = c.Name, strings.HasPrefix(n, "cudaGraphLaunch") || strings.HasPrefix(n, "hipGraphLaunch"), true
+		}
+		if lastGraph {
 			f.GraphLaunches++
 			if c.Corr != trace.None {
 				graphCorr[c.Corr] = true

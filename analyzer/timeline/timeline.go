@@ -47,9 +47,10 @@ func (v *ivs) add(s, e int64) {
 func Compute(st *trace.Store, fi int) Timeline {
 	tl := Timeline{File: st.Files[fi].Name, Window: "gpu_span"}
 	ws, we := int64(0), int64(-1)
+	var steps nameFlags // per name id: 1 + is a ProfilerStep#, 0 = not known yet
 	for i := range st.Annot {
 		a := &st.Annot[i]
-		if int(a.File) == fi && strings.HasPrefix(st.Name(a.Name), "ProfilerStep#") {
+		if int(a.File) == fi && steps.has(st, a.Name, isStep) {
 			if we < ws || a.TS < ws {
 				ws = a.TS
 			}
@@ -67,7 +68,7 @@ func Compute(st *trace.Store, fi int) Timeline {
 	nComp, nComm := 0, 0
 	var mem ivs
 	first, last := int64(1<<62), int64(-1<<62)
-	var nccl ncclNames
+	var nccl nameFlags
 	for i := range st.GPU {
 		o := &st.GPU[i]
 		if int(o.File) != fi || !o.Kind.IsGPUWork() {
@@ -113,18 +114,24 @@ func Compute(st *trace.Store, fi int) Timeline {
 	return tl
 }
 
-// ncclNames memoizes per kernel name id whether the name contains "nccl"
-// (any case).
-type ncclNames []uint8 // 1 + is NCCL, 0 = not known yet
+// nameFlags memoizes a property of names per name id (by default
+// whether the name contains "nccl", any case).
+type nameFlags []uint8 // 1 + has it, 0 = not known yet
 
-func (m *ncclNames) is(st *trace.Store, id uint32) bool {
+func (m *nameFlags) is(st *trace.Store, id uint32) bool { return m.has(st, id, isNCCL) }
+
+func isNCCL(name string) bool { return strings.Contains(strings.ToLower(name), "nccl") }
+
+func isStep(name string) bool { return strings.HasPrefix(name, "ProfilerStep#") }
+
+func (m *nameFlags) has(st *trace.Store, id uint32, f func(string) bool) bool {
 	for int(id) >= len(*m) {
 		*m = append(*m, make([]uint8, len(*m)+64)...)
 	}
 	v := (*m)[id]
 	if v == 0 {
 		v = 1
-		if strings.Contains(strings.ToLower(st.Name(id)), "nccl") {
+		if f(st.Name(id)) {
 			v = 2
 		}
 		(*m)[id] = v
