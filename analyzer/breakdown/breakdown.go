@@ -141,71 +141,73 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	rowOf := make([]int32, len(st.Names))
 	rowSid := make([]uint8, len(st.Names))
 
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if !o.Kind.IsGPUWork() {
-			continue
-		}
-		sid := stages[i]
-		sname := stageNames[sid]
-		if opt.Stage != "" && sname != opt.Stage {
-			continue
-		}
-		at := a.attribute(o)
-		if at.graph {
-			res.GraphKernels++
-		}
-		sa := stageAccs[sid]
-		if sa == nil {
-			sa = &stageAcc{Stage: Stage{Stage: sname, Source: a.stageSource[sname]}, wins: make([]win, len(st.Files))}
-			for f := range sa.wins {
-				sa.wins[f] = win{1<<63 - 1, -1 << 63}
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if !o.Kind.IsGPUWork() {
+				continue
 			}
-			stageAccs[sid] = sa
-		}
-		sa.KernelCount++
-		sa.KernelTime += o.Dur
-		w := &sa.wins[o.File]
-		w.first, w.last = min(w.first, o.TS), max(w.last, o.End())
+			sid := stages[i]
+			sname := stageNames[sid]
+			if opt.Stage != "" && sname != opt.Stage {
+				continue
+			}
+			at := a.attribute(o)
+			if at.graph {
+				res.GraphKernels++
+			}
+			sa := stageAccs[sid]
+			if sa == nil {
+				sa = &stageAcc{Stage: Stage{Stage: sname, Source: a.stageSource[sname]}, wins: make([]win, len(st.Files))}
+				for f := range sa.wins {
+					sa.wins[f] = win{1<<63 - 1, -1 << 63}
+				}
+				stageAccs[sid] = sa
+			}
+			sa.KernelCount++
+			sa.KernelTime += o.Dur
+			w := &sa.wins[o.File]
+			w.first, w.last = min(w.first, o.TS), max(w.last, o.End())
 
-		nk := uint64(sid)<<32 | uint64(o.Name)
-		var r *rowAcc
-		if int(o.Name) < len(rowOf) && rowOf[o.Name] > 0 && rowSid[o.Name] == sid {
-			r = byNum[rowOf[o.Name]-1]
-		} else if n, added := byName.Index(nk, 0); !added {
-			r = byNum[n]
-		} else {
-			cl, ok := classes[o.Name]
-			if !ok {
-				cl = kernels.Classify(st.Name(o.Name), o.Kind.String())
-				classes[o.Name] = cl
-				canon[o.Name] = kernels.Canonical(st.Name(o.Name))
+			nk := uint64(sid)<<32 | uint64(o.Name)
+			var r *rowAcc
+			if int(o.Name) < len(rowOf) && rowOf[o.Name] > 0 && rowSid[o.Name] == sid {
+				r = byNum[rowOf[o.Name]-1]
+			} else if n, added := byName.Index(nk, 0); !added {
+				r = byNum[n]
+			} else {
+				cl, ok := classes[o.Name]
+				if !ok {
+					cl = kernels.Classify(st.Name(o.Name), o.Kind.String())
+					classes[o.Name] = cl
+					canon[o.Name] = kernels.Canonical(st.Name(o.Name))
+				}
+				rk := rowKey{sname, canon[o.Name]}
+				if r = rows[rk]; r == nil {
+					r = &rowAcc{Row: Row{Stage: sname, Kernel: rk.name, Category: cl.Category, Provider: cl.Provider}, n: int32(len(rowList)), last: [2]int32{-1, -1}}
+					rows[rk] = r
+					rowList = append(rowList, r)
+				}
+				byNum = append(byNum, r)
 			}
-			rk := rowKey{sname, canon[o.Name]}
-			if r = rows[rk]; r == nil {
-				r = &rowAcc{Row: Row{Stage: sname, Kernel: rk.name, Category: cl.Category, Provider: cl.Provider}, n: int32(len(rowList)), last: [2]int32{-1, -1}}
-				rows[rk] = r
-				rowList = append(rowList, r)
+			if int(o.Name) < len(rowOf) && (rowOf[o.Name] == 0 || rowSid[o.Name] != sid) {
+				n := byName.Find(nk, 0)
+				rowOf[o.Name], rowSid[o.Name] = n+1, sid
 			}
-			byNum = append(byNum, r)
+			r.Launches++
+			r.GPUTime += o.Dur
+			r.Graph = r.Graph || at.graph
+			total += o.Dur
+			if at.cpuOp != 0 {
+				add(r, attrOp, at.cpuOp, o.Dur)
+				withOp += o.Dur
+			}
+			if at.python != 0 {
+				add(r, attrSite, at.python, o.Dur)
+				withPy += o.Dur
+			}
 		}
-		if int(o.Name) < len(rowOf) && (rowOf[o.Name] == 0 || rowSid[o.Name] != sid) {
-			n := byName.Find(nk, 0)
-			rowOf[o.Name], rowSid[o.Name] = n+1, sid
-		}
-		r.Launches++
-		r.GPUTime += o.Dur
-		r.Graph = r.Graph || at.graph
-		total += o.Dur
-		if at.cpuOp != 0 {
-			add(r, attrOp, at.cpuOp, o.Dur)
-			withOp += o.Dur
-		}
-		if at.python != 0 {
-			add(r, attrSite, at.python, o.Dur)
-			withPy += o.Dur
-		}
-	}
+	})
 	// Category and provider shares per stage, from the rows.
 	cats := map[string]map[string]int64{}
 	provs := map[string]map[string]int64{}
@@ -404,45 +406,47 @@ func (a *attributor) stages() ([]uint8, []string) {
 		}
 		return s
 	}
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if !o.Kind.IsGPUWork() {
-			continue
-		}
-		if n := a.AnnotNest(o.File, o.Track); n != nil {
-			for p := annCur.At(n, st.Annot, o.TS); p >= 0; p = n.Parent[p] {
-				if s := stageOf(st.Annot[n.Pos[p]].Name); s != "" && st.Annot[n.Pos[p]].End() >= o.TS {
-					out[i] = id(s)
-					break
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if !o.Kind.IsGPUWork() {
+				continue
+			}
+			if n := a.AnnotNest(o.File, o.Track); n != nil {
+				for p := annCur.At(n, st.Annot, o.TS); p >= 0; p = n.Parent[p] {
+					if s := stageOf(st.Annot[n.Pos[p]].Name); s != "" && st.Annot[n.Pos[p]].End() >= o.TS {
+						out[i] = id(s)
+						break
+					}
 				}
 			}
-		}
-		if out[i] == 0 && o.Corr != trace.None {
-			if j := a.Launch(o.File, o.Corr); j >= 0 {
-				l := &st.CPU[j]
-				if !haveT || l.File != lastT.File || l.Track != lastT.Track {
-					lastT, lastN, haveT = callsite.Thread{File: l.File, Track: l.Track}, a.CPUNest(l.File, l.Track), true
-				}
-				n := lastN
-				for p := cpuCur.At(n, st.CPU, l.TS); p >= 0; p = n.Parent[p] {
-					c := &st.CPU[n.Pos[p]]
-					if c.Kind == trace.KindUserAnnotation && c.End() >= l.TS {
-						if s := stageOf(c.Name); s != "" {
-							out[i] = id(s)
-							break
+			if out[i] == 0 && o.Corr != trace.None {
+				if j := a.Launch(o.File, o.Corr); j >= 0 {
+					l := &st.CPU[j]
+					if !haveT || l.File != lastT.File || l.Track != lastT.Track {
+						lastT, lastN, haveT = callsite.Thread{File: l.File, Track: l.Track}, a.CPUNest(l.File, l.Track), true
+					}
+					n := lastN
+					for p := cpuCur.At(n, st.CPU, l.TS); p >= 0; p = n.Parent[p] {
+						c := &st.CPU[n.Pos[p]]
+						if c.Kind == trace.KindUserAnnotation && c.End() >= l.TS {
+							if s := stageOf(c.Name); s != "" {
+								out[i] = id(s)
+								break
+							}
 						}
 					}
 				}
 			}
-		}
-		if out[i] != 0 {
-			annotated[o.File] = true
-			if !sourced[out[i]] {
-				sourced[out[i]] = true
-				a.stageSource[names[out[i]]] = "annotation"
+			if out[i] != 0 {
+				annotated[o.File] = true
+				if !sourced[out[i]] {
+					sourced[out[i]] = true
+					a.stageSource[names[out[i]]] = "annotation"
+				}
 			}
 		}
-	}
+	})
 	fileStage := make([]string, len(st.Files))
 	for i := range st.Files {
 		name := st.Files[i].Name
@@ -452,29 +456,31 @@ func (a *attributor) stages() ([]uint8, []string) {
 	// found once per file (in op order, so stage ids are numbered as
 	// before), not with a string-keyed map update per op.
 	fileID := make([]int16, len(st.Files)) // 1 + stage id, 0 = not yet
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if out[i] != 0 || !o.Kind.IsGPUWork() {
-			continue
-		}
-		if v := fileID[o.File]; v > 0 {
-			out[i] = uint8(v - 1)
-			continue
-		}
-		switch {
-		case fileStage[o.File] != "":
-			out[i] = id(fileStage[o.File])
-			if a.stageSource[fileStage[o.File]] == "" {
-				a.stageSource[fileStage[o.File]] = "file name"
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if out[i] != 0 || !o.Kind.IsGPUWork() {
+				continue
 			}
-		case annotated[o.File]:
-			out[i] = id(callsite.StageOther)
-			a.stageSource[callsite.StageOther] = "outside stage annotations"
-		default:
-			out[i] = id(callsite.StageAll)
-			a.stageSource[callsite.StageAll] = "none"
+			if v := fileID[o.File]; v > 0 {
+				out[i] = uint8(v - 1)
+				continue
+			}
+			switch {
+			case fileStage[o.File] != "":
+				out[i] = id(fileStage[o.File])
+				if a.stageSource[fileStage[o.File]] == "" {
+					a.stageSource[fileStage[o.File]] = "file name"
+				}
+			case annotated[o.File]:
+				out[i] = id(callsite.StageOther)
+				a.stageSource[callsite.StageOther] = "outside stage annotations"
+			default:
+				out[i] = id(callsite.StageAll)
+				a.stageSource[callsite.StageAll] = "none"
+			}
+			fileID[o.File] = int16(out[i]) + 1
 		}
-		fileID[o.File] = int16(out[i]) + 1
-	}
+	})
 	return out, names
 }

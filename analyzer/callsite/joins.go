@@ -47,23 +47,25 @@ func NewJoins(st *trace.Store) *Joins {
 		}
 		return lastN
 	}
-	for i := range st.CPU {
-		switch s := &st.CPU[i]; s.Kind {
-		case trace.KindRuntime, trace.KindDriver:
-			if s.Corr != trace.None {
-				nl++
+	Chunks(len(st.CPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			switch s := &st.CPU[i]; s.Kind {
+			case trace.KindRuntime, trace.KindDriver:
+				if s.Corr != trace.None {
+					nl++
+				}
+			case trace.KindCPUOp, trace.KindUserAnnotation:
+				if s.Ext != trace.None {
+					ne++
+				}
+				n := num(s)
+				for int(n) >= len(perThread) {
+					perThread = append(perThread, 0)
+				}
+				perThread[n]++
 			}
-		case trace.KindCPUOp, trace.KindUserAnnotation:
-			if s.Ext != trace.None {
-				ne++
-			}
-			n := num(s)
-			for int(n) >= len(perThread) {
-				perThread = append(perThread, 0)
-			}
-			perThread[n]++
 		}
-	}
+	})
 	j.launch.e = make([]idEntry, 0, nl)
 	j.byExt.e = make([]idEntry, 0, ne)
 	cpuIdx := make([][]int32, len(perThread))
@@ -71,32 +73,34 @@ func NewJoins(st *trace.Store) *Joins {
 	for t, n := range perThread {
 		cpuIdx[t] = make([]int32, 0, n)
 	}
-	for i := range st.CPU {
-		s := &st.CPU[i]
-		switch s.Kind {
-		case trace.KindRuntime, trace.KindDriver:
-			if s.Corr != trace.None {
-				j.launch.add(s.File, s.Corr, int32(i))
-			}
-			if s.Name != lastName {
-				lastName = s.Name
-				n := st.Name(s.Name)
-				lastGraph = strings.HasPrefix(n, "hipGraphLaunch") || strings.HasPrefix(n, "cudaGraphLaunch")
-				if lastGraph && !j.IsGraphLaunch(s) {
-					j.graphNames = append(j.graphNames, s.Name)
+	Chunks(len(st.CPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := &st.CPU[i]
+			switch s.Kind {
+			case trace.KindRuntime, trace.KindDriver:
+				if s.Corr != trace.None {
+					j.launch.add(s.File, s.Corr, int32(i))
 				}
+				if s.Name != lastName {
+					lastName = s.Name
+					n := st.Name(s.Name)
+					lastGraph = strings.HasPrefix(n, "hipGraphLaunch") || strings.HasPrefix(n, "cudaGraphLaunch")
+					if lastGraph && !j.IsGraphLaunch(s) {
+						j.graphNames = append(j.graphNames, s.Name)
+					}
+				}
+				if lastGraph {
+					j.GraphLaunches++
+				}
+			case trace.KindCPUOp, trace.KindUserAnnotation:
+				if s.Ext != trace.None {
+					j.byExt.add(s.File, s.Ext, int32(i))
+				}
+				n := num(s)
+				cpuIdx[n] = append(cpuIdx[n], int32(i))
 			}
-			if lastGraph {
-				j.GraphLaunches++
-			}
-		case trace.KindCPUOp, trace.KindUserAnnotation:
-			if s.Ext != trace.None {
-				j.byExt.add(s.File, s.Ext, int32(i))
-			}
-			n := num(s)
-			cpuIdx[n] = append(cpuIdx[n], int32(i))
 		}
-	}
+	})
 	j.launch.seal(nil)
 	// A cpu_op beats a user_annotation carrying the same External id.
 	j.byExt.seal(func(old, new int32) bool {
@@ -117,16 +121,18 @@ func (j *Joins) thread(file uint16, track uint32) int32 {
 func (j *Joins) byThread(spans []trace.Span) [][]int32 {
 	var idx [][]int32
 	lastT, lastN := Thread{}, int32(-1)
-	for i := range spans {
-		s := &spans[i]
-		if t := (Thread{s.File, s.Track}); lastN < 0 || t != lastT {
-			lastT, lastN = t, j.thread(s.File, s.Track)
+	Chunks(len(spans), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := &spans[i]
+			if t := (Thread{s.File, s.Track}); lastN < 0 || t != lastT {
+				lastT, lastN = t, j.thread(s.File, s.Track)
+			}
+			for int(lastN) >= len(idx) {
+				idx = append(idx, nil)
+			}
+			idx[lastN] = append(idx[lastN], int32(i))
 		}
-		for int(lastN) >= len(idx) {
-			idx = append(idx, nil)
-		}
-		idx[lastN] = append(idx[lastN], int32(i))
-	}
+	})
 	return idx
 }
 

@@ -204,45 +204,49 @@ func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 		}
 	}
 	var out []*stepRange
-	for i := range st.Annot {
-		s := &st.Annot[i]
-		if s.File == k.file && tracks[s.Track] && a.isStep(s.Name) {
-			out = append(out, &stepRange{s: s.TS, e: s.End(), name: s.Name})
+	callsite.Chunks(len(st.Annot), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := &st.Annot[i]
+			if s.File == k.file && tracks[s.Track] && a.isStep(s.Name) {
+				out = append(out, &stepRange{s: s.TS, e: s.End(), name: s.Name})
+			}
 		}
-	}
+	})
 	if len(out) == 0 {
 		byAnnot := map[int32]*stepRange{}
 		var lastT callsite.Thread
 		var n *callsite.Nest
 		hint := 0
-		for _, i := range ops {
-			o := &st.GPU[i]
-			l := a.j.Launch(o.File, o.Corr)
-			if l < 0 {
-				continue
-			}
-			c := &st.CPU[l]
-			if t := (callsite.Thread{File: c.File, Track: c.Track}); n == nil || t != lastT {
-				n, lastT, hint = a.j.CPUNest(c.File, c.Track), t, 0
-			}
-			p, _ := innermost(n, st.CPU, c.TS, &hint)
-			step := int32(-1)
-			for ; p >= 0; p = n.Parent[p] {
-				if s := &st.CPU[n.Pos[p]]; s.Kind == trace.KindUserAnnotation && a.isStep(s.Name) {
-					step = n.Pos[p] // the outermost wins
+		callsite.Chunks(len(ops), func(lo, hi int) {
+			for _, i := range ops[lo:hi] {
+				o := &st.GPU[i]
+				l := a.j.Launch(o.File, o.Corr)
+				if l < 0 {
+					continue
 				}
+				c := &st.CPU[l]
+				if t := (callsite.Thread{File: c.File, Track: c.Track}); n == nil || t != lastT {
+					n, lastT, hint = a.j.CPUNest(c.File, c.Track), t, 0
+				}
+				p, _ := innermost(n, st.CPU, c.TS, &hint)
+				step := int32(-1)
+				for ; p >= 0; p = n.Parent[p] {
+					if s := &st.CPU[n.Pos[p]]; s.Kind == trace.KindUserAnnotation && a.isStep(s.Name) {
+						step = n.Pos[p] // the outermost wins
+					}
+				}
+				if step < 0 {
+					continue
+				}
+				r := byAnnot[step]
+				if r == nil {
+					r = &stepRange{s: o.TS, e: o.End(), name: st.CPU[step].Name}
+					byAnnot[step] = r
+					out = append(out, r)
+				}
+				r.s, r.e = min(r.s, o.TS), max(r.e, o.End())
 			}
-			if step < 0 {
-				continue
-			}
-			r := byAnnot[step]
-			if r == nil {
-				r = &stepRange{s: o.TS, e: o.End(), name: st.CPU[step].Name}
-				byAnnot[step] = r
-				out = append(out, r)
-			}
-			r.s, r.e = min(r.s, o.TS), max(r.e, o.End())
-		}
+		})
 	}
 	slices.SortStableFunc(out, func(x, y *stepRange) int {
 		if x.s != y.s {

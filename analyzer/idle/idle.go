@@ -210,23 +210,27 @@ func newAnalyzer(st *trace.Store, j *callsite.Joins, opt Options) *analyzer {
 		return *last
 	}
 	last := -1
-	for i := range st.GPU {
-		if o := &st.GPU[i]; o.Kind.IsGPUWork() && a.keep(i) {
-			counts[slot(devKey{o.File, o.Device}, &last)]++
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if o := &st.GPU[i]; o.Kind.IsGPUWork() && a.keep(i) {
+				counts[slot(devKey{o.File, o.Device}, &last)]++
+			}
 		}
-	}
+	})
 	lists := make([][]int32, len(keys))
 	for i, k := range keys {
 		lists[i] = make([]int32, 0, counts[i])
 		a.keys = append(a.keys, k)
 	}
 	last = -1
-	for i := range st.GPU {
-		if o := &st.GPU[i]; o.Kind.IsGPUWork() && a.keep(i) {
-			x := slot(devKey{o.File, o.Device}, &last)
-			lists[x] = append(lists[x], int32(i))
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if o := &st.GPU[i]; o.Kind.IsGPUWork() && a.keep(i) {
+				x := slot(devKey{o.File, o.Device}, &last)
+				lists[x] = append(lists[x], int32(i))
+			}
 		}
-	}
+	})
 	for i, k := range keys {
 		a.ops[k] = lists[i]
 	}
@@ -267,18 +271,20 @@ func (a *analyzer) indexCalls() {
 	st := a.st
 	d2h := map[int64]bool{} // (file<<48 | corr) of device-to-host copies
 	lastName, lastD2H := uint32(0), false
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if o.Kind != trace.KindMemcpy || o.Corr == trace.None {
-			continue
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if o.Kind != trace.KindMemcpy || o.Corr == trace.None {
+				continue
+			}
+			if o.Name != lastName || i == 0 {
+				lastName, lastD2H = o.Name, isD2H(st.Name(o.Name))
+			}
+			if lastD2H {
+				d2h[int64(o.File)<<48|o.Corr] = true
+			}
 		}
-		if o.Name != lastName || i == 0 {
-			lastName, lastD2H = o.Name, isD2H(st.Name(o.Name))
-		}
-		if lastD2H {
-			d2h[int64(o.File)<<48|o.Corr] = true
-		}
-	}
+	})
 	// Threads are numbered in a.threads (spans come in runs of one thread);
 	// a first pass sizes each thread's calls.
 	var counts []int
@@ -293,34 +299,38 @@ func (a *analyzer) indexCalls() {
 		}
 		return lastN
 	}
-	for i := range st.CPU {
-		if c := &st.CPU[i]; c.Kind == trace.KindRuntime || c.Kind == trace.KindDriver {
-			counts[num(c)]++
+	callsite.Chunks(len(st.CPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if c := &st.CPU[i]; c.Kind == trace.KindRuntime || c.Kind == trace.KindDriver {
+				counts[num(c)]++
+			}
 		}
-	}
+	})
 	a.calls = make([][]int32, len(counts))
 	for t, n := range counts {
 		a.calls[t] = make([]int32, 0, n)
 	}
 	lastN = -1
 	var labels nameLabels
-	for i := range st.CPU {
-		c := &st.CPU[i]
-		if c.Kind == trace.KindRuntime || c.Kind == trace.KindDriver {
-			t := num(c)
-			a.calls[t] = append(a.calls[t], int32(i))
-		}
-		if c.Kind != trace.KindCPUOp && c.Kind != trace.KindRuntime && c.Kind != trace.KindDriver {
-			continue
-		}
-		if l := labels.of(st, c, d2h); l != "" {
-			t := num(c)
-			for int(t) >= len(a.syncs) {
-				a.syncs = append(a.syncs, nil)
+	callsite.Chunks(len(st.CPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := &st.CPU[i]
+			if c.Kind == trace.KindRuntime || c.Kind == trace.KindDriver {
+				t := num(c)
+				a.calls[t] = append(a.calls[t], int32(i))
 			}
-			a.syncs[t] = append(a.syncs[t], syncSpan{c.TS, c.End(), l})
+			if c.Kind != trace.KindCPUOp && c.Kind != trace.KindRuntime && c.Kind != trace.KindDriver {
+				continue
+			}
+			if l := labels.of(st, c, d2h); l != "" {
+				t := num(c)
+				for int(t) >= len(a.syncs) {
+					a.syncs = append(a.syncs, nil)
+				}
+				a.syncs[t] = append(a.syncs[t], syncSpan{c.TS, c.End(), l})
+			}
 		}
-	}
+	})
 	for len(a.calls) < len(counts) {
 		a.calls = append(a.calls, nil)
 	}
@@ -475,21 +485,25 @@ func (a *analyzer) device(k devKey) {
 	first, last := st.GPU[ops[0]].TS, int64(-1<<63)
 	if a.opt.StageOf != nil {
 		var at [256]int // stage id → 1 + index in wins
-		for _, i := range ops {
-			o := &st.GPU[i]
-			sid := a.opt.StageOf[i]
-			w := at[sid] - 1
-			if w < 0 {
-				w = len(wins)
-				at[sid] = w + 1
-				wins = append(wins, win{int(sid), o.TS, o.End()})
+		callsite.Chunks(len(ops), func(lo, hi int) {
+			for _, i := range ops[lo:hi] {
+				o := &st.GPU[i]
+				sid := a.opt.StageOf[i]
+				w := at[sid] - 1
+				if w < 0 {
+					w = len(wins)
+					at[sid] = w + 1
+					wins = append(wins, win{int(sid), o.TS, o.End()})
+				}
+				wins[w].e = max(wins[w].e, o.End())
 			}
-			wins[w].e = max(wins[w].e, o.End())
+		})
+	}
+	callsite.Chunks(len(ops), func(lo, hi int) {
+		for _, i := range ops[lo:hi] {
+			last = max(last, st.GPU[i].End())
 		}
-	}
-	for _, i := range ops {
-		last = max(last, st.GPU[i].End())
-	}
+	})
 	steps := a.stepRanges(k, ops)
 	for _, w := range wins {
 		if a.stages[w.sid] == nil {
@@ -522,15 +536,17 @@ func (a *analyzer) device(k devKey) {
 	}
 	// Step stage: the stage of the first op starting inside.
 	si := 0
-	for _, i := range ops {
-		o := &st.GPU[i]
-		for si < len(steps) && steps[si].e < o.TS {
-			si++
+	callsite.Chunks(len(ops), func(lo, hi int) {
+		for _, i := range ops[lo:hi] {
+			o := &st.GPU[i]
+			for si < len(steps) && steps[si].e < o.TS {
+				si++
+			}
+			if si < len(steps) && o.TS >= steps[si].s && steps[si].row.Stage == "" {
+				steps[si].row.Stage = a.stageName(int(i))
+			}
 		}
-		if si < len(steps) && o.TS >= steps[si].s && steps[si].row.Stage == "" {
-			steps[si].row.Stage = a.stageName(int(i))
-		}
-	}
+	})
 
 	busy := func(x, y int64) {
 		for _, t := range targets {
@@ -603,17 +619,19 @@ func (a *analyzer) device(k devKey) {
 		gap(steps[0].s, first, -1, ops[0])
 	}
 	end, prev := int64(-1<<63), int32(-1)
-	for _, i := range ops {
-		o := &st.GPU[i]
-		if prev >= 0 && o.TS > end {
-			busy(start, end)
-			gap(end, o.TS, prev, i)
-			start = o.TS
+	callsite.Chunks(len(ops), func(lo, hi int) {
+		for _, i := range ops[lo:hi] {
+			o := &st.GPU[i]
+			if prev >= 0 && o.TS > end {
+				busy(start, end)
+				gap(end, o.TS, prev, i)
+				start = o.TS
+			}
+			if o.End() > end || prev < 0 {
+				end, prev = max(end, o.End()), i
+			}
 		}
-		if o.End() > end || prev < 0 {
-			end, prev = max(end, o.End()), i
-		}
-	}
+	})
 	busy(start, end)
 	if n := len(steps); n > 0 && steps[n-1].e > end {
 		gap(end, steps[n-1].e, prev, -1)

@@ -120,81 +120,85 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	var recs []opRec
 	var kernelDur []int32
 	n, nk := 0, 0
-	for i := range st.GPU {
-		if o := &st.GPU[i]; o.Kind.IsGPUWork() {
-			n++
-			if o.Kind == trace.KindKernel {
-				nk++
-			}
-		}
-	}
-	recs = make([]opRec, 0, n)
-	kernelDur = make([]int32, 0, nk)
-	var graphOps, graphTime int64 // what the graph row counts besides its category's ops
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if !o.Kind.IsGPUWork() || opt.Stage != "" && opt.StageOf != nil && opt.StageNames[opt.StageOf[i]] != opt.Stage {
-			continue
-		}
-		for int(o.Name) >= len(classOf) {
-			classOf = append(classOf, make([]uint8, len(classOf)+1)...)
-		}
-		c := classOf[o.Name] - 1
-		if classOf[o.Name] == 0 {
-			cl, ok := opt.Classes[o.Name]
-			if !ok {
-				cl = kernels.Classify(st.Name(o.Name), o.Kind.String())
-			}
-			name := cl.Category
-			if c, ok = catID[name]; !ok && len(cats) < 255 {
-				c = uint8(len(cats))
-				catID[name] = c
-				cats = append(cats, name)
-				rows = append(rows, &Row{Category: name})
-			}
-			classOf[o.Name] = c + 1
-		}
-		r := rows[c]
-		r.Ops++
-		r.GPUTime += o.Dur
-		if o.Kind == trace.KindKernel {
-			r.Kernels++
-			r.KernelTime += o.Dur
-			if o.Dur < ShortKernel {
-				r.Short++
-				r.ShortTime += o.Dur
-			}
-		}
-		if o.Kind == trace.KindKernel {
-			kernelDur = append(kernelDur, clamp(o.Dur))
-			for b := range res.Histogram {
-				if h := &res.Histogram[b]; h.Below == 0 || o.Dur < h.Below {
-					h.Kernels++
-					h.GPUTime += o.Dur
-					break
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if o := &st.GPU[i]; o.Kind.IsGPUWork() {
+				n++
+				if o.Kind == trace.KindKernel {
+					nk++
 				}
 			}
 		}
-		l := j.Launch(o.File, o.Corr)
-		if l < 0 {
-			continue
-		}
-		call := &st.CPU[l]
-		if j.IsGraphLaunch(call) {
-			r.Graph++
-			res.All.Graph++
-			rows[0].Ops++
-			rows[0].GPUTime += o.Dur
-			graphOps++
-			graphTime += o.Dur
-			k := int64(o.File)<<48 | o.Corr
-			if f, ok := first[k]; !ok || o.TS < f.ts {
-				first[k] = replay{int32(i), o.TS}
+	})
+	recs = make([]opRec, 0, n)
+	kernelDur = make([]int32, 0, nk)
+	var graphOps, graphTime int64 // what the graph row counts besides its category's ops
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if !o.Kind.IsGPUWork() || opt.Stage != "" && opt.StageOf != nil && opt.StageNames[opt.StageOf[i]] != opt.Stage {
+				continue
 			}
-			continue
+			for int(o.Name) >= len(classOf) {
+				classOf = append(classOf, make([]uint8, len(classOf)+1)...)
+			}
+			c := classOf[o.Name] - 1
+			if classOf[o.Name] == 0 {
+				cl, ok := opt.Classes[o.Name]
+				if !ok {
+					cl = kernels.Classify(st.Name(o.Name), o.Kind.String())
+				}
+				name := cl.Category
+				if c, ok = catID[name]; !ok && len(cats) < 255 {
+					c = uint8(len(cats))
+					catID[name] = c
+					cats = append(cats, name)
+					rows = append(rows, &Row{Category: name})
+				}
+				classOf[o.Name] = c + 1
+			}
+			r := rows[c]
+			r.Ops++
+			r.GPUTime += o.Dur
+			if o.Kind == trace.KindKernel {
+				r.Kernels++
+				r.KernelTime += o.Dur
+				if o.Dur < ShortKernel {
+					r.Short++
+					r.ShortTime += o.Dur
+				}
+			}
+			if o.Kind == trace.KindKernel {
+				kernelDur = append(kernelDur, clamp(o.Dur))
+				for b := range res.Histogram {
+					if h := &res.Histogram[b]; h.Below == 0 || o.Dur < h.Below {
+						h.Kernels++
+						h.GPUTime += o.Dur
+						break
+					}
+				}
+			}
+			l := j.Launch(o.File, o.Corr)
+			if l < 0 {
+				continue
+			}
+			call := &st.CPU[l]
+			if j.IsGraphLaunch(call) {
+				r.Graph++
+				res.All.Graph++
+				rows[0].Ops++
+				rows[0].GPUTime += o.Dur
+				graphOps++
+				graphTime += o.Dur
+				k := int64(o.File)<<48 | o.Corr
+				if f, ok := first[k]; !ok || o.TS < f.ts {
+					first[k] = replay{int32(i), o.TS}
+				}
+				continue
+			}
+			recs = append(recs, opRec{cat: c, start: clamp(o.TS - call.TS), end: clamp(o.TS - call.End()), call: clamp(call.Dur), launch: true})
 		}
-		recs = append(recs, opRec{cat: c, start: clamp(o.TS - call.TS), end: clamp(o.TS - call.End()), call: clamp(call.Dur), launch: true})
-	}
+	})
 	// All is the sum of the categories (each op counts in one).
 	for _, r := range rows {
 		x := &res.All
@@ -227,12 +231,14 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 	// All: the eager samples only, moved to the front.
 	eager := 0
-	for _, x := range recs {
-		if x.launch {
-			recs[eager] = x
-			eager++
+	callsite.Chunks(len(recs), func(lo, hi int) {
+		for _, x := range recs[lo:hi] {
+			if x.launch {
+				recs[eager] = x
+				eager++
+			}
 		}
-	}
+	})
 	res.All.FromStart, res.All.FromEnd, res.All.CallDur = dists(recs[:eager], scratch)
 	for _, r := range rows {
 		if r.Ops > 0 {

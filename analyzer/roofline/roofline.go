@@ -251,100 +251,102 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		r.last[kind], r.lastKey[kind] = a.add(rn, kind, key, dur), key
 	}
 	totals := make([]*StageTotals, len(names))
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if !o.Kind.IsGPUWork() {
-			continue
-		}
-		var sid uint8
-		if opt.OpStage != nil {
-			sid = opt.OpStage[i]
-		}
-		if int(sid) >= len(names) || opt.Stage != "" && names[sid] != opt.Stage {
-			continue
-		}
-		t := totals[sid]
-		if t == nil {
-			t = &StageTotals{Stage: names[sid]}
-			totals[sid] = t
-		}
-		t.KernelTime += o.Dur
-		l := j.Launch(o.File, o.Corr)
-		if l >= 0 && j.IsGraphLaunch(&st.CPU[l]) {
-			t.Graph += o.Dur
-			m, seen := memo[o.Name]
-			if !seen {
-				if e := lookup(byName, byCanon, st.Name(o.Name)); e != nil {
-					m = &memoEntry{e: e, op: st.Intern(e.op), dims: st.Intern(e.dims), types: st.Intern(e.types), conc: st.Intern(e.conc)}
-					if e.loc != "" {
-						m.loc = st.Intern(e.loc)
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if !o.Kind.IsGPUWork() {
+				continue
+			}
+			var sid uint8
+			if opt.OpStage != nil {
+				sid = opt.OpStage[i]
+			}
+			if int(sid) >= len(names) || opt.Stage != "" && names[sid] != opt.Stage {
+				continue
+			}
+			t := totals[sid]
+			if t == nil {
+				t = &StageTotals{Stage: names[sid]}
+				totals[sid] = t
+			}
+			t.KernelTime += o.Dur
+			l := j.Launch(o.File, o.Corr)
+			if l >= 0 && j.IsGraphLaunch(&st.CPU[l]) {
+				t.Graph += o.Dur
+				m, seen := memo[o.Name]
+				if !seen {
+					if e := lookup(byName, byCanon, st.Name(o.Name)); e != nil {
+						m = &memoEntry{e: e, op: st.Intern(e.op), dims: st.Intern(e.dims), types: st.Intern(e.types), conc: st.Intern(e.conc)}
+						if e.loc != "" {
+							m.loc = st.Intern(e.loc)
+						}
+						m.cpu = st.Intern(e.cpuOp)
+						m.dtype, m.model, m.note = a.str(e.c.dtype), a.str(e.c.model), a.str(e.note)
 					}
-					m.cpu = st.Intern(e.cpuOp)
-					m.dtype, m.model, m.note = a.str(e.c.dtype), a.str(e.c.model), a.str(e.note)
+					memo[o.Name] = m
 				}
-				memo[o.Name] = m
-			}
-			if m != nil {
-				e := m.e
-				t.Mapped += o.Dur
-				rn, r := row(sid, m.op, trace.Shapes{Dims: m.dims, Types: m.types, Concrete: m.conc})
-				r.KernelTime += o.Dur
-				add(rn, attrKernel, o.Name, o.Dur)
-				r.instF += e.inst
-				r.mapped += o.Dur
-				if e.loc != "" {
-					add(rn, attrLoc, m.loc, o.Dur)
+				if m != nil {
+					e := m.e
+					t.Mapped += o.Dur
+					rn, r := row(sid, m.op, trace.Shapes{Dims: m.dims, Types: m.types, Concrete: m.conc})
+					r.KernelTime += o.Dur
+					add(rn, attrKernel, o.Name, o.Dur)
+					r.instF += e.inst
+					r.mapped += o.Dur
+					if e.loc != "" {
+						add(rn, attrLoc, m.loc, o.Dur)
+					}
+					if e.modelled {
+						t.Modelled += o.Dur
+						r.modelTime += o.Dur
+						r.flops += e.c.flops
+						r.bytes += e.c.bytes
+						add(rn, attrDtype, m.dtype, o.Dur)
+						add(rn, attrModel, m.model, o.Dur)
+						add(rn, attrOp, m.cpu, o.Dur)
+					} else {
+						add(rn, attrOp, m.cpu, o.Dur)
+						add(rn, attrNote, m.note, o.Dur)
+					}
 				}
-				if e.modelled {
-					t.Modelled += o.Dur
-					r.modelTime += o.Dur
-					r.flops += e.c.flops
-					r.bytes += e.c.bytes
-					add(rn, attrDtype, m.dtype, o.Dur)
-					add(rn, attrModel, m.model, o.Dur)
-					add(rn, attrOp, m.cpu, o.Dur)
-				} else {
-					add(rn, attrOp, m.cpu, o.Dur)
-					add(rn, attrNote, m.note, o.Dur)
+				continue
+			}
+			op := a.launchingOp(o, l)
+			if op < 0 {
+				t.NoOp += o.Dur
+				continue
+			}
+			info := a.resolve(op)
+			top := &st.CPU[info.top]
+			var sh trace.Shapes
+			if p := a.shapesOf(info.top); p != nil {
+				sh = *p
+			}
+			rn, r := row(sid, top.Name, sh)
+			if !a.topSeen.set(info.top) {
+				r.instances++
+			}
+			r.KernelTime += o.Dur
+			add(rn, attrKernel, o.Name, o.Dur)
+			if loc := a.python(op, l); loc != 0 {
+				add(rn, attrLoc, loc, o.Dur)
+			}
+			if info.modelled >= 0 {
+				t.Modelled += o.Dur
+				r.modelTime += o.Dur
+				if !a.modelSeen.set(info.modelled) {
+					r.flops += info.c.flops
+					r.bytes += info.c.bytes
 				}
+				add(rn, attrDtype, info.dtypeID, o.Dur)
+				add(rn, attrModel, info.modelID, o.Dur)
+				add(rn, attrOp, st.CPU[info.modelled].Name, o.Dur)
+			} else {
+				add(rn, attrOp, info.launcher, o.Dur)
+				add(rn, attrNote, info.noteID, o.Dur)
 			}
-			continue
 		}
-		op := a.launchingOp(o, l)
-		if op < 0 {
-			t.NoOp += o.Dur
-			continue
-		}
-		info := a.resolve(op)
-		top := &st.CPU[info.top]
-		var sh trace.Shapes
-		if p := a.shapesOf(info.top); p != nil {
-			sh = *p
-		}
-		rn, r := row(sid, top.Name, sh)
-		if !a.topSeen.set(info.top) {
-			r.instances++
-		}
-		r.KernelTime += o.Dur
-		add(rn, attrKernel, o.Name, o.Dur)
-		if loc := a.python(op, l); loc != 0 {
-			add(rn, attrLoc, loc, o.Dur)
-		}
-		if info.modelled >= 0 {
-			t.Modelled += o.Dur
-			r.modelTime += o.Dur
-			if !a.modelSeen.set(info.modelled) {
-				r.flops += info.c.flops
-				r.bytes += info.c.bytes
-			}
-			add(rn, attrDtype, info.dtypeID, o.Dur)
-			add(rn, attrModel, info.modelID, o.Dur)
-			add(rn, attrOp, st.CPU[info.modelled].Name, o.Dur)
-		} else {
-			add(rn, attrOp, info.launcher, o.Dur)
-			add(rn, attrNote, info.noteID, o.Dur)
-		}
-	}
+	})
 	for _, t := range totals {
 		if t != nil {
 			res.Stages = append(res.Stages, *t)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
@@ -45,22 +46,24 @@ func ComputeFacts(st *trace.Store, fi int) Facts {
 	f := Facts{File: st.Files[fi].Name}
 	graphCorr := map[int64]bool{}
 	lastName, lastGraph, seen := uint32(0), false, false // consecutive calls repeat names
-	for i := range st.CPU {
-		c := &st.CPU[i]
-		if int(c.File) != fi || c.Kind != trace.KindRuntime && c.Kind != trace.KindDriver {
-			continue
-		}
-		if !seen || c.Name != lastName {
-			n := st.Name(c.Name)
-			lastName, lastGraph, seen = c.Name, strings.HasPrefix(n, "cudaGraphLaunch") || strings.HasPrefix(n, "hipGraphLaunch"), true
-		}
-		if lastGraph {
-			f.GraphLaunches++
-			if c.Corr != trace.None {
-				graphCorr[c.Corr] = true
+	callsite.Chunks(len(st.CPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := &st.CPU[i]
+			if int(c.File) != fi || c.Kind != trace.KindRuntime && c.Kind != trace.KindDriver {
+				continue
+			}
+			if !seen || c.Name != lastName {
+				n := st.Name(c.Name)
+				lastName, lastGraph, seen = c.Name, strings.HasPrefix(n, "cudaGraphLaunch") || strings.HasPrefix(n, "hipGraphLaunch"), true
+			}
+			if lastGraph {
+				f.GraphLaunches++
+				if c.Corr != trace.None {
+					graphCorr[c.Corr] = true
+				}
 			}
 		}
-	}
+	})
 	// Streams are few: a list with the last one remembered. Kernel names
 	// are looked up by id (1 + index in kernels, 0 = not seen).
 	var streams []StreamStat
@@ -75,67 +78,69 @@ func ComputeFacts(st *trace.Store, fi int) Facts {
 	nOther, nNCCL := 0, 0
 	var copies ivs
 	first, last := int64(1<<62), int64(-1<<62)
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if int(o.File) != fi || !o.Kind.IsGPUWork() {
-			continue
-		}
-		first, last = min(first, o.TS), max(last, o.End())
-		if lastS < 0 || streams[lastS].Device != o.Device || streams[lastS].Stream != o.Stream {
-			lastS = -1
-			for k := range streams {
-				if streams[k].Device == o.Device && streams[k].Stream == o.Stream {
-					lastS = k
-					break
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if int(o.File) != fi || !o.Kind.IsGPUWork() {
+				continue
+			}
+			first, last = min(first, o.TS), max(last, o.End())
+			if lastS < 0 || streams[lastS].Device != o.Device || streams[lastS].Stream != o.Stream {
+				lastS = -1
+				for k := range streams {
+					if streams[k].Device == o.Device && streams[k].Stream == o.Stream {
+						lastS = k
+						break
+					}
+				}
+				if lastS < 0 {
+					lastS = len(streams)
+					streams = append(streams, StreamStat{Device: o.Device, Stream: o.Stream})
 				}
 			}
-			if lastS < 0 {
-				lastS = len(streams)
-				streams = append(streams, StreamStat{Device: o.Device, Stream: o.Stream})
+			s := &streams[lastS]
+			switch o.Kind {
+			case trace.KindMemcpy:
+				s.Memcpys++
+				s.MemcpyTime += o.Dur
+				copies.add(o.TS, o.End())
+				continue
+			case trace.KindMemset:
+				s.Memsets++
+				s.MemsetTime += o.Dur
+				copies.add(o.TS, o.End())
+				continue
+			}
+			s.Kernels++
+			s.KernelTime += o.Dur
+			f.Kernels++
+			f.KernelTime += o.Dur
+			for int(o.Name) >= len(byName) {
+				byName = append(byName, make([]int32, len(byName)+64)...)
+			}
+			k := byName[o.Name] - 1
+			if k < 0 {
+				k = int32(len(kernels))
+				byName[o.Name] = k + 1
+				kernels = append(kernels, KernelStat{Name: st.Name(o.Name)})
+				isNCCL = append(isNCCL, strings.Contains(strings.ToLower(st.Name(o.Name)), "nccl"))
+			}
+			kernels[k].Count++
+			kernels[k].Time += o.Dur
+			if len(graphCorr) > 0 && o.Corr != trace.None && graphCorr[o.Corr] {
+				f.GraphKernels++
+			}
+			if isNCCL[k] {
+				f.NCCLKernels++
+				f.NCCLTime += o.Dur
+				nNCCL++
+				buf.s[n-nNCCL], buf.e[n-nNCCL] = o.TS, o.End()
+			} else {
+				buf.s[nOther], buf.e[nOther] = o.TS, o.End()
+				nOther++
 			}
 		}
-		s := &streams[lastS]
-		switch o.Kind {
-		case trace.KindMemcpy:
-			s.Memcpys++
-			s.MemcpyTime += o.Dur
-			copies.add(o.TS, o.End())
-			continue
-		case trace.KindMemset:
-			s.Memsets++
-			s.MemsetTime += o.Dur
-			copies.add(o.TS, o.End())
-			continue
-		}
-		s.Kernels++
-		s.KernelTime += o.Dur
-		f.Kernels++
-		f.KernelTime += o.Dur
-		for int(o.Name) >= len(byName) {
-			byName = append(byName, make([]int32, len(byName)+64)...)
-		}
-		k := byName[o.Name] - 1
-		if k < 0 {
-			k = int32(len(kernels))
-			byName[o.Name] = k + 1
-			kernels = append(kernels, KernelStat{Name: st.Name(o.Name)})
-			isNCCL = append(isNCCL, strings.Contains(strings.ToLower(st.Name(o.Name)), "nccl"))
-		}
-		kernels[k].Count++
-		kernels[k].Time += o.Dur
-		if len(graphCorr) > 0 && o.Corr != trace.None && graphCorr[o.Corr] {
-			f.GraphKernels++
-		}
-		if isNCCL[k] {
-			f.NCCLKernels++
-			f.NCCLTime += o.Dur
-			nNCCL++
-			buf.s[n-nNCCL], buf.e[n-nNCCL] = o.TS, o.End()
-		} else {
-			buf.s[nOther], buf.e[nOther] = o.TS, o.End()
-			nOther++
-		}
-	}
+	})
 	ncclU := union(ivs{buf.s[n-nNCCL:], buf.e[n-nNCCL:]})
 	otherU := union(ivs{buf.s[:nOther], buf.e[:nOther]})
 	f.NCCLComputeOverlap = overlap(ncclU, otherU)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
@@ -48,18 +49,20 @@ func Compute(st *trace.Store, fi int) Timeline {
 	tl := Timeline{File: st.Files[fi].Name, Window: "gpu_span"}
 	ws, we := int64(0), int64(-1)
 	var steps nameFlags // per name id: 1 + is a ProfilerStep#, 0 = not known yet
-	for i := range st.Annot {
-		a := &st.Annot[i]
-		if int(a.File) == fi && steps.has(st, a.Name, isStep) {
-			if we < ws || a.TS < ws {
-				ws = a.TS
+	callsite.Chunks(len(st.Annot), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a := &st.Annot[i]
+			if int(a.File) == fi && steps.has(st, a.Name, isStep) {
+				if we < ws || a.TS < ws {
+					ws = a.TS
+				}
+				if a.End() > we {
+					we = a.End()
+				}
+				tl.Window = "ProfilerStep"
 			}
-			if a.End() > we {
-				we = a.End()
-			}
-			tl.Window = "ProfilerStep"
 		}
-	}
+	})
 	// Sized once: at millions of ops, append's growth garbage would set a
 	// wasm module's never-shrinking high-water mark. Computation fills
 	// one pair of columns from the front, communication from the back.
@@ -69,27 +72,29 @@ func Compute(st *trace.Store, fi int) Timeline {
 	var mem ivs
 	first, last := int64(1<<62), int64(-1<<62)
 	var nccl nameFlags
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if int(o.File) != fi || !o.Kind.IsGPUWork() {
-			continue
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if int(o.File) != fi || !o.Kind.IsGPUWork() {
+				continue
+			}
+			if tl.Window == "ProfilerStep" && (o.TS < ws || o.TS > we) {
+				continue
+			}
+			s, e := o.TS, o.End()
+			first, last = min(first, s), max(last, e)
+			switch {
+			case o.Kind == trace.KindMemcpy:
+				mem.add(s, e)
+			case o.Kind == trace.KindKernel && nccl.is(st, o.Name):
+				nComm++
+				buf.s[n-nComm], buf.e[n-nComm] = s, e
+			default:
+				buf.s[nComp], buf.e[nComp] = s, e
+				nComp++
+			}
 		}
-		if tl.Window == "ProfilerStep" && (o.TS < ws || o.TS > we) {
-			continue
-		}
-		s, e := o.TS, o.End()
-		first, last = min(first, s), max(last, e)
-		switch {
-		case o.Kind == trace.KindMemcpy:
-			mem.add(s, e)
-		case o.Kind == trace.KindKernel && nccl.is(st, o.Name):
-			nComm++
-			buf.s[n-nComm], buf.e[n-nComm] = s, e
-		default:
-			buf.s[nComp], buf.e[nComp] = s, e
-			nComp++
-		}
-	}
+	})
 	if last < first {
 		return tl
 	}
@@ -238,13 +243,15 @@ func Union(st *trace.Store, fi int) (busy, span int64) {
 	n := opsOf(st, fi)
 	iv := ivs{make([]int64, 0, n), make([]int64, 0, n)}
 	first, last := int64(1<<62), int64(-1<<62)
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if int(o.File) == fi && o.Kind.IsGPUWork() {
-			iv.add(o.TS, o.End())
-			first, last = min(first, o.TS), max(last, o.End())
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if int(o.File) == fi && o.Kind.IsGPUWork() {
+				iv.add(o.TS, o.End())
+				first, last = min(first, o.TS), max(last, o.End())
+			}
 		}
-	}
+	})
 	if iv.len() == 0 {
 		return 0, 0
 	}
@@ -254,10 +261,12 @@ func Union(st *trace.Store, fi int) (busy, span int64) {
 // opsOf counts the GPU work ops of file fi.
 func opsOf(st *trace.Store, fi int) int {
 	n := 0
-	for i := range st.GPU {
-		if int(st.GPU[i].File) == fi && st.GPU[i].Kind.IsGPUWork() {
-			n++
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if int(st.GPU[i].File) == fi && st.GPU[i].Kind.IsGPUWork() {
+				n++
+			}
 		}
-	}
+	})
 	return n
 }
