@@ -50,15 +50,17 @@ func (x *idIndex) seal(prefer func(old, new int32) bool) {
 		slices.SortFunc(x.e, byKey)
 	}
 	out := x.e[:0]
-	for _, v := range x.e {
-		if n := len(out); n > 0 && out[n-1].file == v.file && out[n-1].id == v.id {
-			if prefer != nil && prefer(out[n-1].idx, v.idx) {
-				out[n-1].idx = v.idx
+	Chunks(len(x.e), func(lo, hi int) {
+		for _, v := range x.e[lo:hi] {
+			if n := len(out); n > 0 && out[n-1].file == v.file && out[n-1].id == v.id {
+				if prefer != nil && prefer(out[n-1].idx, v.idx) {
+					out[n-1].idx = v.idx
+				}
+				continue
 			}
-			continue
+			out = append(out, v)
 		}
-		out = append(out, v)
-	}
+	})
 	x.e = slices.Clip(out)
 	x.densify()
 }
@@ -111,9 +113,11 @@ func (x *idIndex) densify() {
 		for k := range idx {
 			idx[k] = -1
 		}
-		for _, v := range x.e[i:j] {
-			idx[v.id-lo] = v.idx
-		}
+		Chunks(j-i, func(a, b int) {
+			for _, v := range x.e[i+a : i+b] {
+				idx[v.id-lo] = v.idx
+			}
+		})
 		x.dense[f] = denseIDs{lo, idx}
 		i = j
 	}

@@ -32,18 +32,20 @@ func NewNest(spans []trace.Span, idx []int32) *Nest {
 	}
 	n := &Nest{Pos: idx, Parent: make([]int32, len(idx)), start: make([]int64, len(idx))}
 	var stack []int32
-	for p, i := range idx {
-		s := &spans[i]
-		n.start[p] = s.TS
-		for len(stack) > 0 && spans[idx[stack[len(stack)-1]]].End() <= s.TS && spans[idx[stack[len(stack)-1]]].Dur > 0 {
-			stack = stack[:len(stack)-1]
+	Chunks(len(idx), func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			s := &spans[idx[p]]
+			n.start[p] = s.TS
+			for len(stack) > 0 && spans[idx[stack[len(stack)-1]]].End() <= s.TS && spans[idx[stack[len(stack)-1]]].Dur > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			n.Parent[p] = -1
+			if len(stack) > 0 {
+				n.Parent[p] = stack[len(stack)-1]
+			}
+			stack = append(stack, int32(p))
 		}
-		n.Parent[p] = -1
-		if len(stack) > 0 {
-			n.Parent[p] = stack[len(stack)-1]
-		}
-		stack = append(stack, int32(p))
-	}
+	})
 	return n
 }
 

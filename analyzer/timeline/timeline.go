@@ -157,23 +157,22 @@ func union(v ivs) ivs {
 	slices.Sort(v.e)
 	// The k-th interval out is written at k, never past the starts and
 	// ends read so far.
-	k, open, depth := 0, int64(0), 0
-	for i, j := 0, 0; j < len(v.e); {
-		if i < len(v.s) && v.s[i] <= v.e[j] {
-			if depth == 0 {
-				open = v.s[i]
+	k, i, open, depth := 0, 0, int64(0), 0
+	callsite.Chunks(len(v.e), func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			for ; i < len(v.s) && v.s[i] <= v.e[j]; i++ {
+				if depth == 0 {
+					open = v.s[i]
+				}
+				depth++
 			}
-			depth++
-			i++
-			continue
+			depth--
+			if depth == 0 {
+				v.s[k], v.e[k] = open, v.e[j]
+				k++
+			}
 		}
-		depth--
-		if depth == 0 {
-			v.s[k], v.e[k] = open, v.e[j]
-			k++
-		}
-		j++
-	}
+	})
 	return ivs{v.s[:k], v.e[:k]}
 }
 
