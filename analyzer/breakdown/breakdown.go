@@ -100,13 +100,22 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 	type rowAcc struct {
 		Row
-		sites map[uint32]int64
-		ops   map[uint32]int64
+		n int32 // row number, in order of creation
+		// the attrs number of the last (CPU op, location) summed, and its id
+		last   [2]int32
+		lastID [2]uint32
 	}
 	rows := map[rowKey]*rowAcc{}
+	var rowList []*rowAcc
 	// Per op, rows are found by (stage id, name id): an integer key, not
 	// the canonical name's string, keeps the loop free of string hashing.
-	byName := map[uint64]*rowAcc{}
+	// Table numbers are indices into byNum.
+	byName := callsite.NewTable(256)
+	var byNum []*rowAcc
+	// Time per (row, CPU op name) and (row, location name), numbered by
+	// attrs: no map per row, no hashing of Go map keys per op.
+	attrs := callsite.NewTable(256)
+	var attrT []int64
 	type win struct{ first, last int64 }
 	type stageAcc struct {
 		Stage
@@ -114,64 +123,91 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 	stageAccs := make([]*stageAcc, len(stageNames))
 	var total, withOp, withPy int64
-
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if !o.Kind.IsGPUWork() {
-			continue
-		}
-		sid := stages[i]
-		sname := stageNames[sid]
-		if opt.Stage != "" && sname != opt.Stage {
-			continue
-		}
-		at := a.attribute(o)
-		if at.graph {
-			res.GraphKernels++
-		}
-		sa := stageAccs[sid]
-		if sa == nil {
-			sa = &stageAcc{Stage: Stage{Stage: sname, Source: a.stageSource[sname]}, wins: make([]win, len(st.Files))}
-			for f := range sa.wins {
-				sa.wins[f] = win{1<<63 - 1, -1 << 63}
+	const attrOp, attrSite = 0, 1
+	add := func(r *rowAcc, kind uint64, id uint32, t int64) {
+		n := r.last[kind]
+		if n < 0 || r.lastID[kind] != id { // a row's ops mostly share both
+			var added bool
+			n, added = attrs.Index(uint64(r.n)<<1|kind, uint64(id))
+			if added {
+				attrT = append(attrT, 0)
 			}
-			stageAccs[sid] = sa
+			r.last[kind], r.lastID[kind] = n, id
 		}
-		sa.KernelCount++
-		sa.KernelTime += o.Dur
-		w := &sa.wins[o.File]
-		w.first, w.last = min(w.first, o.TS), max(w.last, o.End())
-
-		nk := uint64(sid)<<32 | uint64(o.Name)
-		r := byName[nk]
-		if r == nil {
-			cl, ok := classes[o.Name]
-			if !ok {
-				cl = kernels.Classify(st.Name(o.Name), o.Kind.String())
-				classes[o.Name] = cl
-				canon[o.Name] = kernels.Canonical(st.Name(o.Name))
-			}
-			rk := rowKey{sname, canon[o.Name]}
-			if r = rows[rk]; r == nil {
-				r = &rowAcc{Row: Row{Stage: sname, Kernel: rk.name, Category: cl.Category, Provider: cl.Provider},
-					sites: map[uint32]int64{}, ops: map[uint32]int64{}}
-				rows[rk] = r
-			}
-			byName[nk] = r
-		}
-		r.Launches++
-		r.GPUTime += o.Dur
-		r.Graph = r.Graph || at.graph
-		total += o.Dur
-		if at.cpuOp != 0 {
-			r.ops[at.cpuOp] += o.Dur
-			withOp += o.Dur
-		}
-		if at.python != 0 {
-			r.sites[at.python] += o.Dur
-			withPy += o.Dur
-		}
+		attrT[n] += t
 	}
+	// The row of the last op of each name id (+1, 0 = none) and its stage:
+	// ops of one name are mostly of one stage.
+	rowOf := make([]int32, len(st.Names))
+	rowSid := make([]uint8, len(st.Names))
+
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if !o.Kind.IsGPUWork() {
+				continue
+			}
+			sid := stages[i]
+			sname := stageNames[sid]
+			if opt.Stage != "" && sname != opt.Stage {
+				continue
+			}
+			at := a.attribute(o)
+			if at.graph {
+				res.GraphKernels++
+			}
+			sa := stageAccs[sid]
+			if sa == nil {
+				sa = &stageAcc{Stage: Stage{Stage: sname, Source: a.stageSource[sname]}, wins: make([]win, len(st.Files))}
+				for f := range sa.wins {
+					sa.wins[f] = win{1<<63 - 1, -1 << 63}
+				}
+				stageAccs[sid] = sa
+			}
+			sa.KernelCount++
+			sa.KernelTime += o.Dur
+			w := &sa.wins[o.File]
+			w.first, w.last = min(w.first, o.TS), max(w.last, o.End())
+
+			nk := uint64(sid)<<32 | uint64(o.Name)
+			var r *rowAcc
+			if int(o.Name) < len(rowOf) && rowOf[o.Name] > 0 && rowSid[o.Name] == sid {
+				r = byNum[rowOf[o.Name]-1]
+			} else if n, added := byName.Index(nk, 0); !added {
+				r = byNum[n]
+			} else {
+				cl, ok := classes[o.Name]
+				if !ok {
+					cl = kernels.Classify(st.Name(o.Name), o.Kind.String())
+					classes[o.Name] = cl
+					canon[o.Name] = kernels.Canonical(st.Name(o.Name))
+				}
+				rk := rowKey{sname, canon[o.Name]}
+				if r = rows[rk]; r == nil {
+					r = &rowAcc{Row: Row{Stage: sname, Kernel: rk.name, Category: cl.Category, Provider: cl.Provider}, n: int32(len(rowList)), last: [2]int32{-1, -1}}
+					rows[rk] = r
+					rowList = append(rowList, r)
+				}
+				byNum = append(byNum, r)
+			}
+			if int(o.Name) < len(rowOf) && (rowOf[o.Name] == 0 || rowSid[o.Name] != sid) {
+				n := byName.Find(nk, 0)
+				rowOf[o.Name], rowSid[o.Name] = n+1, sid
+			}
+			r.Launches++
+			r.GPUTime += o.Dur
+			r.Graph = r.Graph || at.graph
+			total += o.Dur
+			if at.cpuOp != 0 {
+				add(r, attrOp, at.cpuOp, o.Dur)
+				withOp += o.Dur
+			}
+			if at.python != 0 {
+				add(r, attrSite, at.python, o.Dur)
+				withPy += o.Dur
+			}
+		}
+	})
 	// Category and provider shares per stage, from the rows.
 	cats := map[string]map[string]int64{}
 	provs := map[string]map[string]int64{}
@@ -215,15 +251,38 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	for _, s := range res.Stages {
 		stageTime[s.Stage] = s.KernelTime
 	}
+	// The dominant CPU op and location per row: the largest time, ties to
+	// the smallest id (the name seen first in the file).
+	type best struct {
+		id uint32
+		t  int64
+	}
+	tops := make([]best, 2*len(rowList))
+	for i := range tops {
+		tops[i].t = -1
+	}
+	for n := range attrT {
+		k := attrs.Key(int32(n))
+		b, id, v := &tops[k.A], uint32(k.B), attrT[n]
+		if v > b.t || v == b.t && id < b.id {
+			b.id, b.t = id, v
+		}
+	}
+	top := func(b best) (uint32, int64) {
+		if b.t < 0 {
+			return 0, 0
+		}
+		return b.id, b.t
+	}
 	for _, r := range rows {
 		if t := stageTime[r.Stage]; t > 0 {
 			r.Share = float64(r.GPUTime) / float64(t)
 		}
-		if id, t := top(r.sites); id != 0 {
+		if id, t := top(tops[int(r.n)<<1|attrSite]); id != 0 {
 			r.PythonLocation = st.Name(id)
 			r.SiteShare = float64(t) / float64(max(r.GPUTime, 1))
 		}
-		if id, t := top(r.ops); id != 0 {
+		if id, t := top(tops[int(r.n)<<1|attrOp]); id != 0 {
 			r.CPUOp = st.Name(id)
 			r.CPUOpShare = float64(t) / float64(max(r.GPUTime, 1))
 		}
@@ -242,22 +301,6 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		return strings.Compare(x.Kernel, y.Kernel)
 	})
 	return res
-}
-
-// top returns the key with the largest value (ties: smallest id, which is
-// the name seen first in the file).
-func top(m map[uint32]int64) (uint32, int64) {
-	var best uint32
-	var bt int64 = -1
-	for k, v := range m {
-		if v > bt || v == bt && k < best {
-			best, bt = k, v
-		}
-	}
-	if bt < 0 {
-		return 0, 0
-	}
-	return best, bt
 }
 
 func shares(m map[string]int64, total int64) []Share {
@@ -348,7 +391,12 @@ func (a *attributor) stages() ([]uint8, []string) {
 		return v
 	}
 	out := make([]uint8, len(st.GPU))
-	annotated := map[uint16]bool{}
+	annotated := make([]bool, len(st.Files))
+	sourced := make([]bool, 256) // stage id → stageSource set to "annotation"
+	var annCur, cpuCur callsite.Cursor
+	var lastT callsite.Thread // the thread of the last launch, and its nest
+	var lastN *callsite.Nest
+	haveT := false
 	memo := map[uint32]string{}
 	stageOf := func(id uint32) string {
 		s, ok := memo[id]
@@ -358,62 +406,81 @@ func (a *attributor) stages() ([]uint8, []string) {
 		}
 		return s
 	}
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if !o.Kind.IsGPUWork() {
-			continue
-		}
-		if n := a.Annot[callsite.Thread{File: o.File, Track: o.Track}]; n != nil {
-			for p := n.At(st.Annot, o.TS); p >= 0; p = n.Parent[p] {
-				if s := stageOf(st.Annot[n.Pos[p]].Name); s != "" && st.Annot[n.Pos[p]].End() >= o.TS {
-					out[i] = id(s)
-					break
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if !o.Kind.IsGPUWork() {
+				continue
+			}
+			if n := a.AnnotNest(o.File, o.Track); n != nil {
+				for p := annCur.At(n, st.Annot, o.TS); p >= 0; p = n.Parent[p] {
+					if s := stageOf(st.Annot[n.Pos[p]].Name); s != "" && st.Annot[n.Pos[p]].End() >= o.TS {
+						out[i] = id(s)
+						break
+					}
 				}
 			}
-		}
-		if out[i] == 0 && o.Corr != trace.None {
-			if j := a.Launch(o.File, o.Corr); j >= 0 {
-				l := &st.CPU[j]
-				n := a.CPU[callsite.Thread{File: l.File, Track: l.Track}]
-				for p := n.At(st.CPU, l.TS); p >= 0; p = n.Parent[p] {
-					c := &st.CPU[n.Pos[p]]
-					if c.Kind == trace.KindUserAnnotation && c.End() >= l.TS {
-						if s := stageOf(c.Name); s != "" {
-							out[i] = id(s)
-							break
+			if out[i] == 0 && o.Corr != trace.None {
+				if j := a.Launch(o.File, o.Corr); j >= 0 {
+					l := &st.CPU[j]
+					if !haveT || l.File != lastT.File || l.Track != lastT.Track {
+						lastT, lastN, haveT = callsite.Thread{File: l.File, Track: l.Track}, a.CPUNest(l.File, l.Track), true
+					}
+					n := lastN
+					for p := cpuCur.At(n, st.CPU, l.TS); p >= 0; p = n.Parent[p] {
+						c := &st.CPU[n.Pos[p]]
+						if c.Kind == trace.KindUserAnnotation && c.End() >= l.TS {
+							if s := stageOf(c.Name); s != "" {
+								out[i] = id(s)
+								break
+							}
 						}
 					}
 				}
 			}
+			if out[i] != 0 {
+				annotated[o.File] = true
+				if !sourced[out[i]] {
+					sourced[out[i]] = true
+					a.stageSource[names[out[i]]] = "annotation"
+				}
+			}
 		}
-		if out[i] != 0 {
-			annotated[o.File] = true
-			a.stageSource[names[out[i]]] = "annotation"
-		}
-	}
+	})
 	fileStage := make([]string, len(st.Files))
 	for i := range st.Files {
 		name := st.Files[i].Name
 		fileStage[i] = callsite.OfPath(path.Base(path.Dir(name)) + "/" + path.Base(name))
 	}
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if out[i] != 0 || !o.Kind.IsGPUWork() {
-			continue
-		}
-		switch {
-		case fileStage[o.File] != "":
-			out[i] = id(fileStage[o.File])
-			if a.stageSource[fileStage[o.File]] == "" {
-				a.stageSource[fileStage[o.File]] = "file name"
+	// The stage of a file's remaining ops is the same for all of them:
+	// found once per file (in op order, so stage ids are numbered as
+	// before), not with a string-keyed map update per op.
+	fileID := make([]int16, len(st.Files)) // 1 + stage id, 0 = not yet
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if out[i] != 0 || !o.Kind.IsGPUWork() {
+				continue
 			}
-		case annotated[o.File]:
-			out[i] = id(callsite.StageOther)
-			a.stageSource[callsite.StageOther] = "outside stage annotations"
-		default:
-			out[i] = id(callsite.StageAll)
-			a.stageSource[callsite.StageAll] = "none"
+			if v := fileID[o.File]; v > 0 {
+				out[i] = uint8(v - 1)
+				continue
+			}
+			switch {
+			case fileStage[o.File] != "":
+				out[i] = id(fileStage[o.File])
+				if a.stageSource[fileStage[o.File]] == "" {
+					a.stageSource[fileStage[o.File]] = "file name"
+				}
+			case annotated[o.File]:
+				out[i] = id(callsite.StageOther)
+				a.stageSource[callsite.StageOther] = "outside stage annotations"
+			default:
+				out[i] = id(callsite.StageAll)
+				a.stageSource[callsite.StageAll] = "none"
+			}
+			fileID[o.File] = int16(out[i]) + 1
 		}
-	}
+	})
 	return out, names
 }

@@ -46,21 +46,47 @@ func (x *idIndex) seal(prefer func(old, new int32) bool) {
 		}
 		return int(a.idx - b.idx)
 	}
-	if !slices.IsSortedFunc(x.e, byKey) {
+	if !entriesSorted(x.e) {
 		slices.SortFunc(x.e, byKey)
 	}
 	out := x.e[:0]
-	for _, v := range x.e {
-		if n := len(out); n > 0 && out[n-1].file == v.file && out[n-1].id == v.id {
-			if prefer != nil && prefer(out[n-1].idx, v.idx) {
-				out[n-1].idx = v.idx
+	Chunks(len(x.e), func(lo, hi int) {
+		for _, v := range x.e[lo:hi] {
+			if n := len(out); n > 0 && out[n-1].file == v.file && out[n-1].id == v.id {
+				if prefer != nil && prefer(out[n-1].idx, v.idx) {
+					out[n-1].idx = v.idx
+				}
+				continue
+			}
+			out = append(out, v)
+		}
+	})
+	x.e = slices.Clip(out)
+	x.densify()
+}
+
+// entriesSorted is slices.IsSortedFunc(e, byKey) written out: a comparison
+// call per entry is what wasm pays most for here.
+func entriesSorted(e []idEntry) bool {
+	for k := 1; k < len(e); k++ {
+		a, b := &e[k-1], &e[k]
+		if a.file != b.file {
+			if a.file > b.file {
+				return false
 			}
 			continue
 		}
-		out = append(out, v)
+		if a.id != b.id {
+			if a.id > b.id {
+				return false
+			}
+			continue
+		}
+		if a.idx > b.idx {
+			return false
+		}
 	}
-	x.e = slices.Clip(out)
-	x.densify()
+	return true
 }
 
 // densify builds the dense tables of files whose id span is at most about
@@ -87,9 +113,11 @@ func (x *idIndex) densify() {
 		for k := range idx {
 			idx[k] = -1
 		}
-		for _, v := range x.e[i:j] {
-			idx[v.id-lo] = v.idx
-		}
+		Chunks(j-i, func(a, b int) {
+			for _, v := range x.e[i+a : i+b] {
+				idx[v.id-lo] = v.idx
+			}
+		})
 		x.dense[f] = denseIDs{lo, idx}
 		i = j
 	}

@@ -8,28 +8,36 @@ import "github.com/gputriage/gputriage/analyzer/trace"
 // so the choice is made once per innermost frame; short locations are
 // interned once per frame name.
 type Sites struct {
-	st   *trace.Store
-	py   map[Thread]*Nest
-	at   map[int32]uint32  // innermost frame (Python span index) → chosen location
-	loc  map[uint32]uint32 // frame name id → short location name id (0 = not meaningful)
-	base map[uint32]int    // location name id → Score at depth 0
+	st *trace.Store
+	j  *Joins
+	// at numbers the innermost frames (Python span index) seen; atLoc is
+	// the location chosen for each.
+	at    *Table
+	atLoc []uint32
+	cur   Cursor
+	loc   map[uint32]uint32 // frame name id → short location name id (0 = not meaningful)
+	base  map[uint32]int    // location name id → Score at depth 0
 }
 
 // NewSites chooses call sites from j's Python nesting.
 func NewSites(j *Joins) *Sites {
-	return &Sites{st: j.St, py: j.Python, at: map[int32]uint32{}, loc: map[uint32]uint32{}, base: map[uint32]int{}}
+	return &Sites{st: j.St, j: j, at: NewTable(64), loc: map[uint32]uint32{}, base: map[uint32]int{}}
 }
 
 // At returns the interned call site active at t on the thread, or 0.
 func (s *Sites) At(file uint16, track uint32, t int64) uint32 {
-	n := s.py[Thread{File: file, Track: track}]
-	p := n.At(s.st.Python, t)
+	if len(s.st.Python) == 0 {
+		return 0
+	}
+	n := s.j.PythonNest(file, track)
+	p := s.cur.At(n, s.st.Python, t)
 	if p < 0 {
 		return 0
 	}
 	inner := n.Pos[p]
-	if loc, ok := s.at[inner]; ok {
-		return loc
+	k, added := s.at.Index(uint64(inner), 0)
+	if !added {
+		return s.atLoc[k]
 	}
 	var best uint32
 	bestScore, depth := -1<<31, 0
@@ -58,6 +66,6 @@ func (s *Sites) At(file uint16, track uint32, t int64) uint32 {
 		}
 		depth++
 	}
-	s.at[inner] = best
+	s.atLoc = append(s.atLoc, best)
 	return best
 }

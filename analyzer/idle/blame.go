@@ -26,15 +26,16 @@ func (a *analyzer) pieces(g gapClass, fn func(piece)) {
 	}
 	st := a.st
 	if a.lastPy == nil && a.lastCPU == nil || g.thread != a.lastThread {
-		a.lastThread, a.lastPy, a.lastCPU = g.thread, a.j.Python[g.thread], a.j.CPU[g.thread]
+		a.lastThread, a.lastPy, a.lastCPU = g.thread, a.j.PythonNest(g.thread.File, g.thread.Track), a.j.CPUNest(g.thread.File, g.thread.Track)
+		a.pyHint, a.cpuHint = 0, 0
 	}
 	py, cpu := a.lastPy, a.lastCPU
 	var cur piece
 	for t := g.x; t < g.sample; {
 		next := g.sample
-		pp, nx := innermost(py, st.Python, t)
+		pp, nx := innermost(py, st.Python, t, &a.pyHint)
 		next = min(next, nx)
-		pc, nx := innermost(cpu, st.CPU, t)
+		pc, nx := innermost(cpu, st.CPU, t, &a.cpuHint)
 		next = min(next, nx)
 		p := piece{t, next, a.sourceFrame(py, pp), cpuOp(st, cpu, pc)}
 		if cur.e == t && cur.frame == p.frame && cur.op == p.op && t > g.x {
@@ -53,22 +54,15 @@ func (a *analyzer) pieces(g gapClass, fn func(piece)) {
 }
 
 // innermost returns the position in n of the innermost span containing t
-// (start ≤ t < end), or -1, and the next time that can change.
-func innermost(n *callsite.Nest, spans []trace.Span, t int64) (int32, int64) {
+// (start ≤ t < end), or -1, and the next time that can change. hint is
+// where the last lookup in n landed (lookups go forward in time).
+func innermost(n *callsite.Nest, spans []trace.Span, t int64, hint *int) (int32, int64) {
 	if n == nil {
 		return -1, 1<<63 - 1
 	}
-	// The first span starting after t, by a written-out binary search (a
-	// comparison closure costs a call per step in wasm).
-	i, hi := 0, len(n.Pos)
-	for i < hi {
-		m := int(uint(i+hi) >> 1)
-		if spans[n.Pos[m]].TS <= t {
-			i = m + 1
-		} else {
-			hi = m
-		}
-	}
+	// The first span starting after t.
+	i := n.Upper(t, *hint)
+	*hint = i
 	next := int64(1<<63 - 1)
 	if i < len(n.Pos) {
 		next = spans[n.Pos[i]].TS
@@ -88,13 +82,19 @@ func innermost(n *callsite.Nest, spans []trace.Span, t int64) (int32, int64) {
 func (a *analyzer) sourceFrame(n *callsite.Nest, p int32) uint32 {
 	for ; p >= 0; p = n.Parent[p] {
 		id := a.st.Python[n.Pos[p]].Name
-		src, ok := a.source[id]
-		if !ok {
+		for int(id) >= len(a.source) {
+			a.source = append(a.source, make([]uint8, max(64, len(a.source)))...)
+		}
+		src := a.source[id]
+		if src == 0 {
 			name := a.st.Name(id)
-			src = strings.Contains(name, ".py(") && !strings.HasPrefix(name, "<")
+			src = 1
+			if strings.Contains(name, ".py(") && !strings.HasPrefix(name, "<") {
+				src = 2
+			}
 			a.source[id] = src
 		}
-		if src {
+		if src == 2 {
 			return id
 		}
 	}
@@ -130,8 +130,9 @@ func weight(x, stop, s, e int64) int64 {
 
 func ceilDiv(v int64) int64 { return (v + Grid - 1) / Grid }
 
-// blame adds the sampled culprit of piece p, clipped to [s, e), to a window.
-func (a *analyzer) blame(w *acc, g gapClass, p piece, s, e int64) {
+// blame adds the sampled culprit of piece p, clipped to [s, e), to window
+// w (an id in a.accs).
+func (a *analyzer) blame(w int32, g gapClass, p piece, s, e int64) {
 	v := weight(g.x, g.sample, max(p.s, s), min(p.e, e))
 	if v <= 0 {
 		return
@@ -140,13 +141,26 @@ func (a *analyzer) blame(w *acc, g gapClass, p piece, s, e int64) {
 	if a.hasStacks {
 		key = p.frame
 	}
-	c := w.culprits[key]
-	if c == nil {
-		c = &cacc{ops: map[uint32]int64{}}
-		w.culprits[key] = c
+	// Consecutive gaps mostly blame the same culprit: each window
+	// remembers its last one.
+	acc := a.accs[w]
+	c := acc.lastCul
+	if c < 0 || acc.lastKey != key {
+		var added bool
+		c, added = a.culTab.Index(uint64(w), uint64(key))
+		if added {
+			a.culT = append(a.culT, 0)
+		}
+		acc.lastCul, acc.lastKey = c, key
 	}
-	c.t += v
-	c.ops[p.op] += v
+	a.culT[c] += v
+	if a.hasStacks { // without stacks the key is the op
+		o, added := a.opTab.Index(uint64(c), uint64(p.op))
+		if added {
+			a.opT = append(a.opT, 0)
+		}
+		a.opT[o] += v
+	}
 }
 
 // stepName reports annotation names that mark one iteration: ProfilerStep#N,
@@ -182,49 +196,57 @@ func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 	tracks := map[uint32]bool{}
 	lastTrack := uint32(0)
 	for n, i := range ops {
+		if len(st.Annot) == 0 {
+			break // no GPU-side annotations to match
+		}
 		if t := st.GPU[i].Track; n == 0 || t != lastTrack {
 			tracks[t], lastTrack = true, t
 		}
 	}
 	var out []*stepRange
-	for i := range st.Annot {
-		s := &st.Annot[i]
-		if s.File == k.file && tracks[s.Track] && a.isStep(s.Name) {
-			out = append(out, &stepRange{s: s.TS, e: s.End(), name: s.Name})
+	callsite.Chunks(len(st.Annot), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := &st.Annot[i]
+			if s.File == k.file && tracks[s.Track] && a.isStep(s.Name) {
+				out = append(out, &stepRange{s: s.TS, e: s.End(), name: s.Name})
+			}
 		}
-	}
+	})
 	if len(out) == 0 {
 		byAnnot := map[int32]*stepRange{}
 		var lastT callsite.Thread
 		var n *callsite.Nest
-		for _, i := range ops {
-			o := &st.GPU[i]
-			l := a.j.Launch(o.File, o.Corr)
-			if l < 0 {
-				continue
-			}
-			c := &st.CPU[l]
-			if t := (callsite.Thread{File: c.File, Track: c.Track}); n == nil || t != lastT {
-				n, lastT = a.j.CPU[t], t
-			}
-			p, _ := innermost(n, st.CPU, c.TS)
-			step := int32(-1)
-			for ; p >= 0; p = n.Parent[p] {
-				if s := &st.CPU[n.Pos[p]]; s.Kind == trace.KindUserAnnotation && a.isStep(s.Name) {
-					step = n.Pos[p] // the outermost wins
+		hint := 0
+		callsite.Chunks(len(ops), func(lo, hi int) {
+			for _, i := range ops[lo:hi] {
+				o := &st.GPU[i]
+				l := a.j.Launch(o.File, o.Corr)
+				if l < 0 {
+					continue
 				}
+				c := &st.CPU[l]
+				if t := (callsite.Thread{File: c.File, Track: c.Track}); n == nil || t != lastT {
+					n, lastT, hint = a.j.CPUNest(c.File, c.Track), t, 0
+				}
+				p, _ := innermost(n, st.CPU, c.TS, &hint)
+				step := int32(-1)
+				for ; p >= 0; p = n.Parent[p] {
+					if s := &st.CPU[n.Pos[p]]; s.Kind == trace.KindUserAnnotation && a.isStep(s.Name) {
+						step = n.Pos[p] // the outermost wins
+					}
+				}
+				if step < 0 {
+					continue
+				}
+				r := byAnnot[step]
+				if r == nil {
+					r = &stepRange{s: o.TS, e: o.End(), name: st.CPU[step].Name}
+					byAnnot[step] = r
+					out = append(out, r)
+				}
+				r.s, r.e = min(r.s, o.TS), max(r.e, o.End())
 			}
-			if step < 0 {
-				continue
-			}
-			r := byAnnot[step]
-			if r == nil {
-				r = &stepRange{s: o.TS, e: o.End(), name: st.CPU[step].Name}
-				byAnnot[step] = r
-				out = append(out, r)
-			}
-			r.s, r.e = min(r.s, o.TS), max(r.e, o.End())
-		}
+		})
 	}
 	slices.SortStableFunc(out, func(x, y *stepRange) int {
 		if x.s != y.s {
@@ -243,17 +265,23 @@ func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 		kept = append(kept, r)
 	}
 	for _, r := range kept {
-		r.row = &acc{Window: Window{Name: st.Name(r.name), Kind: "step", File: st.Files[k.file].Name}}
+		r.row = a.register(&acc{Window: Window{Name: st.Name(r.name), Kind: "step", File: st.Files[k.file].Name}})
 		a.rows = append(a.rows, r.row)
 	}
 	return kept
 }
 
 func (a *analyzer) isStep(id uint32) bool {
-	v, ok := a.stepNames[id]
-	if !ok {
-		v = stepName(a.st.Name(id))
+	for int(id) >= len(a.stepNames) {
+		a.stepNames = append(a.stepNames, make([]uint8, max(64, len(a.stepNames)))...)
+	}
+	v := a.stepNames[id]
+	if v == 0 {
+		v = 1
+		if stepName(a.st.Name(id)) {
+			v = 2
+		}
 		a.stepNames[id] = v
 	}
-	return v
+	return v == 2
 }

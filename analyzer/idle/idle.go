@@ -127,12 +127,10 @@ type devKey struct {
 // acc accumulates one window.
 type acc struct {
 	Window
-	culprits map[uint32]*cacc // key: frame name id (stacks) or CPU op id
-}
-
-type cacc struct {
-	t   int64
-	ops map[uint32]int64
+	id int32 // index in analyzer.accs: culprits are summed under it
+	// the culprit last blamed here (number in culTab, -1 = none) and its key
+	lastCul int32
+	lastKey uint32
 }
 
 type analyzer struct {
@@ -146,20 +144,36 @@ type analyzer struct {
 	stages []*acc // by stage id
 	steps  acc
 	rows   []*acc
+	accs   []*acc // every window, by id
+	// Culprits: culTab numbers (window id, key: frame name id with stacks,
+	// else CPU op id), culT holds their sampled time; with stacks, opTab
+	// numbers (culprit, CPU op id) and opT holds their time. Integer
+	// tables, not a map per window and culprit: this is per gap.
+	culTab, opTab *callsite.Table
+	culT, opT     []int64
+	// by result(): culprit numbers by window id, op numbers by culprit
+	culByAcc, opsByCul [][]int32
 
-	source  map[uint32]bool // python frame name id → is a source frame
-	syncs   map[callsite.Thread][]syncSpan
-	calls   map[callsite.Thread][]int32 // runtime/driver calls by start
+	source  []uint8         // python frame name id → 1 + is a source frame (0: not known yet)
+	threads *callsite.Table // numbers (file, track) of threads with calls
+	syncs   [][]syncSpan    // by thread number
+	calls   [][]int32       // runtime/driver calls by start, by thread number
 	syncAcc map[string]*Sync
 	waits   []Wait
 	canon   map[uint32]string
 
 	hasStacks bool
-	stepNames map[uint32]bool
+	stepNames []uint8 // name id → 1 + is a step name (0: not known yet)
 	blames    []blameTo
-	// the nests of the last thread looked up (gaps mostly share one)
+	// the nests of the last thread looked up (gaps mostly share one), and
+	// where the last lookups in them landed
 	lastThread      callsite.Thread
 	lastPy, lastCPU *callsite.Nest
+	pyHint, cpuHint int
+	// the last thread numbered by threadNum
+	tnThread callsite.Thread
+	tn       int32
+	tnOK     bool
 }
 
 type syncSpan struct {
@@ -169,9 +183,12 @@ type syncSpan struct {
 
 func newAnalyzer(st *trace.Store, j *callsite.Joins, opt Options) *analyzer {
 	a := &analyzer{st: st, j: j, opt: opt, ops: map[devKey][]int32{},
-		total:  acc{Window: Window{Name: "all", Kind: "total"}, culprits: map[uint32]*cacc{}},
-		steps:  acc{Window: Window{Name: "steps", Kind: "steps"}, culprits: map[uint32]*cacc{}},
-		source: map[uint32]bool{}, stepNames: map[uint32]bool{}, hasStacks: len(st.Python) > 0, syncAcc: map[string]*Sync{}, canon: map[uint32]string{}}
+		total:     acc{Window: Window{Name: "all", Kind: "total"}},
+		steps:     acc{Window: Window{Name: "steps", Kind: "steps"}},
+		hasStacks: len(st.Python) > 0, syncAcc: map[string]*Sync{}, canon: map[uint32]string{},
+		culTab: callsite.NewTable(64), opTab: callsite.NewTable(64), threads: callsite.NewTable(16)}
+	a.register(&a.total)
+	a.register(&a.steps)
 	a.stages = make([]*acc, len(opt.StageNames))
 	// Sized by a first pass: no append growth garbage in a wasm heap. A
 	// trace has few devices: a linear scan with the last key remembered
@@ -193,23 +210,27 @@ func newAnalyzer(st *trace.Store, j *callsite.Joins, opt Options) *analyzer {
 		return *last
 	}
 	last := -1
-	for i := range st.GPU {
-		if o := &st.GPU[i]; o.Kind.IsGPUWork() && a.keep(i) {
-			counts[slot(devKey{o.File, o.Device}, &last)]++
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if o := &st.GPU[i]; o.Kind.IsGPUWork() && a.keep(i) {
+				counts[slot(devKey{o.File, o.Device}, &last)]++
+			}
 		}
-	}
+	})
 	lists := make([][]int32, len(keys))
 	for i, k := range keys {
 		lists[i] = make([]int32, 0, counts[i])
 		a.keys = append(a.keys, k)
 	}
 	last = -1
-	for i := range st.GPU {
-		if o := &st.GPU[i]; o.Kind.IsGPUWork() && a.keep(i) {
-			x := slot(devKey{o.File, o.Device}, &last)
-			lists[x] = append(lists[x], int32(i))
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if o := &st.GPU[i]; o.Kind.IsGPUWork() && a.keep(i) {
+				x := slot(devKey{o.File, o.Device}, &last)
+				lists[x] = append(lists[x], int32(i))
+			}
 		}
-	}
+	})
 	for i, k := range keys {
 		a.ops[k] = lists[i]
 	}
@@ -221,6 +242,13 @@ func newAnalyzer(st *trace.Store, j *callsite.Joins, opt Options) *analyzer {
 	})
 	a.indexCalls()
 	return a
+}
+
+// register numbers a window for its culprits.
+func (a *analyzer) register(w *acc) *acc {
+	w.id, w.lastCul = int32(len(a.accs)), -1
+	a.accs = append(a.accs, w)
+	return w
 }
 
 func (a *analyzer) keep(i int) bool {
@@ -242,26 +270,74 @@ func (a *analyzer) devices() []devKey { return a.keys }
 func (a *analyzer) indexCalls() {
 	st := a.st
 	d2h := map[int64]bool{} // (file<<48 | corr) of device-to-host copies
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if o.Kind == trace.KindMemcpy && o.Corr != trace.None && isD2H(st.Name(o.Name)) {
-			d2h[int64(o.File)<<48|o.Corr] = true
+	lastName, lastD2H := uint32(0), false
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if o.Kind != trace.KindMemcpy || o.Corr == trace.None {
+				continue
+			}
+			if o.Name != lastName || i == 0 {
+				lastName, lastD2H = o.Name, isD2H(st.Name(o.Name))
+			}
+			if lastD2H {
+				d2h[int64(o.File)<<48|o.Corr] = true
+			}
 		}
+	})
+	// Threads are numbered in a.threads (spans come in runs of one thread);
+	// a first pass sizes each thread's calls.
+	var counts []int
+	lastT, lastN := callsite.Thread{}, int32(-1)
+	num := func(c *trace.Span) int32 {
+		if t := (callsite.Thread{File: c.File, Track: c.Track}); lastN < 0 || t != lastT {
+			lastT = t
+			lastN, _ = a.threads.Index(uint64(c.File)<<32|uint64(c.Track), 0)
+			for int(lastN) >= len(counts) {
+				counts = append(counts, 0)
+			}
+		}
+		return lastN
 	}
-	a.calls = map[callsite.Thread][]int32{}
-	a.syncs = map[callsite.Thread][]syncSpan{}
-	for i := range st.CPU {
-		c := &st.CPU[i]
-		t := callsite.Thread{File: c.File, Track: c.Track}
-		if c.Kind == trace.KindRuntime || c.Kind == trace.KindDriver {
-			a.calls[t] = append(a.calls[t], int32(i))
+	callsite.Chunks(len(st.CPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if c := &st.CPU[i]; c.Kind == trace.KindRuntime || c.Kind == trace.KindDriver {
+				counts[num(c)]++
+			}
 		}
-		if l := syncLabel(c, st.Name(c.Name), d2h); l != "" {
-			a.syncs[t] = append(a.syncs[t], syncSpan{c.TS, c.End(), l})
+	})
+	a.calls = make([][]int32, len(counts))
+	for t, n := range counts {
+		a.calls[t] = make([]int32, 0, n)
+	}
+	lastN = -1
+	var labels nameLabels
+	callsite.Chunks(len(st.CPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := &st.CPU[i]
+			if c.Kind == trace.KindRuntime || c.Kind == trace.KindDriver {
+				t := num(c)
+				a.calls[t] = append(a.calls[t], int32(i))
+			}
+			if c.Kind != trace.KindCPUOp && c.Kind != trace.KindRuntime && c.Kind != trace.KindDriver {
+				continue
+			}
+			if l := labels.of(st, c, d2h); l != "" {
+				t := num(c)
+				for int(t) >= len(a.syncs) {
+					a.syncs = append(a.syncs, nil)
+				}
+				a.syncs[t] = append(a.syncs[t], syncSpan{c.TS, c.End(), l})
+			}
 		}
+	})
+	for len(a.calls) < len(counts) {
+		a.calls = append(a.calls, nil)
 	}
 	for t, v := range a.calls {
-		slices.SortStableFunc(v, func(x, y int32) int { return cmp.Compare(st.CPU[x].TS, st.CPU[y].TS) })
+		if !callsByStart(st, v) {
+			slices.SortStableFunc(v, func(x, y int32) int { return cmp.Compare(st.CPU[x].TS, st.CPU[y].TS) })
+		}
 		a.calls[t] = v
 	}
 	for t, v := range a.syncs {
@@ -287,6 +363,72 @@ func (a *analyzer) indexCalls() {
 		}
 		a.syncs[t] = out
 	}
+}
+
+// callsByStart reports whether calls are in start order already.
+func callsByStart(st *trace.Store, calls []int32) bool {
+	for k := 1; k < len(calls); k++ {
+		if st.CPU[calls[k-1]].TS > st.CPU[calls[k]].TS {
+			return false
+		}
+	}
+	return true
+}
+
+// threadNum returns the number of a thread with runtime calls or syncs,
+// or -1.
+func (a *analyzer) threadNum(t callsite.Thread) int32 {
+	if !a.tnOK || t != a.tnThread { // gaps mostly follow launches of one thread
+		a.tnThread, a.tn, a.tnOK = t, a.threads.Find(uint64(t.File)<<32|uint64(t.Track), 0), true
+	}
+	return a.tn
+}
+
+// syncsOf returns the sync calls of thread number n.
+func (a *analyzer) syncsOf(n int32) []syncSpan {
+	if n < 0 || int(n) >= len(a.syncs) {
+		return nil
+	}
+	return a.syncs[n]
+}
+
+// nameLabels memoizes what syncLabel reads of a name (string searches)
+// per name id: the names of consecutive spans repeat.
+type nameLabels struct {
+	class []uint8 // name id → 1 + labelItem | labelSync | labelCopy bits, 0 = not known yet
+}
+
+const (
+	labelItem = 1 << iota // aten::_local_scalar_dense
+	labelSync             // contains Synchronize
+	labelCopy             // a synchronous Memcpy
+)
+
+func (l *nameLabels) of(st *trace.Store, c *trace.Span, d2h map[int64]bool) string {
+	id := c.Name
+	for int(id) >= len(l.class) {
+		l.class = append(l.class, make([]uint8, max(64, len(l.class)))...)
+	}
+	k := l.class[id]
+	if k == 0 {
+		name := st.Name(id)
+		if name == "aten::_local_scalar_dense" {
+			k |= labelItem
+		}
+		if strings.Contains(name, "Synchronize") {
+			k |= labelSync
+		}
+		if strings.Contains(name, "Memcpy") && !strings.Contains(name, "Async") {
+			k |= labelCopy
+		}
+		k++
+		l.class[id] = k
+	}
+	k--
+	if k == 0 {
+		return ""
+	}
+	return syncLabel(c, st.Name(id), d2h)
 }
 
 func isD2H(name string) bool {
@@ -322,16 +464,18 @@ type stepRange struct {
 func (a *analyzer) device(k devKey) {
 	st := a.st
 	ops := a.ops[k]
-	slices.SortFunc(ops, func(x, y int32) int {
-		p, q := &st.GPU[x], &st.GPU[y]
-		if p.TS != q.TS {
-			return cmp.Compare(p.TS, q.TS)
-		}
-		if p.End() != q.End() {
-			return cmp.Compare(p.End(), q.End())
-		}
-		return cmp.Compare(x, y)
-	})
+	if !opsOrdered(st, ops) {
+		slices.SortFunc(ops, func(x, y int32) int {
+			p, q := &st.GPU[x], &st.GPU[y]
+			if p.TS != q.TS {
+				return cmp.Compare(p.TS, q.TS)
+			}
+			if p.End() != q.End() {
+				return cmp.Compare(p.End(), q.End())
+			}
+			return cmp.Compare(x, y)
+		})
+	}
 	// Stage windows of this device: first start → last end of its ops.
 	type win struct {
 		sid  int
@@ -341,25 +485,29 @@ func (a *analyzer) device(k devKey) {
 	first, last := st.GPU[ops[0]].TS, int64(-1<<63)
 	if a.opt.StageOf != nil {
 		var at [256]int // stage id → 1 + index in wins
-		for _, i := range ops {
-			o := &st.GPU[i]
-			sid := a.opt.StageOf[i]
-			w := at[sid] - 1
-			if w < 0 {
-				w = len(wins)
-				at[sid] = w + 1
-				wins = append(wins, win{int(sid), o.TS, o.End()})
+		callsite.Chunks(len(ops), func(lo, hi int) {
+			for _, i := range ops[lo:hi] {
+				o := &st.GPU[i]
+				sid := a.opt.StageOf[i]
+				w := at[sid] - 1
+				if w < 0 {
+					w = len(wins)
+					at[sid] = w + 1
+					wins = append(wins, win{int(sid), o.TS, o.End()})
+				}
+				wins[w].e = max(wins[w].e, o.End())
 			}
-			wins[w].e = max(wins[w].e, o.End())
+		})
+	}
+	callsite.Chunks(len(ops), func(lo, hi int) {
+		for _, i := range ops[lo:hi] {
+			last = max(last, st.GPU[i].End())
 		}
-	}
-	for _, i := range ops {
-		last = max(last, st.GPU[i].End())
-	}
+	})
 	steps := a.stepRanges(k, ops)
 	for _, w := range wins {
 		if a.stages[w.sid] == nil {
-			a.stages[w.sid] = &acc{Window: Window{Name: a.opt.StageNames[w.sid], Kind: "stage", Stage: a.opt.StageNames[w.sid]}, culprits: map[uint32]*cacc{}}
+			a.stages[w.sid] = a.register(&acc{Window: Window{Name: a.opt.StageNames[w.sid], Kind: "stage", Stage: a.opt.StageNames[w.sid]}})
 		}
 		sa := a.stages[w.sid]
 		sa.Window.Window += w.e - w.s
@@ -388,15 +536,17 @@ func (a *analyzer) device(k devKey) {
 	}
 	// Step stage: the stage of the first op starting inside.
 	si := 0
-	for _, i := range ops {
-		o := &st.GPU[i]
-		for si < len(steps) && steps[si].e < o.TS {
-			si++
+	callsite.Chunks(len(ops), func(lo, hi int) {
+		for _, i := range ops[lo:hi] {
+			o := &st.GPU[i]
+			for si < len(steps) && steps[si].e < o.TS {
+				si++
+			}
+			if si < len(steps) && o.TS >= steps[si].s && steps[si].row.Stage == "" {
+				steps[si].row.Stage = a.stageName(int(i))
+			}
 		}
-		if si < len(steps) && o.TS >= steps[si].s && steps[si].row.Stage == "" {
-			steps[si].row.Stage = a.stageName(int(i))
-		}
-	}
+	})
 
 	busy := func(x, y int64) {
 		for _, t := range targets {
@@ -432,7 +582,7 @@ func (a *analyzer) device(k devKey) {
 				w.OutsideSteps += e - s - inSteps(s, e)
 			}
 			g.add(w, s, e)
-			blames = append(blames, blameTo{t.acc, s, e})
+			blames = append(blames, blameTo{t.acc.id, s, e})
 		}
 		for k := firstStep(steps, x); k < len(steps) && steps[k].s < y; k++ {
 			r := steps[k]
@@ -448,7 +598,7 @@ func (a *analyzer) device(k devKey) {
 			// answer key): a gap crossing the step's edge was sampled
 			// on a grid anchored outside it.
 			if x >= r.s && y <= r.e {
-				blames = append(blames, blameTo{&a.steps, s, e})
+				blames = append(blames, blameTo{a.steps.id, s, e})
 			}
 		}
 		a.blames = blames
@@ -469,36 +619,55 @@ func (a *analyzer) device(k devKey) {
 		gap(steps[0].s, first, -1, ops[0])
 	}
 	end, prev := int64(-1<<63), int32(-1)
-	for _, i := range ops {
-		o := &st.GPU[i]
-		if prev >= 0 && o.TS > end {
-			busy(start, end)
-			gap(end, o.TS, prev, i)
-			start = o.TS
+	callsite.Chunks(len(ops), func(lo, hi int) {
+		for _, i := range ops[lo:hi] {
+			o := &st.GPU[i]
+			if prev >= 0 && o.TS > end {
+				busy(start, end)
+				gap(end, o.TS, prev, i)
+				start = o.TS
+			}
+			if o.End() > end || prev < 0 {
+				end, prev = max(end, o.End()), i
+			}
 		}
-		if o.End() > end || prev < 0 {
-			end, prev = max(end, o.End()), i
-		}
-	}
+	})
 	busy(start, end)
 	if n := len(steps); n > 0 && steps[n-1].e > end {
 		gap(end, steps[n-1].e, prev, -1)
 	}
 }
 
-// firstStep returns the first of the sorted, disjoint steps that ends after x.
-func firstStep(steps []*stepRange, x int64) int {
-	k, _ := slices.BinarySearchFunc(steps, x, func(r *stepRange, x int64) int {
-		if r.e <= x {
-			return -1
+// opsOrdered reports whether ops (ascending indices) are already by start,
+// then end: then the sort, a comparison call per step in wasm, is skipped.
+func opsOrdered(st *trace.Store, ops []int32) bool {
+	for k := 1; k < len(ops); k++ {
+		p, q := &st.GPU[ops[k-1]], &st.GPU[ops[k]]
+		if p.TS > q.TS || p.TS == q.TS && p.End() > q.End() {
+			return false
 		}
-		return 1
-	})
-	return k
+	}
+	return true
+}
+
+// firstStep returns the first of the sorted, disjoint steps that ends after x.
+// (A binary search written out: no comparison call per step, and none at
+// all without steps, as in most traces.)
+func firstStep(steps []*stepRange, x int64) int {
+	lo, hi := 0, len(steps)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if steps[m].e <= x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 type blameTo struct {
-	acc  *acc
+	acc  int32 // id in analyzer.accs
 	s, e int64
 }
 
@@ -517,6 +686,7 @@ type gapClass struct {
 	sample   int64 // host code is sampled over [x, sample)
 	thread   callsite.Thread
 	threadOK bool
+	tn       int32 // a.threadNum(thread), -1 = none
 	launch   int32 // the next op's launch call, -1
 }
 
@@ -538,7 +708,7 @@ func (g *gapClass) add(w *Window, s, e int64) {
 // submitted, so the GPU waited on the host.
 func (a *analyzer) classify(x, y int64, prev, next int32) gapClass {
 	st := a.st
-	g := gapClass{x: x, y: y, host: x, sample: x, launch: -1}
+	g := gapClass{x: x, y: y, host: x, sample: x, launch: -1, tn: -1}
 	if next < 0 {
 		var pl int32 = -1
 		if prev >= 0 {
@@ -549,6 +719,7 @@ func (a *analyzer) classify(x, y int64, prev, next int32) gapClass {
 		if pl >= 0 {
 			c := &st.CPU[pl]
 			g.thread, g.threadOK = callsite.Thread{File: c.File, Track: c.Track}, true
+			g.tn = a.threadNum(g.thread)
 		}
 		return g
 	}
@@ -561,6 +732,7 @@ func (a *analyzer) classify(x, y int64, prev, next int32) gapClass {
 	c := &st.CPU[l]
 	g.launch = l
 	g.thread, g.threadOK = callsite.Thread{File: c.File, Track: c.Track}, true
+	g.tn = a.threadNum(g.thread)
 	if prev >= 0 && st.GPU[prev].Corr == n.Corr && a.j.IsGraphLaunch(c) {
 		return g
 	}
@@ -577,7 +749,7 @@ func (a *analyzer) noteSync(g gapClass, x, y int64) {
 	if !g.threadOK {
 		return
 	}
-	for _, s := range a.syncs[g.thread] {
+	for _, s := range a.syncsOf(g.tn) {
 		if s.ts >= y {
 			break
 		}
@@ -606,7 +778,10 @@ func (a *analyzer) noteWait(g gapClass, next int32) {
 	c := &st.CPU[g.launch]
 	w.Submitted = n.TS - c.End()
 	// A stream-wait-event call among the calls just before the launch.
-	calls := a.calls[g.thread]
+	var calls []int32
+	if g.tn >= 0 && int(g.tn) < len(a.calls) {
+		calls = a.calls[g.tn]
+	}
 	p, _ := slices.BinarySearchFunc(calls, c.TS, func(i int32, t int64) int { return cmp.Compare(st.CPU[i].TS, t) })
 	for q := p - 1; q >= 0 && q >= p-8; q-- {
 		nm := st.Name(st.CPU[calls[q]].Name)
@@ -619,7 +794,7 @@ func (a *analyzer) noteWait(g gapClass, next int32) {
 		}
 	}
 	var best int64
-	for _, s := range a.syncs[g.thread] {
+	for _, s := range a.syncsOf(g.tn) {
 		if v := overlap(g.host, g.y, s.ts, s.end); v > best {
 			best, w.HostIn = v, s.label
 		}

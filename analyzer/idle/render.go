@@ -12,6 +12,17 @@ import (
 
 func (a *analyzer) result() *Result {
 	r := &Result{HasStacks: a.hasStacks}
+	// The culprits of every window, and the ops of every culprit.
+	a.culByAcc = make([][]int32, len(a.accs))
+	for c := range a.culT {
+		w := a.culTab.Key(int32(c)).A
+		a.culByAcc[w] = append(a.culByAcc[w], int32(c))
+	}
+	a.opsByCul = make([][]int32, len(a.culT))
+	for o := range a.opT {
+		c := a.opTab.Key(int32(o)).A
+		a.opsByCul[c] = append(a.opsByCul[c], int32(o))
+	}
 	r.Total = a.window(&a.total)
 	for _, s := range a.stages {
 		if s != nil {
@@ -56,15 +67,16 @@ func (a *analyzer) window(w *acc) Window {
 	out := w.Window
 	type kv struct {
 		key uint32
-		c   *cacc
+		t   int64
+		n   int32 // culprit number
 	}
 	var cs []kv
-	for k, c := range w.culprits {
-		cs = append(cs, kv{k, c})
+	for _, n := range a.culByAcc[w.id] {
+		cs = append(cs, kv{uint32(a.culTab.Key(n).B), a.culT[n], n})
 	}
 	slices.SortFunc(cs, func(x, y kv) int {
-		if x.c.t != y.c.t {
-			return cmp.Compare(y.c.t, x.c.t)
+		if x.t != y.t {
+			return cmp.Compare(y.t, x.t)
 		}
 		return cmp.Compare(x.key, y.key)
 	})
@@ -72,9 +84,9 @@ func (a *analyzer) window(w *acc) Window {
 		if i == maxCulprits {
 			break
 		}
-		c := Culprit{Time: x.c.t}
+		c := Culprit{Time: x.t}
 		if out.HostBound > 0 {
-			c.Share = float64(x.c.t) / float64(out.HostBound)
+			c.Share = float64(x.t) / float64(out.HostBound)
 		}
 		var op uint32
 		if a.hasStacks {
@@ -82,7 +94,8 @@ func (a *analyzer) window(w *acc) Window {
 				c.Frame = FrameName(a.st.Name(x.key))
 			}
 			var best int64 = -1
-			for id, t := range x.c.ops {
+			for _, o := range a.opsByCul[x.n] {
+				id, t := uint32(a.opTab.Key(o).B), a.opT[o]
 				if t > best || t == best && id < op {
 					op, best = id, t
 				}

@@ -90,10 +90,10 @@ const Rule = "idle = gpu_idle_us / window_us and host = host_bound_share of the 
 var buckets = []int64{2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 1_000_000, 0}
 
 type opRec struct {
-	cat    uint8
 	start  int32 // ns, clamped
 	end    int32
 	call   int32
+	cat    uint8 // after the int32s: 16 bytes a record, not 20
 	launch bool
 }
 
@@ -105,7 +105,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 	cats := []string{GraphRow}
 	catID := map[string]uint8{GraphRow: 0}
-	classOf := map[uint32]uint8{}
+	classOf := make([]uint8, len(st.Names)) // name id → 1 + category id, 0 = not yet
 	rows := []*Row{{Category: GraphRow}}
 	res := &Result{All: Row{Category: "all"}}
 	for _, b := range buckets {
@@ -120,77 +120,97 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	var recs []opRec
 	var kernelDur []int32
 	n, nk := 0, 0
-	for i := range st.GPU {
-		if o := &st.GPU[i]; o.Kind.IsGPUWork() {
-			n++
-			if o.Kind == trace.KindKernel {
-				nk++
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if o := &st.GPU[i]; o.Kind.IsGPUWork() {
+				n++
+				if o.Kind == trace.KindKernel {
+					nk++
+				}
 			}
 		}
-	}
+	})
 	recs = make([]opRec, 0, n)
 	kernelDur = make([]int32, 0, nk)
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if !o.Kind.IsGPUWork() || opt.Stage != "" && opt.StageOf != nil && opt.StageNames[opt.StageOf[i]] != opt.Stage {
-			continue
-		}
-		c, ok := classOf[o.Name]
-		if !ok {
-			cl, ok := opt.Classes[o.Name]
-			if !ok {
-				cl = kernels.Classify(st.Name(o.Name), o.Kind.String())
+	var graphOps, graphTime int64 // what the graph row counts besides its category's ops
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if !o.Kind.IsGPUWork() || opt.Stage != "" && opt.StageOf != nil && opt.StageNames[opt.StageOf[i]] != opt.Stage {
+				continue
 			}
-			name := cl.Category
-			if c, ok = catID[name]; !ok && len(cats) < 255 {
-				c = uint8(len(cats))
-				catID[name] = c
-				cats = append(cats, name)
-				rows = append(rows, &Row{Category: name})
+			for int(o.Name) >= len(classOf) {
+				classOf = append(classOf, make([]uint8, len(classOf)+1)...)
 			}
-			classOf[o.Name] = c
-		}
-		r := rows[c]
-		for _, x := range []*Row{r, &res.All} {
-			x.Ops++
-			x.GPUTime += o.Dur
+			c := classOf[o.Name] - 1
+			if classOf[o.Name] == 0 {
+				cl, ok := opt.Classes[o.Name]
+				if !ok {
+					cl = kernels.Classify(st.Name(o.Name), o.Kind.String())
+				}
+				name := cl.Category
+				if c, ok = catID[name]; !ok && len(cats) < 255 {
+					c = uint8(len(cats))
+					catID[name] = c
+					cats = append(cats, name)
+					rows = append(rows, &Row{Category: name})
+				}
+				classOf[o.Name] = c + 1
+			}
+			r := rows[c]
+			r.Ops++
+			r.GPUTime += o.Dur
 			if o.Kind == trace.KindKernel {
-				x.Kernels++
-				x.KernelTime += o.Dur
+				r.Kernels++
+				r.KernelTime += o.Dur
 				if o.Dur < ShortKernel {
-					x.Short++
-					x.ShortTime += o.Dur
+					r.Short++
+					r.ShortTime += o.Dur
 				}
 			}
-		}
-		if o.Kind == trace.KindKernel {
-			kernelDur = append(kernelDur, clamp(o.Dur))
-			for b := range res.Histogram {
-				if h := &res.Histogram[b]; h.Below == 0 || o.Dur < h.Below {
-					h.Kernels++
-					h.GPUTime += o.Dur
-					break
+			if o.Kind == trace.KindKernel {
+				kernelDur = append(kernelDur, clamp(o.Dur))
+				for b := range res.Histogram {
+					if h := &res.Histogram[b]; h.Below == 0 || o.Dur < h.Below {
+						h.Kernels++
+						h.GPUTime += o.Dur
+						break
+					}
 				}
 			}
-		}
-		l := j.Launch(o.File, o.Corr)
-		if l < 0 {
-			continue
-		}
-		call := &st.CPU[l]
-		if j.IsGraphLaunch(call) {
-			r.Graph++
-			res.All.Graph++
-			rows[0].Ops++
-			rows[0].GPUTime += o.Dur
-			k := int64(o.File)<<48 | o.Corr
-			if f, ok := first[k]; !ok || o.TS < f.ts {
-				first[k] = replay{int32(i), o.TS}
+			l := j.Launch(o.File, o.Corr)
+			if l < 0 {
+				continue
 			}
-			continue
+			call := &st.CPU[l]
+			if j.IsGraphLaunch(call) {
+				r.Graph++
+				res.All.Graph++
+				rows[0].Ops++
+				rows[0].GPUTime += o.Dur
+				graphOps++
+				graphTime += o.Dur
+				k := int64(o.File)<<48 | o.Corr
+				if f, ok := first[k]; !ok || o.TS < f.ts {
+					first[k] = replay{int32(i), o.TS}
+				}
+				continue
+			}
+			recs = append(recs, opRec{cat: c, start: clamp(o.TS - call.TS), end: clamp(o.TS - call.End()), call: clamp(call.Dur), launch: true})
 		}
-		recs = append(recs, opRec{cat: c, start: clamp(o.TS - call.TS), end: clamp(o.TS - call.End()), call: clamp(call.Dur), launch: true})
+	})
+	// All is the sum of the categories (each op counts in one).
+	for _, r := range rows {
+		x := &res.All
+		x.Ops += r.Ops
+		x.GPUTime += r.GPUTime
+		x.Kernels += r.Kernels
+		x.KernelTime += r.KernelTime
+		x.Short += r.Short
+		x.ShortTime += r.ShortTime
 	}
+	res.All.Ops -= graphOps
+	res.All.GPUTime -= graphTime
 	for _, f := range first {
 		o := &st.GPU[f.op]
 		call := &st.CPU[j.Launch(o.File, o.Corr)]
@@ -198,7 +218,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 	// Per category: sort the samples by category; one scratch column serves
 	// every distribution (4 B per sample, not one copy per field).
-	slices.SortFunc(recs, func(x, y opRec) int { return cmp.Compare(x.cat, y.cat) })
+	sortByCat(recs)
 	scratch := make([]int32, len(recs))
 	for lo := 0; lo < len(recs); {
 		hi := lo
@@ -211,12 +231,14 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 	// All: the eager samples only, moved to the front.
 	eager := 0
-	for _, x := range recs {
-		if x.launch {
-			recs[eager] = x
-			eager++
+	callsite.Chunks(len(recs), func(lo, hi int) {
+		for _, x := range recs[lo:hi] {
+			if x.launch {
+				recs[eager] = x
+				eager++
+			}
 		}
-	}
+	})
 	res.All.FromStart, res.All.FromEnd, res.All.CallDur = dists(recs[:eager], scratch)
 	for _, r := range rows {
 		if r.Ops > 0 {
@@ -237,6 +259,37 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	})
 	res.Verdict = verdict(res, kernelDur, opt.Idle)
 	return res
+}
+
+// sortByCat orders recs by category in place (a counting sort: one pass
+// to count, one to swap each record into its category's range; no
+// comparison calls, which wasm pays per step). Order within a category is
+// left arbitrary: only each category's distributions are read.
+func sortByCat(recs []opRec) {
+	var next, end [256]int
+	for _, r := range recs {
+		end[r.cat]++
+	}
+	at := 0
+	for c := range end {
+		next[c] = at
+		at += end[c]
+		end[c] = at
+	}
+	for c := range next {
+		for i := next[c]; i < end[c]; i = next[c] {
+			r := recs[i]
+			if int(r.cat) == c {
+				next[c]++
+				continue
+			}
+			// Swap r into its category's range; what comes back is
+			// looked at again.
+			j := next[r.cat]
+			next[r.cat]++
+			recs[i], recs[j] = recs[j], r
+		}
+	}
 }
 
 func clamp(v int64) int32 {

@@ -70,53 +70,57 @@ func buildMapping(m *trace.Store, mj *callsite.Joins, self bool) (byName, byCano
 	// a large mapping trace adds no hash-table garbage to a wasm heap.
 	executed := make([][2]int64, 0, len(m.GPU))
 	var items []launchItem
-	for i := range m.GPU {
-		o := &m.GPU[i]
-		if !o.Kind.IsGPUWork() {
-			continue
-		}
-		l := mj.Launch(o.File, o.Corr)
-		if l >= 0 {
-			executed = append(executed, [2]int64{int64(o.File), o.Corr})
-		}
-		if self || l >= 0 && mj.IsGraphLaunch(&m.CPU[l]) || o.Kind != trace.KindKernel {
-			continue
-		}
-		if op := a.launchingOp(o, l); op >= 0 {
-			ts := o.TS
-			if l >= 0 {
-				ts = m.CPU[l].TS
+	callsite.Chunks(len(m.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &m.GPU[i]
+			if !o.Kind.IsGPUWork() {
+				continue
 			}
-			items = append(items, launchItem{m.Name(o.Name), op, ts, l})
+			l := mj.Launch(o.File, o.Corr)
+			if l >= 0 {
+				executed = append(executed, [2]int64{int64(o.File), o.Corr})
+			}
+			if self || l >= 0 && mj.IsGraphLaunch(&m.CPU[l]) || o.Kind != trace.KindKernel {
+				continue
+			}
+			if op := a.launchingOp(o, l); op >= 0 {
+				ts := o.TS
+				if l >= 0 {
+					ts = m.CPU[l].TS
+				}
+				items = append(items, launchItem{m.Name(o.Name), op, ts, l})
+			}
 		}
-	}
+	})
 	slices.SortFunc(executed, func(x, y [2]int64) int {
 		if c := cmp.Compare(x[0], y[0]); c != 0 {
 			return c
 		}
 		return cmp.Compare(x[1], y[1])
 	})
-	for i := range m.CPU {
-		l := &m.CPU[i]
-		if l.Kernel == 0 || l.Kind != trace.KindRuntime && l.Kind != trace.KindDriver {
-			continue
-		}
-		if _, ran := slices.BinarySearchFunc(executed, [2]int64{int64(l.File), l.Corr}, func(x, y [2]int64) int {
-			if c := cmp.Compare(x[0], y[0]); c != 0 {
-				return c
+	callsite.Chunks(len(m.CPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			l := &m.CPU[i]
+			if l.Kernel == 0 || l.Kind != trace.KindRuntime && l.Kind != trace.KindDriver {
+				continue
 			}
-			return cmp.Compare(x[1], y[1])
-		}); ran {
-			continue
+			if _, ran := slices.BinarySearchFunc(executed, [2]int64{int64(l.File), l.Corr}, func(x, y [2]int64) int {
+				if c := cmp.Compare(x[0], y[0]); c != 0 {
+					return c
+				}
+				return cmp.Compare(x[1], y[1])
+			}); ran {
+				continue
+			}
+			op := mj.ByExt(l.File, l.Ext)
+			if op < 0 || m.CPU[op].Kind != trace.KindCPUOp {
+				op = mj.Enclosing(callsite.Thread{File: l.File, Track: l.Track}, l.TS, trace.KindCPUOp)
+			}
+			if op >= 0 {
+				items = append(items, launchItem{m.Name(l.Kernel), op, l.TS, int32(i)})
+			}
 		}
-		op := mj.ByExt(l.File, l.Ext)
-		if op < 0 || m.CPU[op].Kind != trace.KindCPUOp {
-			op = mj.Enclosing(callsite.Thread{File: l.File, Track: l.Track}, l.TS, trace.KindCPUOp)
-		}
-		if op >= 0 {
-			items = append(items, launchItem{m.Name(l.Kernel), op, l.TS, int32(i)})
-		}
-	}
+	})
 	// The first kernel launch of each modelled op span bears its cost.
 	slices.SortStableFunc(items, func(x, y launchItem) int { return cmp.Compare(x.ts, y.ts) })
 	bearer := map[int32]bool{} // modelled span → cost assigned
@@ -133,7 +137,7 @@ func buildMapping(m *trace.Store, mj *callsite.Joins, self bool) (byName, byCano
 	for _, it := range items {
 		info := a.resolve(it.op)
 		var sh trace.Shapes
-		if p := m.ShapesOf(info.top); p != nil {
+		if p := a.shapesOf(info.top); p != nil {
 			sh = *p
 		}
 		top := m.Name(m.CPU[info.top].Name)

@@ -110,6 +110,8 @@ type opInfo struct {
 	c        cost
 	note     string
 	launcher uint32 // name of the launching op
+	// c.dtype, c.model and note as numbers in analysis.strs
+	dtypeID, modelID, noteID uint32
 }
 
 const opCache = 4096
@@ -138,16 +140,28 @@ type rowAcc struct {
 	instances int64
 	instF     float64 // instances of mapped (graph-replayed) launches
 	mapped    int64   // kernel time of those
-	kernels   map[uint32]*Kernel
 	flops     float64
 	bytes     float64
 	modelTime int64
-	dtypeT    map[string]int64
-	modelT    map[string]int64
-	opT       map[uint32]int64
-	locT      map[uint32]int64
-	notes     map[string]int64
+	// The row's time per kernel, dtype, model, op, location and note is
+	// kept in the analysis' attrs table under (row number, attr*); last
+	// and lastKey remember the number and key last summed per kind.
+	n       int32
+	last    [attrKinds]int32
+	lastKey [attrKinds]uint32
 }
+
+// Kinds of per-row sums in analysis.attrs: per kernel name id, per dtype,
+// model and note (numbers in analysis.strs), per op and location name id.
+const (
+	attrKernel = iota
+	attrDtype
+	attrModel
+	attrOp
+	attrLoc
+	attrNote
+	attrKinds
+)
 
 // Analyze computes the roofline rows of every trace in st.
 func Analyze(st *trace.Store, opt Options) *Result {
@@ -188,115 +202,151 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		}
 		byName, byCanon = buildMapping(opt.Mapping, mj, opt.Mapping == st)
 	}
-	memo := map[uint32]*mapped{}
-	rows := map[rowKey]*rowAcc{}
-	row := func(sid uint8, name uint32, sh trace.Shapes) *rowAcc {
-		k := rowKey{sid, name, sh.Dims, sh.Types, sh.Concrete}
-		r := rows[k]
-		if r == nil {
-			s := a.sig(sh)
-			r = &rowAcc{key: k, Row: Row{Stage: names[sid], Op: st.Name(name), InputDims: s.rawDims, InputTypes: s.types, ConcreteInputs: s.concrete},
-				kernels: map[uint32]*Kernel{},
-				dtypeT:  map[string]int64{}, modelT: map[string]int64{}, opT: map[uint32]int64{}, locT: map[uint32]int64{}, notes: map[string]int64{}}
-			rows[k] = r
-		}
-		return r
+	// Graph-replayed kernels' mapping entries by kernel name id, with the
+	// entries' strings interned (in the order they were interned per
+	// kernel, so ids are as before).
+	type memoEntry struct {
+		e                               *mapped
+		op, dims, types, conc, loc, cpu uint32
+		dtype, model, note              uint32 // in a.strs
 	}
-	kernel := func(r *rowAcc, o *trace.GPUOp) {
-		r.KernelTime += o.Dur
-		kn := r.kernels[o.Name]
-		if kn == nil {
-			kn = &Kernel{Name: st.Name(o.Name)}
-			r.kernels[o.Name] = kn
+	memo := map[uint32]*memoEntry{}
+	// Rows are numbered by rowTab under (stage, op name; signature number).
+	rowTab := callsite.NewTable(256)
+	var rows []*rowAcc
+	// The row last found per op name id (+1, 0 = none): an op's launches
+	// mostly have one signature and stage.
+	rowOfName := make([]int32, len(st.Names))
+	row := func(sid uint8, name uint32, sh trace.Shapes) (int32, *rowAcc) {
+		k := rowKey{sid, name, sh.Dims, sh.Types, sh.Concrete}
+		if int(name) < len(rowOfName) {
+			if n := rowOfName[name] - 1; n >= 0 && rows[n].key == k {
+				return n, rows[n]
+			}
 		}
-		kn.Launches++
-		kn.Time += o.Dur
+		si := a.sigNum(sh)
+		n, added := rowTab.Index(uint64(sid)<<32|uint64(name), uint64(si))
+		if int(name) < len(rowOfName) {
+			rowOfName[name] = n + 1
+		}
+		if !added {
+			return n, rows[n]
+		}
+		s := a.sigs[si]
+		r := &rowAcc{key: k, n: n,
+			Row: Row{Stage: names[sid], Op: st.Name(name), InputDims: s.rawDims, InputTypes: s.types, ConcreteInputs: s.concrete}}
+		for i := range r.last {
+			r.last[i] = -1
+		}
+		rows = append(rows, r)
+		return n, r
+	}
+	add := func(rn int32, kind int, key uint32, dur int64) {
+		r := rows[rn]
+		if n := r.last[kind]; n >= 0 && r.lastKey[kind] == key {
+			a.attrT[n] += dur
+			a.attrN[n]++
+			return
+		}
+		r.last[kind], r.lastKey[kind] = a.add(rn, kind, key, dur), key
 	}
 	totals := make([]*StageTotals, len(names))
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if !o.Kind.IsGPUWork() {
-			continue
-		}
-		var sid uint8
-		if opt.OpStage != nil {
-			sid = opt.OpStage[i]
-		}
-		if int(sid) >= len(names) || opt.Stage != "" && names[sid] != opt.Stage {
-			continue
-		}
-		t := totals[sid]
-		if t == nil {
-			t = &StageTotals{Stage: names[sid]}
-			totals[sid] = t
-		}
-		t.KernelTime += o.Dur
-		l := j.Launch(o.File, o.Corr)
-		if l >= 0 && j.IsGraphLaunch(&st.CPU[l]) {
-			t.Graph += o.Dur
-			e, seen := memo[o.Name]
-			if !seen {
-				e = lookup(byName, byCanon, st.Name(o.Name))
-				memo[o.Name] = e
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if !o.Kind.IsGPUWork() {
+				continue
 			}
-			if e != nil {
-				t.Mapped += o.Dur
-				r := row(sid, st.Intern(e.op), trace.Shapes{Dims: st.Intern(e.dims), Types: st.Intern(e.types), Concrete: st.Intern(e.conc)})
-				kernel(r, o)
-				r.instF += e.inst
-				r.mapped += o.Dur
-				if e.loc != "" {
-					r.locT[st.Intern(e.loc)] += o.Dur
+			var sid uint8
+			if opt.OpStage != nil {
+				sid = opt.OpStage[i]
+			}
+			if int(sid) >= len(names) || opt.Stage != "" && names[sid] != opt.Stage {
+				continue
+			}
+			t := totals[sid]
+			if t == nil {
+				t = &StageTotals{Stage: names[sid]}
+				totals[sid] = t
+			}
+			t.KernelTime += o.Dur
+			l := j.Launch(o.File, o.Corr)
+			if l >= 0 && j.IsGraphLaunch(&st.CPU[l]) {
+				t.Graph += o.Dur
+				m, seen := memo[o.Name]
+				if !seen {
+					if e := lookup(byName, byCanon, st.Name(o.Name)); e != nil {
+						m = &memoEntry{e: e, op: st.Intern(e.op), dims: st.Intern(e.dims), types: st.Intern(e.types), conc: st.Intern(e.conc)}
+						if e.loc != "" {
+							m.loc = st.Intern(e.loc)
+						}
+						m.cpu = st.Intern(e.cpuOp)
+						m.dtype, m.model, m.note = a.str(e.c.dtype), a.str(e.c.model), a.str(e.note)
+					}
+					memo[o.Name] = m
 				}
-				if e.modelled {
-					t.Modelled += o.Dur
-					r.modelTime += o.Dur
-					r.flops += e.c.flops
-					r.bytes += e.c.bytes
-					r.dtypeT[e.c.dtype] += o.Dur
-					r.modelT[e.c.model] += o.Dur
-					r.opT[st.Intern(e.cpuOp)] += o.Dur
-				} else {
-					r.opT[st.Intern(e.cpuOp)] += o.Dur
-					r.notes[e.note] += o.Dur
+				if m != nil {
+					e := m.e
+					t.Mapped += o.Dur
+					rn, r := row(sid, m.op, trace.Shapes{Dims: m.dims, Types: m.types, Concrete: m.conc})
+					r.KernelTime += o.Dur
+					add(rn, attrKernel, o.Name, o.Dur)
+					r.instF += e.inst
+					r.mapped += o.Dur
+					if e.loc != "" {
+						add(rn, attrLoc, m.loc, o.Dur)
+					}
+					if e.modelled {
+						t.Modelled += o.Dur
+						r.modelTime += o.Dur
+						r.flops += e.c.flops
+						r.bytes += e.c.bytes
+						add(rn, attrDtype, m.dtype, o.Dur)
+						add(rn, attrModel, m.model, o.Dur)
+						add(rn, attrOp, m.cpu, o.Dur)
+					} else {
+						add(rn, attrOp, m.cpu, o.Dur)
+						add(rn, attrNote, m.note, o.Dur)
+					}
 				}
+				continue
 			}
-			continue
-		}
-		op := a.launchingOp(o, l)
-		if op < 0 {
-			t.NoOp += o.Dur
-			continue
-		}
-		info := a.resolve(op)
-		top := &st.CPU[info.top]
-		var sh trace.Shapes
-		if p := st.ShapesOf(info.top); p != nil {
-			sh = *p
-		}
-		r := row(sid, top.Name, sh)
-		if !a.topSeen.set(info.top) {
-			r.instances++
-		}
-		kernel(r, o)
-		if loc := a.python(op, l); loc != 0 {
-			r.locT[loc] += o.Dur
-		}
-		if info.modelled >= 0 {
-			t.Modelled += o.Dur
-			r.modelTime += o.Dur
-			if !a.modelSeen.set(info.modelled) {
-				r.flops += info.c.flops
-				r.bytes += info.c.bytes
+			op := a.launchingOp(o, l)
+			if op < 0 {
+				t.NoOp += o.Dur
+				continue
 			}
-			r.dtypeT[info.c.dtype] += o.Dur
-			r.modelT[info.c.model] += o.Dur
-			r.opT[st.CPU[info.modelled].Name] += o.Dur
-		} else {
-			r.opT[info.launcher] += o.Dur
-			r.notes[info.note] += o.Dur
+			info := a.resolve(op)
+			top := &st.CPU[info.top]
+			var sh trace.Shapes
+			if p := a.shapesOf(info.top); p != nil {
+				sh = *p
+			}
+			rn, r := row(sid, top.Name, sh)
+			if !a.topSeen.set(info.top) {
+				r.instances++
+			}
+			r.KernelTime += o.Dur
+			add(rn, attrKernel, o.Name, o.Dur)
+			if loc := a.python(op, l); loc != 0 {
+				add(rn, attrLoc, loc, o.Dur)
+			}
+			if info.modelled >= 0 {
+				t.Modelled += o.Dur
+				r.modelTime += o.Dur
+				if !a.modelSeen.set(info.modelled) {
+					r.flops += info.c.flops
+					r.bytes += info.c.bytes
+				}
+				add(rn, attrDtype, info.dtypeID, o.Dur)
+				add(rn, attrModel, info.modelID, o.Dur)
+				add(rn, attrOp, st.CPU[info.modelled].Name, o.Dur)
+			} else {
+				add(rn, attrOp, info.launcher, o.Dur)
+				add(rn, attrNote, info.noteID, o.Dur)
+			}
 		}
-	}
+	})
 	for _, t := range totals {
 		if t != nil {
 			res.Stages = append(res.Stages, *t)
@@ -308,8 +358,9 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		}
 		return strings.Compare(x.Stage, y.Stage)
 	})
-	for _, r := range rows {
-		res.Rows = append(res.Rows, a.finish(r, res))
+	a.rowsDone(len(rows))
+	for n, r := range rows {
+		res.Rows = append(res.Rows, a.finish(int32(n), r, res))
 	}
 	slices.SortFunc(res.Rows, func(x, y Row) int {
 		if d := callsite.Rank(x.Stage) - callsite.Rank(y.Stage); d != 0 {
@@ -335,16 +386,73 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	return res
 }
 
+// add adds dur to the row's sum of one kind and key (and counts it), and
+// returns the sum's number.
+func (a *analysis) add(row int32, kind int, key uint32, dur int64) int32 {
+	n, added := a.attrs.Index(uint64(row)*attrKinds+uint64(kind), uint64(key))
+	if added {
+		a.attrT = append(a.attrT, 0)
+		a.attrN = append(a.attrN, 0)
+	}
+	a.attrT[n] += dur
+	a.attrN[n]++
+	return n
+}
+
+// rowsDone lists every row's sums (numbers in a.attrs), by row.
+func (a *analysis) rowsDone(rows int) {
+	a.byRow = make([][]int32, rows)
+	for n := range a.attrT {
+		r := a.attrs.Key(int32(n)).A / attrKinds
+		a.byRow[r] = append(a.byRow[r], int32(n))
+	}
+}
+
+// topKey returns the key of one kind of a row's sums with the largest
+// time, ties to the smallest id (0, false: none).
+func (a *analysis) topKey(row int32, kind int) (uint32, bool) {
+	var best uint32
+	var bt int64 = -1
+	for _, n := range a.byRow[row] {
+		k := a.attrs.Key(n)
+		if int(k.A%attrKinds) != kind {
+			continue
+		}
+		if v, id := a.attrT[n], uint32(k.B); v > bt || v == bt && id < best {
+			best, bt = id, v
+		}
+	}
+	return best, bt >= 0
+}
+
+// topString is topKey over keys numbered in a.strs, ties to the smallest
+// string.
+func (a *analysis) topString(row int32, kind int) (string, bool) {
+	best, bt := "", int64(-1)
+	for _, n := range a.byRow[row] {
+		k := a.attrs.Key(n)
+		if int(k.A%attrKinds) != kind {
+			continue
+		}
+		if v, s := a.attrT[n], a.strs[k.B]; v > bt || v == bt && s < best {
+			best, bt = s, v
+		}
+	}
+	return best, bt >= 0
+}
+
 // finish turns a row's sums into per-instance figures and its roofline.
-func (a *analysis) finish(r *rowAcc, res *Result) Row {
+func (a *analysis) finish(rn int32, r *rowAcc, res *Result) Row {
 	st := a.st
 	out := r.Row
 	out.Instances = r.instances + int64(math.Round(r.instF))
 	if r.KernelTime > 0 {
 		out.MappedShare = float64(r.mapped) / float64(r.KernelTime)
 	}
-	for _, k := range r.kernels {
-		out.Kernels = append(out.Kernels, *k)
+	for _, n := range a.byRow[rn] {
+		if k := a.attrs.Key(n); k.A%attrKinds == attrKernel {
+			out.Kernels = append(out.Kernels, Kernel{Name: st.Name(uint32(k.B)), Launches: a.attrN[n], Time: a.attrT[n]})
+		}
 	}
 	slices.SortFunc(out.Kernels, func(x, y Kernel) int {
 		if x.Time != y.Time {
@@ -352,25 +460,25 @@ func (a *analysis) finish(r *rowAcc, res *Result) Row {
 		}
 		return strings.Compare(x.Name, y.Name)
 	})
-	if id := topKey(r.opT); id != 0 {
+	if id, _ := a.topKey(rn, attrOp); id != 0 {
 		out.CPUOp = st.Name(id)
 	}
-	if id := topKey(r.locT); id != 0 {
+	if id, _ := a.topKey(rn, attrLoc); id != 0 {
 		out.PythonLoc = st.Name(id)
 	}
-	if len(r.notes) > 0 {
-		out.Note = topString(r.notes)
+	if note, ok := a.topString(rn, attrNote); ok {
+		out.Note = note
 	}
 	if r.KernelTime > 0 {
 		out.Coverage = float64(r.modelTime) / float64(r.KernelTime)
 	}
 	if r.modelTime == 0 || r.KernelTime <= 0 {
-		out.Dtype = firstDtype(a.sig(trace.Shapes{Dims: r.key.dims, Types: r.key.types, Concrete: r.key.conc}))
+		out.Dtype = firstDtype(a.sigs[a.sigNum(trace.Shapes{Dims: r.key.dims, Types: r.key.types, Concrete: r.key.conc})])
 		return out
 	}
 	out.Modelled = true
-	out.Dtype = topString(r.dtypeT)
-	out.Model = topString(r.modelT) // the dominant formula (a conv's layout copies ride along)
+	out.Dtype, _ = a.topString(rn, attrDtype)
+	out.Model, _ = a.topString(rn, attrModel) // the dominant formula (a conv's layout copies ride along)
 	if out.Coverage < 1 && out.Note != "" {
 		out.Note = "partly modelled: " + out.Note
 	}
@@ -404,27 +512,6 @@ func (a *analysis) finish(r *rowAcc, res *Result) Row {
 	return out
 }
 
-func topKey(m map[uint32]int64) uint32 {
-	var best uint32
-	var bt int64 = -1
-	for k, v := range m {
-		if v > bt || v == bt && k < best {
-			best, bt = k, v
-		}
-	}
-	return best
-}
-
-func topString(m map[string]int64) string {
-	best, bt := "", int64(-1)
-	for k, v := range m {
-		if v > bt || v == bt && k < best {
-			best, bt = k, v
-		}
-	}
-	return best
-}
-
 type analysis struct {
 	st *trace.Store
 	j  *callsite.Joins
@@ -433,28 +520,90 @@ type analysis struct {
 	// in a wasm module's heap; a miss only resolves the op again.
 	ops                [opCache]opInfo
 	topSeen, modelSeen bitset // CPU spans already counted as an instance / a cost
-	sigs               map[[3]uint32]*sig
-	// models memoizes shapesModel per op name and signature: a large trace
-	// resolves an op per kernel, but has few distinct signatures.
-	models map[[4]uint32]modelled
-	sites  *callsite.Sites
+	// sigTab numbers signatures (Input Dims, types, Concrete Inputs ids);
+	// sigs holds them by number.
+	sigTab *callsite.Table
+	sigs   []*sig
+	// models memoizes model() per op name, signature and whether a flops
+	// argument applies: a large trace resolves an op per kernel, but has
+	// few distinct signatures. models holds them by modelTab number.
+	modelTab    *callsite.Table
+	models      []modelMemo
+	modelOfName []int32
+	sites       *callsite.Sites
+	chain       []int32 // resolve's scratch
+	cur         callsite.Cursor
+	// the thread of the last op resolved, and its nest
+	lastThread callsite.Thread
+	lastNest   *callsite.Nest
+	haveThread bool
+	shHint     int // where the last shapesOf landed
+	// strs numbers the dtype, model and note strings rows are summed by.
+	strs  []string
+	strID map[string]uint32
+	// attrs numbers (row·attrKinds + kind, key) of the rows' sums; attrT
+	// and attrN hold their time and count by number, byRow their numbers
+	// by row once the rows are done.
+	attrs        *callsite.Table
+	attrT, attrN []int64
+	byRow        [][]int32
 }
 
-// model is model(name, sig, flops) with the per-signature part memoized.
-func (a *analysis) model(name uint32, sh trace.Shapes) (cost, bool, string) {
-	k := [4]uint32{name, sh.Dims, sh.Types, sh.Concrete}
-	s := a.sig(sh)
-	m, ok := a.models[k]
+// modelMemo is model()'s answer for one op name and signature, with or
+// without a flops argument (the argument's value is filled in on use).
+type modelMemo struct {
+	c                        cost
+	ok                       bool
+	note                     string
+	dtypeID, modelID, noteID uint32
+	// the key: op name id, signature ids, whether a flops argument applies
+	name, dims, types, conc uint32
+	hasFlops                bool
+}
+
+// str returns the number of s in a.strs.
+func (a *analysis) str(s string) uint32 {
+	id, ok := a.strID[s]
 	if !ok {
-		m = shapesModel(a.st.Name(name), s)
-		a.models[k] = m
+		id = uint32(len(a.strs))
+		a.strs = append(a.strs, s)
+		a.strID[s] = id
 	}
-	return withFlops(m, s, sh.Flops)
+	return id
+}
+
+// model is model(name, sig, flops), memoized per name, signature and
+// whether flops applies.
+func (a *analysis) model(name uint32, sh trace.Shapes) *modelMemo {
+	// The memo last used per op name (+1, 0 = none) answers most lookups.
+	for int(name) >= len(a.modelOfName) {
+		a.modelOfName = append(a.modelOfName, make([]int32, len(a.modelOfName)+64)...)
+	}
+	if n := a.modelOfName[name] - 1; n >= 0 {
+		if m := &a.models[n]; m.name == name && m.dims == sh.Dims && m.types == sh.Types && m.conc == sh.Concrete && m.hasFlops == (sh.Flops > 0) {
+			return m
+		}
+	}
+	si := a.sigNum(sh)
+	hasFlops := uint64(0)
+	if sh.Flops > 0 {
+		hasFlops = 1
+	}
+	n, added := a.modelTab.Index(uint64(name)<<32|uint64(si), hasFlops)
+	if added {
+		s := a.sigs[si]
+		c, ok, note := withFlops(shapesModel(a.st.Name(name), s), s, int64(hasFlops))
+		a.models = append(a.models, modelMemo{c: c, ok: ok, note: note, dtypeID: a.str(c.dtype), modelID: a.str(c.model), noteID: a.str(note),
+			name: name, dims: sh.Dims, types: sh.Types, conc: sh.Concrete, hasFlops: hasFlops == 1})
+	}
+	a.modelOfName[name] = n + 1
+	return &a.models[n]
 }
 
 func newAnalysis(st *trace.Store, j *callsite.Joins) *analysis {
-	return &analysis{st: st, j: j, sigs: map[[3]uint32]*sig{}, models: map[[4]uint32]modelled{}, topSeen: newBitset(len(st.CPU)), modelSeen: newBitset(len(st.CPU)),
-		sites: callsite.NewSites(j)}
+	return &analysis{st: st, j: j, sigTab: callsite.NewTable(64), modelTab: callsite.NewTable(64),
+		topSeen: newBitset(len(st.CPU)), modelSeen: newBitset(len(st.CPU)),
+		sites: callsite.NewSites(j), strs: []string{""}, strID: map[string]uint32{"": 0}, attrs: callsite.NewTable(256)}
 }
 
 // lookup finds a replayed kernel's mapping entry by name, else by
@@ -469,15 +618,55 @@ func lookup(byName, byCanon map[string]*mapped, name string) *mapped {
 	return byCanon[kernels.Canonical(name)]
 }
 
-func (a *analysis) sig(sh trace.Shapes) *sig {
-	k := [3]uint32{sh.Dims, sh.Types, sh.Concrete}
-	s := a.sigs[k]
-	if s == nil {
-		v := parseSig(a.st.Name(sh.Dims), a.st.Name(sh.Types), a.st.Name(sh.Concrete))
-		s = &v
-		a.sigs[k] = s
+// shapesOf is st.ShapesOf(i), searching out from where the last lookup
+// landed: ops are resolved about in the order of their shapes.
+func (a *analysis) shapesOf(i int32) *trace.Shapes {
+	s := a.st.Shapes
+	n := len(s)
+	h := min(a.shHint, n)
+	lo, hi := 0, n // the first k with s[k].CPU >= i is in [lo, hi]
+	if h < n && s[h].CPU < i {
+		lo = h + 1
+		for step := 1; ; step <<= 1 {
+			k := h + step
+			if k >= n {
+				break
+			}
+			if s[k].CPU >= i {
+				hi = k
+				break
+			}
+			lo = k + 1
+		}
+	} else {
+		hi = h
+		if h > 0 && s[h-1].CPU < i {
+			lo = h
+		}
 	}
-	return s
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s[m].CPU < i {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	a.shHint = lo
+	if lo < n && s[lo].CPU == i {
+		return &s[lo]
+	}
+	return nil
+}
+
+// sigNum returns the number of a signature in a.sigs, parsing it once.
+func (a *analysis) sigNum(sh trace.Shapes) int32 {
+	n, added := a.sigTab.Index(uint64(sh.Dims)<<32|uint64(sh.Types), uint64(sh.Concrete))
+	if added {
+		v := parseSig(a.st.Name(sh.Dims), a.st.Name(sh.Types), a.st.Name(sh.Concrete))
+		a.sigs = append(a.sigs, &v)
+	}
+	return n
 }
 
 // launchingOp finds the cpu_op that launched o: by its External id, else
@@ -507,10 +696,13 @@ func (a *analysis) resolve(op int32) *opInfo {
 	}
 	st := a.st
 	s := &st.CPU[op]
-	info := &opInfo{top: op, modelled: -1, launcher: s.Name}
-	chain := []int32{op} // inner → outer
-	n := a.j.CPU[callsite.Thread{File: s.File, Track: s.Track}]
-	for p := n.At(st.CPU, s.TS); p >= 0; p = n.Parent[p] {
+	info := opInfo{top: op, modelled: -1, launcher: s.Name}
+	chain := append(a.chain[:0], op) // inner → outer
+	if !a.haveThread || a.lastThread != (callsite.Thread{File: s.File, Track: s.Track}) {
+		a.lastThread, a.lastNest, a.haveThread = callsite.Thread{File: s.File, Track: s.Track}, a.j.CPUNest(s.File, s.Track), true
+	}
+	n := a.lastNest
+	for p := a.cur.At(n, st.CPU, s.TS); p >= 0; p = n.Parent[p] {
 		i := n.Pos[p]
 		c := &st.CPU[i]
 		if i == op || c.Kind != trace.KindCPUOp || c.TS > s.TS || c.End() < s.End() {
@@ -521,24 +713,31 @@ func (a *analysis) resolve(op int32) *opInfo {
 		}
 		chain = append(chain, i)
 	}
+	a.chain = chain
 	info.top = chain[len(chain)-1]
+	noteID := uint32(0)
 	for _, i := range chain {
 		var sh trace.Shapes
 		sh.Flops = trace.None
-		if p := st.ShapesOf(i); p != nil {
+		if p := a.shapesOf(i); p != nil {
 			sh = *p
 		}
-		c, ok, note := a.model(st.CPU[i].Name, sh)
-		if ok {
-			info.modelled, info.c = i, c
+		m := a.model(st.CPU[i].Name, sh)
+		if m.ok {
+			info.modelled, info.c = i, m.c
+			if sh.Flops > 0 {
+				info.c.flops = float64(sh.Flops)
+			}
+			info.dtypeID, info.modelID = m.dtypeID, m.modelID
 			break
 		}
 		if info.note == "" {
-			info.note = note
+			info.note, noteID = m.note, m.noteID
 		}
 	}
+	info.noteID = noteID // 0 is ""
 	info.op, info.valid = op, true
-	*slot = *info
+	*slot = info
 	return slot
 }
 

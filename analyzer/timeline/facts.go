@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
@@ -44,82 +45,114 @@ type Facts struct {
 func ComputeFacts(st *trace.Store, fi int) Facts {
 	f := Facts{File: st.Files[fi].Name}
 	graphCorr := map[int64]bool{}
-	for i := range st.CPU {
-		c := &st.CPU[i]
-		if int(c.File) != fi || c.Kind != trace.KindRuntime && c.Kind != trace.KindDriver {
-			continue
-		}
-		n := st.Name(c.Name)
-		if strings.HasPrefix(n, "cudaGraphLaunch") || strings.HasPrefix(n, "hipGraphLaunch") {
-			f.GraphLaunches++
-			if c.Corr != trace.None {
-				graphCorr[c.Corr] = true
+	lastName, lastGraph, seen := uint32(0), false, false // consecutive calls repeat names
+	callsite.Chunks(len(st.CPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := &st.CPU[i]
+			if int(c.File) != fi || c.Kind != trace.KindRuntime && c.Kind != trace.KindDriver {
+				continue
+			}
+			if !seen || c.Name != lastName {
+				n := st.Name(c.Name)
+				lastName, lastGraph, seen = c.Name, strings.HasPrefix(n, "cudaGraphLaunch") || strings.HasPrefix(n, "hipGraphLaunch"), true
+			}
+			if lastGraph {
+				f.GraphLaunches++
+				if c.Corr != trace.None {
+					graphCorr[c.Corr] = true
+				}
 			}
 		}
-	}
-	type sk struct{ d, s int32 }
-	streams := map[sk]*StreamStat{}
-	byName := map[uint32]*KernelStat{}
-	ncclName := map[uint32]bool{}
-	var nccl []interval
-	other := make([]interval, 0, opsOf(st, fi))
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if int(o.File) != fi || !o.Kind.IsGPUWork() {
-			continue
+	})
+	// Streams are few: a list with the last one remembered. Kernel names
+	// are looked up by id (1 + index in kernels, 0 = not seen).
+	var streams []StreamStat
+	lastS := -1
+	var kernels []KernelStat
+	var isNCCL []bool
+	byName := make([]int32, len(st.Names))
+	// Sized once; other (non-NCCL) kernels fill the columns from the
+	// front, NCCL kernels from the back, copies and fills go aside.
+	n := opsOf(st, fi)
+	buf := ivs{make([]int64, n), make([]int64, n)}
+	nOther, nNCCL := 0, 0
+	var copies ivs
+	first, last := int64(1<<62), int64(-1<<62)
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if int(o.File) != fi || !o.Kind.IsGPUWork() {
+				continue
+			}
+			first, last = min(first, o.TS), max(last, o.End())
+			if lastS < 0 || streams[lastS].Device != o.Device || streams[lastS].Stream != o.Stream {
+				lastS = -1
+				for k := range streams {
+					if streams[k].Device == o.Device && streams[k].Stream == o.Stream {
+						lastS = k
+						break
+					}
+				}
+				if lastS < 0 {
+					lastS = len(streams)
+					streams = append(streams, StreamStat{Device: o.Device, Stream: o.Stream})
+				}
+			}
+			s := &streams[lastS]
+			switch o.Kind {
+			case trace.KindMemcpy:
+				s.Memcpys++
+				s.MemcpyTime += o.Dur
+				copies.add(o.TS, o.End())
+				continue
+			case trace.KindMemset:
+				s.Memsets++
+				s.MemsetTime += o.Dur
+				copies.add(o.TS, o.End())
+				continue
+			}
+			s.Kernels++
+			s.KernelTime += o.Dur
+			f.Kernels++
+			f.KernelTime += o.Dur
+			for int(o.Name) >= len(byName) {
+				byName = append(byName, make([]int32, len(byName)+64)...)
+			}
+			k := byName[o.Name] - 1
+			if k < 0 {
+				k = int32(len(kernels))
+				byName[o.Name] = k + 1
+				kernels = append(kernels, KernelStat{Name: st.Name(o.Name)})
+				isNCCL = append(isNCCL, strings.Contains(strings.ToLower(st.Name(o.Name)), "nccl"))
+			}
+			kernels[k].Count++
+			kernels[k].Time += o.Dur
+			if len(graphCorr) > 0 && o.Corr != trace.None && graphCorr[o.Corr] {
+				f.GraphKernels++
+			}
+			if isNCCL[k] {
+				f.NCCLKernels++
+				f.NCCLTime += o.Dur
+				nNCCL++
+				buf.s[n-nNCCL], buf.e[n-nNCCL] = o.TS, o.End()
+			} else {
+				buf.s[nOther], buf.e[nOther] = o.TS, o.End()
+				nOther++
+			}
 		}
-		s := streams[sk{o.Device, o.Stream}]
-		if s == nil {
-			s = &StreamStat{Device: o.Device, Stream: o.Stream}
-			streams[sk{o.Device, o.Stream}] = s
-		}
-		switch o.Kind {
-		case trace.KindMemcpy:
-			s.Memcpys++
-			s.MemcpyTime += o.Dur
-			continue
-		case trace.KindMemset:
-			s.Memsets++
-			s.MemsetTime += o.Dur
-			continue
-		}
-		s.Kernels++
-		s.KernelTime += o.Dur
-		f.Kernels++
-		f.KernelTime += o.Dur
-		k := byName[o.Name]
-		if k == nil {
-			k = &KernelStat{Name: st.Name(o.Name)}
-			byName[o.Name] = k
-			ncclName[o.Name] = strings.Contains(strings.ToLower(k.Name), "nccl")
-		}
-		k.Count++
-		k.Time += o.Dur
-		if o.Corr != trace.None && graphCorr[o.Corr] {
-			f.GraphKernels++
-		}
-		if ncclName[o.Name] {
-			f.NCCLKernels++
-			f.NCCLTime += o.Dur
-			nccl = append(nccl, interval{o.TS, o.End()})
-		} else {
-			other = append(other, interval{o.TS, o.End()})
-		}
-	}
-	f.NCCLComputeOverlap = overlap(union(nccl), union(other))
-	f.DistinctKernels = len(byName)
-	for _, s := range streams {
-		f.Streams = append(f.Streams, *s)
-	}
+	})
+	ncclU := union(ivs{buf.s[n-nNCCL:], buf.e[n-nNCCL:]})
+	otherU := union(ivs{buf.s[:nOther], buf.e[:nOther]})
+	f.NCCLComputeOverlap = overlap(ncclU, otherU)
+	f.DistinctKernels = len(kernels)
+	f.Streams = streams
 	slices.SortFunc(f.Streams, func(a, b StreamStat) int {
 		if a.Device != b.Device {
 			return int(a.Device - b.Device)
 		}
 		return int(a.Stream - b.Stream)
 	})
-	for _, k := range byName {
-		f.TopKernels = append(f.TopKernels, *k)
-	}
+	f.TopKernels = kernels
 	slices.SortFunc(f.TopKernels, func(a, b KernelStat) int {
 		if a.Time != b.Time {
 			if a.Time > b.Time {
@@ -132,6 +165,15 @@ func ComputeFacts(st *trace.Store, fi int) Facts {
 	if len(f.TopKernels) > 10 {
 		f.TopKernels = f.TopKernels[:10]
 	}
-	f.Busy, f.Span = Union(st, fi)
+	// Busy is the union of all GPU work (Union(st, fi)), from the unions
+	// already built.
+	if first <= last {
+		f.Span = last - first
+		if copies.len() == 0 { // |A ∪ B| = |A| + |B| − |A ∩ B|
+			f.Busy = length(ncclU) + length(otherU) - f.NCCLComputeOverlap
+		} else {
+			f.Busy = unionLength(ncclU, otherU, union(copies))
+		}
+	}
 	return f
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
@@ -25,7 +26,19 @@ type Timeline struct {
 	TotalMemcpy   int64
 }
 
-type interval struct{ s, e int64 }
+// ivs holds intervals [s[k], e[k]) as two columns. Before union the
+// columns need not pair up: the union of intervals depends only on the
+// multisets of starts and of ends, so each column is sorted on its own
+// (slices.Sort on int64 makes no comparison calls, which wasm pays for
+// per step of a sort with a comparison function).
+type ivs struct{ s, e []int64 }
+
+func (v ivs) len() int { return len(v.s) }
+
+func (v *ivs) add(s, e int64) {
+	v.s = append(v.s, s)
+	v.e = append(v.e, e)
+}
 
 // Compute returns the timeline of file fi of the store. TraceLens classes:
 // gpu_memcpy → memcpy; kernels whose name contains "nccl" → comm; other
@@ -35,53 +48,53 @@ type interval struct{ s, e int64 }
 func Compute(st *trace.Store, fi int) Timeline {
 	tl := Timeline{File: st.Files[fi].Name, Window: "gpu_span"}
 	ws, we := int64(0), int64(-1)
-	for i := range st.Annot {
-		a := &st.Annot[i]
-		if int(a.File) == fi && strings.HasPrefix(st.Name(a.Name), "ProfilerStep#") {
-			if we < ws || a.TS < ws {
-				ws = a.TS
+	var steps nameFlags // per name id: 1 + is a ProfilerStep#, 0 = not known yet
+	callsite.Chunks(len(st.Annot), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a := &st.Annot[i]
+			if int(a.File) == fi && steps.has(st, a.Name, isStep) {
+				if we < ws || a.TS < ws {
+					ws = a.TS
+				}
+				if a.End() > we {
+					we = a.End()
+				}
+				tl.Window = "ProfilerStep"
 			}
-			if a.End() > we {
-				we = a.End()
-			}
-			tl.Window = "ProfilerStep"
 		}
-	}
+	})
 	// Sized once: at millions of ops, append's growth garbage would set a
-	// wasm module's never-shrinking high-water mark.
+	// wasm module's never-shrinking high-water mark. Computation fills
+	// one pair of columns from the front, communication from the back.
 	n := opsOf(st, fi)
-	comp := make([]interval, 0, n)
-	var comm, mem []interval
+	buf := ivs{make([]int64, n), make([]int64, n)}
+	nComp, nComm := 0, 0
+	var mem ivs
 	first, last := int64(1<<62), int64(-1<<62)
-	isNCCL := map[uint32]bool{}
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if int(o.File) != fi || !o.Kind.IsGPUWork() {
-			continue
-		}
-		if tl.Window == "ProfilerStep" && (o.TS < ws || o.TS > we) {
-			continue
-		}
-		iv := interval{o.TS, o.End()}
-		first, last = min(first, iv.s), max(last, iv.e)
-		switch o.Kind {
-		case trace.KindMemcpy:
-			mem = append(mem, iv)
-		case trace.KindMemset:
-			comp = append(comp, iv)
-		default:
-			nc, ok := isNCCL[o.Name]
-			if !ok {
-				nc = strings.Contains(strings.ToLower(st.Name(o.Name)), "nccl")
-				isNCCL[o.Name] = nc
+	var nccl nameFlags
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if int(o.File) != fi || !o.Kind.IsGPUWork() {
+				continue
 			}
-			if nc {
-				comm = append(comm, iv)
-			} else {
-				comp = append(comp, iv)
+			if tl.Window == "ProfilerStep" && (o.TS < ws || o.TS > we) {
+				continue
+			}
+			s, e := o.TS, o.End()
+			first, last = min(first, s), max(last, e)
+			switch {
+			case o.Kind == trace.KindMemcpy:
+				mem.add(s, e)
+			case o.Kind == trace.KindKernel && nccl.is(st, o.Name):
+				nComm++
+				buf.s[n-nComm], buf.e[n-nComm] = s, e
+			default:
+				buf.s[nComp], buf.e[nComp] = s, e
+				nComp++
 			}
 		}
-	}
+	})
 	if last < first {
 		return tl
 	}
@@ -90,65 +103,95 @@ func Compute(st *trace.Store, fi int) Timeline {
 	} else {
 		tl.Total = last - first
 	}
-	compU, commU, memU := union(comp), union(comm), union(mem)
+	compU := union(ivs{buf.s[:nComp], buf.e[:nComp]})
+	commU := union(ivs{buf.s[n-nComm:], buf.e[n-nComm:]})
+	memU := union(mem)
 	tl.Computation = length(compU)
 	tl.TotalComm = length(commU)
 	tl.TotalMemcpy = length(memU)
 	tl.ExposedComm = tl.TotalComm - overlap(commU, compU)
-	compComm := union(append(append([]interval(nil), compU...), commU...))
-	tl.ExposedMemcpy = tl.TotalMemcpy - overlap(memU, compComm)
+	if memU.len() > 0 { // else no memcpy is exposed
+		both := ivs{append(slices.Clip(compU.s), commU.s...), append(slices.Clip(compU.e), commU.e...)}
+		tl.ExposedMemcpy = tl.TotalMemcpy - overlap(memU, union(both))
+	}
 	tl.Busy = tl.Computation + tl.ExposedComm + tl.ExposedMemcpy
 	tl.Idle = tl.Total - tl.Busy
 	return tl
 }
 
-// union merges intervals into a sorted, disjoint list.
-func union(iv []interval) []interval {
-	if len(iv) == 0 {
-		return nil
+// nameFlags memoizes a property of names per name id (by default
+// whether the name contains "nccl", any case).
+type nameFlags []uint8 // 1 + has it, 0 = not known yet
+
+func (m *nameFlags) is(st *trace.Store, id uint32) bool { return m.has(st, id, isNCCL) }
+
+func isNCCL(name string) bool { return strings.Contains(strings.ToLower(name), "nccl") }
+
+func isStep(name string) bool { return strings.HasPrefix(name, "ProfilerStep#") }
+
+func (m *nameFlags) has(st *trace.Store, id uint32, f func(string) bool) bool {
+	for int(id) >= len(*m) {
+		*m = append(*m, make([]uint8, len(*m)+64)...)
 	}
-	slices.SortFunc(iv, func(a, b interval) int {
-		if a.s != b.s {
-			if a.s < b.s {
-				return -1
-			}
-			return 1
+	v := (*m)[id]
+	if v == 0 {
+		v = 1
+		if f(st.Name(id)) {
+			v = 2
 		}
-		if a.e < b.e {
-			return -1
-		} else if a.e > b.e {
-			return 1
-		}
-		return 0
-	})
-	out := iv[:1]
-	for _, x := range iv[1:] {
-		l := &out[len(out)-1]
-		if x.s <= l.e {
-			l.e = max(l.e, x.e)
-			continue
-		}
-		out = append(out, x)
+		(*m)[id] = v
 	}
-	return out
+	return v == 2
 }
 
-func length(u []interval) (n int64) {
-	for _, x := range u {
-		n += x.e - x.s
+// union merges intervals into a sorted, disjoint list, in place (the
+// columns are sorted). Intervals that touch merge, as with a sweep over
+// intervals sorted by start that extends the last one while the next
+// starts at or before its end: starts are taken before ends at equal
+// times.
+func union(v ivs) ivs {
+	if v.len() == 0 {
+		return ivs{}
+	}
+	slices.Sort(v.s)
+	slices.Sort(v.e)
+	// The k-th interval out is written at k, never past the starts and
+	// ends read so far.
+	k, i, open, depth := 0, 0, int64(0), 0
+	callsite.Chunks(len(v.e), func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			for ; i < len(v.s) && v.s[i] <= v.e[j]; i++ {
+				if depth == 0 {
+					open = v.s[i]
+				}
+				depth++
+			}
+			depth--
+			if depth == 0 {
+				v.s[k], v.e[k] = open, v.e[j]
+				k++
+			}
+		}
+	})
+	return ivs{v.s[:k], v.e[:k]}
+}
+
+func length(u ivs) (n int64) {
+	for k := range u.s {
+		n += u.e[k] - u.s[k]
 	}
 	return n
 }
 
 // overlap returns the length of the intersection of two disjoint sorted lists.
-func overlap(a, b []interval) (n int64) {
+func overlap(a, b ivs) (n int64) {
 	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		s, e := max(a[i].s, b[j].s), min(a[i].e, b[j].e)
+	for i < len(a.s) && j < len(b.s) {
+		s, e := max(a.s[i], b.s[j]), min(a.e[i], b.e[j])
 		if e > s {
 			n += e - s
 		}
-		if a[i].e < b[j].e {
+		if a.e[i] < b.e[j] {
 			i++
 		} else {
 			j++
@@ -157,19 +200,58 @@ func overlap(a, b []interval) (n int64) {
 	return n
 }
 
+// unionLength is length(union(lists…)) for sorted, disjoint lists, without
+// building the union.
+func unionLength(lists ...ivs) (n int64) {
+	si := make([]int, len(lists))
+	ei := make([]int, len(lists))
+	open, depth := int64(0), 0
+	for {
+		ns, ks := int64(0), -1 // the next start and its list
+		ne, ke := int64(0), -1 // the next end and its list
+		for k, l := range lists {
+			if si[k] < len(l.s) && (ks < 0 || l.s[si[k]] < ns) {
+				ns, ks = l.s[si[k]], k
+			}
+			if ei[k] < len(l.e) && (ke < 0 || l.e[ei[k]] < ne) {
+				ne, ke = l.e[ei[k]], k
+			}
+		}
+		switch {
+		case ke < 0:
+			return n
+		case ks >= 0 && ns <= ne:
+			if depth == 0 {
+				open = ns
+			}
+			depth++
+			si[ks]++
+		default:
+			depth--
+			if depth == 0 {
+				n += ne - open
+			}
+			ei[ke]++
+		}
+	}
+}
+
 // Union returns the length of the union of all GPU work intervals of file fi
 // and the activity span (max end − min start), both ns.
 func Union(st *trace.Store, fi int) (busy, span int64) {
-	iv := make([]interval, 0, opsOf(st, fi))
+	n := opsOf(st, fi)
+	iv := ivs{make([]int64, 0, n), make([]int64, 0, n)}
 	first, last := int64(1<<62), int64(-1<<62)
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if int(o.File) == fi && o.Kind.IsGPUWork() {
-			iv = append(iv, interval{o.TS, o.End()})
-			first, last = min(first, o.TS), max(last, o.End())
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if int(o.File) == fi && o.Kind.IsGPUWork() {
+				iv.add(o.TS, o.End())
+				first, last = min(first, o.TS), max(last, o.End())
+			}
 		}
-	}
-	if len(iv) == 0 {
+	})
+	if iv.len() == 0 {
 		return 0, 0
 	}
 	return length(union(iv)), last - first
@@ -178,10 +260,12 @@ func Union(st *trace.Store, fi int) (busy, span int64) {
 // opsOf counts the GPU work ops of file fi.
 func opsOf(st *trace.Store, fi int) int {
 	n := 0
-	for i := range st.GPU {
-		if int(st.GPU[i].File) == fi && st.GPU[i].Kind.IsGPUWork() {
-			n++
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if int(st.GPU[i].File) == fi && st.GPU[i].Kind.IsGPUWork() {
+				n++
+			}
 		}
-	}
+	})
 	return n
 }

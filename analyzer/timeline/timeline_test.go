@@ -1,17 +1,86 @@
 package timeline
 
-import "testing"
+import (
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+func mk(v ...[2]int64) ivs {
+	var out ivs
+	for _, x := range v {
+		out.add(x[0], x[1])
+	}
+	return out
+}
 
 func TestUnionOverlap(t *testing.T) {
-	u := union([]interval{{5, 10}, {0, 3}, {2, 4}, {10, 12}, {20, 21}})
-	if len(u) != 3 || length(u) != 4+7+1 {
+	u := union(mk([2]int64{5, 10}, [2]int64{0, 3}, [2]int64{2, 4}, [2]int64{10, 12}, [2]int64{20, 21}))
+	if u.len() != 3 || length(u) != 4+7+1 {
 		t.Fatalf("union %v", u)
 	}
-	v := union([]interval{{3, 6}, {11, 30}})
+	v := union(mk([2]int64{3, 6}, [2]int64{11, 30}))
 	if got := overlap(u, v); got != 1+1+1+1 { // [3,4] [5,6] [11,12] [20,21]
 		t.Errorf("overlap = %d", got)
 	}
-	if overlap(nil, v) != 0 || length(nil) != 0 {
+	if overlap(ivs{}, v) != 0 || length(ivs{}) != 0 {
 		t.Error("empty sets")
+	}
+	if got := unionLength(u, v, ivs{}); got != 30 { // [0,4] [3,6] [5,12] [11,30]: [0,30]
+		t.Errorf("unionLength = %d", got)
+	}
+}
+
+// unionPairs is the merge of intervals sorted by (start, end) that union
+// computed before it sorted starts and ends apart.
+func unionPairs(iv [][2]int64) [][2]int64 {
+	if len(iv) == 0 {
+		return nil
+	}
+	slices.SortFunc(iv, func(a, b [2]int64) int {
+		if a[0] != b[0] {
+			return int(a[0] - b[0])
+		}
+		return int(a[1] - b[1])
+	})
+	out := iv[:1]
+	for _, x := range iv[1:] {
+		l := &out[len(out)-1]
+		if x[0] <= l[1] {
+			l[1] = max(l[1], x[1])
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+func TestUnionMatchesPairs(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for range 2000 {
+		n := r.Intn(12)
+		var pairs [][2]int64
+		var v ivs
+		for range n {
+			s := r.Int63n(30)
+			e := s + r.Int63n(6) // zero lengths too
+			pairs = append(pairs, [2]int64{s, e})
+			v.add(s, e)
+		}
+		want := unionPairs(slices.Clone(pairs))
+		got := union(v)
+		if got.len() != len(want) {
+			t.Fatalf("%v: union %v, want %v", pairs, got, want)
+		}
+		for k := range want {
+			if got.s[k] != want[k][0] || got.e[k] != want[k][1] {
+				t.Fatalf("%v: union %v, want %v", pairs, got, want)
+			}
+		}
+		// unionLength of pieces is the length of the whole union.
+		a, b := union(mk(pairs[:n/2]...)), union(mk(pairs[n/2:]...))
+		if g, w := unionLength(a, b), length(got); g != w {
+			t.Fatalf("%v: unionLength %d, want %d", pairs, g, w)
+		}
 	}
 }

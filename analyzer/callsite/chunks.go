@@ -1,0 +1,23 @@
+package callsite
+
+// ChunkOps is how many records Chunks hands f at a time.
+const ChunkOps = 4096
+
+// Chunks calls f(lo, hi) over [0, n) in consecutive ranges of ChunkOps.
+//
+// This is for the module: V8 (the page's Chromium, node) runs a wasm
+// function in its baseline (Liftoff) code until it has run long enough,
+// then compiles it optimized in the background for its next call; a call
+// already running never switches. An analysis' loop over a million GPU
+// ops runs once per job, so it ran start to end in baseline code, 2–3×
+// slower, and its optimized code (compiled meanwhile, at 50–120 ms of CPU
+// for the largest) was never used. As a function called per chunk it runs
+// optimized once that code is ready. Natively it costs a call per chunk.
+// Not inlined: f would be inlined into the caller's loop with it.
+//
+//go:noinline
+func Chunks(n int, f func(lo, hi int)) {
+	for lo := 0; lo < n; lo += ChunkOps {
+		f(lo, min(lo+ChunkOps, n))
+	}
+}
