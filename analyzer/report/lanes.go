@@ -2,6 +2,8 @@ package report
 
 import (
 	"slices"
+
+	"github.com/gputriage/gputriage/analyzer/callsite"
 )
 
 // LaneBins is the resolution of the per-stream activity view.
@@ -44,32 +46,50 @@ func Lanes(a *Analysis) []byte {
 		}
 		f.Start, f.Span = US(0), US(last-first)
 		span := last - first
+		// Lanes in the order first seen, found through the last one used
+		// (consecutive ops mostly share a stream) before a map lookup;
+		// the loop runs in chunks so V8's optimized code takes over
+		// (callsite.Chunks).
 		type sk struct{ d, s int32 }
-		acc := map[sk][]int64{}
-		counts := map[sk]int64{}
-		for i := range st.GPU {
-			o := &st.GPU[i]
-			if int(o.File) != fi || !o.Kind.IsGPUWork() {
-				continue
-			}
-			k := sk{o.Device, o.Stream}
-			b := acc[k]
-			if b == nil {
-				b = make([]int64, LaneBins)
-				acc[k] = b
-			}
-			counts[k]++
-			s, e := o.TS-first, o.End()-first
-			for bi := s * LaneBins / span; bi < LaneBins && bi*span/LaneBins < e; bi++ {
-				bs, be := bi*span/LaneBins, (bi+1)*span/LaneBins
-				if ov := min(e, be) - max(s, bs); ov > 0 {
-					b[bi] += ov
+		type acc struct {
+			k    sk
+			n    int64
+			bins []int64
+		}
+		var lanes []acc
+		index := map[sk]int{}
+		cur := -1
+		callsite.Chunks(len(st.GPU), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				o := &st.GPU[i]
+				if int(o.File) != fi || !o.Kind.IsGPUWork() {
+					continue
+				}
+				k := sk{o.Device, o.Stream}
+				if cur < 0 || lanes[cur].k != k {
+					j, ok := index[k]
+					if !ok {
+						j = len(lanes)
+						index[k] = j
+						lanes = append(lanes, acc{k: k, bins: make([]int64, LaneBins)})
+					}
+					cur = j
+				}
+				l := &lanes[cur]
+				l.n++
+				b := l.bins
+				s, e := o.TS-first, o.End()-first
+				for bi := s * LaneBins / span; bi < LaneBins && bi*span/LaneBins < e; bi++ {
+					bs, be := bi*span/LaneBins, (bi+1)*span/LaneBins
+					if ov := min(e, be) - max(s, bs); ov > 0 {
+						b[bi] += ov
+					}
 				}
 			}
-		}
-		for k, b := range acc {
-			l := lane{Device: k.d, Stream: k.s, Kernels: counts[k], Busy: make([]float64, LaneBins)}
-			for bi, v := range b {
+		})
+		for _, a := range lanes {
+			l := lane{Device: a.k.d, Stream: a.k.s, Kernels: a.n, Busy: make([]float64, LaneBins)}
+			for bi, v := range a.bins {
 				w := (int64(bi)+1)*span/LaneBins - int64(bi)*span/LaneBins
 				if w > 0 {
 					l.Busy[bi] = round(min(float64(v)/float64(w), 1), 3)
