@@ -53,6 +53,18 @@ func (d *digest) write(p []byte) {
 	}
 }
 
+// last returns the input's last digestEdge bytes (fewer if it is shorter).
+func (d *digest) last() []byte {
+	return append(append([]byte(nil), d.tail[d.pos:]...), d.tail[:d.pos]...)
+}
+
+// skip counts n bytes of input whose last bytes are tail (the rest of them
+// read elsewhere, by a BlockParser). The head must be full already.
+func (d *digest) skip(n int64, tail []byte) {
+	d.n += n - int64(len(tail))
+	d.write(tail)
+}
+
 func (d *digest) sum() string {
 	h := fnv.New64a()
 	var n [8]byte

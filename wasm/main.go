@@ -52,6 +52,7 @@ func pace() {
 
 var (
 	job    *analyzer.Job
+	block  *analyzer.BlockParser // between block_begin and block_end
 	buf    []byte
 	result []byte
 	output []byte
@@ -85,7 +86,7 @@ func alloc(n uint32) uint32 {
 
 //go:wasmexport begin
 func begin(ptr, n uint32) int32 {
-	job = nil
+	job, block = nil, nil
 	result = nil
 	pace()
 	opts, err := analyzer.ParseOptions(bytesAt(ptr, n))
@@ -109,6 +110,11 @@ func fileBegin(ptr, n uint32) int32 {
 
 //go:wasmexport feed
 func feed(ptr, n uint32) int32 {
+	if block != nil {
+		pace()
+		block.Write(bytesAt(ptr, n))
+		return 0
+	}
 	if job == nil {
 		return setError("feed before begin")
 	}
@@ -218,4 +224,73 @@ func outputPtr() uint32 {
 		return 0
 	}
 	return uint32(uintptr(unsafe.Pointer(&output[0])))
+}
+
+// Blocks (docs/abi.md): one big trace read by several instances at once.
+
+// block_ready reports whether the rest of the current file may come as
+// blocks: 1 = yes, 2 = yes and the document is a bare array, 0 = not now.
+//
+//go:wasmexport block_ready
+func blockReady() int32 {
+	if job == nil {
+		return 0
+	}
+	switch ok, bare := job.BlockReady(); {
+	case ok && bare:
+		return 2
+	case ok:
+		return 1
+	}
+	return 0
+}
+
+// block_begin starts reading one block in this instance: opts are the
+// job's options (JSON), the block starts at byte lo + hi<<32 of the file's
+// decompressed bytes, between two elements of traceEvents (of a bare array
+// when bare is 1). feed pushes its bytes; block_end encodes it.
+//
+//go:wasmexport block_begin
+func blockBegin(ptr, n, lo, hi, bare uint32) int32 {
+	job, block, result = nil, nil, nil
+	pace()
+	opts, err := analyzer.ParseOptions(bytesAt(ptr, n))
+	if err != nil {
+		return setError(err.Error())
+	}
+	if block, err = analyzer.NewBlockParser(opts, int64(hi)<<32|int64(lo), bare == 1); err != nil {
+		return setError(err.Error())
+	}
+	return 0
+}
+
+// block_end ends the block: result_ptr/result_len hold its encoding.
+//
+//go:wasmexport block_end
+func blockEnd() int32 {
+	if block == nil {
+		return setError("block_end before block_begin")
+	}
+	result = block.AppendEncoded(result[:0])
+	block = nil
+	return 0
+}
+
+// block_merge merges an encoded block into the current file: 0 merged,
+// 3 the host must run the job again without blocks (analyzer.ErrSplit),
+// 2 a usage error or a damaged block.
+//
+//go:wasmexport block_merge
+func blockMerge(ptr, n uint32) int32 {
+	if job == nil {
+		return setError("block_merge before begin")
+	}
+	pace()
+	if err := job.MergeBlock(bytesAt(ptr, n)); err != nil {
+		if err == analyzer.ErrSplit {
+			return 3
+		}
+		return setError(err.Error())
+	}
+	return 0
 }
