@@ -15,7 +15,7 @@
 //   {type:'error', seq, message}
 import { wasi } from './wasi.js';
 
-const FEED = 256 << 10; // bytes per feed: what the single-worker path gets from DecompressionStream, roughly
+const FEED = 64 << 10; // bytes per feed: bigger ones parse slower (the bytes are no longer in cache; inflate-worker.js)
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 

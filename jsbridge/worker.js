@@ -292,7 +292,7 @@ const HEAD = (4 << 20) + (64 << 10); // block_ready says 0 until more than 4 MiB
 const RETRY = 256 << 10; // after block_ready 0: the next boundary this much later
 const RETRIES = 16; // then the file is fed whole
 const BLOCK = 16 << 20;
-const HEAD_FEED = 256 << 10; // bytes per feed of a head piece
+const HEAD_FEED = 64 << 10; // bytes per feed of a head piece (as parser.js)
 
 /**
  * A file's block feeder: onChunk/onEnd for pushFile.
@@ -345,11 +345,12 @@ function blockFeeder(m, ctx, feedHead, onDispatch) {
       await pool.wait(next);
       merge();
     }
+    const n = piece.length; // before the transfer detaches it
     pool.submit(ctx.seq, piece, ctx.opts, offset, bare);
     reads.set(ctx.seq, read);
     ctx.seq++;
-    offset += piece.length;
-    onDispatch(piece.length, read);
+    offset += n;
+    onDispatch(n, read);
   };
 
   const head = (piece, read) => {
