@@ -506,6 +506,14 @@ async function runOnce(files, opts, t0, sequential) {
   const modulePromiseValue = await getModule();
   const splits = !sequential && nParsers > 1 && typeof Worker === 'function' && typeof m.x.block_ready === 'function';
 
+  // The parsers start with the job (their Go runtimes start while the head
+  // is fed) when a file looks big enough to split.
+  if (splits) {
+    for (const { file } of files) {
+      if (await sizeHint(file, await isGzip(file)) >= HEAD + ctx.block) { ctx.pool(); break; }
+    }
+  }
+
   m.callStr('begin', optsJSON);
   try {
     for (let i = 0; i < files.length; i++) {

@@ -874,14 +874,25 @@ async function bigTrace() {
 
 test('cancel stops work; the next drop still works', async () => {
   const { file } = await bigTrace();
-  const s = await openPage(`${base}/`);
+  const s = await openPage(`${base}/?parsers=2`);
   try {
+    // The parser workers (nested, from a Blob URL) must end with the job's worker.
+    const parsers = [];
+    s.page.on('worker', (w) => {
+      if (!w.url().startsWith('blob:')) return;
+      const p = { closed: false };
+      w.on('close', () => { p.closed = true; });
+      parsers.push(p);
+    });
     await s.page.setInputFiles('#pick-files', [file]);
-    await s.page.waitForFunction(() => (window.__gputriage.progress?.rawBytes ?? 0) > 20e6, null, { timeout: 60_000 });
+    await s.page.waitForFunction(() => (window.__gputriage.progress?.rawBytes ?? 0) > 40e6, null, { timeout: 60_000 });
     const t0 = Date.now();
     await s.page.getByRole('button', { name: /Cancel/ }).click();
     await s.page.waitForFunction(() => document.body.dataset.state === 'idle', null, { timeout: 2_000 });
     note(`cancel → idle in ${Date.now() - t0} ms`);
+    assert.equal(parsers.length, 2, 'two parser workers ran');
+    for (let i = 0; i < 50 && parsers.some((p) => !p.closed); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(parsers.every((p) => p.closed), 'the parser workers ended with the cancel');
     assert.ok(await s.page.locator('#progress').isHidden(), 'progress hidden');
     await drop(s.page, [TRACES.rocmDecode]);
     assert.ok(await s.page.locator('#kernels tbody tr').count() > 0, 'next job ran');
