@@ -7,9 +7,13 @@
 //
 // A cut at p: the text before p ends with `}` ws* `,` ws*, p is `{`, and the
 // object that starts there has a "ph" key at its own top level within its
-// first LOOKAHEAD bytes (an object inside args, `[{...}, {...}]`, has none).
+// first LOOKAHEAD bytes (an object inside args, `[{...}, {...}]`, has none);
+// where the document has newlines, the whitespace around the `,` must hold
+// one (never inside a JSON string). The module's own guess, trace.NextCut
+// (analyzer/trace/block.go), is the same but for the top-level test.
 
 export const LOOKAHEAD = 512;
+const PRETTY_LOOK = 4096; // how far before a cut a newline says the document is pretty-printed
 
 const WS = new Uint8Array(256);
 for (const c of [0x20, 0x09, 0x0a, 0x0d]) WS[c] = 1;
@@ -29,11 +33,15 @@ export function findCut(buf, from, eof = false) {
     if (p < 0) return -1;
     i = p + 1;
     let j = p - 1;
-    while (j >= 0 && WS[buf[j]]) j--;
+    let nl = false;
+    while (j >= 0 && WS[buf[j]]) nl ||= buf[j--] === 0x0a;
     if (j < 0 || buf[j] !== 0x2c) continue; // ','
     j--;
-    while (j >= 0 && WS[buf[j]]) j--;
+    while (j >= 0 && WS[buf[j]]) nl ||= buf[j--] === 0x0a;
     if (j < 0 || buf[j] !== 0x7d) continue; // '}'
+    // A document with newlines between its elements: the cut's whitespace
+    // must hold one too (a JSON string cannot), as trace.NextCut says.
+    if (!nl && buf.subarray(Math.max(0, j - PRETTY_LOOK), j).includes(0x0a)) continue;
     const ph = topLevelPh(buf, p, Math.min(end, p + LOOKAHEAD));
     if (ph === 1) return p;
     if (ph === 0 && end < p + LOOKAHEAD && !eof) return -(p + 2);

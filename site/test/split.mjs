@@ -79,4 +79,9 @@ assert.equal(new TextDecoder().decode(doc.subarray(p, p + 10)), '{"name":"k', 't
 const far = enc.encode(`{"traceEvents":[{"ph":"X"},{"args":"${'x'.repeat(600)}","ph":"X"}]}`);
 assert.equal(findCut(far, 1, true), -1, 'no "ph" within the lookahead: no cut');
 assert.ok(findCut(far.subarray(0, 40), 1, false) <= -2, 'lookahead cut short: ask again later');
-console.log(`split: ${cuts} cuts checked; 3 unit cases ok`);
+// In a document with newlines, a `},{` without one is inside a string.
+const pretty = enc.encode('[\n{"ph":"X","name":"a},{\\"ph\\":1, \\"x\\":2"},\n{"ph":"X","name":"b"}]');
+const q = findCut(pretty, 3, true);
+assert.equal(new TextDecoder().decode(pretty.subarray(q, q + 6)), '{"ph":', 'the cut is the element after the newline');
+assert.ok(pretty[q - 1] === 0x0a, 'not the one inside the name');
+console.log(`split: ${cuts} cuts checked; 4 unit cases ok`);
