@@ -266,8 +266,8 @@ async function pushFile(m, file, name, onChunk, { inflateWorker = false, split =
     }
     if (feeder && !stopped) await feeder.onEnd(read);
   } catch (err) {
-    if (err instanceof WasiExit || err instanceof WebAssembly.RuntimeError || err?.fromModule || err instanceof RestartJob) throw err;
     reader?.cancel().catch(() => {});
+    if (err instanceof WasiExit || err instanceof WebAssembly.RuntimeError || err?.fromModule || err instanceof RestartJob) throw err;
     if (feeder && !feeder.clean()) throw new RestartJob(`${name}: ${describeReadError(err)} in block mode`);
     if (gz && err?.name === 'TypeError') { // damaged or multi-member gzip: the module reads it as the CLI
       await gunzipInModule(m, file, fed, onChunk);

@@ -960,7 +960,7 @@ function browserCPU() {
 // in the same run; every path must give the same artifacts.
 // GPUTRIAGE_BIG_RUNS=n runs each path n times (medians are printed);
 // GPUTRIAGE_BASELINE_DIST=dir adds that build's page (its default path) first;
-// GPUTRIAGE_BIG_PATHS=a,b,... keeps only the paths whose labels contain one of them.
+// GPUTRIAGE_BIG_PATHS=a,b,... keeps only the paths whose labels start with one of them.
 test('big generated trace: 1, 2 and hardwareConcurrency parser workers (and the gunzip worker), same artifacts', async () => {
   const { file, raw } = await bigTrace();
   const runs = Number(process.env.GPUTRIAGE_BIG_RUNS ?? 1);
@@ -974,7 +974,7 @@ test('big generated trace: 1, 2 and hardwareConcurrency parser workers (and the 
   paths.push(['gunzip worker + 1 parser', '?parsers=1&inflate=1', true, 1]);
   if (BASELINE) paths.unshift(['baseline build', 'baseline/', null, null]);
   const keep = (process.env.GPUTRIAGE_BIG_PATHS ?? '').split(',').filter(Boolean);
-  if (keep.length) paths = paths.filter(([l]) => keep.some((k) => l.includes(k)));
+  if (keep.length) paths = paths.filter(([l]) => keep.some((k) => l.startsWith(k)));
   const secs = new Map(paths.map(([l]) => [l, []]));
   const cpus = new Map(paths.map(([l]) => [l, []]));
   let ref = null;
