@@ -495,22 +495,31 @@ async function runOnce(files, opts, t0, sequential) {
     block: blockMiB > 0 ? Math.round(blockMiB * 2 ** 20) : BLOCK,
     opts: optsJSON,
     badSplit: !!badSplit,
+    n: nParsers,
     inFlight: 2 * nParsers,
     seq: 0,
     blocks: 0,
     mergeMs: 0,
     first: undefined,
     poolObj: null,
-    pool: () => (ctx.poolObj ??= new ParserPool(nParsers, modulePromiseValue)),
+    pool: () => (ctx.poolObj ??= new ParserPool(ctx.n, modulePromiseValue)),
   };
   const modulePromiseValue = await getModule();
   const splits = !sequential && nParsers > 1 && typeof Worker === 'function' && typeof m.x.block_ready === 'function';
 
   // The parsers start with the job (their Go runtimes start while the head
-  // is fed) when a file looks big enough to split.
+  // is fed) when a file looks big enough to split; no more of them than the
+  // biggest file has blocks.
   if (splits) {
+    let blocks = 0;
     for (const { file } of files) {
-      if (await sizeHint(file, await isGzip(file)) >= HEAD + ctx.block) { ctx.pool(); break; }
+      const hint = await sizeHint(file, await isGzip(file));
+      if (hint >= HEAD + ctx.block) blocks = Math.max(blocks, Math.ceil((hint - HEAD) / ctx.block));
+    }
+    if (blocks) {
+      ctx.n = Math.min(nParsers, blocks);
+      ctx.inFlight = 2 * ctx.n;
+      ctx.pool();
     }
   }
 
@@ -559,7 +568,7 @@ async function runOnce(files, opts, t0, sequential) {
     memory: m.memory,
     instantiateMs,
     inflateWorker,
-    parsers: ctx.blocks ? nParsers : 1,
+    parsers: ctx.blocks ? ctx.n : 1,
     blocks: ctx.blocks,
     restarted: false,
     parserMemory: ctx.poolObj?.parserMemory ?? 0,
