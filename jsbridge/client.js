@@ -45,6 +45,7 @@ export class Client {
 
   #spawn() {
     this.worker = createWorker(this.module);
+    this.worker.postMessage({ type: 'config', parsers: pipelineOpt().parsers });
     // The warm-up job runs in a worker of its own (#warmUp), never in the
     // way of a job.
     this.worker.postMessage({ type: 'warm-elsewhere' });

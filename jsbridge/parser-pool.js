@@ -1,9 +1,9 @@
-// The parser workers of one job (issue 12): nested workers of the job's
-// worker, each with its own instance of the same compiled module, started
-// from a Blob URL of parser.js's bundle (no request in either build; the
-// job worker's termination — a cancel — ends them too). Blocks go to the
-// least loaded parser; results come back in any order and are handed out in
-// block order (next()).
+// The parser workers (issue 12): nested workers of the job's worker, each
+// with its own instance of the same compiled module, started from a Blob URL
+// of parser.js's bundle (no request in either build; the job worker's
+// termination — a cancel — ends them too). The job's worker keeps them
+// between jobs. Blocks go to the least loaded parser; results come back in
+// any order and are taken in block order (take, wait).
 import source from 'gputriage-parser-source';
 
 let url = null;
@@ -12,19 +12,32 @@ export class ParserPool {
   /** @param {number} n @param {WebAssembly.Module} module */
   constructor(n, module) {
     url ??= URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+    this.module = module;
+    this.workers = [];
+    this.beginJob();
+    this.resize(n);
+  }
+
+  /** Forget the last job's state (its blocks were all merged). */
+  beginJob() {
     this.results = new Map(); // seq → message
     this.waiters = new Map(); // seq → resolve
     this.failure = null;
     this.onResult = null; // called on every arrival (the job merges eagerly)
     this.parserMemory = 0;
     this.parseMs = 0;
-    this.workers = [];
-    for (let i = 0; i < n; i++) {
-      const w = new Worker(url, { name: `parser-${i}` });
+    for (const p of this.workers) p.load = 0;
+  }
+
+  /** n parsers: more are started, extra ones end. */
+  resize(n) {
+    while (this.workers.length > n) this.workers.pop().w.terminate();
+    while (this.workers.length < n) {
+      const w = new Worker(url, { name: `parser-${this.workers.length}` });
       const p = { w, load: 0 };
       w.onmessage = (ev) => this.#arrive(p, ev.data);
       w.onerror = (ev) => { ev.preventDefault?.(); this.#arrive(p, { type: 'error', seq: -1, message: ev.message || 'a parser worker failed' }); };
-      w.postMessage({ type: 'module', module });
+      w.postMessage({ type: 'module', module: this.module });
       this.workers.push(p);
     }
   }

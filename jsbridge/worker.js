@@ -12,6 +12,11 @@
 //                                           run triage when ≥ 2 files are traces
 //                                           opts.inflateWorker: gunzip in a worker of
 //                                           its own (default off; needs ≥ 2 cores)
+//                                           opts.parsers: parser workers for a big trace
+//                                           (default the core count; ≤ 1: none),
+//                                           opts.blockMiB, opts.badSplit (tests)
+//   {type:'config', parsers}                the page's parsers option, before any job
+//                                           (how many parser workers to start when idle)
 //   {type:'warm-elsewhere'}                 no warm-up job here (a warm-up worker does it)
 //   {type:'warm-up', module, rounds}        warm-up worker: run the warm-up job rounds times, post 'warm'
 //   {type:'fix', file, name, gzip}          perfetto-fix: two passes, output streamed
@@ -47,6 +52,10 @@ self.onmessage = async (ev) => {
   if (msg.type === 'module') {
     modulePromise = Promise.resolve(msg.module);
     idleSoon();
+    return;
+  }
+  if (msg.type === 'config') { // the page's ?parsers=N, before any job: how many parser workers to keep ready
+    configParsers = msg.parsers;
     return;
   }
   if (msg.type === 'warm-elsewhere') { // the page runs the warm-up in a worker of its own
@@ -107,6 +116,9 @@ if (self.name !== 'compiled') getModule().then(() => idleSoon(), (err) => self.p
 // real job would otherwise pay for that), and keep a fresh instance with
 // the Go runtime already started for the next job.
 let spare = null;
+let pool = null; // the parser workers (issue 12), kept between jobs
+let configParsers; // ?parsers=N (client.js), else the core count
+const IDLE_PARSERS = 4; // at most this many started before a job asks for more
 let warmed = false;
 let idleTimer = 0;
 const AFTER_JOB_MS = 1500;
@@ -124,6 +136,13 @@ function idleSoon(delay = 0) {
       if (!spare && !jobs) {
         spare = await instantiate();
         self.postMessage({ type: 'warm' });
+      }
+      // The parser workers, ready before a big trace comes (issue 12): their
+      // start, instantiate and warm-up block cost a first drop ~0.5 s.
+      const n = Math.min(IDLE_PARSERS, Math.floor(configParsers ?? self.navigator?.hardwareConcurrency ?? 1));
+      if (!pool && !jobs && n > 1 && typeof Worker === 'function') {
+        const module = await getModule();
+        if (!pool && !jobs && WebAssembly.Module.exports(module).some((e) => e.name === 'block_begin')) pool = new ParserPool(n, module);
       }
     } catch (err) {
       console.warn('[gputriage] warm-up:', err?.message ?? err); // the next job instantiates itself
@@ -278,6 +297,14 @@ async function pushFile(m, file, name, onChunk, { inflateWorker = false, split =
     m.callStr('file_error', `${name}: ${describeReadError(err)} after ${read} of ${file.size} bytes`);
   }
   m.call('file_end');
+}
+
+/** The kept parser pool, resized to n, for a new job (or a new pool). */
+function takePool(n, module) {
+  if (pool) pool.resize(n);
+  else pool = new ParserPool(n, module);
+  pool.beginJob();
+  return pool;
 }
 
 /** Thrown when a job must run again from the start without blocks (a wrong split, a block-mode failure). */
@@ -502,7 +529,7 @@ async function runOnce(files, opts, t0, sequential) {
     mergeMs: 0,
     first: undefined,
     poolObj: null,
-    pool: () => (ctx.poolObj ??= new ParserPool(ctx.n, modulePromiseValue)),
+    pool: () => (ctx.poolObj ??= takePool(ctx.n, modulePromiseValue)),
   };
   const modulePromiseValue = await getModule();
   const splits = !sequential && nParsers > 1 && typeof Worker === 'function' && typeof m.x.block_ready === 'function';
@@ -550,8 +577,11 @@ async function runOnce(files, opts, t0, sequential) {
       readBefore += file.size;
       progress(at(0), true);
     }
-  } finally {
-    ctx.poolObj?.terminate();
+    if (ctx.poolObj) ctx.poolObj.onResult = null; // every block merged: the pool stays for the next job
+  } catch (err) {
+    // Blocks may still be on their way: these parsers go, new ones start when idle.
+    if (ctx.poolObj) { ctx.poolObj.terminate(); if (pool === ctx.poolObj) pool = null; }
+    throw err;
   }
   const tf = performance.now();
   const rc = m.x.finish();

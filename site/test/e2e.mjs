@@ -876,16 +876,14 @@ test('cancel stops work; the next drop still works', async () => {
   const { file } = await bigTrace();
   const s = await openPage(`${base}/?parsers=2`);
   try {
-    // The parser workers (nested, from a Blob URL) must end with the job's worker.
-    const parsers = [];
-    s.page.on('worker', (w) => {
-      if (!w.url().startsWith('blob:')) return;
-      const p = { closed: false };
-      w.on('close', () => { p.closed = true; });
-      parsers.push(p);
-    });
     await s.page.setInputFiles('#pick-files', [file]);
     await s.page.waitForFunction(() => (window.__gputriage.progress?.rawBytes ?? 0) > 40e6, null, { timeout: 60_000 });
+    // The parser workers (nested, from a Blob URL) must end with the job's worker.
+    const parsers = s.page.workers().filter((w) => w.url().startsWith('blob:')).map((w) => {
+      const p = { closed: false };
+      w.on('close', () => { p.closed = true; });
+      return p;
+    });
     const t0 = Date.now();
     await s.page.getByRole('button', { name: /Cancel/ }).click();
     await s.page.waitForFunction(() => document.body.dataset.state === 'idle', null, { timeout: 2_000 });
