@@ -809,6 +809,29 @@ test('parser workers: 1, 2 and 3 give artifacts byte-identical to the CLI (and t
   }
 });
 
+test('parser workers: a bare-array document (block_ready 2) and two big rank files in one job', async () => {
+  // eager_graph_off's events as a bare array, one per line.
+  const doc = JSON.parse(zlib.gunzipSync(fs.readFileSync(PARALLEL_TRACES[1])));
+  const dir = fs.mkdtempSync(path.join(TMP, 'bare-'));
+  const bare = path.join(dir, 'bare_events.json.gz');
+  fs.writeFileSync(bare, zlib.gzipSync(`[\n${doc.traceEvents.map((e) => JSON.stringify(e)).join(',\n')}\n]\n`, { level: 1 }));
+  const s = await openPage(`${base}/?parsers=2&block=2`);
+  try {
+    await drop(s.page, [bare], 300_000);
+    let stats = await s.page.evaluate(() => window.__gputriage.stats);
+    assert.ok(stats.blocks > 1 && !stats.restarted, `bare array: ${stats.blocks} blocks, restarted ${stats.restarted} (${stats.restartReason})`);
+    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(bare), 'bare array');
+    await drop(s.page, RANKS, 300_000);
+    stats = await s.page.evaluate(() => window.__gputriage.stats);
+    assert.ok(stats.blocks > 40 && !stats.restarted, `rank files: ${stats.blocks} blocks`);
+    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(RANKS, 'breakdown'), 'two rank files in blocks');
+    note(`bare array and two rank files in one job: identical to the CLI (${stats.blocks} blocks for the ranks)`);
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
 test('parser workers: a wrong split restarts the job without blocks, same artifacts', async () => {
   const s = await openPage(`${base}/?parsers=2&block=2&badsplit=1`);
   try {
