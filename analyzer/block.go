@@ -83,6 +83,13 @@ func NewBlockParser(o Options, base int64, bare bool) (*BlockParser, error) {
 	return &BlockParser{r: trace.NewBlockReader(o.Limits, base, bare)}, nil
 }
 
+// Reset starts the parser's next block (base and bare as for
+// NewBlockParser), reusing its memory.
+func (p *BlockParser) Reset(base int64, bare bool) {
+	p.r.ResetBlock(base, bare)
+	p.tail = digest{head: p.tail.head[:0], tail: p.tail.tail[:0]}
+}
+
 // Write pushes the block's next bytes.
 func (p *BlockParser) Write(b []byte) (int, error) {
 	p.tail.write(b)

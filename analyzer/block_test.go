@@ -74,6 +74,7 @@ func runBlocks(t *testing.T, o Options, in []input, size int, cut func([]byte, i
 		t.Fatal(err)
 	}
 	blocks := 0
+	var p *BlockParser
 	for _, f := range in {
 		j.BeginFile(f.name)
 		j.FileSize(int64(len(f.data)))
@@ -98,9 +99,13 @@ func runBlocks(t *testing.T, o Options, in []input, size int, cut func([]byte, i
 			if c := cut(f.data, pos+size); c >= 0 {
 				end = c
 			}
-			p, err := NewBlockParser(o, int64(pos), bare)
-			if err != nil {
-				t.Fatal(err)
+			// Every other block reuses the parser's memory.
+			if p == nil || blocks%2 == 0 {
+				if p, err = NewBlockParser(o, int64(pos), bare); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				p.Reset(int64(pos), bare)
 			}
 			for q := f.data[pos:end]; len(q) > 0; { // chunks inside a block too
 				n := min(len(q), 300<<10)

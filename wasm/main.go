@@ -51,11 +51,14 @@ func pace() {
 }
 
 var (
-	job    *analyzer.Job
-	block  *analyzer.BlockParser // between block_begin and block_end
-	buf    []byte
-	result []byte
-	output []byte
+	job   *analyzer.Job
+	block *analyzer.BlockParser // between block_begin and block_end
+	// the last block's parser and options, reused by the next block
+	lastBlock *analyzer.BlockParser
+	lastOpts  []byte
+	buf       []byte
+	result    []byte
+	output    []byte
 )
 
 func setError(msg string) int32 {
@@ -86,7 +89,7 @@ func alloc(n uint32) uint32 {
 
 //go:wasmexport begin
 func begin(ptr, n uint32) int32 {
-	job, block = nil, nil
+	job, block, lastBlock = nil, nil, nil
 	result = nil
 	pace()
 	opts, err := analyzer.ParseOptions(bytesAt(ptr, n))
@@ -252,15 +255,23 @@ func blockReady() int32 {
 //
 //go:wasmexport block_begin
 func blockBegin(ptr, n, lo, hi, bare uint32) int32 {
-	job, block, result = nil, nil, nil
+	job, block = nil, nil
 	pace()
+	base := int64(hi)<<32 | int64(lo)
+	// The same options as the last block: reuse its parser's memory.
+	if lastBlock != nil && string(bytesAt(ptr, n)) == string(lastOpts) {
+		block = lastBlock
+		block.Reset(base, bare == 1)
+		return 0
+	}
 	opts, err := analyzer.ParseOptions(bytesAt(ptr, n))
 	if err != nil {
 		return setError(err.Error())
 	}
-	if block, err = analyzer.NewBlockParser(opts, int64(hi)<<32|int64(lo), bare == 1); err != nil {
+	if block, err = analyzer.NewBlockParser(opts, base, bare == 1); err != nil {
 		return setError(err.Error())
 	}
+	lastBlock, lastOpts = block, append(lastOpts[:0], bytesAt(ptr, n)...)
 	return 0
 }
 

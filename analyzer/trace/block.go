@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+	"unsafe"
 
 	"github.com/gputriage/gputriage/analyzer/internal/jsontext"
 	"github.com/gputriage/gputriage/analyzer/limits"
@@ -49,8 +50,29 @@ func NewBlockReader(l limits.Limits, base int64, bare bool) *Reader {
 	return r
 }
 
+// ResetBlock starts the next block on a reader from NewBlockReader: the
+// store is emptied but keeps its memory, so a parser that reads block
+// after block does not grow its columns (nor make garbage) each time.
+func (r *Reader) ResetBlock(base int64, bare bool) {
+	s := r.s
+	clear(s.index)
+	s.index[""] = 0
+	clear(s.alias)
+	clear(s.Names[1:]) // let the previous block's strings go
+	s.Names = s.Names[:1]
+	s.GPU, s.CPU, s.Python, s.Annot, s.Shapes = s.GPU[:0], s.CPU[:0], s.Python[:0], s.Annot[:0], s.Shapes[:0]
+	*s.cache = [cacheSize]cacheEntry{}
+	s.Budget.Records, s.Budget.NameBytes = 0, 0
+	s.Files[r.idx] = File{Header: map[string][]byte{}}
+	r.f = &s.Files[r.idx]
+	sc := &r.sc
+	*sc = scanner{st: stArr, sawEvents: true, bare: bare, off: base, buf: sc.buf[:0], key: sc.key[:0],
+		maxEvent: sc.maxEvent, event: sc.event, fast: sc.fast, header: sc.header}
+	r.lastPid, r.lastTid, r.lastTrack = r.lastPid[:0], r.lastTid[:0], 0
+}
+
 // blockMagic starts an encoded block (and says which encoding).
-const blockMagic = "gtblk1\n"
+const blockMagic = "gtblk2\n"
 
 // AppendBlock encodes the block read by r (a reader from NewBlockReader,
 // after its writes) for a Merge in another process or module instance.
@@ -58,6 +80,7 @@ func (r *Reader) AppendBlock(b []byte) []byte {
 	s := r.s
 	f := &s.Files[r.idx]
 	b = append(b, blockMagic...)
+	b = append(b, blockLayout[:]...)
 	// where the block ended
 	b = append(b, byte(r.sc.st), flag(r.sc.bare), flag(r.sc.sawEvents))
 	b = binary.AppendVarint(b, r.sc.off)
@@ -89,44 +112,71 @@ func (r *Reader) AppendBlock(b []byte) []byte {
 	for _, n := range s.Names[1:] {
 		b = appendStr(b, n)
 	}
-	// records
-	b = binary.AppendUvarint(b, uint64(len(s.GPU)))
-	for i := range s.GPU {
-		o := &s.GPU[i]
-		b = binary.AppendVarint(b, o.TS)
-		b = binary.AppendVarint(b, o.Dur)
-		b = binary.AppendVarint(b, o.Corr)
-		b = binary.AppendVarint(b, o.Ext)
-		b = binary.AppendUvarint(b, uint64(o.Name))
-		b = binary.AppendUvarint(b, uint64(o.Track))
-		b = binary.AppendVarint(b, int64(o.Device))
-		b = binary.AppendVarint(b, int64(o.Stream))
-		b = append(b, byte(o.Kind))
-	}
-	for _, spans := range [][]Span{s.CPU, s.Python, s.Annot} {
-		b = binary.AppendUvarint(b, uint64(len(spans)))
-		for i := range spans {
-			o := &spans[i]
-			b = binary.AppendVarint(b, o.TS)
-			b = binary.AppendVarint(b, o.Dur)
-			b = binary.AppendVarint(b, o.Corr)
-			b = binary.AppendVarint(b, o.Ext)
-			b = binary.AppendUvarint(b, uint64(o.Name))
-			b = binary.AppendUvarint(b, uint64(o.Track))
-			b = binary.AppendUvarint(b, uint64(o.Kernel))
-			b = append(b, byte(o.Kind))
-		}
-	}
-	b = binary.AppendUvarint(b, uint64(len(s.Shapes)))
-	for i := range s.Shapes {
-		o := &s.Shapes[i]
-		b = binary.AppendUvarint(b, uint64(o.CPU))
-		b = binary.AppendUvarint(b, uint64(o.Dims))
-		b = binary.AppendUvarint(b, uint64(o.Types))
-		b = binary.AppendUvarint(b, uint64(o.Concrete))
-		b = binary.AppendVarint(b, o.Flops)
-	}
+	// records, as their memory: both ends are the same build (blockLayout)
+	b = appendRecords(b, s.GPU)
+	b = appendRecords(b, s.CPU)
+	b = appendRecords(b, s.Python)
+	b = appendRecords(b, s.Annot)
+	b = appendRecords(b, s.Shapes)
 	return b
+}
+
+// blockLayout is the record sizes an encoded block was written with: the
+// records travel as their memory (copying them is what makes blocks pay in
+// wasm: a field-by-field varint encoding cost more than the parse saved),
+// so a block from another build is refused.
+var blockLayout = [3]byte{byte(unsafe.Sizeof(GPUOp{})), byte(unsafe.Sizeof(Span{})), byte(unsafe.Sizeof(Shapes{}))}
+
+// appendRecords appends a record slice's count and memory. The record
+// types hold no pointers.
+func appendRecords[T GPUOp | Span | Shapes](b []byte, recs []T) []byte {
+	b = binary.AppendUvarint(b, uint64(len(recs)))
+	if len(recs) == 0 {
+		return b
+	}
+	var z T
+	return append(b, unsafe.Slice((*byte)(unsafe.Pointer(&recs[0])), len(recs)*int(unsafe.Sizeof(z)))...)
+}
+
+// records reads a record slice appended by appendRecords and appends its
+// records to *p (growing it for the reader's file); it returns the new
+// records, for the caller to map their name ids.
+func records[T GPUOp | Span | Shapes](d *blockDecoder, p *[]T, r *Reader) []T {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	n := d.uvarint()
+	if d.bad || n > uint64(len(d.b)/size) {
+		d.bad, d.b = true, nil
+		return nil
+	}
+	raw := d.b[:int(n)*size]
+	d.b = d.b[len(raw):]
+	old := len(*p)
+	reserve(p, r, int(n))
+	*p = (*p)[:old+int(n)]
+	out := (*p)[old:]
+	if n > 0 {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), len(raw)), raw)
+	}
+	return out
+}
+
+// reserve makes room for n more records in *p: sized from the file's size
+// hint when there is one (as growHint), else doubled.
+func reserve[T any](p *[]T, r *Reader, n int) {
+	s := *p
+	if cap(s)-len(s) >= n {
+		return
+	}
+	want := len(s) + n
+	grown := max(2*cap(s), want, 1024)
+	f, b := r.File(), r.s.Budget
+	if r.sizeHint > 0 && f.Bytes >= hintAfter && r.sizeHint > f.Bytes {
+		need := int64(want) + int64(float64(want)*float64(r.sizeHint-f.Bytes)/float64(f.Bytes)*1.05)
+		need = min(need, 16*int64(want), int64(want)+b.Limits.Records-b.Records+1)
+		grown = max(want, int(min(need, 1<<31)))
+	}
+	*p = slices.Grow(s, grown-len(s))
 }
 
 // counts are the File fields a block adds to its file.
@@ -206,16 +256,6 @@ func (d *blockDecoder) count(min int) int {
 	return int(n)
 }
 
-// id reads a name id of the block and maps it to the merged store's.
-func (d *blockDecoder) id(ids []uint32) uint32 {
-	v := d.uvarint()
-	if v >= uint64(len(ids)) {
-		d.bad = true
-		return 0
-	}
-	return ids[v]
-}
-
 // Merge appends an encoded block to the file r reads: the block's records
 // follow the ones read so far, as if r had read the block's bytes itself.
 // It returns ErrSplit when r did not stop between two elements of
@@ -231,6 +271,10 @@ func (r *Reader) Merge(enc []byte) error {
 		return errors.New("not an encoded trace block")
 	}
 	d.b = d.b[len(blockMagic):]
+	if len(d.b) < len(blockLayout) || [3]byte(d.b[:3]) != blockLayout {
+		return errors.New("a trace block of another build (record layout differs)")
+	}
+	d.b = d.b[len(blockLayout):]
 	st, bare, saw := scanState(d.byte()), d.byte() == 1, d.byte() == 1
 	end := d.varint()
 	errMsg := d.str()
@@ -291,21 +335,31 @@ func (r *Reader) Merge(enc []byte) error {
 		ids[i+1] = s.Intern(n)
 	}
 	file := r.idx
-	for i, n := 0, d.count(8); i < n && !d.bad; i++ {
-		*add(&s.GPU, r) = GPUOp{TS: d.varint(), Dur: d.varint(), Corr: d.varint(), Ext: d.varint(),
-			Name: d.id(ids), Track: d.id(ids), Device: int32(d.varint()), Stream: int32(d.varint()),
-			File: file, Kind: Kind(d.byte())}
+	ok := func(id uint32) uint32 {
+		if id >= uint32(len(ids)) {
+			d.bad = true
+			return 0
+		}
+		return ids[id]
+	}
+	gpu := records(&d, &s.GPU, r)
+	for i := range gpu {
+		o := &gpu[i]
+		o.Name, o.Track, o.File = ok(o.Name), ok(o.Track), file
 	}
 	cpuBase := int32(len(s.CPU))
 	for _, p := range []*[]Span{&s.CPU, &s.Python, &s.Annot} {
-		for i, n := 0, d.count(8); i < n && !d.bad; i++ {
-			*add(p, r) = Span{TS: d.varint(), Dur: d.varint(), Corr: d.varint(), Ext: d.varint(),
-				Name: d.id(ids), Track: d.id(ids), Kernel: d.id(ids), File: file, Kind: Kind(d.byte())}
+		spans := records(&d, p, r)
+		for i := range spans {
+			o := &spans[i]
+			o.Name, o.Track, o.Kernel, o.File = ok(o.Name), ok(o.Track), ok(o.Kernel), file
 		}
 	}
-	for i, n := 0, d.count(5); i < n && !d.bad; i++ {
-		*add(&s.Shapes, r) = Shapes{CPU: cpuBase + int32(d.uvarint()), Dims: d.id(ids), Types: d.id(ids),
-			Concrete: d.id(ids), Flops: d.varint()}
+	shapes := records(&d, &s.Shapes, r)
+	for i := range shapes {
+		o := &shapes[i]
+		o.CPU += cpuBase
+		o.Dims, o.Types, o.Concrete = ok(o.Dims), ok(o.Types), ok(o.Concrete)
 	}
 	if d.bad || len(d.b) != 0 {
 		s.rollback(mark)

@@ -86,13 +86,20 @@ type engine interface {
 }
 
 // native runs the analyzer linked into this binary.
-type native struct{ job *analyzer.Job }
+type native struct {
+	job     *analyzer.Job
+	opts    analyzer.Options
+	parsers int // block parsers for a big file (blocks.go); < 2: none
+	// autoParsers: parsers is the default, not asked for (blocks.go)
+	autoParsers bool
+}
 
 func (n *native) Begin(opts []byte) error {
 	o, err := analyzer.ParseOptions(opts)
 	if err != nil {
 		return err
 	}
+	n.opts = o
 	n.job, err = analyzer.New(o)
 	return err
 }
@@ -113,9 +120,12 @@ func (n *native) Close() error                { return nil }
 // Every engine of a process is an instance on one runtime, which decodes,
 // validates and loads the module once (wazeroModule).
 type wasmEngine struct {
-	ctx context.Context
-	mod api.Module
-	fn  map[string]api.Function
+	ctx     context.Context
+	mod     api.Module
+	fn      map[string]api.Function
+	wasm    []byte // the module, for block parsers' instances
+	opts    []byte // the job's options (Begin), for block parsers
+	parsers int    // block parsers for a big file (blocks.go); < 2: none
 }
 
 func cacheDir() string {
@@ -178,7 +188,12 @@ func newWasmEngine(wasm []byte) (*wasmEngine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return instantiate(ctx, rt, compiled)
+	e, err := instantiate(ctx, rt, compiled)
+	if err != nil {
+		return nil, err
+	}
+	e.wasm = wasm
+	return e, nil
 }
 
 // instantiate starts an instance of compiled: the Go runtime inside starts
@@ -194,7 +209,8 @@ func instantiate(ctx context.Context, rt wazero.Runtime, compiled wazero.Compile
 		return nil, fmt.Errorf("instantiate gputriage.wasm: %w", err)
 	}
 	e := &wasmEngine{ctx: ctx, mod: mod, fn: map[string]api.Function{}}
-	for _, name := range []string{"alloc", "begin", "file_begin", "feed", "file_size", "file_read", "file_error", "file_end", "finish", "result_ptr", "result_len", "take_output", "output_ptr"} {
+	for _, name := range []string{"alloc", "begin", "file_begin", "feed", "file_size", "file_read", "file_error", "file_end", "finish", "result_ptr", "result_len", "take_output", "output_ptr",
+		"block_ready", "block_begin", "block_end", "block_merge"} {
 		f := mod.ExportedFunction(name)
 		if f == nil {
 			mod.Close(ctx)
@@ -268,7 +284,10 @@ func (e *wasmEngine) result() (*analyzer.Result, error) {
 	return &r, nil
 }
 
-func (e *wasmEngine) Begin(opts []byte) error     { return e.callBytes("begin", opts) }
+func (e *wasmEngine) Begin(opts []byte) error {
+	e.opts = append(e.opts[:0], opts...)
+	return e.callBytes("begin", opts)
+}
 func (e *wasmEngine) FileBegin(name string) error { return e.callBytes("file_begin", []byte(name)) }
 func (e *wasmEngine) Feed(p []byte) error {
 	ptr, err := e.put(p)

@@ -151,6 +151,12 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 	gz := src != io.Reader(counted)
 	blocks, done := readAhead(src)
 	defer close(done)
+	feed := eng.Feed
+	bf := newBlockFeeder(eng, r, gz)
+	if bf != nil {
+		defer bf.close()
+		feed = bf.feed
+	}
 	for c := range blocks {
 		if len(c.data) > 0 {
 			total += int64(len(c.data))
@@ -159,7 +165,7 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 					return err
 				}
 			}
-			if ferr := eng.Feed(c.data); ferr != nil {
+			if ferr := feed(c.data); ferr != nil {
 				if errors.Is(ferr, analyzer.ErrStop) {
 					c.release()
 					break // a limit was reached: the module has what it will read
@@ -179,10 +185,20 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 			if gz {
 				msg = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", total, counted.n(), c.err)
 			}
+			if bf != nil {
+				if err := bf.end(); err != nil {
+					return err
+				}
+			}
 			if err := eng.FileError(msg); err != nil {
 				return err
 			}
-			break
+			return eng.FileEnd()
+		}
+	}
+	if bf != nil {
+		if err := bf.end(); err != nil {
+			return err
 		}
 	}
 	return eng.FileEnd()

@@ -5,10 +5,12 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -78,6 +80,8 @@ Flags:
   --run FILE           the same as a JSON object (field names with underscores)
   --engine native|wasm the analyzer linked in (default) or gputriage.wasm under wazero, the
                        module the page runs (same bytes; present when built with make build)
+  --parsers N          read a big trace in blocks on N cores (default: every core, natively not
+                       for gzip input on 2 cores; 0: one reader; the artifacts are the same bytes)
   -q                   no progress line
   --max-event-bytes N, --max-string-bytes N, --max-depth N, --max-records N,
   --max-name-bytes N, --max-ratio N, --max-hint-bytes N
@@ -91,6 +95,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 type flags struct {
 	out, format, target, stage, engine string
+	parsers                            int // block parsers per big file; -1 = GOMAXPROCS
 	quiet, gzip, force                 bool
 	inputs, mapping, formal            []string
 	compare                            [2]analyzer.RunIdentity
@@ -103,7 +108,7 @@ type flags struct {
 
 // parseFlags accepts flags before, between and after the inputs.
 func parseFlags(args []string) (flags, error) {
-	f := flags{format: "md", target: analyzer.DefaultTarget, engine: "native"}
+	f := flags{format: "md", target: analyzer.DefaultTarget, engine: "native", parsers: -1}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "-" || !strings.HasPrefix(a, "-") {
@@ -137,6 +142,13 @@ func parseFlags(args []string) (flags, error) {
 			f.stage, err = needVal()
 		case "engine":
 			f.engine, err = needVal()
+		case "parsers":
+			var v string
+			if v, err = needVal(); err == nil {
+				if f.parsers, err = strconv.Atoi(v); err == nil && f.parsers < 0 {
+					err = fmt.Errorf("--parsers must be 0 or more, not %s", v)
+				}
+			}
 		case "mapping", "formal":
 			v, err2 := needVal()
 			if err2 != nil {
@@ -328,24 +340,50 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Force: f.force, Compare: f.compare, Run: f.run, SplitA: splitA, FailOn: f.failOn,
 		PeakTFLOPS: f.peakTFLOPS, PeakGBPS: f.peakGBPS, Limits: f.limits})
 
-	eng, err := newEngine(f.engine)
-	if err != nil {
-		fmt.Fprintf(stderr, "gputriage: %v\n", err)
-		return analyzer.ExitUsage
+	// Blocks on every core by default (blocks.go: natively not for gzip
+	// input on 2 cores, where gunzip has the second core already).
+	parsers, auto := f.parsers, f.parsers < 0
+	if auto {
+		parsers = runtime.GOMAXPROCS(0)
 	}
-	defer eng.Close()
-	if err := eng.Begin(opts); err != nil {
-		fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
-		return analyzer.ExitUsage
-	}
-	prog := newProgress(rawStderr, f.quiet)
 	if cmd == "perfetto-fix" {
-		return perfettoFix(eng, files[0], f, prog, stdout, stderr)
+		parsers = 0
 	}
-	for _, name := range files {
-		if err := pushPath(eng, name, stdin, prog); err != nil {
-			fmt.Fprintf(stderr, "gputriage %s: %s: %v\n", cmd, name, err)
+	var eng engine
+	prog := newProgress(rawStderr, f.quiet)
+	// A job whose blocks did not merge (blocks.go) runs again with one reader.
+	for attempt := 0; ; attempt++ {
+		if eng != nil {
+			eng.Close()
+			parsers = 0
+			blockRestarts++
+		}
+		if eng, err = newEngine(f.engine, parsers, auto); err != nil {
+			fmt.Fprintf(stderr, "gputriage: %v\n", err)
 			return analyzer.ExitUsage
+		}
+		defer eng.Close()
+		if err := eng.Begin(opts); err != nil {
+			fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
+			return analyzer.ExitUsage
+		}
+		if cmd == "perfetto-fix" {
+			return perfettoFix(eng, files[0], f, prog, stdout, stderr)
+		}
+		restart := false
+		for _, name := range files {
+			err := pushPath(eng, name, stdin, prog)
+			if errors.Is(err, errRestart) && attempt == 0 {
+				restart = true
+				break
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "gputriage %s: %s: %v\n", cmd, name, err)
+				return analyzer.ExitUsage
+			}
+		}
+		if !restart {
+			break
 		}
 	}
 	prog.done()
@@ -381,15 +419,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return res.ExitCode
 }
 
-func newEngine(kind string) (engine, error) {
+// newEngine returns an engine of kind; parsers > 1 reads big files in
+// blocks on that many goroutines (auto: where it pays, blocks.go).
+func newEngine(kind string, parsers int, auto bool) (engine, error) {
 	if kind == "native" {
-		return &native{}, nil
+		return &native{parsers: parsers, autoParsers: auto}, nil
 	}
 	wasm, err := Module()
 	if err != nil {
 		return nil, err
 	}
-	return newWasmEngine(wasm)
+	e, err := newWasmEngine(wasm)
+	if err != nil {
+		return nil, err
+	}
+	e.parsers = parsers
+	return e, nil
 }
 
 func pushPath(eng engine, name string, stdin io.Reader, prog *progress) error {

@@ -1,0 +1,93 @@
+package trace
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/gputriage/gputriage/analyzer/limits"
+)
+
+// blockTrace is a small trace and the offset where its second half starts
+// between two elements.
+func blockTrace(n int) ([]byte, int) {
+	var b bytes.Buffer
+	b.WriteString(`{"traceEvents": [`)
+	cut := 0
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		if i == n/2 {
+			cut = b.Len()
+		}
+		fmt.Fprintf(&b, `{"ph": "X", "cat": "kernel", "name": "k%d", "pid": 0, "tid": %d, "ts": %d, "dur": 2, "args": {"correlation": %d}}`, i%3, 7+i%2, 10*i, i)
+		fmt.Fprintf(&b, ",\n"+`{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": %d, "dur": 5, "args": {"External id": %d, "Input Dims": [[%d, 8]], "Input type": ["float"]}}`, 10*i, i, i%4)
+	}
+	b.WriteString("\n], \"traceName\": \"t\"}\n")
+	return b.Bytes(), cut
+}
+
+// One reader over the whole file and a reader plus a merged block give
+// the same store.
+func TestMergeEqualsOneReader(t *testing.T) {
+	data, cut := blockTrace(200)
+	one := NewStore()
+	r := one.NewReader("t.json")
+	r.Write(data)
+	r.Close()
+
+	two := NewStore()
+	r2 := two.NewReader("t.json")
+	r2.Write(data[:cut])
+	if ok, bare := r2.Splittable(); !ok || bare {
+		t.Fatalf("not splittable at the cut: %v %v", ok, bare)
+	}
+	b := NewBlockReader(limits.Limits{}, int64(cut), false)
+	b.Write(data[cut:])
+	if err := r2.Merge(b.AppendBlock(nil)); err != nil {
+		t.Fatal(err)
+	}
+	r2.Close()
+	if fmt.Sprint(one.Names) != fmt.Sprint(two.Names) {
+		t.Fatalf("names differ:\n%v\n%v", one.Names, two.Names)
+	}
+	for _, c := range []struct {
+		what string
+		a, b any
+	}{{"gpu", one.GPU, two.GPU}, {"cpu", one.CPU, two.CPU}, {"shapes", one.Shapes, two.Shapes}, {"file", one.Files[0], two.Files[0]}} {
+		if fmt.Sprint(c.a) != fmt.Sprint(c.b) {
+			t.Errorf("%s differ:\n%v\n%v", c.what, c.a, c.b)
+		}
+	}
+}
+
+// A damaged or forged block is refused with an error and leaves the store
+// as it was: never a panic, never a record with a name id out of range.
+func FuzzMerge(f *testing.F) {
+	data, cut := blockTrace(40)
+	b := NewBlockReader(limits.Limits{}, int64(cut), false)
+	b.Write(data[cut:])
+	enc := b.AppendBlock(nil)
+	f.Add(enc)
+	f.Add(enc[:len(enc)/2])
+	f.Add([]byte(blockMagic))
+	f.Fuzz(func(t *testing.T, enc []byte) {
+		s := NewStore()
+		r := s.NewReader("t.json")
+		r.Write(data[:cut])
+		gpu, names := len(s.GPU), len(s.Names)
+		if err := r.Merge(enc); err != nil {
+			if len(s.GPU) != gpu || len(s.Names) != names {
+				t.Fatalf("a refused block changed the store: %d -> %d ops, %d -> %d names", gpu, len(s.GPU), names, len(s.Names))
+			}
+			return
+		}
+		for _, o := range s.GPU {
+			if int(o.Name) >= len(s.Names) || int(o.Track) >= len(s.Names) {
+				t.Fatalf("name id out of range: %+v", o)
+			}
+		}
+		r.Close()
+	})
+}
