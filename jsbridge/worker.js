@@ -367,11 +367,18 @@ function blockFeeder(m, ctx, feedHead, onDispatch) {
     }
   };
 
+  // Wait for the next block's result and merge what is there. A merge that
+  // failed in pool.onResult took its block's result: waiting for it again
+  // would never end, so the failure is thrown first.
+  const mergeNext = async () => {
+    if (failure) throw failure;
+    await pool.wait(next);
+    merge();
+  };
+
   const dispatch = async (piece, read) => {
-    while (ctx.seq - next >= ctx.inFlight) { // back-pressure: the reader waits
-      await pool.wait(next);
-      merge();
-    }
+    while (ctx.seq - next >= ctx.inFlight) await mergeNext(); // back-pressure: the reader waits
+    if (failure) throw failure;
     const n = piece.length; // before the transfer detaches it
     pool.submit(ctx.seq, piece, ctx.opts, offset, bare);
     reads.set(ctx.seq, read);
@@ -426,10 +433,7 @@ function blockFeeder(m, ctx, feedHead, onDispatch) {
         return;
       }
       if (last) await dispatch(last, read);
-      while (next < ctx.seq) {
-        await pool.wait(next);
-        merge();
-      }
+      while (next < ctx.seq) await mergeNext();
       pool.onResult = null;
     },
   };

@@ -841,6 +841,16 @@ test('parser workers: a wrong split restarts the job without blocks, same artifa
     assert.equal(stats.blocks, 0, 'the second run had no blocks');
     assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(RANKS[0]), 'after the restart');
     note(`wrong split: restarted (${stats.restartReason}); ${stats.seconds.toFixed(2)} s in all, artifacts identical`);
+    // Two blocks: the first one's merge fails while the reader still reads
+    // the second (the failure is met in pool.onResult, not by a waiting reader).
+    const s2 = await openPage(`${base}/?parsers=2&badsplit=1`);
+    try {
+      await drop(s2.page, [PARALLEL_TRACES[1]], 60_000);
+      assert.equal((await s2.page.evaluate(() => window.__gputriage.stats)).restarted, true, 'two blocks: the job ran again');
+      assertSameArtifacts(await pageArtifacts(s2.page), cliArtifacts(PARALLEL_TRACES[1]), 'two blocks, wrong split');
+    } finally {
+      await s2.close();
+    }
     // A truncated gzip in block mode restarts too, and ends as the CLI's partial result.
     const cut = path.join(TMP, 'cut_rank0.trace.json.gz');
     const src = fs.readFileSync(RANKS[0]);
