@@ -47,6 +47,7 @@ chromium:
 test-browser: site chromium
 	npm ci --no-audit --no-fund
 	node site/test/tsv.mjs
+	node site/test/split.mjs
 	CHROMIUM=$(CHROMIUM) node site/test/e2e.mjs
 
 # The Cloudflare Worker (GOOS=js, syumai/workers): worker/out/.

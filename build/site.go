@@ -40,12 +40,20 @@ func buildSite(wasm []byte) error {
 		return err
 	}
 
-	// The worker: served (fetches gputriage.wasm) and inline (carries it).
-	workerServed, err := bundle("jsbridge/worker.js", virtuals{"gputriage-wasm": {file: "jsbridge/wasm-fetch.js"}})
+	// The parser workers' script (issue 12): the job's worker starts them
+	// from a Blob URL of this text, in both builds.
+	parser, err := bundle("jsbridge/parser.js", nil)
 	if err != nil {
 		return err
 	}
-	workerInline, err := bundle("jsbridge/worker.js", virtuals{"gputriage-wasm": {file: "jsbridge/wasm-inline.js"}})
+	parserSource := virtual{contents: parser, loader: api.LoaderText}
+
+	// The worker: served (fetches gputriage.wasm) and inline (carries it).
+	workerServed, err := bundle("jsbridge/worker.js", virtuals{"gputriage-wasm": {file: "jsbridge/wasm-fetch.js"}, "gputriage-parser-source": parserSource})
+	if err != nil {
+		return err
+	}
+	workerInline, err := bundle("jsbridge/worker.js", virtuals{"gputriage-wasm": {file: "jsbridge/wasm-inline.js"}, "gputriage-parser-source": parserSource})
 	if err != nil {
 		return err
 	}

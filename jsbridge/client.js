@@ -45,6 +45,7 @@ export class Client {
 
   #spawn() {
     this.worker = createWorker(this.module);
+    this.worker.postMessage({ type: 'config', parsers: pipelineOpt().parsers });
     // The warm-up job runs in a worker of its own (#warmUp), never in the
     // way of a job.
     this.worker.postMessage({ type: 'warm-elsewhere' });
@@ -170,10 +171,25 @@ export class Client {
   }
 }
 
-// ?inflate=1 in the page's address: gunzip in a worker of its own, pipelined
-// with the parse (jsbridge/inflate-worker.js); ?inflate=0 (the default): in
-// the analysis worker itself. The page benchmark compares the two.
+// Options from the page's address, for tests and benchmarks:
+//   ?inflate=1     gunzip in a worker of its own, pipelined with the parse
+//                  (jsbridge/inflate-worker.js); ?inflate=0 (the default): in
+//                  the analysis worker itself
+//   ?parsers=N     N parser workers for a big trace (issue 12; default: the
+//                  core count; 0 or 1: the analysis worker alone)
+//   ?block=MiB     block size for the parser workers (default 16)
+//   ?badsplit=1    cut the first block at a wrong place once (the job must
+//                  notice and run again without blocks)
 function pipelineOpt() {
-  const v = typeof location === 'undefined' ? null : new URLSearchParams(location.search).get('inflate');
-  return v == null ? {} : { inflateWorker: v !== '0' };
+  if (typeof location === 'undefined') return {};
+  const q = new URLSearchParams(location.search);
+  const o = {};
+  const v = q.get('inflate');
+  if (v != null) o.inflateWorker = v !== '0';
+  const n = q.get('parsers');
+  if (n != null && /^\d+$/.test(n)) o.parsers = Number(n);
+  const b = Number(q.get('block'));
+  if (b > 0) o.blockMiB = b;
+  if (q.get('badsplit') === '1') o.badSplit = true;
+  return o;
 }

@@ -12,6 +12,11 @@
 //                                           run triage when ≥ 2 files are traces
 //                                           opts.inflateWorker: gunzip in a worker of
 //                                           its own (default off; needs ≥ 2 cores)
+//                                           opts.parsers: parser workers for a big trace
+//                                           (default the core count; ≤ 1: none),
+//                                           opts.blockMiB, opts.badSplit (tests)
+//   {type:'config', parsers}                the page's parsers option, before any job
+//                                           (how many parser workers to start when idle)
 //   {type:'warm-elsewhere'}                 no warm-up job here (a warm-up worker does it)
 //   {type:'warm-up', module, rounds}        warm-up worker: run the warm-up job rounds times, post 'warm'
 //   {type:'fix', file, name, gzip}          perfetto-fix: two passes, output streamed
@@ -28,6 +33,8 @@ import { wasi, WasiExit } from './wasi.js';
 import { compileModule } from 'gputriage-wasm';
 import { gunzipInModule } from './gunzip.js';
 import { inflateInWorker } from './inflate-worker.js';
+import { ParserPool } from './parser-pool.js';
+import { Splitter } from './split.js';
 
 const PROGRESS_MS = 100;
 const SNIFF_BYTES = 64 << 10;
@@ -45,6 +52,10 @@ self.onmessage = async (ev) => {
   if (msg.type === 'module') {
     modulePromise = Promise.resolve(msg.module);
     idleSoon();
+    return;
+  }
+  if (msg.type === 'config') { // the page's ?parsers=N, before any job: how many parser workers to keep ready
+    configParsers = msg.parsers;
     return;
   }
   if (msg.type === 'warm-elsewhere') { // the page runs the warm-up in a worker of its own
@@ -105,6 +116,9 @@ if (self.name !== 'compiled') getModule().then(() => idleSoon(), (err) => self.p
 // real job would otherwise pay for that), and keep a fresh instance with
 // the Go runtime already started for the next job.
 let spare = null;
+let pool = null; // the parser workers (issue 12), kept between jobs
+let configParsers; // ?parsers=N (client.js), else the core count
+const IDLE_PARSERS = 4; // at most this many started before a job asks for more
 let warmed = false;
 let idleTimer = 0;
 const AFTER_JOB_MS = 1500;
@@ -122,6 +136,13 @@ function idleSoon(delay = 0) {
       if (!spare && !jobs) {
         spare = await instantiate();
         self.postMessage({ type: 'warm' });
+      }
+      // The parser workers, ready before a big trace comes (issue 12): their
+      // start, instantiate and warm-up block cost a first drop ~0.5 s.
+      const n = Math.min(IDLE_PARSERS, Math.floor(configParsers ?? self.navigator?.hardwareConcurrency ?? 1));
+      if (!pool && !jobs && n > 1 && typeof Worker === 'function') {
+        const module = await getModule();
+        if (!pool && !jobs && WebAssembly.Module.exports(module).some((e) => e.name === 'block_begin')) pool = new ParserPool(n, module);
       }
     } catch (err) {
       console.warn('[gputriage] warm-up:', err?.message ?? err); // the next job instantiates itself
@@ -224,19 +245,25 @@ class Instance {
 /**
  * Push one File: file_begin, its (gunzipped) chunks through onChunk,
  * file_error on a read or gunzip failure, file_end.
- * @param {(chunk: Uint8Array, read: number) => (void|Promise<void>)} onChunk
+ * @param {(chunk: Uint8Array, read: number) => (void|boolean|Promise<void|boolean>)} onChunk true: the file takes no more
+ * @param {{inflateWorker?: boolean, split?: (hint: number) => (null|{onChunk: Function, onEnd: Function, clean: () => boolean})}} [o]
+ *   split: given the size hint, a block feeder for this file (issue 12), or null: onChunk then
+ *   gets every chunk and the feeder's onEnd runs at EOF; a read failure once the feeder holds
+ *   bytes the module has not had (clean() false) restarts the job without blocks
  */
-async function pushFile(m, file, name, onChunk, inflateWorker = false) {
+async function pushFile(m, file, name, onChunk, { inflateWorker = false, split = null } = {}) {
   m.callStr('file_begin', name);
   let read = 0;
   let fed = 0; // decompressed bytes pushed
   let gz = false;
   let reader = null;
+  let feeder = null;
   try {
     gz = await isGzip(file);
     // Memory planning only: lets the module size its columns once.
     const hint = await sizeHint(file, gz);
     if (hint > 0) m.call('file_size', hint % 2 ** 32, Math.floor(hint / 2 ** 32));
+    feeder = split?.(hint) ?? null;
     if (gz && inflateWorker && typeof Worker === 'function') {
       // Gunzip on another core, pipelined with the parse (inflate-worker.js).
       const r = inflateInWorker(file);
@@ -248,16 +275,19 @@ async function pushFile(m, file, name, onChunk, inflateWorker = false) {
       if (gz) stream = stream.pipeThrough(new DecompressionStream('gzip'));
       reader = stream.getReader();
     }
+    let stopped = false;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       if (gz) m.x.file_read(read % 2 ** 32, Math.floor(read / 2 ** 32)); // the ratio guard's input
       fed += value.length;
-      if (await onChunk(value, read) === true) { reader.cancel().catch(() => {}); break; }
+      if (await (feeder ? feeder.onChunk(value, read) : onChunk(value, read)) === true) { reader.cancel().catch(() => {}); stopped = true; break; }
     }
+    if (feeder && !stopped) await feeder.onEnd(read);
   } catch (err) {
-    if (err instanceof WasiExit || err instanceof WebAssembly.RuntimeError || err?.fromModule) throw err;
     reader?.cancel().catch(() => {});
+    if (err instanceof WasiExit || err instanceof WebAssembly.RuntimeError || err?.fromModule || err instanceof RestartJob) throw err;
+    if (feeder && !feeder.clean()) throw new RestartJob(`${name}: ${describeReadError(err)} in block mode`);
     if (gz && err?.name === 'TypeError') { // damaged or multi-member gzip: the module reads it as the CLI
       await gunzipInModule(m, file, fed, onChunk);
       m.call('file_end');
@@ -267,6 +297,146 @@ async function pushFile(m, file, name, onChunk, inflateWorker = false) {
     m.callStr('file_error', `${name}: ${describeReadError(err)} after ${read} of ${file.size} bytes`);
   }
   m.call('file_end');
+}
+
+/** The kept parser pool, resized to n, for a new job (or a new pool). */
+function takePool(n, module) {
+  if (pool) pool.resize(n);
+  else pool = new ParserPool(n, module);
+  pool.beginJob();
+  return pool;
+}
+
+/** Thrown when a job must run again from the start without blocks (a wrong split, a block-mode failure). */
+class RestartJob extends Error {}
+
+// Issue 12: blocks for the parser workers. The first HEAD bytes of a file
+// (and more, until block_ready says yes) go to the job's instance with feed;
+// then pieces of at least BLOCK bytes, cut between two traceEvents elements
+// (split.js), go to the parsers and come back encoded, merged into the job's
+// instance in file order. Files under HEAD + BLOCK never split.
+const HEAD = (4 << 20) + (64 << 10); // block_ready says 0 until more than 4 MiB were fed
+const RETRY = 256 << 10; // after block_ready 0: the next boundary this much later
+const RETRIES = 16; // then the file is fed whole
+const BLOCK = 16 << 20;
+const HEAD_FEED = 64 << 10; // bytes per feed of a head piece (as parser.js)
+
+/**
+ * A file's block feeder: onChunk/onEnd for pushFile.
+ * @param {{pool: () => ParserPool, block: number, opts: string, badSplit: boolean, inFlight: number, seq: number, blocks: number}} ctx
+ *   the job's: the pool (started on first use), block size, begin's JSON, the test hook, the bound on
+ *   blocks in flight, the next block number, blocks merged so far
+ */
+function blockFeeder(m, ctx, feedHead, onDispatch) {
+  const s = new Splitter(Math.max(ctx.block, HEAD) + (1 << 20));
+  s.min = HEAD;
+  let mode = 'head'; // then 'blocks', or 'plain' when the file never said yes
+  let tries = 0;
+  let bare = false;
+  let offset = 0; // decompressed offset of the splitter's first byte
+  let next = 0; // next block number to merge
+  let pool = null;
+  let failure = null;
+  const reads = new Map(); // block → compressed bytes read when it was complete
+
+  const mergeReady = () => {
+    for (;;) {
+      const r = pool.take(next);
+      if (!r) return;
+      const read = reads.get(next);
+      reads.delete(next);
+      m.x.file_read(read % 2 ** 32, Math.floor(read / 2 ** 32));
+      const e = new Uint8Array(r.enc);
+      const tm = performance.now();
+      const rc = m.x.block_merge(m.put(e), e.length);
+      ctx.mergeMs += performance.now() - tm;
+      if (rc === 3) throw new RestartJob(`block ${next - ctx.first}: the split was wrong or a limit needs the sequential parse`);
+      if (rc !== 0) throw new RestartJob(`block ${next - ctx.first}: block_merge ${rc}: ${m.result().error ?? ''}`);
+      s.recycle(r.buf);
+      next++;
+      ctx.blocks++;
+    }
+  };
+  const merge = () => {
+    if (failure) throw failure;
+    try {
+      mergeReady();
+    } catch (err) {
+      failure = err instanceof RestartJob ? err : new RestartJob(`block mode: ${err?.message ?? err}`);
+      throw failure;
+    }
+  };
+
+  // Wait for the next block's result and merge what is there. A merge that
+  // failed in pool.onResult took its block's result: waiting for it again
+  // would never end, so the failure is thrown first.
+  const mergeNext = async () => {
+    if (failure) throw failure;
+    await pool.wait(next);
+    merge();
+  };
+
+  const dispatch = async (piece, read) => {
+    while (ctx.seq - next >= ctx.inFlight) await mergeNext(); // back-pressure: the reader waits
+    if (failure) throw failure;
+    const n = piece.length; // before the transfer detaches it
+    pool.submit(ctx.seq, piece, ctx.opts, offset, bare);
+    reads.set(ctx.seq, read);
+    ctx.seq++;
+    offset += n;
+    onDispatch(n, read);
+  };
+
+  const head = (piece, read) => {
+    offset += piece.length;
+    const stop = feedHead(piece, read);
+    s.recycle(piece.buffer);
+    return stop;
+  };
+
+  return {
+    clean: () => mode === 'plain' || (mode === 'head' && s.fill === 0),
+    async onChunk(chunk, read) {
+      if (mode === 'plain') return feedHead(chunk, read);
+      s.push(chunk);
+      for (let piece; (piece = s.take());) {
+        if (mode === 'blocks') {
+          await dispatch(piece, read);
+          s.min = ctx.block;
+          continue;
+        }
+        if (head(piece, read)) return true;
+        const r = m.x.block_ready();
+        if (r === 1 || r === 2) {
+          mode = 'blocks';
+          bare = r === 2;
+          pool = ctx.pool();
+          ctx.first ??= ctx.seq;
+          next = ctx.seq;
+          pool.onResult = () => { try { merge(); } catch { /* the reader sees it */ } };
+          s.min = ctx.block;
+          if (ctx.badSplit) { s.badOnce = true; ctx.badSplit = false; }
+        } else if (++tries >= RETRIES) {
+          mode = 'plain'; // not splittable here: feed the rest as it comes
+          const rest = s.end();
+          if (rest && head(rest, read)) return true;
+        } else {
+          s.min = RETRY;
+        }
+      }
+      return false;
+    },
+    async onEnd(read) {
+      const last = s.end();
+      if (mode !== 'blocks') {
+        if (last) head(last, read);
+        return;
+      }
+      if (last) await dispatch(last, read);
+      while (next < ctx.seq) await mergeNext();
+      pool.onResult = null;
+    },
+  };
 }
 
 /**
@@ -317,8 +487,23 @@ function moduleError(err) {
 }
 
 async function run(files, opts) {
+  const t0 = performance.now();
+  try {
+    return await runOnce(files, opts, t0, false);
+  } catch (err) {
+    if (!(err instanceof RestartJob)) throw err;
+    // The sequential parse from the start: its result is the reference.
+    console.warn(`[gputriage] ${err.message}: running the job again without blocks`);
+    const out = await runOnce(files, opts, t0, true);
+    out.stats.restarted = true;
+    out.stats.restartReason = err.message;
+    return out;
+  }
+}
+
+async function runOnce(files, opts, t0, sequential) {
   const command = await resolveCommand(files, opts);
-  const { autoTriage, inflateWorker: iw, ...moduleOpts } = opts;
+  const { autoTriage, inflateWorker: iw, parsers: np, blockMiB, badSplit, ...moduleOpts } = opts;
   // Gunzip in a worker of its own (opts.inflateWorker, ?inflate=1): opt-in,
   // since on the 2-core machine we measure on it cost 3-6 s more CPU than
   // it hid on the 1 GB trace (docs/architecture-notes.md).
@@ -328,27 +513,79 @@ async function run(files, opts) {
   const m = await jobInstance();
   const instantiateMs = performance.now() - ti;
   const total = files.reduce((n, f) => n + f.file.size, 0);
-  const t0 = performance.now();
   const progress = reporter(m, files.length, total, t0);
   let readBefore = 0; // compressed bytes of finished files
   let raw = 0; // decompressed bytes fed
   let feedMs = 0; // time inside the module, to tell analysis from gunzip/IO
 
-  m.callStr('begin', JSON.stringify(moduleOpts));
-  for (let i = 0; i < files.length; i++) {
-    const { file, name } = files[i];
-    const at = (read) => ({ file: name, fileIndex: i, bytesRead: readBefore + read, rawBytes: raw });
-    await pushFile(m, file, name, (chunk, read) => {
-      const tf = performance.now();
-      let stop;
-      try { stop = m.feed(chunk); } catch (err) { throw moduleError(err); }
-      feedMs += performance.now() - tf;
-      raw += chunk.length;
-      progress(at(read), false);
-      return stop;
-    }, inflateWorker);
-    readBefore += file.size;
-    progress(at(0), true);
+  // Issue 12: N parser workers (opts.parsers, ?parsers=N; default the
+  // core count; 0 or 1: this worker alone) for files big enough to split.
+  const nParsers = Math.floor(np ?? self.navigator?.hardwareConcurrency ?? 1);
+  const optsJSON = JSON.stringify(moduleOpts);
+  const ctx = {
+    block: blockMiB > 0 ? Math.round(blockMiB * 2 ** 20) : BLOCK,
+    opts: optsJSON,
+    badSplit: !!badSplit,
+    n: nParsers,
+    inFlight: 2 * nParsers,
+    seq: 0,
+    blocks: 0,
+    mergeMs: 0,
+    first: undefined,
+    poolObj: null,
+    pool: () => (ctx.poolObj ??= takePool(ctx.n, modulePromiseValue)),
+  };
+  const modulePromiseValue = await getModule();
+  const splits = !sequential && nParsers > 1 && typeof Worker === 'function' && typeof m.x.block_ready === 'function';
+
+  // The parsers start with the job (their Go runtimes start while the head
+  // is fed) when a file looks big enough to split; no more of them than the
+  // biggest file has blocks.
+  if (splits) {
+    let blocks = 0;
+    for (const { file } of files) {
+      const hint = await sizeHint(file, await isGzip(file));
+      if (hint >= HEAD + ctx.block) blocks = Math.max(blocks, Math.ceil((hint - HEAD) / ctx.block));
+    }
+    if (blocks) {
+      ctx.n = Math.min(nParsers, blocks);
+      ctx.inFlight = 2 * ctx.n;
+      ctx.pool();
+    }
+  }
+
+  m.callStr('begin', optsJSON);
+  try {
+    for (let i = 0; i < files.length; i++) {
+      const { file, name } = files[i];
+      const at = (read) => ({ file: name, fileIndex: i, bytesRead: readBefore + read, rawBytes: raw });
+      const feedChunk = (chunk, read) => {
+        const tf = performance.now();
+        let stop;
+        try { stop = m.feed(chunk); } catch (err) { throw moduleError(err); }
+        feedMs += performance.now() - tf;
+        raw += chunk.length;
+        progress(at(read), false);
+        return stop;
+      };
+      const feedHead = (piece, read) => {
+        for (let off = 0; off < piece.length; off += HEAD_FEED) {
+          if (feedChunk(piece.subarray(off, Math.min(off + HEAD_FEED, piece.length)), read)) return true;
+        }
+        return false;
+      };
+      const split = splits
+        ? (hint) => (hint >= HEAD + ctx.block ? blockFeeder(m, ctx, feedHead, (n, read) => { raw += n; progress(at(read), false); }) : null)
+        : null;
+      await pushFile(m, file, name, feedChunk, { inflateWorker, split });
+      readBefore += file.size;
+      progress(at(0), true);
+    }
+    if (ctx.poolObj) ctx.poolObj.onResult = null; // every block merged: the pool stays for the next job
+  } catch (err) {
+    // Blocks may still be on their way: these parsers go, new ones start when idle.
+    if (ctx.poolObj) { ctx.poolObj.terminate(); if (pool === ctx.poolObj) pool = null; }
+    throw err;
   }
   const tf = performance.now();
   const rc = m.x.finish();
@@ -365,6 +602,12 @@ async function run(files, opts) {
     memory: m.memory,
     instantiateMs,
     inflateWorker,
+    parsers: ctx.blocks ? ctx.n : 1,
+    blocks: ctx.blocks,
+    restarted: false,
+    parserMemory: ctx.poolObj?.parserMemory ?? 0,
+    parseSeconds: (ctx.poolObj?.parseMs ?? 0) / 1000,
+    mergeSeconds: ctx.mergeMs / 1000,
   };
   return { result, stats };
 }

@@ -105,7 +105,7 @@ async function run(files, { keepRoles = false } = {}) {
     ui.drop.classList.add('compact');
     // A rate over a small input mostly measures the final analysis; omit it.
     ui.status.textContent = `${stats.command} · ${files.length} file${files.length > 1 ? 's' : ''} · ${bytes(stats.rawBytes)} · ${secs(stats.seconds)}` +
-      (stats.rawBytes > 50e6 ? ` · ${stats.mbps.toFixed(0)} MB/s` : '');
+      (stats.rawBytes > 50e6 ? ` · ${stats.mbps.toFixed(0)} MB/s` : '') + (stats.blocks ? ` · ${stats.parsers} parsers` : '');
     setState('done');
   } catch (err) {
     ui.progress.hidden = true;
