@@ -83,7 +83,7 @@ func issue12Table(t *testing.T) string {
 			r := measure(t, n, ref, "breakdown", "-q", "--engine", "wasm", in.file)
 			wrefs += fmt.Sprintf("; reference build %s = %s", r, vs(r))
 		}
-		fmt.Fprintf(&b, "| the same with `--engine wasm` | %s | %s = **%s** | ≥ 0.6× zcat if reachable |\n", wrefs, wasm, vs(wasm))
+		fmt.Fprintf(&b, "| the same with `--engine wasm` (now blocks on every core: module instances on goroutines) | %s | %s = **%s** | ≥ 0.6× zcat if reachable |\n", wrefs, wasm, vs(wasm))
 	}
 	def := measure(t, n, bin, "breakdown", "-q", small)
 	wasm := measure(t, n, bin, "breakdown", "-q", "--engine", "wasm", small)
@@ -106,9 +106,9 @@ func issue12Table(t *testing.T) string {
 		}
 	}
 	if p, err := os.ReadFile(filepath.Join(art, "page-parallel.md")); err == nil {
-		fmt.Fprintf(&b, "| drop a 1 GB-raw trace: workers (`node site/test/e2e.mjs \"pipelined gunzip\"`, GPUTRIAGE_BASELINE_DIST = the reference build's dist) | 58–78 MB/s, one worker (issue's figure) | %s | ≥ 1.6× on 2 cores |\n", strings.TrimSpace(string(p)))
+		fmt.Fprintf(&b, "| drop a 1 GB-raw trace: 1, 2 and hardwareConcurrency parser workers (`node site/test/e2e.mjs \"big generated trace: 1, 2\"`, GPUTRIAGE_BASELINE_DIST = the reference build's dist, GPUTRIAGE_BIG_RUNS=3) | 58–78 MB/s, one worker (issue's figure); the reference build in the same run (first cell) | %s | ≥ 1.6× on 2 cores |\n", strings.TrimSpace(string(p)))
 	} else {
-		b.WriteString("| drop a 1 GB-raw trace: workers | 58–78 MB/s, one worker | (after the browser test \"pipelined gunzip\") | ≥ 1.6× on 2 cores |\n")
+		b.WriteString("| drop a 1 GB-raw trace: parser workers | 58–78 MB/s, one worker | (after the browser test \"big generated trace: 1, 2\") | ≥ 1.6× on 2 cores |\n")
 	}
 	b.WriteString("| `make test` on a fresh machine without Chromium | failed: only `.ci/run` installed it | `make test` → `make chromium` installs it (root + apt-get) or says how; `.ci/run` is `exec make test` | passes |\n")
 	b.WriteString("| `go install …/cmd/gputriage@latest` | default engine had no module inside | default engine is native (linked in); `--engine wasm` without the module says so and how to build it | a working CLI |\n")
