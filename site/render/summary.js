@@ -54,7 +54,7 @@ export function renderSummary(result, meta, stats, opts = {}) {
     ]),
     kv.length > 0 && h('dl.kv', kv),
     filesTable(result, meta, opts),
-    stats && h('p.dim.stats', stats.command ? `${stats.command} · ` : '', `analysed ${bytes(stats.rawBytes)} (${bytes(stats.bytes)} on disk) in ${stats.seconds.toFixed(1)} s (analysis ${stats.finishSeconds.toFixed(2)} s) · ${stats.mbps.toFixed(0)} MB/s · module memory ${bytes(stats.memory)}`),
+    stats && h('p.dim.stats', stats.command ? `${stats.command} · ` : '', `analysed ${bytes(stats.rawBytes)} (${bytes(stats.bytes)} on disk) in ${stats.seconds.toFixed(1)} s (analysis ${stats.finishSeconds.toFixed(2)} s) · ${stats.mbps.toFixed(0)} MB/s · module memory ${bytes(stats.memory)}${stats.blocks ? ` · read in ${stats.blocks} blocks by ${stats.parsers} parser workers (${bytes(stats.parserMemory ?? 0)} more memory)` : ''}${stats.restarted ? ' · read again by one worker (the blocks did not merge)' : ''}`),
   );
 }
 
