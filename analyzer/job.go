@@ -720,38 +720,62 @@ func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins)
 		}
 		a.Ranks = append(a.Ranks, r)
 	}
-	seen := map[uint32]bool{}
+	// Per-op loops: name ids index slices, the last device is remembered,
+	// and the loops run in chunks (callsite.Chunks: V8 tiers up between).
+	seen := make([]bool, len(st.Names))
 	isa := map[string]int{}
 	devs := map[int]bool{}
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if !o.Kind.IsGPUWork() {
-			continue
+	lastDev, haveDev := int32(0), false
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if !o.Kind.IsGPUWork() {
+				continue
+			}
+			if !haveDev || o.Device != lastDev {
+				devs[int(o.Device)] = true
+				lastDev, haveDev = o.Device, true
+			}
+			if o.Kind != trace.KindKernel || seen[o.Name] {
+				continue
+			}
+			seen[o.Name] = true
+			if t, _ := kernels.ISA(st.Name(o.Name)); t != "" {
+				isa[t]++
+			}
 		}
-		devs[int(o.Device)] = true
-		if o.Kind != trace.KindKernel || seen[o.Name] {
-			continue
-		}
-		seen[o.Name] = true
-		if t, _ := kernels.ISA(st.Name(o.Name)); t != "" {
-			isa[t]++
-		}
-	}
+	})
 	ev.ISA = arch.SortISA(isa)
+	// The runtime API's vendor, decided once per call name.
+	const unknown, other, isHIP, isCUDA = 0, 1, 2, 3
+	vendor := make([]byte, len(st.Names))
 	hip, cuda := 0, 0
-	for i := range st.CPU {
-		c := &st.CPU[i]
-		if c.Kind != trace.KindRuntime && c.Kind != trace.KindDriver {
-			continue
+	callsite.Chunks(len(st.CPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := &st.CPU[i]
+			if c.Kind != trace.KindRuntime && c.Kind != trace.KindDriver {
+				continue
+			}
+			v := vendor[c.Name]
+			if v == unknown {
+				switch n := st.Name(c.Name); {
+				case strings.HasPrefix(n, "hip"):
+					v = isHIP
+				case strings.HasPrefix(n, "cuda") || strings.HasPrefix(n, "cu"):
+					v = isCUDA
+				default:
+					v = other
+				}
+				vendor[c.Name] = v
+			}
+			switch v {
+			case isHIP:
+				hip++
+			case isCUDA:
+				cuda++
+			}
 		}
-		n := st.Name(c.Name)
-		switch {
-		case strings.HasPrefix(n, "hip"):
-			hip++
-		case strings.HasPrefix(n, "cuda") || strings.HasPrefix(n, "cu"):
-			cuda++
-		}
-	}
+	})
 	switch {
 	case hip > cuda:
 		ev.Vendor = "amd"
