@@ -7,16 +7,16 @@ import { catClass } from './colors.js';
 import { dataTable } from './table.js';
 
 const COLS = [
-  { key: 'kernel', label: 'kernel', cls: 'mono kname', text: true, w: 300, grow: true },
+  { key: 'kernel', label: 'kernel', cls: 'mono kname', text: true, w: 210, grow: true },
   { key: 'stage', label: 'stage', cls: 'mono', text: true, multiStage: true, w: 80 },
   { key: 'category', label: 'category', cls: 'mono', text: true, cell: (r, v) => [h(`i.sw.${catClass(v)}`), v], w: 120 },
-  { key: 'provider', label: 'provider', cls: 'mono', text: true, w: 110 },
+  { key: 'provider', label: 'provider', cls: 'mono', text: true, w: 100 },
   { key: 'launches', label: 'launches', cls: 'num', fmt: int, w: 76 },
   { key: 'gpu_time_us', label: 'GPU time', cls: 'num', fmt: dur, w: 86 },
   { key: 'avg', label: 'avg', cls: 'num', fmt: dur, get: (r) => r.gpu_time_us / Math.max(r.launches, 1), w: 76 },
   { key: 'share', label: 'share', cls: 'num', fmt: (v) => pct(v, 2), w: 70 },
   { key: 'graph_replay', label: 'graph', cls: 'mono graph', fmt: (v) => (v ? 'graph' : ''), optional: true, w: 50 },
-  { key: 'cpu_op', label: 'CPU op', cls: 'mono', text: true, w: 140 },
+  { key: 'cpu_op', label: 'CPU op', cls: 'mono', text: true, w: 130 },
   // Call sites are long paths: show file(line): func, full path on hover.
   { key: 'python_location', label: 'Python', cls: 'mono', text: true, optional: true, fmt: (v) => v.split('/').pop(), w: 170 },
 ];

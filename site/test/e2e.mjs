@@ -311,6 +311,7 @@ test('served: kernel table sorts, filters and limits', async () => {
     await drop(s.page, [TRACES.mi300]);
     const rows = s.page.locator('#kernels tbody tr');
     assert.equal(await rows.count(), 25, 'top 25 by default');
+
     const times = async () => (await s.page.locator('#kernels tbody td:nth-child(7)').allTextContents());
     await s.page.locator('#kernels select[aria-label="rows shown"]').selectOption('0');
     const all = await rows.count();
@@ -332,6 +333,22 @@ test('served: kernel table sorts, filters and limits', async () => {
     assert.match(await s.page.locator('#idle').textContent(), /Launch statistics.*(cpu-bound|gpu-bound|device-waits)/s);
     await s.page.locator('#roofline').evaluate((e) => e.scrollIntoView());
     await shot(s.page, 'roofline-light');
+  } finally {
+    await s.close();
+  }
+});
+
+// At 1280 px every column of the kernel table fits the panel (the SGLang
+// decode trace shows the optional graph and Python columns): long names end
+// in an ellipsis inside their column, none runs past the panel's edge.
+test('served: the kernel table fits the panel at 1280 px', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [TRACES.rocmDecode]);
+    const heads = await s.page.locator('#kernels thead th').allTextContents();
+    assert.ok(heads.some((t) => t.includes('Python')) && heads.some((t) => t.includes('graph')), `optional columns shown: ${heads.join(', ')}`);
+    const [scroll, client] = await s.page.locator('#kernels .tablewrap').evaluate((w) => [w.scrollWidth, w.clientWidth]);
+    assert.ok(scroll <= client, `kernel table wider than its panel: ${scroll} > ${client} px`);
   } finally {
     await s.close();
   }
