@@ -2,36 +2,21 @@ package analyzer
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gputriage/gputriage/analyzer/internal/fixture"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
 // shared reads (and gunzips) a file of ../shared/testdata, skipping the
 // test when the shared data is not there.
-func shared(t *testing.T, rel string) []byte {
+func shared(t testing.TB, rel string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("../../shared/testdata", rel))
-	if err != nil {
-		t.Skipf("fixture not available: %v", err)
-	}
-	if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
-		z, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(z); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
+	return fixture.ReadPath(t, filepath.Join("../../shared/testdata", rel))
 }
 
 type input struct {

@@ -9,7 +9,7 @@ import (
 // BenchmarkMergeBlocks: merging the encoded blocks of tp_rank0 (79 MB raw)
 // into a job, the part of a parallel read that stays on one core.
 func BenchmarkMergeBlocks(b *testing.B) {
-	data := shared(&testing.T{}, "gpu/traces/tp_rank0.trace.json.gz")
+	data := shared(b, "gpu/traces/tp_rank0.trace.json.gz")
 	if len(data) == 0 {
 		b.Skip("no shared data")
 	}

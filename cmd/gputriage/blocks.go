@@ -304,23 +304,7 @@ func (e *wasmEngine) BlockReady() (bool, bool, error) {
 }
 
 func (e *wasmEngine) MergeBlock(enc []byte) error {
-	ptr, err := e.put(enc)
-	if err != nil {
-		return err
-	}
-	switch rc, err := e.call("block_merge", ptr, uint64(len(enc))); {
-	case err != nil:
-		return err
-	case rc == 3:
-		return analyzer.ErrSplit
-	case rc != 0:
-		r, err := e.result()
-		if err != nil {
-			return err
-		}
-		return errors.New(r.Error)
-	}
-	return nil
+	return e.pushBytes("block_merge", enc, 3, analyzer.ErrSplit)
 }
 
 func (e *wasmEngine) blockParsers() int { return e.parsers }
@@ -363,17 +347,9 @@ func (p wasmParser) Parse(base int64, bare bool, data []byte) ([]byte, error) {
 	if _, err := e.call("block_end"); err != nil {
 		return nil, err
 	}
-	ptr, err = e.call("result_ptr")
+	enc, err := e.resultBytes()
 	if err != nil {
 		return nil, err
-	}
-	n, err := e.call("result_len")
-	if err != nil {
-		return nil, err
-	}
-	enc, ok := e.mod.Memory().Read(uint32(ptr), uint32(n))
-	if !ok {
-		return nil, errors.New("gputriage.wasm: block out of range")
 	}
 	return append([]byte(nil), enc...), nil
 }

@@ -264,7 +264,9 @@ func (e *wasmEngine) callBytes(name string, p []byte) error {
 	return nil
 }
 
-func (e *wasmEngine) result() (*analyzer.Result, error) {
+// resultBytes returns the module's result buffer in place (valid until
+// the next call).
+func (e *wasmEngine) resultBytes() ([]byte, error) {
 	ptr, err := e.call("result_ptr")
 	if err != nil {
 		return nil, err
@@ -276,6 +278,14 @@ func (e *wasmEngine) result() (*analyzer.Result, error) {
 	b, ok := e.mod.Memory().Read(uint32(ptr), uint32(n))
 	if !ok {
 		return nil, errors.New("gputriage.wasm: result out of range")
+	}
+	return b, nil
+}
+
+func (e *wasmEngine) result() (*analyzer.Result, error) {
+	b, err := e.resultBytes()
+	if err != nil {
+		return nil, err
 	}
 	var r analyzer.Result
 	if err := json.Unmarshal(b, &r); err != nil {
@@ -289,16 +299,20 @@ func (e *wasmEngine) Begin(opts []byte) error {
 	return e.callBytes("begin", opts)
 }
 func (e *wasmEngine) FileBegin(name string) error { return e.callBytes("file_begin", []byte(name)) }
-func (e *wasmEngine) Feed(p []byte) error {
+func (e *wasmEngine) Feed(p []byte) error         { return e.pushBytes("feed", p, 1, analyzer.ErrStop) }
+
+// pushBytes passes p to an export taking (ptr, len): status 0 is nil, code
+// is codeErr, any other the result's error.
+func (e *wasmEngine) pushBytes(name string, p []byte, code uint64, codeErr error) error {
 	ptr, err := e.put(p)
 	if err != nil {
 		return err
 	}
-	switch rc, err := e.call("feed", ptr, uint64(len(p))); {
+	switch rc, err := e.call(name, ptr, uint64(len(p))); {
 	case err != nil:
 		return err
-	case rc == 1:
-		return analyzer.ErrStop
+	case rc == code:
+		return codeErr
 	case rc != 0:
 		r, err := e.result()
 		if err != nil {
