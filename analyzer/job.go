@@ -488,6 +488,14 @@ func (j *Job) EndFile() {
 	}
 	j.cur = nil
 	c.res = &j.files[len(j.files)-1]
+	if c.reader != nil {
+		// A trace whose reading stopped counts up to where it stopped:
+		// the same bytes from every host, whatever their chunks.
+		if at, ok := c.reader.StoppedAt(); ok && c.nulPrefix+at < c.res.Bytes {
+			c.res.Bytes = c.nulPrefix + at
+			c.digest.cut(c.res.Bytes)
+		}
+	}
 	j.digests = append(j.digests, c.digest.sum())
 	if c.kind == "" {
 		j.decide(c)

@@ -65,6 +65,17 @@ func (d *digest) skip(n int64, tail []byte) {
 	d.write(tail)
 }
 
+// cut makes the digest that of the input's first n bytes (reading stopped
+// there; what a host pushed past it depends on its chunks): size n, the
+// head up to n, no tail.
+func (d *digest) cut(n int64) {
+	d.n = n
+	if int64(len(d.head)) > n {
+		d.head = d.head[:n]
+	}
+	d.tail, d.pos = d.tail[:0], 0
+}
+
 func (d *digest) sum() string {
 	h := fnv.New64a()
 	var n [8]byte

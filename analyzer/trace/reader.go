@@ -69,9 +69,20 @@ func (r *Reader) Write(p []byte) (int, error) {
 // File returns the file's record in the store.
 func (r *Reader) File() *File { return &r.s.Files[r.idx] }
 
-// Close ends the file and records whether it was complete.
+// StoppedAt reports where reading stopped, when it did (a limit, broken
+// JSON): the bytes a host pushed after that depend on its chunking.
+func (r *Reader) StoppedAt() (int64, bool) {
+	return r.sc.stopAt, r.sc.st == stErr
+}
+
+// Close ends the file and records whether it was complete. A file whose
+// reading stopped counts its bytes up to that point, whatever the host
+// pushed past it.
 func (r *Reader) Close() *File {
 	r.f = &r.s.Files[r.idx]
+	if at, ok := r.StoppedAt(); ok && at < r.f.Bytes {
+		r.f.Bytes = at
+	}
 	r.f.Complete, r.f.Problem = r.sc.finish()
 	r.f.SawEvents = r.sc.sawEvents
 	if r.f.BadEvents > 0 && r.f.Problem == "" {
@@ -150,7 +161,7 @@ func (r *Reader) Stopped() bool { return r.sc.st == stErr }
 // limit); the file is incomplete with that problem.
 func (r *Reader) Stop(msg string) {
 	if r.sc.st != stErr {
-		r.sc.stop(msg)
+		r.sc.stop(r.sc.off, msg)
 	}
 }
 
@@ -172,12 +183,12 @@ func (r *Reader) handle(raw []byte) {
 	s := r.s
 	b := s.Budget
 	if b.Records >= b.Limits.Records {
-		r.sc.stop(limits.Exceeded("event "+strconv.FormatInt(f.Events, 10)+" of traceEvents", "max-records", b.Limits.Records, r.sc.evStart) +
+		r.sc.stop(r.sc.evStart, limits.Exceeded("event "+strconv.FormatInt(f.Events, 10)+" of traceEvents", "max-records", b.Limits.Records, r.sc.evStart) +
 			" (events kept over all files)")
 		return
 	}
 	if b.NameBytes > b.Limits.NameBytes {
-		r.sc.stop(limits.Exceeded("the names kept", "max-name-bytes", b.Limits.NameBytes, r.sc.evStart))
+		r.sc.stop(r.sc.evStart, limits.Exceeded("the names kept", "max-name-bytes", b.Limits.NameBytes, r.sc.evStart))
 		return
 	}
 	b.Records++

@@ -27,6 +27,9 @@ type scanner struct {
 	err       error
 	maxEvent  int64 // bytes one event (or top-level key) may span
 	evStart   int64 // offset of the current event's '{'
+	// stopAt is where reading stopped (stErr): what a host pushed past it
+	// depends on its chunks, so the file's size is reported up to here.
+	stopAt int64
 
 	event  func([]byte)
 	fast   func([]byte) (int, bool) // parses an event in place; false: use the slow path
@@ -52,15 +55,18 @@ const (
 // maxHeaderValue bounds what we keep of one non-event top-level value.
 const maxHeaderValue = 8 << 20
 
-// stop ends the document for a reason found by the reader (a limit).
-func (s *scanner) stop(msg string) {
+// stop ends the document at byte at for a reason found by the reader (a
+// limit).
+func (s *scanner) stop(at int64, msg string) {
 	s.st = stErr
 	s.err = errors.New(msg)
+	s.stopAt = at
 }
 
 func (s *scanner) fail(pos int, format string, args ...any) {
 	s.st = stErr
 	s.err = fmt.Errorf("byte %d: %s", s.off+int64(pos), fmt.Sprintf(format, args...))
+	s.stopAt = s.off + int64(pos)
 }
 
 // write consumes one chunk.
@@ -112,7 +118,7 @@ func (s *scanner) write(p []byte) {
 			}
 			s.key = append(s.key, p[i:j]...)
 			if s.maxEvent > 0 && int64(len(s.key)) > s.maxEvent {
-				s.stop(limits.Exceeded("a top-level key", "max-event-bytes", s.maxEvent, s.off+int64(j)))
+				s.stop(s.off+int64(j), limits.Exceeded("a top-level key", "max-event-bytes", s.maxEvent, s.off+int64(j)))
 				return
 			}
 			if j == len(p) {
@@ -212,7 +218,7 @@ func (s *scanner) write(p []byte) {
 			if !done {
 				if s.maxEvent > 0 && int64(len(s.buf)+end-s.start) > s.maxEvent {
 					s.buf = nil // release it: the rest of the file is not read
-					s.stop(limits.Exceeded("a traceEvents element starting", "max-event-bytes", s.maxEvent, s.evStart))
+					s.stop(s.evStart, limits.Exceeded("a traceEvents element starting", "max-event-bytes", s.maxEvent, s.evStart))
 					return
 				}
 				s.buf = append(s.buf, p[s.start:end]...)
@@ -243,6 +249,7 @@ func (s *scanner) write(p []byte) {
 				// Trailing bytes after a complete document: ignored, but noted.
 				s.err = fmt.Errorf("byte %d: unexpected data after the end of the JSON document", s.off+int64(i))
 				s.st = stErr
+				s.stopAt = s.off + int64(i)
 				return
 			}
 			i++
