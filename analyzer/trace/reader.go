@@ -183,7 +183,7 @@ func (r *Reader) handle(raw []byte) {
 	s := r.s
 	b := s.Budget
 	if b.Records >= b.Limits.Records {
-		r.sc.stop(r.sc.evStart, limits.Exceeded("event "+strconv.FormatInt(f.Events, 10)+" of traceEvents", "max-records", b.Limits.Records, r.sc.evStart) +
+		r.sc.stop(r.sc.evStart, limits.Exceeded("event "+strconv.FormatInt(f.Events, 10)+" of traceEvents", "max-records", b.Limits.Records, r.sc.evStart)+
 			" (events kept over all files)")
 		return
 	}
