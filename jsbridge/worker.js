@@ -276,13 +276,28 @@ async function pushFile(m, file, name, onChunk, { inflateWorker = false, split =
       reader = stream.getReader();
     }
     let stopped = false;
+    // gzip: each chunk is pushed once the next one has come (or the stream
+    // ended cleanly). On a truncated stream DecompressionStream hands over a
+    // few bytes more than the CLI's Go gunzip gets out of it (tp_rank0 cut
+    // at 60 %: one byte); the held chunk is then left to gunzipInModule,
+    // which gives exactly the CLI's bytes.
+    let held = null;
+    const push = async (value, at) => {
+      if (gz) m.x.file_read(read % 2 ** 32, Math.floor(read / 2 ** 32)); // the ratio guard's input
+      fed += value.length;
+      return await (feeder ? feeder.onChunk(value, at) : onChunk(value, at)) === true;
+    };
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (gz) m.x.file_read(read % 2 ** 32, Math.floor(read / 2 ** 32)); // the ratio guard's input
-      fed += value.length;
-      if (await (feeder ? feeder.onChunk(value, read) : onChunk(value, read)) === true) { reader.cancel().catch(() => {}); stopped = true; break; }
+      if (gz) {
+        const prev = held;
+        held = { value, read };
+        if (!prev) continue;
+        if (await push(prev.value, prev.read)) { reader.cancel().catch(() => {}); stopped = true; break; }
+      } else if (await push(value, read)) { reader.cancel().catch(() => {}); stopped = true; break; }
     }
+    if (held && !stopped && await push(held.value, held.read)) { reader.cancel().catch(() => {}); stopped = true; }
     if (feeder && !stopped) await feeder.onEnd(read);
   } catch (err) {
     reader?.cancel().catch(() => {});
