@@ -112,9 +112,6 @@ async function run(files, { keepRoles = false } = {}) {
     if (err instanceof CancelledError) {
       ui.status.textContent = 'cancelled';
       setState('idle');
-// The fonts the progress bar and the report use, laid out in idle time now
-// rather than inside the drop's and the report's first tasks (render/fonts.js).
-warmFonts().then(() => { probe.fontsWarmAt = performance.now(); });
       return;
     }
     showError(err.message);
