@@ -84,11 +84,6 @@ func (r *Reader) AppendBlock(b []byte) []byte {
 	// where the block ended
 	b = append(b, byte(r.sc.st), flag(r.sc.bare), flag(r.sc.sawEvents))
 	b = binary.AppendVarint(b, r.sc.off)
-	errMsg := ""
-	if r.sc.err != nil {
-		errMsg = r.sc.err.Error()
-	}
-	b = appendStr(b, errMsg)
 	// the file's counts
 	for _, v := range f.counts() {
 		b = binary.AppendVarint(b, *v)
@@ -162,7 +157,7 @@ func records[T GPUOp | Span | Shapes](d *blockDecoder, p *[]T, r *Reader) []T {
 }
 
 // reserve makes room for n more records in *p: sized from the file's size
-// hint when there is one (as growHint), else doubled.
+// hint when there is one (Reader.hinted, as growHint), else doubled.
 func reserve[T any](p *[]T, r *Reader, n int) {
 	s := *p
 	if cap(s)-len(s) >= n {
@@ -170,11 +165,8 @@ func reserve[T any](p *[]T, r *Reader, n int) {
 	}
 	want := len(s) + n
 	grown := max(2*cap(s), want, 1024)
-	f, b := r.File(), r.s.Budget
-	if r.sizeHint > 0 && f.Bytes >= hintAfter && r.sizeHint > f.Bytes {
-		need := int64(want) + int64(float64(want)*float64(r.sizeHint-f.Bytes)/float64(f.Bytes)*1.05)
-		need = min(need, 16*int64(want), int64(want)+b.Limits.Records-b.Records+1)
-		grown = max(want, int(min(need, 1<<31)))
+	if need, ok := r.hinted(want); ok {
+		grown = max(want, need)
 	}
 	*p = slices.Grow(s, grown-len(s))
 }
@@ -277,7 +269,6 @@ func (r *Reader) Merge(enc []byte) error {
 	d.b = d.b[len(blockLayout):]
 	st, bare, saw := scanState(d.byte()), d.byte() == 1, d.byte() == 1
 	end := d.varint()
-	errMsg := d.str()
 	var counts [11]int64
 	for i := range counts {
 		counts[i] = d.varint()
@@ -296,7 +287,7 @@ func (r *Reader) Merge(enc []byte) error {
 	// A block that broke off (broken JSON, a limit) stopped where a single
 	// reader would have stopped too, but the host pushed on past it: only
 	// a single reader says how far.
-	if st == stErr || errMsg != "" {
+	if st == stErr {
 		return ErrSplit
 	}
 	if end != r.sc.off+counts[0] {

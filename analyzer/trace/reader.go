@@ -278,19 +278,26 @@ func growHint[T any](s []T, r *Reader) []T {
 	if len(s) < cap(s) {
 		return s
 	}
-	f := r.File()
-	if r.sizeHint > 0 && f.Bytes >= hintAfter && r.sizeHint > f.Bytes {
-		// Records of this slice from this file so far, extrapolated with
-		// 5 % headroom; other files' records are already in s.
-		need := int64(len(s)) + int64(float64(len(s))*float64(r.sizeHint-f.Bytes)/float64(f.Bytes)*1.05)
-		// A forged size hint must not allocate what the file does not
-		// hold: grow at most 16× what was really read (dead blocks stay
-		// ≤ 1/15 of the live one), and never past the record budget.
-		b := r.s.Budget
-		need = min(need, 16*int64(len(s)), int64(len(s))+b.Limits.Records-b.Records+1)
-		if need > int64(len(s)) {
-			return slices.Grow(s, int(min(need, 1<<31))-len(s))
-		}
+	if need, ok := r.hinted(len(s)); ok && need > len(s) {
+		return slices.Grow(s, need-len(s))
 	}
 	return grow(s)
+}
+
+// hinted is how many records a slice holding n will need for the whole
+// file, extrapolated from the size hint; false without a usable hint.
+func (r *Reader) hinted(n int) (int, bool) {
+	f := r.File()
+	if r.sizeHint <= 0 || f.Bytes < hintAfter || r.sizeHint <= f.Bytes {
+		return 0, false
+	}
+	// Records of this slice from this file so far, extrapolated with
+	// 5 % headroom; other files' records are already in the slice.
+	need := int64(n) + int64(float64(n)*float64(r.sizeHint-f.Bytes)/float64(f.Bytes)*1.05)
+	// A forged size hint must not allocate what the file does not
+	// hold: grow at most 16× what was really read (dead blocks stay
+	// ≤ 1/15 of the live one), and never past the record budget.
+	b := r.s.Budget
+	need = min(need, 16*int64(n), int64(n)+b.Limits.Records-b.Records+1)
+	return int(min(need, 1<<31)), true
 }
