@@ -146,15 +146,16 @@ func (p *blockPool) close() {
 	}
 	close(p.jobs)
 	p.jobs = nil
-	// Let a parser that is still reading finish into the buffer.
-	go func(results chan blockResult, pending int) {
+	// Parsers still reading finish first: a module instance is closed
+	// only once no call runs in it.
+	go func(results chan blockResult, pending int, parsers []blockParser) {
 		for range pending {
 			<-results
 		}
-	}(p.results, p.sent-p.next-len(p.done))
-	for _, bp := range p.parsers {
-		defer bp.Close()
-	}
+		for _, bp := range parsers {
+			bp.Close()
+		}
+	}(p.results, p.sent-p.next-len(p.done), p.parsers)
 }
 
 // newBlockFeeder returns push's feeder for a file, or nil when the file is
