@@ -13,13 +13,12 @@
 //   {type:'block', seq, enc, buf, ms, memory}        the encoded block (enc: transferred
 //                                                    ArrayBuffer) and the input buffer back
 //   {type:'error', seq, message}
-import { wasi } from './wasi.js';
+import { instantiateModule } from './instance.js';
 
 const FEED = 64 << 10; // bytes per feed: bigger ones parse slower (the bytes are no longer in cache; inflate-worker.js)
 const enc = new TextEncoder();
-const dec = new TextDecoder();
 
-let instance = null; // Promise of the exports
+let instance = null; // Promise of the Instance
 
 self.onmessage = async (ev) => {
   const m = ev.data;
@@ -30,71 +29,47 @@ self.onmessage = async (ev) => {
   }
   if (m.type !== 'block') return;
   try {
-    const x = await instance;
+    const inst = await instance;
     const t0 = performance.now();
-    const { rc, out } = parse(x, m);
-    if (rc === 2) throw new Error(resultError(x) || 'block failed');
-    self.postMessage({ type: 'block', seq: m.seq, enc: out.buffer, buf: m.buf, ms: performance.now() - t0, memory: x.memory.buffer.byteLength },
+    const out = parse(inst, m);
+    self.postMessage({ type: 'block', seq: m.seq, enc: out.buffer, buf: m.buf, ms: performance.now() - t0, memory: inst.memory },
       [out.buffer, m.buf]);
   } catch (err) {
     self.postMessage({ type: 'error', seq: m.seq, message: err?.message ?? String(err) });
   }
 };
 
-function parse(x, m) {
+/** Parse one block; its encoding (a copy). A failing call throws. */
+function parse(inst, m) {
   const o = enc.encode(m.opts);
-  let rc = x.block_begin(put(x, o), o.length, m.base % 2 ** 32, Math.floor(m.base / 2 ** 32), m.bare ? 1 : 0);
-  if (rc === 2) return { rc };
+  inst.call('block_begin', inst.put(o), o.length, m.base % 2 ** 32, Math.floor(m.base / 2 ** 32), m.bare ? 1 : 0);
   const bytes = new Uint8Array(m.buf, 0, Math.min(m.len, m.buf.byteLength));
   for (let off = 0; off < bytes.length; off += FEED) {
-    const part = bytes.subarray(off, Math.min(off + FEED, bytes.length));
-    rc = x.feed(put(x, part), part.length);
-    if (rc === 2) return { rc };
-    if (rc === 1) break; // a limit: the block ends here (the merge decides)
+    // feed true: a limit, the block ends here (the merge decides)
+    if (inst.feed(bytes.subarray(off, Math.min(off + FEED, bytes.length)))) break;
   }
-  rc = x.block_end();
-  if (rc === 2) return { rc };
-  const out = new Uint8Array(x.memory.buffer, x.result_ptr(), x.result_len()).slice();
-  return { rc, out };
-}
-
-function put(x, bytes) {
-  const ptr = x.alloc(bytes.length);
-  new Uint8Array(x.memory.buffer, ptr, bytes.length).set(bytes);
-  return ptr;
-}
-
-function resultError(x) {
-  try {
-    const n = x.result_len();
-    return n ? JSON.parse(dec.decode(new Uint8Array(x.memory.buffer, x.result_ptr(), n))).error : '';
-  } catch {
-    return '';
-  }
+  inst.call('block_end');
+  return inst.resultBytes();
 }
 
 async function instantiate(module) {
-  const shim = wasi(module, { stderr: (line) => console.warn('[gputriage.wasm parser]', line) });
-  const inst = await WebAssembly.instantiate(module, shim.imports);
-  const x = inst.exports;
-  shim.bind(x.memory);
-  x._initialize?.();
-  if (typeof x.block_begin !== 'function') throw new Error('this gputriage.wasm has no block_begin');
-  warmUp(x);
-  return x;
+  const inst = await instantiateModule(module, (line) => console.warn('[gputriage.wasm parser]', line));
+  if (typeof inst.x.block_begin !== 'function') throw new Error('this gputriage.wasm has no block_begin');
+  warmUp(inst);
+  return inst;
 }
 
 // A tiny block first, while the job still feeds its head: V8 compiles wasm
 // functions on first call, and the block path (block_begin, the block
 // parser, block_end's encoder) is one no warm-up job runs. The compiled
 // code is the module's, shared by every worker that has it.
-function warmUp(x) {
+function warmUp(inst) {
   try {
     const ev = [];
     for (let i = 0; i < 30; i++) {
       ev.push(`{"ph":"X","cat":"kernel","name":"k${i % 3}","pid":0,"tid":7,"ts":${1000 + i * 10},"dur":5,"args":{"External id":${i + 1},"correlation":${i + 100},"device":0,"stream":7}},\n`);
     }
-    parse(x, { opts: '{"command":"breakdown"}', base: 1 << 20, bare: false, buf: enc.encode(ev.join('')).buffer, len: Infinity });
+    parse(inst, { opts: '{"command":"breakdown"}', base: 1 << 20, bare: false, buf: enc.encode(ev.join('')).buffer, len: Infinity });
   } catch {
     // only a warm-up
   }

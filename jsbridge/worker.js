@@ -29,7 +29,8 @@
 //   {type:'result', result, stats}          result JSON of finish(), parsed
 //   {type:'fixed', blob, name, result, stats}
 //   {type:'error', message}
-import { wasi, WasiExit } from './wasi.js';
+import { WasiExit } from './wasi.js';
+import { instantiateModule } from './instance.js';
 import { compileModule } from 'gputriage-wasm';
 import { gunzipInModule } from './gunzip.js';
 import { inflateInWorker } from './inflate-worker.js';
@@ -185,61 +186,11 @@ function warmUp(m) {
 async function instantiate() {
   const module = await getModule();
   stderrTail = [];
-  const shim = wasi(module, {
-    stderr(line) {
-      stderrTail.push(line);
-      if (stderrTail.length > 20) stderrTail.shift();
-      console.warn('[gputriage.wasm]', line);
-    },
+  return instantiateModule(module, (line) => {
+    stderrTail.push(line);
+    if (stderrTail.length > 20) stderrTail.shift();
+    console.warn('[gputriage.wasm]', line);
   });
-  const instance = await WebAssembly.instantiate(module, shim.imports);
-  const x = instance.exports;
-  shim.bind(x.memory);
-  x._initialize?.();
-  return new Instance(x);
-}
-
-/** The module's exports with the push ABI's conventions around them. */
-class Instance {
-  constructor(x) { this.x = x; }
-
-  get memory() { return this.x.memory.buffer.byteLength; }
-
-  // Write bytes at alloc(n); views are rebuilt after every call since
-  // memory growth detaches the old one.
-  put(bytes) {
-    const ptr = this.x.alloc(bytes.length);
-    new Uint8Array(this.x.memory.buffer, ptr, bytes.length).set(bytes);
-    return ptr;
-  }
-
-  call(name, ...args) {
-    const rc = this.x[name](...args);
-    if (rc === 2) throw new Error(this.result().error || `${name} failed`);
-    return rc;
-  }
-
-  callStr(name, s) {
-    const b = enc.encode(s);
-    return this.call(name, this.put(b), b.length);
-  }
-
-  /** true when the module takes no more of this file (a limit was reached). */
-  feed(chunk) { return this.call('feed', this.put(chunk), chunk.length) === 1; }
-
-  /** Bytes a streaming command wrote since the last call (a copy), or null. */
-  takeOutput() {
-    const n = this.x.take_output();
-    if (!n) return null;
-    return new Uint8Array(this.x.memory.buffer, this.x.output_ptr(), n).slice();
-  }
-
-  result() {
-    const p = this.x.result_ptr();
-    const n = this.x.result_len();
-    if (!n) return { error: 'the module returned no result' };
-    return JSON.parse(dec.decode(new Uint8Array(this.x.memory.buffer, p, n)));
-  }
 }
 
 /**
