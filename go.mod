@@ -8,6 +8,7 @@ require (
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 	github.com/syumai/workers v0.33.0
 	github.com/tetratelabs/wazero v1.12.0
+	github.com/yuin/goldmark v1.8.7
 )
 
 require golang.org/x/sys v0.44.0 // indirect
