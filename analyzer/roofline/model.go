@@ -94,7 +94,7 @@ func formula(ns, base string, s *sig) (cost, bool, string) {
 			return readsPlusOutput(s, "norm")
 		case "fill_", "zero_":
 			if len(s.tensors()) == 0 {
-				return cost{}, false, "no tensor argument"
+				return cost{}, false, noTensor
 			}
 			return cost{bytes: s.bytesOf(s.tensors()[0]), dtype: firstDtype(s), model: "elementwise"}, true, ""
 		case "copy_", "_to_copy", "_foreach_copy_":
@@ -159,7 +159,7 @@ func formula(ns, base string, s *sig) (cost, bool, string) {
 		t := s.tensors()
 		switch len(t) {
 		case 0:
-			return cost{}, false, "no tensor argument"
+			return cost{}, false, noTensor
 		case 1: // out = act(x[:, :d]) * x[:, d:]: half the input written
 			b := s.bytesOf(t[0])
 			return cost{bytes: b * 1.5, dtype: firstDtype(s), model: "elementwise"}, true, ""
@@ -188,7 +188,7 @@ func init() {
 func readsPlusOutput(s *sig, kind string) (cost, bool, string) {
 	t := s.tensors()
 	if len(t) == 0 {
-		return cost{}, false, "no tensor argument"
+		return cost{}, false, noTensor
 	}
 	var sum float64
 	big := int64(-1)
@@ -206,7 +206,7 @@ func readsPlusOutput(s *sig, kind string) (cost, bool, string) {
 func readsOnly(s *sig, kind string) (cost, bool, string) {
 	t := s.tensors()
 	if len(t) == 0 {
-		return cost{}, false, "no tensor argument"
+		return cost{}, false, noTensor
 	}
 	var sum float64
 	for _, i := range t {
@@ -220,7 +220,7 @@ func readsOnly(s *sig, kind string) (cost, bool, string) {
 func customNorm(s *sig) (cost, bool, string) {
 	t := s.tensors()
 	if len(t) == 0 {
-		return cost{}, false, "no tensor argument"
+		return cost{}, false, noTensor
 	}
 	first, _ := s.tensor(t[0])
 	for _, i := range t[1:] {

@@ -108,7 +108,7 @@ func isCacheStore(lb string) bool {
 func cacheStore(s *sig) (cost, bool, string) {
 	t := s.tensors()
 	if len(t) == 0 {
-		return cost{}, false, "no tensor argument"
+		return cost{}, false, noTensor
 	}
 	first, _ := s.tensor(t[0])
 	if len(first) == 0 {
@@ -134,7 +134,7 @@ func cacheStore(s *sig) (cost, bool, string) {
 func rotary(s *sig) (cost, bool, string) {
 	t := s.tensors()
 	if len(t) == 0 {
-		return cost{}, false, "no tensor argument"
+		return cost{}, false, noTensor
 	}
 	var rows int64 = -1
 	for _, i := range t {
@@ -318,7 +318,7 @@ func boolList(v string) ([]bool, bool) {
 func inductorReads(s *sig) (cost, bool, string) {
 	t := s.tensors()
 	if len(t) == 0 {
-		return cost{}, false, "no tensor argument"
+		return cost{}, false, noTensor
 	}
 	var rows int64 = -1
 	for _, i := range t {
@@ -347,3 +347,6 @@ func inductorReads(s *sig) (cost, bool, string) {
 	}
 	return cost{bytes: b, dtype: firstDtype(s), model: "elementwise"}, true, ""
 }
+
+// noTensor explains an op without a tensor argument the shapes describe.
+const noTensor = "no tensor argument with recorded dims (tensor lists have none)"
