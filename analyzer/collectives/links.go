@@ -6,8 +6,8 @@ import "strings"
 // direction (busbw is a one-way rate): half the datasheet's bidirectional
 // figure.
 type Link struct {
-	Device string  `json:"device"`
-	Fabric string  `json:"fabric"`
+	Device string `json:"device"`
+	Fabric string `json:"fabric"`
 	// GBPS is the GPU's whole fabric bandwidth per direction (through a
 	// switch every peer gets all of it); PerPeer, for a fully connected
 	// mesh without a switch (AMD xGMI), is one link's, so a group of n
