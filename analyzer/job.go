@@ -69,6 +69,10 @@ type Options struct {
 	// Roofline roofs overriding the device table (0 = the table's).
 	PeakTFLOPS float64 `json:"peak_tflops,omitempty"`
 	PeakGBPS   float64 `json:"peak_gbps,omitempty"`
+	// ModelConfig is a model's config.json (hidden size, heads, experts,
+	// top_k, dtype), read by the host, for the roofline's ops whose
+	// dimensions the traces lack.
+	ModelConfig json.RawMessage `json:"model_config,omitempty"`
 	// Limits are the resource budgets (zero fields: defaults; docs/limits.md).
 	Limits limits.Limits `json:"limits,omitempty"`
 }
@@ -666,6 +670,11 @@ func (j *Job) Finish() *Result {
 		joins := callsite.NewJoins(j.store) // shared by the breakdown and the roofline
 		a := j.analyzeTraces(j.store, traces, joins)
 		rl := j.roofline(a, joins, j.store)
+		var parts []rankPart
+		for _, fi := range traces {
+			parts = append(parts, rankPart{j.store, fi, joins})
+		}
+		rankArts := crossRank(a, rankSummaries(parts))
 		res.Artifacts = append(res.Artifacts,
 			Artifact{"profile_summary.md", string(report.Summary(a))},
 			Artifact{"roofline.json", string(rl.JSON(a.Partial()))},
@@ -676,6 +685,7 @@ func (j *Job) Finish() *Result {
 			Artifact{"gpu_lanes.json", string(report.Lanes(a))},
 		)
 		res.Artifacts = append(res.Artifacts, whyArtifacts(a)...)
+		res.Artifacts = append(res.Artifacts, rankArts...)
 	}
 	if wantCrash {
 		d := j.crash.Diagnosis()
