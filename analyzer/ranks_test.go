@@ -81,4 +81,3 @@ func TestExtractRanksIdentical(t *testing.T) {
 		t.Errorf("not a summary: exit %d %q", r.ExitCode, r.Error)
 	}
 }
-
