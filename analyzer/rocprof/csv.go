@@ -163,6 +163,7 @@ type CSVFile struct {
 	run     *CSVRun
 	kind    int
 	col     map[string]int
+	ncol    int // fields in the header (names may repeat)
 	carry   []byte
 	fields  [][]byte
 	line    int64
@@ -231,7 +232,8 @@ func (f *CSVFile) lineDone(line []byte) {
 	f.line++
 	line = bytes.TrimRight(line, "\r")
 	if f.line == 1 {
-		f.col = columns(bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")))
+		head := bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+		f.col, f.ncol = columns(head), len(splitCSV(head, nil))
 		f.kind = kindOf(f.col)
 		return
 	}
@@ -239,7 +241,7 @@ func (f *CSVFile) lineDone(line []byte) {
 		return
 	}
 	f.fields = splitCSV(line, f.fields)
-	if len(f.fields) != len(f.col) {
+	if len(f.fields) != f.ncol {
 		f.bad++
 		return
 	}
