@@ -180,7 +180,7 @@ func profileRun(t *testing.T, s *standIn, args ...string) (int, string, string) 
 	srv := httptest.NewServer(s.handler())
 	defer srv.Close()
 	var so, se bytes.Buffer
-	code := runProfile(append([]string{"--url", srv.URL}, args...), &so, &se)
+	code := runProfile(append([]string{"--url", srv.URL}, args...), &so, &se, &se)
 	s.writers.Wait()
 	return code, so.String(), se.String()
 }
@@ -272,7 +272,7 @@ func TestProfileFailures(t *testing.T) {
 	url := gone.URL
 	gone.Close()
 	var so, se bytes.Buffer
-	if code := runProfile([]string{"--url", url, "-q"}, &so, &se); code != 2 || !strings.Contains(se.String(), "cannot reach") {
+	if code := runProfile([]string{"--url", url, "-q"}, &so, &se, &se); code != 2 || !strings.Contains(se.String(), "cannot reach") {
 		t.Errorf("unreachable: exit %d %s", code, se.String())
 	}
 	for _, c := range []struct {
