@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ func TestDiffGate(t *testing.T) {
 	on := filepath.Join(shared, "gpu/traces/graph_on.trace.json.gz")
 	def := filepath.Join("..", "..", "testdata", "default", "sglang_Qwen3-8B_decode.json.gz")
 	if _, err := os.Stat(off); err != nil {
-		t.Skip("shared test data not available")
+		fixture.Missing(t, "shared test data not available")
 	}
 	id := []string{"--gpu-device-ids", "0", "--base-image", "img:1", "--resource-class", "1xH100", "--server-flags", "--tp 1",
 		"--benchmark-config-hash", "h1"}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -150,5 +152,43 @@ func TestProfileFlagsBeforeServer(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the server got %d requests before the flags were checked", n)
+	}
+}
+
+// Input without a trace is a usage error naming the file (the README's
+// exit 2), not "no crash evidence found" and exit 0; so is a --stage the
+// traces do not have.
+func TestExitCodesNoTraceUnknownStage(t *testing.T) {
+	dir := t.TempDir()
+	txt := filepath.Join(dir, "notes.txt")
+	csv := filepath.Join(dir, "kernels.csv")
+	os.WriteFile(txt, []byte("hello, this is not a trace\n"), 0o644)
+	os.WriteFile(csv, []byte("name,dur\ngemm,12\n"), 0o644)
+	logs := filepath.Join(dir, "logs")
+	os.MkdirAll(logs, 0o755)
+	os.WriteFile(filepath.Join(logs, "server.log"), []byte("INFO started\nINFO done\n"), 0o644)
+	tr := filepath.Join("..", "..", "testdata", "default", "sglang_Qwen3-8B_decode.json.gz")
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"breakdown", txt}, []string{"no profiler trace", "notes.txt"}},
+		{[]string{"triage", csv}, []string{"no profiler trace", "kernels.csv"}},
+		{[]string{"breakdown", logs}, []string{"no profiler trace", "server.log"}},
+		{[]string{"breakdown", "--stage", "prefil", tr}, []string{"--stage prefil: no such stage", "decode"}},
+		{[]string{"triage", "--stage", "prefil", tr}, []string{"--stage prefil: no such stage"}},
+	} {
+		var so, se bytes.Buffer
+		code := run(append(c.args, "-q", "--engine", "native"), nil, &so, &se)
+		for _, w := range c.want {
+			if code != 2 || !strings.Contains(se.String(), w) {
+				t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.args, code, se.String(), w)
+			}
+		}
+	}
+	// A known stage still works.
+	var so, se bytes.Buffer
+	if code := run([]string{"breakdown", "-q", "--stage", "decode", tr}, nil, &so, &se); code != 0 {
+		t.Errorf("--stage decode: exit %d: %s", code, se.String())
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -200,7 +201,7 @@ func TestProfileSGLang(t *testing.T) {
 	r0 := filepath.Join(shared, "gpu/traces/tp_rank0.trace.json.gz")
 	r1 := filepath.Join(shared, "gpu/traces/tp_rank1.trace.json.gz")
 	if _, err := os.Stat(r0); err != nil {
-		t.Skip("shared test data not available")
+		fixture.Missing(t, "shared test data not available")
 	}
 	s := &standIn{t: t, kind: "sglang", traces: []string{r0, r1}, tp: 2}
 	base, out := t.TempDir(), t.TempDir()
