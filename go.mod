@@ -6,8 +6,12 @@ require (
 	github.com/evanw/esbuild v0.28.2
 	github.com/goccy/go-json v0.12.0
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/syumai/workers v0.33.0
 	github.com/tetratelabs/wazero v1.12.0
 )
 
-require golang.org/x/sys v0.44.0 // indirect
+require (
+	golang.org/x/sys v0.44.0 // indirect
+	golang.org/x/text v0.14.0 // indirect
+)

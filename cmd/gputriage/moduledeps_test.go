@@ -22,5 +22,22 @@ func TestModuleLeavesOutHeavyDeps(t *testing.T) {
 		if strings.HasPrefix(p, "github.com/goccy/go-json") {
 			t.Fatalf("gputriage.wasm links %s (≈2.8 MB of wasm code): use encoding/json in analyzer/ (same output)", p)
 		}
+		if strings.HasPrefix(p, "github.com/santhosh-tekuri/jsonschema") {
+			t.Fatalf("gputriage.wasm links %s: the schema validator is for tests only", p)
+		}
+	}
+}
+
+// The JSON Schema validator is a test dependency: neither the CLI nor the
+// Worker links it.
+func TestBinariesLeaveOutValidator(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".", "../../worker/...").Output()
+	if err != nil {
+		fixture.Missing(t, "go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "github.com/santhosh-tekuri/jsonschema") || p == "github.com/gputriage/gputriage/schemas" {
+			t.Errorf("a binary links %s: the schema validator is for tests only", p)
+		}
 	}
 }
