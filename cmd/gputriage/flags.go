@@ -49,6 +49,10 @@ var commands = map[string]command{
 		[]func(*flag.FlagSet, *flags){outputFlags, targetFlags, compareFlags, identityFlags, engineFlags, limitFlags}},
 	"diagnose": {"gputriage diagnose [flags] LOG...\n\nCrash / hang evidence → a diagnosis.",
 		[]func(*flag.FlagSet, *flags){outputFlags, identityFlags, engineFlags, limitFlags}},
+	"extract": {"gputriage extract [flags] RANK_TRACE -o DIR\n\nOne rank of a multi-GPU job: its breakdown artifacts and DIR/rank_summary.json (the map\nstep; run one per rank).",
+		[]func(*flag.FlagSet, *flags){outputFlags, targetFlags, roofFlags, identityFlags, engineFlags, limitFlags}},
+	"ranks": {"gputriage ranks [flags] SUMMARY_OR_DIR...\n\nThe cross-rank view (collectives.json, ranks.json, the straggler) from rank_summary.json\nfiles alone (the reduce step): the same bytes as breakdown over the traces.",
+		[]func(*flag.FlagSet, *flags){outputFlags, targetFlags, identityFlags, engineFlags, limitFlags}},
 	"perfetto-fix": {"gputriage perfetto-fix [--gzip] -o DIR TRACE\n\nRewrite overlapping GPU lanes so Perfetto renders them (DIR/perfetto_fixed_trace.json[.gz]).",
 		[]func(*flag.FlagSet, *flags){fixFlags, engineFlags, limitFlags}},
 }
