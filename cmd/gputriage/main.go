@@ -282,18 +282,6 @@ func pushPath(eng engine, name string, stdin io.Reader, prog *progress) error {
 	return push(eng, name, fh, prog.update)
 }
 
-func writeArtifacts(dir string, res *analyzer.Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, a := range res.Artifacts {
-		if err := os.WriteFile(filepath.Join(dir, a.Name), []byte(a.Text), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func printResult(w io.Writer, res *analyzer.Result, format string) {
 	if format == "json" {
 		out := struct {
