@@ -98,7 +98,10 @@ async function handle(files) {
   const cmd = ui.command.value;
   const artifactRun = (g) => g.some((f) => /(^|\/)kernel_table\.json$/.test(f.name));
   const zips = files.filter((f) => /\.zip$/i.test(f.name)).length;
-  if (cmd === 'diff' || (cmd === 'auto' && groups.length === 2 && (zips === 2 || groups.every(artifactRun)))) {
+  // Two things of one name (the same model's trace from two machines) are
+  // two runs: one job would see a single name twice.
+  const sameName = groups.length === 2 && groups[0].some((x) => groups[1].some((y) => y.name.split('/').pop() === x.name.split('/').pop()));
+  if (cmd === 'diff' || (cmd === 'auto' && groups.length === 2 && (zips === 2 || sameName || groups.every(artifactRun)))) {
     if (groups.length !== 2) {
       showError(`compare needs two runs, A then B: drop two traces, two folders or two artifact zips (got ${groups.length})`);
       return;
@@ -247,7 +250,8 @@ function savedReport(result, stats) {
 
 function fromInput(input) {
   return [...input.files]
-    .map((f) => ({ file: f, name: f.webkitRelativePath || f.name, top: (f.webkitRelativePath || f.name).split('/')[0] }))
+    // top: which dropped thing a file came from (a folder, or the file itself)
+    .map((f, i) => ({ file: f, name: f.webkitRelativePath || f.name, top: f.webkitRelativePath ? `dir:${f.webkitRelativePath.split('/')[0]}` : `file:${i}` }))
     .filter((f) => !(input.webkitdirectory && SKIP.test(f.name)))
     .sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -255,13 +259,14 @@ function fromInput(input) {
 // Drag and drop, folders included (webkitGetAsEntry walks directories).
 async function fromDrop(dt) {
   const entries = [...dt.items].map((it) => it.webkitGetAsEntry?.()).filter(Boolean);
-  if (!entries.length) return [...dt.files].map((f) => ({ file: f, name: f.name, top: f.name }));
+  if (!entries.length) return [...dt.files].map((f, i) => ({ file: f, name: f.name, top: `file:${i}` }));
   const out = [];
+  let top = '';
   const walk = async (e, inFolder) => {
     if (e.isFile) {
       const name = e.fullPath.replace(/^\//, '');
       if (inFolder && SKIP.test(name)) return;
-      out.push({ file: await new Promise((res, rej) => e.file(res, rej)), name: inFolder ? name : e.name, top: name.split('/')[0] });
+      out.push({ file: await new Promise((res, rej) => e.file(res, rej)), name: inFolder ? name : e.name, top });
     } else if (e.isDirectory) {
       const r = e.createReader();
       for (;;) {
@@ -271,14 +276,14 @@ async function fromDrop(dt) {
       }
     }
   };
-  for (const e of entries) await walk(e, false);
+  for (const [i, e] of entries.entries()) { top = `entry:${i}`; await walk(e, false); }
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 ui.files.addEventListener('change', () => { handle(fromInput(ui.files)); ui.files.value = ''; });
 ui.folder.addEventListener('change', () => { handle(fromInput(ui.folder)); ui.folder.value = ''; });
 ui.cancel.addEventListener('click', () => client.cancel());
-ui.example.addEventListener('click', () => handle([{ file: new File([example], EXAMPLE_NAME, { type: 'application/gzip' }), name: EXAMPLE_NAME, top: EXAMPLE_NAME }]));
+ui.example.addEventListener('click', () => handle([{ file: new File([example], EXAMPLE_NAME, { type: 'application/gzip' }), name: EXAMPLE_NAME, top: 'example' }]));
 // The drop zone doubles as a button for the file picker.
 ui.drop.addEventListener('click', () => ui.files.click());
 ui.drop.addEventListener('keydown', (e) => {

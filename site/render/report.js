@@ -85,7 +85,10 @@ export async function renderReport(root, result, opts = {}) {
     // The verdict's heading takes the focus the drop zone or Cancel had
     // (a screen reader starts at the answer), unless the user moved it.
     const had = document.activeElement;
-    if (s.id === 'verdict' && opts.focus && (!had || had === document.body || !had.checkVisibility())) s.querySelector('h2')?.focus({ preventScroll: true });
+    if (s.id === 'verdict' && opts.focus && (!had || had === document.body || !had.checkVisibility())) {
+      window.scrollTo(0, 0); // a new report starts at its answer
+      s.querySelector('h2')?.focus({ preventScroll: true });
+    }
     // Links keep NAV's order whatever order sections arrive in.
     if (links.has(s.id)) nav.replaceChildren(...NAV.filter(([id]) => id === s.id || nav.querySelector(`a[href="#${id}"]`)).map(([id]) => links.get(id)));
   }

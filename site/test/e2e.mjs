@@ -1376,8 +1376,7 @@ test('compare: two runs dropped together give the CLI\'s diff (refused, then --f
     // Two artifact zips (this page's "All as .zip" of two reports) = two artifact folders to the CLI.
     const zips = [];
     for (const t of [PAIR[0], PAIR[1]]) {
-      await s.page.selectOption('#command', 'breakdown');
-      await dropAny(s.page, [t]);
+      await dropAny(s.page, [t]); // one trace under auto: its breakdown
       const z = await download(s.page, '#export a[download$=".zip"]');
       const dir = path.join(TMP, `zip-${zips.length}`);
       fs.mkdirSync(dir);
@@ -1385,9 +1384,10 @@ test('compare: two runs dropped together give the CLI\'s diff (refused, then --f
       fs.writeFileSync(file, z.bytes);
       zips.push(file);
     }
-    await s.page.selectOption('#command', 'auto');
-    await dropAny(s.page, zips);
-    assert.equal(await s.page.evaluate(() => document.body.dataset.state), 'done', 'the zips compare');
+    const before = await s.page.evaluate(() => window.__gputriage.runs);
+    await s.page.setInputFiles('#pick-files', zips);
+    await nextRun(s.page, before);
+    assert.equal(await s.page.evaluate(() => window.__gputriage.stats.command), 'diff', 'the zips compare');
     const stems = zips.map((z) => path.basename(z).replace(/\.zip$/, ''));
     const folders = zips.map((z, i) => {
       const d = path.join(TMP, `unz-${i}`);
@@ -1398,6 +1398,43 @@ test('compare: two runs dropped together give the CLI\'s diff (refused, then --f
     const zstems = stems[0] === stems[1] ? [`A/${stems[0]}`, `B/${stems[1]}`] : stems;
     assertSameArtifacts(await pageArtifacts(s.page), cliDiff(folders[0], folders[1], zstems), 'diff of two artifact zips');
     assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests after load');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+// Kept beside the tests (site/test/screenshots/, committed): each report
+// kind's first screen at 1280x800 and 390x844, looked at when they change.
+const SHOTS = path.join(ROOT, 'site/test/screenshots');
+
+test('screenshots: every report kind at 1280x800 and 390x844, no sideways page scroll at 390 px', async () => {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  const kinds = [
+    ['breakdown', [TRACES.rocmDecode]],
+    ['triage', PAIR],
+    ['ranks', RANKS],
+    ['crash', [`${SHARED}/crash-seedcases/c15_sglang_tp8_interleaved_fault_on_one_rank_then_watchdogs.log`]],
+    ['compare', [TRACES.mi300, TRACES.h100]],
+  ];
+  const s = await openPage(`${base}/`);
+  const wide = [];
+  try {
+    for (const [kind, files] of kinds) {
+      await s.page.setViewportSize({ width: 1280, height: 800 });
+      const runs = await s.page.evaluate(() => window.__gputriage.runs);
+      await s.page.setInputFiles('#pick-files', files);
+      await nextRun(s.page, runs, 300_000);
+      await s.page.evaluate(() => window.scrollTo(0, 0));
+      await s.page.screenshot({ path: path.join(SHOTS, `${kind}-1280x800.png`) });
+      await s.page.setViewportSize({ width: 390, height: 844 });
+      await s.page.evaluate(() => window.scrollTo(0, 0));
+      await s.page.screenshot({ path: path.join(SHOTS, `${kind}-390x844.png`) });
+      const over = await s.page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+      if (over > 0) wide.push(`${kind}: ${over} px wider than the 390 px viewport`);
+    }
+    note(`screenshots in ${path.relative(ROOT, SHOTS)}/`);
+    assert.deepEqual(wide, [], 'no horizontal page scrolling at 390 px');
     assert.deepEqual(s.errors, [], 'no console errors');
   } finally {
     await s.close();
