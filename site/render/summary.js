@@ -111,7 +111,10 @@ function filesTable(result, meta, opts) {
         h('div.toolbar', [
           h('a.dl.button.fixed', { href: url(out.blob), download: out.name }, `Download ${out.name}`),
           rep && h('a.dl.mono', { href: url(new Blob([new TextEncoder().encode(rep.text)], { type: 'application/json' })), download: rep.name }, rep.name),
-          h('span.dim', 'open it at ui.perfetto.dev'),
+          h('button.perfetto', {
+            type: 'button', onclick: () => openInPerfetto(out.blob, out.name),
+            title: 'opens ui.perfetto.dev in a new tab and hands it this fixed trace (postMessage); the trace goes to that tab, which then loads Perfetto from the network — this page itself sends nothing',
+          }, 'Open in Perfetto (new tab)'),
         ]),
       );
       fixPanel.dataset.state = 'done';
@@ -144,4 +147,29 @@ function filesTable(result, meta, opts) {
     gzip && h('label.dim.fixopt', { title: 'compress the fixed trace in the browser (CompressionStream); Perfetto opens .json.gz directly' }, gzip, ' gzip the Perfetto fix'),
     fixPanel,
   ];
+}
+
+const PERFETTO = 'https://ui.perfetto.dev';
+
+/**
+ * Perfetto UI's documented hand-over: open it, PING until it answers PONG,
+ * then post the trace's bytes. An explicit user action: the new tab loads
+ * Perfetto; this page makes no request.
+ */
+async function openInPerfetto(blob, name) {
+  const win = window.open(PERFETTO);
+  if (!win) return;
+  const buffer = await blob.arrayBuffer();
+  let tries = 0;
+  const ping = setInterval(() => {
+    if (++tries > 600 || win.closed) { clearInterval(ping); window.removeEventListener('message', onMsg); return; }
+    win.postMessage('PING', PERFETTO);
+  }, 100);
+  const onMsg = (e) => {
+    if (e.origin !== PERFETTO || e.data !== 'PONG') return;
+    clearInterval(ping);
+    window.removeEventListener('message', onMsg);
+    win.postMessage({ perfetto: { buffer, title: name, fileName: name } }, PERFETTO);
+  };
+  window.addEventListener('message', onMsg);
 }

@@ -579,6 +579,17 @@ test('served: Fix for Perfetto gives the CLI\'s perfetto-fix bytes', async () =>
     // The analysis report is still there and the next drop still works.
     assert.ok(await s.page.locator('#kernels tbody tr').count() > 0, 'report kept');
     assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests after load');
+    // Open in Perfetto: an explicit action that opens ui.perfetto.dev in a new
+    // tab and posts it the fixed trace (a stand-in page answers here).
+    const btn = s.page.locator('.fixpanel button.perfetto');
+    assert.match(await btn.textContent(), /Open in Perfetto \(new tab\)/);
+    assert.match(await btn.getAttribute('title'), /new tab/);
+    await s.context.route('https://ui.perfetto.dev/**', (r) => r.fulfill({ contentType: 'text/html',
+      body: '<script>addEventListener("message",(e)=>{if(e.data==="PING")e.source.postMessage("PONG","*");else if(e.data&&e.data.perfetto)window.got=e.data.perfetto.buffer.byteLength;})</script>' }));
+    const [popup] = await Promise.all([s.context.waitForEvent('page'), btn.click()]);
+    await popup.waitForFunction(() => window.got > 0, null, { timeout: 30_000 });
+    assert.equal(await popup.evaluate(() => window.got), gz.bytes.length, 'Perfetto got the fixed trace');
+    assert.ok(s.requestsAfterLoad().every((u) => u.startsWith('https://ui.perfetto.dev')), 'only the Perfetto tab made a request');
     assert.deepEqual(s.errors, [], 'no console errors');
   } finally {
     await s.close();
@@ -1439,6 +1450,50 @@ test('screenshots: every report kind at 1280x800 and 390x844, no sideways page s
   } finally {
     await s.close();
   }
+});
+
+// axe-core from npm (a local file, injected through the devtools protocol:
+// no network, the page's CSP untouched).
+const AXE = path.join(ROOT, 'node_modules/axe-core/axe.min.js');
+
+async function axeSerious(page) {
+  await page.evaluate(fs.readFileSync(AXE, 'utf8'));
+  const r = await page.evaluate(async () => {
+    // content-visibility: auto sections are skipped by layout-based rules until
+    // they are near the view: render them all for the audit.
+    for (const s of document.querySelectorAll('#report > section')) s.style.contentVisibility = 'visible';
+    const out = await window.axe.run(document, { resultTypes: ['violations'] });
+    return out.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious')
+      .map((v) => `${v.impact} ${v.id}: ${v.nodes.length} node(s), e.g. ${v.nodes[0]?.target?.join(' ')} — ${v.help}`);
+  });
+  return r;
+}
+
+test('axe-core: no critical or serious violation on the idle page and on every report page', async () => {
+  assert.ok(fs.existsSync(AXE), 'axe-core installed (npm ci)');
+  const found = [];
+  for (const scheme of ['light', 'dark']) {
+    const s = await openPage(`${base}/`, { colorScheme: scheme });
+    try {
+      for (const v of await axeSerious(s.page)) found.push(`${scheme} idle: ${v}`);
+      const kinds = [
+        ['breakdown', [TRACES.rocmDecode]],
+        ['triage', PAIR],
+        ['crash', [CRASH_LOG, `${SHARED}/crash-seedcases/c04_rocgdb_splitk_clean_deadlock_item_bt.txt`]],
+        ['compare', [TRACES.mi300, TRACES.h100]],
+      ];
+      for (const [kind, files] of kinds) {
+        const runs = await s.page.evaluate(() => window.__gputriage.runs);
+        await s.page.setInputFiles('#pick-files', files);
+        await nextRun(s.page, runs, 300_000);
+        for (const v of await axeSerious(s.page)) found.push(`${scheme} ${kind}: ${v}`);
+      }
+    } finally {
+      await s.close();
+    }
+  }
+  for (const f of found) note(`axe: ${f}`);
+  assert.deepEqual(found, [], 'axe-core critical/serious violations');
 });
 
 // ---------------------------------------------------------------- main
