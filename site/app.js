@@ -228,9 +228,18 @@ function showProgress(p) {
   ui.ptext.replaceChildren(
     ...(p.passes ? [h('b', `perfetto-fix pass ${p.pass}/${p.passes} (${p.pass === 1 ? 'plan' : 'rewrite'}) `)] : []),
     h('span.mono.name', { title: p.file }, `${p.files > 1 ? `${p.fileIndex + 1}/${p.files} ` : ''}${p.file}`),
-    ` ${bytes(p.bytesRead)} / ${bytes(p.total)} · ${p.mbps.toFixed(0)} MB/s · ${Number.isFinite(p.eta) ? `${secs(p.eta)} left` : '…'}`,
+    ` ${bytes(p.bytesRead)} / ${bytes(p.total)} · ${p.mbps.toFixed(0)} MB/s · ${eta(p, frac)}`,
     h('span.dim', ` · module ${bytes(p.memory)}`),
   );
+}
+
+// An honest estimate: the reading's time left while bytes are read (none
+// before 5 % of them: too early to say), then what is left — the analysis,
+// which no byte count measures — said as such rather than "0 s left".
+function eta(p, frac) {
+  if (p.total && p.bytesRead >= p.total) return p.passes && p.pass < p.passes ? 'next pass…' : 'read; analysing…';
+  if (!Number.isFinite(p.eta) || frac < 0.05) return 'estimating…';
+  return `reading: ~${secs(Math.max(p.eta, 0.1))} left, then the analysis`;
 }
 
 function showError(msg) {

@@ -1496,6 +1496,64 @@ test('axe-core: no critical or serious violation on the idle page and on every r
   assert.deepEqual(found, [], 'axe-core critical/serious violations');
 });
 
+test('readable names: the xDiT top 25 kernels read apart; Enter expands a name, copy beside it', async () => {
+  const xdit = `${SHARED}/traces/tracelens/inference/xdit_flux.1_aiter_sage/profile_trace_rank_0.json.gz`;
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [xdit]);
+    const cells = s.page.locator('#kernels tbody td.kname');
+    const shown = await cells.evaluateAll((tds) => tds.map((td) => (td.querySelector('button.kn') ?? td).textContent));
+    const full = await cells.evaluateAll((tds) => tds.map((td) => td.title));
+    assert.equal(shown.length, 25);
+    assert.equal(new Set(shown).size, new Set(full).size, `every distinct kernel reads apart: ${shown.join(' | ')}`);
+    // Keyboard: Tab to the first long name, Enter shows it whole.
+    const btn = s.page.locator('#kernels tbody button.kn').first();
+    await btn.focus();
+    await s.page.keyboard.press('Enter');
+    assert.equal(await btn.getAttribute('aria-expanded'), 'true');
+    assert.equal(await btn.textContent(), await btn.getAttribute('title'), 'the whole name');
+    assert.ok(await s.page.locator('#kernels tbody button.copy:visible').count() === 1, 'a copy button beside it');
+    await s.page.locator('#kernels').evaluate((e) => e.scrollIntoView());
+    await shot(s.page, 'names-xdit');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('timeline: wheel zoom narrows the stream lanes\' time range; drag pans, + zooms, 0 resets', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [TRACES.rocmDecode]);
+    const canvas = s.page.locator('#lanes canvas.lanes').first();
+    await canvas.scrollIntoViewIfNeeded();
+    const span = JSON.parse((await s.page.evaluate(() => window.__gputriage.result.artifacts.find((a) => a.name === 'gpu_lanes.json').text))).files[0].span_us;
+    const range = async () => { const v = await canvas.getAttribute('data-view'); if (!v) return [0, span]; const [a, b] = v.split('-').map(Number); return [a, b]; };
+    const box = await canvas.boundingBox();
+    await s.page.mouse.move(box.x + box.width * 0.7, box.y + 30);
+    for (let i = 0; i < 5; i++) await s.page.mouse.wheel(0, -120);
+    const [a1, b1] = await range();
+    assert.ok(b1 - a1 < span * 0.5, `wheel zoom narrows the range: ${a1}-${b1} of ${span} us`);
+    assert.ok(a1 > 0, 'zoomed around the pointer (70 % across), not the start');
+    await s.page.mouse.down();
+    await s.page.mouse.move(box.x + box.width * 0.5, box.y + 30, { steps: 4 });
+    await s.page.mouse.up();
+    const [a2, b2] = await range();
+    assert.ok(a2 > a1 && Math.abs((b2 - a2) - (b1 - a1)) < 1e-3 * span, `drag pans: ${a2}-${b2}`);
+    await canvas.focus();
+    await s.page.keyboard.press('+');
+    const [a3, b3] = await range();
+    assert.ok(b3 - a3 < b2 - a2, 'the keyboard zooms');
+    await shot(s.page, 'lanes-zoomed');
+    await s.page.keyboard.press('0');
+    const [a4, b4] = await range();
+    assert.ok(a4 === 0 && Math.abs(b4 - span) < 1e-3 * span, '0 resets');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
 // ---------------------------------------------------------------- main
 
 let server;
