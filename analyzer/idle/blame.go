@@ -164,15 +164,10 @@ func (a *analyzer) blame(w int32, g gapClass, p piece, s, e int64) {
 }
 
 // stepName reports annotation names that mark one iteration: ProfilerStep#N,
-// decode_step, train_step, SGLang's step[DECODE bs=32] ("step" as a word),
-// vLLM's model-runner execute_<tokens>_context_…_generation_… .
+// decode_step, train_step, SGLang's step[DECODE bs=32] ("step" as a word).
 func stepName(name string) bool {
 	l := strings.ToLower(name)
 	if strings.HasPrefix(l, "profilerstep#") {
-		return true
-	}
-	if rest, ok := strings.CutPrefix(l, "execute_"); ok && len(rest) > 0 && rest[0] >= '0' && rest[0] <= '9' &&
-		(strings.Contains(rest, "_context_") || strings.Contains(rest, "_generation_")) {
 		return true
 	}
 	for i := 0; ; {
