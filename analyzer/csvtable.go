@@ -14,6 +14,7 @@ import (
 // spreadsheet users.
 var tables = []struct{ artifact, rows string }{
 	{"kernel_table.json", "rows"},
+	{"steps.json", "rows"},
 	{"overlap_opportunities.json", "rows"},
 	{"fuse_opportunities.json", "rows"},
 	{"diff.json", "kernels"},

@@ -27,8 +27,10 @@ import (
 	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/analyzer/report"
 	"github.com/gputriage/gputriage/analyzer/rocprof"
+	"github.com/gputriage/gputriage/analyzer/steps"
 	"github.com/gputriage/gputriage/analyzer/timeline"
 	"github.com/gputriage/gputriage/analyzer/trace"
+	"github.com/gputriage/gputriage/internal/escape"
 )
 
 // Exit codes shared by the module's exports and the CLI.
@@ -813,6 +815,8 @@ func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins)
 		j.stagesSeen[n] = true
 	}
 	a.Idle = idle.Analyze(st, idle.Options{Stage: j.opts.Stage, Joins: joins, StageOf: ids, StageNames: names})
+	a.Steps = steps.Analyze(st, a.Idle, steps.Options{Stage: j.opts.Stage, OpStage: ids, StageNames: names})
+	stepLeads(a)
 	a.Launch = launch.Analyze(st, launch.Options{Stage: j.opts.Stage, Joins: joins, StageOf: ids, StageNames: names, Idle: a.Idle, Classes: a.Breakdown.Classes})
 	for _, fi := range files {
 		a.Timelines = append(a.Timelines, timeline.Compute(st, fi))
@@ -919,6 +923,7 @@ func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins)
 func whyArtifacts(a *report.Analysis) []Artifact {
 	return []Artifact{
 		{"idle.json", string(a.Idle.JSON(report.Tool, report.Version, a.Partial()))},
+		{"steps.json", string(a.Steps.JSON(report.Tool, a.Partial()))},
 		{"launch_stats.json", string(a.Launch.JSON(report.Tool, report.Version, a.Partial()))},
 	}
 }
@@ -959,4 +964,34 @@ func distributed(raw []byte) *report.Distributed {
 		out.Version = fmt.Sprint(d.Version)
 	}
 	return out
+}
+
+// stepLeads puts each stage's step figures first among the takeaways, and
+// the step table among the sections.
+func stepLeads(a *report.Analysis) {
+	withSteps := 0
+	for _, s := range a.Steps.Stages {
+		if s.Steps > 0 {
+			withSteps++
+		}
+	}
+	culprit := ""
+	if withSteps == 1 && len(a.Idle.Steps.Culprits) > 0 {
+		c := a.Idle.Steps.Culprits[0]
+		if culprit = c.Frame; culprit == "" {
+			culprit = c.CPUOp
+		}
+		if culprit != "" {
+			culprit = "`" + escape.MarkdownCode(culprit) + "`"
+		}
+	}
+	for i := range a.Steps.Stages {
+		s := &a.Steps.Stages[i]
+		if l := s.Lead(culprit); l != "" {
+			a.First = append(a.First, s.Stage+": "+l)
+		}
+	}
+	if md := a.Steps.Markdown(); md != nil {
+		a.Sections = append(a.Sections, string(md))
+	}
 }

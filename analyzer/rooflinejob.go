@@ -1,6 +1,9 @@
 package analyzer
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/report"
 	"github.com/gputriage/gputriage/analyzer/roofline"
@@ -18,7 +21,7 @@ func (j *Job) roofline(a *report.Analysis, joins *callsite.Joins, mapping *trace
 		cfg, _ = roofline.ParseModelConfig(j.opts.ModelConfig)
 	}
 	r := roofline.Analyze(a.Store, roofline.Options{
-		Model: cfg,
+		Model: cfg, TargetArch: j.opts.TargetArch,
 		Stage: j.opts.Stage, Joins: joins,
 		OpStage: a.Breakdown.OpStage, StageNames: a.Breakdown.StageNames,
 		DeviceName: a.Arch.DeviceName, Arch: a.Arch.ObservedArch,
@@ -29,6 +32,24 @@ func (j *Job) roofline(a *report.Analysis, joins *callsite.Joins, mapping *trace
 		a.Sections = append(a.Sections, r.Markdown())
 	}
 	for _, s := range r.Stages {
+		steps := 0
+		if a.Steps != nil {
+			for _, x := range a.Steps.Stages {
+				if x.Stage == s.Stage {
+					steps = x.Wall.Count + x.SteadyFrom
+				}
+			}
+		}
+		if t := r.TargetLine(s.Stage, steps); t != "" {
+			// After the stage's step line, which leads.
+			at := len(a.First)
+			for i, f := range a.First {
+				if strings.HasPrefix(f, s.Stage+": ") {
+					at = i + 1
+				}
+			}
+			a.First = slices.Insert(a.First, at, s.Stage+": "+t)
+		}
 		for _, t := range r.Takeaways(s.Stage) {
 			a.Lead = append(a.Lead, s.Stage+": "+t)
 		}

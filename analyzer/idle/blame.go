@@ -265,7 +265,7 @@ func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 		kept = append(kept, r)
 	}
 	for _, r := range kept {
-		r.row = a.register(&acc{Window: Window{Name: st.Name(r.name), Kind: "step", File: st.Files[k.file].Name}})
+		r.row = a.register(&acc{Window: Window{Name: st.Name(r.name), Kind: "step", File: st.Files[k.file].Name, Start: r.s}})
 		a.rows = append(a.rows, r.row)
 	}
 	return kept

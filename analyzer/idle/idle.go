@@ -55,6 +55,7 @@ type Window struct {
 	Stage string
 	File  string // step rows only
 	Steps int    // steps inside (stage and steps windows)
+	Start int64  // step rows: the window's start (ns, trace clock)
 
 	Window, Busy, Idle int64
 	HostBound          int64
@@ -101,9 +102,12 @@ type Result struct {
 	Stages    []Window
 	Steps     Window   // all step windows together (Steps == 0: none)
 	StepRows  []Window // one per step, the first maxSteps
-	Omitted   int      // step rows left out
-	Syncs     []Sync
-	Waits     []Wait
+	// Every is every step window in order, without culprits (the step
+	// statistics' input).
+	Every   []Window
+	Omitted int // step rows left out
+	Syncs   []Sync
+	Waits   []Wait
 }
 
 // Analyze computes the idle attribution of every trace file in st.

@@ -38,6 +38,11 @@ func (a *analyzer) result() *Result {
 	if a.steps.Steps > 0 {
 		r.Steps = a.window(&a.steps)
 	}
+	for _, row := range a.rows {
+		w := row.Window
+		w.Culprits = nil
+		r.Every = append(r.Every, w)
+	}
 	for i, row := range a.rows {
 		if i == maxSteps {
 			r.Omitted = len(a.rows) - maxSteps

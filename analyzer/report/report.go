@@ -6,6 +6,7 @@ import (
 	"github.com/gputriage/gputriage/analyzer/identity"
 	"github.com/gputriage/gputriage/analyzer/idle"
 	"github.com/gputriage/gputriage/analyzer/launch"
+	"github.com/gputriage/gputriage/analyzer/steps"
 	"github.com/gputriage/gputriage/analyzer/timeline"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
@@ -22,6 +23,7 @@ type Analysis struct {
 	TraceFiles  []int // indices into Store.Files
 	Breakdown   *breakdown.Result
 	Idle        *idle.Result        // why the GPU idles (idle.json)
+	Steps       *steps.Result       // step statistics (steps.json)
 	Launch      *launch.Result      // launch statistics (launch_stats.json)
 	Timelines   []timeline.Timeline // one per trace file
 	Facts       []timeline.Facts    // one per trace file
@@ -44,6 +46,7 @@ type Analysis struct {
 	// (before the takeaways); Lead are takeaways they put first.
 	Sections []string
 	Lead     []string
+	First    []string // takeaways before all others (the step figures)
 	// CrossRanks is the cross-rank section (collectives matched across the
 	// ranks, the straggler) when the traces are ranks of one job; it takes
 	// the place of the per-file rank table, and CrossVerdict leads the

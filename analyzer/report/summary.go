@@ -128,6 +128,10 @@ func Summary(a *Analysis) []byte {
 		w("\n%s", sec)
 	}
 	w("\n## Takeaways\n\n")
+	// The step figures lead: what a step costs, and how much of it the GPU works.
+	for _, t := range a.First {
+		w("- %s\n", t)
+	}
 	// Why the GPU idles comes first: it decides whether kernel tuning matters.
 	if a.Idle != nil {
 		for _, t := range a.Idle.Takeaways() {

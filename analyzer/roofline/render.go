@@ -63,17 +63,30 @@ type rowJSON struct {
 	MappedShare    units.Ratio     `json:"mapped_share"`
 	Note           string          `json:"note,omitempty"`
 	Source         string          `json:"source,omitempty"`
+	TargetBound    *units.US       `json:"target_bound_us"`
+	TargetNote     string          `json:"target_note,omitempty"`
 	PythonLocation *string         `json:"python_location"`
 	CPUOp          *string         `json:"cpu_op"`
 }
 
 type stageJSON struct {
-	Stage      string   `json:"stage"`
-	KernelTime units.US `json:"kernel_time_us"`
-	Modelled   units.US `json:"modelled_us"`
-	NoOp       units.US `json:"no_cpu_op_us"`
-	Graph      units.US `json:"graph_replayed_us"`
-	Mapped     units.US `json:"graph_mapped_us"`
+	Stage      string    `json:"stage"`
+	KernelTime units.US  `json:"kernel_time_us"`
+	Modelled   units.US  `json:"modelled_us"`
+	NoOp       units.US  `json:"no_cpu_op_us"`
+	Graph      units.US  `json:"graph_replayed_us"`
+	Mapped     units.US  `json:"graph_mapped_us"`
+	Target     *units.US `json:"target_bound_us"`
+	ISA        units.US  `json:"isa_specific_us"`
+}
+
+// targetJSON is the device results are projected onto (--target-arch).
+type targetJSON struct {
+	Key        string `json:"key"`
+	Name       string `json:"name"`
+	PeakTFLOPS peaks  `json:"peak_tflops"`
+	PeakGBPS   num    `json:"peak_gbps"`
+	Source     string `json:"source"`
 }
 
 type deviceJSON struct {
@@ -121,9 +134,13 @@ func (r *Result) JSON(partial bool) []byte {
 		SchemaVersion string      `json:"schema_version"`
 		Partial       bool        `json:"partial"`
 		Device        *deviceJSON `json:"device"`
+		Target        *targetJSON `json:"target"`
 		Stages        []stageJSON `json:"stages"`
 		Rows          []rowJSON   `json:"rows"`
 	}{Tool: "gputriage", SchemaVersion: SchemaVersion, Partial: partial, Stages: []stageJSON{}, Rows: []rowJSON{}}
+	if r.Target != nil {
+		out.Target = &targetJSON{Key: r.Target.Key, Name: r.Target.Name, PeakTFLOPS: peaks(r.Target.Peak), PeakGBPS: num(r.Target.GBPS), Source: r.Target.Source}
+	}
 	if r.Device != nil || r.Overridden {
 		d := &deviceJSON{Basis: r.DeviceBasis, PeakTFLOPS: peaks(r.Peaks), PeakGBPS: num(r.PeakGBPS), Overridden: r.Overridden}
 		if r.Device != nil {
@@ -135,7 +152,12 @@ func (r *Result) JSON(partial bool) []byte {
 		out.Device = d
 	}
 	for _, s := range r.Stages {
-		out.Stages = append(out.Stages, stageJSON{s.Stage, units.US(s.KernelTime), units.US(s.Modelled), units.US(s.NoOp), units.US(s.Graph), units.US(s.Mapped)})
+		sj := stageJSON{s.Stage, units.US(s.KernelTime), units.US(s.Modelled), units.US(s.NoOp), units.US(s.Graph), units.US(s.Mapped), nil, units.US(s.ISASpecific)}
+		if r.Target != nil {
+			tb := units.US(int64(s.TargetBound + 0.5))
+			sj.Target = &tb
+		}
+		out.Stages = append(out.Stages, sj)
 	}
 	for _, x := range r.Rows {
 		j := rowJSON{Stage: x.Stage, Op: x.Op, InputDims: x.InputDims, InputTypes: x.InputTypes, ConcreteInputs: x.ConcreteInputs,
@@ -146,6 +168,10 @@ func (r *Result) JSON(partial bool) []byte {
 		}
 		for _, k := range x.Kernels {
 			j.Kernels = append(j.Kernels, kernelJSON{k.Name, k.Launches, units.US(k.Time)})
+		}
+		if x.Modelled && r.Target != nil {
+			tb := units.US(int64(x.TargetBound + 0.5))
+			j.TargetBound, j.TargetNote = &tb, x.TargetNote
 		}
 		if x.Modelled {
 			f, b := count(x.Flops), count(x.Bytes)

@@ -45,6 +45,9 @@ type Options struct {
 	PeakTFLOPS, PeakGBPS float64
 	// Model gives dimensions the trace lacks (--model-config); nil = none.
 	Model *ModelConfig
+	// TargetArch is the architecture results are projected onto (gfx950
+	// …; --target-arch); "" = none.
+	TargetArch string
 }
 
 // Row is one op signature in one stage.
@@ -67,9 +70,16 @@ type Row struct {
 	// Source says where numbers other than the op's recorded shapes came
 	// from (the step annotation's sequence lengths, ops inside the op, the
 	// model config); "" = the shapes alone.
-	Source    string
-	PythonLoc string
-	CPUOp     string // the op whose shapes gave the FLOPs (else the launching op)
+	Source string
+	// TargetBound is the least time (ns, every instance) the row's FLOPs
+	// and bytes need at the target's roofs; TargetNote says what will not
+	// carry over (ISA-specific kernels, MXFP4 dequantization) and
+	// ISASpecific whether anything.
+	TargetBound float64
+	TargetNote  string
+	ISASpecific bool
+	PythonLoc   string
+	CPUOp       string // the op whose shapes gave the FLOPs (else the launching op)
 	// MappedShare is the share of the row's kernel time that was graph-
 	// replayed and took its op and shapes from the mapping trace.
 	MappedShare float64
@@ -95,11 +105,18 @@ type StageTotals struct {
 	NoOp       int64 // no launching cpu_op found
 	Graph      int64 // graph-replayed: launched by a graph, not an op
 	Mapped     int64 // graph-replayed with op and shapes from the mapping trace
+	// TargetBound sums the modelled rows' bounds on the target (ns);
+	// ISASpecific is the modelled time of rows whose kernels will not carry
+	// over, ISAWhy why.
+	TargetBound float64
+	ISASpecific int64
+	ISAWhy      string
 }
 
 // Result is the roofline of one job.
 type Result struct {
 	Device      *Device // nil when neither the name nor the arch is in the table
+	Target      *Device // the --target-arch's table device, nil if none
 	DeviceBasis string
 	Overridden  bool
 	PeakGBPS    float64
@@ -179,6 +196,9 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 	res := &Result{}
 	res.Device, res.DeviceBasis = SelectDevice(opt.DeviceName, opt.Arch)
+	if opt.TargetArch != "" {
+		res.Target, _ = SelectDevice("", opt.TargetArch)
+	}
 	res.Peaks = map[string]float64{}
 	if res.Device != nil {
 		for k, v := range res.Device.Peak {
@@ -401,7 +421,35 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	})
 	a.rowsDone(len(rows))
 	for n, r := range rows {
-		res.Rows = append(res.Rows, a.finish(int32(n), r, res))
+		x := a.finish(int32(n), r, res)
+		project(&x, r.flops, r.bytes, res.Target, opt.Arch)
+		res.Rows = append(res.Rows, x)
+	}
+	for i := range res.Stages {
+		s := &res.Stages[i]
+		why := map[string]bool{}
+		for k := range res.Rows {
+			x := &res.Rows[k]
+			if x.Stage != s.Stage || !x.Modelled {
+				continue
+			}
+			s.TargetBound += x.TargetBound
+			isa, fp4 := strings.Contains(x.TargetNote, "_ISA"), strings.Contains(x.TargetNote, "dequantized")
+			if isa || fp4 {
+				x.ISASpecific = true
+				s.ISASpecific += int64(float64(x.KernelTime) * x.Coverage)
+				why["ISA-tagged library solutions"] = why["ISA-tagged library solutions"] || isa
+				why["software MXFP4 dequantization"] = why["software MXFP4 dequantization"] || fp4
+			}
+		}
+		for _, w := range []string{"ISA-tagged library solutions", "software MXFP4 dequantization"} {
+			if why[w] {
+				if s.ISAWhy != "" {
+					s.ISAWhy += ", "
+				}
+				s.ISAWhy += w
+			}
+		}
 	}
 	slices.SortFunc(res.Rows, func(x, y Row) int {
 		if d := callsite.Rank(x.Stage) - callsite.Rank(y.Stage); d != 0 {

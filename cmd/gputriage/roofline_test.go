@@ -19,15 +19,22 @@ func TestRooflineTriage(t *testing.T) {
 	res := analyze(t, "native", analyzer.Options{Command: "triage"}, formal, capture)
 	md, _ := res.Artifact("profile_summary.md")
 	_, takeaways, _ := strings.Cut(md, "## Takeaways\n\n")
-	// The first takeaways say why: the idle split and launch verdict
+	// The first takeaways: the step figures (steps.json), the projection
+	// onto the target, why the GPU idles and the launch verdict
 	// (idle.json, launch_stats.json), then the roofline's.
-	lines := strings.SplitN(takeaways, "\n", 4)
-	first := strings.Join(lines[:min(3, len(lines))], "\n")
+	lines := strings.SplitN(takeaways, "\n", 6)
+	first := strings.Join(lines[:min(5, len(lines))], "\n")
 	if !strings.Contains(first, "top GEMM") || !strings.Contains(first, "of MI300X's bf16 peak") || !strings.Contains(first, "memory-bound") {
 		t.Errorf("first takeaways: %q", first)
 	}
-	if !strings.HasPrefix(lines[0], "- decode: GPU idle") {
+	if !strings.HasPrefix(lines[0], "- decode: step p50 10.367 ms") || !strings.Contains(lines[0], "GPU busy 93.5 %") {
 		t.Errorf("first takeaway: %q", lines[0])
+	}
+	if !strings.HasPrefix(lines[1], "- decode: on MI355X a decode step's modelled ops need ≥ ") {
+		t.Errorf("second takeaway: %q", lines[1])
+	}
+	if !strings.HasPrefix(lines[2], "- decode: GPU idle") {
+		t.Errorf("third takeaway: %q", lines[2])
 	}
 	if !strings.Contains(md, "## Roofline") {
 		t.Error("no Roofline section")

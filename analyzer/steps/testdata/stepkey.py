@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Independent answer key for steps.json on the shared H100 decode traces.
+
+Written for gputriage's issue 23 (standard library only; reads the trace
+JSON directly, shares no code with the analyzer). A step is a
+gpu_user_annotation whose name is decode_step; its wall time is the
+annotation's dur; GPU busy is the length of the union of the device's
+kernel / gpu_memcpy / gpu_memset intervals (all streams) clipped to the
+step; idle = wall - busy. Percentiles interpolate linearly between the two
+nearest ranks (numpy's default), std is the population std. Warm-up: the
+leading steps slower than 1.5 x the median wall are left out.
+
+Usage: stepkey.py TRACE.json.gz > KEY.json
+"""
+import gzip, json, math, sys
+
+def pct(s, p):
+    r = p / 100 * (len(s) - 1)
+    lo = math.floor(r)
+    if lo >= len(s) - 1:
+        return s[-1]
+    return s[lo] + (r - lo) * (s[lo + 1] - s[lo])
+
+def dist(xs):
+    s = sorted(xs)
+    m = sum(s) / len(s)
+    return {"count": len(s), "min": s[0], "p50": pct(s, 50), "p90": pct(s, 90), "p99": pct(s, 99),
+            "max": s[-1], "mean": m, "std": math.sqrt(sum((x - m) ** 2 for x in s) / len(s))}
+
+ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
+steps = sorted((e["ts"], e["ts"] + e["dur"], e["pid"]) for e in ev
+               if e.get("cat") == "gpu_user_annotation" and e.get("name") == "decode_step")
+ops = sorted((e["ts"], e["ts"] + e["dur"], e["pid"]) for e in ev
+             if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") and e.get("ph") == "X")
+walls, busys = [], []
+for s, t, pid in steps:
+    busy, cur_s, cur_e = 0.0, None, None
+    for a, b, p in ops:
+        if p != pid or b <= s or a >= t:
+            continue
+        a, b = max(a, s), min(b, t)
+        if cur_e is None or a > cur_e:
+            if cur_e is not None:
+                busy += cur_e - cur_s
+            cur_s, cur_e = a, b
+        else:
+            cur_e = max(cur_e, b)
+    if cur_e is not None:
+        busy += cur_e - cur_s
+    walls.append(t - s)
+    busys.append(busy)
+med = pct(sorted(walls), 50)
+k = 0
+while k < len(walls) - 1 and walls[k] > 1.5 * med:
+    k += 1
+w, b = walls[k:], busys[k:]
+print(json.dumps({"steps": len(walls), "steady_from": k, "wall_us": dist(w), "busy_us": dist(b),
+                  "idle_us": dist([x - y for x, y in zip(w, b)])}, indent=1))
