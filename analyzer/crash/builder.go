@@ -47,6 +47,7 @@ type facts struct {
 	fp8            *Evidence
 	launchBlocking bool
 	kernelHints    []kernelHint
+	childFailure   *Evidence     // a supervisor saw a child die (exit.go): defeats a later bare "Killed"
 	notes          []string      // session-level notes for the summary
 	inc            incidentFacts // hang / multi-rank evidence across files (incident.go)
 	container      containerFact // container.go

@@ -223,7 +223,7 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 	cul := b.culprits(s, work)
 	// a multi-process launch (torchrun) names its root cause: the top finding carries it
 	top := ""
-	if inc.rootEv != nil || len(inc.sigterm) > 0 {
+	if _, dead := b.deadChild(); inc.rootEv != nil || len(inc.sigterm) > 0 || dead {
 		for _, c := range Classes {
 			if work[c] != nil {
 				top = c

@@ -71,7 +71,7 @@ var kwLists = []struct {
 	{kwTorch, []string{"File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}},
 	{kwTorchRaw, []string{"_LAUNCH_BLOCKING=", "AMD_SERIALIZE_KERNEL="}},
 	{kwNCCL, []string{"NCCL", "RCCL", "ccl", "rank", "exitcode", "Signal ", "host"}},
-	{kwExit, []string{"xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode"}},
+	{kwExit, []string{"xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode"}},
 	{kwRocgdb, []string{"AMDGPU", "received signal", "Target Id", "No dispatches", "No queues", "No agents", "dispatches=", "Attaching to"}},
 	{kwKernelAPI, []string{"API ", "Output", "\"function_name\"", "\"execution_status\"", "\"exception\"", "ump", "input arguments", "_count=", "_level", ".pt", ".safetensors", "metadata.json", "KERNEL_API_", "FLASHINFER_"}},
 	{kwLaunch, []string{"maxThreadsPerBlock", "Workgroup Max Size", "SharedMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}},
