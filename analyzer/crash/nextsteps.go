@@ -21,6 +21,8 @@ func nextSteps(f *Finding, facts *facts) []string {
 	case ClassGPUMemoryFault:
 		if !kernelKnown {
 			add("Name the faulting kernel: rerun under the debug agent: " + debugAgentCmd)
+		} else if f.Waves == 0 {
+			add("Check " + shortKernel(f.Kernel) + "'s indexing against its buffers for this launch (grid × block × elements per thread vs each allocation's size); to get the faulting instruction, rerun under the debug agent: " + debugAgentCmd)
 		}
 		if f.SavedCodeObject != "" {
 			off := f.Details["stop_pc_offset_in_code_object"]
