@@ -29,6 +29,7 @@ type inHand struct {
 var (
 	reAttach    = lazyre.New(`(?:Attaching to process|attach(?:ed)? to (?:process|pid)|-p) (\d{2,9})\b`)
 	reNCCLInfo  = lazyre.New(`\b(?:NCCL|RCCL) INFO\b`)
+	rePySpyPID  = lazyre.New(`^(?:Process (\d+): |Pyspy dump for PID (\d+))`)
 	rePySpyHead = lazyre.New(`^(?:Process \d+: |Thread 0x[0-9A-Fa-f]+ \(|Pyspy dump for PID )`)
 	// --save-code-objects file names: "<n>_memory___<pid>_offset_…_size_<n>", "<n>_file____…"
 	reSavedCO = lazyre.New(`\b(\d+_(?:memory|file)___[\w.+-]*?_size_\d+)\b`)
@@ -52,6 +53,9 @@ func (p *evidenceParser) line(l *line) {
 		h.ncclInfo = true
 	case rePySpyHead.MatchString(strings.TrimSpace(t)):
 		h.pyspy++
+		if m := rePySpyPID.FindStringSubmatch(strings.TrimSpace(t)); m != nil {
+			h.addPID(atoiDef(m[1]+m[2], 0)) // the dumped process
+		}
 	}
 	if strings.Contains(t, "___") {
 		for _, m := range reSavedCO.FindAllStringSubmatch(t, 4) {
@@ -154,6 +158,9 @@ func stepContext(f *Finding, facts *facts) *stepCtx {
 	if c.pid == "" && facts.inHand.attachPID > 0 {
 		c.pid = strconv.Itoa(facts.inHand.attachPID)
 	}
+	if c.pid == "" && len(facts.inHand.pids) == 1 && f.Class != ClassNotGPU {
+		c.pid = strconv.Itoa(facts.inHand.pids[0]) // the one process the dumps are of
+	}
 	if c.pid == "" && facts.kernelAPI.pid > 0 && f.Class != ClassNotGPU {
 		c.pid = strconv.Itoa(facts.kernelAPI.pid)
 	}
@@ -170,7 +177,8 @@ func stepContext(f *Finding, facts *facts) *stepCtx {
 		}
 	}
 	// the hang analysis counts rocgdb dumps per finding (details.rocgdb_dumps)
-	if n := atoiDef(f.Details["rocgdb_dumps"], 0); n > c.h.rocgdbDumps {
+	// (a dump that is only a backtrace names no kernel: it does not count)
+	if n := atoiDef(f.Details["rocgdb_dumps"], 0); n > c.h.rocgdbDumps && f.Hang != nil && (len(f.Hang.Dispatches) > 0 || len(f.Hang.WaveGroups) > 0) {
 		c.h.rocgdbDumps = n
 	}
 	if len(facts.gpuArch) > 0 {
