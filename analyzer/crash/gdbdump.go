@@ -62,9 +62,9 @@ var (
 	reGdbLaneRow    = lazyre.New(`^\*?\s*\d+\s+(?:([AI])\s+)?AMDGPU Lane (\d+:\d+:\d+:\d+)/(\d+) \((\d+,\d+,\d+)\)\[(\d+),(\d+),(\d+)\]`)
 	// "Attaching to process N", or the attach command echoed before its
 	// output ("$ timeout 90 rocgdb -p N -batch …")
-	reGdbAttach     = lazyre.New(`Attaching to (?:process|program: \S+, process) (\d+)|^(?:\$ )?(?:timeout \d+\w? )?(?:sudo )?(?:roc|cuda-)?gdb\b.*?\s-p\s+(\d+)\b`)
-	reFilePID       = lazyre.New(`(?i)(?:pid|process)[_-]?(\d{2,9})`)
-	reFrameNo       = lazyre.New(`^#(\d+)\s+`)
+	reGdbAttach = lazyre.New(`Attaching to (?:process|program: \S+, process) (\d+)|^(?:\$ )?(?:timeout \d+\w? )?(?:sudo )?(?:roc|cuda-)?gdb\b.*?\s-p\s+(\d+)\b`)
+	reFilePID   = lazyre.New(`(?i)(?:pid|process)[_-]?(\d{2,9})`)
+	reFrameNo   = lazyre.New(`^#(\d+)\s+`)
 )
 
 // gdbState is the rocgdb parser's hang-dump state for the current file.
