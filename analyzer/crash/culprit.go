@@ -201,7 +201,11 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 		}
 		if len(coll) > 0 && len(odd) > 0 && len(odd) < len(coll) {
 			o := odd[0]
-			what := map[string]string{"gpu_wait": "waits for the GPU (" + clip(o.frame, 100) + ")", "busy": "is busy (" + clip(o.frame, 100) + ")", "idle": "is idle outside any collective"}[o.state]
+			wait := clip(o.frame, 100)
+			if o.caller != "" {
+				wait += " called from " + o.caller
+			}
+			what := map[string]string{"gpu_wait": "waits for the GPU (" + wait + ")", "busy": "is busy (" + clip(o.frame, 100) + ")", "idle": "is idle outside any collective"}[o.state]
 			c := mk(o.rank, o.pid, "", "pid "+strconv.Itoa(o.pid)+" "+what+" while "+strconv.Itoa(len(coll))+" other process(es) wait in a collective ("+clip(coll[0].frame, 80)+")", "py-spy dumps of "+strconv.Itoa(len(inc.pyProcs))+" processes: the one not in the collective", o.ev, coll[0].ev)
 			if len(odd) > 1 {
 				c.Rank, c.PID = nil, nil

@@ -129,6 +129,9 @@ type pyProc struct {
 	host      string
 	state     string // gpu_wait | collective | busy | idle
 	frame     string
+	// the application frame below a GPU wait ("forward_decode (…/aiter_backend.py:812)")
+	caller, callerFile string
+	wantCaller         bool
 	ev        Evidence
 }
 
