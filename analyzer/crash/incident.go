@@ -132,7 +132,7 @@ type pyProc struct {
 	// the application frame below a GPU wait ("forward_decode (…/aiter_backend.py:812)")
 	caller, callerFile string
 	wantCaller         bool
-	ev        Evidence
+	ev                 Evidence
 }
 
 func (inc *incidentFacts) mapPID(pid, rank int) {
