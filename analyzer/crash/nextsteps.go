@@ -57,7 +57,10 @@ func nextSteps(f *Finding, facts *facts) []string {
 		if !assertText && (!kernelKnown || f.HSAStatus == "HSA_STATUS_ERROR_EXCEPTION" && f.Waves == 0) {
 			add("HSA 0x1016 / a trap without text: rerun under the debug agent to see ASSERT_TRAP vs MEMORY_VIOLATION and the kernel: " + debugAgentCmd)
 		}
-		if f.KernelMeaning != "" {
+		if where := facts.location + " " + facts.locCode + " " + f.Location; containsAny(where, "multinomial", "Multinomial") {
+			// the sampling op asserts on its probabilities, not on indices
+			add("torch.multinomial asserts on invalid probabilities: look for NaN / Inf / negative values in probs (the logits went NaN upstream); SGLANG_KERNEL_API_LOGLEVEL=5 reports nan_count per call to find where NaN first appears")
+		} else if f.KernelMeaning != "" {
 			add("Check the indices fed to the op (" + f.KernelMeaning + "): every index must satisfy 0 <= idx < size(dim)")
 		} else {
 			add("Check the index tensors of indexing ops (index_copy_, index_put_, gather, scatter, embedding): 0 <= idx < size(dim)")
