@@ -47,6 +47,9 @@ type facts struct {
 	fp8            *Evidence
 	launchBlocking bool
 	kernelHints    []kernelHint
+	childFailure   *Evidence     // a supervisor saw a child die (exit.go): defeats a later bare "Killed"
+	vendorNV       bool          // NVIDIA-only evidence formats (session.go)
+	vendorAMD      bool          // ROCm-only evidence formats
 	notes          []string      // session-level notes for the summary
 	inc            incidentFacts // hang / multi-rank evidence across files (incident.go)
 	container      containerFact // container.go

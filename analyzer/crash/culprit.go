@@ -77,6 +77,8 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 			pid := 0
 			if a.f.PID != nil {
 				pid = *a.f.PID
+			} else if p := atoiDef(a.details["exited_pid"], 0); p > 0 {
+				pid = p // the process that aborted right after the fault (a supervisor's exit line)
 			}
 			if len(ranks) == 1 || pid > 0 && len(ranks) == 0 {
 				r := -1
@@ -199,7 +201,11 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 		}
 		if len(coll) > 0 && len(odd) > 0 && len(odd) < len(coll) {
 			o := odd[0]
-			what := map[string]string{"gpu_wait": "waits for the GPU (" + clip(o.frame, 100) + ")", "busy": "is busy (" + clip(o.frame, 100) + ")", "idle": "is idle outside any collective"}[o.state]
+			wait := clip(o.frame, 100)
+			if o.caller != "" {
+				wait += " called from " + o.caller
+			}
+			what := map[string]string{"gpu_wait": "waits for the GPU (" + wait + ")", "busy": "is busy (" + clip(o.frame, 100) + ")", "idle": "is idle outside any collective"}[o.state]
 			c := mk(o.rank, o.pid, "", "pid "+strconv.Itoa(o.pid)+" "+what+" while "+strconv.Itoa(len(coll))+" other process(es) wait in a collective ("+clip(coll[0].frame, 80)+")", "py-spy dumps of "+strconv.Itoa(len(inc.pyProcs))+" processes: the one not in the collective", o.ev, coll[0].ev)
 			if len(odd) > 1 {
 				c.Rank, c.PID = nil, nil
@@ -248,6 +254,8 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 		add(mk(inc.rootRank, inc.rootPID, "", reason, "torchrun failure summary (first observed failure vs SIGTERM collateral)", *inc.rootEv), prioTorchrun)
 	} else if c, ok := exitCulprit(b.facts.exits, mk); ok {
 		add(c, prioTorchrun)
+	} else if e, ok := b.deadChild(); ok {
+		add(mk(e.rank, e.pid, "", "the supervisor reports pid "+strconv.Itoa(e.pid)+" died of "+e.signal+" (exit "+strconv.Itoa(e.code)+")", "a supervisor's child-exit line (the one process reported dead)", e.ev), prioTorchrun)
 	}
 	// 8. watchdogs from every rank but one
 	if a := work[ClassCollectiveTimeout]; a != nil {
@@ -370,7 +378,47 @@ func (cs *culpritSet) forClass(class string, a *agg) *Culprit {
 	if len(agree) > 0 {
 		c.Method += "; corroborated by " + strings.Join(agree, "; ")
 	}
+	cs.joinPID(&c)
 	return &c
+}
+
+// joinPID: a rank named without its pid (the rank missing from the
+// watchdogs) and a pid named without its rank (the process that faulted and
+// died) are one process when each rule names exactly one, whichever rule won.
+func (cs *culpritSet) joinPID(c *Culprit) {
+	if (c.Rank == nil) == (c.PID == nil) || len(c.Ranks) > 0 || len(c.PIDs) > 0 {
+		return
+	}
+	wantRank := c.Rank == nil
+	var got *int
+	var how string
+	for i := range cs.cands {
+		o := &cs.cands[i].c
+		if cs.cands[i].peer || len(o.Ranks) > 0 || len(o.PIDs) > 0 {
+			continue
+		}
+		v := o.PID
+		if wantRank {
+			v = o.Rank
+		}
+		if v == nil || (wantRank && o.PID != nil) || (!wantRank && o.Rank != nil) {
+			continue
+		}
+		if got != nil && *got != *v {
+			return // two different answers: no join
+		}
+		got, how = v, o.Method
+	}
+	if got == nil {
+		return
+	}
+	if wantRank {
+		c.Rank = got
+		c.Method += "; its rank " + strconv.Itoa(*got) + " from " + how + " (the only rank named without a pid)"
+	} else {
+		c.PID = got
+		c.Method += "; its pid " + strconv.Itoa(*got) + " from " + how + " (the only process that failed without a rank)"
+	}
 }
 
 func sameCulprit(a, b *Culprit) bool {
@@ -503,4 +551,23 @@ func workerCulprit(inc *incidentFacts, mk func(int, int, string, string, string,
 		}
 	}
 	return c, true
+}
+
+// deadChild is the one process a supervisor reported dead of a signal other
+// than SIGTERM, with its pid ("exitcode=134. pid=N"); ok is false when none
+// or several differ.
+func (b *builder) deadChild() (exitFact, bool) {
+	var got exitFact
+	n := 0
+	for _, e := range b.facts.exits {
+		if e.pid <= 0 || e.signal == "" || e.signal == "SIGTERM" {
+			continue
+		}
+		if n > 0 && e.pid == got.pid {
+			continue
+		}
+		got = e
+		n++
+	}
+	return got, n == 1
 }

@@ -29,6 +29,7 @@ type inHand struct {
 var (
 	reAttach    = lazyre.New(`(?:Attaching to process|attach(?:ed)? to (?:process|pid)|-p) (\d{2,9})\b`)
 	reNCCLInfo  = lazyre.New(`\b(?:NCCL|RCCL) INFO\b`)
+	rePySpyPID  = lazyre.New(`^(?:Process (\d+): |Pyspy dump for PID (\d+))`)
 	rePySpyHead = lazyre.New(`^(?:Process \d+: |Thread 0x[0-9A-Fa-f]+ \(|Pyspy dump for PID )`)
 	// --save-code-objects file names: "<n>_memory___<pid>_offset_…_size_<n>", "<n>_file____…"
 	reSavedCO = lazyre.New(`\b(\d+_(?:memory|file)___[\w.+-]*?_size_\d+)\b`)
@@ -52,6 +53,9 @@ func (p *evidenceParser) line(l *line) {
 		h.ncclInfo = true
 	case rePySpyHead.MatchString(strings.TrimSpace(t)):
 		h.pyspy++
+		if m := rePySpyPID.FindStringSubmatch(strings.TrimSpace(t)); m != nil {
+			h.addPID(atoiDef(m[1]+m[2], 0)) // the dumped process
+		}
 	}
 	if strings.Contains(t, "___") {
 		for _, m := range reSavedCO.FindAllStringSubmatch(t, 4) {
@@ -106,10 +110,18 @@ func nextStepsFor(f *Finding, facts *facts) []string {
 			out = append(out, s)
 		}
 	}
+	cuda := facts.vendorNV && !facts.vendorAMD
 	for _, s := range nextSteps(f, facts) {
-		add(ctx.apply(s))
+		s = ctx.apply(s)
+		if cuda {
+			s = ctx.apply(cudaStep(s))
+		}
+		add(s)
 	}
 	for _, s := range ctx.seedSteps(f, facts) {
+		if cuda {
+			s = cudaStep(s)
+		}
 		add(s)
 	}
 	if out == nil {
@@ -146,6 +158,9 @@ func stepContext(f *Finding, facts *facts) *stepCtx {
 	if c.pid == "" && facts.inHand.attachPID > 0 {
 		c.pid = strconv.Itoa(facts.inHand.attachPID)
 	}
+	if c.pid == "" && len(facts.inHand.pids) == 1 && f.Class != ClassNotGPU {
+		c.pid = strconv.Itoa(facts.inHand.pids[0]) // the one process the dumps are of
+	}
 	if c.pid == "" && facts.kernelAPI.pid > 0 && f.Class != ClassNotGPU {
 		c.pid = strconv.Itoa(facts.kernelAPI.pid)
 	}
@@ -162,7 +177,8 @@ func stepContext(f *Finding, facts *facts) *stepCtx {
 		}
 	}
 	// the hang analysis counts rocgdb dumps per finding (details.rocgdb_dumps)
-	if n := atoiDef(f.Details["rocgdb_dumps"], 0); n > c.h.rocgdbDumps {
+	// (a dump that is only a backtrace names no kernel: it does not count)
+	if n := atoiDef(f.Details["rocgdb_dumps"], 0); n > c.h.rocgdbDumps && f.Hang != nil && (len(f.Hang.Dispatches) > 0 || len(f.Hang.WaveGroups) > 0) {
 		c.h.rocgdbDumps = n
 	}
 	if len(facts.gpuArch) > 0 {
@@ -372,4 +388,37 @@ func lastSegment(api string) string {
 		}
 	}
 	return api
+}
+
+// cudaStep words a ROCm step for an NVIDIA system (the evidence holds only
+// NVIDIA formats): the same question, asked of CUDA's tools; "" drops a
+// step that has no CUDA counterpart.
+func cudaStep(s string) string {
+	low := strings.ToLower(s)
+	switch {
+	case s == "":
+		return ""
+	case strings.Contains(s, "rocgdb") || strings.HasPrefix(s, "On stuck ranks: py-spy dump"):
+		if strings.HasPrefix(s, "On stuck ranks: py-spy dump") {
+			return "On stuck ranks: py-spy dump --pid <pid> --native, and cuda-gdb -p <pid> -batch -ex 'info cuda kernels' -ex 'bt' to see whether an ncclDevKernel is still running"
+		}
+		return "cuda-gdb -p <worker pid> -batch -ex 'info cuda kernels' -ex 'thread apply all bt' to see the kernels that never finish"
+	case strings.Contains(low, "debug agent"):
+		if i := strings.Index(s, "; to get the faulting instruction"); i > 0 {
+			return s[:i] + "; compute-sanitizer --tool memcheck <app> names the faulting access"
+		}
+		return "Name the faulting kernel and access: rerun under compute-sanitizer --tool memcheck <app> (or cuda-gdb with 'set cuda memcheck on')"
+	case strings.HasPrefix(s, "Serialize launches") && strings.Contains(s, "AMD_SERIALIZE_KERNEL"):
+		return "Serialize launches so the traceback points at the failing call: CUDA_LAUNCH_BLOCKING=1"
+	case strings.Contains(s, "AMD_SERIALIZE_KERNEL"):
+		return strings.NewReplacer("HIP_LAUNCH_BLOCKING=1 / AMD_SERIALIZE_KERNEL=3", "CUDA_LAUNCH_BLOCKING=1", "AMD_SERIALIZE_KERNEL=3", "CUDA_LAUNCH_BLOCKING=1", "HIP_LAUNCH_BLOCKING=1", "CUDA_LAUNCH_BLOCKING=1").Replace(s)
+	case strings.Contains(s, "TORCH_USE_HIP_DSA"):
+		return "Get the assert text: build/use PyTorch with TORCH_USE_CUDA_DSA=1"
+	case containsAny(s, "amdgpu", "MES", "rocm-smi", "APUs", "amd-smi", "HSA_", "gfx", "devcoredump", "'page fault'"):
+		if strings.Contains(low, "dmesg") {
+			return "Read the NVIDIA driver's view: sudo dmesg -T | grep -i xid (Xid code and pid for this GPU), nvidia-smi -q for its state"
+		}
+		return ""
+	}
+	return s
 }

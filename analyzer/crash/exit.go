@@ -20,7 +20,18 @@ var (
 	reShellDeath = lazyre.New(`^(?:\S+: )?(?:line \d+: )?\s*(\d+)?\s*(Killed|Aborted|Segmentation fault|Bus error|Illegal instruction|Floating point exception)(?: \(core dumped\))?(?:\s|$)`)
 	reSlurm      = lazyre.New(`srun: error: (\S+): tasks? ([\d,\-]+): (Killed|Aborted|Segmentation fault|Bus error|Exited with exit code (\d+))`)
 	reGoSignal   = lazyre.New(`signal: (aborted|killed|segmentation fault)`)
+	// a supervisor reporting a dead child with its pid, in the wordings of
+	// SGLang ("Child process unexpectedly failed with exitcode=134. pid=71533"),
+	// vLLM's multiproc executor ("Worker VllmWorkerProcess pid 1234 died,
+	// exit code: -9") and Python's multiprocessing ("exitcode=-11, pid=…")
+	reChildExit = lazyre.New(`(?i)(?:child|worker|process|proc)\b.*?(?:exit ?code[=:]\s*(-?\d+)[.,;]?\s*pid[=:]?\s*(\d+)|pid[=: ]\s*(\d+)\)?,? died,? exit ?code[=:]?\s*(-?\d+))`)
 )
+
+// childFailureWords mark a supervisor that saw a child die: a later bare
+// "Killed" is the launcher tearing down its process tree (SGLang kills itself
+// with SIGKILL after "Received sigquit from a child process"), not the
+// kernel's OOM killer.
+var childFailureWords = []string{"Received sigquit from a child", "Child process unexpectedly failed", "died unexpectedly", "child failed", "closing signal SIGTERM", "proc died"}
 
 var deathSignal = map[string]string{
 	"Killed": "SIGKILL", "Aborted": "SIGABRT", "Segmentation fault": "SIGSEGV", "Bus error": "SIGBUS",
@@ -37,7 +48,7 @@ func (p *exitParser) line(l *line) {
 	t := l.text
 	s := p.s
 	low := t
-	if !containsAny(low, "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode") {
+	if !containsAny(low, "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process") {
 		return
 	}
 	if commandLike(t) {
@@ -55,6 +66,18 @@ func (p *exitParser) line(l *line) {
 		}
 		host := m[1]
 		s.deathSignal(l, sig, code, m[4] != "", host, "Slurm task "+m[2])
+		return
+	}
+	if containsAny(t, childFailureWords...) && s.b.facts.childFailure == nil {
+		ev := l.ev(s)
+		s.b.facts.childFailure = &ev
+	}
+	if m := reChildExit.FindStringSubmatch(t); m != nil {
+		if m[1] != "" {
+			s.exitCode(l, atoiDef(m[1], 0), -1, atoiDef(m[2], 0))
+		} else {
+			s.exitCode(l, atoiDef(m[4], 0), -1, atoiDef(m[3], 0))
+		}
 		return
 	}
 	if m := findIf(t, "(exitcode=", reExitcodeEq); m != nil {
@@ -116,6 +139,11 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 	f := &s.b.facts
 	switch sig {
 	case "SIGKILL":
+		if cf := f.childFailure; cf != nil && !hasCode && what == "" {
+			// defeater: a bare "Killed" after a child failed (childFailureWords)
+			f.notes = appendCap(f.notes, "the trailing \"Killed\" (line "+itoa(l.no)+") follows \""+clip(cf.Text, 80)+"\" (line "+itoa(cf.Line)+"): the launcher killed its own process tree after a child failed, not the OOM killer", 8)
+			return
+		}
 		a := s.b.add(s, ClassHostOOMKill, l, 0.55)
 		a.setStr(&a.f.Signal, sig)
 		if hasCode {

@@ -125,6 +125,14 @@ func isWeakTrap(a *agg) bool {
 
 func (b *builder) diagnosis(s *Session) *Diagnosis {
 	f := &b.facts
+	// several per-process kernel-API logs: report the dead process's log
+	// (restored afterwards: the session may read on)
+	if g, ok := f.kernelAPI.crashedLog(f.exits); ok {
+		saved := f.kernelAPI
+		defer func() { f.kernelAPI = saved }()
+		k := &f.kernelAPI
+		k.lastCall, k.lastCallEv, k.lastDone, k.pid, k.logFile, k.args = g.lastCall, g.ev, g.done, g.pid, g.file, g.args
+	}
 	work := map[string]*agg{}
 	for c, a := range b.byClass {
 		work[c] = a.clone()

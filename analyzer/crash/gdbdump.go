@@ -60,9 +60,11 @@ type gdbWave struct {
 var (
 	reGdbThreadWave = lazyre.New(`AMDGPU Wave (\d+:\d+:\d+:\d+) \((\d+,\d+,\d+)\)/(\d+)`)
 	reGdbLaneRow    = lazyre.New(`^\*?\s*\d+\s+(?:([AI])\s+)?AMDGPU Lane (\d+:\d+:\d+:\d+)/(\d+) \((\d+,\d+,\d+)\)\[(\d+),(\d+),(\d+)\]`)
-	reGdbAttach     = lazyre.New(`Attaching to (?:process|program: \S+, process) (\d+)`)
-	reFilePID       = lazyre.New(`(?i)(?:pid|process)[_-]?(\d{2,9})`)
-	reFrameNo       = lazyre.New(`^#(\d+)\s+`)
+	// "Attaching to process N", or the attach command echoed before its
+	// output ("$ timeout 90 rocgdb -p N -batch …")
+	reGdbAttach = lazyre.New(`Attaching to (?:process|program: \S+, process) (\d+)|^(?:\$ )?(?:timeout \d+\w? )?(?:sudo )?(?:roc|cuda-)?gdb\b.*?\s-p\s+(\d+)\b`)
+	reFilePID   = lazyre.New(`(?i)(?:pid|process)[_-]?(\d{2,9})`)
+	reFrameNo   = lazyre.New(`^#(\d+)\s+`)
 )
 
 // gdbState is the rocgdb parser's hang-dump state for the current file.
@@ -126,6 +128,9 @@ func (p *rocgdbParser) dumpLine(l *line) bool {
 	g := &p.g
 	s := p.s
 	if m := reGdbAttach.FindStringSubmatch(t); m != nil {
+		if m[1] == "" {
+			m[1] = m[2]
+		}
 		p.attachPID = atoiDef(m[1], 0)
 		if g.cur != nil && g.cur.sections == 0 {
 			g.cur.pid = p.attachPID

@@ -55,6 +55,11 @@ func (p *hangParser) procRanks(a *agg, state string) {
 	}
 }
 
+var (
+	reProcTP   = lazyre.New(`^Process \d+: \S*?[_:]TP(\d{1,4})\b`)
+	reProcPPDP = lazyre.New(`[_:](?:PP|DP)\d`)
+)
+
 var reFileRank = lazyre.New(`(?i)(?:rank|tp)[_-]?(\d{1,4})`)
 
 // newProc starts a py-spy process record ("Process <pid>: <cmd>").
@@ -67,6 +72,13 @@ func (p *hangParser) newProc(l *line, pid int) {
 	}
 	if r, ok := inc.rankOf(pid); ok && rank < 0 {
 		rank = r
+	}
+	if rank < 0 {
+		// the process title names its TP rank ("sglang::scheduler_TP5");
+		// with PP/DP in the title the TP index is not the global rank
+		if m := reProcTP.FindStringSubmatch(l.text); m != nil && !reProcPPDP.MatchString(l.text) {
+			rank = atoiDef(m[1], -1)
+		}
 	}
 	if rank < 0 {
 		rank = atoiDef(submatch(reFileRank, s.fileName(l.file)), -1)
@@ -89,6 +101,7 @@ func (p *hangParser) procState(state, frame string) {
 	rank := map[string]int{"idle": 0, "busy": 1, "collective": 2, "gpu_wait": 3}
 	if rank[state] > rank[p.proc.state] {
 		p.proc.state, p.proc.frame = state, frame
+		p.proc.wantCaller = state == "gpu_wait"
 	}
 }
 
@@ -182,6 +195,10 @@ func (p *hangParser) dumpLine(l *line) bool {
 	if m := rePyFrameLine.FindStringSubmatch(t); m != nil && p.thread != nil {
 		th := p.thread
 		th.frames++
+		if pr := p.proc; pr != nil && pr.wantCaller && !strings.HasPrefix(m[2], "torch/") && !strings.Contains(m[2], "/torch/") {
+			// the application frame that called the GPU wait
+			pr.caller, pr.callerFile, pr.wantCaller = clip(strings.TrimSpace(m[1])+" ("+m[2]+")", 160), m[2], false
+		}
 		if th.frames <= 6 {
 			fr := clip(strings.TrimSpace(m[1])+" ("+m[2]+")", 160)
 			for _, w := range gpuWaitFrames {

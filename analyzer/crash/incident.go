@@ -129,7 +129,10 @@ type pyProc struct {
 	host      string
 	state     string // gpu_wait | collective | busy | idle
 	frame     string
-	ev        Evidence
+	// the application frame below a GPU wait ("forward_decode (…/aiter_backend.py:812)")
+	caller, callerFile string
+	wantCaller         bool
+	ev                 Evidence
 }
 
 func (inc *incidentFacts) mapPID(pid, rank int) {
@@ -223,7 +226,7 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 	cul := b.culprits(s, work)
 	// a multi-process launch (torchrun) names its root cause: the top finding carries it
 	top := ""
-	if inc.rootEv != nil || len(inc.sigterm) > 0 {
+	if _, dead := b.deadChild(); inc.rootEv != nil || len(inc.sigterm) > 0 || dead {
 		for _, c := range Classes {
 			if work[c] != nil {
 				top = c

@@ -52,10 +52,24 @@ type kernelAPIFact struct {
 	curEv    *Evidence
 	firstNaN *kapiNaN
 
+	logs []kapiLog // the last call of every log file seen (per-pid %i files)
+
 	dumps        []kapiDump
 	dumpFilter   string // SGLANG_KERNEL_API_DUMP_INCLUDE / EXCLUDE seen in the evidence
 	graphSkipped bool   // "Tensor dump skipped: CUDA graph capture in progress"
 }
+
+// kapiLog is the end of one kernel-API log file: its last call.
+type kapiLog struct {
+	file     string
+	pid      int
+	lastCall string
+	ev       *Evidence
+	done     bool
+	args     []string
+}
+
+const maxKAPILogs = 64
 
 type kapiArg struct {
 	name, value, shape, dtype, contiguous string
@@ -112,7 +126,48 @@ var kapiFields = map[string]bool{"shape": true, "dtype": true, "device": true, "
 	"min": true, "max": true, "mean": true, "nan_count": true, "inf_count": true, "stride": true, "statistics": true, "repr": true}
 
 func (p *kernelAPIParser) beginFile(*Session) { p.endRecord() }
-func (p *kernelAPIParser) endFile()           { p.endRecord() }
+func (p *kernelAPIParser) endFile() {
+	p.endRecord()
+	k := &p.s.b.facts.kernelAPI
+	if k.lastCall == "" || k.logFile == "" || len(k.logs) >= maxKAPILogs {
+		return
+	}
+	for _, g := range k.logs {
+		if g.file == k.logFile {
+			return
+		}
+	}
+	k.logs = append(k.logs, kapiLog{file: k.logFile, pid: k.pid, lastCall: k.lastCall, ev: k.lastCallEv, done: k.lastDone, args: append([]string(nil), k.args...)})
+}
+
+// crashedLog picks, among several per-process logs, the one of the process
+// that died: the pid a supervisor reported dead, else the only log whose
+// last call never returned. ok is false when the logs do not decide.
+func (k *kernelAPIFact) crashedLog(exits []exitFact) (kapiLog, bool) {
+	if len(k.logs) < 2 {
+		return kapiLog{}, false
+	}
+	for _, e := range exits {
+		if e.pid <= 0 || e.signal == "" || e.signal == "SIGTERM" {
+			continue
+		}
+		for _, g := range k.logs {
+			if g.pid == e.pid {
+				return g, true
+			}
+		}
+	}
+	var open []kapiLog
+	for _, g := range k.logs {
+		if !g.done {
+			open = append(open, g)
+		}
+	}
+	if len(open) == 1 {
+		return open[0], true
+	}
+	return kapiLog{}, false
+}
 
 // endRecord closes the current call record: its NaN verdict.
 func (p *kernelAPIParser) endRecord() {

@@ -172,6 +172,9 @@ func (p *launchParser) line(l *line) {
 	if !strings.Contains(t, "synchronization failed") {
 	} else if m := reSyncFailed.FindStringSubmatch(t); m != nil {
 		s.kernelHint(m[1], "application sync-after-launch check", 75, l)
+		// a device sync after every launch is what HIP_LAUNCH_BLOCKING=1 /
+		// AMD_SERIALIZE_KERNEL=3 would add: the launches are serialized already
+		s.b.facts.launchBlocking = true
 		// "failed after kernel 'X': hipErrorY" names X as the kernel that failed
 		name := strings.TrimRight(strings.Fields(m[2] + " ")[0], ":,.")
 		if e := lookupHIPName(name); e != nil && e.class != "" {

@@ -20,6 +20,8 @@ var (
 	reWatchdog     = lazyre.New(`Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?(?:, Timeout\(ms\)=(\d+))?\)(?: ran for (\d+) milliseconds)?`)
 	reRankTag      = lazyre.New(`\[(?:PG ID \d+ PG GUID [^ \]]* )?(?:PG \d+ )?Rank (\d+)\]`)
 	reWorkState    = lazyre.New(`(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (\d+), last completed NCCL work: (\d+)`)
+	reIBStatus     = lazyre.New(`Got completion from peer \S+ with (?:error |status=)(\d+)`)
+	reIBVendor     = lazyre.New(`vendor err (\d+)`)
 	reNCCLLine     = lazyre.New(`^(\S+):(\d+):(\d+) \[(\d+)\] (?:\S+ )?NCCL (INFO|WARN|TRACE|ERROR) (.*)$`)
 	reRCCLVersion  = lazyre.New(`RCCL version\s*:?\s*(\S+)`)
 	reTorchrunFail = lazyre.New(`failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)`)
@@ -29,7 +31,7 @@ var (
 	reTableHost    = lazyre.New(`^\s*host\s*: (\S+)`)
 )
 
-var ncclTransportErrors = []string{"Cuda failure", "hipIpcGetMemHandle failed", "ncclUnhandledCudaError", "invalid device ordinal", "Missing \"amd_iommu=on\"", "ncclSystemError", "ncclInternalError", "ncclRemoteError", "ncclInvalidUsage", "NCCL error", "Call to ibv_", "connect() failed", "Connection refused", "Connection reset by peer"}
+var ncclTransportErrors = []string{"Got completion from peer", "Cuda failure", "hipIpcGetMemHandle failed", "ncclUnhandledCudaError", "invalid device ordinal", "Missing \"amd_iommu=on\"", "ncclSystemError", "ncclInternalError", "ncclRemoteError", "ncclInvalidUsage", "NCCL error", "Call to ibv_", "connect() failed", "Connection refused", "Connection reset by peer"}
 
 func (p *ncclParser) beginFile(*Session) { p.tableRank, p.tableLine, p.tablePID = -1, 0, 0 }
 func (p *ncclParser) endFile()           {}
@@ -142,6 +144,21 @@ func (p *ncclParser) nccl(l *line) bool {
 			a := s.b.add(s, ClassRCCLTransport, l, conf)
 			if strings.HasPrefix(a.f.Reason, "Missing") && !strings.HasPrefix(e, "Missing") {
 				a.f.Reason = e
+			}
+			if e == "Got completion from peer" {
+				// NET/IB (and the IBP plugin's "NET/IBP:") completion
+				// errors: the RDMA fabric or the peer failed (seed 000
+				// pattern 5), in both wordings "with error 4, opcode …" and
+				// "with status=12 opcode=…"
+				e = "NET/IB completion error"
+				if st := submatch(reIBStatus, t); st != "" {
+					e += " (status " + st + ")"
+					a.detail("ib_status", st)
+				}
+				if v := submatch(reIBVendor, t); v != "" {
+					a.detail("ib_vendor_err", v)
+				}
+				a.detail("transport", "net_ib")
 			}
 			a.addReason(e)
 			if m != nil {

@@ -21,6 +21,8 @@ func nextSteps(f *Finding, facts *facts) []string {
 	case ClassGPUMemoryFault:
 		if !kernelKnown {
 			add("Name the faulting kernel: rerun under the debug agent: " + debugAgentCmd)
+		} else if f.Waves == 0 {
+			add("Check " + shortKernel(f.Kernel) + "'s indexing against its buffers for this launch (grid × block × elements per thread vs each allocation's size); to get the faulting instruction, rerun under the debug agent: " + debugAgentCmd)
 		}
 		if f.SavedCodeObject != "" {
 			off := f.Details["stop_pc_offset_in_code_object"]
@@ -49,15 +51,25 @@ func nextSteps(f *Finding, facts *facts) []string {
 			add(w + " is set: retry without it or with a build for the native gfx target")
 		}
 	case ClassDeviceAssert:
-		if !kernelKnown || f.HSAStatus == "HSA_STATUS_ERROR_EXCEPTION" && f.Waves == 0 {
+		// the assert's own printf (file:line, function, condition) is in hand:
+		// no rerun to get the text or to name the kernel
+		assertText := strings.HasPrefix(f.Reason, "Assertion `") && f.Location != ""
+		if !assertText && (!kernelKnown || f.HSAStatus == "HSA_STATUS_ERROR_EXCEPTION" && f.Waves == 0) {
 			add("HSA 0x1016 / a trap without text: rerun under the debug agent to see ASSERT_TRAP vs MEMORY_VIOLATION and the kernel: " + debugAgentCmd)
 		}
-		if f.KernelMeaning != "" {
+		if where := facts.location + " " + facts.locCode + " " + f.Location; containsAny(where, "multinomial", "Multinomial") {
+			// the sampling op asserts on its probabilities, not on indices
+			add("torch.multinomial asserts on invalid probabilities: look for NaN / Inf / negative values in probs (the logits went NaN upstream); SGLANG_KERNEL_API_LOGLEVEL=5 reports nan_count per call to find where NaN first appears")
+		} else if f.KernelMeaning != "" {
 			add("Check the indices fed to the op (" + f.KernelMeaning + "): every index must satisfy 0 <= idx < size(dim)")
 		} else {
 			add("Check the index tensors of indexing ops (index_copy_, index_put_, gather, scatter, embedding): 0 <= idx < size(dim)")
 		}
-		add("Get the assert text on ROCm: build/use PyTorch with TORCH_USE_HIP_DSA=1 (CUDA: TORCH_USE_CUDA_DSA=1)")
+		if assertText {
+			add("The failing check is " + clip(f.Location, 160) + ": read that condition in the source and find which input broke it")
+		} else {
+			add("Get the assert text on ROCm: build/use PyTorch with TORCH_USE_HIP_DSA=1 (CUDA: TORCH_USE_CUDA_DSA=1)")
+		}
 		add("Serialize launches (AMD_SERIALIZE_KERNEL=3 / CUDA_LAUNCH_BLOCKING=1) so the traceback names the failing op")
 		if f.QueueCount > 1 {
 			add("All ranks failed at once: the bad indices are data-dependent and shared by every rank (check the batch / positions fed to the op)")
@@ -112,8 +124,13 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add("On stuck ranks: py-spy dump --pid <pid>, and " + rocgdbCmd + " to see whether an ncclDevKernel is still running")
 		add("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL for the collective path")
 	case ClassRCCLTransport:
+		if f.Details["transport"] == "net_ib" {
+			add("The network failed, not a GPU (seed 000 pattern 5): check the RDMA links on both hosts (ibstat / ibv_devinfo, port state and error counters), NCCL_IB_HCA / NCCL_IB_GID_INDEX, and rerun all_reduce_perf across the same hosts; IB status 12 = retry exceeded (peer unreachable), 5 = flushed after an earlier error")
+		}
 		add("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,NET to see the failing transport")
-		add("Check P2P/IPC and IOMMU (amd_iommu=on iommu=pt), HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES and the rank→GPU map, container --ipc=host and --device flags")
+		if f.Details["transport"] != "net_ib" {
+			add("Check P2P/IPC and IOMMU (amd_iommu=on iommu=pt), HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES and the rank→GPU map, container --ipc=host and --device flags")
+		}
 	case ClassCPUHang:
 		if facts.pyspyMiss != nil {
 			add("py-spy is missing: pip install py-spy in the container so the watchdog can dump the scheduler stacks")

@@ -350,6 +350,12 @@ func (s *Session) Diagnosis() *Diagnosis {
 
 // format records that the current file contains a recognised format.
 func (s *Session) format(name string) {
+	switch {
+	case nvidiaFormats[name]:
+		s.b.facts.vendorNV = true
+	case amdFormat(name):
+		s.b.facts.vendorAMD = true
+	}
 	if s.cur != nil {
 		s.cur.formats[name] = true
 		switch name {
@@ -401,4 +407,19 @@ func splitLines(s string) []string {
 		s = s[i+1:]
 	}
 	return out
+}
+
+// nvidiaFormats are the inputs only an NVIDIA system writes; amdFormat the
+// ones only a ROCm system writes. Framework formats (tracebacks, NCCL
+// lines, torchrun) say nothing about the vendor: ROCm PyTorch prints
+// "CUDA error" too.
+var nvidiaFormats = map[string]bool{"compute_sanitizer": true, "cuda_gdb": true, "cuda_gdb_info_kernels": true, "nvidia_xid": true}
+
+func amdFormat(name string) bool {
+	for _, p := range []string{"rocr_", "rocgdb_", "rocm_", "clr_", "amd_log_level", "hsa_status", "dmesg_page_fault", "dmesg_gpu_reset", "dmesg_kfd", "dmesg_ras", "llvm_offload"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }

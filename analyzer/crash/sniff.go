@@ -2,6 +2,8 @@ package crash
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"unicode/utf8"
 )
 
@@ -39,4 +41,24 @@ func Sniff(head []byte) bool {
 		i += size
 	}
 	return n > 0 && bad*20 < n
+}
+
+// JSONLog reports whether a file that begins like JSON ('{' or '[') is in
+// fact a log, judged over the whole sniffed window rather than its first
+// byte: a line that is not JSON (HF Trainer's Python-dict lines
+// "{'loss': 2.1, …}") or several JSON values one after another (JSON-lines
+// logs). A single JSON document, complete or cut by the window, is not.
+func JSONLog(window []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(window))
+	var v json.RawMessage
+	err := d.Decode(&v)
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return true
+	case err != nil:
+		return false // cut by the window: undecided, a document
+	}
+	rest := bytes.TrimLeft(window[d.InputOffset():], " \t\r\n")
+	return len(rest) > 0
 }

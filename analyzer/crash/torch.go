@@ -33,6 +33,7 @@ var (
 	reOOMAlloc    = lazyre.New(`Of the allocated memory ([\d.]+ ?\w+) is allocated by PyTorch(?:, with ([\d.]+ ?\w+) allocated in private pools(?: \([^)]*\))?)?, and ([\d.]+ ?\w+) is reserved by PyTorch but unallocated`)
 	reOOMAllowed  = lazyre.New(`([\d.]+ ?\w+) allowed;`)
 	reOOMEnv      = lazyre.New(`(PYTORCH_(?:HIP_|CUDA_)?ALLOC_CONF)=`)
+	reHIPAssert   = lazyre.New("^(?:\\(\\S+ pid=\\d+\\) )?(.*?):(\\d+): (.*?): Device-side assertion `(.*)' failed")
 	reAssertLine  = lazyre.New("^(.*?):(\\d+): ([^:]+(?:::[^:]+)*?): block: \\[(\\d+),(\\d+),(\\d+)\\], thread: \\[(\\d+),(\\d+),(\\d+)\\] Assertion `(.*)` failed")
 	reTorchErr    = lazyre.New(`\b(HIP|CUDA) error: (.*)$`)
 	reSearchFor   = lazyre.New("Search for `((?:hip|cuda)Error\\w+)'")
@@ -116,6 +117,16 @@ func (p *torchParser) line(l *line) {
 	if strings.Contains(t, "out of memory") {
 		if m := reOOMTried.FindStringSubmatch(t); m != nil {
 			p.oom(l, m)
+			return
+		}
+	}
+	if strings.Contains(t, "Device-side assertion `") {
+		// ROCm's device assert printf (HIP's __assert_fail):
+		// "file.cpp:50: void f(…): Device-side assertion `cond' failed."
+		if r := reHIPAssert.FindStringSubmatch(t); r != nil {
+			var m [11]string
+			m[1], m[2], m[3], m[10] = r[1], r[2], r[3], r[4]
+			p.assert(l, m[:])
 			return
 		}
 	}
