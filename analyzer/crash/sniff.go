@@ -3,7 +3,6 @@ package crash
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"unicode/utf8"
 )
 
@@ -49,16 +48,27 @@ func Sniff(head []byte) bool {
 // "{'loss': 2.1, …}") or several JSON values one after another (JSON-lines
 // logs). A single JSON document, complete or cut by the window, is not.
 func JSONLog(window []byte) bool {
+	first := window
+	if i := bytes.IndexByte(window, '\n'); i >= 0 {
+		first = window[:i]
+	}
+	// a Python repr line ({'loss': …} / ['…']) is never JSON
+	t := bytes.TrimLeft(first, " \t\r\xef\xbb\xbf")
+	if len(t) > 1 && (t[0] == '{' || t[0] == '[') && bytes.HasPrefix(bytes.TrimLeft(t[1:], " \t"), []byte("'")) {
+		return true
+	}
+	// JSON lines: a whole value that ends its line, and more lines after it.
+	// A syntax error alone proves nothing: a damaged trace is still a trace
+	// (its reader reports the damage), not a log.
 	d := json.NewDecoder(bytes.NewReader(window))
 	var v json.RawMessage
-	err := d.Decode(&v)
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		return true
-	case err != nil:
-		return false // cut by the window: undecided, a document
+	if err := d.Decode(&v); err != nil {
+		return false
 	}
-	rest := bytes.TrimLeft(window[d.InputOffset():], " \t\r\n")
-	return len(rest) > 0
+	rest := window[d.InputOffset():]
+	nl := bytes.IndexByte(rest, '\n')
+	if nl < 0 || len(bytes.TrimSpace(rest[:nl])) != 0 {
+		return false
+	}
+	return len(bytes.TrimSpace(rest[nl:])) > 0
 }

@@ -16,6 +16,9 @@ func TestJSONLog(t *testing.T) {
 		// one document, whole or cut by the window
 		{"{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"k\"", false},
 		{"{\"exit_code\": 139, \"gpu_arch\": \"gfx950\"}\n", false},
+		// a damaged trace is a trace, not a log (its reader reports the damage)
+		{"{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 01}]}\n{}\n", false},
+		{"[[[[[[[[[[[[[[[[[[[[\n", false},
 		{"[{\"a\": 1}]", false},
 		{"{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [", false},
 	} {
