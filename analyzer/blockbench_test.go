@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"github.com/gputriage/gputriage/internal/fixture"
 	"testing"
 
 	"github.com/gputriage/gputriage/analyzer/trace"
@@ -11,7 +12,7 @@ import (
 func BenchmarkMergeBlocks(b *testing.B) {
 	data := shared(b, "gpu/traces/tp_rank0.trace.json.gz")
 	if len(data) == 0 {
-		b.Skip("no shared data")
+		fixture.Missing(b, "gpu/traces/tp_rank0.trace.json.gz is empty")
 	}
 	o := Options{Command: "breakdown"}
 	var encs [][]byte

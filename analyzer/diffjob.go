@@ -94,8 +94,14 @@ func (j *Job) diff(stores []*trace.Store) ([]Artifact, int, error) {
 		}
 	}
 	for s := range 2 {
-		id := j.opts.Compare[s]
-		id.Fill(j.opts.Run)
+		// What the user gave for this run (its own flags first, then the
+		// flags for both); what the run recorded (its artifacts) wins, and a
+		// given value that differs from it is a conflict, never a silent
+		// overwrite.
+		given := j.opts.Compare[s]
+		given.Fill(j.opts.Run)
+		id := identity.Identity{}
+		var recorded *identity.Identity
 		st := j.sides[s]
 		var docs []artifactDoc
 		for _, d := range j.docs {
@@ -103,25 +109,36 @@ func (j *Job) diff(stores []*trace.Store) ([]Artifact, int, error) {
 				docs = append(docs, d)
 			}
 		}
-		for _, fi := range files[s] {
-			if sc, ok := j.sidecars[fi]; ok {
-				id.Fill(sc)
-			}
-		}
 		switch {
 		case st != nil && len(liveFiles(st)) > 0:
 			a := j.analyzeTraces(st, liveFiles(st), nil)
 			sides[s] = diff.Side{Name: st.Files[liveFiles(st)[0]].Name, Store: st, Breakdown: a.Breakdown,
-				ObservedArch: a.Arch.ObservedArch, ArchMatch: a.Arch.ArchMatch, DeviceName: a.Arch.DeviceName}
+				ObservedArch: a.Arch.ObservedArch, ArchMatch: a.Arch.ArchMatch, DeviceName: a.Arch.DeviceName,
+				IdleNS: a.Idle.Total.Idle, Runtime: runtimeOf(a.ROCmVersion, a.CUDAVersion)}
+			if n := a.Idle.Steps.Steps; n > 0 {
+				sides[s].Steps, sides[s].StepNS = n, a.Idle.Steps.Window/int64(n)
+			}
 		case len(docs) > 0:
 			side, sid, err := sideFromArtifacts(docs)
 			if err != nil {
 				return nil, 0, err
 			}
 			sides[s] = side
-			id.Fill(sid)
+			recorded = &sid
 		default:
 			return nil, 0, fmt.Errorf("diff: run %c has no trace and no gputriage artifact", 'A'+s)
+		}
+		if recorded != nil {
+			id = *recorded
+			sides[s].Conflicts = conflicts(given, *recorded)
+		}
+		id.Fill(given)
+		// Sidecars (server_args.json) fill what is still unknown; the
+		// user's values win over them.
+		for _, fi := range files[s] {
+			if sc, ok := j.sidecars[fi]; ok {
+				id.Fill(sc)
+			}
 		}
 		ids[s] = id
 		sd := &sides[s]
@@ -141,6 +158,9 @@ func (j *Job) diff(stores []*trace.Store) ([]Artifact, int, error) {
 		}
 	}
 	r := diff.Compare(sides[0], sides[1], diff.Options{Force: j.opts.Force, SameInput: same, FailOn: ths})
+	if u := r.UnknownRules(); len(u) > 0 {
+		return nil, 0, fmt.Errorf("--fail-on %s: names nothing either run has (check the kernel, category or stage name; step needs step annotations in both runs)", strings.Join(u, ", "))
+	}
 	code := ExitOK
 	switch {
 	case r.Refused:
@@ -234,6 +254,8 @@ func sideFromArtifacts(docs []artifactDoc) (diff.Side, identity.Identity, error)
 			ArchMatch    string  `json:"arch_match"`
 			DeviceName   *string `json:"device_name"`
 			Source       *string `json:"source_trace_path"`
+			ROCm         *string `json:"rocm_version"`
+			CUDA         *string `json:"cuda_version"`
 		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		if err := dec.Decode(&m); err != nil {
@@ -247,8 +269,64 @@ func sideFromArtifacts(docs []artifactDoc) (diff.Side, identity.Identity, error)
 		if m.Source != nil {
 			s.Name = *m.Source
 		}
+		var rocm, cuda string
+		if m.ROCm != nil {
+			rocm = *m.ROCm
+		}
+		if m.CUDA != nil {
+			cuda = *m.CUDA
+		}
+		s.Runtime = runtimeOf(rocm, cuda)
+	}
+	if b, ok := byName["idle.json"]; ok {
+		var x struct {
+			Total struct {
+				Idle float64 `json:"gpu_idle_us"`
+			} `json:"total"`
+			Steps *struct {
+				Window float64 `json:"window_us"`
+				Steps  int     `json:"steps"`
+			} `json:"steps"`
+		}
+		if json.Unmarshal(b, &x) == nil {
+			s.IdleNS = nsOf(x.Total.Idle)
+			if x.Steps != nil && x.Steps.Steps > 0 {
+				s.Steps, s.StepNS = x.Steps.Steps, nsOf(x.Steps.Window)/int64(x.Steps.Steps)
+			}
+		}
 	}
 	return s, id, nil
+}
+
+// conflicts are the comparison fields given with a value other than the
+// one the run recorded.
+func conflicts(given, recorded identity.Identity) []diff.Mismatch {
+	var out []diff.Mismatch
+	f := func(name, g, r string) {
+		if g != "" && r != "" && g != r {
+			out = append(out, diff.Mismatch{Field: name, A: g, B: r})
+		}
+	}
+	f("base_image", given.BaseImage, recorded.BaseImage)
+	f("resource_class", given.ResourceClass, recorded.ResourceClass)
+	f("server_flags", given.ServerFlags, recorded.ServerFlags)
+	f("benchmark_config_hash", given.BenchmarkConfigHash, recorded.BenchmarkConfigHash)
+	gi, ri := fmt.Sprint(given.GPUDeviceIDs), fmt.Sprint(recorded.GPUDeviceIDs)
+	if len(given.GPUDeviceIDs) > 0 && len(recorded.GPUDeviceIDs) > 0 && gi != ri {
+		out = append(out, diff.Mismatch{Field: "gpu_device_ids", A: gi, B: ri})
+	}
+	return out
+}
+
+// runtimeOf names the GPU runtime a trace recorded.
+func runtimeOf(rocm, cuda string) string {
+	switch {
+	case rocm != "":
+		return "ROCm " + rocm
+	case cuda != "":
+		return "CUDA " + cuda
+	}
+	return ""
 }
 
 // nsOf turns an artifact's microseconds (3 decimals) back into nanoseconds.

@@ -195,6 +195,8 @@ type Job struct {
 	budget   *trace.Budget
 	csvRuns  []csvRun               // rocprofv3 CSV files, by run, until Finish
 	sums     []*collectives.Summary // ranks: the rank summaries read
+	// stagesSeen are the stages of every analysed trace (--stage must name one).
+	stagesSeen map[string]bool
 }
 
 // headMax is how much of a JSON document is kept for reading it whole (a
@@ -662,6 +664,10 @@ func (j *Job) Finish() *Result {
 		res.ExitCode = ExitUsage
 		problems = append(problems, "no input files")
 	}
+	if p := j.noTrace(traces, stores); p != "" && res.ExitCode != ExitUsage {
+		res.ExitCode = ExitUsage
+		problems = append(problems, p)
+	}
 	res.Error = strings.Join(problems, "; ")
 
 	wantCrash := j.opts.Command == "diagnose" || j.nlogs > 0
@@ -754,8 +760,43 @@ func (j *Job) Finish() *Result {
 			Artifact{"crash_diagnosis.json", string(d.JSON())},
 		)
 	}
+	if p := j.unknownStage(); p != "" {
+		res.ExitCode = ExitUsage
+		res.Error = strings.TrimPrefix(res.Error+"; "+p, "; ")
+	}
 	j.stampAll(res)
 	return res
+}
+
+// noTrace says, for a command that analyses traces, that none of the
+// inputs is one, naming each input and what it was read as.
+func (j *Job) noTrace(traces []int, stores []*trace.Store) string {
+	switch j.opts.Command {
+	case "breakdown", "triage", "overlap":
+	default:
+		return ""
+	}
+	if len(traces) > 0 || len(stores) > 0 || len(j.files) == 0 {
+		return ""
+	}
+	var names []string
+	for _, f := range j.files {
+		names = append(names, f.Name+" ("+f.Kind+")")
+	}
+	return "no profiler trace in the input: " + strings.Join(names, ", ") + " (a trace is a PyTorch/Kineto JSON with traceEvents; crash logs go to diagnose)"
+}
+
+// unknownStage says that --stage names a stage no analysed trace has.
+func (j *Job) unknownStage() string {
+	if j.opts.Stage == "" || len(j.stagesSeen) == 0 || j.stagesSeen[j.opts.Stage] {
+		return ""
+	}
+	seen := make([]string, 0, len(j.stagesSeen))
+	for s := range j.stagesSeen {
+		seen = append(seen, s)
+	}
+	slices.Sort(seen)
+	return fmt.Sprintf("--stage %s: no such stage in the traces (they have: %s)", j.opts.Stage, strings.Join(seen, ", "))
 }
 
 func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins) *report.Analysis {
@@ -765,6 +806,12 @@ func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins)
 	}
 	a.Breakdown = breakdown.Analyze(st, breakdown.Options{Stage: j.opts.Stage, Joins: joins})
 	ids, names := a.Breakdown.OpStage, a.Breakdown.StageNames
+	if j.stagesSeen == nil {
+		j.stagesSeen = map[string]bool{}
+	}
+	for _, n := range names {
+		j.stagesSeen[n] = true
+	}
 	a.Idle = idle.Analyze(st, idle.Options{Stage: j.opts.Stage, Joins: joins, StageOf: ids, StageNames: names})
 	a.Launch = launch.Analyze(st, launch.Options{Stage: j.opts.Stage, Joins: joins, StageOf: ids, StageNames: names, Idle: a.Idle, Classes: a.Breakdown.Classes})
 	for _, fi := range files {

@@ -2,7 +2,7 @@ package analyzer
 
 import (
 	"encoding/json"
-	"os"
+	cifix "github.com/gputriage/gputriage/internal/fixture"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,10 +30,7 @@ func runJob(t *testing.T, o Options, names []string, data [][]byte) *Result {
 func TestExtractRanksIdentical(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(fixture.Shared, "traces2/param_dlrm_v100_8rank/*.json.gz"))
 	if len(files) != 8 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("DLRM traces missing")
-		}
-		t.Skip("DLRM traces not available")
+		cifix.Missing(t, "DLRM traces: %d files", len(files))
 	}
 	var data [][]byte
 	for _, f := range files {

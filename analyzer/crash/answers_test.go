@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"github.com/gputriage/gputriage/internal/fixture"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func TestAnswers(t *testing.T) {
 	for _, dir := range answerSets {
 		ans, err := os.ReadFile(filepath.Join(dir, "answers.json"))
 		if err != nil {
-			t.Skipf("answer key not available: %v", err)
+			fixture.Missing(t, "answer key not available: %v", err)
 		}
 		for _, file := range crashkey.Entries(ans) {
 			t.Run(file, func(t *testing.T) {

@@ -2,6 +2,7 @@ package crash
 
 import (
 	"bytes"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"os"
 	"path/filepath"
 	"sort"
@@ -55,7 +56,7 @@ func mixedLog(tb testing.TB, n int) []byte {
 		}
 	}
 	if len(logs) == 0 {
-		tb.Skip("shared logs not available")
+		fixture.Missing(tb, "shared logs not available")
 	}
 	var b bytes.Buffer
 	b.Grow(n + 1<<20)

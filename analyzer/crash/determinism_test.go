@@ -2,6 +2,7 @@ package crash
 
 import (
 	"bytes"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,7 +18,7 @@ func TestDeterministic(t *testing.T) {
 		files = append(files, m...)
 	}
 	if len(files) < 20 {
-		t.Skip("shared testdata not found")
+		fixture.Missing(t, "shared testdata not found")
 	}
 	run := func() []byte {
 		s := New()

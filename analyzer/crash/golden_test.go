@@ -3,6 +3,7 @@ package crash
 import (
 	"bytes"
 	"flag"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func readInput(t testing.TB, p string) (string, []byte) {
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
-		t.Skipf("input not available: %v", err)
+		fixture.Missing(t, "input not available: %v", err)
 	}
 	return filepath.Base(p), data
 }

@@ -38,6 +38,14 @@ type Side struct {
 	// BusyNS and SpanNS stand in for Store when the run is read from its
 	// artifacts (gpu_timeline.json).
 	BusyNS, SpanNS int64
+	// IdleNS is the GPU idle time of the run's windows, StepNS its mean
+	// step time over Steps steps (idle.json; 0 = unknown).
+	IdleNS, StepNS int64
+	Steps          int
+
+	// Observed facts, compared when both sides know them: the runtime
+	// (e.g. "ROCm 7.2", "CUDA 12.4").
+	Runtime string
 
 	// Seed-004 comparison fields; "" / nil = unknown.
 	BaseImage           string
@@ -45,6 +53,9 @@ type Side struct {
 	GPUDeviceIDs        []int
 	ServerFlags         string
 	BenchmarkConfigHash string
+	// Conflicts are identity fields given (flags, --run) that differ from
+	// what the run recorded: never overwritten silently, they refuse.
+	Conflicts []Mismatch
 }
 
 // Options control the comparison.
@@ -75,6 +86,10 @@ type SideInfo struct {
 	SpanUS       us     `json:"span_us"`        // first start → last end, summed over files
 	Launches     int64  `json:"launches"`       // GPU activities
 	Kernels      int    `json:"kernels"`        // distinct canonical names
+	IdleUS       us     `json:"idle_us"`        // GPU idle time (idle.json's total)
+	StepUS       us     `json:"step_us"`        // mean step time, 0 when the run has no step annotations
+	Steps        int    `json:"steps"`
+	Runtime      string `json:"runtime"` // "ROCm 7.2", "CUDA 12.4", "" unknown
 }
 
 // Delta is A → B of one quantity pair.
@@ -139,6 +154,7 @@ type Result struct {
 	Gate       []GateResult `json:"gate"`
 	Regression bool         `json:"regression"` // a threshold was exceeded
 	opt        Options
+	unknown    []string
 }
 
 type acc struct {
@@ -159,7 +175,8 @@ func collect(s Side) sideData {
 	if b == nil && s.Store != nil {
 		b = breakdown.Analyze(s.Store, breakdown.Options{})
 	}
-	d := sideData{info: SideInfo{Name: s.Name, ObservedArch: s.ObservedArch, DeviceName: s.DeviceName},
+	d := sideData{info: SideInfo{Name: s.Name, ObservedArch: s.ObservedArch, DeviceName: s.DeviceName,
+		IdleUS: us(s.IdleNS), StepUS: us(s.StepNS), Steps: s.Steps, Runtime: s.Runtime},
 		kernels: map[string]*acc{}, cats: map[string]*acc{}, stages: map[string]breakdown.Stage{}}
 	if b != nil {
 		for _, r := range b.Rows {
@@ -245,6 +262,20 @@ func comparable(a, b Side) (mm []Mismatch, unverified []string) {
 		}
 	}
 	field("observed_arch", known(a.ObservedArch), known(b.ObservedArch))
+	// Observed facts: a difference refuses, an unknown one is no reason to.
+	observed := func(name, x, y string) {
+		if x != "" && y != "" && x != y {
+			mm = append(mm, Mismatch{name, x, y})
+		}
+	}
+	observed("device_name", a.DeviceName, b.DeviceName)
+	observed("runtime", a.Runtime, b.Runtime)
+	for _, c := range a.Conflicts {
+		mm = append(mm, Mismatch{"run A " + c.Field + " (given vs recorded)", c.A, c.B})
+	}
+	for _, c := range b.Conflicts {
+		mm = append(mm, Mismatch{"run B " + c.Field + " (given vs recorded)", c.A, c.B})
+	}
 	field("base_image", a.BaseImage, b.BaseImage)
 	field("resource_class", a.ResourceClass, b.ResourceClass)
 	field("gpu_device_ids", ids(a.GPUDeviceIDs), ids(b.GPUDeviceIDs))
@@ -400,12 +431,19 @@ func Compare(a, b Side, opt Options) *Result {
 		s.KernelUS = mkDelta(&acc{t: sa.KernelTime, n: sa.KernelCount}, &acc{t: sb.KernelTime, n: sb.KernelCount}, da.total, db.total)
 		r.Stages = append(r.Stages, s)
 	}
-	r.Gate = gate(r, opt.FailOn)
+	r.Gate = gate(r, da, db, opt.FailOn)
 	for _, g := range r.Gate {
 		r.Regression = r.Regression || g.Failed
+		if g.missing {
+			r.unknown = append(r.unknown, g.Text)
+		}
 	}
 	return r
 }
+
+// UnknownRules are the --fail-on rules that name nothing either run has
+// (a misspelt kernel, a stage or step neither run records): usage errors.
+func (r *Result) UnknownRules() []string { return r.unknown }
 
 func keys(a, b map[string]*acc) []string {
 	var out []string

@@ -26,10 +26,15 @@ type GateResult struct {
 	DeltaUS us     `json:"delta_us"`
 	Change  ratio  `json:"change"` // delta / A
 	Failed  bool   `json:"failed"`
+	missing bool   // names nothing either run has
 }
 
 // ParseThreshold reads "total:+5%", "busy:+2%", "category:gemm:+10%",
-// "kernel:NAME:+50us" ("+" optional: only slowdowns count).
+// "kernel:NAME:+50us", "window:+20%" (every stage's window, or
+// window:STAGE:…), "idle:+10%" (GPU idle time) and "step:+5%" (mean step
+// time) ("+" optional: only slowdowns count). Kernel time alone cannot see
+// a host-bound regression: graph-on → eager raised a decode window 11×
+// with kernel time +1.8 %.
 func ParseThreshold(s string) (Threshold, error) {
 	t := Threshold{Text: s}
 	i := strings.LastIndexByte(s, ':')
@@ -40,7 +45,8 @@ func ParseThreshold(s string) (Threshold, error) {
 	scope, name, _ := strings.Cut(head, ":")
 	t.Scope, t.Name = strings.ToLower(strings.TrimSpace(scope)), strings.TrimSpace(name)
 	switch t.Scope {
-	case "total", "busy":
+	case "window":
+	case "total", "busy", "idle", "step":
 		if t.Name != "" {
 			return t, fmt.Errorf("--fail-on %q: %s takes no name", s, t.Scope)
 		}
@@ -49,7 +55,7 @@ func ParseThreshold(s string) (Threshold, error) {
 			return t, fmt.Errorf("--fail-on %q: %s needs a name (%s:NAME:LIMIT)", s, t.Scope, t.Scope)
 		}
 	default:
-		return t, fmt.Errorf("--fail-on %q: scope must be total, busy, category or kernel", s)
+		return t, fmt.Errorf("--fail-on %q: scope must be total, busy, idle, window, step, category or kernel", s)
 	}
 	var err error
 	switch {
@@ -66,9 +72,10 @@ func ParseThreshold(s string) (Threshold, error) {
 	return t, nil
 }
 
-// gate checks every threshold; a named category or kernel absent from both
-// runs fails (a misspelt name must not pass silently).
-func gate(r *Result, ths []Threshold) []GateResult {
+// gate checks every threshold; a named category, kernel or stage absent
+// from both runs fails and is marked missing (a usage error: a misspelt
+// name must not pass silently, nor read as a regression).
+func gate(r *Result, da, db sideData, ths []Threshold) []GateResult {
 	out := []GateResult{}
 	for _, t := range ths {
 		g := GateResult{Threshold: t, Subject: t.Scope}
@@ -79,6 +86,27 @@ func gate(r *Result, ths []Threshold) []GateResult {
 			d = r.Total
 		case "busy":
 			d = r.Busy
+		case "idle":
+			d = Delta{AUS: da.info.IdleUS, BUS: db.info.IdleUS, DUS: db.info.IdleUS - da.info.IdleUS}
+			found = da.info.IdleUS > 0 || db.info.IdleUS > 0
+		case "step":
+			d = Delta{AUS: da.info.StepUS, BUS: db.info.StepUS, DUS: db.info.StepUS - da.info.StepUS}
+			found = da.info.Steps > 0 && db.info.Steps > 0
+			g.Subject = "mean step time"
+		case "window":
+			found = false
+			for _, s := range r.Stages {
+				if t.Name == "" || strings.EqualFold(s.Stage, t.Name) {
+					d.AUS += s.AWindow
+					d.BUS += s.BWindow
+					d.DUS += s.DWindow
+					found = true
+				}
+			}
+			g.Subject = "window"
+			if t.Name != "" {
+				g.Subject = "window " + t.Name
+			}
 		case "category":
 			found = false
 			for _, c := range r.Categories {
@@ -106,7 +134,7 @@ func gate(r *Result, ths []Threshold) []GateResult {
 		}
 		switch {
 		case !found:
-			g.Failed, g.Subject = true, g.Subject+" (not in either run)"
+			g.Failed, g.missing, g.Subject = true, true, g.Subject+" (not in either run)"
 		case t.Percent > 0 || t.US == 0:
 			g.Failed = d.DUS > 0 && (d.AUS == 0 || float64(d.DUS) > float64(d.AUS)*t.Percent/100)
 		default:

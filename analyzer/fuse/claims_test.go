@@ -1,6 +1,7 @@
 package fuse
 
 import (
+	"github.com/gputriage/gputriage/internal/fixture"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,7 @@ import (
 func sharedTraces(t *testing.T) []string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("analyses every shared trace")
+		t.Skip("-short: this test reads every trace")
 	}
 	var out []string
 	for _, dir := range []string{"traces", "gpu/traces"} {
@@ -26,7 +27,7 @@ func sharedTraces(t *testing.T) []string {
 		})
 	}
 	if len(out) == 0 {
-		t.Skip("shared test data not available")
+		fixture.Missing(t, "shared test data not available")
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package idle
 import (
 	"encoding/json"
 	"flag"
+	sharedfix "github.com/gputriage/gputriage/internal/fixture"
 	"math"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ func TestHostboundKey(t *testing.T) {
 	st := fixture.Load(t, "gpu/perfmodel/hostbound.trace.json.gz")
 	raw, err := os.ReadFile(filepath.Join(fixture.Shared, "gpu/perfmodel/hostbound.facts.json"))
 	if err != nil {
-		t.Skip(err)
+		sharedfix.Missing(t, "%v", err)
 	}
 	var key struct {
 		Hostbound struct {

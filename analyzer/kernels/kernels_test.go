@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"hash/fnv"
 	"io"
 	"io/fs"
@@ -58,7 +59,7 @@ func traces(t *testing.T) []gpuTrace {
 		t.Skip("decoding all test traces takes seconds")
 	}
 	if _, err := os.Stat(testdataRoot); err != nil {
-		t.Skipf("shared test data not available: %v", err)
+		fixture.Missing(t, "shared test data not available: %v", err)
 	}
 	ts, err := loadTraces()
 	if err != nil {

@@ -3,6 +3,7 @@ package overlap
 import (
 	"encoding/json"
 	"flag"
+	sharedfix "github.com/gputriage/gputriage/internal/fixture"
 	"math"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ const shared = fixture.Shared
 func facts(t testing.TB, name string) map[string]any {
 	b, err := os.ReadFile(filepath.Join(shared, "gpu/facts", name+".facts.json"))
 	if err != nil {
-		t.Skip(err)
+		sharedfix.Missing(t, "%v", err)
 	}
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {

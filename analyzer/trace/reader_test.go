@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"io"
 	"math/rand"
 	"os"
@@ -186,7 +187,7 @@ func TestSharedTraces(t *testing.T) {
 	g, _ := filepath.Glob(filepath.Join(shared, "gpu/traces/*.json.gz"))
 	files = append(append(append(files, more...), more2...), g...)
 	if len(files) < 30 {
-		t.Skipf("shared testdata not found (%d files)", len(files))
+		fixture.Missing(t, "shared testdata not found (%d files)", len(files))
 	}
 	for _, p := range files {
 		data := readFile(t, p)
@@ -201,7 +202,7 @@ func TestSharedTraces(t *testing.T) {
 func realTrace(t testing.TB, rel string) []byte {
 	p := filepath.Join(shared, rel)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared testdata missing: %v", err)
+		fixture.Missing(t, "shared testdata missing: %v", err)
 	}
 	return readFile(t, p)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,7 +95,7 @@ func TestProfilerFolder(t *testing.T) {
 	copyTo := func(src, name string) {
 		b, err := os.ReadFile(src)
 		if err != nil {
-			t.Skip(err)
+			fixture.Missing(t, "%v", err)
 		}
 		os.WriteFile(filepath.Join(dir, name), b, 0o644)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"io"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func sameDirs(t *testing.T, what string, got, want map[string]string) {
 func TestBlocksCLI(t *testing.T) {
 	gz := filepath.Join(shared, "gpu/traces/tp_rank0.trace.json.gz")
 	if _, err := os.Stat(gz); err != nil {
-		t.Skip(err)
+		fixture.Missing(t, "%v", err)
 	}
 	if _, err := Module(); err != nil {
 		t.Fatalf("the wasm engine is required (run `make build` first): %v", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"testing"
 
 	json "github.com/goccy/go-json"
@@ -13,7 +14,7 @@ import (
 func TestModuleNotCopied(t *testing.T) {
 	a, err := Module()
 	if err != nil {
-		t.Skip(err)
+		fixture.Missing(t, "the embedded module (make build): %v", err)
 	}
 	b, _ := Module()
 	c, err := moduleFS.ReadFile(modulePath)
@@ -36,7 +37,7 @@ func TestModuleNotCopied(t *testing.T) {
 func TestEnginesShareRuntime(t *testing.T) {
 	wasm, err := Module()
 	if err != nil {
-		t.Skip(err)
+		fixture.Missing(t, "the embedded module (make build): %v", err)
 	}
 	e1, err := newWasmEngine(wasm)
 	if err != nil {

@@ -74,7 +74,7 @@ func perfettoFix(eng engine, path string, f flags, prog *progress, stdout, stder
 		os.Remove(outPath)
 		return fail(fmt.Errorf("%s: %s", path, res.Error))
 	}
-	if err := writeArtifacts(f.out, res); err != nil {
+	if err := writeArtifacts(f.out, res, name); err != nil {
 		return fail(err)
 	}
 	for _, fr := range res.Files {

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"io"
 	"math"
 	"os"
@@ -70,7 +71,7 @@ func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 func TestGPUFacts(t *testing.T) {
 	facts, _ := filepath.Glob(filepath.Join(shared, "gpu/facts/*.facts.json"))
 	if len(facts) == 0 {
-		t.Skip("no facts")
+		fixture.Missing(t, "no facts")
 	}
 	for _, fp := range facts {
 		name := strings.TrimSuffix(filepath.Base(fp), ".facts.json")
@@ -254,7 +255,7 @@ func TestDamagedTraces(t *testing.T) {
 	src := filepath.Join(shared, "traces/tracelens/inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz")
 	gz, err := os.ReadFile(src)
 	if err != nil {
-		t.Skip(err)
+		fixture.Missing(t, "%v", err)
 	}
 	raw := gunzip(t, src)
 	type variant struct {
@@ -368,7 +369,7 @@ func TestCrashAnswers(t *testing.T) {
 	for _, dir := range []string{filepath.Join(shared, "crash"), filepath.Join(shared, "gpu", "crash")} {
 		answers, err := os.ReadFile(filepath.Join(dir, "answers.json"))
 		if err != nil {
-			t.Skip(err)
+			fixture.Missing(t, "%v", err)
 		}
 		for _, f := range crashkey.Entries(answers) {
 			t.Run(f, func(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"os"
 	"path/filepath"
 	"sort"
@@ -117,7 +118,7 @@ func sharedTraces(t testing.TB) []string {
 	}
 	sort.Strings(out)
 	if len(out) < 35 {
-		t.Skipf("shared test data not found at %s", shared)
+		fixture.Missing(t, "shared test data not found at %s", shared)
 	}
 	return out
 }

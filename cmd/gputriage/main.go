@@ -11,15 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
 	json "github.com/goccy/go-json"
 
 	"github.com/gputriage/gputriage/analyzer"
-	"github.com/gputriage/gputriage/analyzer/identity"
-	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/internal/escape"
 )
 
@@ -60,208 +57,21 @@ Usage:
 Inputs are files (.json or .json.gz, detected by content), directories (the
 profiler's rank / stage files) or - for standard input.
 
-Flags:
+Every command takes its own flags, before, between or after the inputs; "gputriage COMMAND -h"
+lists them (bool flags take =false; a flag of another command is refused). The common ones:
   -o DIR               write the artifacts into DIR
   --format md|json     what to print on stdout (default md; diff also junit)
-  --target-arch ARCH   architecture the results are judged against (default gfx950; any gfxNNN or smNN)
+  --target-arch ARCH   architecture the results are judged against (default gfx950)
   --stage STAGE        keep only this stage (prefill, decode, …)
-  --peak-tflops N      (breakdown, triage) roofline compute roof in TFLOP/s, every dtype (default: the
-                       device table's peak for the trace's GPU)
-  --peak-gbps N        (breakdown, triage) roofline memory roof in GB/s (default: the device table's)
-  --mapping FILE       (triage, overlap) a graph-off or capture trace; repeatable (the
-                       file is an input: do not list it again)
-  --formal FILE        (triage, overlap) a graph-on trace; repeatable (likewise)
-  --gzip               (perfetto-fix) write .json.gz
-  --force              (diff) compare even when the runs are not comparable
-  --a-base-image, --b-base-image, --a-resource-class, --b-resource-class,
-  --a-server-flags, --b-server-flags, --a-benchmark-config-hash, --b-benchmark-config-hash,
-  --a-gpu-device-ids 0,1, --b-gpu-device-ids 0,1
-                       (diff) the comparison fields of run A and run B (the run identity
-                       flags below, without a/b, apply to both)
-  --fail-on RULE       (diff) total:+5%, busy:+2%, category:gemm:+10%, kernel:NAME:+50us;
-                       repeatable; exit 4 when B is slower than A by more
-  --experiment-id, --trial-id, --base-image, --resource-class, --gpu-device-ids 0,1,
-  --gpu-clocks-mhz N, --preflight-passed true|false, --server-flags S, --benchmark-config-hash H,
-  --model-name M, --profile-stage S
-                       the run's identity (seed 004's metadata), written as given
-  --run FILE           the same as a JSON object (field names with underscores)
-  --engine native|wasm the analyzer linked in (default) or gputriage.wasm under wazero, the
-                       module the page runs (same bytes; present when built with make build)
-  --parsers N          read a big trace in blocks on N cores (default: every core, natively not
-                       for gzip input on 2 cores; 0: one reader; the artifacts are the same bytes)
+  --run FILE           the run's identity (seed 004's fields) as a JSON object
+  --engine native|wasm the analyzer linked in (default) or gputriage.wasm under wazero
   -q                   no progress line
-  --max-event-bytes N, --max-string-bytes N, --max-depth N, --max-records N,
-  --max-name-bytes N, --max-ratio N, --max-hint-bytes N
-                       resource limits (sizes take k, M, G); defaults and meaning: docs/limits.md
 
 Exit status: 0 ok, 1 input partial or damaged (results still written), 2 usage error or unreadable
 input, 3 (diff) runs not comparable, 4 (diff) a --fail-on threshold exceeded.
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
-
-type flags struct {
-	out, format, target, stage, engine string
-	parsers                            int // block parsers per big file; -1 = GOMAXPROCS
-	quiet, gzip, force                 bool
-	inputs, mapping, formal            []string
-	compare                            [2]analyzer.RunIdentity
-	run                                analyzer.RunIdentity // the run's identity (flags, then --run FILE)
-	runFile                            string
-	failOn                             []string
-	peakTFLOPS, peakGBPS               float64
-	limits                             limits.Limits
-}
-
-// parseFlags accepts flags before, between and after the inputs.
-func parseFlags(args []string) (flags, error) {
-	f := flags{format: "md", target: analyzer.DefaultTarget, engine: "native", parsers: -1}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "-" || !strings.HasPrefix(a, "-") {
-			f.inputs = append(f.inputs, a)
-			continue
-		}
-		if a == "--" {
-			f.inputs = append(f.inputs, args[i+1:]...)
-			break
-		}
-		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		needVal := func() (string, error) {
-			if hasVal {
-				return val, nil
-			}
-			if i+1 >= len(args) {
-				return "", fmt.Errorf("flag %s needs a value", a)
-			}
-			i++
-			return args[i], nil
-		}
-		var err error
-		switch name {
-		case "o", "out":
-			f.out, err = needVal()
-		case "format":
-			f.format, err = needVal()
-		case "target-arch":
-			f.target, err = needVal()
-		case "stage":
-			f.stage, err = needVal()
-		case "engine":
-			f.engine, err = needVal()
-		case "parsers":
-			var v string
-			if v, err = needVal(); err == nil {
-				if f.parsers, err = strconv.Atoi(v); err == nil && f.parsers < 0 {
-					err = fmt.Errorf("--parsers must be 0 or more, not %s", v)
-				}
-			}
-		case "mapping", "formal":
-			v, err2 := needVal()
-			if err2 != nil {
-				return f, err2
-			}
-			f.inputs = append(f.inputs, v)
-			if name == "mapping" {
-				f.mapping = append(f.mapping, v)
-			} else {
-				f.formal = append(f.formal, v)
-			}
-		case "peak-tflops", "peak-gbps":
-			v, err2 := needVal()
-			if err2 != nil {
-				return f, err2
-			}
-			x, err2 := strconv.ParseFloat(v, 64)
-			if err2 != nil || x <= 0 {
-				return f, fmt.Errorf("--%s: %q is not a positive number", name, v)
-			}
-			if name == "peak-tflops" {
-				f.peakTFLOPS = x
-			} else {
-				f.peakGBPS = x
-			}
-		case "gzip":
-			f.gzip = true
-		case "force":
-			f.force = true
-		case "a-base-image", "b-base-image", "a-resource-class", "b-resource-class", "a-server-flags", "b-server-flags",
-			"a-benchmark-config-hash", "b-benchmark-config-hash", "a-gpu-device-ids", "b-gpu-device-ids":
-			v, err2 := needVal()
-			if err2 != nil {
-				return f, err2
-			}
-			id := &f.compare[0]
-			if name[0] == 'b' {
-				id = &f.compare[1]
-			}
-			switch name[2:] {
-			case "base-image":
-				id.BaseImage = v
-			case "resource-class":
-				id.ResourceClass = v
-			case "server-flags":
-				id.ServerFlags = v
-			case "benchmark-config-hash":
-				id.BenchmarkConfigHash = v
-			case "gpu-device-ids":
-				ids, err := identity.ParseIDs(v)
-				if err != nil {
-					return f, fmt.Errorf("--%s: %q is not a list of integers", name, v)
-				}
-				id.GPUDeviceIDs = append(id.GPUDeviceIDs, ids...)
-			}
-		case "run":
-			f.runFile, err = needVal()
-		case "fail-on":
-			var v string
-			if v, err = needVal(); err == nil {
-				f.failOn = append(f.failOn, v)
-			}
-		case "experiment-id", "trial-id", "base-image", "resource-class", "gpu-device-ids", "gpu-clocks-mhz",
-			"preflight-passed", "server-flags", "benchmark-config-hash", "model-name", "profile-stage":
-			var v string
-			if v, err = needVal(); err == nil {
-				err = f.run.Set(strings.ReplaceAll(name, "-", "_"), v)
-			}
-		case "q", "quiet":
-			f.quiet = true
-		case "h", "help":
-			return f, errHelp
-		default:
-			fl := limitFlag(name)
-			if fl == nil {
-				return f, fmt.Errorf("unknown flag %s", a)
-			}
-			v, err2 := needVal()
-			if err2 != nil {
-				return f, err2
-			}
-			n, err2 := limits.ParseSize(v)
-			if err2 != nil {
-				return f, fmt.Errorf("--%s: %v", name, err2)
-			}
-			fl.Set(&f.limits, n)
-		}
-		if err != nil {
-			return f, err
-		}
-	}
-	if f.runFile != "" {
-		if err := f.readRun(); err != nil {
-			return f, err
-		}
-	}
-	if f.format != "md" && f.format != "json" && f.format != "junit" {
-		return f, fmt.Errorf("--format must be md or json (or junit for diff), not %q", f.format)
-	}
-	if f.engine != "wasm" && f.engine != "native" {
-		return f, fmt.Errorf("--engine must be wasm or native, not %q", f.engine)
-	}
-	return f, nil
-}
-
-var errHelp = fmt.Errorf("help")
 
 // terminal writes text with its control characters escaped.
 type terminal struct{ w io.Writer }
@@ -271,15 +81,6 @@ func (t terminal) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
-}
-
-func limitFlag(name string) *limits.Flag {
-	for i := range limits.Flags {
-		if limits.Flags[i].Name == name {
-			return &limits.Flags[i]
-		}
-	}
-	return nil
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -295,32 +96,48 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := args[0]
 	switch cmd {
 	case "help", "-h", "--help":
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				help(stdout, c.synopsis, flagSet(args[1], newFlags()))
+				return 0
+			}
+			if args[1] == "profile" {
+				fmt.Fprint(stdout, profileUsage)
+				return 0
+			}
+		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	case "version", "--version":
 		fmt.Fprintln(stdout, "gputriage", version())
 		return 0
 	case "profile":
-		return runProfile(args[1:], stdout, stderr)
+		return runProfile(args[1:], stdout, stderr, rawStderr)
 	case "breakdown", "triage", "overlap", "diff", "diagnose", "perfetto-fix", "extract", "ranks":
 	default:
 		fmt.Fprintf(stderr, "gputriage: unknown command %q\n\n%s", cmd, usage)
 		return analyzer.ExitUsage
 	}
-	f, err := parseFlags(args[1:])
+	f, err := parseFlags(cmd, args[1:])
 	if err == errHelp {
-		fmt.Fprint(stdout, usage)
+		help(stdout, commands[cmd].synopsis, flagSet(cmd, newFlags()))
 		return 0
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
 		return analyzer.ExitUsage
 	}
+	return runCommand(cmd, f, stdin, stdout, stderr, rawStderr)
+}
+
+// runCommand runs cmd on f's inputs and writes its artifacts and answer.
+func runCommand(cmd string, f flags, stdin io.Reader, stdout, stderr, rawStderr io.Writer) int {
 	if len(f.inputs) == 0 {
 		fmt.Fprintf(stderr, "gputriage %s: no input files (give files, directories or - for stdin)\n", cmd)
 		return analyzer.ExitUsage
 	}
 	var files []string
+	var err error
 	splitA := 0
 	switch cmd {
 	case "diff":
@@ -463,18 +280,6 @@ func pushPath(eng engine, name string, stdin io.Reader, prog *progress) error {
 	}
 	prog.start(name, size)
 	return push(eng, name, fh, prog.update)
-}
-
-func writeArtifacts(dir string, res *analyzer.Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, a := range res.Artifacts {
-		if err := os.WriteFile(filepath.Join(dir, a.Name), []byte(a.Text), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func printResult(w io.Writer, res *analyzer.Result, format string) {

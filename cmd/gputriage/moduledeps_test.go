@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/gputriage/gputriage/internal/fixture"
 	"os"
 	"os/exec"
 	"strings"
@@ -15,11 +16,28 @@ func TestModuleLeavesOutHeavyDeps(t *testing.T) {
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	out, err := cmd.Output()
 	if err != nil {
-		t.Skipf("go list: %v", err)
+		fixture.Missing(t, "go list: %v", err)
 	}
 	for _, p := range strings.Fields(string(out)) {
 		if strings.HasPrefix(p, "github.com/goccy/go-json") {
 			t.Fatalf("gputriage.wasm links %s (≈2.8 MB of wasm code): use encoding/json in analyzer/ (same output)", p)
+		}
+		if strings.HasPrefix(p, "github.com/santhosh-tekuri/jsonschema") {
+			t.Fatalf("gputriage.wasm links %s: the schema validator is for tests only", p)
+		}
+	}
+}
+
+// The JSON Schema validator is a test dependency: neither the CLI nor the
+// Worker links it.
+func TestBinariesLeaveOutValidator(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".", "../../worker/...").Output()
+	if err != nil {
+		fixture.Missing(t, "go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "github.com/santhosh-tekuri/jsonschema") || p == "github.com/gputriage/gputriage/schemas" {
+			t.Errorf("a binary links %s: the schema validator is for tests only", p)
 		}
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -71,87 +72,61 @@ type profileOpts struct {
 	numSteps, probe                  int
 	byStage, withStack, shapes       bool
 	timeout                          time.Duration
-	rest                             []string // flags for the analysis
 }
 
-func parseProfile(args []string) (profileOpts, error) {
-	o := profileOpts{numSteps: -1, activities: "CPU,GPU", command: "triage", timeout: 5 * time.Minute}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		need := func() (string, error) {
-			if hasVal {
-				return val, nil
-			}
-			if i+1 >= len(args) {
-				return "", fmt.Errorf("flag %s needs a value", a)
-			}
-			i++
-			return args[i], nil
-		}
-		var err error
-		var v string
-		switch {
-		case !strings.HasPrefix(a, "-"):
-			return o, fmt.Errorf("unexpected argument %q: profile takes its traces from the server", a)
-		case name == "url":
-			o.url, err = need()
-		case name == "output-dir":
-			o.outDir, err = need()
-		case name == "activities":
-			o.activities, err = need()
-		case name == "command":
-			o.command, err = need()
-		case name == "num-steps" || name == "probe":
-			if v, err = need(); err == nil {
-				n, perr := strconv.Atoi(v)
-				if perr != nil || n < 0 {
-					return o, fmt.Errorf("--%s: %q is not a non-negative number", name, v)
-				}
-				if name == "probe" {
-					o.probe = n
-				} else {
-					o.numSteps = n
-				}
-			}
-		case name == "timeout":
-			if v, err = need(); err == nil {
-				if o.timeout, err = time.ParseDuration(v); err != nil || o.timeout <= 0 {
-					return o, fmt.Errorf("--timeout: %q is not a duration (e.g. 90s, 5m)", v)
-				}
-			}
-		case name == "by-stage":
-			o.byStage = true
-		case name == "with-stack":
-			o.withStack = true
-		case name == "record-shapes":
-			o.shapes = true
-		case name == "h" || name == "help":
-			return o, errHelp
-		default:
-			// An analysis flag, with its value when it takes one.
-			o.rest = append(o.rest, a)
-			if !hasVal && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && !boolFlag[name] {
-				i++
-				o.rest = append(o.rest, args[i])
-			}
-		}
-		if err != nil {
-			return o, err
+// profileFlagSet is profile's own flags and triage's (the analysis), so a
+// misspelt flag is refused before the server is touched.
+func profileFlagSet(o *profileOpts, f *flags) *flag.FlagSet {
+	fs := flagSet("triage", f)
+	fs.Init("profile", flag.ContinueOnError)
+	fs.StringVar(&o.url, "url", "", "the server `URL` (e.g. http://127.0.0.1:30000)")
+	fs.IntVar(&o.numSteps, "num-steps", -1, "forward `N` steps to profile (SGLang stops by itself; default 5)")
+	fs.BoolVar(&o.byStage, "by-stage", false, "SGLang: separate EXTEND and DECODE files")
+	fs.StringVar(&o.activities, "activities", "CPU,GPU", "SGLang: `LIST` of CPU, GPU, MEM, RPD")
+	fs.BoolVar(&o.withStack, "with-stack", false, "SGLang: record Python stacks")
+	fs.BoolVar(&o.shapes, "record-shapes", false, "SGLang: record tensor shapes")
+	fs.StringVar(&o.outDir, "output-dir", "", "where the server writes, as this machine sees it (`DIR`)")
+	fs.IntVar(&o.probe, "probe", 0, "send `N` short generation requests while profiling")
+	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long to wait for the traces")
+	fs.StringVar(&o.command, "command", "triage", "analysis to run: triage or breakdown")
+	return fs
+}
+
+func parseProfile(args []string) (profileOpts, flags, error) {
+	var o profileOpts
+	f := newFlags()
+	fs := profileFlagSet(&o, f)
+	err := parseInterleaved(fs, args, func(a string) { f.inputs = append(f.inputs, a) })
+	if err != nil {
+		return o, *f, explainFlagErr("profile", err)
+	}
+	var extra []string
+	for _, in := range f.inputs {
+		if !slices.Contains(f.mapping, in) && !slices.Contains(f.formal, in) {
+			extra = append(extra, in)
 		}
 	}
-	if o.url == "" {
-		return o, fmt.Errorf("give --url of the running SGLang or vLLM server")
+	switch {
+	case len(extra) > 0:
+		return o, *f, fmt.Errorf("unexpected argument %q: profile takes its traces from the server", extra[0])
+	case o.url == "":
+		return o, *f, fmt.Errorf("give --url of the running SGLang or vLLM server")
+	case o.numSteps < -1 || o.probe < 0:
+		return o, *f, fmt.Errorf("--num-steps and --probe must be 0 or more")
+	case o.timeout <= 0:
+		return o, *f, fmt.Errorf("--timeout must be positive (e.g. 90s, 5m)")
+	case o.command != "triage" && o.command != "breakdown":
+		return o, *f, fmt.Errorf("--command must be triage or breakdown, not %q", o.command)
+	case o.command == "breakdown" && len(f.mapping)+len(f.formal) > 0:
+		return o, *f, fmt.Errorf("--mapping and --formal apply to triage, not --command breakdown")
 	}
-	if o.command != "triage" && o.command != "breakdown" {
-		return o, fmt.Errorf("--command must be triage or breakdown, not %q", o.command)
+	u, err := url.Parse(o.url)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return o, *f, fmt.Errorf("--url %q: give the scheme and host, e.g. http://127.0.0.1:30000", o.url)
 	}
 	o.url = strings.TrimRight(o.url, "/")
-	return o, nil
+	return o, *f, f.check()
 }
-
-// boolFlag are the analysis flags that take no value.
-var boolFlag = map[string]bool{"q": true, "quiet": true, "force": true, "gzip": true}
 
 // server is what the server says about itself.
 type server struct {
@@ -302,10 +277,11 @@ func startError(code int, body []byte) error {
 }
 
 // runProfile is the profile command: capture, wait, analyse.
-func runProfile(args []string, stdout, stderr io.Writer) int {
-	o, err := parseProfile(args)
+func runProfile(args []string, stdout, stderr, rawStderr io.Writer) int {
+	o, f, err := parseProfile(args)
 	if err == errHelp {
 		fmt.Fprint(stdout, profileUsage)
+		help(stdout, "Flags of profile and of its analysis:", profileFlagSet(&profileOpts{}, newFlags()))
 		return 0
 	}
 	if err != nil {
@@ -330,7 +306,8 @@ func runProfile(args []string, stdout, stderr io.Writer) int {
 	if _, err := os.Stat(filepath.Join(dir, "server_args.json")); err != nil {
 		os.WriteFile(filepath.Join(dir, "server_args.json"), s.info, 0o644)
 	}
-	return run(append(append([]string{o.command}, o.rest...), dir), nil, stdout, stderr)
+	f.inputs = append(f.inputs, dir)
+	return runCommand(o.command, f, nil, stdout, stderr, rawStderr)
 }
 
 // capture runs one profiling session and returns the folder holding its

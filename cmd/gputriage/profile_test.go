@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -180,7 +181,7 @@ func profileRun(t *testing.T, s *standIn, args ...string) (int, string, string) 
 	srv := httptest.NewServer(s.handler())
 	defer srv.Close()
 	var so, se bytes.Buffer
-	code := runProfile(append([]string{"--url", srv.URL}, args...), &so, &se)
+	code := runProfile(append([]string{"--url", srv.URL}, args...), &so, &se, &se)
 	s.writers.Wait()
 	return code, so.String(), se.String()
 }
@@ -200,7 +201,7 @@ func TestProfileSGLang(t *testing.T) {
 	r0 := filepath.Join(shared, "gpu/traces/tp_rank0.trace.json.gz")
 	r1 := filepath.Join(shared, "gpu/traces/tp_rank1.trace.json.gz")
 	if _, err := os.Stat(r0); err != nil {
-		t.Skip("shared test data not available")
+		fixture.Missing(t, "shared test data not available")
 	}
 	s := &standIn{t: t, kind: "sglang", traces: []string{r0, r1}, tp: 2}
 	base, out := t.TempDir(), t.TempDir()
@@ -272,7 +273,7 @@ func TestProfileFailures(t *testing.T) {
 	url := gone.URL
 	gone.Close()
 	var so, se bytes.Buffer
-	if code := runProfile([]string{"--url", url, "-q"}, &so, &se); code != 2 || !strings.Contains(se.String(), "cannot reach") {
+	if code := runProfile([]string{"--url", url, "-q"}, &so, &se, &se); code != 2 || !strings.Contains(se.String(), "cannot reach") {
 		t.Errorf("unreachable: exit %d %s", code, se.String())
 	}
 	for _, c := range []struct {

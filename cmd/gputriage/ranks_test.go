@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,10 +15,7 @@ import (
 func TestExtractRanksCLI(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(shared, "traces2/param_dlrm_v100_8rank/*.json.gz"))
 	if len(files) != 8 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("DLRM traces missing")
-		}
-		t.Skip("DLRM traces not available")
+		fixture.Missing(t, "DLRM traces: %d files", len(files))
 	}
 	dir := t.TempDir()
 	var so, se bytes.Buffer

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/gputriage/gputriage/internal/fixture"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,10 +17,7 @@ import (
 func TestRocprofInputs(t *testing.T) {
 	dir := filepath.Join(shared, "rocprof")
 	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
+		fixture.Missing(t, "%v", err)
 	}
 	csv, _ := filepath.Glob(filepath.Join(dir, "908_*.csv*"))
 	inputs := map[string][]string{
@@ -62,10 +60,7 @@ func TestRocprofInputs(t *testing.T) {
 func TestRocprofFolder(t *testing.T) {
 	src, _ := filepath.Glob(filepath.Join(shared, "rocprof", "908_*.csv*"))
 	if len(src) < 4 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("rocprof CSV fixtures missing")
-		}
-		t.Skip("rocprof CSV fixtures missing")
+		fixture.Missing(t, "rocprof CSV fixtures: %d files", len(src))
 	}
 	host := filepath.Join(t.TempDir(), "run", "host1")
 	os.MkdirAll(host, 0o755)

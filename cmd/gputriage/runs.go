@@ -117,5 +117,17 @@ func splitRuns(eng engine, opts []byte, cmd string, res *analyzer.Result, files 
 		fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
 		return analyzer.ExitUsage
 	}
+	// The folder's manifest lists index.json and every run's files.
+	names := []string{"index.json"}
+	for _, e := range entries {
+		for _, mf := range readManifest(filepath.Join(f.out, e.Dir)).Files {
+			names = append(names, e.Dir+"/"+mf.Name)
+		}
+		names = append(names, e.Dir+"/"+manifestName)
+	}
+	if err := writeManifest(f.out, idx.RunID, names); err != nil {
+		fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
+		return analyzer.ExitUsage
+	}
 	return code
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ func copyFile(t *testing.T, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
 	if err != nil {
-		t.Skipf("fixture: %v", err)
+		fixture.Missing(t, "fixture: %v", err)
 	}
 	os.MkdirAll(filepath.Dir(to), 0o755)
 	if err := os.WriteFile(to, b, 0o644); err != nil {
@@ -110,7 +111,7 @@ func TestSGLangFolder(t *testing.T) {
 	caps2, _ := filepath.Glob(filepath.Join(base, "capture_traces", "*.json.gz"))
 	caps = append(caps, caps2...)
 	if len(caps) == 0 {
-		t.Skip("no capture trace fixture")
+		fixture.Missing(t, "no capture trace fixture")
 	}
 	sg := filepath.Join(dir, "sglang")
 	copyFile(t, filepath.Join(base, "sglang_Qwen3-8B_decode.json.gz"), filepath.Join(sg, "1712.5-TP-0-DECODE.trace.json.gz"))

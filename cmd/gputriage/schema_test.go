@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,10 +33,47 @@ func TestArtifactsMatchSchemas(t *testing.T) {
 	for _, tr := range sharedTraces(t) {
 		check(tr, analyze(t, "native", analyzer.Options{Command: "triage"}, tr))
 	}
-	logs, _ := filepath.Glob(filepath.Join(shared, "crash", "*.log"))
-	txt, _ := filepath.Glob(filepath.Join(shared, "crash", "*.txt"))
-	for _, l := range append(logs, txt...) {
-		check(l, analyze(t, "native", analyzer.Options{Command: "diagnose"}, l))
+	// Crash evidence: every log alone, and each folder as one incident
+	// (correlated logs fill the culprit's pid/gpu/rank/host).
+	for _, dir := range []string{"crash", "gpu/crash", "crash-bugreports", "crash-seedcases"} {
+		var logs []string
+		for _, ext := range []string{"*.log", "*.txt", "*.out", "*.err"} {
+			m, _ := filepath.Glob(filepath.Join(shared, dir, ext))
+			logs = append(logs, m...)
+		}
+		for _, l := range logs {
+			check(l, analyze(t, "native", analyzer.Options{Command: "diagnose"}, l))
+		}
+		if len(logs) > 1 {
+			check(dir+" as one incident", analyze(t, "native", analyzer.Options{Command: "diagnose"}, logs...))
+		}
+	}
+	// Partial inputs: a trace cut in half, beside a JSON that is no trace.
+	cut := filepath.Join(t.TempDir(), "cut.trace.json")
+	whole := gunzipFile(t, filepath.Join("..", "..", "testdata", "default", "sglang_Qwen3-8B_decode.json.gz"))
+	os.WriteFile(cut, whole[:len(whole)/2], 0o644)
+	notTrace := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(notTrace, []byte(`{"model":"x"}`), 0o644)
+	for _, cmd := range []string{"breakdown", "triage"} {
+		r := analyze(t, "native", analyzer.Options{Command: cmd}, cut)
+		if !r.Files[0].Partial {
+			t.Errorf("%s: the cut trace is not partial", cmd)
+		}
+		check(cmd+" cut", r)
+		check(cmd+" cut + not a trace", analyze(t, "native", analyzer.Options{Command: cmd}, cut, notTrace))
+	}
+	// Multi-file runs: every folder of traces2 and of the rocprof outputs.
+	for _, pat := range []string{"traces2/*/*.json*", "traces2/*/*/*.json*", "rocprof/*"} {
+		dirs := map[string][]string{}
+		m, _ := filepath.Glob(filepath.Join(shared, pat))
+		for _, f := range m {
+			if st, err := os.Stat(f); err == nil && !st.IsDir() && !strings.HasSuffix(f, ".py") && !strings.HasSuffix(f, ".md") && !strings.HasSuffix(f, "answers.json") && !strings.HasSuffix(f, ".key.json") {
+				dirs[filepath.Dir(f)] = append(dirs[filepath.Dir(f)], f)
+			}
+		}
+		for d, fs := range dirs {
+			check("breakdown "+d, analyze(t, "native", analyzer.Options{Command: "breakdown"}, fs...))
+		}
 	}
 	def := filepath.Join("..", "..", "testdata", "default", "sglang_Qwen3-8B_decode.json.gz")
 	id := analyzer.RunIdentity{ExperimentID: "e", ModelName: "m", GPUDeviceIDs: []int{0}}
@@ -54,6 +93,15 @@ func TestArtifactsMatchSchemas(t *testing.T) {
 		t.Fatalf("perfetto-fix: exit %d %s", code, se.String())
 	}
 	rep, _ := os.ReadFile(filepath.Join(fixOut, "perfetto_fix_report.json"))
+	for _, ent := range mustReadDir(t, fixOut) {
+		if strings.HasSuffix(ent, ".json") && ent != "perfetto_fix_report.json" && ent != "perfetto_fixed_trace.json" {
+			b, _ := os.ReadFile(filepath.Join(fixOut, ent))
+			seen[ent]++
+			if err := schemas.Validate(ent, b); err != nil {
+				t.Error(err)
+			}
+		}
+	}
 	seen["perfetto_fix_report.json"]++
 	if err := schemas.Validate("perfetto_fix_report.json", rep); err != nil {
 		t.Error(err)
@@ -66,4 +114,35 @@ func TestArtifactsMatchSchemas(t *testing.T) {
 			}
 		}
 	}
+}
+
+func gunzipFile(t *testing.T, path string) []byte {
+	t.Helper()
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	z, err := gzip.NewReader(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mustReadDir(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
 }

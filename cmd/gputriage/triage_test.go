@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,7 @@ func TestTriagePair(t *testing.T) {
 	off := filepath.Join(shared, "gpu/traces/eager_graph_off.trace.json.gz")
 	on := filepath.Join(shared, "gpu/traces/graph_on.trace.json.gz")
 	if _, err := os.Stat(on); err != nil {
-		t.Skip(err)
+		fixture.Missing(t, "%v", err)
 	}
 	w := analyze(t, "wasm", analyzer.Options{Command: "triage"}, on, off)
 	n := analyze(t, "native", analyzer.Options{Command: "triage"}, on, off)
@@ -160,7 +161,7 @@ func TestTriageCapturePairs(t *testing.T) {
 	caps := func(dir string) string {
 		m, _ := filepath.Glob(filepath.Join(base, dir, "capture_traces", "*.json.gz"))
 		if len(m) != 1 {
-			t.Skipf("%s: %v", dir, m)
+			fixture.Missing(t, "%s: %v", dir, m)
 		}
 		return m[0]
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"os"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ const smallTrace = "../../testdata/default/sglang_Qwen3-8B_decode.json.gz"
 func BenchmarkWasmStartPhases(b *testing.B) {
 	wasm, err := Module()
 	if err != nil {
-		b.Skip(err)
+		fixture.Missing(b, "the embedded module (make build): %v", err)
 	}
 	opts, _ := json.Marshal(analyzer.Options{Command: "breakdown"})
 	var comp, inst, job time.Duration

@@ -1,6 +1,7 @@
 package crashkey
 
 import (
+	"github.com/gputriage/gputriage/internal/fixture"
 	"os"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func TestSharedKeys(t *testing.T) {
 	for _, p := range []string{"../../../shared/testdata/crash/answers.json", "../../../shared/testdata/gpu/crash/answers.json"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			t.Skip(err)
+			fixture.Missing(t, "%v", err)
 		}
 		var a answers
 		if err := jsonUnmarshal(b, &a); err != nil {

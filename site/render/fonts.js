@@ -22,6 +22,7 @@ export const FONTS = [
   [12, 400, SANS], [11, 400, SANS], [12, 600, SANS], [15, 600, SANS], [14, 600, SANS], [13, 700, SANS],
   [11, 400, MONO], [12, 600, MONO], [11, 600, SANS], [11, 600, MONO], [12, 700, SANS], [11, 700, SANS],
   [14, 700, SANS], [12, 700, MONO], [13, 700, MONO], [15, 700, MONO], [11, 400, SVG_FONT],
+  [16, 700, SANS], [14, 400, SANS], // the verdict: its heading and lead takeaways
 ];
 
 // Printable ASCII plus the non-ASCII characters the report prints (escaped:

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -54,7 +55,7 @@ func native(t *testing.T, cmd, name string, data []byte) *analyzer.Result {
 func TestAnalyzeJSONAndZip(t *testing.T) {
 	data, err := os.ReadFile(testTrace)
 	if err != nil {
-		t.Skip(err)
+		fixture.Missing(t, "%v", err)
 	}
 	want := native(t, "breakdown", "t.json.gz", data)
 	if want.ExitCode != 0 || len(want.Artifacts) == 0 {
