@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"strings"
+
+	"github.com/gputriage/gputriage/internal/escape"
 )
 
 // tables are the JSON artifacts that hold a table, and the key of its rows:
@@ -101,6 +103,7 @@ func cell(raw json.RawMessage) string {
 	case raw[0] == '"':
 		var s string
 		json.Unmarshal(raw, &s)
+		s = escape.Visible(s) // ESC, BEL, bidi overrides shown, not written
 		if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
 			s = "'" + s
 		}
@@ -108,7 +111,7 @@ func cell(raw json.RawMessage) string {
 	case raw[0] == '{' || raw[0] == '[':
 		var b bytes.Buffer
 		json.Compact(&b, raw)
-		return b.String()
+		return escape.Visible(b.String())
 	}
 	return string(raw)
 }

@@ -69,16 +69,16 @@ func (r *Result) Markdown() string {
 	w := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
 	w("## Ranks\n\n")
 	if v := r.Verdict(); v != "" {
-		w("%s\n\n", units.Cell(v))
+		w("%s\n\n", units.Text(v))
 	}
 	w("| Rank | File | Kernel (ms) | GPU busy (ms) | GPU idle | Collective (ms) | Exposed comm (ms) | Waiting in collectives (ms) | Lateness caused (ms) | Last at |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, x := range r.Ranks {
 		w("| %d | `%s` | %s | %s | %s | %s | %s | %s | %s | %d |\n", x.Rank, units.Cell(x.File), ms(x.Kernel), ms(x.Busy), units.Pct(float64(x.IdleShare)), ms(x.Collective), ms(x.ExposedComm), ms(x.Wait), ms(x.Lateness), x.LastAt)
 	}
 	if s := r.Straggler; s != nil {
-		w("\nMethod: %s.\n", s.Method)
+		w("\nMethod: %s.\n", units.Text(s.Method))
 		for _, e := range s.Evidence {
-			w("\n- %s", units.Cell(e.Text))
+			w("\n- %s", units.Text(e.Text))
 		}
 		w("\n")
 	}
@@ -107,14 +107,14 @@ func (r *Result) Markdown() string {
 			if in.OfPeak != nil {
 				of = units.Pct(*in.OfPeak)
 			}
-			w("| %s | `%s` | %s | %d | %s | %s | %s | %s |\n", units.Cell(in.Label()), units.Cell(in.Step), in.Skew, in.LastRank, in.Transfer, bytes, bus, of)
+			w("| %s | `%s` | %s | %d | %s | %s | %s | %s |\n", units.Text(in.Label()), units.Cell(in.Step), in.Skew, in.LastRank, in.Transfer, bytes, bus, of)
 		}
 	}
 	for _, n := range r.Notes {
-		w("\nNote: %s.\n", n)
+		w("\nNote: %s.\n", units.Text(n))
 	}
 	if r.Link != nil {
-		w("\nLink peak: %s %s, %.1f GB/s per direction (%s).\n", r.Link.Device, r.Link.Fabric, r.Link.GBPS, r.Link.Source)
+		w("\nLink peak: %s %s, %.1f GB/s per direction (%s).\n", units.Text(r.Link.Device), units.Text(r.Link.Fabric), r.Link.GBPS, units.Text(r.Link.Source))
 	}
 	return b.String()
 }

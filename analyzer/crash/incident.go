@@ -345,7 +345,7 @@ func culpritWhere(f *Finding) string {
 // crash_summary.md.
 func mdIncident(b *strings.Builder, f *Finding) {
 	if f.ConsequenceOf != "" {
-		b.WriteString("Consequence of: **" + f.ConsequenceOf + "** (root cause listed first)\n\n")
+		b.WriteString("Consequence of: **" + mdEscape(f.ConsequenceOf) + "** (root cause listed first)\n\n")
 	}
 	if c := f.Culprit; c != nil {
 		who := []string{}
@@ -379,7 +379,7 @@ func mdIncident(b *strings.Builder, f *Finding) {
 	if len(h.Dispatches) > 0 {
 		b.WriteString("| dispatch | queue | grid | workgroup | fence | GPU | dumps | kernel |\n|---|---|---|---|---|---|---|---|\n")
 		for _, d := range h.Dispatches {
-			b.WriteString("| " + d.ID + " | " + d.Queue + " | " + d.Grid + " | " + d.Workgroup + " | " + mdCell(d.Fence) + " | " + d.GPU + " | " + strconv.Itoa(d.Dumps) + " | " + mdCell(d.Kernel) + " |\n")
+			b.WriteString("| " + mdCell(d.ID) + " | " + mdCell(d.Queue) + " | " + mdCell(d.Grid) + " | " + mdCell(d.Workgroup) + " | " + mdCell(d.Fence) + " | " + mdCell(d.GPU) + " | " + strconv.Itoa(d.Dumps) + " | " + mdCell(d.Kernel) + " |\n")
 		}
 		b.WriteString("\n")
 	}

@@ -49,7 +49,7 @@ func (d *Diagnosis) Markdown() []byte {
 		b.WriteString("No crash or hang evidence was recognised in the inputs.\n\n")
 	}
 	for i, f := range d.Findings {
-		b.WriteString("## " + strconv.Itoa(i+1) + ". " + f.Class + " (" + f.ConfidenceLevel + " confidence)\n\n")
+		b.WriteString("## " + strconv.Itoa(i+1) + ". " + mdEscape(f.Class) + " (" + mdEscape(f.ConfidenceLevel) + " confidence)\n\n")
 		b.WriteString(mdEscape(f.Summary) + "\n\n")
 		b.WriteString("_" + mdEscape(f.ClassMeaning) + "_\n\n")
 		row := func(k, v string) {
@@ -119,12 +119,12 @@ func (d *Diagnosis) Markdown() []byte {
 				if j > 0 {
 					b.WriteString(", ")
 				}
-				b.WriteString("`" + pc.PC + "` ×" + strconv.Itoa(pc.Waves))
+				b.WriteString(escape.CodeSpan(pc.PC) + " ×" + strconv.Itoa(pc.Waves))
 			}
 			b.WriteString("\n\n")
 		}
 		if len(f.Disassembly) > 0 {
-			b.WriteString("```\n" + strings.Join(f.Disassembly, "\n") + "\n```\n\n")
+			b.WriteString(escape.Fence("", strings.Join(f.Disassembly, "\n")) + "\n")
 		}
 		mdIncident(&b, &f) // culprit, consequence_of, hang tables (incident.go)
 		if len(f.Notes) > 0 {
@@ -135,14 +135,16 @@ func (d *Diagnosis) Markdown() []byte {
 			b.WriteString("\n")
 		}
 		if len(f.Evidence) > 0 {
-			b.WriteString("Evidence:\n\n```\n")
+			// one line per evidence line: a file name or text holding a
+			// newline stays on it, and no fence inside closes the block
+			var ev strings.Builder
 			for _, e := range f.Evidence {
-				b.WriteString(e.File + ":" + strconv.Itoa(e.Line) + ": " + strings.ReplaceAll(e.Text, "```", "'''") + "\n")
+				ev.WriteString(escape.Line(e.File) + ":" + strconv.Itoa(e.Line) + ": " + strings.ReplaceAll(e.Text, "\n", `\x0a`) + "\n")
 			}
 			if f.EvidenceOmitted > 0 {
-				b.WriteString("… " + strconv.Itoa(f.EvidenceOmitted) + " more lines\n")
+				ev.WriteString("… " + strconv.Itoa(f.EvidenceOmitted) + " more lines\n")
 			}
-			b.WriteString("```\n\n")
+			b.WriteString("Evidence:\n\n" + escape.Fence("", ev.String()) + "\n")
 		}
 		if len(f.NextSteps) > 0 {
 			b.WriteString("Next steps:\n\n")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/internal/units"
+	"github.com/gputriage/gputriage/internal/escape"
 )
 
 // Units as every artifact writes them (analyzer/internal/units).
@@ -15,6 +16,7 @@ type (
 )
 
 func cell(s string) string         { return units.Cell(s) }
+func text(s string) string         { return units.Text(s) }
 func short(s string, n int) string { return units.Short(s, n) }
 
 func pct(r ratio) string { return units.Pct(float64(r)) }
@@ -74,9 +76,9 @@ func (r *Result) Markdown() []byte {
 		if arch == "" {
 			arch = "unknown"
 		}
-		b.WriteString("- " + tag + ": `" + cell(s.Name) + "` — " + arch)
+		b.WriteString("- " + tag + ": " + escape.CodeSpan(s.Name) + " — " + text(arch))
 		if s.DeviceName != "" {
-			b.WriteString(" (" + cell(s.DeviceName) + ")")
+			b.WriteString(" (" + text(s.DeviceName) + ")")
 		}
 		b.WriteString(", " + strconv.FormatInt(s.Launches, 10) + " GPU ops of " + strconv.Itoa(s.Kernels) + " kernels, " +
 			s.KernelTimeUS.String() + " us kernel time, " + s.BusyUS.String() + " us busy\n")
@@ -85,14 +87,14 @@ func (r *Result) Markdown() []byte {
 	side("B", r.B)
 	b.WriteString("\n")
 	if r.Refused {
-		b.WriteString("**Refused:** " + r.Reason + ".\n")
+		b.WriteString("**Refused:** " + text(r.Reason) + ".\n")
 		return []byte(b.String())
 	}
 	if r.Forced {
-		b.WriteString("**Not comparable, forced:** " + r.Reason + ". Read every delta below with that in mind.\n\n")
+		b.WriteString("**Not comparable, forced:** " + text(r.Reason) + ". Read every delta below with that in mind.\n\n")
 	}
 	if len(r.Unverified) > 0 && r.SameInput {
-		b.WriteString("Both sides are the same input: comparable by construction (" + strings.Join(r.Unverified, ", ") + " unknown).\n\n")
+		b.WriteString("Both sides are the same input: comparable by construction (" + text(strings.Join(r.Unverified, ", ")) + " unknown).\n\n")
 	}
 	if len(r.Gate) > 0 {
 		b.WriteString("### Gate (--fail-on)\n\n| Rule | Measured | Δ (us) | Change | Result |\n| --- | --- | ---: | ---: | --- |\n")
@@ -101,7 +103,7 @@ func (r *Result) Markdown() []byte {
 			if g.Failed {
 				res = "**FAIL**"
 			}
-			b.WriteString("| `" + cell(g.Text) + "` | " + cell(g.Subject) + " | " + g.DeltaUS.Signed() + " | " + pct(g.Change) + " | " + res + " |\n")
+			b.WriteString("| `" + cell(g.Text) + "` | " + text(g.Subject) + " | " + g.DeltaUS.Signed() + " | " + pct(g.Change) + " | " + res + " |\n")
 		}
 		b.WriteString("\n")
 	}
@@ -113,9 +115,9 @@ func (r *Result) Markdown() []byte {
 	b.WriteString("### Stages\n\n| Stage | Window A (us) | Window B (us) | Δ window | B/A | Kernel time A | Kernel time B | Δ kernel time | Ops A | Ops B |\n")
 	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, s := range r.Stages {
-		name := s.Stage
+		name := text(s.Stage)
 		if s.Status != "both" {
-			name += " (" + s.Status + ")"
+			name += " (" + text(s.Status) + ")"
 		}
 		k := s.KernelUS
 		b.WriteString("| " + strings.Join([]string{name, s.AWindow.String(), s.BWindow.String(), s.DWindow.Signed(), times(s.WindowX),
@@ -124,14 +126,14 @@ func (r *Result) Markdown() []byte {
 	b.WriteString("\n### Categories\n\n| Category | A (us) | B (us) | Δ (us) | Share A | Share B | Δ share | Launches A | Launches B |\n")
 	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, c := range r.Categories {
-		b.WriteString("| " + strings.Join([]string{c.Category, c.AUS.String(), c.BUS.String(), c.DUS.Signed(), pct(c.AShare), pct(c.BShare),
+		b.WriteString("| " + strings.Join([]string{text(c.Category), c.AUS.String(), c.BUS.String(), c.DUS.Signed(), pct(c.AShare), pct(c.BShare),
 			pp(c.DShare), strconv.FormatInt(c.ALaun, 10), strconv.FormatInt(c.BLaun, 10)}, " | ") + " |\n")
 	}
 	b.WriteString("\n### Kernels (largest |Δ| first, top " + strconv.Itoa(min(r.opt.Limit, len(r.Kernels))) + " of " + strconv.Itoa(len(r.Kernels)) + ")\n\n")
 	b.WriteString("| Kernel | Category | Status | A (us) | B (us) | Δ (us) | Share A | Share B | Launches A | Launches B | Δ launches |\n")
 	b.WriteString("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, k := range r.Kernels[:min(r.opt.Limit, len(r.Kernels))] {
-		b.WriteString("| " + strings.Join([]string{"`" + cell(short(k.Kernel, 90)) + "`", k.Category, k.Status, k.AUS.String(), k.BUS.String(),
+		b.WriteString("| " + strings.Join([]string{"`" + cell(short(k.Kernel, 90)) + "`", text(k.Category), text(k.Status), k.AUS.String(), k.BUS.String(),
 			k.DUS.Signed(), pct(k.AShare), pct(k.BShare), strconv.FormatInt(k.ALaun, 10), strconv.FormatInt(k.BLaun, 10), signedInt(k.DLaun)}, " | ") + " |\n")
 	}
 	return []byte(b.String())

@@ -264,10 +264,14 @@ func (r *Result) Markdown() []byte {
 		}
 		loc := "unresolved"
 		if len(row.Locations) > 0 {
-			loc = cell(strings.Join(row.Locations, "<br>"))
+			locs := make([]string, len(row.Locations))
+			for i, l := range row.Locations {
+				locs[i] = units.Text(l)
+			}
+			loc = strings.Join(locs, "<br>")
 		}
-		b.WriteString("| " + strings.Join([]string{row.Stage, cell(row.Pattern), row.Confidence, row.RelatedUS.String() + " us",
-			pct(row.Share), strings.Join(ev, "<br>"), loc, cell(row.Candidate), cell(row.Rationale)}, " | ") + " |\n")
+		b.WriteString("| " + strings.Join([]string{units.Text(row.Stage), units.Text(row.Pattern), units.Text(row.Confidence), row.RelatedUS.String() + " us",
+			pct(row.Share), strings.Join(ev, "<br>"), loc, units.Text(row.Candidate), units.Text(row.Rationale)}, " | ") + " |\n")
 	}
 	return []byte(b.String())
 }

@@ -290,10 +290,10 @@ func (r *Result) takeaway(w Window) string {
 		}
 		t += fmt.Sprintf(" Longest wait: %s ms before `%s`", ms(x.Time), units.Cell(units.Short(x.Op, 80)))
 		if x.After != "" {
-			t += fmt.Sprintf(", launched after `%s` (an event wait)", x.After)
+			t += fmt.Sprintf(", launched after `%s` (an event wait)", units.Cell(x.After))
 		}
 		if x.HostIn != "" {
-			t += fmt.Sprintf(", while the host was blocked in %s", x.HostIn)
+			t += fmt.Sprintf(", while the host was blocked in %s", units.Text(x.HostIn))
 		}
 		t += "."
 		break

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/internal/units"
+	"github.com/gputriage/gputriage/internal/escape"
 )
 
 // Units as every artifact writes them (analyzer/internal/units).
@@ -212,11 +213,11 @@ func (r *Result) Markdown() []byte {
 		}
 		signal := row.TotalUS.String() + " us, " + pct(row.Share) + ", " + pct(row.ExclusiveRatio) + " / " + pct(row.HiddenRatio) +
 			"; overlap gain ≤ " + row.OverlapGainUS.String() + " us"
-		b.WriteString("| " + strings.Join([]string{row.Stage, row.Priority, row.Verdict, "`" + cell(short(row.Kernel, 90)) + "`",
-			cell(scope), signal, row.DepRisk, row.Recommendation}, " | ") + " |\n")
+		b.WriteString("| " + strings.Join([]string{units.Text(row.Stage), units.Text(row.Priority), units.Text(row.Verdict), "`" + cell(short(row.Kernel, 90)) + "`",
+			units.Text(scope), signal, units.Text(row.DepRisk), units.Text(row.Recommendation)}, " | ") + " |\n")
 	}
 	for _, t := range r.Timelines {
-		b.WriteString("\n`" + cell(short(t.Kernel, 90)) + "` (" + t.StartUS.String() + " → " + t.EndUS.String() + " us)\n\n```text\n" + t.Text + "```\n")
+		b.WriteString("\n" + escape.CodeSpan(short(t.Kernel, 90)) + " (" + t.StartUS.String() + " → " + t.EndUS.String() + " us)\n\n" + escape.Fence("text", t.Text))
 	}
 	return []byte(b.String())
 }

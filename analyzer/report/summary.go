@@ -33,7 +33,7 @@ func Summary(a *Analysis) []byte {
 	if dev == "" {
 		dev = "unnamed device"
 	}
-	w("- Device: %s · observed arch **%s** · `arch_match` **%s** against target %s\n", mdText(dev), a.Arch.ObservedArch, a.Arch.ArchMatch, a.Target)
+	w("- Device: %s · observed arch **%s** · `arch_match` **%s** against target %s\n", mdText(dev), mdText(a.Arch.ObservedArch), mdText(a.Arch.ArchMatch), mdText(a.Target))
 	w("  - %s\n", mdText(a.Arch.Reason))
 	if a.ROCmVersion != "" {
 		w("- ROCm (HIP runtime) %s\n", a.ROCmVersion)
@@ -62,15 +62,15 @@ func Summary(a *Analysis) []byte {
 			}
 			tops = append(tops, fmt.Sprintf("%s %s", c.Name, pct(c.Share)))
 		}
-		w("| %s | %d | %s | %s | %.2f× | %s |\n", s.Stage, s.KernelCount, ms(s.KernelTime), ms(s.Window), round(s.AvgParallelism, 2), strings.Join(tops, ", "))
+		w("| %s | %d | %s | %s | %.2f× | %s |\n", mdText(s.Stage), s.KernelCount, ms(s.KernelTime), ms(s.Window), round(s.AvgParallelism, 2), strings.Join(tops, ", "))
 	}
 
 	for _, s := range bd.Stages {
-		w("\n## %s: category share\n\n| Category | GPU time (ms) | Share |\n|---|---:|---:|\n", s.Stage)
+		w("\n## %s: category share\n\n| Category | GPU time (ms) | Share |\n|---|---:|---:|\n", mdText(s.Stage))
 		for _, c := range s.Categories {
-			w("| %s | %s | %s |\n", c.Name, ms(c.GPUTime), pct(c.Share))
+			w("| %s | %s | %s |\n", mdText(c.Name), ms(c.GPUTime), pct(c.Share))
 		}
-		w("\n## %s: top kernels\n\n| Kernel | Category | Provider | GPU time (ms) | Share | Launches | Python location (site share) | CPU op |\n|---|---|---|---:|---:|---:|---|---|\n", s.Stage)
+		w("\n## %s: top kernels\n\n| Kernel | Category | Provider | GPU time (ms) | Share | Launches | Python location (site share) | CPU op |\n|---|---|---|---:|---:|---:|---|---|\n", mdText(s.Stage))
 		n := 0
 		for _, r := range bd.Rows {
 			if r.Stage != s.Stage {
@@ -88,7 +88,7 @@ func Summary(a *Analysis) []byte {
 			if r.CPUOp != "" {
 				op = "`" + mdCode(short(r.CPUOp, 60)) + "`"
 			}
-			w("| `%s` | %s | %s | %s | %s | %d | %s | %s |\n", mdCode(short(r.Kernel, 110)), r.Category, r.Provider, ms(r.GPUTime), pct(r.Share), r.Launches, loc, op)
+			w("| `%s` | %s | %s | %s | %s | %d | %s | %s |\n", mdCode(short(r.Kernel, 110)), mdText(r.Category), mdText(r.Provider), ms(r.GPUTime), pct(r.Share), r.Launches, loc, op)
 		}
 	}
 
@@ -144,7 +144,7 @@ func Summary(a *Analysis) []byte {
 	}
 	for _, s := range bd.Stages {
 		for _, t := range takeaways(s, bd, a.Idle != nil) {
-			w("- %s: %s\n", s.Stage, t)
+			w("- %s: %s\n", mdText(s.Stage), t)
 		}
 	}
 	return []byte(b.String())
@@ -155,9 +155,9 @@ func takeaways(s breakdown.Stage, bd *breakdown.Result, why bool) []string {
 	var out []string
 	if len(s.Categories) > 0 {
 		c := s.Categories[0]
-		t := fmt.Sprintf("%s dominates with %s of GPU time", c.Name, pct(c.Share))
+		t := fmt.Sprintf("%s dominates with %s of GPU time", mdText(c.Name), pct(c.Share))
 		if len(s.Categories) > 1 {
-			t += fmt.Sprintf("; with %s the top two hold %s", s.Categories[1].Name, pct(c.Share+s.Categories[1].Share))
+			t += fmt.Sprintf("; with %s the top two hold %s", mdText(s.Categories[1].Name), pct(c.Share+s.Categories[1].Share))
 		}
 		out = append(out, t+".")
 	}

@@ -187,7 +187,7 @@ func (r *Result) Markdown() string {
 		w("Roofs: %s TFLOP/s, %s GB/s (overridden on the command line).\n", fmtPeak(r.Peaks["bf16"]), fmtPeak(r.PeakGBPS))
 	case r.Device != nil:
 		w("Roofs: %s (from the %s), dense bf16 %s TFLOP/s, HBM %s GB/s; source: %s.\n",
-			r.Device.Name, r.DeviceBasis, fmtPeak(r.Peaks["bf16"]), fmtPeak(r.PeakGBPS), units.Cell(r.Device.Source))
+			units.Text(r.Device.Name), units.Text(r.DeviceBasis), fmtPeak(r.Peaks["bf16"]), fmtPeak(r.PeakGBPS), units.Text(r.Device.Source))
 	default:
 		w("The device is not in the peak table: achieved rates only, no bound (pass `--peak-tflops` and `--peak-gbps`).\n")
 	}
@@ -195,7 +195,7 @@ func (r *Result) Markdown() string {
 		if s.KernelTime == 0 {
 			continue
 		}
-		w("\n### %s (%s of GPU time modelled from shapes", s.Stage, units.Pct(float64(s.Modelled)/float64(s.KernelTime)))
+		w("\n### %s (%s of GPU time modelled from shapes", units.Text(s.Stage), units.Pct(float64(s.Modelled)/float64(s.KernelTime)))
 		if s.Mapped > 0 {
 			w("; %s graph-replayed with ops and shapes from the mapping trace", units.Pct(float64(s.Mapped)/float64(s.KernelTime)))
 		}
@@ -224,9 +224,9 @@ func (r *Result) Markdown() string {
 					bound, eff = x.Bound, units.Pct(x.Efficiency)
 				}
 			} else if x.Note != "" {
-				bound = units.Cell(x.Note)
+				bound = units.Text(x.Note)
 			}
-			w("| `%s` | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", strings.ReplaceAll(units.Cell(units.Short(x.Op, 50)), "`", "'"), dims, x.Dtype,
+			w("| `%s` | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", strings.ReplaceAll(units.Cell(units.Short(x.Op, 50)), "`", "'"), dims, units.Text(x.Dtype),
 				x.Instances, msOf(x.KernelTime), tf, gb, ai, bound, eff)
 		}
 	}
@@ -273,7 +273,7 @@ func (r *Result) Takeaways(stage string) []string {
 		}
 	}
 	if top != nil && !top.Modelled && top.KernelTime*4 >= st.KernelTime {
-		out = append(out, fmt.Sprintf("the heaviest op, `%s` (%s of GPU time), has no roofline: %s.", code(top.Op), share(top.KernelTime), top.Note))
+		out = append(out, fmt.Sprintf("the heaviest op, `%s` (%s of GPU time), has no roofline: %s.", code(top.Op), share(top.KernelTime), units.Text(top.Note)))
 	}
 	if best == nil {
 		return out
@@ -292,7 +292,7 @@ func (r *Result) Takeaways(stage string) []string {
 	}
 	t := fmt.Sprintf("the %s (`%s`, %s ms, %s of GPU time) ", what, code(sig), msOf(best.KernelTime), share(best.KernelTime))
 	if best.Flops > 0 && best.PeakTFLOPS > 0 {
-		t += fmt.Sprintf("runs at %s of %s's %s peak (%.1f TFLOP/s)", units.Pct(best.AchievedTFLOPS/best.PeakTFLOPS), dev, best.Dtype, units.Round(best.AchievedTFLOPS, 1))
+		t += fmt.Sprintf("runs at %s of %s's %s peak (%.1f TFLOP/s)", units.Pct(best.AchievedTFLOPS/best.PeakTFLOPS), dev, units.Text(best.Dtype), units.Round(best.AchievedTFLOPS, 1))
 	} else {
 		t += fmt.Sprintf("moves %.0f GB/s, %s of %s's HBM bandwidth", units.Round(best.AchievedGBPS, 0), units.Pct(best.AchievedGBPS/best.PeakGBPS), dev)
 	}

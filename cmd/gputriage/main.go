@@ -348,7 +348,9 @@ func newProgress(w io.Writer, quiet bool) *progress {
 }
 
 func (p *progress) start(name string, size int64) {
-	p.name, p.size, p.t0 = filepath.Base(name), size, time.Now()
+	// the name is the input's: its escape sequences must not reach the
+	// terminal, nor a newline break the line \r rewrites
+	p.name, p.size, p.t0 = escape.Line(filepath.Base(name)), size, time.Now()
 }
 
 func (p *progress) update(n int64) {

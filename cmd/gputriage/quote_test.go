@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/gputriage/gputriage/internal/escape/mdcheck"
 	"github.com/gputriage/gputriage/internal/quote/quotetest"
 )
 
@@ -57,6 +59,15 @@ func TestHostileSuggestedCommands(t *testing.T) {
 			joined := strings.Join(steps, "\n")
 			if !strings.Contains(joined, "replay") && !strings.Contains(joined, "DUMP_INCLUDE") {
 				t.Fatalf("%s %s: no escalation step to check:\n%s", eng, name, joined)
+			}
+			// the rendered crash_summary.md shows each step as the JSON has
+			// it (backslashes, quotes and stars survive rendering)
+			md, _ := os.ReadFile(filepath.Join(out, "crash_summary.md"))
+			page := html.UnescapeString(mdcheck.Render(md))
+			for _, st := range steps {
+				if !strings.Contains(page, st) {
+					t.Errorf("%s %s: crash_summary.md renders the step differently from %q", eng, name, st)
+				}
 			}
 			calls := quotetest.RunSteps(t, steps)
 			if name == "flashinfer" && (len(calls) != 1 || len(calls[0]) != 3 || calls[0][2] != fi) {

@@ -1,13 +1,16 @@
 // Package escape holds one helper per medium a user-supplied string (a file
 // name, a kernel name, a log line) leaves the program through: the terminal
-// and Markdown here; HTML is the page's textContent, and spreadsheet cells
-// (the page's TSV copy) are site/render/tsv.js with the same rule as Cell.
+// (Terminal, Line), Markdown (MarkdownText, MarkdownCode, CodeSpan, Fence)
+// and .csv cells (Visible, Cell); HTML is the page's textContent, and the
+// page's TSV copy is site/render/tsv.js with the same rule as Cell. Shell
+// and Python commands are internal/quote's.
 package escape
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -64,41 +67,121 @@ func safeTerminal(s string) bool {
 	return true
 }
 
-// MarkdownText makes s safe as Markdown prose or a table cell: it stays on
-// one line and one cell, and no HTML tag or autolink survives.
-func MarkdownText(s string) string {
-	return textReplacer.Replace(controls(s))
-}
-
-var textReplacer = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;")
-
-// MarkdownCode makes s safe inside a one-backtick code span (where < and &
-// are literal): no backtick closes the span, no pipe ends the cell.
-func MarkdownCode(s string) string {
-	return codeReplacer.Replace(controls(s))
-}
-
-var codeReplacer = strings.NewReplacer("`", "'", "|", `\|`, "\n", " ", "\r", " ")
-
-// controls replaces control characters other than newlines (which the
-// Markdown helpers fold) with U+FFFD.
-func controls(s string) string {
-	ok := true
-	for _, r := range s {
-		if unsafeRune(r) && r != '\n' && r != '\r' {
-			ok = false
-			break
-		}
-	}
-	if ok {
+// Visible shows every control and bidi character of s as \xNN (C0, DEL)
+// or \u{NNNN} (C1, bidi), and invalid UTF-8 as \xNN, keeping tabs and
+// newlines: what .csv cells and fenced Markdown blocks carry.
+func Visible(s string) string {
+	if safeTerminal(s) {
 		return s
 	}
-	return strings.Map(func(r rune) rune {
-		if unsafeRune(r) && r != '\n' && r != '\r' {
-			return '\uFFFD'
+	return Terminal(s)
+}
+
+// Line is Terminal for one line (a progress line, a table cell): tabs and
+// newlines are shown as \x09 and \x0a too.
+func Line(s string) string {
+	return lineReplacer.Replace(Terminal(s))
+}
+
+var lineReplacer = strings.NewReplacer("\n", `\x0a`, "\t", `\x09`)
+
+// MarkdownText makes s literal text in Markdown prose, a list item or a
+// table cell: one line, controls visible (\x1b), every character that could
+// open markup backslash-escaped or written as an entity (CommonMark: an
+// escaped ASCII punctuation character is literal), so a renderer shows s
+// and nothing else: no HTML, link, image, emphasis, code, heading, list,
+// quote or table cell comes from s.
+func MarkdownText(s string) string {
+	s = strings.Trim(Line(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)), " \t")
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	prev := rune(-1) // -1: start of the text (a line start, maybe)
+	lead := true     // only digits so far (an ordered-list marker needs them)
+	for _, r := range s {
+		switch r {
+		case '\\', '`', '*', '[', ']', '~', '|':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '_':
+			// only an underscore not inside a word can open emphasis
+			if !unicode.IsLetter(prev) && !unicode.IsDigit(prev) {
+				b.WriteByte('\\')
+			}
+			b.WriteByte('_')
+		case '#', '+', '-', '=':
+			// block markers at a line start: heading, list, setext underline
+			if prev == -1 {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		case '.', ')':
+			if lead && prev != -1 {
+				b.WriteByte('\\') // "1." / "1)" would start an ordered list
+			}
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
 		}
-		return r
-	}, s)
+		lead = lead && r >= '0' && r <= '9'
+		prev = r
+	}
+	return b.String()
+}
+
+// MarkdownCode makes s safe inside a one-backtick code span in a table cell
+// (where < and & are literal): one line, controls visible, no backtick
+// closes the span (shown as '), no pipe ends the cell.
+func MarkdownCode(s string) string {
+	return codeReplacer.Replace(Line(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)))
+}
+
+var codeReplacer = strings.NewReplacer("`", "'", "|", `\|`)
+
+// CodeSpan returns s as a whole inline code span for prose (not a table):
+// its backtick delimiters are longer than any backtick run in s
+// (CommonMark's rule), so s shows verbatim; controls are visible.
+func CodeSpan(s string) string {
+	s = Line(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	if s == "" {
+		return "` `"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || s != "" && strings.Trim(s, " ") == "" {
+		return fence + " " + s + " " + fence // one space each side is stripped
+	}
+	return fence + s + fence
+}
+
+// Fence returns text (lines) as a fenced code block: the fence is longer
+// than any backtick run in the text, so no line of it closes the block;
+// controls other than tabs and newlines are visible. info is the
+// program's (a language name), never the input's.
+func Fence(info, text string) string {
+	text = Visible(strings.ReplaceAll(text, "\r", `\x0d`))
+	fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return fence + info + "\n" + text + fence + "\n"
+}
+
+func longestRun(s string, c byte) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
 }
 
 // Cell neutralises a spreadsheet cell (TSV, CSV): text starting with
@@ -106,7 +189,7 @@ func controls(s string) string {
 // apostrophe (numbers such as -2.5 stay numbers); tabs and newlines become
 // spaces. site/render/tsv.js applies the same rule to the page's Copy.
 func Cell(s string) string {
-	s = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s)
+	s = Line(strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s))
 	if s != "" && strings.ContainsRune("=+-@", rune(s[0])) && !number(s) {
 		s = "'" + s
 	}

@@ -18,11 +18,41 @@ func TestTerminal(t *testing.T) {
 
 func TestMarkdown(t *testing.T) {
 	in := "<img src=x onerror=alert(1)>|`x`\n\x1b[2J"
-	if got, want := MarkdownText(in), "&lt;img src=x onerror=alert(1)&gt;\\|`x` \uFFFD[2J"; got != want {
+	if got, want := MarkdownText(in), `&lt;img src=x onerror=alert(1)&gt;\|\`+"`"+`x\`+"`"+` \\x1b\[2J`; got != want {
 		t.Errorf("MarkdownText = %q, want %q", got, want)
 	}
-	if got, want := MarkdownCode(in), "<img src=x onerror=alert(1)>\\|'x' \uFFFD[2J"; got != want {
+	if got, want := MarkdownCode(in), "<img src=x onerror=alert(1)>\\|'x' \\x1b[2J"; got != want {
 		t.Errorf("MarkdownCode = %q, want %q", got, want)
+	}
+	for in, want := range map[string]string{
+		"# Diagnosis: ok":           `\# Diagnosis: ok`,
+		"  - item":                  `\- item`,
+		"12. x 3.5":                 `12\. x 3.5`,
+		"a_b_c _x_ __y":             `a_b_c \_x_ \_\_y`,
+		"[x](javascript:1) ![i](u)": `\[x\](javascript:1) !\[i\](u)`,
+		"**b** ~~s~~ a&amp;b":       `\*\*b\*\* \~\~s\~\~ a&amp;amp;b`,
+		`'x'\''y'`:                  `'x'\\''y'`,
+		"bidi\u202eab":              `bidi\\u{202e}ab`,
+	} {
+		if got := MarkdownText(in); got != want {
+			t.Errorf("MarkdownText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"a":        "`a`",
+		"a`b":      "``a`b``",
+		"``x":      "``` ``x ```",
+		"x\x1b[2J": "`x\\x1b[2J`",
+	} {
+		if got := CodeSpan(in); got != want {
+			t.Errorf("CodeSpan(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got, want := Fence("text", "k\n```\n# Diagnosis: ok\x07\n"), "````text\nk\n```\n# Diagnosis: ok\\x07\n````\n"; got != want {
+		t.Errorf("Fence = %q, want %q", got, want)
+	}
+	if got, want := Line("a\nb\t\x1b]0;t\x07"), `a\x0ab\x09\x1b]0;t\x07`; got != want {
+		t.Errorf("Line = %q, want %q", got, want)
 	}
 }
 
@@ -34,6 +64,7 @@ func TestCell(t *testing.T) {
 		"-12.5":                      "-12.5",
 		"a\tb\nc":                    "a b c",
 		"-Inf":                       "'-Inf",
+		"a\x1bb\u202ec":              `a\x1bb\u{202e}c`,
 	} {
 		if got := Cell(in); got != want {
 			t.Errorf("Cell(%q) = %q, want %q", in, got, want)

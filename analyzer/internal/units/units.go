@@ -74,8 +74,12 @@ func JSON(v any) []byte {
 	return buf.Bytes()
 }
 
-// Cell makes s safe inside a Markdown table cell.
+// Cell makes s safe inside a one-backtick code span in a Markdown table
+// cell.
 func Cell(s string) string { return escape.MarkdownCode(s) }
+
+// Text makes s literal Markdown text (prose or a table cell outside code).
+func Text(s string) string { return escape.MarkdownText(s) }
 
 // Short cuts s to n runes, ending with an ellipsis when cut.
 func Short(s string, n int) string {
