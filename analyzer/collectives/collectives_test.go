@@ -110,6 +110,15 @@ func TestDLRMKey(t *testing.T) {
 	if len(res.Steps) != 1 || res.Steps[0].Step != "ProfilerStep#10" || res.Steps[0].StragglerRank != 7 {
 		t.Errorf("steps %+v", res.Steps)
 	}
+	// the heatmap row: rank 7 caused 9.241 ms, rank 5 1.118, rank 4 0.885
+	if by := res.Steps[0].ByRank; len(by) != 8 || by[7].String() != "9241.000" || by[5].String() != "1118.000" || by[4].String() != "885.000" || by[0] != 0 {
+		t.Errorf("lateness by rank %v", by)
+	}
+	for _, r := range res.Ranks {
+		if r.Busy <= 0 || r.Busy > r.Window || r.IdleShare <= 0 {
+			t.Errorf("rank %d: busy %s window %s idle %v", r.Rank, r.Busy, r.Window, r.IdleShare)
+		}
+	}
 }
 
 // TestTP2Independent recomputes the H200 TP=2 instances straight from the

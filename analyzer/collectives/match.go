@@ -82,6 +82,11 @@ type RankRow struct {
 	LastAt      int    `json:"last_at"` // instances it arrived last at (skew > 0)
 	Collectives int    `json:"collectives"`
 	Partial     bool   `json:"partial"`
+	// Busy and Window are the rank's GPU busy time (union of its kernels)
+	// and its first-to-last kernel window; IdleShare = 1 − Busy/Window.
+	Busy      US          `json:"busy_us"`
+	Window    US          `json:"window_us"`
+	IdleShare units.Ratio `json:"idle_share"`
 }
 
 // StepRow is one step's straggler.
@@ -93,6 +98,9 @@ type StepRow struct {
 	Instances     int    `json:"instances"`
 	// Skew is the summed arrival skew of the step's instances, whoever was last.
 	Skew US `json:"skew_us"`
+	// ByRank is the lateness each rank caused in the step, in rank_ids
+	// order (a rank × step heatmap's row).
+	ByRank []US `json:"lateness_by_rank_us"`
 }
 
 // Culprit is the straggler in diagnose's culprit shape.
@@ -338,8 +346,12 @@ func (res *Result) ranks(sums []*Summary) {
 	idx := map[int]int{}
 	for _, s := range sums {
 		idx[s.Rank] = len(res.Ranks)
-		res.Ranks = append(res.Ranks, RankRow{Rank: s.Rank, File: s.File, Kernel: US(s.KernelNS), Collective: US(s.CommNS),
-			ExposedComm: US(s.ExposedNS), Collectives: len(s.Ops), Partial: s.Partial})
+		row := RankRow{Rank: s.Rank, File: s.File, Kernel: US(s.KernelNS), Collective: US(s.CommNS),
+			ExposedComm: US(s.ExposedNS), Collectives: len(s.Ops), Partial: s.Partial, Busy: US(s.BusyNS), Window: US(s.WindowNS)}
+		if s.WindowNS > 0 {
+			row.IdleShare = units.Ratio(1 - float64(s.BusyNS)/float64(s.WindowNS))
+		}
+		res.Ranks = append(res.Ranks, row)
 	}
 	for i := range res.Instances {
 		in := &res.Instances[i]
@@ -400,7 +412,10 @@ func (res *Result) steps() {
 				best, bestLate = r, l
 			}
 		}
-		row := StepRow{Step: s, StragglerRank: best, Lateness: bestLate, Instances: a.n, Skew: a.skew}
+		row := StepRow{Step: s, StragglerRank: best, Lateness: bestLate, Instances: a.n, Skew: a.skew, ByRank: make([]US, len(res.Ranks))}
+		for i, r := range res.Ranks {
+			row.ByRank[i] = a.late[r.Rank]
+		}
 		if w := a.worst[best]; w != nil {
 			row.Collective = w.Label()
 		}

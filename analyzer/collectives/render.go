@@ -71,9 +71,9 @@ func (r *Result) Markdown() string {
 	if v := r.Verdict(); v != "" {
 		w("%s\n\n", units.Text(v))
 	}
-	w("| Rank | File | Kernel (ms) | Collective (ms) | Exposed comm (ms) | Waiting in collectives (ms) | Lateness caused (ms) | Last at |\n|---:|---|---:|---:|---:|---:|---:|---:|\n")
+	w("| Rank | File | Kernel (ms) | GPU busy (ms) | GPU idle | Collective (ms) | Exposed comm (ms) | Waiting in collectives (ms) | Lateness caused (ms) | Last at |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, x := range r.Ranks {
-		w("| %d | `%s` | %s | %s | %s | %s | %s | %d |\n", x.Rank, units.Cell(x.File), ms(x.Kernel), ms(x.Collective), ms(x.ExposedComm), ms(x.Wait), ms(x.Lateness), x.LastAt)
+		w("| %d | `%s` | %s | %s | %s | %s | %s | %s | %s | %d |\n", x.Rank, units.Cell(x.File), ms(x.Kernel), ms(x.Busy), units.Pct(float64(x.IdleShare)), ms(x.Collective), ms(x.ExposedComm), ms(x.Wait), ms(x.Lateness), x.LastAt)
 	}
 	if s := r.Straggler; s != nil {
 		w("\nMethod: %s.\n", units.Text(s.Method))

@@ -38,12 +38,16 @@ type Summary struct {
 	// Kernel is the rank's summed kernel time, Comm the collective
 	// kernels' part of it, Exposed the collective time no compute kernel
 	// overlapped.
-	KernelNS  int64  `json:"kernel_ns"`
-	CommNS    int64  `json:"comm_ns"`
-	ExposedNS int64  `json:"exposed_comm_ns"`
-	Steps     []Step `json:"steps"`
-	Ops       []Op   `json:"ops"`
-	Partial   bool   `json:"partial,omitempty"`
+	KernelNS  int64 `json:"kernel_ns"`
+	CommNS    int64 `json:"comm_ns"`
+	ExposedNS int64 `json:"exposed_comm_ns"`
+	// Busy is the union of the rank's kernel intervals, Window its first
+	// kernel start to last kernel end: the GPU idles Window − Busy.
+	BusyNS   int64  `json:"busy_ns"`
+	WindowNS int64  `json:"window_ns"`
+	Steps    []Step `json:"steps"`
+	Ops      []Op   `json:"ops"`
+	Partial  bool   `json:"partial,omitempty"`
 }
 
 // Step is one step window of the rank (ProfilerStep#N, else a top-level
@@ -173,6 +177,17 @@ func Extract(st *trace.Store, fi int, rank, world int, joins *callsite.Joins) *S
 	slices.SortFunc(compute, byStart)
 	slices.SortFunc(coll, byStart)
 	s.ExposedNS = exposed(st, coll, compute)
+	all := append(slices.Clone(coll), compute...)
+	slices.SortFunc(all, byStart)
+	var lo, hi int64
+	for n, iv := range union(st, all) {
+		s.BusyNS += iv[1] - iv[0]
+		if n == 0 {
+			lo = iv[0]
+		}
+		hi = max(hi, iv[1])
+	}
+	s.WindowNS = hi - lo
 	s.Steps = steps(st, file, joins, coll)
 	sites := callsite.NewSites(joins)
 
