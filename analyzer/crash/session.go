@@ -274,12 +274,32 @@ func rebase(sub, old, c string) string {
 // feedVirtual runs text lines that were embedded in a side document (for
 // example the kernel_api_log string of crash_diagnostics.json) through the
 // parsers, all attributed to line no of the current file.
+//
+// They take the path of a file's lines: cut at maxLineBytes and offered only
+// to the parsers whose keywords they hold (a 1 MB exception message used to
+// reach every parser's regular expressions whole, 72 s in the module; a
+// message of 500 k newlines, every parser 500 k times).
 func (s *Session) feedVirtual(text string, no int) {
-	for _, ln := range splitLines(text) {
-		l := s.normalize([]byte(ln), no)
-		for _, p := range s.parsers {
-			p.line(l)
+	s.maybeActive = ^uint64(0)
+	for len(text) > 0 {
+		ln := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			ln, text = text[:i], text[i+1:]
+		} else {
+			text = ""
 		}
+		if len(ln) > maxLineBytes {
+			ln = ln[:maxLineBytes]
+			s.cur.quality["long_lines_cut"] = true
+		}
+		for len(ln) > 0 && ln[len(ln)-1] == '\r' {
+			ln = ln[:len(ln)-1]
+		}
+		if i := strings.LastIndexByte(ln, '\r'); i >= 0 {
+			ln = ln[i+1:]
+		}
+		raw := rewriteRaw(ln)
+		s.handleRaw(raw, true, kwScanString(raw), no)
 	}
 	s.maybeActive = ^uint64(0)
 }
