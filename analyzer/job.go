@@ -166,9 +166,14 @@ func (r *Result) Artifact(name string) (string, bool) {
 	return "", false
 }
 
-// sidecarMax bounds the JSON documents that are not traces (crash
-// diagnostics, kernel-API dump metadata) kept for the crash analysis.
-const sidecarMax = 4 << 20
+// sidecarMax is the default bound of the JSON documents that are not
+// traces (crash diagnostics, kernel-API dump metadata, flight-recorder
+// dumps) kept for the crash analysis (--max-side-doc-bytes).
+const sidecarMax = limits.DefaultSideDoc
+
+func (j *Job) sideDocOver() string {
+	return fmt.Sprintf("a side document larger than the limit of %d bytes (--max-side-doc-bytes): not read", j.opts.Limits.SideDocBytes)
+}
 
 // Job runs one analysis over any number of files.
 type Job struct {
@@ -222,6 +227,7 @@ func New(o Options) (*Job, error) {
 		return nil, err
 	}
 	j := &Job{opts: o, store: trace.NewStore(), crash: crash.New(), budget: trace.NewBudget(o.Limits)}
+	j.crash.SetSideDocLimit(o.Limits.SideDocBytes)
 	j.store.Budget = j.budget
 	return j, nil
 }
@@ -437,7 +443,7 @@ func (j *Job) route(c *current, p []byte) {
 	case "json":
 		c.reader.Write(p)
 		if !c.headBig {
-			if len(c.head)+len(p) > sidecarMax {
+			if int64(len(c.head)+len(p)) > j.opts.Limits.SideDocBytes {
 				c.headBig, c.head = true, nil
 			} else {
 				c.head = append(c.head, p...)
@@ -517,6 +523,9 @@ func (j *Job) EndFile() {
 		j.crash.EndFile()
 		j.nlogs++
 		c.res.Kind = "log"
+		if j.crash.SideDocOver() { // a flight-recorder pickle
+			c.res.Partial, c.res.Problem = true, j.sideDocOver()
+		}
 	case "json":
 		f := c.reader.Close()
 		switch {
@@ -556,6 +565,12 @@ func (j *Job) EndFile() {
 			j.crash.Write(c.head)
 			j.crash.EndFile()
 			j.nlogs++
+		case c.headBig && !f.SawEvents && f.Complete && j.opts.Command != "breakdown" && j.opts.Command != "triage" && j.opts.Command != "diff":
+			// A side document too big to decode whole: say so rather
+			// than "no crash evidence".
+			f.Ignore = true
+			c.res.Kind = "json"
+			c.res.Partial, c.res.Problem = true, j.sideDocOver()
 		default:
 			f.Ignore = true
 			c.res.Kind = "unknown"

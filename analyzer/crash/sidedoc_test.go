@@ -3,6 +3,7 @@ package crash
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -54,5 +55,42 @@ func TestSideDocMessageBounded(t *testing.T) {
 		if !strings.Contains(fmt.Sprint(d.Findings), tc.want) {
 			t.Errorf("%s: the exception is lost: %s", tc.name, d.JSON())
 		}
+	}
+}
+
+// selfList is a pickle of a list holding itself n times (two bytes per
+// element: a memo reference, in batches of 1000).
+func selfList(n int) []byte {
+	b := []byte{0x80, 2, ']', 'q', 0}
+	for i := range n {
+		if i%1000 == 0 { // pickle's batches of 1000 (MARK … APPENDS)
+			if i > 0 {
+				b = append(b, 'e')
+			}
+			b = append(b, '(')
+		}
+		b = append(b, 'h', 0)
+	}
+	return append(b, 'e', '.')
+}
+
+// The decoded document is bounded in elements, not calls: a 983 KB list
+// holding itself allocated 1.0-1.3 GB.
+func TestPickleElementBudget(t *testing.T) {
+	b := selfList(491000)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	v, err := unpickle(b)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, ok := v.([]any); !ok || len(l) != 491000 {
+		t.Fatalf("decoded %T", v)
+	}
+	// the budget: limits.PickleElems slots of 16 B, plus the decoder's list
+	if got := after.TotalAlloc - before.TotalAlloc; got > 96<<20 {
+		t.Errorf("decoding %d bytes allocated %d MiB", len(b), got>>20)
 	}
 }

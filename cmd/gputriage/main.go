@@ -84,7 +84,7 @@ Flags:
                        for gzip input on 2 cores; 0: one reader; the artifacts are the same bytes)
   -q                   no progress line
   --max-event-bytes N, --max-string-bytes N, --max-depth N, --max-records N,
-  --max-name-bytes N, --max-ratio N, --max-hint-bytes N
+  --max-name-bytes N, --max-ratio N, --max-hint-bytes N, --max-side-doc-bytes N
                        resource limits (sizes take k, M, G); defaults and meaning: docs/limits.md
 
 Exit status: 0 ok, 1 input partial or damaged (results still written), 2 usage error or unreadable
