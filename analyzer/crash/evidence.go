@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
+	"github.com/gputriage/gputriage/internal/quote"
 )
 
 // evidenceParser notes what the inputs already contain, so the next steps
@@ -211,17 +212,21 @@ func (c *stepCtx) apply(s string) string {
 	case strings.HasPrefix(s, "Escalate the kernel-API log") || strings.HasPrefix(s, "Replay the last dump"):
 		return "" // seedSteps gives the escalation that fits the level in hand
 	}
-	// fill placeholders
-	if c.pid != "" {
-		for _, ph := range []string{"<worker pid>", "<scheduler pid>", "<rank-pid>", "<pid>"} {
-			s = strings.ReplaceAll(s, ph, c.pid)
+	// fill placeholders; they stand in commands, so each value is one
+	// quoted word (a value that cannot be quoted leaves the placeholder)
+	fill := func(ph []string, v string) {
+		if w, ok := quote.Shell(v); ok && v != "" {
+			for _, p := range ph {
+				s = strings.ReplaceAll(s, p, w)
+			}
 		}
 	}
+	fill([]string{"<worker pid>", "<scheduler pid>", "<rank-pid>", "<pid>"}, c.pid)
 	if c.kernel != "" {
-		s = strings.ReplaceAll(s, "<kernel>", shortKernel(c.kernel))
+		fill([]string{"<kernel>"}, shortKernel(c.kernel))
 	}
 	if c.arch != "" {
-		s = strings.ReplaceAll(s, "<gfx>", strings.Split(c.arch, ", ")[0])
+		fill([]string{"<gfx>"}, strings.Split(c.arch, ", ")[0])
 	}
 	return s
 }
@@ -244,11 +249,16 @@ func (c *stepCtx) seedSteps(f *Finding, facts *facts) []string {
 		out = append(out, s)
 	}
 	if f.Details["code_object_corrupt"] != "" || f.SavedCodeObject != "" && f.Class != ClassGPUMemoryFault {
-		name := f.SavedCodeObject
+		name, glob := f.SavedCodeObject, ""
 		if name != "" && (name[0] < '0' || name[0] > '9') {
-			name = "*" + name // newer agents prefix "<n>_"; the listing was not in the evidence
+			glob = "*" // newer agents prefix "<n>_"; the listing was not in the evidence
 		}
-		s := "Disassemble the saved code object " + name + " (in the --save-code-objects directory): /opt/rocm/llvm/bin/llvm-objdump --disassemble-all DIR/" + name
+		// the file name is the input's: one quoted word after the glob
+		arg := "DIR/" + glob + "FILE (the file name cannot be pasted into a command: type it by hand)"
+		if w, ok := quote.Shell(name); ok {
+			arg = "DIR/" + glob + w
+		}
+		s := "Disassemble the saved code object " + glob + name + " (in the --save-code-objects directory): /opt/rocm/llvm/bin/llvm-objdump --disassemble-all " + arg
 		if off := f.Details["stop_pc_offset_in_code_object"]; off != "" {
 			s += " and read around offset " + off
 		}
@@ -294,20 +304,21 @@ func (c *stepCtx) escalation(f *Finding, facts *facts) string {
 	if n := k.firstNaN; n != nil && f.Class == ClassNumericalNaN {
 		api = n.call
 	}
-	filter := ""
+	filter, left := "", ""
 	if api != "" {
-		filter = " " + env + "_DUMP_INCLUDE='*" + lastSegment(api) + "*'"
+		// the pattern is one quoted word: the API name is the input's
+		if w, ok := quote.Env(env+"_DUMP_INCLUDE", "*"+lastSegment(api)+"*"); ok {
+			filter = " " + w
+		} else {
+			left = " (the API name holds characters that cannot be pasted into a command: set " + env + "_DUMP_INCLUDE to it by hand)"
+		}
 	}
 	if d := k.crashedDump(); d != nil {
 		fn := d.function
 		if fn == "" {
 			fn = api
 		}
-		replay := "torch.load('" + d.dir + "/inputs.pt') and call " + fn + " with those arguments alone"
-		if k.source == "FlashInfer" {
-			replay = "python -c \"from flashinfer.api_logging import replay_from_dump; replay_from_dump('" + d.dir + "')\""
-		}
-		return "The process died inside " + fn + ": dump " + d.dir + " has its inputs but no outputs — replay it offline: " + replay
+		return "The process died inside " + fn + ": dump " + d.dir + " has its inputs but no outputs — replay it offline: " + replayStep(k.source, d.dir, fn)
 	}
 	switch {
 	case k.calls == 0 && len(k.dumps) == 0:
@@ -317,22 +328,39 @@ func (c *stepCtx) escalation(f *Finding, facts *facts) string {
 		return "" // no SGLang/FlashInfer logging in the evidence: nothing to escalate
 	case k.level >= 10:
 		if k.graphSkipped {
-			return "Level-10 dumps were skipped during graph capture: rerun the failing step in eager mode (--disable-cuda-graph / --enforce-eager) with " + lvlEnv + "=10" + filter
+			return "Level-10 dumps were skipped during graph capture: rerun the failing step in eager mode (--disable-cuda-graph / --enforce-eager) with " + lvlEnv + "=10" + filter + left
 		}
 		if d := k.lastDump(); d != nil {
-			return "The newest dump (" + d.dir + ") completed: the failing call was not dumped — narrow the dump filter to the failing API:" + filter
+			return "The newest dump (" + d.dir + ") completed: the failing call was not dumped — narrow the dump filter to the failing API:" + filter + left
 		}
 		return ""
 	case f.Class == ClassHostSegfault:
-		return "Escalate to level 10 (seed 000 on signal 139): " + lvlEnv + "=10 " + env + "_DUMP_DIR=/workspace/crash_dumps" + filter
+		return "Escalate to level 10 (seed 000 on signal 139): " + lvlEnv + "=10 " + env + "_DUMP_DIR=/workspace/crash_dumps" + filter + left
 	case k.level >= 3:
 		if f.Class == ClassNumericalNaN {
-			return "Dump the first call that produced NaN/Inf: " + lvlEnv + "=10 " + env + "_DUMP_DIR=/workspace/crash_dumps" + filter + ", then replay its inputs.pt"
+			return "Dump the first call that produced NaN/Inf: " + lvlEnv + "=10 " + env + "_DUMP_DIR=/workspace/crash_dumps" + filter + ", then replay its inputs.pt" + left
 		}
-		return "Escalate to level 10 with a targeted dump filter: " + lvlEnv + "=10 " + env + "_DUMP_DIR=/workspace/crash_dumps" + filter
+		return "Escalate to level 10 with a targeted dump filter: " + lvlEnv + "=10 " + env + "_DUMP_DIR=/workspace/crash_dumps" + filter + left
 	default:
 		return "Escalate the kernel-API log from level 1 to 3 (shapes, dtypes, contiguity of the failing call's inputs) or 5 (NaN/Inf statistics): " + lvlEnv + "=3"
 	}
+}
+
+// replayStep is the command that replays a dump's inputs. The folder is
+// the input's: the shell gets it as one quoted word and Python as a string
+// literal (or by reference, sys.argv[1]), never as code; a folder that cannot
+// be quoted is left out with a note.
+func replayStep(source, dir, fn string) string {
+	if source == "FlashInfer" {
+		if w, ok := quote.Shell(dir); ok {
+			return "python -c 'import sys; from flashinfer.api_logging import replay_from_dump; replay_from_dump(sys.argv[1])' " + w
+		}
+		return "python -c 'import sys; from flashinfer.api_logging import replay_from_dump; replay_from_dump(sys.argv[1])' DUMP_DIR (the folder name holds characters that cannot be pasted into a command: pass it by hand)"
+	}
+	if lit, ok := quote.Python(dir + "/inputs.pt"); ok {
+		return "torch.load(" + lit + ") and call " + fn + " with those arguments alone"
+	}
+	return "torch.load() its inputs.pt and call " + fn + " with those arguments alone (the folder name is not valid UTF-8: open it by hand)"
 }
 
 // lastSegment returns the last dotted component of an API name.

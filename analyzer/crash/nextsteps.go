@@ -1,6 +1,10 @@
 package crash
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gputriage/gputriage/internal/quote"
+)
 
 const debugAgentCmd = "HSA_TOOLS_LIB=/opt/rocm/lib/librocm-debug-agent.so.2 HSA_ENABLE_DEBUG=1 ROCM_DEBUG_AGENT_OPTIONS='--save-code-objects=DIR --precise-memory' <app>, then grep -E 'stopped, reason|Disassembly' in the log"
 
@@ -41,8 +45,8 @@ func nextSteps(f *Finding, facts *facts) []string {
 		if f.Details["dmesg_page"] == "" && f.Details["source"] != "" {
 			add("Correlate with the kernel log: sudo dmesg -T | grep -A9 'page fault' (same address page and pid = same fault; client TCP = shader, SDMA = copy engine)")
 		}
-		if facts.override != "" {
-			add("HSA_OVERRIDE_GFX_VERSION=" + facts.override + " is set: retry without it or with a build for the native gfx target")
+		if w, ok := quote.Env("HSA_OVERRIDE_GFX_VERSION", facts.override); ok && facts.override != "" {
+			add(w + " is set: retry without it or with a build for the native gfx target")
 		}
 	case ClassDeviceAssert:
 		if !kernelKnown || f.HSAStatus == "HSA_STATUS_ERROR_EXCEPTION" && f.Waves == 0 {

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/gputriage/gputriage/analyzer"
+	"github.com/gputriage/gputriage/internal/quote"
 )
 
 const profileUsage = `gputriage profile --url URL [flags] [analysis flags]
@@ -475,7 +476,9 @@ func (p *profiler) waitComplete(ctx context.Context, s *server, dir string, befo
 			if len(fresh) == 0 {
 				hint := ""
 				if s.kind == "vllm" {
-					hint = " (was the server launched with VLLM_TORCH_PROFILER_DIR=" + dir + "?)"
+					if w, ok := quote.Env("VLLM_TORCH_PROFILER_DIR", dir); ok {
+						hint = " (was the server launched with " + w + "?)"
+					}
 				} else if p.o.probe == 0 {
 					hint = " (SGLang profiles forward steps: send requests while profiling, e.g. --probe 8)"
 				}
