@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +34,7 @@ func TestBoundsDumpMessage(t *testing.T) {
 	doc := `{"function_name":"sglang.custom_op.x","execution_status":"exception","exception":{"type":"RuntimeError","message":"CUDA error: an illegal memory access was encountered ` +
 		strings.Repeat("x", 1000000) + `"}}`
 	res := both(t, analyzer.Options{Command: "diagnose"}, "dump/metadata.json", func() io.Reader { return strings.NewReader(doc) })
-	if d, _ := res.Artifact("crash_report.json"); !strings.Contains(d, "illegal memory access") || !strings.Contains(d, "long_lines_cut") {
+	if d, _ := res.Artifact("crash_diagnosis.json"); !strings.Contains(d, "illegal memory access") || !strings.Contains(d, "long_lines_cut") {
 		t.Errorf("exit %d: %.600s", res.ExitCode, d)
 	}
 }
@@ -43,7 +45,7 @@ func TestBoundsDumpMessage(t *testing.T) {
 func TestBoundsFlightRecorderRange(t *testing.T) {
 	doc := `{"version":"2.4","pg_status":{"0":{"last_enqueued_collective":1e30,"last_started_collective":5,"last_completed_collective":5}},"entries":[]}`
 	res := both(t, analyzer.Options{Command: "diagnose"}, "fr_rank0.json", func() io.Reader { return strings.NewReader(doc) })
-	if d, _ := res.Artifact("crash_report.json"); strings.Contains(d, "collective_timeout") || !strings.Contains(d, "last enqueued -1") {
+	if d, _ := res.Artifact("crash_diagnosis.json"); strings.Contains(d, "collective_timeout") || !strings.Contains(d, "flight_recorder") {
 		t.Errorf("exit %d: %.800s", res.ExitCode, d)
 	}
 }
@@ -55,7 +57,7 @@ func TestBoundsDiffHugeTimes(t *testing.T) {
 	folder := func(name string, rows ...string) string {
 		d := filepath.Join(dir, name)
 		os.MkdirAll(d, 0o755)
-		os.WriteFile(filepath.Join(d, "kernel_table.json"), []byte(`{"rows":[`+strings.Join(rows, ",")+`]}`), 0o644)
+		os.WriteFile(filepath.Join(d, "kernel_table.json"), []byte(`{"tool":"gputriage","rows":[`+strings.Join(rows, ",")+`]}`), 0o644)
 		return d
 	}
 	row := func(k, us string) string {
@@ -117,12 +119,29 @@ func TestBoundsSideDocLimit(t *testing.T) {
 		t.Fatalf("dump of %d bytes: not real size", len(doc))
 	}
 	res := both(t, analyzer.Options{Command: "diagnose"}, "fr_rank0.json", func() io.Reader { return strings.NewReader(doc) })
-	if d, _ := res.Artifact("crash_report.json"); !strings.Contains(d, "collective_timeout") || res.Files[0].Partial {
+	if d, _ := res.Artifact("crash_diagnosis.json"); !strings.Contains(d, "collective_timeout") || res.Files[0].Partial {
 		t.Errorf("%d-byte dump: exit %d %+v: %.600s", len(doc), res.ExitCode, res.Files[0], d)
 	}
 	small := analyzer.Options{Command: "diagnose", Limits: limits.Limits{SideDocBytes: 1 << 20}}
 	res = both(t, small, "fr_rank0.json", func() io.Reader { return strings.NewReader(doc) })
 	if f := res.Files[0]; res.ExitCode != analyzer.ExitPartial || !f.Partial || !strings.Contains(f.Problem, "1048576 bytes (--max-side-doc-bytes)") {
 		t.Errorf("over the limit: exit %d %+v", res.ExitCode, f)
+	}
+}
+
+// profile never follows a redirect: a 307 to another host would re-send the
+// requests there.
+func TestBoundsProfileRedirect(t *testing.T) {
+	hits := 0
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	var so, se bytes.Buffer
+	code := runProfile([]string{"--url", srv.URL, "--timeout", "2s", "-q"}, &so, &se)
+	if code != 2 || hits != 0 || !strings.Contains(se.String(), "does not follow redirects") {
+		t.Errorf("exit %d, %d requests reached the other host: %s", code, hits, se.String())
 	}
 }

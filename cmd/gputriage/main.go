@@ -442,6 +442,9 @@ func pushPath(eng engine, name string, stdin io.Reader, prog *progress) error {
 		prog.start("stdin", -1)
 		return push(eng, "stdin", stdin, prog.update)
 	}
+	if err := argument(name); err != nil {
+		return err
+	}
 	fh, err := os.Open(name)
 	if err != nil {
 		return unwrapPathErr(err)
