@@ -15,6 +15,8 @@ var tables = []struct{ artifact, rows string }{
 	{"overlap_opportunities.json", "rows"},
 	{"fuse_opportunities.json", "rows"},
 	{"diff.json", "kernels"},
+	{"collectives.json", "rows"},
+	{"ranks.json", "ranks"},
 }
 
 // addCSVs appends the CSV twin of every table artifact of res.

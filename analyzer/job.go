@@ -681,6 +681,11 @@ func (j *Job) Finish() *Result {
 		joins := callsite.NewJoins(j.store) // shared by the breakdown and the roofline
 		a := j.analyzeTraces(j.store, traces, joins)
 		rl := j.roofline(a, joins, j.store)
+		var parts []rankPart
+		for _, fi := range traces {
+			parts = append(parts, rankPart{j.store, fi, joins})
+		}
+		rankArts := crossRank(a, rankSummaries(parts))
 		res.Artifacts = append(res.Artifacts,
 			Artifact{"profile_summary.md", string(report.Summary(a))},
 			Artifact{"roofline.json", string(rl.JSON(a.Partial()))},
@@ -691,6 +696,7 @@ func (j *Job) Finish() *Result {
 			Artifact{"gpu_lanes.json", string(report.Lanes(a))},
 		)
 		res.Artifacts = append(res.Artifacts, whyArtifacts(a)...)
+		res.Artifacts = append(res.Artifacts, rankArts...)
 	}
 	if wantCrash {
 		d := j.crash.Diagnosis()

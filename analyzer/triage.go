@@ -38,6 +38,15 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 		a.MappingFile = &mapping.Files[0]
 	}
 	rl := j.roofline(a, joins, mapping)
+	var parts []rankPart
+	for _, st := range stores {
+		p := rankPart{st: st}
+		if st == formal {
+			p.joins = joins
+		}
+		parts = append(parts, p)
+	}
+	rankArts := crossRank(a, rankSummaries(parts))
 	summary := string(report.Summary(a))
 	summary += "\n" + string(ov.Markdown()) + "\n" + string(fu.Markdown())
 	return append([]Artifact{
@@ -50,7 +59,7 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 		{"breakdown.json", string(report.Breakdown(a))},
 		{"gpu_timeline.json", string(report.Timeline(a))},
 		{"gpu_lanes.json", string(report.Lanes(a))},
-	}, whyArtifacts(a)...), nil
+	}, append(whyArtifacts(a), rankArts...)...), nil
 }
 
 // pair picks the formal and mapping traces: as named in the options, else

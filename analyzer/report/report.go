@@ -44,6 +44,12 @@ type Analysis struct {
 	// (before the takeaways); Lead are takeaways they put first.
 	Sections []string
 	Lead     []string
+	// CrossRanks is the cross-rank section (collectives matched across the
+	// ranks, the straggler) when the traces are ranks of one job; it takes
+	// the place of the per-file rank table, and CrossVerdict leads the
+	// summary.
+	CrossRanks   string
+	CrossVerdict string
 }
 
 // RankInfo identifies the rank of one trace file (-1 when unknown).

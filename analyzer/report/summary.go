@@ -40,6 +40,9 @@ func Summary(a *Analysis) []byte {
 	if d := a.Distributed; d != nil {
 		w("- Distributed: %s rank %d of %d\n", mdText(d.Backend), d.Rank, d.WorldSize)
 	}
+	if a.CrossVerdict != "" {
+		w("\n**Across ranks:** %s\n", mdText(a.CrossVerdict))
+	}
 	bd := a.Breakdown
 	if len(bd.Stages) == 0 {
 		w("\nNo GPU kernels, copies or fills in the trace: nothing to break down (a CPU-only or empty profile).\n")
@@ -103,7 +106,9 @@ func Summary(a *Analysis) []byte {
 		row("total", t.Total)
 	}
 
-	if rk := rankSummary(a); rk != nil {
+	if a.CrossRanks != "" {
+		w("\n%s", a.CrossRanks)
+	} else if rk := rankSummary(a); rk != nil {
 		w("\n## Ranks\n\n| Rank | File | Kernel time (ms) | Collective (ms) | Collective share | Exposed comm (ms) |\n|---:|---|---:|---:|---:|---:|\n")
 		for _, r := range rk.Rows {
 			w("| %d | `%s` | %s | %s | %s | %s |\n", r.Rank, mdCode(r.File), ms(int64(r.KernelTime)), ms(int64(r.Collective)), pct(float64(r.CollectiveOf)), ms(int64(r.ExposedComm)))

@@ -60,7 +60,7 @@ func (r *Reader) ResetBlock(base int64, bare bool) {
 	clear(s.alias)
 	clear(s.Names[1:]) // let the previous block's strings go
 	s.Names = s.Names[:1]
-	s.GPU, s.CPU, s.Python, s.Annot, s.Shapes = s.GPU[:0], s.CPU[:0], s.Python[:0], s.Annot[:0], s.Shapes[:0]
+	s.GPU, s.CPU, s.Python, s.Annot, s.Shapes, s.Comms = s.GPU[:0], s.CPU[:0], s.Python[:0], s.Annot[:0], s.Shapes[:0], s.Comms[:0]
 	*s.cache = [cacheSize]cacheEntry{}
 	s.Budget.Records, s.Budget.NameBytes = 0, 0
 	s.Files[r.idx] = File{Header: map[string][]byte{}}
@@ -72,7 +72,7 @@ func (r *Reader) ResetBlock(base int64, bare bool) {
 }
 
 // blockMagic starts an encoded block (and says which encoding).
-const blockMagic = "gtblk2\n"
+const blockMagic = "gtblk3\n"
 
 // AppendBlock encodes the block read by r (a reader from NewBlockReader,
 // after its writes) for a Merge in another process or module instance.
@@ -113,6 +113,7 @@ func (r *Reader) AppendBlock(b []byte) []byte {
 	b = appendRecords(b, s.Python)
 	b = appendRecords(b, s.Annot)
 	b = appendRecords(b, s.Shapes)
+	b = appendRecords(b, s.Comms)
 	return b
 }
 
@@ -120,11 +121,11 @@ func (r *Reader) AppendBlock(b []byte) []byte {
 // records travel as their memory (copying them is what makes blocks pay in
 // wasm: a field-by-field varint encoding cost more than the parse saved),
 // so a block from another build is refused.
-var blockLayout = [3]byte{byte(unsafe.Sizeof(GPUOp{})), byte(unsafe.Sizeof(Span{})), byte(unsafe.Sizeof(Shapes{}))}
+var blockLayout = [4]byte{byte(unsafe.Sizeof(GPUOp{})), byte(unsafe.Sizeof(Span{})), byte(unsafe.Sizeof(Shapes{})), byte(unsafe.Sizeof(Comm{}))}
 
 // appendRecords appends a record slice's count and memory. The record
 // types hold no pointers.
-func appendRecords[T GPUOp | Span | Shapes](b []byte, recs []T) []byte {
+func appendRecords[T GPUOp | Span | Shapes | Comm](b []byte, recs []T) []byte {
 	b = binary.AppendUvarint(b, uint64(len(recs)))
 	if len(recs) == 0 {
 		return b
@@ -136,7 +137,7 @@ func appendRecords[T GPUOp | Span | Shapes](b []byte, recs []T) []byte {
 // records reads a record slice appended by appendRecords and appends its
 // records to *p (growing it for the reader's file); it returns the new
 // records, for the caller to map their name ids.
-func records[T GPUOp | Span | Shapes](d *blockDecoder, p *[]T, r *Reader) []T {
+func records[T GPUOp | Span | Shapes | Comm](d *blockDecoder, p *[]T, r *Reader) []T {
 	var z T
 	size := int(unsafe.Sizeof(z))
 	n := d.uvarint()
@@ -263,7 +264,7 @@ func (r *Reader) Merge(enc []byte) error {
 		return errors.New("not an encoded trace block")
 	}
 	d.b = d.b[len(blockMagic):]
-	if len(d.b) < len(blockLayout) || [3]byte(d.b[:3]) != blockLayout {
+	if len(d.b) < len(blockLayout) || [4]byte(d.b[:4]) != blockLayout {
 		return errors.New("a trace block of another build (record layout differs)")
 	}
 	d.b = d.b[len(blockLayout):]
@@ -333,6 +334,7 @@ func (r *Reader) Merge(enc []byte) error {
 		}
 		return ids[id]
 	}
+	gpuBase := int32(len(s.GPU))
 	gpu := records(&d, &s.GPU, r)
 	for i := range gpu {
 		o := &gpu[i]
@@ -351,6 +353,16 @@ func (r *Reader) Merge(enc []byte) error {
 		o := &shapes[i]
 		o.CPU += cpuBase
 		o.Dims, o.Types, o.Concrete = ok(o.Dims), ok(o.Types), ok(o.Concrete)
+	}
+	comms := records(&d, &s.Comms, r)
+	for i := range comms {
+		o := &comms[i]
+		if o.OnGPU {
+			o.Op += gpuBase
+		} else {
+			o.Op += cpuBase
+		}
+		o.Coll, o.PG, o.PGDesc, o.Dtype = ok(o.Coll), ok(o.PG), ok(o.PGDesc), ok(o.Dtype)
 	}
 	if d.bad || len(d.b) != 0 {
 		s.rollback(mark)
@@ -374,12 +386,12 @@ func (r *Reader) Merge(enc []byte) error {
 
 // storeMark is a store's size, to undo a merge that met a damaged block.
 type storeMark struct {
-	names, gpu, cpu, python, annot, shapes int
-	nameBytes                              int64
+	names, gpu, cpu, python, annot, shapes, comms int
+	nameBytes                                     int64
 }
 
 func (s *Store) mark() storeMark {
-	return storeMark{len(s.Names), len(s.GPU), len(s.CPU), len(s.Python), len(s.Annot), len(s.Shapes), s.Budget.NameBytes}
+	return storeMark{len(s.Names), len(s.GPU), len(s.CPU), len(s.Python), len(s.Annot), len(s.Shapes), len(s.Comms), s.Budget.NameBytes}
 }
 
 func (s *Store) rollback(m storeMark) {
@@ -388,7 +400,7 @@ func (s *Store) rollback(m storeMark) {
 	}
 	s.Names = s.Names[:m.names]
 	s.GPU, s.CPU, s.Python = s.GPU[:m.gpu], s.CPU[:m.cpu], s.Python[:m.python]
-	s.Annot, s.Shapes = s.Annot[:m.annot], s.Shapes[:m.shapes]
+	s.Annot, s.Shapes, s.Comms = s.Annot[:m.annot], s.Shapes[:m.shapes], s.Comms[:m.comms]
 	s.Budget.NameBytes = m.nameBytes
 	s.cache = new([cacheSize]cacheEntry)
 }

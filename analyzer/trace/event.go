@@ -17,10 +17,14 @@ type rawEvent struct {
 	// record_shapes / with_flops arguments of cpu_ops (raw JSON values)
 	dims, types, concrete span
 	flops                 int64
-	ext                   int64
-	corr                  int64
-	stream                int64
-	device                int64
+	// collective metadata PyTorch writes on record_param_comms and on the
+	// collective's kernel (raw bodies; numbers None when absent)
+	coll, pg, pgDesc, dtype span
+	inN, outN, group, seq   int64
+	ext                     int64
+	corr                    int64
+	stream                  int64
+	device                  int64
 }
 
 // span is b[lo:hi] of the event's bytes; the zero span is absent (nil).
@@ -77,7 +81,7 @@ func parseEventAt(b []byte, e *rawEvent) (int, int) {
 }
 
 func parseObject(b []byte, e *rawEvent) (int, bool) {
-	*e = rawEvent{ext: None, corr: None, stream: None, device: None, flops: None}
+	*e = rawEvent{ext: None, corr: None, stream: None, device: None, flops: None, inN: None, outN: None, group: None, seq: None}
 	i := jsontext.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return i, false
@@ -199,6 +203,31 @@ func parseArgs(b []byte, i int, e *rawEvent) (int, bool) {
 		}
 		var dst *int64
 		switch ak := argKey(key); ak {
+		case kColl, kPG, kPGDesc, kDtype:
+			v, j, ok := readToken(b, i)
+			if !ok {
+				return j, false
+			}
+			switch ak {
+			case kColl:
+				e.coll = spanOf(b, v)
+			case kPG:
+				e.pg = spanOf(b, v)
+			case kPGDesc:
+				e.pgDesc = spanOf(b, v)
+			default:
+				e.dtype = spanOf(b, v)
+			}
+			i = j
+			continue
+		case kInN:
+			dst = &e.inN
+		case kOutN:
+			dst = &e.outN
+		case kGroup:
+			dst = &e.group
+		case kSeq:
+			dst = &e.seq
 		case kDims, kTypes, kConcrete:
 			j, ok := skipValue(b, i)
 			if !ok {
@@ -273,6 +302,14 @@ const (
 	kTypes
 	kConcrete
 	kFlops
+	kColl
+	kPG
+	kPGDesc
+	kDtype
+	kInN
+	kOutN
+	kGroup
+	kSeq
 )
 
 func eventKey(k []byte) int {
@@ -308,9 +345,16 @@ func eventKey(k []byte) int {
 
 func argKey(k []byte) int {
 	switch len(k) {
+	case 3:
+		if k[0] == 'S' && k[1] == 'e' && k[2] == 'q' {
+			return kSeq
+		}
 	case 5:
 		if k[0] == 'f' && k[4] == 's' && string(k) == "flops" {
 			return kFlops
+		}
+		if k[0] == 'd' && k[4] == 'e' && string(k) == "dtype" {
+			return kDtype
 		}
 	case 10:
 		if k[0] == 'I' && k[5] == ' ' {
@@ -321,9 +365,31 @@ func argKey(k []byte) int {
 				return kTypes
 			}
 		}
+		if k[0] == 'G' && k[5] == ' ' && string(k) == "Group size" {
+			return kGroup
+		}
+	case 13:
+		if k[0] == 'I' && k[2] == ' ' && string(k) == "In msg nelems" {
+			return kInN
+		}
+	case 14:
+		if k[0] == 'O' && k[3] == ' ' && string(k) == "Out msg nelems" {
+			return kOutN
+		}
+	case 18:
+		if k[0] == 'P' && k[14] == 'N' && string(k) == "Process Group Name" {
+			return kPG
+		}
+	case 25:
+		if k[0] == 'P' && k[14] == 'D' && string(k) == "Process Group Description" {
+			return kPGDesc
+		}
 	case 15:
 		if k[0] == 'C' && k[8] == ' ' && string(k) == "Concrete Inputs" {
 			return kConcrete
+		}
+		if k[0] == 'C' && k[10] == ' ' && string(k) == "Collective name" {
+			return kColl
 		}
 	case 11:
 		if (k[0] == 'E' || k[0] == 'e') && k[1] == 'x' && k[9] == 'i' && k[10] == 'd' && string(k[1:]) == "xternal id" {

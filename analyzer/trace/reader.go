@@ -212,6 +212,9 @@ func (r *Reader) handle(raw []byte) {
 		if stream == None {
 			stream, _ = jsontext.TrailingInt(tid)
 		}
+		if e.coll.set && k == KindKernel {
+			r.comm(raw, int32(len(s.GPU)), true)
+		}
 		*add(&s.GPU, r) = GPUOp{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
 			Track: track, Device: int32(dev), Stream: int32(stream), File: r.idx, Kind: k}
 	case KindPython:
@@ -229,9 +232,25 @@ func (r *Reader) handle(raw []byte) {
 			*add(&s.Shapes, r) = Shapes{CPU: int32(len(s.CPU)), Dims: s.internJSON(dims),
 				Types: s.internJSON(e.types.get(raw)), Concrete: s.internJSON(e.concrete.get(raw)), Flops: e.flops}
 		}
+		if e.coll.set && k == KindCPUOp {
+			r.comm(raw, int32(len(s.CPU)), false)
+		}
 		*add(&s.CPU, r) = Span{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
 			Track: track, Kernel: kernel, File: r.idx, Kind: k}
 	}
+}
+
+// comm keeps the collective metadata of the event being added as op.
+func (r *Reader) comm(raw []byte, op int32, gpu bool) {
+	e, s := &r.ev, r.s
+	in := func(v span) uint32 {
+		if !v.set {
+			return 0
+		}
+		return s.internRaw(r.cut(v.get(raw)), &r.scratch)
+	}
+	*add(&s.Comms, r) = Comm{Op: op, OnGPU: gpu, Coll: in(e.coll), PG: in(e.pg), PGDesc: in(e.pgDesc), Dtype: in(e.dtype),
+		InN: e.inN, OutN: e.outN, Group: e.group, Seq: e.seq}
 }
 
 // add appends a zero record to *p and returns it. The slice header is

@@ -151,6 +151,16 @@ type Shapes struct {
 	Flops                 int64 // args.flops, or None
 }
 
+// Comm holds the collective metadata PyTorch records (record_param_comms
+// and, on recent versions, the collective's kernel): names interned, counts
+// None when absent. Kept aside like Shapes: traces pay only per collective.
+type Comm struct {
+	Op                      int32 // index in Store.GPU (OnGPU) or Store.CPU
+	Coll, PG, PGDesc, Dtype uint32
+	OnGPU                   bool
+	InN, OutN, Group, Seq   int64
+}
+
 // End returns the span's end time.
 func (s *Span) End() int64 { return s.TS + s.Dur }
 
@@ -194,8 +204,11 @@ type Store struct {
 	// Shapes of the cpu_ops that carry them, in Store.CPU order: kept
 	// aside so traces without record_shapes pay nothing per span.
 	Shapes []Shapes
-	Files  []File
-	cache  *[cacheSize]cacheEntry
+	// Comms of the kernels and cpu_ops that carry collective metadata, in
+	// the order read.
+	Comms []Comm
+	Files []File
+	cache *[cacheSize]cacheEntry
 	// Budget is what the job may keep, shared by its stores.
 	Budget *Budget
 }
@@ -314,6 +327,6 @@ func (s *Store) ShapesOf(i int32) *Shapes {
 
 // BytesKept estimates the memory held by the store's records (not names).
 func (s *Store) BytesKept() int64 {
-	const gpuOp, span, shapes = 56, 48, 24
-	return int64(cap(s.GPU))*gpuOp + int64(cap(s.CPU)+cap(s.Python)+cap(s.Annot))*span + int64(cap(s.Shapes))*shapes
+	const gpuOp, span, shapes, comm = 56, 48, 24, 56
+	return int64(cap(s.GPU))*gpuOp + int64(cap(s.CPU)+cap(s.Python)+cap(s.Annot))*span + int64(cap(s.Shapes))*shapes + int64(cap(s.Comms))*comm
 }

@@ -39,6 +39,11 @@ func TestArtifactsMatchSchemas(t *testing.T) {
 	def := filepath.Join("..", "..", "testdata", "default", "sglang_Qwen3-8B_decode.json.gz")
 	id := analyzer.RunIdentity{ExperimentID: "e", ModelName: "m", GPUDeviceIDs: []int{0}}
 	check("breakdown", analyze(t, "native", analyzer.Options{Command: "breakdown", Run: id}, def))
+	// a rank folder: collectives.json and ranks.json
+	if dlrm, _ := filepath.Glob(filepath.Join(shared, "traces2/param_dlrm_v100_8rank/*.json.gz")); len(dlrm) > 0 {
+		check("ranks", analyze(t, "native", analyzer.Options{Command: "breakdown"}, dlrm...))
+		check("ranks triage", analyze(t, "native", analyzer.Options{Command: "triage"}, dlrm...))
+	}
 	off := filepath.Join(shared, "gpu/traces/eager_graph_off.trace.json.gz")
 	on := filepath.Join(shared, "gpu/traces/graph_on.trace.json.gz")
 	check("diff", analyze(t, "native", analyzer.Options{Command: "diff", Force: true}, off, on))

@@ -87,8 +87,18 @@ func TestRanks(t *testing.T) {
 	if string(r.Rows[0].Collective) != "121840.682" || !strings.HasPrefix(string(r.Rows[1].Collective), "788608.") {
 		t.Errorf("collective times %s / %s", r.Rows[0].Collective, r.Rows[1].Collective)
 	}
-	if !strings.Contains(artifact(t, res, "profile_summary.md", nil), "Rank 1 spends the most time inside collectives") {
-		t.Error("summary lacks the rank verdict")
+	// The verdict across ranks leads: rank 0 arrives last, rank 1 waits.
+	if sum := artifact(t, res, "profile_summary.md", nil); !strings.Contains(sum, "**Across ranks:** rank 0 is the straggler") {
+		t.Error("summary lacks the cross-rank verdict")
+	}
+	var co struct {
+		Rows []struct {
+			Kind string `json:"kind"`
+		} `json:"rows"`
+	}
+	artifact(t, res, "collectives.json", &co)
+	if len(co.Rows) != 1073 { // 1,040 all_reduce + 33 all_gather per rank (README)
+		t.Errorf("%d collective instances, want 1073", len(co.Rows))
 	}
 }
 

@@ -1,0 +1,513 @@
+package collectives
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/units"
+)
+
+// US is a duration (ns) written as µs with three decimals.
+type US = units.US
+
+// Instance is one collective matched across the ranks of its group.
+type Instance struct {
+	PG        string     `json:"pg"`
+	PGDesc    string     `json:"pg_desc"`
+	Kind      string     `json:"kind"`
+	Index     int        `json:"index"` // issue order within (pg, kind)
+	Seq       *int64     `json:"seq"`
+	MatchedBy string     `json:"matched_by"` // seq | order
+	Bytes     *int64     `json:"bytes"`
+	Dtype     string     `json:"dtype"`
+	GroupSize int        `json:"group_size"`
+	Step      string     `json:"step"`
+	Ranks     []RankTime `json:"ranks"`
+	Skew      US         `json:"skew_us"`
+	FirstRank int        `json:"first_rank"`
+	LastRank  int        `json:"last_rank"`
+	Transfer  US         `json:"transfer_us"`
+	AlgBW     *float64   `json:"algbw_gbps"`
+	BusBW     *float64   `json:"busbw_gbps"`
+	PeakGBPS  *float64   `json:"link_peak_gbps"`
+	OfPeak    *float64   `json:"busbw_of_peak"`
+	last      *Op        // the last rank's op
+	peers     []*Op      // every rank's op, in Ranks order
+}
+
+// RankTime is one rank's kernel in an instance.
+type RankTime struct {
+	Rank  int `json:"rank"`
+	Start US  `json:"start_us"`
+	End   US  `json:"end_us"`
+	Wait  US  `json:"wait_us"`
+}
+
+// Label names an instance in prose: "allreduce #12 (pg 0)".
+func (in *Instance) Label() string {
+	s := fmt.Sprintf("%s #%d", in.Kind, in.Index)
+	if in.PG != "" {
+		s += " (pg " + in.PG
+		if in.PGDesc != "" {
+			s += " " + in.PGDesc
+		}
+		s += ")"
+	}
+	return s
+}
+
+// Result is the cross-rank view.
+type Result struct {
+	Instances []Instance
+	Ranks     []RankRow
+	Steps     []StepRow
+	Straggler *Culprit
+	// Notes say how matching went (fallbacks, unmatched ops).
+	Notes   []string
+	Link    *Link
+	Partial bool
+}
+
+// RankRow is one rank's totals.
+type RankRow struct {
+	Rank        int    `json:"rank"`
+	File        string `json:"file"`
+	Kernel      US     `json:"kernel_us"`
+	Collective  US     `json:"collective_us"`
+	ExposedComm US     `json:"exposed_comm_us"`
+	Wait        US     `json:"wait_us"`
+	Lateness    US     `json:"lateness_caused_us"`
+	LastAt      int    `json:"last_at"` // instances it arrived last at (skew > 0)
+	Collectives int    `json:"collectives"`
+	Partial     bool   `json:"partial"`
+}
+
+// StepRow is one step's straggler.
+type StepRow struct {
+	Step          string `json:"step"`
+	StragglerRank int    `json:"straggler_rank"`
+	Lateness      US     `json:"lateness_us"`
+	Collective    string `json:"collective"`
+	Instances     int    `json:"instances"`
+	// Skew is the summed arrival skew of the step's instances, whoever was last.
+	Skew US `json:"skew_us"`
+}
+
+// Culprit is the straggler in diagnose's culprit shape.
+type Culprit struct {
+	Rank     *int       `json:"rank"`
+	Reason   string     `json:"reason"`
+	Method   string     `json:"method"`
+	Evidence []Evidence `json:"evidence"`
+}
+
+// Evidence is one fact behind the culprit.
+type Evidence struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// Match matches the summaries' collectives across ranks and computes every
+// instance's timing, the per-rank totals and the straggler.
+func Match(sums []*Summary) *Result {
+	res := &Result{Instances: []Instance{}, Ranks: []RankRow{}, Steps: []StepRow{}}
+	sums = slices.Clone(sums)
+	slices.SortStableFunc(sums, func(a, b *Summary) int { return cmp.Compare(a.Rank, b.Rank) })
+	for _, s := range sums {
+		res.Partial = res.Partial || s.Partial
+		if res.Link == nil {
+			res.Link = LinkOf(s.Device)
+		}
+	}
+	type gkey struct{ pg, kind string }
+	type side struct {
+		s   *Summary
+		ops []*Op
+	}
+	groups := map[gkey][]side{}
+	var keys []gkey
+	for _, s := range sums {
+		by := map[gkey][]*Op{}
+		for i := range s.Ops {
+			op := &s.Ops[i]
+			k := gkey{op.PG, op.Kind}
+			if by[k] == nil && groups[k] == nil {
+				keys = append(keys, k)
+			}
+			by[k] = append(by[k], op)
+		}
+		for k, ops := range by {
+			// issue order: the host launch, else the kernel start
+			slices.SortStableFunc(ops, func(a, b *Op) int { return cmp.Compare(issue(a), issue(b)) })
+			groups[k] = append(groups[k], side{s, ops})
+		}
+	}
+	slices.SortFunc(keys, func(a, b gkey) int { return cmp.Or(cmp.Compare(a.pg, b.pg), cmp.Compare(a.kind, b.kind)) })
+	keys = slices.Compact(keys)
+	orderFallback := false
+	for _, k := range keys {
+		sides := groups[k]
+		slices.SortFunc(sides, func(a, b side) int { return cmp.Compare(a.s.Rank, b.s.Rank) })
+		if len(sides) < 2 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s on rank %d only: nothing to match", groupName(k.pg, k.kind), sides[0].s.Rank))
+			continue
+		}
+		bySeq := true
+		for _, sd := range sides {
+			for _, op := range sd.ops {
+				bySeq = bySeq && op.Seq >= 0
+			}
+		}
+		// rows[i] holds instance i's op on every side
+		var rows [][]*Op
+		var seqs []int64
+		if bySeq {
+			common := map[int64]int{}
+			for _, sd := range sides {
+				for _, op := range sd.ops {
+					common[op.Seq]++
+				}
+			}
+			at := make([]map[int64]*Op, len(sides))
+			for i, sd := range sides {
+				at[i] = map[int64]*Op{}
+				for _, op := range sd.ops {
+					at[i][op.Seq] = op
+				}
+			}
+			for q, n := range common {
+				if n == len(sides) {
+					seqs = append(seqs, q)
+				}
+			}
+			slices.Sort(seqs)
+			for _, q := range seqs {
+				row := make([]*Op, len(sides))
+				for i := range sides {
+					row[i] = at[i][q]
+				}
+				rows = append(rows, row)
+			}
+		} else {
+			orderFallback = true
+			n := len(sides[0].ops)
+			for _, sd := range sides {
+				n = min(n, len(sd.ops))
+			}
+			for i := 0; i < n; i++ {
+				row := make([]*Op, len(sides))
+				for r, sd := range sides {
+					row[r] = sd.ops[i]
+				}
+				rows = append(rows, row)
+			}
+		}
+		for _, sd := range sides {
+			if len(sd.ops) > len(rows) {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s: rank %d has %d unmatched of %d", groupName(k.pg, k.kind), sd.s.Rank, len(sd.ops)-len(rows), len(sd.ops)))
+			}
+		}
+		for i, row := range rows {
+			in := Instance{PG: k.pg, Kind: k.kind, Index: i, MatchedBy: "order", Ranks: make([]RankTime, len(row)), peers: row}
+			if bySeq {
+				q := seqs[i]
+				in.Seq, in.MatchedBy = &q, "seq"
+			}
+			first, last := 0, 0
+			for r, op := range row {
+				if op.Start < row[first].Start {
+					first = r
+				}
+				if op.Start > row[last].Start {
+					last = r
+				}
+			}
+			latest, earliestEnd := row[last].Start, row[0].End
+			for r, op := range row {
+				earliestEnd = min(earliestEnd, op.End)
+				in.Ranks[r] = RankTime{Rank: sides[r].s.Rank, Start: US(op.Start), End: US(op.End), Wait: US(latest - op.Start)}
+				if in.PGDesc == "" {
+					in.PGDesc = op.PGDesc
+				}
+				if in.Dtype == "" {
+					in.Dtype = op.Dtype
+				}
+				if in.Bytes == nil && op.Bytes >= 0 {
+					b := op.Bytes
+					in.Bytes = &b
+				}
+				in.GroupSize = max(in.GroupSize, op.Group)
+			}
+			if in.GroupSize == 0 {
+				in.GroupSize = len(row)
+			}
+			in.FirstRank, in.LastRank = sides[first].s.Rank, sides[last].s.Rank
+			in.Skew = US(latest - row[first].Start)
+			in.Transfer = US(earliestEnd - latest)
+			in.last = row[last]
+			if lo := sides[last].s; row[last].Step >= 0 && row[last].Step < len(lo.Steps) {
+				in.Step = lo.Steps[row[last].Step].Name
+			}
+			if in.Bytes != nil && in.Transfer > 0 {
+				alg := float64(*in.Bytes) / float64(in.Transfer) // bytes/ns = GB/s
+				bus := alg * BusFactor(in.Kind, in.GroupSize)
+				a, b := units.Round(alg, 3), units.Round(bus, 3)
+				in.AlgBW, in.BusBW = &a, &b
+				if res.Link != nil {
+					p := res.Link.Peak(in.GroupSize)
+					of := units.Round(bus/p, 6)
+					in.PeakGBPS, in.OfPeak = &p, &of
+				}
+			}
+			res.Instances = append(res.Instances, in)
+		}
+	}
+	if orderFallback {
+		res.Notes = append(res.Notes, "matched by issue order within each process group and kind: the traces carry no Seq argument")
+	}
+	res.ranks(sums)
+	res.steps()
+	res.straggler(sums)
+	return res
+}
+
+func groupName(pg, kind string) string {
+	if pg == "" {
+		return kind
+	}
+	return kind + " (pg " + pg + ")"
+}
+
+func issue(o *Op) int64 {
+	if o.Launch >= 0 {
+		return o.Launch
+	}
+	return o.Start
+}
+
+func (res *Result) ranks(sums []*Summary) {
+	idx := map[int]int{}
+	for _, s := range sums {
+		idx[s.Rank] = len(res.Ranks)
+		res.Ranks = append(res.Ranks, RankRow{Rank: s.Rank, File: s.File, Kernel: US(s.KernelNS), Collective: US(s.CommNS),
+			ExposedComm: US(s.ExposedNS), Collectives: len(s.Ops), Partial: s.Partial})
+	}
+	for i := range res.Instances {
+		in := &res.Instances[i]
+		for _, r := range in.Ranks {
+			res.Ranks[idx[r.Rank]].Wait += r.Wait
+		}
+		if in.Skew > 0 {
+			row := &res.Ranks[idx[in.LastRank]]
+			row.Lateness += in.Skew
+			row.LastAt++
+		}
+	}
+}
+
+// steps names each step's straggler: the rank whose late arrivals cost the
+// most skew in it.
+func (res *Result) steps() {
+	type acc struct {
+		late  map[int]US
+		worst map[int]*Instance
+		n     int
+		skew  US
+	}
+	by := map[string]*acc{}
+	var order []string
+	for i := range res.Instances {
+		in := &res.Instances[i]
+		if in.Step == "" {
+			continue
+		}
+		a := by[in.Step]
+		if a == nil {
+			a = &acc{late: map[int]US{}, worst: map[int]*Instance{}}
+			by[in.Step] = a
+			order = append(order, in.Step)
+		}
+		a.n++
+		a.skew += in.Skew
+		a.late[in.LastRank] += in.Skew
+		if w := a.worst[in.LastRank]; w == nil || in.Skew > w.Skew {
+			a.worst[in.LastRank] = in
+		}
+	}
+	// steps in time order of their first instance on the rank that names them
+	first := map[string]int64{}
+	for i := range res.Instances {
+		in := &res.Instances[i]
+		if t, ok := first[in.Step]; in.Step != "" && (!ok || in.last.Start < t) {
+			first[in.Step] = in.last.Start
+		}
+	}
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(first[a], first[b]) })
+	for _, s := range order {
+		a := by[s]
+		best, bestLate := -1, US(-1)
+		for r, l := range a.late {
+			if l > bestLate || l == bestLate && r < best {
+				best, bestLate = r, l
+			}
+		}
+		row := StepRow{Step: s, StragglerRank: best, Lateness: bestLate, Instances: a.n, Skew: a.skew}
+		if w := a.worst[best]; w != nil {
+			row.Collective = w.Label()
+		}
+		res.Steps = append(res.Steps, row)
+	}
+}
+
+// straggler names the rank that made the others wait the most and why.
+func (res *Result) straggler(sums []*Summary) {
+	best := -1
+	for i, r := range res.Ranks {
+		if r.Lateness > 0 && (best < 0 || r.Lateness > res.Ranks[best].Lateness) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return
+	}
+	row := res.Ranks[best]
+	rank := row.Rank
+	var total US
+	for _, r := range res.Ranks {
+		total += r.Lateness
+	}
+	// its worst instance
+	var worst *Instance
+	for i := range res.Instances {
+		in := &res.Instances[i]
+		if in.LastRank == rank && (worst == nil || in.Skew > worst.Skew) {
+			worst = in
+		}
+	}
+	c := &Culprit{Rank: &rank, Method: "collectives matched across ranks per process group and kind (" + matchMethod(res.Instances) +
+		"); a rank's lateness = the summed arrival skew (latest start − earliest start) of the instances it reached last; the straggler causes the most"}
+	file := row.File
+	c.Reason = fmt.Sprintf("rank %d arrived last at %d of %d collectives and made its peers wait %s ms in total (%s of all arrival skew)",
+		rank, row.LastAt, len(res.Instances), ms(row.Lateness), units.Pct(float64(row.Lateness)/float64(max(total, 1))))
+	var steps []string
+	for _, s := range res.Steps {
+		if s.StragglerRank == rank {
+			steps = append(steps, s.Step)
+		}
+	}
+	if len(steps) > 0 {
+		c.Reason += fmt.Sprintf("; straggler in %d of %d steps", len(steps), len(res.Steps))
+	}
+	if worst != nil {
+		where := worst.Label()
+		if worst.Step != "" {
+			where += " in " + worst.Step
+		}
+		ev := fmt.Sprintf("worst: %s, arrival skew %s ms", where, ms(worst.Skew))
+		if b := worst.last.Before.String(); b != "" {
+			ev += "; on rank " + itoa(rank) + " it followed " + b
+		}
+		c.Evidence = append(c.Evidence, Evidence{File: file, Text: ev})
+		if why := explain(worst, rank); why != "" {
+			c.Reason += "; " + why
+			c.Evidence = append(c.Evidence, Evidence{File: file, Text: "at " + worst.Label() + ": " + why})
+		}
+	}
+	if len(steps) > 0 {
+		c.Evidence = append(c.Evidence, Evidence{File: file, Text: "straggler steps: " + strings.Join(firstN(steps, 8), ", ")})
+	}
+	res.Straggler = c
+}
+
+func matchMethod(ins []Instance) string {
+	seq, order := 0, 0
+	for i := range ins {
+		if ins[i].MatchedBy == "seq" {
+			seq++
+		} else {
+			order++
+		}
+	}
+	switch {
+	case order == 0:
+		return "by Seq"
+	case seq == 0:
+		return "in issue order: no Seq in the traces"
+	}
+	return fmt.Sprintf("by Seq for %d, in issue order for %d", seq, order)
+}
+
+// explain tells why the late rank was late at in: its GPU had more work
+// before the collective than its peers (naming the kernels it ran more of),
+// or its host launched the collective late (the kernel started as soon as
+// it was launched, after the peers had started).
+func explain(in *Instance, rank int) string {
+	late := in.last
+	var peerBusy []int64
+	peerTop := map[string][]int64{}
+	firstStart := int64(1<<63 - 1)
+	for i, op := range in.peers {
+		if in.Ranks[i].Rank == rank {
+			continue
+		}
+		peerBusy = append(peerBusy, op.Busy)
+		firstStart = min(firstStart, op.Start)
+		for _, k := range op.Top {
+			peerTop[k.Name] = append(peerTop[k.Name], k.NS)
+		}
+	}
+	if len(peerBusy) == 0 {
+		return ""
+	}
+	med := median(peerBusy)
+	lateBy := late.Start - firstStart
+	extra := late.Busy - med
+	queue := int64(-1)
+	if late.Launch >= 0 {
+		queue = late.Start - late.Launch
+	}
+	switch {
+	case extra > 0 && 2*extra >= lateBy:
+		var names []string
+		for _, k := range late.Top {
+			peers := peerTop[k.Name]
+			for len(peers) < len(peerBusy) {
+				peers = append(peers, 0)
+			}
+			if d := k.NS - median(peers); d > 0 && 10*d >= extra {
+				names = append(names, fmt.Sprintf("%s (+%s ms, %d×)", short(k.Name, 70), ms(US(d)), k.N))
+			}
+		}
+		why := fmt.Sprintf("its GPU was busier: %s ms of kernels since the previous collective vs a median %s ms on its peers", ms(US(late.Busy)), ms(US(med)))
+		if len(names) > 0 {
+			why += "; extra: " + strings.Join(names, ", ")
+		}
+		return why
+	case queue >= 0 && late.Launch > firstStart && 2*queue < lateBy:
+		why := fmt.Sprintf("its host launched late: the launch came %s ms after the first peer's kernel had started, and the kernel ran %s µs after its launch (the GPU had nothing queued)",
+			ms(US(late.Launch-firstStart)), US(queue))
+		return why
+	}
+	return ""
+}
+
+func median(v []int64) int64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+func ms(u US) string { return units.US(int64(u) / 1000).String() }
+
+func firstN(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(s[:n:n], fmt.Sprintf("… %d more", len(s)-n))
+}

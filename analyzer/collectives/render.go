@@ -1,0 +1,141 @@
+package collectives
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/units"
+)
+
+// Definitions is what collectives.json says its numbers mean.
+const Definitions = "per matched instance: wait_us[r] = latest start − start[r]; skew_us = latest start − earliest start; " +
+	"last_rank = the rank with the latest start; transfer_us = earliest end − latest start; algbw = bytes / transfer; " +
+	"busbw = algbw × NCCL's factor (allreduce 2(n−1)/n; allgather, reducescatter, alltoall (n−1)/n; broadcast, reduce, sendrecv 1); " +
+	"bytes = max(In, Out msg nelems) × dtype size"
+
+// JSON writes collectives.json.
+func (r *Result) JSON(tool, version string) []byte {
+	return units.JSON(struct {
+		Tool        string     `json:"tool"`
+		Version     string     `json:"schema_version"`
+		Partial     bool       `json:"partial"`
+		Definitions string     `json:"definitions"`
+		Link        *Link      `json:"link"`
+		Notes       []string   `json:"notes"`
+		Rows        []Instance `json:"rows"`
+	}{tool, version, r.Partial, Definitions, r.Link, notes(r.Notes), r.Instances})
+}
+
+// RanksJSON writes ranks.json.
+func (r *Result) RanksJSON(tool, version string) []byte {
+	ranks := make([]int, len(r.Ranks))
+	for i, x := range r.Ranks {
+		ranks[i] = x.Rank
+	}
+	return units.JSON(struct {
+		Tool      string    `json:"tool"`
+		Version   string    `json:"schema_version"`
+		Partial   bool      `json:"partial"`
+		RankIDs   []int     `json:"rank_ids"`
+		Straggler *Culprit  `json:"straggler"`
+		Ranks     []RankRow `json:"ranks"`
+		Steps     []StepRow `json:"steps"`
+		Notes     []string  `json:"notes"`
+	}{tool, version, r.Partial, ranks, r.Straggler, r.Ranks, r.Steps, notes(r.Notes)})
+}
+
+func notes(n []string) []string {
+	if n == nil {
+		return []string{}
+	}
+	return n
+}
+
+// Verdict is the one-line cross-rank answer the summary leads with.
+func (r *Result) Verdict() string {
+	if r.Straggler == nil || r.Straggler.Rank == nil {
+		if len(r.Instances) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%d collectives matched across %d ranks, no rank arrived late", len(r.Instances), len(r.Ranks))
+	}
+	r0 := fmt.Sprintf("rank %d ", *r.Straggler.Rank)
+	return r0 + "is the straggler: it " + strings.TrimPrefix(r.Straggler.Reason, r0) + "."
+}
+
+// Markdown is the summary's Ranks section.
+func (r *Result) Markdown() string {
+	var b strings.Builder
+	w := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
+	w("## Ranks\n\n")
+	if v := r.Verdict(); v != "" {
+		w("%s\n\n", units.Cell(v))
+	}
+	w("| Rank | File | Kernel (ms) | Collective (ms) | Exposed comm (ms) | Waiting in collectives (ms) | Lateness caused (ms) | Last at |\n|---:|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, x := range r.Ranks {
+		w("| %d | `%s` | %s | %s | %s | %s | %s | %d |\n", x.Rank, units.Cell(x.File), ms(x.Kernel), ms(x.Collective), ms(x.ExposedComm), ms(x.Wait), ms(x.Lateness), x.LastAt)
+	}
+	if s := r.Straggler; s != nil {
+		w("\nMethod: %s.\n", s.Method)
+		for _, e := range s.Evidence {
+			w("\n- %s", units.Cell(e.Text))
+		}
+		w("\n")
+	}
+	if len(r.Steps) > 0 {
+		w("\n| Step | Straggler | Lateness (ms) | Worst collective | Instances |\n|---|---:|---:|---|---:|\n")
+		for i, s := range r.Steps {
+			if i == 20 {
+				w("| … %d more steps in ranks.json | | | | |\n", len(r.Steps)-20)
+				break
+			}
+			w("| `%s` | %d | %s | %s | %d |\n", units.Cell(s.Step), s.StragglerRank, ms(s.Lateness), units.Cell(s.Collective), s.Instances)
+		}
+	}
+	// the largest skews
+	top := topBySkew(r.Instances, 10)
+	if len(top) > 0 {
+		w("\n| Collective | Step | Skew (µs) | Last rank | Transfer (µs) | Bytes | busbw (GB/s) | of link peak |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
+		for _, in := range top {
+			bytes, bus, of := "–", "–", "–"
+			if in.Bytes != nil {
+				bytes = fmt.Sprint(*in.Bytes)
+			}
+			if in.BusBW != nil {
+				bus = fmt.Sprintf("%.1f", *in.BusBW)
+			}
+			if in.OfPeak != nil {
+				of = units.Pct(*in.OfPeak)
+			}
+			w("| %s | `%s` | %s | %d | %s | %s | %s | %s |\n", units.Cell(in.Label()), units.Cell(in.Step), in.Skew, in.LastRank, in.Transfer, bytes, bus, of)
+		}
+	}
+	for _, n := range r.Notes {
+		w("\nNote: %s.\n", n)
+	}
+	if r.Link != nil {
+		w("\nLink peak: %s %s, %.1f GB/s per direction (%s).\n", r.Link.Device, r.Link.Fabric, r.Link.GBPS, r.Link.Source)
+	}
+	return b.String()
+}
+
+func topBySkew(ins []Instance, n int) []*Instance {
+	var out []*Instance
+	for i := range ins {
+		out = append(out, &ins[i])
+	}
+	// partial selection: stable by skew desc, then order
+	for i := 0; i < len(out) && i < n; i++ {
+		m := i
+		for j := i + 1; j < len(out); j++ {
+			if out[j].Skew > out[m].Skew {
+				m = j
+			}
+		}
+		out[i], out[m] = out[m], out[i]
+	}
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
