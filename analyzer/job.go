@@ -69,6 +69,10 @@ type Options struct {
 	// Roofline roofs overriding the device table (0 = the table's).
 	PeakTFLOPS float64 `json:"peak_tflops,omitempty"`
 	PeakGBPS   float64 `json:"peak_gbps,omitempty"`
+	// ModelConfig is a model's config.json (hidden size, heads, experts,
+	// top_k, dtype), read by the host, for the roofline's ops whose
+	// dimensions the traces lack.
+	ModelConfig json.RawMessage `json:"model_config,omitempty"`
 	// Limits are the resource budgets (zero fields: defaults; docs/limits.md).
 	Limits limits.Limits `json:"limits,omitempty"`
 }

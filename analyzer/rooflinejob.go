@@ -12,7 +12,13 @@ import (
 // Graph-replayed kernels take their ops and shapes from mapping (the
 // analysed store itself when it has no partner: its captured launches).
 func (j *Job) roofline(a *report.Analysis, joins *callsite.Joins, mapping *trace.Store) *roofline.Result {
+	var cfg *roofline.ModelConfig
+	if len(j.opts.ModelConfig) > 0 {
+		// The host checked it; a config that does not parse adds nothing.
+		cfg, _ = roofline.ParseModelConfig(j.opts.ModelConfig)
+	}
 	r := roofline.Analyze(a.Store, roofline.Options{
+		Model: cfg,
 		Stage: j.opts.Stage, Joins: joins,
 		OpStage: a.Breakdown.OpStage, StageNames: a.Breakdown.StageNames,
 		DeviceName: a.Arch.DeviceName, Arch: a.Arch.ObservedArch,

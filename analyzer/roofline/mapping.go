@@ -58,7 +58,7 @@ type launchItem struct {
 // name, for names that differ only in their template arguments). With
 // self true (the formal trace maps itself), only captured launches are
 // used: an eager run of a kernel name may have had other shapes.
-func buildMapping(m *trace.Store, mj *callsite.Joins, self bool) (byName, byCanon map[string]*mapped) {
+func buildMapping(m *trace.Store, mj *callsite.Joins, self bool, cfg *ModelConfig) (byName, byCanon map[string]*mapped) {
 	if self && !hasCaptures(m) {
 		return nil, nil
 	}
@@ -66,6 +66,7 @@ func buildMapping(m *trace.Store, mj *callsite.Joins, self bool) (byName, byCano
 		mj = callsite.NewJoins(m)
 	}
 	a := newAnalysis(m, mj)
+	a.cfg = cfg
 	// (file, correlation) of executed ops, sorted: a slice, not a map, so
 	// a large mapping trace adds no hash-table garbage to a wasm heap.
 	executed := make([][2]int64, 0, len(m.GPU))
@@ -163,11 +164,15 @@ func buildMapping(m *trace.Store, mj *callsite.Joins, self bool) (byName, byCano
 		if info.modelled >= 0 {
 			x.m.modelled = true
 			x.m.cpuOp = m.Name(m.CPU[info.modelled].Name)
-			x.m.c.dtype, x.m.c.model = info.c.dtype, info.c.model
+			x.m.c.dtype, x.m.c.model, x.m.c.source = info.c.dtype, info.c.model, info.c.source
+			x.m.c.seq, x.m.c.rows = info.c.seq, info.c.rows
 			if !bearer[info.modelled] {
 				bearer[info.modelled] = true
 				x.m.c.flops += info.c.flops
 				x.m.c.bytes += info.c.bytes
+				x.m.c.perPair += info.c.perPair
+				x.m.c.perQ += info.c.perQ
+				x.m.c.perK += info.c.perK
 			}
 		} else {
 			x.m.cpuOp, x.m.note = m.Name(info.launcher), info.note
@@ -193,6 +198,9 @@ func buildMapping(m *trace.Store, mj *callsite.Joins, self bool) (byName, byCano
 		e := x.m
 		e.c.flops /= float64(x.n)
 		e.c.bytes /= float64(x.n)
+		e.c.perPair /= float64(x.n)
+		e.c.perQ /= float64(x.n)
+		e.c.perK /= float64(x.n)
 		e.inst = float64(x.tops) / float64(x.n)
 		bl, bt := "", int64(-1)
 		for l, c := range x.locT {

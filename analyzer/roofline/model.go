@@ -11,7 +11,22 @@ import (
 type cost struct {
 	flops, bytes float64
 	dtype        string
-	model        string // gemm | attention | conv | elementwise | norm | flops-arg
+	model        string // gemm | attention | conv | elementwise | norm | moe | flops-arg
+	// An attention op over a KV cache is linear in its step's sequence
+	// lengths, which are not its shapes: FLOPs per scored (query, key)
+	// pair, bytes per query token and per key token; the step's sums
+	// (seqSums) give the counts. seq marks such a cost; rows is the op's
+	// query rows (a step with more query tokens is not this op's).
+	perPair, perQ, perK, rows float64
+	seq                       bool
+	// source says where numbers other than the op's own shapes came
+	// from (a model config, ops inside the op, the step annotation).
+	source string
+}
+
+// at adds the step's share to a cost.
+func (c cost) at(s seqSums) (flops, bytes float64) {
+	return c.flops + c.perPair*s.pairs(), c.bytes + c.perQ*s.sq + c.perK*s.sk
 }
 
 // model applies the formula for an op, or says why there is none.
@@ -79,11 +94,32 @@ func formula(ns, base string, s *sig) (cost, bool, string) {
 			return readsPlusOutput(s, "norm")
 		case "fill_", "zero_":
 			if len(s.tensors()) == 0 {
-				return cost{}, false, "no tensor argument"
+				return cost{}, false, noTensor
 			}
 			return cost{bytes: s.bytesOf(s.tensors()[0]), dtype: firstDtype(s), model: "elementwise"}, true, ""
-		case "copy_":
+		case "copy_", "_to_copy", "_foreach_copy_":
 			return readsOnly(s, "elementwise")
+		case "argmax", "argmin", "max", "min", "amax", "amin", "aminmax", "sum", "mean", "prod", "norm", "linalg_vector_norm",
+			"std", "var", "any", "all", "logsumexp", "topk", "sort":
+			// A reduction reads its input once; its result is at most a
+			// row of it and is not counted (a lower bound).
+			return readsOnly(s, "elementwise")
+		case "embedding", "index_select", "gather", "take_along_dim":
+			return gather(b, s)
+		case "cumsum", "cumprod":
+			return readsPlusOutput(s, "elementwise")
+		case "convolution_backward":
+			return convBackward(s)
+		case "native_batch_norm_backward", "cudnn_batch_norm_backward", "miopen_batch_norm_backward", "batch_norm_backward",
+			"native_layer_norm_backward", "native_group_norm_backward", "_fused_rms_norm_backward", "_softmax_backward_data",
+			"_log_softmax_backward_data":
+			return readsPlusOutput(s, "norm")
+		case "_scaled_dot_product_flash_attention_backward", "_scaled_dot_product_efficient_attention_backward",
+			"_scaled_dot_product_cudnn_attention_backward", "_flash_attention_backward", "_efficient_attention_backward":
+			return sdpaBackward(b, s)
+		}
+		if strings.HasSuffix(b, "_backward") && elementwise[strings.TrimSuffix(b, "_backward")] {
+			return readsPlusOutput(s, "elementwise") // grad_out (and the saved input) read, grad_in written
 		}
 		if elementwise[strings.TrimSuffix(b, "_")] {
 			return readsPlusOutput(s, "elementwise")
@@ -93,23 +129,37 @@ func formula(ns, base string, s *sig) (cost, bool, string) {
 	lb := strings.ToLower(base)
 	switch {
 	case strings.HasPrefix(base, "triton_poi_") || strings.HasPrefix(base, "triton_per_") || strings.HasPrefix(base, "triton_red_"):
-		// An Inductor-generated kernel is passed every buffer it reads or
-		// writes: its traffic is its tensor arguments, each once.
-		return readsOnly(s, "elementwise")
+		return inductorReads(s)
 	case strings.Contains(lb, "batch_prefill") || strings.Contains(lb, "varlen"):
-		return varlen(ns+"::"+base, s)
-	case strings.Contains(lb, "paged_attention") || strings.Contains(lb, "decode") && strings.Contains(lb, "att") ||
-		strings.Contains(lb, "mla"):
-		return cost{}, false, "paged attention: per-sequence context lengths are not in the trace"
+		if c, ok, note := varlen(ns+"::"+base, s); ok {
+			return c, ok, note
+		}
+		return kvAttention(s)
+	case isKVAttention(lb):
+		return kvAttention(s)
+	case strings.Contains(lb, "moe") && strings.Contains(lb, "align"), strings.Contains(lb, "topk"), strings.Contains(lb, "top_k"):
+		return readsOnly(s, "elementwise") // routing: logits read, ids/weights written
+	case isCacheStore(lb):
+		return cacheStore(s)
+	case strings.Contains(lb, "rotary") || strings.Contains(lb, "rope"):
+		return rotary(s)
+	case strings.Contains(lb, "allreduce") || strings.Contains(lb, "all_reduce"):
+		if strings.Contains(lb, "norm") {
+			c, ok, note := customNorm(s)
+			c.source = "all-reduce fused with a norm: local memory traffic only (the link is not a roof here)"
+			return c, ok, note
+		}
+		return cost{}, false, "collective: no memory roof (see the collectives)"
 	case strings.Contains(lb, "gemm") || strings.Contains(lb, "matmul") || strings.Contains(lb, "scaled_mm") || strings.HasSuffix(lb, "_mm"):
 		return customGemm(lb, s)
-	case strings.Contains(lb, "rmsnorm") || strings.Contains(lb, "rms_norm") || strings.Contains(lb, "layernorm") || strings.Contains(lb, "layer_norm"):
+	case strings.Contains(lb, "rmsnorm") || strings.Contains(lb, "rms_norm") || strings.Contains(lb, "layernorm") || strings.Contains(lb, "layer_norm") ||
+		strings.Contains(lb, "groupnorm") || strings.Contains(lb, "group_norm"):
 		return customNorm(s)
 	case strings.HasSuffix(lb, "_and_mul"):
 		t := s.tensors()
 		switch len(t) {
 		case 0:
-			return cost{}, false, "no tensor argument"
+			return cost{}, false, noTensor
 		case 1: // out = act(x[:, :d]) * x[:, d:]: half the input written
 			b := s.bytesOf(t[0])
 			return cost{bytes: b * 1.5, dtype: firstDtype(s), model: "elementwise"}, true, ""
@@ -138,7 +188,7 @@ func init() {
 func readsPlusOutput(s *sig, kind string) (cost, bool, string) {
 	t := s.tensors()
 	if len(t) == 0 {
-		return cost{}, false, "no tensor argument"
+		return cost{}, false, noTensor
 	}
 	var sum float64
 	big := int64(-1)
@@ -156,7 +206,7 @@ func readsPlusOutput(s *sig, kind string) (cost, bool, string) {
 func readsOnly(s *sig, kind string) (cost, bool, string) {
 	t := s.tensors()
 	if len(t) == 0 {
-		return cost{}, false, "no tensor argument"
+		return cost{}, false, noTensor
 	}
 	var sum float64
 	for _, i := range t {
@@ -170,7 +220,7 @@ func readsOnly(s *sig, kind string) (cost, bool, string) {
 func customNorm(s *sig) (cost, bool, string) {
 	t := s.tensors()
 	if len(t) == 0 {
-		return cost{}, false, "no tensor argument"
+		return cost{}, false, noTensor
 	}
 	first, _ := s.tensor(t[0])
 	for _, i := range t[1:] {
@@ -253,6 +303,11 @@ func gemmAt(s *sig, a, b, bias int, scaled bool) (cost, bool, string) {
 	c.bytes = s.bytesOf(a) + s.bytesOf(b) + float64(m*n)*elemBytes(outType)
 	if bias >= 0 {
 		c.bytes += s.bytesOf(bias)
+	}
+	if scaled {
+		// scale_a, scale_b: one value (tensorwise), one per row / column
+		// (rowwise) or one per block, each read once.
+		c.bytes += s.bytesOf(2) + s.bytesOf(3)
 	}
 	return c, true, ""
 }
@@ -393,6 +448,15 @@ func customGemm(name string, s *sig) (cost, bool, string) {
 		c.dtype = "fp4"
 	}
 	c.bytes = s.bytesOf(a) + s.bytesOf(b)
+	// Scales (per tensor, row, block or 32-value group) and a bias are
+	// read once: the other operands of at most 2 dims and no more
+	// elements than the weight.
+	nb := numel(func() []int64 { d, _ := s.tensor(b); return d }())
+	for _, i := range s.tensors() {
+		if d, _ := s.tensor(i); i != a && i != b && i != out && len(d) <= 2 && numel(d) <= nb {
+			c.bytes += s.bytesOf(i)
+		}
+	}
 	if out >= 0 {
 		c.bytes += s.bytesOf(out)
 	} else {

@@ -16,7 +16,7 @@ func TestFormulas(t *testing.T) {
 			2 * 4 * 16 * 16 * 8, 4 * (4*16*16 + 4*16*8 + 4*8*16 + 4*16*16), "fp32"},
 		// FP8 scaled GEMM with a bf16 result (out_dtype 15).
 		{"aten::_scaled_mm", `[[256,512],[512,1024],[],[],[],[],[],[]]`, `["c10::Float8_e4m3fn","c10::Float8_e4m3fn","float","float","","","Scalar","Scalar"]`, `["","","","","","","15","False"]`,
-			2 * 256 * 1024 * 512, 256*512 + 512*1024 + 2*256*1024, "fp8"},
+			2 * 256 * 1024 * 512, 256*512 + 512*1024 + 2*256*1024 + 2*4, "fp8"}, // + two fp32 tensorwise scales
 		// MoE grouped GEMM: 96 routed rows over 8 experts.
 		{"aten::_grouped_mm", `[[96,64],[8,64,128],[8]]`, `["c10::BFloat16","c10::BFloat16","int"]`, `["","",""]`,
 			2 * 96 * 128 * 64, 2 * (96*64 + 8*64*128 + 96*128), "bf16"},
@@ -25,7 +25,7 @@ func TestFormulas(t *testing.T) {
 			2 * 16 * 512 * 1024, 2*16*1024 + 512*512 + 2*16*512, "bf16"},
 		// Output passed first.
 		{"_C::cutlass_scaled_mm", `[[32,256],[32,128],[128,256],[32,1],[1,256]]`, `["c10::BFloat16","c10::Float8_e4m3fn","c10::Float8_e4m3fn","float","float"]`, `["","","","",""]`,
-			2 * 32 * 256 * 128, 32*128 + 128*256 + 2*32*256, "fp8"},
+			2 * 32 * 256 * 128, 32*128 + 128*256 + 2*32*256 + 4*(32+256), "fp8"}, // + fp32 row scales [32,1] and column scales [1,256]
 		{"aten::_scaled_dot_product_flash_attention", `[[1,8,512,64],[1,8,512,64],[1,8,512,64],[],[],[],[]]`, `["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar","Scalar",""]`, `["","","","0.","True","False",""]`,
 			4 * 8 * 512 * 512 * 64 / 2, 4 * 8 * 512 * 64 * 2, "bf16"},
 		// 2 sequences of 256 tokens packed, causal.

@@ -62,6 +62,7 @@ type rowJSON struct {
 	Coverage       units.Ratio     `json:"modelled_share"`
 	MappedShare    units.Ratio     `json:"mapped_share"`
 	Note           string          `json:"note,omitempty"`
+	Source         string          `json:"source,omitempty"`
 	PythonLocation *string         `json:"python_location"`
 	CPUOp          *string         `json:"cpu_op"`
 }
@@ -138,7 +139,7 @@ func (r *Result) JSON(partial bool) []byte {
 	}
 	for _, x := range r.Rows {
 		j := rowJSON{Stage: x.Stage, Op: x.Op, InputDims: x.InputDims, InputTypes: x.InputTypes, ConcreteInputs: x.ConcreteInputs,
-			Instances: x.Instances, KernelTime: units.US(x.KernelTime), Coverage: units.Ratio(x.Coverage), Note: x.Note,
+			Instances: x.Instances, KernelTime: units.US(x.KernelTime), Coverage: units.Ratio(x.Coverage), Note: x.Note, Source: x.Source,
 			PythonLocation: strp(x.PythonLoc), CPUOp: strp(x.CPUOp), Kernels: []kernelJSON{}, MappedShare: units.Ratio(x.MappedShare)}
 		if j.InputDims == nil {
 			j.InputDims = json.RawMessage("null")

@@ -16,6 +16,7 @@ package roofline
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -42,6 +43,8 @@ type Options struct {
 	// PeakTFLOPS / PeakGBPS override the device table (every dtype's
 	// compute roof, and the memory roof); 0 keeps the table's.
 	PeakTFLOPS, PeakGBPS float64
+	// Model gives dimensions the trace lacks (--model-config); nil = none.
+	Model *ModelConfig
 }
 
 // Row is one op signature in one stage.
@@ -61,8 +64,12 @@ type Row struct {
 	Coverage     float64 // share of the row's kernel time launched by a modelled op
 	Dtype        string
 	Note         string // why the row is not (fully) modelled
-	PythonLoc    string
-	CPUOp        string // the op whose shapes gave the FLOPs (else the launching op)
+	// Source says where numbers other than the op's recorded shapes came
+	// from (the step annotation's sequence lengths, ops inside the op, the
+	// model config); "" = the shapes alone.
+	Source    string
+	PythonLoc string
+	CPUOp     string // the op whose shapes gave the FLOPs (else the launching op)
 	// MappedShare is the share of the row's kernel time that was graph-
 	// replayed and took its op and shapes from the mapping trace.
 	MappedShare float64
@@ -110,8 +117,8 @@ type opInfo struct {
 	c        cost
 	note     string
 	launcher uint32 // name of the launching op
-	// c.dtype, c.model and note as numbers in analysis.strs
-	dtypeID, modelID, noteID uint32
+	// c.dtype, c.model, note and c.source as numbers in analysis.strs
+	dtypeID, modelID, noteID, srcID uint32
 }
 
 const opCache = 4096
@@ -160,6 +167,7 @@ const (
 	attrOp
 	attrLoc
 	attrNote
+	attrSource
 	attrKinds
 )
 
@@ -194,13 +202,14 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 
 	a := newAnalysis(st, j)
+	a.cfg = opt.Model
 	var byName, byCanon map[string]*mapped
 	if opt.Mapping != nil {
 		mj := opt.MappingJoins
 		if opt.Mapping == st {
 			mj = j
 		}
-		byName, byCanon = buildMapping(opt.Mapping, mj, opt.Mapping == st)
+		byName, byCanon = buildMapping(opt.Mapping, mj, opt.Mapping == st, opt.Model)
 	}
 	// Graph-replayed kernels' mapping entries by kernel name id, with the
 	// entries' strings interned (in the order they were interned per
@@ -208,7 +217,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	type memoEntry struct {
 		e                               *mapped
 		op, dims, types, conc, loc, cpu uint32
-		dtype, model, note              uint32 // in a.strs
+		dtype, model, note, src         uint32 // in a.strs
 	}
 	memo := map[uint32]*memoEntry{}
 	// Rows are numbered by rowTab under (stage, op name; signature number).
@@ -281,7 +290,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 							m.loc = st.Intern(e.loc)
 						}
 						m.cpu = st.Intern(e.cpuOp)
-						m.dtype, m.model, m.note = a.str(e.c.dtype), a.str(e.c.model), a.str(e.note)
+						m.dtype, m.model, m.note, m.src = a.str(e.c.dtype), a.str(e.c.model), a.str(e.note), a.str(e.c.source)
 					}
 					memo[o.Name] = m
 				}
@@ -296,14 +305,28 @@ func Analyze(st *trace.Store, opt Options) *Result {
 					if e.loc != "" {
 						add(rn, attrLoc, m.loc, o.Dur)
 					}
-					if e.modelled {
+					f, b, src, ok := e.c.flops, e.c.bytes, m.src, e.modelled
+					if ok && e.c.seq {
+						step := a.stepAt(&st.CPU[l])
+						if ok = step != nil && step.sums.sq <= e.c.rows; ok {
+							f, b = e.c.at(step.sums)
+							src = step.src
+						}
+					}
+					if ok {
 						t.Modelled += o.Dur
 						r.modelTime += o.Dur
-						r.flops += e.c.flops
-						r.bytes += e.c.bytes
+						r.flops += f
+						r.bytes += b
 						add(rn, attrDtype, m.dtype, o.Dur)
 						add(rn, attrModel, m.model, o.Dur)
 						add(rn, attrOp, m.cpu, o.Dur)
+						if src != 0 {
+							add(rn, attrSource, src, o.Dur)
+						}
+					} else if e.modelled {
+						add(rn, attrOp, m.cpu, o.Dur)
+						add(rn, attrNote, a.str(noSteps), o.Dur)
 					} else {
 						add(rn, attrOp, m.cpu, o.Dur)
 						add(rn, attrNote, m.note, o.Dur)
@@ -331,16 +354,34 @@ func Analyze(st *trace.Store, opt Options) *Result {
 			if loc := a.python(op, l); loc != 0 {
 				add(rn, attrLoc, loc, o.Dur)
 			}
-			if info.modelled >= 0 {
+			ok, src := info.modelled >= 0, info.srcID
+			var step *stepInfo
+			if ok && info.c.seq {
+				step = a.stepAt(&st.CPU[info.modelled])
+				if ok = step != nil && step.sums.sq <= info.c.rows; ok {
+					src = step.src
+				}
+			}
+			if ok {
 				t.Modelled += o.Dur
 				r.modelTime += o.Dur
 				if !a.modelSeen.set(info.modelled) {
-					r.flops += info.c.flops
-					r.bytes += info.c.bytes
+					f, b := info.c.flops, info.c.bytes
+					if step != nil {
+						f, b = info.c.at(step.sums)
+					}
+					r.flops += f
+					r.bytes += b
 				}
 				add(rn, attrDtype, info.dtypeID, o.Dur)
 				add(rn, attrModel, info.modelID, o.Dur)
 				add(rn, attrOp, st.CPU[info.modelled].Name, o.Dur)
+				if src != 0 {
+					add(rn, attrSource, src, o.Dur)
+				}
+			} else if info.modelled >= 0 {
+				add(rn, attrOp, st.CPU[info.modelled].Name, o.Dur)
+				add(rn, attrNote, a.str(noSteps), o.Dur)
 			} else {
 				add(rn, attrOp, info.launcher, o.Dur)
 				add(rn, attrNote, info.noteID, o.Dur)
@@ -469,6 +510,7 @@ func (a *analysis) finish(rn int32, r *rowAcc, res *Result) Row {
 	if note, ok := a.topString(rn, attrNote); ok {
 		out.Note = note
 	}
+	out.Source, _ = a.topString(rn, attrSource)
 	if r.KernelTime > 0 {
 		out.Coverage = float64(r.modelTime) / float64(r.KernelTime)
 	}
@@ -513,8 +555,12 @@ func (a *analysis) finish(rn int32, r *rowAcc, res *Result) Row {
 }
 
 type analysis struct {
-	st *trace.Store
-	j  *callsite.Joins
+	st  *trace.Store
+	j   *callsite.Joins
+	cfg *ModelConfig
+	// steps memoizes the step annotations parsed, by CPU span index
+	// (nil: not a step annotation).
+	steps map[int32]*stepInfo
 	// ops caches resolved launching ops, direct-mapped by op index: a
 	// large trace has one op per kernel, and a map entry each would stay
 	// in a wasm module's heap; a miss only resolves the op again.
@@ -552,10 +598,10 @@ type analysis struct {
 // modelMemo is model()'s answer for one op name and signature, with or
 // without a flops argument (the argument's value is filled in on use).
 type modelMemo struct {
-	c                        cost
-	ok                       bool
-	note                     string
-	dtypeID, modelID, noteID uint32
+	c                               cost
+	ok                              bool
+	note                            string
+	dtypeID, modelID, noteID, srcID uint32
 	// the key: op name id, signature ids, whether a flops argument applies
 	name, dims, types, conc uint32
 	hasFlops                bool
@@ -593,7 +639,7 @@ func (a *analysis) model(name uint32, sh trace.Shapes) *modelMemo {
 	if added {
 		s := a.sigs[si]
 		c, ok, note := withFlops(shapesModel(a.st.Name(name), s), s, int64(hasFlops))
-		a.models = append(a.models, modelMemo{c: c, ok: ok, note: note, dtypeID: a.str(c.dtype), modelID: a.str(c.model), noteID: a.str(note),
+		a.models = append(a.models, modelMemo{c: c, ok: ok, note: note, dtypeID: a.str(c.dtype), modelID: a.str(c.model), noteID: a.str(note), srcID: a.str(c.source),
 			name: name, dims: sh.Dims, types: sh.Types, conc: sh.Concrete, hasFlops: hasFlops == 1})
 	}
 	a.modelOfName[name] = n + 1
@@ -601,7 +647,7 @@ func (a *analysis) model(name uint32, sh trace.Shapes) *modelMemo {
 }
 
 func newAnalysis(st *trace.Store, j *callsite.Joins) *analysis {
-	return &analysis{st: st, j: j, sigTab: callsite.NewTable(64), modelTab: callsite.NewTable(64),
+	return &analysis{st: st, j: j, steps: map[int32]*stepInfo{}, sigTab: callsite.NewTable(64), modelTab: callsite.NewTable(64),
 		topSeen: newBitset(len(st.CPU)), modelSeen: newBitset(len(st.CPU)),
 		sites: callsite.NewSites(j), strs: []string{""}, strID: map[string]uint32{"": 0}, attrs: callsite.NewTable(256)}
 }
@@ -723,12 +769,23 @@ func (a *analysis) resolve(op int32) *opInfo {
 			sh = *p
 		}
 		m := a.model(st.CPU[i].Name, sh)
+		if !m.ok && m.note != "" && isMoE(strings.ToLower(st.Name(st.CPU[i].Name))) && a.shapesOf(i) != nil {
+			// The MoE model reads the ops inside this one: per op, not per
+			// signature.
+			if c, ok, note := a.moe(i, a.sigs[a.sigNum(sh)]); ok {
+				info.modelled, info.c = i, c
+				info.dtypeID, info.modelID, info.srcID = a.str(c.dtype), a.str(c.model), a.str(c.source)
+				break
+			} else if info.note == "" {
+				info.note, noteID = note, a.str(note)
+			}
+		}
 		if m.ok {
 			info.modelled, info.c = i, m.c
 			if sh.Flops > 0 {
 				info.c.flops = float64(sh.Flops)
 			}
-			info.dtypeID, info.modelID = m.dtypeID, m.modelID
+			info.dtypeID, info.modelID, info.srcID = m.dtypeID, m.modelID, m.srcID
 			break
 		}
 		if info.note == "" {
@@ -751,4 +808,46 @@ func (a *analysis) python(op, l int32) uint32 {
 		at = &st.CPU[l]
 	}
 	return a.sites.At(at.File, at.Track, at.TS)
+}
+
+// noSteps explains an attention-over-a-KV-cache op left unmodelled.
+const noSteps = "attention over a KV cache: no step annotation with the sequence lengths (execute_…(sq…sk…)) around it, or more query tokens than the op's rows"
+
+// stepInfo is a parsed step annotation and its source line.
+type stepInfo struct {
+	sums seqSums
+	src  uint32 // in a.strs
+}
+
+// stepAt returns the step annotation around a CPU span (an op, or a graph
+// launch), nil if none.
+func (a *analysis) stepAt(sp *trace.Span) *stepInfo {
+	st := a.st
+	n := a.j.CPUNest(sp.File, sp.Track)
+	for p := n.At(st.CPU, sp.TS); p >= 0; p = n.Parent[p] {
+		i := n.Pos[p]
+		c := &st.CPU[i]
+		if c.Kind != trace.KindUserAnnotation {
+			continue
+		}
+		si, seen := a.steps[i]
+		if !seen {
+			if sums, ok := parseSeqSums(st.Name(c.Name)); ok {
+				si = &stepInfo{sums: sums, src: a.str(fmt.Sprintf("sequence lengths from the step annotation %q: Σq %.0f, Σk %.0f, Σq·k %.0f, Σq² %.0f",
+					trimLabel(sums.label), sums.sq, sums.sk, sums.sqsk, sums.sqsq))}
+			}
+			a.steps[i] = si
+		}
+		if si != nil {
+			return si
+		}
+	}
+	return nil
+}
+
+func trimLabel(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
 }
