@@ -64,6 +64,12 @@ const (
 	MaxArtifactNS = 4e18
 )
 
+// Lanes bounds the lanes gpu_lanes.json draws per trace file: beyond, the
+// busiest Lanes-1 streams keep their own and the rest share one merged
+// lane (one stream per kernel, 80 k streams, took 2.7 GB at 400 bins each).
+// Real traces have a few streams per device, under 20 per file.
+const Lanes = 128
+
 // Fixed bounds of the flight-recorder pickle decoder (no flag: a real dump
 // of 2,000 entries with stacks has about 100 k elements and 1 M opcodes).
 const (

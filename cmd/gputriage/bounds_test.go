@@ -145,3 +145,22 @@ func TestBoundsProfileRedirect(t *testing.T) {
 		t.Errorf("exit %d, %d requests reached the other host: %s", code, hits, se.String())
 	}
 }
+
+// One stream per kernel: the same capped lanes from both engines.
+func TestBoundsLanes(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"traceEvents":[`)
+	for i := range 5000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":%d,"ts":%d,"dur":3}`, i, 10+i)
+	}
+	b.WriteString("]}")
+	doc := b.String()
+	res := both(t, analyzer.Options{Command: "breakdown"}, "streams.json", func() io.Reader { return strings.NewReader(doc) })
+	lanes, _ := res.Artifact("gpu_lanes.json")
+	if n := strings.Count(lanes, `"busy"`); n != limits.Lanes || !strings.Contains(lanes, `"merged_streams": 4873`) {
+		t.Errorf("%d lanes: %.300s", n, lanes)
+	}
+}
