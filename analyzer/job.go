@@ -18,6 +18,7 @@ import (
 	"github.com/gputriage/gputriage/analyzer/arch"
 	"github.com/gputriage/gputriage/analyzer/breakdown"
 	"github.com/gputriage/gputriage/analyzer/callsite"
+	"github.com/gputriage/gputriage/analyzer/collectives"
 	"github.com/gputriage/gputriage/analyzer/crash"
 	"github.com/gputriage/gputriage/analyzer/identity"
 	"github.com/gputriage/gputriage/analyzer/idle"
@@ -96,9 +97,9 @@ func (o *Options) normalize() error {
 		o.Command = "auto"
 	}
 	switch o.Command {
-	case "auto", "breakdown", "triage", "overlap", "diff", "diagnose", "perfetto-fix":
+	case "auto", "breakdown", "triage", "overlap", "diff", "diagnose", "perfetto-fix", "extract", "ranks":
 	default:
-		return fmt.Errorf("unknown command %q (want breakdown, triage, overlap, diff, diagnose or perfetto-fix)", o.Command)
+		return fmt.Errorf("unknown command %q (want breakdown, triage, overlap, diff, diagnose, perfetto-fix, extract or ranks)", o.Command)
 	}
 	l, err := o.Limits.Normalized()
 	if err != nil {
@@ -196,6 +197,16 @@ type Job struct {
 	sides    [2]*trace.Store           // diff with SplitA: one store per run
 	docs     []artifactDoc             // diff: gputriage artifacts given as a run
 	budget   *trace.Budget
+	sums     []*collectives.Summary // ranks: the rank summaries read
+}
+
+// headMax is how much of a JSON document is kept for reading it whole (a
+// sidecar, an artifact, a rank summary).
+func (j *Job) headMax() int64 {
+	if j.opts.Command == "ranks" {
+		return rankSummaryMax
+	}
+	return j.opts.Limits.SideDocBytes
 }
 
 // ErrStop is what Write returns once the current file needs no more bytes
@@ -378,7 +389,7 @@ func blank(b []byte) bool {
 // to them is a wrong input, not a log.
 func (j *Job) wantsTraces() bool {
 	switch j.opts.Command {
-	case "breakdown", "triage", "overlap", "diff":
+	case "breakdown", "triage", "overlap", "diff", "extract":
 		return true
 	}
 	return false
@@ -447,7 +458,7 @@ func (j *Job) route(c *current, p []byte) {
 	case "json":
 		c.reader.Write(p)
 		if !c.headBig {
-			if int64(len(c.head)+len(p)) > j.opts.Limits.SideDocBytes {
+			if int64(len(c.head)+len(p)) > j.headMax() {
 				c.headBig, c.head = true, nil
 			} else {
 				c.head = append(c.head, p...)
@@ -554,6 +565,17 @@ func (j *Job) EndFile() {
 			} else {
 				c.res.Problem = "not a server-info document (no model or tensor-parallel size): ignored"
 			}
+		case j.opts.Command == "ranks":
+			// gputriage ranks reads the rank summaries extract wrote.
+			f.Ignore = true
+			c.res.Kind = "json"
+			if c.headBig {
+				c.res.Kind, c.res.Problem = "unknown", fmt.Sprintf("larger than %d MiB: not a rank summary", j.headMax()>>20)
+			} else if s, err := collectives.ParseSummary(c.head); err != nil {
+				c.res.Kind, c.res.Problem = "unknown", err.Error()
+			} else {
+				j.sums = append(j.sums, s)
+			}
 		case !c.headBig && f.Complete && j.opts.Command == "diff" && isArtifact(c.head):
 			// A gputriage artifact (profile_metadata.json, kernel_table.json,
 			// …) standing for a run already analysed.
@@ -644,6 +666,20 @@ func (j *Job) Finish() *Result {
 
 	wantCrash := j.opts.Command == "diagnose" || j.nlogs > 0
 	switch {
+	case j.opts.Command == "ranks":
+		arts, err := j.reduceRanks()
+		if err != nil {
+			res.ExitCode = ExitUsage
+			res.Error = strings.TrimPrefix(res.Error+"; "+err.Error(), "; ")
+		}
+		res.Artifacts = append(res.Artifacts, arts...)
+		if len(arts) > 0 {
+			// the run id of the one-machine run over the same traces
+			j.digests = j.digests[:0]
+			for _, s := range j.sums {
+				j.digests = append(j.digests, s.Digest)
+			}
+		}
 	case j.opts.Command == "diff":
 		arts, code, err := j.diff(stores)
 		if err != nil {
@@ -690,6 +726,15 @@ func (j *Job) Finish() *Result {
 			parts = append(parts, rankPart{j.store, fi, joins})
 		}
 		rankArts := crossRank(a, rankSummaries(parts))
+		if j.opts.Command == "extract" {
+			art, err := j.extractSummary(parts)
+			if err != nil {
+				res.ExitCode = ExitUsage
+				res.Error = strings.TrimPrefix(res.Error+"; "+err.Error(), "; ")
+				break
+			}
+			rankArts = append(rankArts, art)
+		}
 		res.Artifacts = append(res.Artifacts,
 			Artifact{"profile_summary.md", string(report.Summary(a))},
 			Artifact{"roofline.json", string(rl.JSON(a.Partial()))},

@@ -2,6 +2,9 @@ package analyzer
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/arch"
 	"github.com/gputriage/gputriage/analyzer/callsite"
@@ -70,6 +73,9 @@ func summarize(p rankPart) *collectives.Summary {
 	if ds := arch.ParseDevices(f.Header["deviceProperties"]); len(ds) > 0 {
 		s.Device = ds[0].Name
 	}
+	if b, err := strconv.ParseInt(strings.Trim(string(f.Header["baseTimeNanoseconds"]), `" `), 10, 64); err == nil {
+		s.ClockBase = b
+	}
 	return s
 }
 
@@ -92,4 +98,53 @@ func rankArtifacts(res *collectives.Result) []Artifact {
 		{"collectives.json", string(res.JSON(report.Tool, report.Version))},
 		{"ranks.json", string(res.RanksJSON(report.Tool, report.Version))},
 	}
+}
+
+// rankSummaryMax bounds one rank summary read by gputriage ranks.
+const rankSummaryMax = 256 << 20
+
+// extractSummary is gputriage extract's map output, rank_summary.json: the
+// one rank's collectives, steps and totals, and its file's digest.
+func (j *Job) extractSummary(parts []rankPart) (Artifact, error) {
+	if len(parts) != 1 {
+		return Artifact{}, fmt.Errorf("extract reads one rank's trace at a time (got %d traces): run it once per rank file", len(parts))
+	}
+	p := parts[0]
+	f := &p.st.Files[p.fi]
+	if r, _ := rankOf(f); r < 0 {
+		return Artifact{}, fmt.Errorf("%s: no distributedInfo rank in the trace: extract needs one rank of a distributed job", f.Name)
+	}
+	s := summarize(p)
+	for i := range j.files {
+		if j.files[i].Name == f.Name && j.files[i].Kind == "trace" && i < len(j.digests) {
+			s.Digest = j.digests[i]
+		}
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return Artifact{}, err
+	}
+	return Artifact{"rank_summary.json", string(b) + "\n"}, nil
+}
+
+// reduceRanks is gputriage ranks: the cross-rank artifacts from the rank
+// summaries alone, the same bytes as a breakdown over the traces.
+func (j *Job) reduceRanks() ([]Artifact, error) {
+	for _, f := range j.files {
+		if f.Kind == "trace" {
+			return nil, fmt.Errorf("%s is a trace: ranks reads rank summaries; run gputriage extract on each rank's trace first", f.Name)
+		}
+	}
+	if len(j.sums) < 2 {
+		return nil, fmt.Errorf("ranks needs the rank summaries (rank_summary.json from gputriage extract) of two or more ranks; got %d", len(j.sums))
+	}
+	seen := map[int]string{}
+	for _, s := range j.sums {
+		if f, ok := seen[s.Rank]; ok {
+			return nil, fmt.Errorf("rank %d twice (%s and %s)", s.Rank, f, s.File)
+		}
+		seen[s.Rank] = s.File
+	}
+	res := collectives.Match(j.sums)
+	return append(rankArtifacts(res), Artifact{"ranks_summary.md", "# gputriage ranks\n\n" + res.Markdown()}), nil
 }

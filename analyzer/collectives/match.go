@@ -114,7 +114,7 @@ type Evidence struct {
 // instance's timing, the per-rank totals and the straggler.
 func Match(sums []*Summary) *Result {
 	res := &Result{Instances: []Instance{}, Ranks: []RankRow{}, Steps: []StepRow{}}
-	sums = slices.Clone(sums)
+	sums = onClock(sums, res)
 	slices.SortStableFunc(sums, func(a, b *Summary) int { return cmp.Compare(a.Rank, b.Rank) })
 	for _, s := range sums {
 		res.Partial = res.Partial || s.Partial
@@ -272,6 +272,52 @@ func Match(sums []*Summary) *Result {
 	res.steps()
 	res.straggler(sums)
 	return res
+}
+
+// onClock puts the ranks on one clock: Kineto writes times relative to
+// each trace's baseTimeNanoseconds, so a rank whose base differs is shifted
+// by the difference (onto the earliest base's clock). Summaries are copied
+// when shifted, never changed.
+func onClock(sums []*Summary, res *Result) []*Summary {
+	out := slices.Clone(sums)
+	lo, have := int64(0), 0
+	for _, s := range sums {
+		if s.ClockBase != 0 {
+			if have == 0 || s.ClockBase < lo {
+				lo = s.ClockBase
+			}
+			have++
+		}
+	}
+	if have != len(sums) {
+		if have > 0 {
+			res.Notes = append(res.Notes, "some traces carry no baseTimeNanoseconds: their times are taken as they stand")
+		}
+		return out
+	}
+	for i, s := range sums {
+		d := s.ClockBase - lo
+		if d == 0 {
+			continue
+		}
+		c := *s
+		c.Ops = slices.Clone(s.Ops)
+		for k := range c.Ops {
+			o := &c.Ops[k]
+			o.Start += d
+			o.End += d
+			if o.Launch >= 0 {
+				o.Launch += d
+			}
+		}
+		c.Steps = slices.Clone(s.Steps)
+		for k := range c.Steps {
+			c.Steps[k].Start += d
+			c.Steps[k].End += d
+		}
+		out[i] = &c
+	}
+	return out
 }
 
 func groupName(pg, kind string) string {

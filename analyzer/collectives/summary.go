@@ -9,6 +9,8 @@ package collectives
 
 import (
 	"cmp"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -28,6 +30,11 @@ type Summary struct {
 	Rank    int    `json:"rank"`
 	World   int    `json:"world_size"`
 	Device  string `json:"device,omitempty"`
+	// ClockBase is the trace's baseTimeNanoseconds (Kineto writes times
+	// relative to it), 0 if absent: ranks are put on one clock with it.
+	ClockBase int64 `json:"clock_base_ns"`
+	// Digest fingerprints the trace file (the run id of a reduce).
+	Digest string `json:"digest,omitempty"`
 	// Kernel is the rank's summed kernel time, Comm the collective
 	// kernels' part of it, Exposed the collective time no compute kernel
 	// overlapped.
@@ -42,8 +49,9 @@ type Summary struct {
 // Step is one step window of the rank (ProfilerStep#N, else a top-level
 // annotation holding collectives), named alike on every rank.
 type Step struct {
-	Name       string `json:"name"`
-	Start, End int64
+	Name  string `json:"name"`
+	Start int64  `json:"start_ns"`
+	End   int64  `json:"end_ns"`
 }
 
 // Op is one collective kernel on one rank, in issue order.
@@ -414,4 +422,28 @@ func union(st *trace.Store, idx []int32) [][2]int64 {
 		out = append(out, [2]int64{o.TS, o.End()})
 	}
 	return out
+}
+
+// ParseSummary decodes a rank summary (rank_summary.json), refusing
+// anything else.
+func ParseSummary(b []byte) (*Summary, error) {
+	var s Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("not a rank summary: %v", err)
+	}
+	if s.Version != SummaryVersion {
+		return nil, fmt.Errorf("not a rank summary (version %q, want %q: rank_summary.json from gputriage extract)", s.Version, SummaryVersion)
+	}
+	for i := range s.Ops {
+		if st := s.Ops[i].Step; st < -1 || st >= len(s.Steps) {
+			return nil, fmt.Errorf("rank summary %s: op %d names step %d of %d", s.File, i, st, len(s.Steps))
+		}
+	}
+	if s.Steps == nil {
+		s.Steps = []Step{}
+	}
+	if s.Ops == nil {
+		s.Ops = []Op{}
+	}
+	return &s, nil
 }

@@ -346,3 +346,42 @@ func sizeHint(f *os.File) int64 {
 	// can expand the file to (the module also caps the hint).
 	return min(isize, st.Size()*limits.DeflateMaxRatio)
 }
+
+// summaryName is the file gputriage extract writes.
+const summaryName = "rank_summary.json"
+
+// summaryInputs are gputriage ranks' inputs: files as given, and under each
+// directory every rank_summary.json (extract's other artifacts beside it
+// are not summaries).
+func summaryInputs(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", a, unwrapPathErr(err))
+		}
+		if !st.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && d.Name() == summaryName {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no %s under this directory (write them with gputriage extract RANK_TRACE -o DIR)", a, summaryName)
+		}
+		slices.Sort(found)
+		files = append(files, found...)
+	}
+	return files, nil
+}

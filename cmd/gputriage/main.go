@@ -27,7 +27,8 @@ const usage = `gputriage — GPU profiler traces and crash evidence → answers,
 
 Usage:
   gputriage breakdown [flags] TRACE...       category share, kernel table, GPU timeline per stage
-                                             (several rank files: per-rank collective time and skew)
+                                             (several ranks: collectives matched across ranks, the
+                                             straggler: collectives.json, ranks.json)
   gputriage triage    [flags] TRACE...       breakdown + overlap and fuse opportunity tables; give a
                                              graph-off (mapping) and a graph-on (formal) trace to map
                                              graph replays to code (roles found automatically)
@@ -48,6 +49,12 @@ Usage:
   gputriage profile --url URL [--num-steps N] [--by-stage] [--probe N] [--output-dir DIR] [flags]
                                              trigger profiling on a running SGLang or vLLM server, wait
                                              for complete traces, then triage them (gputriage profile -h)
+  gputriage extract [flags] RANK_TRACE -o DIR
+                                             one rank of a multi-GPU job: its breakdown artifacts and
+                                             DIR/rank_summary.json (the map step; run one per rank)
+  gputriage ranks [flags] SUMMARY_OR_DIR...  the cross-rank view (collectives.json, ranks.json, the
+                                             straggler) from rank_summary.json files alone (the reduce
+                                             step): the same bytes as breakdown over the traces
   gputriage version
 
 Inputs are files (.json or .json.gz, detected by content), directories (the
@@ -295,7 +302,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case "profile":
 		return runProfile(args[1:], stdout, stderr)
-	case "breakdown", "triage", "overlap", "diff", "diagnose", "perfetto-fix":
+	case "breakdown", "triage", "overlap", "diff", "diagnose", "perfetto-fix", "extract", "ranks":
 	default:
 		fmt.Fprintf(stderr, "gputriage: unknown command %q\n\n%s", cmd, usage)
 		return analyzer.ExitUsage
@@ -315,9 +322,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var files []string
 	splitA := 0
-	if cmd == "diff" {
+	switch cmd {
+	case "diff":
 		files, splitA, err = diffInputs(f.inputs)
-	} else {
+	case "ranks":
+		files, err = summaryInputs(f.inputs)
+	default:
 		var captures []string
 		files, captures, err = expandRoles(f.inputs)
 		files = f.withCaptures(cmd, files, captures, stderr)

@@ -43,6 +43,7 @@ func TestArtifactsMatchSchemas(t *testing.T) {
 	if dlrm, _ := filepath.Glob(filepath.Join(shared, "traces2/param_dlrm_v100_8rank/*.json.gz")); len(dlrm) > 0 {
 		check("ranks", analyze(t, "native", analyzer.Options{Command: "breakdown"}, dlrm...))
 		check("ranks triage", analyze(t, "native", analyzer.Options{Command: "triage"}, dlrm...))
+		check("extract", analyze(t, "native", analyzer.Options{Command: "extract"}, dlrm[0]))
 	}
 	off := filepath.Join(shared, "gpu/traces/eager_graph_off.trace.json.gz")
 	on := filepath.Join(shared, "gpu/traces/graph_on.trace.json.gz")
