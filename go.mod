@@ -6,8 +6,13 @@ require (
 	github.com/evanw/esbuild v0.28.2
 	github.com/goccy/go-json v0.12.0
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
+	github.com/ncruces/go-sqlite3 v0.37.0
 	github.com/syumai/workers v0.33.0
 	github.com/tetratelabs/wazero v1.12.0
 )
 
-require golang.org/x/sys v0.44.0 // indirect
+require (
+	github.com/ncruces/go-sqlite3-wasm/v6 v6.5.35401 // indirect
+	github.com/ncruces/julianday v1.0.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)

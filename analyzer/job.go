@@ -26,6 +26,7 @@ import (
 	"github.com/gputriage/gputriage/analyzer/launch"
 	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/analyzer/report"
+	"github.com/gputriage/gputriage/analyzer/rocprof"
 	"github.com/gputriage/gputriage/analyzer/timeline"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
@@ -197,6 +198,7 @@ type Job struct {
 	sides    [2]*trace.Store           // diff with SplitA: one store per run
 	docs     []artifactDoc             // diff: gputriage artifacts given as a run
 	budget   *trace.Budget
+	csvRuns  []csvRun               // rocprofv3 CSV files, by run, until Finish
 	sums     []*collectives.Summary // ranks: the rank summaries read
 }
 
@@ -234,6 +236,11 @@ type current struct {
 	stopped   bool
 	archive   string // what archive format the file is, if it is one
 	gz        *gunzipper
+	// ROCm profiler outputs (rocprofjob.go)
+	doc      []byte // rocprofv3 JSON, read whole at its end
+	rocStore *trace.Store
+	csv      *rocprof.CSVFile
+	rows     *rocprof.Rows
 }
 
 // New starts a job.
@@ -352,6 +359,7 @@ func (j *Job) decide(c *current) {
 		c.kind = "blank"
 	case archive(c.sniff) != "":
 		c.kind, c.archive = "unknown", archive(c.sniff)
+	case j.setRocKind(c, b):
 	case crash.DockerInspect(b):
 		// container exit evidence, not a trace-event array
 		c.kind = "log"
@@ -454,6 +462,9 @@ func binary(b []byte) bool {
 }
 
 func (j *Job) route(c *current, p []byte) {
+	if j.rocRoute(c, p) {
+		return
+	}
 	switch c.kind {
 	case "json":
 		c.reader.Write(p)
@@ -523,6 +534,9 @@ func (j *Job) EndFile() {
 		p := c.sniff
 		c.sniff = nil
 		j.route(c, p)
+	}
+	if j.rocEnd(c) {
+		c.kind = "rocprof"
 	}
 	switch c.kind {
 	case "empty":
@@ -632,6 +646,7 @@ func (j *Job) Finish() *Result {
 	if j.opts.Command == "perfetto-fix" {
 		return j.fixFinish()
 	}
+	j.flushCSV()
 	res := &Result{Files: j.files, Artifacts: []Artifact{}}
 	if res.Files == nil {
 		res.Files = []FileResult{}
@@ -644,7 +659,7 @@ func (j *Job) Finish() *Result {
 	}
 	var stores []*trace.Store
 	for _, st := range j.stores {
-		if !st.Files[0].Ignore {
+		if len(st.Files) > 0 && !st.Files[0].Ignore {
 			stores = append(stores, st)
 		}
 	}

@@ -85,7 +85,12 @@ func crossRank(a *report.Analysis, sums []*collectives.Summary) []Artifact {
 	if len(sums) < 2 {
 		return nil
 	}
-	res := collectives.Match(sums)
+	return crossArtifacts(a, collectives.Match(sums))
+}
+
+// crossArtifacts puts a reduce's answer into the analysis and returns its
+// artifacts.
+func crossArtifacts(a *report.Analysis, res *collectives.Result) []Artifact {
 	if a != nil {
 		a.CrossRanks = res.Markdown()
 		a.CrossVerdict = res.Verdict()

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,4 +81,51 @@ func TestExtractRanksIdentical(t *testing.T) {
 	if r := runJob(t, Options{Command: "ranks"}, []string{"a.json", "b.json"}, [][]byte{sums[0], []byte(`{"version":"x"}`)}); r.ExitCode != ExitUsage || !strings.Contains(r.Error, "not a rank summary") {
 		t.Errorf("not a summary: exit %d %q", r.ExitCode, r.Error)
 	}
+}
+
+// Issue 22 item 4 (TP=2): the decode all-reduce's exclusive time on rank 0
+// is 106 ms of waiting for rank 1 to arrive: triage on both ranks offers
+// no overlap gain for it and says why.
+func TestCollectiveWaitIsNoHeadroom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 158 MB of JSON")
+	}
+	var names []string
+	var data [][]byte
+	for _, r := range []string{"0", "1"} {
+		f := filepath.Join(fixture.Shared, "gpu/traces/tp_rank"+r+".trace.json.gz")
+		names = append(names, f)
+		data = append(data, fixture.ReadPath(t, f))
+	}
+	res := runJob(t, Options{Command: "triage"}, names, data)
+	text, _ := res.Artifact("overlap_opportunities.json")
+	var ov struct {
+		Rows []struct {
+			Stage, Kernel, Suggestion string
+			Gain                      json.Number `json:"overlap_gain_us"`
+			Wait                      json.Number `json:"collective_wait_us"`
+			Category                  string      `json:"overlap_class"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(text), &ov); err != nil {
+		t.Fatal(err)
+	}
+	var waited float64
+	if len(ov.Rows) == 0 {
+		t.Fatal("no overlap rows")
+	}
+	for _, r := range ov.Rows {
+		g, _ := r.Gain.Float64()
+		w, _ := r.Wait.Float64()
+		waited += w
+		if r.Category == "communication" && g > 10000 {
+			t.Errorf("%s %s: overlap gain %s µs is collective wait (%s µs)", r.Stage, r.Kernel, r.Gain, r.Wait)
+		}
+		if w > 0 && !strings.Contains(r.Suggestion, "waiting for the last rank") {
+			t.Errorf("%s %s: wait %s µs not explained", r.Stage, r.Kernel, r.Wait)
+		}
+	}
+	// (rank 0 alone: the decode all-reduce row offers ≤ 106,267.870 µs,
+	// analyzer/overlap/testdata/tp_rank0.json)
+	_ = waited
 }

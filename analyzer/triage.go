@@ -7,6 +7,7 @@ import (
 
 	"github.com/gputriage/gputriage/analyzer/breakdown"
 	"github.com/gputriage/gputriage/analyzer/callsite"
+	"github.com/gputriage/gputriage/analyzer/collectives"
 	"github.com/gputriage/gputriage/analyzer/fuse"
 	"github.com/gputriage/gputriage/analyzer/overlap"
 	"github.com/gputriage/gputriage/analyzer/report"
@@ -24,7 +25,25 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 	j.noteOtherRanks(stores, formal, mapping)
 	// One set of join indexes for the formal trace, shared by every analysis.
 	joins := callsite.NewJoins(formal)
-	ov := overlap.Analyze(formal, mapping, overlap.Options{Stage: j.opts.Stage, Joins: joins})
+	// Ranks of one job: collectives matched across them first, so that
+	// the overlap tables leave out the formal rank's collective wait.
+	var parts []rankPart
+	for _, st := range stores {
+		p := rankPart{st: st}
+		if st == formal {
+			p.joins = joins
+		}
+		parts = append(parts, p)
+	}
+	sums := rankSummaries(parts)
+	var wait map[int32]int64
+	var cross *collectives.Result
+	if len(sums) >= 2 {
+		cross = collectives.Match(sums)
+		r, _ := rankOf(&formal.Files[0])
+		wait = cross.Wait(r)
+	}
+	ov := overlap.Analyze(formal, mapping, overlap.Options{Stage: j.opts.Stage, Joins: joins, Wait: wait})
 	stages := overlap.Stages(joins)
 	fu := fuse.Analyze(formal, fuse.Options{
 		StageOf: func(i int) string { return stages[i] },
@@ -38,15 +57,10 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 		a.MappingFile = &mapping.Files[0]
 	}
 	rl := j.roofline(a, joins, mapping)
-	var parts []rankPart
-	for _, st := range stores {
-		p := rankPart{st: st}
-		if st == formal {
-			p.joins = joins
-		}
-		parts = append(parts, p)
+	var rankArts []Artifact
+	if cross != nil {
+		rankArts = crossArtifacts(a, cross)
 	}
-	rankArts := crossRank(a, rankSummaries(parts))
 	summary := string(report.Summary(a))
 	summary += "\n" + string(ov.Markdown()) + "\n" + string(fu.Markdown())
 	return append([]Artifact{

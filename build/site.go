@@ -29,6 +29,9 @@ const (
 		"connect-src 'none'; style-src '%[2]s'; img-src data: blob:; base-uri 'none'; form-action 'none'"
 )
 
+// exampleTrace is the page's "Try the example" input: the CLI's default.
+const exampleTrace = "testdata/default/sglang_Qwen3-8B_decode.json.gz"
+
 // buildSite bundles site/ and jsbridge/ with esbuild's Go API into dist/
 // (served build: index.html, app.js, worker.js, style.css next to
 // gputriage.wasm) and dist-inline/ (one index.html carrying everything, the
@@ -68,8 +71,15 @@ func buildSite(wasm []byte) error {
 		return err
 	}
 
+	// "Try the example": the CLI's embedded default trace (36 KB gzipped),
+	// carried by the page's script so it opens with no request.
+	example, err := os.ReadFile(exampleTrace)
+	if err != nil {
+		return err
+	}
 	app := func(worker virtual) (string, error) {
 		return bundle("site/app.js", virtuals{
+			"gputriage-example":         {contents: string(example), loader: api.LoaderBinary},
 			"gputriage-worker":          worker,
 			"gputriage-worker-source":   {contents: workerInline, loader: api.LoaderText},
 			"gputriage-report-template": {contents: report, loader: api.LoaderText},

@@ -7,12 +7,17 @@ import { identityForm, readIdentity } from './render/identity.js';
 import { bytes, secs } from './render/format.js';
 import { warmFonts } from './render/fonts.js';
 import template from 'gputriage-report-template';
+import example from 'gputriage-example';
+import { reportTitle } from './render/report.js';
+import { unzip } from './zip.js';
+
+const EXAMPLE_NAME = 'sglang_Qwen3-8B_decode.json.gz';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
   files: $('pick-files'), folder: $('pick-folder'), target: $('target'), command: $('command'), drop: $('drop'),
   progress: $('progress'), bar: $('bar'), ptext: $('ptext'), cancel: $('cancel'),
-  report: $('report'), status: $('status'), error: $('error'),
+  report: $('report'), status: $('status'), error: $('error'), example: $('example'),
 };
 
 // The run identity form (seed 004's linkage fields), beside the target.
@@ -60,7 +65,66 @@ function jobOptions() {
   return opts;
 }
 
-async function run(files, { keepRoles = false } = {}) {
+// The artifacts `gputriage diff` reads from an artifact folder, in its order
+// (cmd/gputriage/diffinput.go).
+const DIFF_ARTIFACTS = ['profile_metadata.json', 'kernel_table.json', 'breakdown.json', 'gpu_timeline.json'];
+let lastDrop = null;
+let lastCompare = null;
+
+/**
+ * A drop or a pick: zips opened, then either one job over every file or,
+ * with command "compare" (or two artifact zips / folders under auto), the
+ * CLI's `gputriage diff A B` over the two things dropped.
+ * @param {{file: File, name: string, top: string}[]} files
+ */
+async function handle(files) {
+  if (!files.length) return;
+  lastDrop = files;
+  let all = [];
+  try {
+    for (const f of files) {
+      if (!/\.zip$/i.test(f.name)) { all.push(f); continue; }
+      const stem = f.name.replace(/\.zip$/i, '');
+      for (const e of await unzip(f.file)) {
+        const name = `${stem}/${e.name}`;
+        if (!SKIP.test(name)) all.push({ file: new File([e.data], e.name.split('/').pop()), name, top: f.top });
+      }
+    }
+  } catch (err) {
+    showError(`${err.message}`);
+    return;
+  }
+  const groups = [...Map.groupBy(all, (f) => f.top).values()];
+  const cmd = ui.command.value;
+  const artifactRun = (g) => g.some((f) => /(^|\/)kernel_table\.json$/.test(f.name));
+  const zips = files.filter((f) => /\.zip$/i.test(f.name)).length;
+  // Two things of one name (the same model's trace from two machines) are
+  // two runs: one job would see a single name twice.
+  const sameName = groups.length === 2 && groups[0].some((x) => groups[1].some((y) => y.name.split('/').pop() === x.name.split('/').pop()));
+  if (cmd === 'diff' || (cmd === 'auto' && groups.length === 2 && (zips === 2 || sameName || groups.every(artifactRun)))) {
+    if (groups.length !== 2) {
+      showError(`compare needs two runs, A then B: drop two traces, two folders or two artifact zips (got ${groups.length})`);
+      return;
+    }
+    const side = (g) => (artifactRun(g) ? DIFF_ARTIFACTS.map((n) => g.find((f) => f.name.split('/').pop() === n)).filter(Boolean) : g);
+    await compare(side(groups[0]), side(groups[1]));
+    return;
+  }
+  lastCompare = null;
+  await run(all);
+}
+
+/** `gputriage diff [--force] A B`: run A's files first, then run B's. */
+async function compare(a, b, { force = false } = {}) {
+  // Two files of one name (the same model on two GPUs) are told apart as
+  // the CLI's `diff A/x B/x` would name them.
+  const clash = a.some((x) => b.some((y) => y.name === x.name));
+  const named = (g, tag) => g.map((f) => ({ ...f, name: clash ? `${tag}/${f.name}` : f.name }));
+  lastCompare = { a, b };
+  await run([...named(a, 'A'), ...named(b, 'B')], { diff: { split_a: a.length, force } });
+}
+
+async function run(files, { keepRoles = false, diff = null } = {}) {
   if (!files.length) return;
   probe.dropAt = performance.now();
   if (!keepRoles) roles = new Map();
@@ -74,19 +138,35 @@ async function run(files, { keepRoles = false } = {}) {
   probe.peakMemory = 0;
   try {
     const opts = jobOptions();
+    if (diff) {
+      delete opts.autoTriage;
+      Object.assign(opts, { command: 'diff', split_a: diff.split_a }, diff.force ? { force: true } : {});
+    }
     const { result, stats } = await client.start(files, opts, showProgress);
     probe.stats = stats;
+    probe.result = result;
     probe.peakMemory = Math.max(probe.peakMemory, stats.memory);
     ui.progress.hidden = true;
-    if (result.exit_code === 2 || (!result.artifacts?.length && result.error)) {
+    // As the CLI: a file it cannot read is an error row beside the report of
+    // the files it could (exit 2 with artifacts); no artifacts at all is an error.
+    if (!result.artifacts?.length) {
+      // Two runs in one drop (an MI300X and an H100 trace): not one report
+      // but a comparison, as `gputriage diff A B`.
+      if (!diff && result.runs?.length === 2) {
+        const pick = (r) => r.files.map((n) => files.find((f) => f.name === n)).filter(Boolean);
+        await compare(pick(result.runs[0]), pick(result.runs[1]));
+        return;
+      }
       showError(result.error || 'the module could not read these files');
       return;
     }
+    document.title = `${reportTitle(result)} \u2014 gputriage`;
     const tr = performance.now();
     probe.resultAt = tr;
     performance.mark('gputriage:result'); // devtools' timings track
     probe.renderSections = await renderReport(ui.report, result, {
       stats,
+      focus: true,
       saveReport: () => savedReport(result, stats),
       roles: {
         get: (name) => roles.get(name) ?? 'auto',
@@ -97,6 +177,9 @@ async function run(files, { keepRoles = false } = {}) {
         },
       },
       fix: (name, opts) => perfettoFix(files.find((f) => f.name === name), opts),
+      // diff: compare anyway (--force), or with A and B swapped
+      force: diff && lastCompare ? () => compare(lastCompare.a, lastCompare.b, { force: true }) : null,
+      swap: diff && lastCompare ? () => compare(lastCompare.b, lastCompare.a, { force: diff.force }) : null,
     });
     probe.renderMs = performance.now() - tr;
     probe.doneAt = performance.now();
@@ -145,9 +228,18 @@ function showProgress(p) {
   ui.ptext.replaceChildren(
     ...(p.passes ? [h('b', `perfetto-fix pass ${p.pass}/${p.passes} (${p.pass === 1 ? 'plan' : 'rewrite'}) `)] : []),
     h('span.mono.name', { title: p.file }, `${p.files > 1 ? `${p.fileIndex + 1}/${p.files} ` : ''}${p.file}`),
-    ` ${bytes(p.bytesRead)} / ${bytes(p.total)} · ${p.mbps.toFixed(0)} MB/s · ${Number.isFinite(p.eta) ? `${secs(p.eta)} left` : '…'}`,
+    ` ${bytes(p.bytesRead)} / ${bytes(p.total)} · ${p.mbps.toFixed(0)} MB/s · ${eta(p, frac)}`,
     h('span.dim', ` · module ${bytes(p.memory)}`),
   );
+}
+
+// An honest estimate: the reading's time left while bytes are read (none
+// before 5 % of them: too early to say), then what is left — the analysis,
+// which no byte count measures — said as such rather than "0 s left".
+function eta(p, frac) {
+  if (p.total && p.bytesRead >= p.total) return p.passes && p.pass < p.passes ? 'next pass…' : 'read; analysing…';
+  if (!Number.isFinite(p.eta) || frac < 0.05) return 'estimating…';
+  return `reading: ~${secs(Math.max(p.eta, 0.1))} left, then the analysis`;
 }
 
 function showError(msg) {
@@ -167,7 +259,8 @@ function savedReport(result, stats) {
 
 function fromInput(input) {
   return [...input.files]
-    .map((f) => ({ file: f, name: f.webkitRelativePath || f.name }))
+    // top: which dropped thing a file came from (a folder, or the file itself)
+    .map((f, i) => ({ file: f, name: f.webkitRelativePath || f.name, top: f.webkitRelativePath ? `dir:${f.webkitRelativePath.split('/')[0]}` : `file:${i}` }))
     .filter((f) => !(input.webkitdirectory && SKIP.test(f.name)))
     .sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -175,13 +268,14 @@ function fromInput(input) {
 // Drag and drop, folders included (webkitGetAsEntry walks directories).
 async function fromDrop(dt) {
   const entries = [...dt.items].map((it) => it.webkitGetAsEntry?.()).filter(Boolean);
-  if (!entries.length) return [...dt.files].map((f) => ({ file: f, name: f.name }));
+  if (!entries.length) return [...dt.files].map((f, i) => ({ file: f, name: f.name, top: `file:${i}` }));
   const out = [];
+  let top = '';
   const walk = async (e, inFolder) => {
     if (e.isFile) {
       const name = e.fullPath.replace(/^\//, '');
       if (inFolder && SKIP.test(name)) return;
-      out.push({ file: await new Promise((res, rej) => e.file(res, rej)), name: inFolder ? name : e.name });
+      out.push({ file: await new Promise((res, rej) => e.file(res, rej)), name: inFolder ? name : e.name, top });
     } else if (e.isDirectory) {
       const r = e.createReader();
       for (;;) {
@@ -191,20 +285,25 @@ async function fromDrop(dt) {
       }
     }
   };
-  for (const e of entries) await walk(e, false);
+  for (const [i, e] of entries.entries()) { top = `entry:${i}`; await walk(e, false); }
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-ui.files.addEventListener('change', () => { run(fromInput(ui.files)); ui.files.value = ''; });
-ui.folder.addEventListener('change', () => { run(fromInput(ui.folder)); ui.folder.value = ''; });
+ui.files.addEventListener('change', () => { handle(fromInput(ui.files)); ui.files.value = ''; });
+ui.folder.addEventListener('change', () => { handle(fromInput(ui.folder)); ui.folder.value = ''; });
 ui.cancel.addEventListener('click', () => client.cancel());
+ui.example.addEventListener('click', () => handle([{ file: new File([example], EXAMPLE_NAME, { type: 'application/gzip' }), name: EXAMPLE_NAME, top: 'example' }]));
 // The drop zone doubles as a button for the file picker.
 ui.drop.addEventListener('click', () => ui.files.click());
 ui.drop.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); ui.files.click(); }
 });
 ui.target.addEventListener('change', () => { if (lastFiles && !client.busy) run(lastFiles, { keepRoles: true }); });
-ui.command.addEventListener('change', () => { if (lastFiles && !client.busy) run(lastFiles, { keepRoles: ui.command.value !== 'breakdown' }); });
+ui.command.addEventListener('change', () => {
+  if (client.busy) return;
+  if (ui.command.value === 'diff' || lastCompare) { if (lastDrop) handle(lastDrop); return; }
+  if (lastFiles) run(lastFiles, { keepRoles: ui.command.value !== 'breakdown' });
+});
 
 // The whole window is a drop target; the drop zone just says so.
 let depth = 0;
@@ -215,7 +314,7 @@ document.addEventListener('drop', async (e) => {
   e.preventDefault();
   depth = 0;
   document.body.classList.remove('dragging');
-  run(await fromDrop(e.dataTransfer));
+  handle(await fromDrop(e.dataTransfer));
 });
 
 document.addEventListener('keydown', (e) => {

@@ -22,6 +22,9 @@ type Device struct {
 	WarpSize     int    `json:"warpSize"`
 	MaxShmPerSM  int64  `json:"maxSharedMemoryPerMultiProcessor"`
 	RegsPerBlock int64  `json:"regsPerBlock"`
+	// GCNArch is the agent's gfx target where the profiler names it (the
+	// ROCm profilers' agent tables; analyzer/rocprof writes it here).
+	GCNArch string `json:"gcnArchName,omitempty"`
 }
 
 // ParseDevices decodes a deviceProperties value; nil on anything unusable.
@@ -108,7 +111,7 @@ func Decide(ev Evidence, target string) Relevance {
 		switch {
 		case strings.Contains(dev.Name, "NVIDIA") || strings.HasPrefix(dev.Name, "Tesla"):
 			r.Vendor = "nvidia"
-		case strings.Contains(dev.Name, "AMD") || dev.WarpSize == 64:
+		case strings.Contains(dev.Name, "AMD") || dev.WarpSize == 64 || strings.HasPrefix(dev.GCNArch, "gfx"):
 			r.Vendor = "amd"
 		case dev.WarpSize == 32:
 			r.Vendor = "nvidia"
@@ -138,6 +141,10 @@ func Decide(ev Evidence, target string) Relevance {
 				evidence = append(evidence, fmt.Sprintf("device name %q", dev.Name))
 				break
 			}
+		}
+		if g := dev.gfx(); r.Basis == "none" && g != "" {
+			r.ObservedArch, r.Basis = g, "name"
+			evidence = append(evidence, fmt.Sprintf("agent arch %s (%q)", g, dev.Name))
 		}
 		if len(amdISA) > 0 {
 			if r.Basis == "none" || r.Basis == "fingerprint" {
@@ -187,6 +194,16 @@ func Decide(ev Evidence, target string) Relevance {
 		r.Reason = fmt.Sprintf("Trace ran on %s (%s), same vendor as the %s target: kernel mix, categories and call sites transfer; absolute timings, tile configs and ISA-specific kernels do not.", r.ObservedArch, strings.Join(evidence, "; "), target)
 	}
 	return r
+}
+
+// gfx is the device's gfx target when its profiler named one (base
+// target only: "gfx90a:sramecc+:xnack-" is gfx90a).
+func (d *Device) gfx() string {
+	if d == nil || !strings.HasPrefix(d.GCNArch, "gfx") {
+		return ""
+	}
+	g, _, _ := strings.Cut(d.GCNArch, ":")
+	return g
 }
 
 func describe(d *Device) string {

@@ -557,3 +557,19 @@ func firstN(s []string, n int) []string {
 	}
 	return append(s[:n:n], fmt.Sprintf("… %d more", len(s)-n))
 }
+
+// Wait is, for the rank's summary as Extract made it, each collective
+// kernel's wait (ns) by its index in the store's GPU slice: the part of it
+// no overlap can hide.
+func (r *Result) Wait(rank int) map[int32]int64 {
+	out := map[int32]int64{}
+	for i := range r.Instances {
+		in := &r.Instances[i]
+		for k, rt := range in.Ranks {
+			if rt.Rank == rank && rt.Wait > 0 && in.peers[k].gpu >= 0 {
+				out[in.peers[k].gpu] = int64(rt.Wait)
+			}
+		}
+	}
+	return out
+}

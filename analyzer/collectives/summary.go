@@ -73,7 +73,8 @@ type Op struct {
 	Busy int64    `json:"busy_ns"`
 	Top  []Kernel `json:"top,omitempty"`
 	// Before is the site of the op that ran on the GPU just before it.
-	Before Site `json:"before"`
+	Before Site  `json:"before"`
+	gpu    int32 // index in the store's GPU slice (Extract's; -1 when read back)
 }
 
 // Kernel is a kernel name's time and count in a window.
@@ -183,7 +184,7 @@ func Extract(st *trace.Store, fi int, rank, world int, joins *callsite.Joins) *S
 	for n, gi := range coll {
 		o := &st.GPU[gi]
 		op := &ops[n]
-		*op = Op{Seq: -1, Bytes: -1, Launch: -1, Start: o.TS, End: o.End(), Stream: int(o.Stream), Step: -1}
+		*op = Op{Seq: -1, Bytes: -1, Launch: -1, Start: o.TS, End: o.End(), Stream: int(o.Stream), Step: -1, gpu: gi}
 		c := onGPU[gi]
 		if c == nil && o.Ext != trace.None {
 			c = byExt[o.Ext]

@@ -19,6 +19,11 @@ type Options struct {
 	// Joins are the formal store's join indexes when the caller already
 	// built them (triage shares one set with the breakdown); nil builds them.
 	Joins *callsite.Joins
+	// Wait is, per collective kernel of the formal store (GPU index), the
+	// time it spent waiting for the last rank to arrive (from the ranks
+	// matched across a job, analyzer/collectives). That time is never
+	// overlap headroom: no overlap buys it back, only the late rank can.
+	Wait map[int32]int64
 }
 
 // Overlap buckets of the upstream skill; the value is the priority used to

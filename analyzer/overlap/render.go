@@ -128,9 +128,12 @@ type Row struct {
 	// OverlapGainUS bounds what overlap could save: a headroom or hidden
 	// row's exclusive time; for a dominant kernel the stage's exposed
 	// non-compute time that could move under it (0 on a single stream).
-	OverlapGainUS us  `json:"overlap_gain_us"`
-	StageStreams  int `json:"stage_streams,omitempty"` // streams with work in the stage (dominant rows)
-	rep           int32
+	OverlapGainUS us `json:"overlap_gain_us"`
+	// CollectiveWaitUS is the row's exclusive time spent waiting for a
+	// late rank (several ranks analysed): left out of the gain.
+	CollectiveWaitUS us  `json:"collective_wait_us"`
+	StageStreams     int `json:"stage_streams,omitempty"` // streams with work in the stage (dominant rows)
+	rep              int32
 }
 
 // Timeline is an ASCII picture of the streams around one representative

@@ -15,6 +15,7 @@ type rowAcc struct {
 	count int64
 	total int64
 	excl  int64
+	wait  int64 // exclusive time spent waiting for a late rank (collectives)
 	hid   int64
 	hidBy [5]int64
 	src   map[int32]int64
@@ -23,7 +24,10 @@ type rowAcc struct {
 }
 
 func (r *rowAcc) exclRatio() float64 { return frac(r.excl, r.total) }
-func (r *rowAcc) hidRatio() float64  { return frac(r.hid, r.total) }
+
+// reach is the exclusive time overlap could hide: collective wait is not.
+func (r *rowAcc) reach() int64      { return r.excl - r.wait }
+func (r *rowAcc) hidRatio() float64 { return frac(r.hid, r.total) }
 
 func frac(a, b int64) float64 {
 	if b <= 0 {
@@ -82,6 +86,9 @@ func (a *analyzer) rows(res *Result) {
 		r.count++
 		r.total += d
 		r.excl += o.excl
+		if w := a.opt.Wait[o.i]; w > 0 {
+			r.wait += min(w, o.excl)
+		}
 		r.hid += o.hid
 		for b := range r.hidBy {
 			r.hidBy[b] += o.hidBy[b]
@@ -167,7 +174,7 @@ func (a *analyzer) rows(res *Result) {
 		var primary, fallback []int32
 		for _, r := range rs {
 			x := &a.acc[r]
-			if x.total >= 5000 && x.exclRatio() >= 0.45 {
+			if x.total >= 5000 && frac(x.reach(), x.total) >= 0.45 {
 				if a.bucketOfRow(x) == bCompute {
 					fallback = append(fallback, r)
 				} else {
@@ -177,8 +184,8 @@ func (a *analyzer) rows(res *Result) {
 		}
 		byWeighted := func(p, q int32) int {
 			x, y := &a.acc[p], &a.acc[q]
-			wx := float64(x.excl) * a.bucketOfRow(x).weight()
-			wy := float64(y.excl) * a.bucketOfRow(y).weight()
+			wx := float64(x.reach()) * a.bucketOfRow(x).weight()
+			wy := float64(y.reach()) * a.bucketOfRow(y).weight()
 			if wx != wy {
 				return cmp.Compare(wy, wx)
 			}
@@ -283,9 +290,9 @@ func (a *analyzer) dominantRows(rs []int32, seen map[int32]bool, busy int64, can
 			}
 			continue
 		case bComm:
-			exposedComm += x.excl
+			exposedComm += x.reach()
 		}
-		exposed += x.excl
+		exposed += x.reach()
 	}
 	slices.SortFunc(cand, func(p, q int32) int {
 		if c := cmp.Compare(a.acc[q].total, a.acc[p].total); c != 0 {
@@ -378,7 +385,11 @@ func (a *analyzer) makeRow(r int32, verdict string, busy int64, canonBest map[in
 	row.DepRisk = depRisk(row.DepSignal)
 	row.Priority, row.Recommendation = priority(verdict, b, row.DepRisk, x, float64(row.Share)*100)
 	row.Suggestion = suggestion(verdict, b, x, row.OverlapWith)
-	row.OverlapGainUS = us(x.excl) // hiding it entirely saves at most its exclusive time
+	row.OverlapGainUS = us(x.reach()) // hiding it entirely saves at most its exclusive time, less collective wait
+	row.CollectiveWaitUS = us(x.wait)
+	if x.wait > 0 {
+		row.Suggestion += " " + us(x.wait).String() + " us of its exclusive time is waiting for the last rank to reach the collective: no overlap buys that back, only making the late rank faster does (ranks.json)."
+	}
 	return row
 }
 

@@ -1,6 +1,10 @@
 package report
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/trace"
+)
 
 // Metadata writes profile_metadata.json: every minimum field of the
 // profiling artifact contract (seed 004), null where a trace cannot know it.
@@ -12,6 +16,7 @@ func Metadata(a *Analysis) []byte {
 		Partial   bool    `json:"partial"`
 		Problem   *string `json:"problem"`
 		BadEvents int64   `json:"bad_events"`
+		Source    *source `json:"source,omitempty"`
 	}
 	type meta struct {
 		ExperimentID        *string      `json:"experiment_id"`
@@ -82,7 +87,7 @@ func Metadata(a *Analysis) []byte {
 		f := &a.Store.Files[fi]
 		m.SourceTracePaths = append(m.SourceTracePaths, f.Name)
 		m.Files = append(m.Files, fileInfo{Name: f.Name, Bytes: f.Bytes, Events: f.Events, Partial: f.Partial(),
-			Problem: opt(f.Problem), BadEvents: f.BadEvents})
+			Problem: opt(f.Problem), BadEvents: f.BadEvents, Source: sourceOf(f.Source)})
 	}
 	if a.MappingFile != nil {
 		f := a.MappingFile
@@ -101,4 +106,38 @@ func opt(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// source is a ROCm profiler file's own account of its run.
+type source struct {
+	Format   string  `json:"format"`
+	Hostname string  `json:"hostname,omitempty"`
+	Pid      int64   `json:"pid,omitempty"`
+	InitNS   int64   `json:"process_init_ns,omitempty"`
+	FiniNS   int64   `json:"process_fini_ns,omitempty"`
+	Agents   []agent `json:"gpu_agents"`
+	// Copies with a byte count in the file, and their bytes.
+	CopiesWithSize int64 `json:"copies_with_size"`
+	CopyBytes      int64 `json:"copy_bytes"`
+}
+
+type agent struct {
+	Device  int32  `json:"device"`
+	Node    int64  `json:"node_id"`
+	Logical int64  `json:"logical_node_id"`
+	Arch    string `json:"arch"`
+	Product string `json:"product_name"`
+	CUs     int64  `json:"cu_count"`
+}
+
+func sourceOf(s *trace.Source) *source {
+	if s == nil {
+		return nil
+	}
+	out := &source{Format: s.Format, Hostname: s.Hostname, Pid: s.Pid, InitNS: s.InitNS, FiniNS: s.FiniNS,
+		Agents: []agent{}, CopiesWithSize: s.CopiesWithSize, CopyBytes: s.CopyBytes}
+	for _, a := range s.Agents {
+		out.Agents = append(out.Agents, agent{a.Device, a.Node, a.Logical, a.Arch, a.Product, a.CUs})
+	}
+	return out
 }

@@ -20,7 +20,11 @@ func Summary(a *Analysis) []byte {
 	w("# gputriage profile summary\n\n")
 	for _, fi := range a.TraceFiles {
 		f := &a.Store.Files[fi]
-		w("- Trace: `%s` (%s MB of JSON, %d events)\n", mdCode(f.Name), mb(f.Bytes), f.Events)
+		if f.Source != nil {
+			w("- Trace: `%s` (%s, %d records)\n", mdCode(f.Name), f.Source.Format, f.Events)
+		} else {
+			w("- Trace: `%s` (%s MB of JSON, %d events)\n", mdCode(f.Name), mb(f.Bytes), f.Events)
+		}
 		if f.Partial() {
 			w("  - **Partial input**: %s. Everything before that point is analysed.\n", mdText(f.Problem))
 		}

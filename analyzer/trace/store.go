@@ -185,6 +185,8 @@ type File struct {
 	Ignore      bool              // not a trace after all (set by the caller)
 	Problem     string            // what was wrong, if anything
 	Header      map[string][]byte // raw JSON of the small top-level values
+	// Source is set by the readers of the ROCm profilers' own formats.
+	Source *Source
 }
 
 // Partial reports whether analysis of the file may miss data.

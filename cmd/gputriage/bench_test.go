@@ -117,6 +117,7 @@ func TestBenchmarks(t *testing.T) {
 	// process is small (a child's ru_maxrss starts from its parent's RSS
 	// at fork on Linux: after the 1 GB rows every row read 619 MB).
 	issue12 := issue12Table(t)
+	rocpd := rocpdTable(t) // also runs a child process (sqlite3)
 	genSize := int64(1 << 30)
 	if s := os.Getenv("GPUTRIAGE_BENCH_GEN_MB"); s != "" {
 		fmt.Sscan(s, &genSize)
@@ -256,6 +257,7 @@ Reading the figures:
   and the analyses' transient indexes at finish. It grows with kernel count, never with bytes read
   (the 200 MB log stays at a few MiB).
 `)
+	b.WriteString(rocpd)
 	b.WriteString(workerSizes())
 	b.WriteString("\n" + issue12)
 	if err := os.WriteFile(filepath.Join("..", "..", "BENCHMARKS.md"), []byte(b.String()), 0o644); err != nil {

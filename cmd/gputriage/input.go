@@ -15,6 +15,7 @@ import (
 
 	"github.com/gputriage/gputriage/analyzer"
 	"github.com/gputriage/gputriage/analyzer/limits"
+	"github.com/gputriage/gputriage/internal/sqlrows"
 )
 
 // chunk is how much the host pushes per feed call.
@@ -75,7 +76,7 @@ func dirFiles(dir string) (files, captures []string, err error) {
 		if sidecars[n] {
 			return nil
 		}
-		for _, ext := range []string{".json", ".json.gz", ".gz", ".log", ".txt", ".out", ".err"} {
+		for _, ext := range []string{".json", ".json.gz", ".gz", ".log", ".txt", ".out", ".err", ".csv", ".db", ".rpd"} {
 			if strings.HasSuffix(n, ext) {
 				if err := regular(p); err != nil {
 					return fmt.Errorf("%s: %v", p, err)
@@ -191,12 +192,32 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 	} else {
 		src = counted
 	}
-	var total int64
 	gz := src != io.Reader(counted)
+	// A SQLite database (rocpd, RPD, rocprof-compute) is queried here and
+	// its rows are pushed instead of its bytes (internal/sqlrows).
+	db := false
+	if peek := bufio.NewReader(src); true {
+		src = peek
+		if magic, _ := peek.Peek(len(sqlrows.Magic)); string(magic) == sqlrows.Magic {
+			rows, err := sqlrows.Stream(peek)
+			if err != nil {
+				if err := eng.FileError(err.Error()); err != nil {
+					return err
+				}
+				return eng.FileEnd()
+			}
+			defer rows.Close()
+			src, db = rows, true
+		}
+	}
+	var total int64
 	blocks, done := readAhead(src)
 	defer close(done)
 	feed := eng.Feed
-	bf := newBlockFeeder(eng, r, gz)
+	var bf *blockFeeder
+	if !db {
+		bf = newBlockFeeder(eng, r, gz)
+	}
 	if bf != nil {
 		defer bf.close()
 		feed = bf.feed

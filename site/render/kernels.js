@@ -5,9 +5,11 @@ import { h, section } from './dom.js';
 import { dur, int, pct } from './format.js';
 import { catClass } from './colors.js';
 import { dataTable } from './table.js';
+import { middle, differAt } from './names.js';
 
 const COLS = [
-  { key: 'kernel', label: 'kernel', cls: 'mono kname', text: true, w: 210, grow: true },
+  // head…tail: Tensile tile configs and template arguments tell kernels apart (render/names.js)
+  { key: 'kernel', label: 'kernel', cls: 'mono kname', text: true, w: 210, grow: true, cell: (r, v) => middle(v, 44, at.get(v)) },
   { key: 'stage', label: 'stage', cls: 'mono', text: true, multiStage: true, w: 80 },
   { key: 'category', label: 'category', cls: 'mono', text: true, cell: (r, v) => [h(`i.sw.${catClass(v)}`), v], w: 120 },
   { key: 'provider', label: 'provider', cls: 'mono', text: true, w: 100 },
@@ -18,11 +20,15 @@ const COLS = [
   { key: 'graph_replay', label: 'graph', cls: 'mono graph', fmt: (v) => (v ? 'graph' : ''), optional: true, w: 50 },
   { key: 'cpu_op', label: 'CPU op', cls: 'mono', text: true, w: 130 },
   // Call sites are long paths: show file(line): func, full path on hover.
-  { key: 'python_location', label: 'Python', cls: 'mono', text: true, optional: true, fmt: (v) => v.split('/').pop(), w: 170 },
+  // file(line): func kept whole at the tail; the full path on click
+  { key: 'python_location', label: 'Python', cls: 'mono', text: true, optional: true, cell: (r, v) => (v ? middle(v, 24) : ''), w: 170 },
 ];
+
+let at = new Map();
 
 export function renderKernels(kt) {
   if (!kt?.rows) return null;
+  at = differAt(kt.rows.map((r) => r.kernel));
   const t = dataTable({
     name: 'kernels', rows: kt.rows, cols: COLS, sort: 'gpu_time_us', tableClass: 'kernels',
     placeholder: 'filter  (press /)', share: 'gpu_time_us',

@@ -9,6 +9,7 @@ import { dur, int, pct } from './format.js';
 const ROW = 16;
 const AXIS = 18;
 const LABEL = 190;
+const MIN_BINS = 4; // the deepest zoom: four of the artifact's bins across the plot
 
 function css(el, name) {
   return getComputedStyle(el).getPropertyValue(name).trim();
@@ -44,7 +45,7 @@ function layout(f) {
   return rows;
 }
 
-function drawLanes(canvas, f, rows) {
+function drawLanes(canvas, f, rows, view = { a: 0, b: f.bins }) {
   const w = canvas.clientWidth;
   if (!w) return;
   const dpr = window.devicePixelRatio || 1;
@@ -63,12 +64,13 @@ function drawLanes(canvas, f, rows) {
   g.font = '11px monospace';
   g.textBaseline = 'middle';
 
-  // Time axis: ~8 ticks at round numbers.
-  const span = f.span_us;
+  // Time axis over the view: ~8 ticks at round numbers.
+  const binUs = f.span_us / f.bins;
+  const t0 = view.a * binUs, span = (view.b - view.a) * binUs;
   const step = niceStep(span / 8);
   g.fillStyle = dim;
-  for (let t = 0; t <= span + 1e-9 && step > 0; t += step) {
-    const x = LABEL + (t / span) * plotW;
+  for (let t = Math.ceil(t0 / step) * step; t <= t0 + span + 1e-9 && step > 0; t += step) {
+    const x = LABEL + ((t - t0) / span) * plotW;
     g.fillStyle = grid;
     g.fillRect(Math.round(x), AXIS - 4, 1, hgt - AXIS + 4);
     g.fillStyle = dim;
@@ -76,7 +78,11 @@ function drawLanes(canvas, f, rows) {
     g.fillText(label, Math.min(x + 2, w - g.measureText(label).width - 2), AXIS / 2);
   }
 
-  const bw = plotW / f.bins;
+  const bw = plotW / (view.b - view.a);
+  const lo = Math.max(0, Math.floor(view.a)), hi = Math.min(f.bins, Math.ceil(view.b));
+  // A bin's x and width, clipped to the plot (the view may cut the edge bins).
+  const bx = (b) => Math.max(LABEL, LABEL + (b - view.a) * bw);
+  const bwOf = (b) => Math.max(1, Math.min(LABEL + plotW, LABEL + (b + 1 - view.a) * bw) - bx(b));
   rows.forEach((row, i) => {
     const y = AXIS + i * ROW;
     if (row.lane) {
@@ -99,9 +105,9 @@ function drawLanes(canvas, f, rows) {
     g.fillRect(LABEL, y + 2, plotW, ROW - 4);
     g.fillStyle = ovc;
     const top = AXIS + o.first * ROW;
-    for (let b = 0; b < f.bins; b++) {
+    for (let b = lo; b < hi; b++) {
       if (o.n[b] < 2) continue;
-      const x = LABEL + b * bw, bwid = Math.max(bw, 1);
+      const x = bx(b), bwid = bwOf(b);
       const sure = o.sure[b];
       // Bins where the busy fractions add up past 1 certainly overlap: a band
       // behind the device's lanes, and opacity by that certain fraction. Bins
@@ -121,12 +127,12 @@ function drawLanes(canvas, f, rows) {
     if (!row.lane) return;
     const y = AXIS + i * ROW;
     const l = row.lane;
-    for (let b = 0; b < l.busy.length; b++) {
+    for (let b = lo; b < Math.min(hi, l.busy.length); b++) {
       const v = l.busy[b];
       if (v <= 0) continue;
       // Opacity encodes the busy fraction; a floor keeps short blips visible.
       g.globalAlpha = 0.15 + 0.85 * v;
-      g.fillRect(LABEL + b * bw, y + 2, Math.max(bw, 1), ROW - 4);
+      g.fillRect(bx(b), y + 2, bwOf(b), ROW - 4);
     }
   });
   g.globalAlpha = 1;
@@ -143,15 +149,43 @@ function laneFile(f) {
   if (!f.lanes?.length) return h('div.lanefile', h('h3.mono', f.file), h('p.dim', 'no GPU activity'));
   const rows = layout(f);
   const ovRows = rows.filter((r) => r.overlap);
-  const canvas = h('canvas.lanes', { role: 'img', 'aria-label': `${f.lanes.length} GPU streams over ${dur(f.span_us)}` +
+  const canvas = h('canvas.lanes', { tabindex: 0, title: 'wheel or + / - to zoom, drag or arrows to pan, 0 to reset', role: 'img', 'aria-label': `${f.lanes.length} GPU streams over ${dur(f.span_us)}` +
     ovRows.map((r) => `; device ${r.overlap.device}: two or more streams busy in ${r.overlap.bins} of ${f.bins} bins`).join('') });
   const tip = h('div.tip', { hidden: true });
+  // The shown time range, in bins: wheel zooms around the pointer, drag pans,
+  // the keyboard (canvas focused) zooms with + and -, pans with the arrows,
+  // 0 resets. The resolution is the artifact's bins (f.bins over the span).
+  const view = { a: 0, b: f.bins };
+  const binAt = (x) => { const plotW = canvas.clientWidth - LABEL - 4; return view.a + ((x - LABEL) / plotW) * (view.b - view.a); };
+  const setView = (a, b) => {
+    const w = Math.min(f.bins, Math.max(MIN_BINS, b - a));
+    a = Math.max(0, Math.min(f.bins - w, a));
+    view.a = a; view.b = a + w;
+    const us = f.span_us / f.bins;
+    canvas.dataset.view = `${(view.a * us).toFixed(3)}-${(view.b * us).toFixed(3)}`;
+    redraw();
+  };
+  const zoom = (factor, at) => setView(at - (at - view.a) * factor, at + (view.b - at) * factor);
+  canvas.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    const r = canvas.getBoundingClientRect();
+    if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) { const d = (e.deltaX || e.deltaY) / r.width * (view.b - view.a); setView(view.a + d, view.b + d); return; }
+    zoom(e.deltaY < 0 ? 0.8 : 1.25, binAt(e.clientX - r.left));
+  }, { passive: false });
+  let drag = null;
+  canvas.addEventListener('pointerdown', (e) => { drag = { x: e.clientX, a: view.a, b: view.b }; canvas.setPointerCapture(e.pointerId); });
+  canvas.addEventListener('pointerup', () => { drag = null; });
+  canvas.addEventListener('keydown', (e) => {
+    const mid = (view.a + view.b) / 2, step = (view.b - view.a) * 0.2;
+    const k = { '+': () => zoom(0.8, mid), '=': () => zoom(0.8, mid), '-': () => zoom(1.25, mid), ArrowLeft: () => setView(view.a - step, view.b - step), ArrowRight: () => setView(view.a + step, view.b + step), 0: () => setView(0, f.bins) }[e.key];
+    if (k) { e.preventDefault(); k(); }
+  });
   canvas.addEventListener('mousemove', (e) => {
     const r = canvas.getBoundingClientRect();
     const x = e.clientX - r.left, y = e.clientY - r.top;
+    if (drag) { const d = ((drag.x - e.clientX) / (r.width - LABEL - 4)) * (drag.b - drag.a); setView(drag.a + d, drag.b + d); return; }
     const row = rows[Math.floor((y - AXIS) / ROW)];
-    const plotW = r.width - LABEL - 4;
-    const b = Math.floor(((x - LABEL) / plotW) * f.bins);
+    const b = Math.floor(binAt(x));
     if (!row || y < AXIS || b < 0 || b >= f.bins) { tip.hidden = true; return; }
     const t0 = (b / f.bins) * f.span_us, t1 = ((b + 1) / f.bins) * f.span_us;
     tip.textContent = row.lane
@@ -163,7 +197,7 @@ function laneFile(f) {
     tip.style.top = `${y + 14}px`;
   });
   canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
-  const redraw = () => drawLanes(canvas, f, rows);
+  function redraw() { drawLanes(canvas, f, rows, view); }
   new ResizeObserver(redraw).observe(canvas);
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', redraw);
 

@@ -3,6 +3,8 @@
 import { h, clear, artifactJSON, artifactText } from './dom.js';
 import { resetColors } from './colors.js';
 import { renderSummary } from './summary.js';
+import { renderVerdict } from './verdict.js';
+import { renderDiff, diffLead } from './diff.js';
 import { renderBreakdown } from './breakdown.js';
 import { renderKernels } from './kernels.js';
 import { renderTimeline } from './timeline.js';
@@ -16,7 +18,7 @@ import { renderRoofline } from './roofline.js';
 import { renderExport } from './export.js';
 
 const NAV = [
-  ['summary', 'summary'], ['breakdown', 'categories'], ['kernels', 'kernels'], ['roofline', 'roofline'], ['timeline', 'timeline'], ['idle', 'idle'],
+  ['verdict', 'verdict'], ['diff', 'comparison'], ['summary', 'summary'], ['breakdown', 'categories'], ['kernels', 'kernels'], ['roofline', 'roofline'], ['timeline', 'timeline'], ['idle', 'idle'],
   ['ranks', 'ranks'], ['lanes', 'streams'], ['overlap', 'overlap'], ['fuse', 'fuse'], ['crash', 'crash'], ['export', 'export'],
 ];
 
@@ -39,6 +41,11 @@ export async function renderReport(root, result, opts = {}) {
   const cache = new Map();
   const a = (n) => { if (!cache.has(n)) cache.set(n, artifactJSON(result, n)); return cache.get(n); };
   const sections = [
+    () => renderVerdict(result, {
+      meta: a('profile_metadata.json'), bd: a('breakdown.json'), crash: a('crash_diagnosis.json'), title: reportTitle(result),
+      diff: a('diff.json') && diffLead(a('diff.json'), opts.force, opts.swap),
+    }),
+    () => renderDiff(a('diff.json')),
     () => renderSummary(result, a('profile_metadata.json'), opts.stats, { overlap: a('overlap_opportunities.json'), roles: opts.roles, fix: opts.fix }),
     () => renderBreakdown(a('breakdown.json')),
     () => renderKernels(a('kernel_table.json')),
@@ -54,8 +61,8 @@ export async function renderReport(root, result, opts = {}) {
     () => renderText(result),
     () => renderExport(result, opts.saveReport ?? null),
   ];
-  sections[0].id = 'summary';
-  sections[2].id = 'kernels';
+  sections[2].id = 'summary';
+  sections[4].id = 'kernels';
   const nav = h('nav.toc', { 'aria-label': 'report sections' });
   const links = new Map(NAV.map(([id, label]) => [id, h('a', { href: `#${id}` }, label)]));
   clear(root).append(nav);
@@ -75,10 +82,29 @@ export async function renderReport(root, result, opts = {}) {
     if (!s) continue;
     ms[s.id || i] = performance.now() - t0;
     root.append(s);
+    // The verdict's heading takes the focus the drop zone or Cancel had
+    // (a screen reader starts at the answer), unless the user moved it.
+    const had = document.activeElement;
+    if (s.id === 'verdict' && opts.focus && (!had || had === document.body || !had.checkVisibility())) {
+      window.scrollTo(0, 0); // a new report starts at its answer
+      s.querySelector('h2')?.focus({ preventScroll: true });
+    }
     // Links keep NAV's order whatever order sections arrive in.
     if (links.has(s.id)) nav.replaceChildren(...NAV.filter(([id]) => id === s.id || nav.querySelector(`a[href="#${id}"]`)).map(([id]) => links.get(id)));
   }
   return ms;
+}
+
+/** What the report is about: the input's name, or how many inputs. */
+export function reportTitle(result) {
+  const d = artifactJSON(result, 'diff.json');
+  if (d?.a && d?.b) return `${d.a.name.split(/[\\/]/).pop()} vs ${d.b.name.split(/[\\/]/).pop()}`;
+  // The files that were read name the report; an unreadable one comes last.
+  const files = [...(result.files ?? [])].sort((a, b) => (a.kind === 'unknown') - (b.kind === 'unknown'));
+  const names = files.map((f) => f.name.split(/[\\/]/).pop());
+  if (!names.length) return 'gputriage report';
+  if (names.length === 1) return names[0];
+  return `${names[0]} + ${names.length - 1} more`;
 }
 
 let renderRun = null;

@@ -3,8 +3,6 @@
 import { h, section } from './dom.js';
 import { bytes, int, secs } from './format.js';
 
-const MATCH_CLASS = { exact: 'ok', compatible: 'info', unknown: 'warn' };
-
 const ROLES = ['auto', 'mapping', 'formal'];
 let fixURLs = [];
 
@@ -27,7 +25,7 @@ export function renderSummary(result, meta, stats, opts = {}) {
   if (meta) {
     const dev = meta.device_name ?? '';
     add('device', meta.vendor && !dev.toLowerCase().includes(meta.vendor) ? `${dev} (${meta.vendor})` : dev);
-    add('observed arch', meta.observed_arch, { class: 'mono' });
+    add('observed arch', meta.observed_arch ? `${meta.observed_arch}${meta.arch_basis ? ` (from ${meta.arch_basis})` : ''}` : '', { class: 'mono' });
     add('target arch', meta.target_arch, { class: 'mono' });
     add('stages', meta.stages);
     add('ROCm', meta.rocm_version);
@@ -43,15 +41,9 @@ export function renderSummary(result, meta, stats, opts = {}) {
     }
   }
 
-  const match = meta?.arch_match;
   return section('summary', 'Summary',
     partial && h('p.banner.warn', { role: 'status' },
       'Partial input: some data was damaged or cut short. Results cover what was read; see the file list.'),
-    result.error && h('p.banner.bad', { role: 'alert' }, result.error),
-    meta && h('div.arch', [
-      h(`span.badge.${MATCH_CLASS[match] ?? 'warn'}`, { title: `arch_match against target ${meta.target_arch}` }, `arch_match: ${match || 'unknown'}`),
-      h('span.reason', meta.hardware_relevance_reason || '', meta.arch_basis ? h('span.dim', ` (arch from ${meta.arch_basis})`) : null),
-    ]),
     kv.length > 0 && h('dl.kv', kv),
     filesTable(result, meta, opts),
     stats && h('p.dim.stats', stats.command ? `${stats.command} · ` : '', `analysed ${bytes(stats.rawBytes)} (${bytes(stats.bytes)} on disk) in ${stats.seconds.toFixed(1)} s (analysis ${stats.finishSeconds.toFixed(2)} s) · ${stats.mbps.toFixed(0)} MB/s · module memory ${bytes(stats.memory)}${stats.blocks ? ` · read in ${stats.blocks} blocks by ${stats.parsers} parser workers (${bytes(stats.parserMemory ?? 0)} more memory)` : ''}${stats.restarted ? ' · read again by one worker (the blocks did not merge)' : ''}`),
@@ -119,7 +111,10 @@ function filesTable(result, meta, opts) {
         h('div.toolbar', [
           h('a.dl.button.fixed', { href: url(out.blob), download: out.name }, `Download ${out.name}`),
           rep && h('a.dl.mono', { href: url(new Blob([new TextEncoder().encode(rep.text)], { type: 'application/json' })), download: rep.name }, rep.name),
-          h('span.dim', 'open it at ui.perfetto.dev'),
+          h('button.perfetto', {
+            type: 'button', onclick: () => openInPerfetto(out.blob, out.name),
+            title: 'opens ui.perfetto.dev in a new tab and hands it this fixed trace (postMessage); the trace goes to that tab, which then loads Perfetto from the network — this page itself sends nothing',
+          }, 'Open in Perfetto (new tab)'),
         ]),
       );
       fixPanel.dataset.state = 'done';
@@ -152,4 +147,29 @@ function filesTable(result, meta, opts) {
     gzip && h('label.dim.fixopt', { title: 'compress the fixed trace in the browser (CompressionStream); Perfetto opens .json.gz directly' }, gzip, ' gzip the Perfetto fix'),
     fixPanel,
   ];
+}
+
+const PERFETTO = 'https://ui.perfetto.dev';
+
+/**
+ * Perfetto UI's documented hand-over: open it, PING until it answers PONG,
+ * then post the trace's bytes. An explicit user action: the new tab loads
+ * Perfetto; this page makes no request.
+ */
+async function openInPerfetto(blob, name) {
+  const win = window.open(PERFETTO);
+  if (!win) return;
+  const buffer = await blob.arrayBuffer();
+  let tries = 0;
+  const ping = setInterval(() => {
+    if (++tries > 600 || win.closed) { clearInterval(ping); window.removeEventListener('message', onMsg); return; }
+    win.postMessage('PING', PERFETTO);
+  }, 100);
+  const onMsg = (e) => {
+    if (e.origin !== PERFETTO || e.data !== 'PONG') return;
+    clearInterval(ping);
+    window.removeEventListener('message', onMsg);
+    win.postMessage({ perfetto: { buffer, title: name, fileName: name } }, PERFETTO);
+  };
+  window.addEventListener('message', onMsg);
 }

@@ -579,6 +579,17 @@ test('served: Fix for Perfetto gives the CLI\'s perfetto-fix bytes', async () =>
     // The analysis report is still there and the next drop still works.
     assert.ok(await s.page.locator('#kernels tbody tr').count() > 0, 'report kept');
     assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests after load');
+    // Open in Perfetto: an explicit action that opens ui.perfetto.dev in a new
+    // tab and posts it the fixed trace (a stand-in page answers here).
+    const btn = s.page.locator('.fixpanel button.perfetto');
+    assert.match(await btn.textContent(), /Open in Perfetto \(new tab\)/);
+    assert.match(await btn.getAttribute('title'), /new tab/);
+    await s.context.route('https://ui.perfetto.dev/**', (r) => r.fulfill({ contentType: 'text/html',
+      body: '<script>addEventListener("message",(e)=>{if(e.data==="PING")e.source.postMessage("PONG","*");else if(e.data&&e.data.perfetto)window.got=e.data.perfetto.buffer.byteLength;})</script>' }));
+    const [popup] = await Promise.all([s.context.waitForEvent('page'), btn.click()]);
+    await popup.waitForFunction(() => window.got > 0, null, { timeout: 30_000 });
+    assert.equal(await popup.evaluate(() => window.got), gz.bytes.length, 'Perfetto got the fixed trace');
+    assert.ok(s.requestsAfterLoad().every((u) => u.startsWith('https://ui.perfetto.dev')), 'only the Perfetto tab made a request');
     assert.deepEqual(s.errors, [], 'no console errors');
   } finally {
     await s.close();
@@ -1137,6 +1148,410 @@ test('no long main-thread task from drop to report on a large trace', async () =
   note(`tp_rank0: longest task per run ${runs.map((x) => x.toFixed(0)).join(', ')} ms, median ${median.toFixed(0)} ms; load average ${load.toFixed(1)} on ${os.cpus().length} cores: bound ${bound.toFixed(0)} ms${factor > 1 ? ` (100 ms × ${factor.toFixed(1)}: heavily loaded machine)` : ''}`);
   fs.writeFileSync(path.join(ART_DIR, 'page-longtask.md'), `${median.toFixed(0)}\t${(median / factor).toFixed(0)}\t${factor.toFixed(1)}\t${parts}; runs ${runs.map((x) => x.toFixed(0)).join(', ')} ms\n`);
   assert.ok(median <= bound, `the median run's longest main-thread task took ${median.toFixed(0)} ms (bound ${bound.toFixed(0)} ms; runs ${runs.map((x) => x.toFixed(0)).join(', ')})`);
+});
+
+// ---------------------------------------------------------------- answer first (issue 21)
+
+/** Every trace under the shared testdata (a file the CLI's breakdown writes a
+ *  profile_summary.md for), and every crash input named by an answer key. */
+function sharedTraces() {
+  const out = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.json(\.gz)?$/.test(e.name) && !/answers|key|facts|gen\.json|annot|sidecar|collectives/.test(e.name)) out.push(p);
+    }
+  };
+  for (const d of ['traces', 'traces2', 'gpu/traces', 'gpu/perfmodel']) if (fs.existsSync(`${SHARED}/${d}`)) walk(`${SHARED}/${d}`);
+  return out.sort();
+}
+
+function crashInputs() {
+  const out = [];
+  for (const d of ['crash', 'crash-bugreports', 'crash-seedcases']) {
+    const key = `${SHARED}/${d}/answers.json`;
+    if (!fs.existsSync(key)) { if (process.env.CI) assert.fail(`missing ${key}`); continue; }
+    const a = JSON.parse(fs.readFileSync(key, 'utf8'));
+    for (const e of a.entries ?? a) {
+      const p = `${SHARED}/${d}/${e.file}`;
+      if (fs.existsSync(p)) out.push(p); // the 50 MB case is generated, not stored
+    }
+  }
+  return out;
+}
+
+// The plain text a reader sees of one Markdown line: code spans and
+// emphasis marks dropped, backslash escapes resolved (independent of the
+// page's own parser).
+const mdPlain = (s) => s.replace(/(`+) ?(.*?) ?\1/g, '$2').replace(/\*\*/g, '').replace(/\\([!-/:-@[-`{-~])/g, '$1');
+const norm = (s) => s.replace(/\s+/g, ' ').trim();
+const firstSentence = (s) => norm(s).split(/(?<=[.!?])\s(?=[A-Z0-9`(])/)[0];
+
+/** Where a text is on screen: the rect of the first element whose text holds it. */
+async function onFirstScreen(page, text) {
+  return page.evaluate((want) => {
+    const n = (s) => s.replace(/\s+/g, ' ').trim();
+    const els = [...document.querySelectorAll('#verdict li, #verdict .headline, #verdict dd, #error')];
+    const el = els.find((e) => n(e.textContent).includes(want));
+    if (!el) return { found: false, texts: els.slice(0, 4).map((e) => n(e.textContent).slice(0, 160)) };
+    // Scroll to the top first: the first screen is what shows without scrolling.
+    window.scrollTo(0, 0);
+    const r = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    return { found: true, top: r.top, bottom: r.bottom, h: innerHeight, visible: style.visibility !== 'hidden' && r.height > 0 && !el.closest('details:not([open])') };
+  }, text);
+}
+
+async function dropAny(page, files, timeout = 120_000) {
+  await page.setInputFiles('#pick-files', files);
+  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout });
+}
+
+test('answer first: the first takeaway of every shared trace shows on the first screen at 1280x800', async () => {
+  const traces = sharedTraces();
+  assert.ok(traces.length >= 30, `shared traces found (${traces.length})`);
+  const s = await openPage(`${base}/`);
+  let checked = 0;
+  const misses = [];
+  try {
+    for (const t of traces) {
+      const runs = await s.page.evaluate(() => window.__gputriage.runs);
+      await dropAny(s.page, [t]);
+      if (await s.page.evaluate(() => document.body.dataset.state) === 'error') continue; // not a trace (a sidecar): no report
+      await s.page.waitForFunction((n) => window.__gputriage.runs > n, runs);
+      const { summary, stages } = await s.page.evaluate(() => {
+        const art = (n) => window.__gputriage.result.artifacts.find((a) => a.name === n)?.text;
+        return { summary: art('profile_summary.md') ?? '', stages: (JSON.parse(art('breakdown.json') ?? '{}').stages ?? []).map((x) => x.stage) };
+      });
+      if (!summary) continue;
+      const lines = summary.split('\n');
+      const at = lines.indexOf('## Takeaways');
+      const first = at < 0 ? null : lines.slice(at + 1).find((l) => l.startsWith('- '));
+      if (!first) continue; // no kernels: nothing to take away
+      // Grouped under its stage's heading, a takeaway drops its "stage: " prefix.
+      let text = first.slice(2);
+      const stage = stages.find((x) => text.startsWith(`${x}: `));
+      if (stage) text = text.slice(stage.length + 2);
+      const sentence = firstSentence(mdPlain(text));
+      const where = await onFirstScreen(s.page, sentence);
+      checked++;
+      if (!where.found || !where.visible || where.top < 0 || where.bottom > where.h) misses.push(`${path.relative(SHARED, t)}: ${JSON.stringify(where)} «${sentence}»`);
+      if (t === traces.find((x) => x.includes('sglang_decode'))) await shot(s.page, 'answer-first-decode');
+    }
+    note(`answer first: ${checked} traces with takeaways; the first takeaway on the first screen in ${checked - misses.length}`);
+    assert.ok(checked >= 25, `traces with a takeaway (${checked})`);
+    assert.deepEqual(misses, [], 'first takeaway below the fold or hidden');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('answer first: every crash input shows its failure reason on the first screen', async () => {
+  const inputs = crashInputs();
+  assert.ok(inputs.length >= 80, `crash inputs (${inputs.length})`);
+  const s = await openPage(`${base}/`);
+  const misses = [];
+  let reasons = 0, refused = 0;
+  try {
+    for (const p of inputs) {
+      const runs = await s.page.evaluate(() => window.__gputriage.runs);
+      if (fs.statSync(p).isDirectory()) {
+        await s.page.setInputFiles('#pick-folder', p);
+        await s.page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 120_000 });
+      } else await dropAny(s.page, [p]);
+      const state = await s.page.evaluate(() => document.body.dataset.state);
+      if (state === 'error') {
+        // An unusable input (empty, junk): the refusal is the answer, on screen.
+        const msg = norm(await s.page.textContent('#error'));
+        const where = await onFirstScreen(s.page, msg.slice(0, 60));
+        if (!where.found || where.bottom > where.h) misses.push(`${path.basename(p)}: refusal not on screen`);
+        refused++;
+        continue;
+      }
+      await s.page.waitForFunction((n) => window.__gputriage.runs > n, runs);
+      const d = await s.page.evaluate(() => JSON.parse(window.__gputriage.result.artifacts.find((a) => a.name === 'crash_diagnosis.json')?.text ?? 'null'));
+      if (!d) { misses.push(`${path.basename(p)}: no crash_diagnosis.json`); continue; }
+      assert.ok(d.failure_reason, `${path.basename(p)}: a failure reason`);
+      const where = await onFirstScreen(s.page, norm(d.failure_reason));
+      reasons++;
+      if (!where.found || !where.visible || where.top < 0 || where.bottom > where.h) misses.push(`${path.basename(p)}: ${JSON.stringify(where)}`);
+      // The cards are a diagnosis: no object dumped as text, no field twice.
+      const dump = await s.page.locator('#crash, #verdict').evaluateAll((els) => els.some((e) => e.textContent.includes('[object Object]')));
+      if (dump) misses.push(`${path.basename(p)}: [object Object] on the page`);
+      const twice = await s.page.evaluate(() => [...document.querySelectorAll('#crash article.finding')].flatMap((a) => {
+        const dts = [...a.querySelectorAll(':scope > dl.kv dt, :scope > div > dl.kv > dt')].map((d) => d.textContent);
+        return dts.filter((x, i) => dts.indexOf(x) !== i);
+      }));
+      if (twice.length) misses.push(`${path.basename(p)}: fields twice: ${twice.join(', ')}`);
+      if (/c15_sglang_tp8|s01_rocr|c04_rocgdb/.test(p)) await shot(s.page, `answer-first-crash-${path.basename(p).split('_')[0]}`);
+    }
+    note(`answer first: ${reasons} crash inputs with a failure reason on the first screen, ${refused} refused on screen, ${misses.length} misses`);
+    for (const m of misses) note(`  miss: ${m}`);
+    assert.deepEqual(misses, [], 'crash answers');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('robust drops: a trace + a PNG give the trace\'s report and one error row; title, focus, example', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    const png = path.join(TMP, 'screenshot.png');
+    // A real PNG: the page's own screenshot.
+    await s.page.screenshot({ path: png });
+    await dropAny(s.page, [TRACES.rocmDecode, png]);
+    assert.equal(await s.page.evaluate(() => document.body.dataset.state), 'done', 'the report renders');
+    assert.equal(await s.page.evaluate(() => window.__gputriage.result.exit_code), 2, 'exit 2, as the CLI');
+    assert.ok(await s.page.locator('#kernels tbody tr').count() > 0, 'the trace\'s kernel table');
+    const rows = s.page.locator('#verdict .errrow');
+    assert.equal(await rows.count(), 1, 'one error row');
+    assert.match(await rows.textContent(), /screenshot\.png.*(binary|unknown)/);
+    assert.match(await s.page.title(), /^sglang_Qwen3-8B_decode\.json\.gz \+ 1 more/);
+    assert.equal(await s.page.evaluate(() => document.activeElement?.id || document.activeElement?.outerHTML.slice(0, 80)), 'verdict-h', 'focus on the report heading');
+    await shot(s.page, 'robust-drop');
+    // The artifacts are the CLI's for the trace (the PNG adds none).
+    const got = await pageArtifacts(s.page);
+    for (const [n, b] of Object.entries(cliArtifacts(TRACES.rocmDecode))) if (n !== 'profile_metadata.json' && n !== 'index.json') assert.ok(got[n]?.equals(b) || withoutRunID(got[n] ?? Buffer.alloc(0)) === withoutRunID(b), `${n} as the CLI's`);
+  } finally {
+    await s.close();
+  }
+  // "Try the example": the embedded default trace, no request.
+  const e = await openPage(`${base}/`);
+  try {
+    await e.page.click('#example');
+    await e.page.waitForFunction(() => document.body.dataset.state === 'done', null, { timeout: 120_000 });
+    assert.match(await e.page.title(), /^sglang_Qwen3-8B_decode\.json\.gz/);
+    const got = await pageArtifacts(e.page);
+    assertSameArtifacts(got, cliArtifacts(path.join(ROOT, 'testdata/default/sglang_Qwen3-8B_decode.json.gz')), 'example');
+    assert.deepEqual(e.requestsAfterLoad(), [], 'no request for the example');
+    assert.deepEqual(e.errors, [], 'no console errors');
+  } finally {
+    await e.close();
+  }
+});
+
+/** `gputriage diff` of two inputs as the page names them: each file at
+ *  its page name under a temporary folder (A/x and B/x when the names clash). */
+function cliDiff(a, b, names, extra = []) {
+  const dir = fs.mkdtempSync(path.join(TMP, 'diff-'));
+  for (const [src, name] of [[a, names[0]], [b, names[1]]]) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    if (fs.statSync(src).isDirectory()) fs.cpSync(src, path.join(dir, name), { recursive: true });
+    else fs.copyFileSync(src, path.join(dir, name));
+  }
+  const out = fs.mkdtempSync(path.join(TMP, 'cli-'));
+  const r = spawnSync(CLI, ['diff', '-q', '-o', out, ...extra, ...names], { cwd: dir, encoding: 'utf8' });
+  assert.ok([0, 1, 3, 4].includes(r.status), `gputriage diff exited ${r.status}: ${r.stderr}`);
+  return Object.fromEntries(fs.readdirSync(out).map((n) => [n, fs.readFileSync(path.join(out, n))]));
+}
+
+test('compare: two runs dropped together give the CLI\'s diff (refused, then --force), side by side; artifact zips too', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    // The same model on MI300X and H100: two runs in one drop.
+    await dropAny(s.page, [TRACES.mi300, TRACES.h100]);
+    assert.equal(await s.page.evaluate(() => document.body.dataset.state), 'done', 'a report, not an error');
+    const names = ['A/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz', 'B/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz'];
+    const mi300First = await s.page.evaluate(() => JSON.parse(window.__gputriage.result.artifacts.find((a) => a.name === 'diff.json').text).a.device_name);
+    const [a, b] = /MI300/.test(mi300First) ? [TRACES.mi300, TRACES.h100] : [TRACES.h100, TRACES.mi300];
+    let got = await pageArtifacts(s.page);
+    assertSameArtifacts(got, cliDiff(a, b, names), 'diff (refused)');
+    const where = await onFirstScreen(s.page, 'REFUSED (not comparable)');
+    assert.ok(where.found && where.bottom <= where.h, `the verdict on the first screen: ${JSON.stringify(where)}`);
+    assert.match(await s.page.title(), /vs/);
+    await shot(s.page, 'compare-refused');
+    // Compare anyway: the CLI's --force bytes, the deltas on the page.
+    const runs = await s.page.evaluate(() => window.__gputriage.runs);
+    await s.page.click('#force');
+    await nextRun(s.page, runs);
+    got = await pageArtifacts(s.page);
+    const want = cliDiff(a, b, names, ['--force']);
+    assertSameArtifacts(got, want, 'diff --force');
+    const d = JSON.parse(want['diff.json'].toString());
+    const top = [...d.categories].sort((x, y) => Math.abs(y.delta_us) - Math.abs(x.delta_us))[0];
+    const lead = await s.page.locator('#verdict .difflead ol.lead li').first().textContent();
+    assert.ok(lead.includes(top.category), `top category delta in the verdict (${lead})`);
+    assert.equal(await s.page.locator('#diff .side').count(), 2, 'A and B side by side');
+    const sides = await s.page.locator('#diff .side').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().top));
+    assert.ok(Math.abs(sides[0] - sides[1]) < 2, 'side by side at 1280 px');
+    assert.ok(await s.page.locator('#diff table.diffcats tbody tr').count() === d.categories.length, 'every category delta');
+    assert.ok(await s.page.locator('#diff table.diffkernels tbody tr').count() > 0, 'kernel deltas');
+    await shot(s.page, 'compare-forced');
+    await s.page.setViewportSize({ width: 390, height: 844 });
+    await shot(s.page, 'compare-forced-390');
+    await s.page.setViewportSize({ width: 1280, height: 800 });
+
+    // Two artifact zips (this page's "All as .zip" of two reports) = two artifact folders to the CLI.
+    const zips = [];
+    for (const t of [PAIR[0], PAIR[1]]) {
+      await dropAny(s.page, [t]); // one trace under auto: its breakdown
+      const z = await download(s.page, '#export a[download$=".zip"]');
+      const dir = path.join(TMP, `zip-${zips.length}`);
+      fs.mkdirSync(dir);
+      const file = path.join(dir, z.name);
+      fs.writeFileSync(file, z.bytes);
+      zips.push(file);
+    }
+    const before = await s.page.evaluate(() => window.__gputriage.runs);
+    await s.page.setInputFiles('#pick-files', zips);
+    await nextRun(s.page, before);
+    assert.equal(await s.page.evaluate(() => window.__gputriage.stats.command), 'diff', 'the zips compare');
+    const stems = zips.map((z) => path.basename(z).replace(/\.zip$/, ''));
+    const folders = zips.map((z, i) => {
+      const d = path.join(TMP, `unz-${i}`);
+      fs.mkdirSync(d, { recursive: true });
+      for (const [n, b] of Object.entries(unzip(fs.readFileSync(z)))) if (['profile_metadata.json', 'kernel_table.json', 'breakdown.json', 'gpu_timeline.json'].includes(n)) fs.writeFileSync(path.join(d, n), b);
+      return d;
+    });
+    const zstems = stems[0] === stems[1] ? [`A/${stems[0]}`, `B/${stems[1]}`] : stems;
+    assertSameArtifacts(await pageArtifacts(s.page), cliDiff(folders[0], folders[1], zstems), 'diff of two artifact zips');
+    assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests after load');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+// Kept beside the tests (site/test/screenshots/, committed): each report
+// kind's first screen at 1280x800 and 390x844, looked at when they change.
+const SHOTS = path.join(ROOT, 'site/test/screenshots');
+
+test('screenshots: every report kind at 1280x800 and 390x844, no sideways page scroll at 390 px', async () => {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  const kinds = [
+    ['breakdown', [TRACES.rocmDecode]],
+    ['triage', PAIR],
+    ['ranks', RANKS],
+    ['crash', [`${SHARED}/crash-seedcases/c15_sglang_tp8_interleaved_fault_on_one_rank_then_watchdogs.log`]],
+    ['compare', [TRACES.mi300, TRACES.h100]],
+  ];
+  const s = await openPage(`${base}/`);
+  const wide = [];
+  try {
+    for (const [kind, files] of kinds) {
+      await s.page.setViewportSize({ width: 1280, height: 800 });
+      const runs = await s.page.evaluate(() => window.__gputriage.runs);
+      await s.page.setInputFiles('#pick-files', files);
+      await nextRun(s.page, runs, 300_000);
+      await s.page.evaluate(() => window.scrollTo(0, 0));
+      await s.page.screenshot({ path: path.join(SHOTS, `${kind}-1280x800.png`) });
+      await s.page.setViewportSize({ width: 390, height: 844 });
+      await s.page.evaluate(() => window.scrollTo(0, 0));
+      await s.page.screenshot({ path: path.join(SHOTS, `${kind}-390x844.png`) });
+      const over = await s.page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+      if (over > 0) wide.push(`${kind}: ${over} px wider than the 390 px viewport`);
+    }
+    note(`screenshots in ${path.relative(ROOT, SHOTS)}/`);
+    assert.deepEqual(wide, [], 'no horizontal page scrolling at 390 px');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+// axe-core from npm (a local file, injected through the devtools protocol:
+// no network, the page's CSP untouched).
+const AXE = path.join(ROOT, 'node_modules/axe-core/axe.min.js');
+
+async function axeSerious(page) {
+  await page.evaluate(fs.readFileSync(AXE, 'utf8'));
+  const r = await page.evaluate(async () => {
+    // content-visibility: auto sections are skipped by layout-based rules until
+    // they are near the view: render them all for the audit.
+    for (const s of document.querySelectorAll('#report > section')) s.style.contentVisibility = 'visible';
+    const out = await window.axe.run(document, { resultTypes: ['violations'] });
+    return out.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious')
+      .map((v) => `${v.impact} ${v.id}: ${v.nodes.length} node(s), e.g. ${v.nodes[0]?.target?.join(' ')} — ${v.help}`);
+  });
+  return r;
+}
+
+test('axe-core: no critical or serious violation on the idle page and on every report page', async () => {
+  assert.ok(fs.existsSync(AXE), 'axe-core installed (npm ci)');
+  const found = [];
+  for (const scheme of ['light', 'dark']) {
+    const s = await openPage(`${base}/`, { colorScheme: scheme });
+    try {
+      for (const v of await axeSerious(s.page)) found.push(`${scheme} idle: ${v}`);
+      const kinds = [
+        ['breakdown', [TRACES.rocmDecode]],
+        ['triage', PAIR],
+        ['crash', [CRASH_LOG, `${SHARED}/crash-seedcases/c04_rocgdb_splitk_clean_deadlock_item_bt.txt`]],
+        ['compare', [TRACES.mi300, TRACES.h100]],
+      ];
+      for (const [kind, files] of kinds) {
+        const runs = await s.page.evaluate(() => window.__gputriage.runs);
+        await s.page.setInputFiles('#pick-files', files);
+        await nextRun(s.page, runs, 300_000);
+        for (const v of await axeSerious(s.page)) found.push(`${scheme} ${kind}: ${v}`);
+      }
+    } finally {
+      await s.close();
+    }
+  }
+  for (const f of found) note(`axe: ${f}`);
+  assert.deepEqual(found, [], 'axe-core critical/serious violations');
+});
+
+test('readable names: the xDiT top 25 kernels read apart; Enter expands a name, copy beside it', async () => {
+  const xdit = `${SHARED}/traces/tracelens/inference/xdit_flux.1_aiter_sage/profile_trace_rank_0.json.gz`;
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [xdit]);
+    const cells = s.page.locator('#kernels tbody td.kname');
+    const shown = await cells.evaluateAll((tds) => tds.map((td) => (td.querySelector('button.kn') ?? td).textContent));
+    const full = await cells.evaluateAll((tds) => tds.map((td) => td.title));
+    assert.equal(shown.length, 25);
+    assert.equal(new Set(shown).size, new Set(full).size, `every distinct kernel reads apart: ${shown.join(' | ')}`);
+    // Keyboard: Tab to the first long name, Enter shows it whole.
+    const btn = s.page.locator('#kernels tbody button.kn').first();
+    await btn.focus();
+    await s.page.keyboard.press('Enter');
+    assert.equal(await btn.getAttribute('aria-expanded'), 'true');
+    assert.equal(await btn.textContent(), await btn.getAttribute('title'), 'the whole name');
+    assert.ok(await s.page.locator('#kernels tbody button.copy:visible').count() === 1, 'a copy button beside it');
+    await s.page.locator('#kernels').evaluate((e) => e.scrollIntoView());
+    await shot(s.page, 'names-xdit');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('timeline: wheel zoom narrows the stream lanes\' time range; drag pans, + zooms, 0 resets', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [TRACES.rocmDecode]);
+    const canvas = s.page.locator('#lanes canvas.lanes').first();
+    await canvas.scrollIntoViewIfNeeded();
+    const span = JSON.parse((await s.page.evaluate(() => window.__gputriage.result.artifacts.find((a) => a.name === 'gpu_lanes.json').text))).files[0].span_us;
+    const range = async () => { const v = await canvas.getAttribute('data-view'); if (!v) return [0, span]; const [a, b] = v.split('-').map(Number); return [a, b]; };
+    const box = await canvas.boundingBox();
+    await s.page.mouse.move(box.x + box.width * 0.7, box.y + 30);
+    for (let i = 0; i < 5; i++) await s.page.mouse.wheel(0, -120);
+    const [a1, b1] = await range();
+    assert.ok(b1 - a1 < span * 0.5, `wheel zoom narrows the range: ${a1}-${b1} of ${span} us`);
+    assert.ok(a1 > 0, 'zoomed around the pointer (70 % across), not the start');
+    await s.page.mouse.down();
+    await s.page.mouse.move(box.x + box.width * 0.5, box.y + 30, { steps: 4 });
+    await s.page.mouse.up();
+    const [a2, b2] = await range();
+    assert.ok(a2 > a1 && Math.abs((b2 - a2) - (b1 - a1)) < 1e-3 * span, `drag pans: ${a2}-${b2}`);
+    await canvas.focus();
+    await s.page.keyboard.press('+');
+    const [a3, b3] = await range();
+    assert.ok(b3 - a3 < b2 - a2, 'the keyboard zooms');
+    await shot(s.page, 'lanes-zoomed');
+    await s.page.keyboard.press('0');
+    const [a4, b4] = await range();
+    assert.ok(a4 === 0 && Math.abs(b4 - span) < 1e-3 * span, '0 resets');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
 });
 
 // ---------------------------------------------------------------- main

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gputriage/gputriage/analyzer"
+	"github.com/gputriage/gputriage/schemas"
+)
+
+// The ROCm profilers' own outputs (../shared/testdata/rocprof): each reads
+// to the same bytes under both engines (databases are queried by this host
+// and fed as rows to either), and every JSON artifact validates.
+func TestRocprofInputs(t *testing.T) {
+	dir := filepath.Join(shared, "rocprof")
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	csv, _ := filepath.Glob(filepath.Join(dir, "908_*.csv*"))
+	inputs := map[string][]string{
+		"rocprofv3 JSON":  {filepath.Join(dir, "908_results.json.gz")},
+		"rocprofv3 CSV":   csv,
+		"rocpd":           {filepath.Join(dir, "908_results.rocpd.db.gz")},
+		"RPD matmul":      {filepath.Join(dir, "matmul_result.rpd.gz")},
+		"RPD mytrace":     {filepath.Join(dir, "mytrace.rpd.gz")},
+		"rocprof-compute": {filepath.Join(dir, "rocprof_compute_23ed6f36.db.gz")},
+	}
+	for label, files := range inputs {
+		t.Run(label, func(t *testing.T) {
+			o := analyzer.Options{Command: "breakdown"}
+			n := analyze(t, "native", o, files...)
+			w := analyze(t, "wasm", o, files...)
+			if n.ExitCode != analyzer.ExitOK {
+				t.Fatalf("exit %d: %s %+v", n.ExitCode, n.Error, n.Files)
+			}
+			if len(n.Artifacts) != len(w.Artifacts) {
+				t.Fatalf("native %d artifacts, wasm %d", len(n.Artifacts), len(w.Artifacts))
+			}
+			for i, a := range n.Artifacts {
+				if a != w.Artifacts[i] {
+					t.Errorf("%s differs between the engines", a.Name)
+				}
+				if strings.HasSuffix(a.Name, ".json") {
+					if err := schemas.Validate(a.Name, []byte(a.Text)); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+			if s, _ := n.Artifact("profile_summary.md"); !strings.Contains(s, "records)") {
+				t.Errorf("the summary does not name the format:\n%.300s", s)
+			}
+		})
+	}
+}
+
+// A rocprofv3 output folder (<host>/<pid>_*.csv) is found and read as one run.
+func TestRocprofFolder(t *testing.T) {
+	src, _ := filepath.Glob(filepath.Join(shared, "rocprof", "908_*.csv*"))
+	if len(src) < 4 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("rocprof CSV fixtures missing")
+		}
+		t.Skip("rocprof CSV fixtures missing")
+	}
+	host := filepath.Join(t.TempDir(), "run", "host1")
+	os.MkdirAll(host, 0o755)
+	for _, f := range src {
+		b, _ := os.ReadFile(f)
+		os.WriteFile(filepath.Join(host, filepath.Base(f)), b, 0o644)
+	}
+	files, err := expand([]string{filepath.Dir(host)})
+	if err != nil || len(files) != len(src) {
+		t.Fatalf("expand: %v %v", files, err)
+	}
+	r := analyze(t, "native", analyzer.Options{Command: "breakdown"}, files...)
+	meta, _ := r.Artifact("profile_metadata.json")
+	if r.ExitCode != analyzer.ExitOK || !strings.Contains(meta, `"format": "rocprofv3 CSV"`) || strings.Count(meta, `"source": {`) != 1 {
+		t.Fatalf("exit %d %s\n%.600s", r.ExitCode, r.Error, meta)
+	}
+}
