@@ -48,6 +48,7 @@ test-browser: site chromium
 	npm ci --no-audit --no-fund
 	node site/test/tsv.mjs
 	node site/test/split.mjs
+	node site/test/pointers.mjs
 	CHROMIUM=$(CHROMIUM) node site/test/e2e.mjs
 
 # The Cloudflare Worker (GOOS=js, syumai/workers): worker/out/.

@@ -11,6 +11,7 @@ import (
 	"github.com/gputriage/gputriage/analyzer/breakdown"
 	"github.com/gputriage/gputriage/analyzer/diff"
 	"github.com/gputriage/gputriage/analyzer/identity"
+	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
@@ -217,9 +218,13 @@ func sideFromArtifacts(docs []artifactDoc) (diff.Side, identity.Identity, error)
 		return s, id, fmt.Errorf("diff: kernel_table.json: %v", err)
 	}
 	bd := &breakdown.Result{}
+	var t times
 	for _, r := range table.Rows {
 		bd.Rows = append(bd.Rows, breakdown.Row{Stage: r.Stage, Kernel: r.Kernel, Category: r.Category,
-			Launches: r.Launches, GPUTime: nsOf(r.GPUTime)})
+			Launches: t.count(r.Launches), GPUTime: t.ns(r.GPUTime)})
+	}
+	if err := t.err("kernel_table.json"); err != nil {
+		return s, id, err
 	}
 	if b, ok := byName["breakdown.json"]; ok {
 		var x struct {
@@ -231,9 +236,13 @@ func sideFromArtifacts(docs []artifactDoc) (diff.Side, identity.Identity, error)
 			} `json:"stages"`
 		}
 		if json.Unmarshal(b, &x) == nil {
+			var t times
 			for _, st := range x.Stages {
-				bd.Stages = append(bd.Stages, breakdown.Stage{Stage: st.Stage, KernelCount: st.KernelCount,
-					KernelTime: nsOf(st.KernelTime), Window: nsOf(st.Window)})
+				bd.Stages = append(bd.Stages, breakdown.Stage{Stage: st.Stage, KernelCount: t.count(st.KernelCount),
+					KernelTime: t.ns(st.KernelTime), Window: t.ns(st.Window)})
+			}
+			if err := t.err("breakdown.json"); err != nil {
+				return s, id, err
 			}
 		}
 	}
@@ -244,7 +253,11 @@ func sideFromArtifacts(docs []artifactDoc) (diff.Side, identity.Identity, error)
 			Total float64 `json:"total_time_us"`
 		}
 		if json.Unmarshal(b, &x) == nil {
-			s.BusyNS, s.SpanNS = nsOf(x.Busy), nsOf(x.Total)
+			var t times
+			s.BusyNS, s.SpanNS = t.ns(x.Busy), t.ns(x.Total)
+			if err := t.err("gpu_timeline.json"); err != nil {
+				return s, id, err
+			}
 		}
 	}
 	s.Name = "kernel_table.json"
@@ -289,9 +302,13 @@ func sideFromArtifacts(docs []artifactDoc) (diff.Side, identity.Identity, error)
 			} `json:"steps"`
 		}
 		if json.Unmarshal(b, &x) == nil {
-			s.IdleNS = nsOf(x.Total.Idle)
+			var t times
+			s.IdleNS = t.ns(x.Total.Idle)
 			if x.Steps != nil && x.Steps.Steps > 0 {
-				s.Steps, s.StepNS = x.Steps.Steps, nsOf(x.Steps.Window)/int64(x.Steps.Steps)
+				s.Steps, s.StepNS = x.Steps.Steps, t.ns(x.Steps.Window)/int64(x.Steps.Steps)
+			}
+			if err := t.err("idle.json"); err != nil {
+				return s, id, err
 			}
 		}
 	}
@@ -329,10 +346,56 @@ func runtimeOf(rocm, cuda string) string {
 	return ""
 }
 
-// nsOf turns an artifact's microseconds (3 decimals) back into nanoseconds.
-func nsOf(us float64) int64 {
-	if us < 0 {
-		return -int64(-us*1000 + 0.5)
+// times turns an artifact's microseconds (3 decimals) back into
+// nanoseconds, checking each value and the file's sum against
+// limits.MaxArtifactNS: then every sum and delta diff computes stays inside
+// int64 (1e20 µs converted to int64 differs between native and wasm, and
+// its deltas wrapped around).
+type times struct {
+	sum, nsum int64 // of absolute values, saturating at the limit
+	bad       float64
+	n         int64
+}
+
+func (t *times) ns(us float64) int64 {
+	const max = limits.MaxArtifactNS
+	if !(us*1000 > -max && us*1000 < max) { // also NaN
+		t.bad = us
+		return 0
 	}
-	return int64(us*1000 + 0.5)
+	var v int64
+	if us < 0 {
+		v = -int64(-us*1000 + 0.5)
+	} else {
+		v = int64(us*1000 + 0.5)
+	}
+	if t.sum < max {
+		if t.sum += v; v < 0 {
+			t.sum -= 2 * v
+		}
+		if t.sum >= max && t.bad == 0 {
+			t.bad = us
+		}
+	}
+	return v
+}
+
+// count checks a count (launches, kernels) the same way.
+func (t *times) count(n int64) int64 {
+	if n < 0 || n >= limits.MaxArtifactNS || t.nsum+n >= limits.MaxArtifactNS {
+		t.n = n
+		return 0
+	}
+	t.nsum += n
+	return n
+}
+
+func (t *times) err(file string) error {
+	switch {
+	case t.bad != 0:
+		return fmt.Errorf("diff: %s: time %g µs is out of range (the file's times must add up to less than %d µs)", file, t.bad, int64(limits.MaxArtifactNS/1000))
+	case t.n != 0:
+		return fmt.Errorf("diff: %s: count %d is out of range (the file's counts must add up to less than %d)", file, t.n, int64(limits.MaxArtifactNS))
+	}
+	return nil
 }

@@ -174,9 +174,14 @@ func (r *Result) Artifact(name string) (string, bool) {
 	return "", false
 }
 
-// sidecarMax bounds the JSON documents that are not traces (crash
-// diagnostics, kernel-API dump metadata) kept for the crash analysis.
-const sidecarMax = 4 << 20
+// sidecarMax is the default bound of the JSON documents that are not
+// traces (crash diagnostics, kernel-API dump metadata, flight-recorder
+// dumps) kept for the crash analysis (--max-side-doc-bytes).
+const sidecarMax = limits.DefaultSideDoc
+
+func (j *Job) sideDocOver() string {
+	return fmt.Sprintf("a side document larger than the limit of %d bytes (--max-side-doc-bytes): not read", j.opts.Limits.SideDocBytes)
+}
 
 // Job runs one analysis over any number of files.
 type Job struct {
@@ -203,11 +208,11 @@ type Job struct {
 
 // headMax is how much of a JSON document is kept for reading it whole (a
 // sidecar, an artifact, a rank summary).
-func (j *Job) headMax() int {
+func (j *Job) headMax() int64 {
 	if j.opts.Command == "ranks" {
 		return rankSummaryMax
 	}
-	return sidecarMax
+	return j.opts.Limits.SideDocBytes
 }
 
 // ErrStop is what Write returns once the current file needs no more bytes
@@ -248,6 +253,7 @@ func New(o Options) (*Job, error) {
 		return nil, err
 	}
 	j := &Job{opts: o, store: trace.NewStore(), crash: crash.New(), budget: trace.NewBudget(o.Limits)}
+	j.crash.SetSideDocLimit(o.Limits.SideDocBytes)
 	j.store.Budget = j.budget
 	return j, nil
 }
@@ -467,7 +473,7 @@ func (j *Job) route(c *current, p []byte) {
 	case "json":
 		c.reader.Write(p)
 		if !c.headBig {
-			if len(c.head)+len(p) > j.headMax() {
+			if int64(len(c.head)+len(p)) > j.headMax() {
 				c.headBig, c.head = true, nil
 			} else {
 				c.head = append(c.head, p...)
@@ -550,6 +556,9 @@ func (j *Job) EndFile() {
 		j.crash.EndFile()
 		j.nlogs++
 		c.res.Kind = "log"
+		if j.crash.SideDocOver() { // a flight-recorder pickle
+			c.res.Partial, c.res.Problem = true, j.sideDocOver()
+		}
 	case "json":
 		f := c.reader.Close()
 		switch {
@@ -600,6 +609,12 @@ func (j *Job) EndFile() {
 			j.crash.Write(c.head)
 			j.crash.EndFile()
 			j.nlogs++
+		case c.headBig && !f.SawEvents && f.Complete && j.opts.Command != "breakdown" && j.opts.Command != "triage" && j.opts.Command != "diff":
+			// A side document too big to decode whole: say so rather
+			// than "no crash evidence".
+			f.Ignore = true
+			c.res.Kind = "json"
+			c.res.Partial, c.res.Problem = true, j.sideDocOver()
 		default:
 			f.Ignore = true
 			c.res.Kind = "unknown"

@@ -27,9 +27,12 @@ export class Instance {
   get memory() { return this.x.memory.buffer.byteLength; }
 
   // Write bytes at alloc(n); views are rebuilt after every call since
-  // memory growth detaches the old one.
+  // memory growth detaches the old one. Pointers and lengths come back from
+  // the module as wasm i32, which JS reads signed: `>>> 0` makes them
+  // unsigned, or memory past 2 GiB is a negative offset ("Start offset
+  // -1826095104 is outside the bounds").
   put(bytes) {
-    const ptr = this.x.alloc(bytes.length);
+    const ptr = this.x.alloc(bytes.length) >>> 0;
     new Uint8Array(this.x.memory.buffer, ptr, bytes.length).set(bytes);
     return ptr;
   }
@@ -50,19 +53,19 @@ export class Instance {
 
   /** Bytes a streaming command wrote since the last call (a copy), or null. */
   takeOutput() {
-    const n = this.x.take_output();
+    const n = this.x.take_output() >>> 0;
     if (!n) return null;
-    return new Uint8Array(this.x.memory.buffer, this.x.output_ptr(), n).slice();
+    return new Uint8Array(this.x.memory.buffer, this.x.output_ptr() >>> 0, n).slice();
   }
 
   /** The result buffer's bytes (a copy): block_end's encoded block. */
   resultBytes() {
-    return new Uint8Array(this.x.memory.buffer, this.x.result_ptr(), this.x.result_len()).slice();
+    return new Uint8Array(this.x.memory.buffer, this.x.result_ptr() >>> 0, this.x.result_len() >>> 0).slice();
   }
 
   result() {
-    const n = this.x.result_len();
+    const n = this.x.result_len() >>> 0;
     if (!n) return { error: 'the module returned no result' };
-    return JSON.parse(dec.decode(new Uint8Array(this.x.memory.buffer, this.x.result_ptr(), n)));
+    return JSON.parse(dec.decode(new Uint8Array(this.x.memory.buffer, this.x.result_ptr() >>> 0, n)));
   }
 }

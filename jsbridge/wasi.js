@@ -28,8 +28,10 @@ export function wasi(module, io = {}) {
   let pending = '';
 
   const impl = {
+    // Pointer arguments arrive as signed i32: `>>> 0` (memory past 2 GiB).
     fd_write(fd, iovs, iovsLen, nwrittenPtr) {
       if (fd !== 1 && fd !== 2) return EBADF;
+      iovs >>>= 0; iovsLen >>>= 0; nwrittenPtr >>>= 0;
       const dv = view();
       let n = 0;
       for (let i = 0; i < iovsLen; i++) {
@@ -48,6 +50,7 @@ export function wasi(module, io = {}) {
       return ESUCCESS;
     },
     random_get(ptr, len) {
+      ptr >>>= 0; len >>>= 0;
       // getRandomValues refuses more than 64 KiB per call.
       for (let off = 0; off < len; off += 65536) {
         crypto.getRandomValues(new Uint8Array(memory.buffer, ptr + off, Math.min(65536, len - off)));
@@ -59,17 +62,17 @@ export function wasi(module, io = {}) {
       const ns = id === 0
         ? BigInt(Date.now()) * 1_000_000n
         : BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6));
-      view().setBigUint64(timePtr, ns, true);
+      view().setBigUint64(timePtr >>> 0, ns, true);
       return ESUCCESS;
     },
     clock_res_get(_id, resPtr) {
-      view().setBigUint64(resPtr, 1000n, true);
+      view().setBigUint64(resPtr >>> 0, 1000n, true);
       return ESUCCESS;
     },
     args_sizes_get(countPtr, sizePtr) {
       const dv = view();
-      dv.setUint32(countPtr, 0, true);
-      dv.setUint32(sizePtr, 0, true);
+      dv.setUint32(countPtr >>> 0, 0, true);
+      dv.setUint32(sizePtr >>> 0, 0, true);
       return ESUCCESS;
     },
     environ_sizes_get(countPtr, sizePtr) {
@@ -82,6 +85,7 @@ export function wasi(module, io = {}) {
     // panic paths). A worker cannot sleep without SharedArrayBuffer, so
     // report every subscription as fired at once.
     poll_oneoff(inPtr, outPtr, n, neventsPtr) {
+      inPtr >>>= 0; outPtr >>>= 0; n >>>= 0; neventsPtr >>>= 0;
       const dv = view();
       for (let i = 0; i < n; i++) {
         const s = inPtr + i * 48, e = outPtr + i * 32;

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unsafe"
+
+	"github.com/gputriage/gputriage/analyzer/limits"
 )
 
 const (
@@ -26,6 +28,8 @@ type Session struct {
 
 	lastLaunch launchConfig
 	limits     deviceLimits
+	sideMax    int64 // bytes of a side document (limits.SideDocBytes)
+	sideOver   bool  // the last file ended was a side document over sideMax
 
 	gates       []uint64 // gate() of each parser
 	gateUnion   uint64   // union of gates
@@ -63,7 +67,7 @@ func New() *Session { return newSession(newParsers) }
 // newSession builds a session with the given parser set (tests fuzz one
 // parser at a time).
 func newSession(mk func(*Session) []parser) *Session {
-	s := &Session{b: newBuilder(), limits: defaultLimits()}
+	s := &Session{b: newBuilder(), limits: defaultLimits(), sideMax: limits.DefaultSideDoc}
 	s.parsers = mk(s)
 	return s
 }
@@ -79,7 +83,7 @@ func (s *Session) BeginFile(name string) {
 		return
 	}
 	f := &fileState{idx: len(s.files), info: InputInfo{Name: name}, formats: map[string]bool{}, quality: map[string]bool{}}
-	f.side = newSideDoc()
+	f.side = newSideDoc(s.sideMax)
 	s.files = append(s.files, f)
 	s.cur = f
 	s.partial = s.partial[:0]
@@ -89,6 +93,14 @@ func (s *Session) BeginFile(name string) {
 	}
 	s.maybeActive = ^uint64(0)
 }
+
+// SetSideDocLimit sets the bytes a side document may have (decoded whole
+// at EndFile); a larger one is not read, which SideDocOver reports.
+func (s *Session) SetSideDocLimit(n int64) { s.sideMax = n }
+
+// SideDocOver reports whether the file EndFile last ended was a side
+// document (JSON, a flight-recorder pickle) over the limit, left unread.
+func (s *Session) SideDocOver() bool { return s.sideOver }
 
 // Write pushes the next chunk of the current file. It never fails.
 func (s *Session) Write(p []byte) (int, error) {
@@ -274,12 +286,32 @@ func rebase(sub, old, c string) string {
 // feedVirtual runs text lines that were embedded in a side document (for
 // example the kernel_api_log string of crash_diagnostics.json) through the
 // parsers, all attributed to line no of the current file.
+//
+// They take the path of a file's lines: cut at maxLineBytes and offered only
+// to the parsers whose keywords they hold (a 1 MB exception message used to
+// reach every parser's regular expressions whole, 72 s in the module; a
+// message of 500 k newlines, every parser 500 k times).
 func (s *Session) feedVirtual(text string, no int) {
-	for _, ln := range splitLines(text) {
-		l := s.normalize([]byte(ln), no)
-		for _, p := range s.parsers {
-			p.line(l)
+	s.maybeActive = ^uint64(0)
+	for len(text) > 0 {
+		ln := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			ln, text = text[:i], text[i+1:]
+		} else {
+			text = ""
 		}
+		if len(ln) > maxLineBytes {
+			ln = ln[:maxLineBytes]
+			s.cur.quality["long_lines_cut"] = true
+		}
+		for len(ln) > 0 && ln[len(ln)-1] == '\r' {
+			ln = ln[:len(ln)-1]
+		}
+		if i := strings.LastIndexByte(ln, '\r'); i >= 0 {
+			ln = ln[i+1:]
+		}
+		raw := rewriteRaw(ln)
+		s.handleRaw(raw, true, kwScanString(raw), no)
 	}
 	s.maybeActive = ^uint64(0)
 }
@@ -310,6 +342,10 @@ func (s *Session) EndFile() {
 		s.handleLine(s.partial)
 		s.partial = s.partial[:0]
 		s.dropping = false
+	}
+	if s.sideOver = s.cur.side.over; s.sideOver {
+		s.cur.info.Truncated = true
+		s.cur.quality["side_document_over_limit"] = true
 	}
 	if s.cur.side.finish(s) && s.cur.quality["unterminated_last_line"] && !s.cur.quality["long_lines_cut"] {
 		// a complete JSON document that ends without a newline is whole

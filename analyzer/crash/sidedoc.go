@@ -10,18 +10,17 @@ import (
 	"strings"
 )
 
-const maxSideDoc = 1 << 20
-
 // sideDoc buffers a small JSON file (seed 000's crash_diagnostics.json, a
 // kernel-API dump's metadata.json) so it can be decoded whole at EndFile.
 type sideDoc struct {
 	buf     []byte
+	max     int64 // limits.SideDocBytes
 	decided bool
 	json    bool
 	over    bool
 }
 
-func newSideDoc() *sideDoc { return &sideDoc{} }
+func newSideDoc(max int64) *sideDoc { return &sideDoc{max: max} }
 
 func (d *sideDoc) write(p []byte) {
 	if d.over || (d.decided && !d.json) {
@@ -38,7 +37,7 @@ func (d *sideDoc) write(p []byte) {
 			return
 		}
 	}
-	if len(d.buf)+len(p) > maxSideDoc {
+	if int64(len(d.buf)+len(p)) > d.max {
 		d.over = true
 		d.buf = nil
 		return

@@ -33,6 +33,10 @@ type Limits struct {
 	// HintBytes caps the host's estimate of a file's decompressed size,
 	// which only plans memory.
 	HintBytes int64 `json:"max_hint_bytes,omitempty"`
+	// SideDocBytes bounds a side document decoded whole for the crash
+	// analysis (crash_diagnostics.json, a dump's metadata.json, a
+	// flight-recorder dump: 2,000 entries with stacks are 2.7 MB).
+	SideDocBytes int64 `json:"max_side_doc_bytes,omitempty"`
 }
 
 // Defaults. With them one job keeps at most about
@@ -46,12 +50,35 @@ const (
 	DefaultNameBytes   = 128 << 20
 	DefaultRatio       = 200
 	DefaultHintBytes   = 16 << 30
+	DefaultSideDoc     = 4 << 20
 	// DefaultRatioAfter is how many decompressed bytes a file may always
 	// have, whatever its ratio (small, very repetitive files are harmless).
 	DefaultRatioAfter = 64 << 20
 	// DeflateMaxRatio is the format's own bound: one deflate byte expands
 	// to at most 1032 bytes, so a gzip file of n bytes holds < n·1032.
 	DeflateMaxRatio = 1032
+	// MaxArtifactNS bounds the times (in ns) and the counts diff reads back
+	// from an artifact folder, each file's sum included, so every sum and
+	// delta stays inside int64 whatever the file says (the trace reader's
+	// own time range, 0 … 4·10¹⁸ ns).
+	MaxArtifactNS = 4e18
+)
+
+// Lanes bounds the lanes gpu_lanes.json draws per trace file: beyond, the
+// busiest Lanes-1 streams keep their own and the rest share one merged
+// lane (one stream per kernel, 80 k streams, took 2.7 GB at 400 bins each).
+// Real traces have a few streams per device, under 20 per file.
+const Lanes = 128
+
+// Fixed bounds of the flight-recorder pickle decoder (no flag: a real dump
+// of 2,000 entries with stacks has about 100 k elements and 1 M opcodes).
+const (
+	PickleOps   = 4 << 20 // opcodes read
+	PickleDepth = 1 << 16 // stack, marks and memo entries
+	// PickleElems bounds the list and dict elements of the decoded
+	// document, counted per element (a list holding itself 983 k times
+	// made 64 levels of a million slots: 1.3 GB from 983 KB).
+	PickleElems = 1 << 20
 )
 
 // Normalized returns l with every zero field set to its default, and an
@@ -62,7 +89,7 @@ func (l Limits) Normalized() (Limits, error) {
 		v    int64
 	}{{"max-event-bytes", l.EventBytes}, {"max-string-bytes", l.StringBytes}, {"max-depth", int64(l.Depth)},
 		{"max-records", l.Records}, {"max-name-bytes", l.NameBytes}, {"max-ratio", l.Ratio}, {"ratio-after", l.RatioAfter},
-		{"max-hint-bytes", l.HintBytes}} {
+		{"max-hint-bytes", l.HintBytes}, {"max-side-doc-bytes", l.SideDocBytes}} {
 		if f.v < 0 {
 			return l, fmt.Errorf("--%s must not be negative", f.name)
 		}
@@ -79,6 +106,7 @@ func (l Limits) Normalized() (Limits, error) {
 	def(&l.Ratio, DefaultRatio)
 	def(&l.RatioAfter, DefaultRatioAfter)
 	def(&l.HintBytes, DefaultHintBytes)
+	def(&l.SideDocBytes, DefaultSideDoc)
 	if l.Depth == 0 {
 		l.Depth = DefaultDepth
 	}
@@ -102,6 +130,7 @@ var Flags = []Flag{
 	{"max-ratio", "decompressed/compressed bytes (once --ratio-after bytes are read)", func(l *Limits, v int64) { l.Ratio = v }},
 	{"ratio-after", "decompressed bytes a file may always have, whatever its ratio", func(l *Limits, v int64) { l.RatioAfter = v }},
 	{"max-hint-bytes", "cap on a file's expected decompressed size (memory planning)", func(l *Limits, v int64) { l.HintBytes = v }},
+	{"max-side-doc-bytes", "bytes of a side document (crash_diagnostics.json, metadata.json, a flight-recorder dump)", func(l *Limits, v int64) { l.SideDocBytes = v }},
 }
 
 // ParseSize reads a flag value: a count with an optional k/M/G suffix

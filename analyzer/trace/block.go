@@ -173,10 +173,10 @@ func reserve[T any](p *[]T, r *Reader, n int) {
 }
 
 // counts are the File fields a block adds to its file.
-func (f *File) counts() [11]*int64 {
+func (f *File) counts() [12]*int64 {
 	n := &f.Numbers
-	return [11]*int64{&f.Bytes, &f.Events, &f.Kept, &f.BadEvents, &f.NegDur, &f.LongNames,
-		&n.TSMissing, &n.TSInvalid, &n.TSRange, &n.DurInvalid, &n.DurRange}
+	return [12]*int64{&f.Bytes, &f.Events, &f.Kept, &f.BadEvents, &f.NegDur, &f.LongNames,
+		&n.TSMissing, &n.TSInvalid, &n.TSRange, &n.DurInvalid, &n.DurRange, &n.IDRange}
 }
 
 func flag(v bool) byte {
@@ -270,7 +270,7 @@ func (r *Reader) Merge(enc []byte) error {
 	d.b = d.b[len(blockLayout):]
 	st, bare, saw := scanState(d.byte()), d.byte() == 1, d.byte() == 1
 	end := d.varint()
-	var counts [11]int64
+	var counts [12]int64 // as File.counts
 	for i := range counts {
 		counts[i] = d.varint()
 	}

@@ -25,11 +25,15 @@ type Numbers struct {
 	TSRange    int64 // ts negative or beyond MaxTS: skipped
 	DurInvalid int64 // dur present but not a number: skipped
 	DurRange   int64 // dur beyond MaxDur: skipped
+	// IDRange counts GPU events whose device or stream id does not fit
+	// the records' 32 bits: skipped rather than truncated into another
+	// stream's lane (2^32+7 was stream 7).
+	IDRange int64
 }
 
 // Any reports whether any value was counted.
 func (n *Numbers) Any() bool {
-	return n.TSMissing+n.TSInvalid+n.TSRange+n.DurInvalid+n.DurRange > 0
+	return n.TSMissing+n.TSInvalid+n.TSRange+n.DurInvalid+n.DurRange+n.IDRange > 0
 }
 
 // Count is one kind of problem and how often it occurred.
@@ -61,6 +65,7 @@ func (f *File) valueProblems() []Count {
 	add(n.TSRange, fmt.Sprintf("events whose ts is negative or beyond %.0e ns (skipped)", float64(MaxTS)))
 	add(n.DurInvalid, "events whose dur is not a number (skipped)")
 	add(n.DurRange, fmt.Sprintf("events whose dur is beyond %.0e ns (skipped)", float64(MaxDur)))
+	add(n.IDRange, "GPU events whose device or stream id is outside -2^31 … 2^31-1 (skipped)")
 	add(f.NegDur, "events with a negative dur (counted as 0)")
 	add(f.LongNames, "names longer than the string limit, --max-string-bytes (cut)")
 	return out

@@ -212,6 +212,12 @@ func (r *Reader) handle(raw []byte) {
 		if stream == None {
 			stream, _ = jsontext.TrailingInt(tid)
 		}
+		if dev != int64(int32(dev)) || stream != int64(int32(stream)) {
+			f.Numbers.IDRange++
+			f.Kept--
+			b.Records--
+			return
+		}
 		if e.coll.set && k == KindKernel {
 			r.comm(raw, int32(len(s.GPU)), true)
 		}

@@ -55,7 +55,10 @@ func diffRun(a string) ([]string, error) {
 	var files []string
 	for _, n := range artifactNames {
 		p := filepath.Join(dir, n)
-		if _, err := os.Stat(p); err == nil {
+		if _, err := os.Lstat(p); err == nil {
+			if err := regular(p); err != nil {
+				return nil, fmt.Errorf("%s: %v", p, err)
+			}
 			files = append(files, p)
 		}
 	}

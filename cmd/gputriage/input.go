@@ -78,6 +78,9 @@ func dirFiles(dir string) (files, captures []string, err error) {
 		}
 		for _, ext := range []string{".json", ".json.gz", ".gz", ".log", ".txt", ".out", ".err", ".csv", ".db", ".rpd"} {
 			if strings.HasSuffix(n, ext) {
+				if err := regular(p); err != nil {
+					return fmt.Errorf("%s: %v", p, err)
+				}
 				all = append(all, p)
 				break
 			}
@@ -104,6 +107,47 @@ func dirFiles(dir string) (files, captures []string, err error) {
 		return merged, captures, nil
 	}
 	return perRank, captures, nil
+}
+
+// regular refuses what a folder may hold besides files: a named pipe or a
+// socket (reading waits for a writer for ever), a device, or a symlink to
+// one (zero.json → /dev/zero never ends). Only regular files are read
+// from folders; a file named on the command line may also be a pipe
+// (<(zcat trace.gz)), not a device nor a socket (argument).
+func regular(p string) error {
+	st, err := os.Stat(p) // follows symlinks; never opens
+	if err != nil {
+		return unwrapPathErr(err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("not a regular file (%s): refused", fileKind(st.Mode()))
+	}
+	return nil
+}
+
+// argument is regular for a file named on the command line: pipes pass.
+func argument(p string) error {
+	st, err := os.Stat(p)
+	if err != nil || st.Mode()&os.ModeNamedPipe != 0 {
+		return nil // os.Open says what is wrong
+	}
+	return regular(p)
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "mode " + m.Type().String()
 }
 
 func unwrapPathErr(err error) error {

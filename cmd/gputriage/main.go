@@ -66,6 +66,9 @@ lists them (bool flags take =false; a flag of another command is refused). The c
   --run FILE           the run's identity (seed 004's fields) as a JSON object
   --engine native|wasm the analyzer linked in (default) or gputriage.wasm under wazero
   -q                   no progress line
+  --max-event-bytes N, --max-string-bytes N, --max-depth N, --max-records N,
+  --max-name-bytes N, --max-ratio N, --max-hint-bytes N, --max-side-doc-bytes N
+                       resource limits (sizes take k, M, G); defaults and meaning: docs/limits.md
 
 Exit status: 0 ok, 1 input partial or damaged (results still written), 2 usage error or unreadable
 input, 3 (diff) runs not comparable, 4 (diff) a --fail-on threshold exceeded.
@@ -268,6 +271,9 @@ func pushPath(eng engine, name string, stdin io.Reader, prog *progress) error {
 	if name == "-" {
 		prog.start("stdin", -1)
 		return push(eng, "stdin", stdin, prog.update)
+	}
+	if err := argument(name); err != nil {
+		return err
 	}
 	fh, err := os.Open(name)
 	if err != nil {

@@ -65,6 +65,8 @@ from the server's info endpoint.
   --timeout D          how long to wait for the traces (default 5m)
   --command CMD        analysis to run (default triage; breakdown)
 Every other flag (-o, --format, --engine, the run identity flags, …) goes to the analysis.
+Requests go to --url only: a redirect is an error, never followed. Only regular
+files are read from the trace folder (a named pipe or a device there is refused).
 `
 
 type profileOpts struct {
@@ -236,6 +238,13 @@ func (p *profiler) detect() (*server, error) {
 	return s, nil
 }
 
+// noRedirect refuses every redirect: the requests (start/stop profiling,
+// the probe's prompts) go to --url only, never to a host a response names.
+func noRedirect(req *http.Request, via []*http.Request) error {
+	return fmt.Errorf("the server redirects %s to %s: gputriage profile does not follow redirects (give the final URL with --url)",
+		via[len(via)-1].URL.Path, req.URL.Redacted())
+}
+
 func unwrapNetErr(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
@@ -288,7 +297,7 @@ func runProfile(args []string, stdout, stderr, rawStderr io.Writer) int {
 		fmt.Fprintf(stderr, "gputriage profile: %v\n", err)
 		return analyzer.ExitUsage
 	}
-	p := &profiler{o: o, client: &http.Client{Timeout: o.timeout + 30*time.Second}, stderr: stderr}
+	p := &profiler{o: o, client: &http.Client{Timeout: o.timeout + 30*time.Second, CheckRedirect: noRedirect}, stderr: stderr}
 	p.client.Transport = &http.Transport{DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext}
 	s, err := p.detect()
 	if err != nil {
@@ -408,7 +417,9 @@ func listTraces(dir string) map[string]int64 {
 		}
 		n := d.Name()
 		if strings.HasSuffix(n, ".json.gz") || strings.HasSuffix(n, ".trace.json") || strings.HasSuffix(n, ".pt.trace.json") {
-			if info, err := d.Info(); err == nil {
+			// only regular files: opening a named pipe waits for a writer
+			// for ever (the analysis then refuses it by name)
+			if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
 				out[p] = info.Size()
 			}
 		}
@@ -437,7 +448,7 @@ func (p *profiler) waitComplete(ctx context.Context, s *server, dir string, befo
 		slices.Sort(fresh)
 		done := len(fresh) >= want
 		for _, f := range fresh {
-			if last[f] != now[f] || now[f] == 0 || !complete(f) {
+			if last[f] != now[f] || now[f] == 0 || !completeBy(ctx, f) {
 				done = false
 			}
 		}
@@ -468,6 +479,19 @@ func (p *profiler) waitComplete(ctx context.Context, s *server, dir string, befo
 	}
 }
 
+// ctxReader stops reading once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
 func countComplete(files []string) int {
 	n := 0
 	for _, f := range files {
@@ -480,14 +504,21 @@ func countComplete(files []string) int {
 
 // complete reports a trace file that is whole: a gzip stream read to its
 // end without error, or JSON ending in '}' or ']'.
-func complete(path string) bool {
+func complete(path string) bool { return completeBy(context.Background(), path) }
+
+// completeBy is complete, giving up (false) once ctx is done: a gzip
+// that decompresses for minutes does not outlast --timeout.
+func completeBy(ctx context.Context, path string) bool {
+	if regular(path) != nil {
+		return false
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
 	if strings.HasSuffix(path, ".gz") {
-		z, err := gzip.NewReader(f)
+		z, err := gzip.NewReader(ctxReader{ctx, f})
 		if err != nil {
 			return false
 		}

@@ -211,7 +211,9 @@ function laneFile(f) {
       h('summary', 'lane numbers'),
       h('table.nums', [
         h('thead', h('tr', ['device', 'stream', 'ops', 'mean busy'].map((c) => h('th', { scope: 'col' }, c)))),
-        h('tbody', f.lanes.map((l) => h('tr', h('td.num', l.device), h('td.num', l.stream), h('td.num', int(l.ops)), h('td.num', pct(mean(l.busy)))))),
+        // the merged lane (gpu_lanes.json caps lanes per file): its streams' count
+        h('tbody', f.lanes.map((l) => h('tr', h('td.num', l.merged_streams ? '—' : l.device),
+          h('td.num', l.merged_streams ? `${int(l.merged_streams)} streams merged` : l.stream), h('td.num', int(l.ops)), h('td.num', pct(mean(l.busy)))))),
       ]),
     ]),
   ]);

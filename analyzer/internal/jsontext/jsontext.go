@@ -21,7 +21,12 @@ type Tracker struct {
 
 // Advance scans p from i and returns the index just past the value's end and
 // true, or len(p) and false if the value continues in the next chunk.
+//
+// Work is linear in len(p): inside a string the next quote is found once and
+// reused across the backslashes before it (searching for it again after each
+// escape made a string of n escapes cost n²).
 func (v *Tracker) Advance(p []byte, i int) (int, bool) {
+	quote := -1 // index in p of the next '"' at or after i, -1: not searched yet
 	for i < len(p) {
 		if v.InStr {
 			if v.Esc {
@@ -29,15 +34,19 @@ func (v *Tracker) Advance(p []byte, i int) (int, bool) {
 				i++
 				continue
 			}
-			j := i
-			if q := bytes.IndexByte(p[i:], '"'); q < 0 {
-				j = len(p)
-			} else {
-				j = i + q
+			if quote < i {
+				if q := bytes.IndexByte(p[i:], '"'); q < 0 {
+					quote = len(p)
+				} else {
+					quote = i + q
+				}
+				scanned(quote - i)
 			}
+			j := quote
 			if bs := bytes.IndexByte(p[i:j], '\\'); bs >= 0 {
 				j = i + bs
 			}
+			scanned(j - i)
 			if j == len(p) {
 				return j, false
 			}
@@ -76,6 +85,17 @@ func (v *Tracker) Advance(p []byte, i int) (int, bool) {
 		i++
 	}
 	return i, false
+}
+
+// scanHook, when set (tests only), is told how many bytes each search
+// inside a string covers, so a test can bound the work of a scan instead of
+// its time.
+var scanHook func(n int)
+
+func scanned(n int) {
+	if scanHook != nil {
+		scanHook(n)
+	}
 }
 
 // Scalar reports whether the tracked value is a number, literal or other

@@ -1,6 +1,9 @@
 package jsontext
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseNS(t *testing.T) {
 	for in, want := range map[string]int64{
@@ -29,6 +32,44 @@ func TestTracker(t *testing.T) {
 		}
 		if !done || string(doc[:end]) != `{"a":"x\\\"}","b":[1,{"c":"]"}]}` {
 			t.Fatalf("split %d: end %d done %v", split, end, done)
+		}
+	}
+}
+
+// A string of n escapes is scanned in O(n) work: the bytes searched stay
+// under a small multiple of the input (each escape used to search on to the
+// closing quote again, 10¹² bytes for a million escapes).
+func TestTrackerLinearInEscapes(t *testing.T) {
+	const n = 1 << 20
+	for _, esc := range []string{`\\`, `\"`, `\n`, `\u0041`} {
+		doc := make([]byte, 0, 2+n*len(esc)+8)
+		doc = append(doc, `{"a":"`...)
+		for range n {
+			doc = append(doc, esc...)
+		}
+		doc = append(doc, `"} tail`...)
+		work := 0
+		scanHook = func(k int) { work += k }
+		v := NewTracker(doc[0])
+		end, done := v.Advance(doc, 0)
+		scanHook = nil
+		if !done || end != len(doc)-len(" tail") {
+			t.Fatalf("%s: end %d done %v, want %d", esc, end, done, len(doc)-5)
+		}
+		if work > 4*len(doc) {
+			t.Errorf("%s: searched %d bytes for a %d-byte value: not linear", esc, work, len(doc))
+		}
+	}
+}
+
+func BenchmarkTrackerEscapes(b *testing.B) {
+	doc := []byte(`"` + strings.Repeat(`\\`, 1<<20) + `"`)
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		v := NewTracker(doc[0])
+		v.InStr = true
+		if _, done := v.Advance(doc, 1); !done {
+			b.Fatal("not done")
 		}
 	}
 }

@@ -22,13 +22,13 @@ type US int64
 func (u US) MarshalJSON() ([]byte, error) { return []byte(u.String()), nil }
 
 func (u US) String() string {
-	n := int64(u)
-	sign := ""
-	if n < 0 {
-		sign, n = "-", -n
+	// uint64: -math.MinInt64 is itself negative in int64
+	n, sign := uint64(u), ""
+	if u < 0 {
+		n, sign = -n, "-"
 	}
-	f := strconv.FormatInt(n%1000, 10)
-	return sign + strconv.FormatInt(n/1000, 10) + "." + strings.Repeat("0", 3-len(f)) + f
+	f := strconv.FormatUint(n%1000, 10)
+	return sign + strconv.FormatUint(n/1000, 10) + "." + strings.Repeat("0", 3-len(f)) + f
 }
 
 // Signed is String with an explicit + for positive values (deltas).

@@ -1,9 +1,12 @@
 package units
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestUnits(t *testing.T) {
-	for ns, want := range map[int64]string{0: "0.000", 1: "0.001", 1500: "1.500", 1712195495527376234: "1712195495527376.234", -2250: "-2.250"} {
+	for ns, want := range map[int64]string{0: "0.000", 1: "0.001", 1500: "1.500", 1712195495527376234: "1712195495527376.234", -2250: "-2.250", math.MinInt64: "-9223372036854775.808", math.MaxInt64: "9223372036854775.807"} {
 		if got := US(ns).String(); got != want {
 			t.Errorf("US(%d) = %s, want %s", ns, got, want)
 		}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gputriage/gputriage/analyzer"
+	"github.com/gputriage/gputriage/analyzer/limits"
+)
+
+// Issue 24's bounded-work and one-answer cases, through both engines.
+
+// One JSON string of a million backslash escapes (2 MB) is read once, not
+// once per escape (jsontext's TestTrackerLinearInEscapes bounds the work).
+func TestBoundsEscapedString(t *testing.T) {
+	name := strings.Repeat(`\\`, 1<<20)
+	doc := `{"traceEvents":[{"ph":"X","cat":"kernel","name":"` + name + `","pid":1,"tid":7,"ts":1,"dur":1},` +
+		`{"ph":"X","cat":"kernel","name":"k2","pid":1,"tid":7,"ts":5,"dur":1}]}`
+	res := both(t, analyzer.Options{Command: "breakdown"}, "escapes.json", func() io.Reader { return strings.NewReader(doc) })
+	if res.ExitCode != analyzer.ExitPartial || !strings.Contains(string(res.Files[0].Problems[0].What), "string limit") {
+		t.Errorf("exit %d, files %+v", res.ExitCode, res.Files)
+	}
+}
+
+// A kernel-API dump's 1 MB exception message is read as a file's long line.
+func TestBoundsDumpMessage(t *testing.T) {
+	doc := `{"function_name":"sglang.custom_op.x","execution_status":"exception","exception":{"type":"RuntimeError","message":"CUDA error: an illegal memory access was encountered ` +
+		strings.Repeat("x", 1000000) + `"}}`
+	res := both(t, analyzer.Options{Command: "diagnose"}, "dump/metadata.json", func() io.Reader { return strings.NewReader(doc) })
+	if d, _ := res.Artifact("crash_diagnosis.json"); !strings.Contains(d, "illegal memory access") || !strings.Contains(d, "long_lines_cut") {
+		t.Errorf("exit %d: %.600s", res.ExitCode, d)
+	}
+}
+
+// An out-of-range sequence number (1e30) is no number on either engine
+// (int64(1e30) differs between amd64 and wasm: no crash natively, a
+// collective timeout in the module).
+func TestBoundsFlightRecorderRange(t *testing.T) {
+	doc := `{"version":"2.4","pg_status":{"0":{"last_enqueued_collective":1e30,"last_started_collective":5,"last_completed_collective":5}},"entries":[]}`
+	res := both(t, analyzer.Options{Command: "diagnose"}, "fr_rank0.json", func() io.Reader { return strings.NewReader(doc) })
+	if d, _ := res.Artifact("crash_diagnosis.json"); strings.Contains(d, "collective_timeout") || !strings.Contains(d, "flight_recorder") {
+		t.Errorf("exit %d: %.800s", res.ExitCode, d)
+	}
+}
+
+// diff on artifact folders whose times are out of range refuses them with
+// the file and the bound; times in range whose sums would overflow too.
+func TestBoundsDiffHugeTimes(t *testing.T) {
+	dir := t.TempDir()
+	folder := func(name string, rows ...string) string {
+		d := filepath.Join(dir, name)
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, "kernel_table.json"), []byte(`{"tool":"gputriage","rows":[`+strings.Join(rows, ",")+`]}`), 0o644)
+		return d
+	}
+	row := func(k, us string) string {
+		return `{"stage":"decode","kernel":"` + k + `","category":"gemm","launches":1,"gpu_time_us":` + us + `}`
+	}
+	a := folder("a", row("k", "1"))
+	for _, c := range []struct{ name, b string }{
+		{"1e20", folder("b1", row("k", "1e20"))},
+		{"sum", folder("b2", row("k", "3e15"), row("k2", "3e15"), row("k3", "3e15"))},
+		{"negative", folder("b3", row("k", "-3e15"), row("k2", "-3e15"))},
+	} {
+		var outs [2]string
+		for i, eng := range []string{"native", "wasm"} {
+			var so, se bytes.Buffer
+			code := run([]string{"diff", "--engine", eng, "-q", "--force", a, c.b}, nil, &so, &se)
+			if code != 2 || !strings.Contains(se.String(), "kernel_table.json: time") || !strings.Contains(se.String(), "out of range") {
+				t.Errorf("%s (%s): exit %d\n%s%s", c.name, eng, code, firstLines(so.String(), 20), se.String())
+			}
+			outs[i] = so.String() + se.String()
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("%s: engines differ:\n%s\n---\n%s", c.name, outs[0], outs[1])
+		}
+	}
+}
+
+// frDump is a flight-recorder JSON dump of real size: 2,000 entries with
+// their stacks (2.7 MB), the last one never completed.
+func frDump() string {
+	var b strings.Builder
+	b.WriteString(`{"version":"2.4","rank":0,"pg_config":{"0":{"name":"0","desc":"default_pg","ranks":"[0, 1]"}},` +
+		`"pg_status":{"0":{"last_enqueued_collective":2000,"last_started_collective":2000,"last_completed_collective":1999}},"entries":[`)
+	for i := 1; i <= 2000; i++ {
+		if i > 1 {
+			b.WriteString(",")
+		}
+		state := "completed"
+		if i == 2000 {
+			state = "started"
+		}
+		fmt.Fprintf(&b, `{"record_id":%d,"pg_id":0,"collective_seq_id":%d,"profiling_name":"nccl:all_reduce","state":"%s","frames":[`, i, i, state)
+		for f := 0; f < 12; f++ {
+			if f > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"name":"forward_layer_%d","filename":"/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py","line":%d}`, f, 1700+f)
+		}
+		b.WriteString("]}")
+	}
+	b.WriteString("]}")
+	return b.String()
+}
+
+// A real-size flight-recorder dump is read; one over --max-side-doc-bytes is
+// a partial naming the limit and its flag, never "no crash evidence".
+func TestBoundsSideDocLimit(t *testing.T) {
+	doc := frDump()
+	if len(doc) < 2<<20 {
+		t.Fatalf("dump of %d bytes: not real size", len(doc))
+	}
+	res := both(t, analyzer.Options{Command: "diagnose"}, "fr_rank0.json", func() io.Reader { return strings.NewReader(doc) })
+	if d, _ := res.Artifact("crash_diagnosis.json"); !strings.Contains(d, "collective_timeout") || res.Files[0].Partial {
+		t.Errorf("%d-byte dump: exit %d %+v: %.600s", len(doc), res.ExitCode, res.Files[0], d)
+	}
+	small := analyzer.Options{Command: "diagnose", Limits: limits.Limits{SideDocBytes: 1 << 20}}
+	res = both(t, small, "fr_rank0.json", func() io.Reader { return strings.NewReader(doc) })
+	if f := res.Files[0]; res.ExitCode != analyzer.ExitPartial || !f.Partial || !strings.Contains(f.Problem, "1048576 bytes (--max-side-doc-bytes)") {
+		t.Errorf("over the limit: exit %d %+v", res.ExitCode, f)
+	}
+}
+
+// profile never follows a redirect: a 307 to another host would re-send the
+// requests there.
+func TestBoundsProfileRedirect(t *testing.T) {
+	hits := 0
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	var so, se bytes.Buffer
+	code := runProfile([]string{"--url", srv.URL, "--timeout", "2s", "-q"}, &so, &se, &se)
+	if code != 2 || hits != 0 || !strings.Contains(se.String(), "does not follow redirects") {
+		t.Errorf("exit %d, %d requests reached the other host: %s", code, hits, se.String())
+	}
+}
+
+// One stream per kernel: the same capped lanes from both engines.
+func TestBoundsLanes(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"traceEvents":[`)
+	for i := range 5000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":%d,"ts":%d,"dur":3}`, i, 10+i)
+	}
+	b.WriteString("]}")
+	doc := b.String()
+	res := both(t, analyzer.Options{Command: "breakdown"}, "streams.json", func() io.Reader { return strings.NewReader(doc) })
+	lanes, _ := res.Artifact("gpu_lanes.json")
+	if n := strings.Count(lanes, `"busy"`); n != limits.Lanes || !strings.Contains(lanes, `"merged_streams": 4873`) {
+		t.Errorf("%d lanes: %.300s", n, lanes)
+	}
+}
