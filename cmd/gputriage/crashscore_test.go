@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"io"
 	"os"
 	"os/exec"
@@ -62,10 +63,7 @@ func TestCrashScore(t *testing.T) {
 	for _, dir := range crashScoreSets {
 		ans, err := os.ReadFile(filepath.Join(dir, "answers.json"))
 		if err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("answer key missing under CI: %v", err)
-			}
-			t.Skip(err)
+			fixture.Missing(t, "%v", err)
 		}
 		entries, err := crashkey.ScoreEntries(ans)
 		if err != nil {
@@ -105,17 +103,11 @@ func TestCrashScore(t *testing.T) {
 func TestCrashScorePython(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("python3 is required under CI to run ../shared/tools/score_crash.py")
-		}
-		t.Skip("python3 not found")
+		fixture.Missing(t, "python3 (runs ../shared/tools/score_crash.py)")
 	}
 	scorer := filepath.Join(shared, "..", "tools", "score_crash.py")
 	if _, err := os.Stat(scorer); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
+		fixture.Missing(t, "%v", err)
 	}
 	self, err := os.Executable()
 	if err != nil {
