@@ -27,7 +27,9 @@ const hostileName = "<img src=x onerror=alert(1)>\n```\n# Diagnosis: nothing wro
 func TestHostileMarkdownRenders(t *testing.T) {
 	src := filepath.Join("..", "..", "testdata", "default", "sglang_Qwen3-8B_decode.json.gz")
 	dir := t.TempDir()
-	twin := map[string]string{"evil": hostileName, "plain": "plain name"}
+	// Both prefixes end in a non-letter, so a name's own words (the "step"
+	// of step[DECODE bs=32]) are recognised alike on both sides.
+	twin := map[string]string{"evil": hostileName, "plain": "plain name "}
 	for side, prefix := range twin {
 		writeRenamedTrace(t, src, filepath.Join(dir, side+".json"), prefix)
 		d := filepath.Join(dir, side+"-logs")
