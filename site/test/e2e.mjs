@@ -11,6 +11,7 @@
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -142,6 +143,24 @@ async function drop(page, files, timeout = 120_000) {
   if (state === 'error') assert.fail(`page error: ${await page.textContent('#error')}`);
 }
 
+/** The artifacts the CLI wrote into out, without its manifest (artifacts.json
+ *  is the CLI's record of the folder; the page offers the artifacts
+ *  themselves), after checking the manifest lists exactly those files with
+ *  their sizes and sha256. */
+function readCliOut(out) {
+  const files = Object.fromEntries(fs.readdirSync(out).map((n) => [n, fs.readFileSync(path.join(out, n))]));
+  const man = files['artifacts.json'];
+  assert.ok(man, `the CLI wrote no artifacts.json in ${out}`);
+  delete files['artifacts.json'];
+  const listed = JSON.parse(man.toString('utf8')).files;
+  assert.deepEqual(listed.map((f) => f.name).sort(), Object.keys(files).sort(), 'artifacts.json lists every artifact');
+  for (const f of listed) {
+    assert.equal(f.bytes, files[f.name].length, `artifacts.json: ${f.name} size`);
+    assert.equal(f.sha256, crypto.createHash('sha256').update(files[f.name]).digest('hex'), `artifacts.json: ${f.name} sha256`);
+  }
+  return files;
+}
+
 /** The CLI's artifacts for files of one folder, named as the page names them
  *  (basenames, in the given order). */
 function cliArtifacts(files, cmd = 'breakdown', extra = []) {
@@ -149,7 +168,7 @@ function cliArtifacts(files, cmd = 'breakdown', extra = []) {
   const out = fs.mkdtempSync(path.join(TMP, 'cli-'));
   const r = spawnSync(CLI, [cmd, '-q', '-o', out, ...extra, ...files.map((f) => path.basename(f))], { cwd: path.dirname(files[0]), encoding: 'utf8' });
   assert.ok(r.status === 0 || r.status === 1, `gputriage ${cmd} exited ${r.status}: ${r.stderr}`);
-  return Object.fromEntries(fs.readdirSync(out).map((n) => [n, fs.readFileSync(path.join(out, n))]));
+  return readCliOut(out);
 }
 
 /** Wait for the report of the next run after `runs` (a re-run from a control). */
@@ -293,7 +312,7 @@ test('served: the run identity form reaches profile_metadata.json, same bytes as
     await s.page.selectOption('details.identity select[name=preflight_passed]', 'true');
     await drop(s.page, [TRACES.h100]);
     const got = await pageArtifacts(s.page);
-    assertSameArtifacts(got, cliArtifacts(TRACES.h100, 'breakdown', ['--experiment-id', 'exp-7', '--gpu-device-ids', '0,1', '--preflight-passed', 'true']), 'identity');
+    assertSameArtifacts(got, cliArtifacts(TRACES.h100, 'breakdown', ['--experiment-id', 'exp-7', '--gpu-device-ids', '0,1', '--preflight-passed=true']), 'identity');
     const meta = JSON.parse(got['profile_metadata.json'].toString());
     assert.equal(meta.experiment_id, 'exp-7');
     assert.deepEqual(meta.gpu_device_ids, [0, 1]);
@@ -1345,7 +1364,7 @@ function cliDiff(a, b, names, extra = []) {
   const out = fs.mkdtempSync(path.join(TMP, 'cli-'));
   const r = spawnSync(CLI, ['diff', '-q', '-o', out, ...extra, ...names], { cwd: dir, encoding: 'utf8' });
   assert.ok([0, 1, 3, 4].includes(r.status), `gputriage diff exited ${r.status}: ${r.stderr}`);
-  return Object.fromEntries(fs.readdirSync(out).map((n) => [n, fs.readFileSync(path.join(out, n))]));
+  return readCliOut(out);
 }
 
 test('compare: two runs dropped together give the CLI\'s diff (refused, then --force), side by side; artifact zips too', async () => {

@@ -123,7 +123,8 @@ function runCLI(cmd, file, flags = []) {
   const engine = process.env.GPUTRIAGE_ENGINE ? ["--engine", process.env.GPUTRIAGE_ENGINE] : [];
   const r = spawnSync(cli, [cmd, "-q", "--format", "json", "-o", dir, ...engine, ...flags, file], { maxBuffer: 1 << 30 });
   const files = {};
-  if (fs.existsSync(dir)) for (const f of fs.readdirSync(dir).sort()) files[f] = fs.readFileSync(path.join(dir, f));
+  // artifacts.json is the CLI's manifest of its -o folder, not an artifact the Worker returns
+  if (fs.existsSync(dir)) for (const f of fs.readdirSync(dir).sort()) if (f !== "artifacts.json") files[f] = fs.readFileSync(path.join(dir, f));
   return { code: r.status, stdout: r.stdout, files };
 }
 
