@@ -136,13 +136,7 @@ func rotary(s *sig) (cost, bool, string) {
 	if len(t) == 0 {
 		return cost{}, false, noTensor
 	}
-	var rows int64 = -1
-	for _, i := range t {
-		if x, _ := s.tensor(i); len(x) == 1 && dtypeOf(s.typ(i)) == "" {
-			rows = x[0] // integer positions
-			break
-		}
-	}
+	rows := intIndex(s, t) // integer positions
 	if rows < 0 {
 		x, _ := s.tensor(t[0])
 		if len(x) == 0 {
@@ -320,13 +314,7 @@ func inductorReads(s *sig) (cost, bool, string) {
 	if len(t) == 0 {
 		return cost{}, false, noTensor
 	}
-	var rows int64 = -1
-	for _, i := range t {
-		if x, _ := s.tensor(i); len(x) == 1 && dtypeOf(s.typ(i)) == "" {
-			rows = x[0]
-			break
-		}
-	}
+	rows := intIndex(s, t)
 	led := false
 	for _, i := range t {
 		if x, _ := s.tensor(i); rows > 0 && len(x) >= 2 && x[0] == rows {
@@ -350,3 +338,14 @@ func inductorReads(s *sig) (cost, bool, string) {
 
 // noTensor explains an op without a tensor argument the shapes describe.
 const noTensor = "no tensor argument with recorded dims (tensor lists have none)"
+
+// intIndex is the length T of the first integer index tensor [T] (positions,
+// token ids) among t, or -1 when there is none.
+func intIndex(s *sig, t []int) int64 {
+	for _, i := range t {
+		if x, _ := s.tensor(i); len(x) == 1 && dtypeOf(s.typ(i)) == "" {
+			return x[0]
+		}
+	}
+	return -1
+}

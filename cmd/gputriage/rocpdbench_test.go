@@ -14,6 +14,7 @@ import (
 
 	"github.com/gputriage/gputriage/analyzer"
 	"github.com/gputriage/gputriage/analyzer/rocprof"
+	"github.com/gputriage/gputriage/internal/sqlrows"
 	"github.com/ncruces/go-sqlite3"
 )
 
@@ -162,10 +163,10 @@ func genRocpd(gz, out string, copies int) (int64, error) {
 	defer db.Close()
 	var table string
 	var span, maxID, n int64
-	if err := scan(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rocpd_kernel_dispatch_%'", func(s *sqlite3.Stmt) { table = s.ColumnText(0) }); err != nil || table == "" {
+	if err := sqlrows.Each(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rocpd_kernel_dispatch_%'", func(s *sqlite3.Stmt) { table = s.ColumnText(0) }); err != nil || table == "" {
 		return 0, fmt.Errorf("no rocpd_kernel_dispatch table (%v)", err)
 	}
-	if err := scan(db, "SELECT max(end) - min(start) + 1000000000, max(id) FROM `"+table+"`", func(s *sqlite3.Stmt) { span, maxID = s.ColumnInt64(0), s.ColumnInt64(1) }); err != nil {
+	if err := sqlrows.Each(db, "SELECT max(end) - min(start) + 1000000000, max(id) FROM `"+table+"`", func(s *sqlite3.Stmt) { span, maxID = s.ColumnInt64(0), s.ColumnInt64(1) }); err != nil {
 		return 0, err
 	}
 	cols := "guid, nid, pid, tid, agent_id, kernel_id, queue_id, stream_id, private_segment_size, group_segment_size, workgroup_size_x, workgroup_size_y, workgroup_size_z, grid_size_x, grid_size_y, grid_size_z, region_name_id, event_id, extdata"
@@ -175,18 +176,6 @@ func genRocpd(gz, out string, copies int) (int64, error) {
 	if err := db.Exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN; " + sql + "; COMMIT"); err != nil {
 		return 0, err
 	}
-	err = scan(db, "SELECT count(*) FROM kernels", func(s *sqlite3.Stmt) { n = s.ColumnInt64(0) })
+	err = sqlrows.Each(db, "SELECT count(*) FROM kernels", func(s *sqlite3.Stmt) { n = s.ColumnInt64(0) })
 	return n, err
-}
-
-func scan(db *sqlite3.Conn, sql string, row func(*sqlite3.Stmt)) error {
-	s, _, err := db.Prepare(sql)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	for s.Step() {
-		row(s)
-	}
-	return s.Err()
 }

@@ -28,7 +28,7 @@ func Write(w io.Writer, path string) (int64, error) {
 	}
 	defer db.Close()
 	have := map[string]bool{}
-	if err := each(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')", func(s *sqlite3.Stmt) {
+	if err := Each(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')", func(s *sqlite3.Stmt) {
 		have[s.ColumnText(0)] = true
 	}); err != nil {
 		return 0, fmt.Errorf("not a readable SQLite database: %v", err)
@@ -45,7 +45,7 @@ func Write(w io.Writer, path string) (int64, error) {
 			continue
 		}
 		bw.WriteString("@ " + q.Name + "\n")
-		if err := each(db, q.SQL, func(s *sqlite3.Stmt) {
+		if err := Each(db, q.SQL, func(s *sqlite3.Stmt) {
 			bw.Write(s.ColumnRawText(0))
 			bw.WriteByte('\n')
 			n++
@@ -56,7 +56,8 @@ func Write(w io.Writer, path string) (int64, error) {
 	return n, bw.Flush()
 }
 
-func each(db *sqlite3.Conn, sql string, row func(*sqlite3.Stmt)) error {
+// Each runs sql and calls row for every result row.
+func Each(db *sqlite3.Conn, sql string, row func(*sqlite3.Stmt)) error {
 	s, _, err := db.Prepare(sql)
 	if err != nil {
 		return err
