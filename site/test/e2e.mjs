@@ -1552,6 +1552,9 @@ test('timeline: wheel zoom narrows the stream lanes\' time range; drag pans, + z
     const box = await canvas.boundingBox();
     await s.page.mouse.move(box.x + box.width * 0.7, box.y + 30);
     for (let i = 0; i < 5; i++) await s.page.mouse.wheel(0, -120);
+    // mouse.wheel returns before the page has handled the events: wait for the
+    // view to be drawn (data-view set) rather than read it at once (flaked in CI)
+    await canvas.evaluate((el) => new Promise((r) => { const t0 = performance.now(); (function poll() { if (el.getAttribute('data-view') || performance.now() - t0 > 5000) r(); else requestAnimationFrame(poll); })(); }));
     const [a1, b1] = await range();
     assert.ok(b1 - a1 < span * 0.5, `wheel zoom narrows the range: ${a1}-${b1} of ${span} us`);
     assert.ok(a1 > 0, 'zoomed around the pointer (70 % across), not the start');
