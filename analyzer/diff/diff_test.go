@@ -22,7 +22,7 @@ func golden(t *testing.T, name string, got []byte) { fixture.Golden(t, name, got
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-const shared = fixture.Shared
+var shared = fixture.Shared
 
 // side builds a Side the way the job does: arch verdict from
 // deviceProperties, kernel ISA tokens and the runtime API's vendor.

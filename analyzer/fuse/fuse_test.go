@@ -19,7 +19,7 @@ func golden(t *testing.T, name string, got []byte) { fixture.Golden(t, name, got
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-const shared = fixture.Shared
+var shared = fixture.Shared
 
 // analyze wires fuse the way triage does: stages and locations from overlap
 // (formal trace, graph-off mapping).

@@ -21,7 +21,7 @@ func golden(t *testing.T, name string, got []byte) { fixture.Golden(t, name, got
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-const shared = fixture.Shared
+var shared = fixture.Shared
 
 func facts(t testing.TB, name string) map[string]any {
 	b, err := os.ReadFile(filepath.Join(shared, "gpu/facts", name+".facts.json"))

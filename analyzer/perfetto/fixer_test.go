@@ -16,7 +16,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-const shared = fixture.Shared
+var shared = fixture.Shared
 
 func load(t testing.TB, rel string) []byte { return fixture.Read(t, rel) }
 
