@@ -61,6 +61,7 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 	if cross != nil {
 		rankArts = crossArtifacts(a, cross)
 	}
+	j.drawn = a
 	summary := string(report.Summary(a))
 	summary += "\n" + string(ov.Markdown()) + "\n" + string(fu.Markdown())
 	return append([]Artifact{
