@@ -752,6 +752,8 @@ func (j *Job) Finish() *Result {
 			parts = append(parts, rankPart{j.store, fi, joins})
 		}
 		rankArts := crossRank(a, rankSummaries(parts))
+		own, lines := j.perRank(parts)
+		a.PerRank = lines
 		if j.opts.Command == "extract" {
 			art, err := j.extractSummary(parts)
 			if err != nil {
@@ -773,6 +775,7 @@ func (j *Job) Finish() *Result {
 		j.drawn = a
 		res.Artifacts = append(res.Artifacts, whyArtifacts(a)...)
 		res.Artifacts = append(res.Artifacts, rankArts...)
+		res.Artifacts = append(res.Artifacts, own...)
 	}
 	if wantCrash {
 		d := j.crash.Diagnosis()
