@@ -321,7 +321,8 @@ func printResult(w io.Writer, res *analyzer.Result, format string) {
 		}
 	}
 	for _, a := range res.Artifacts {
-		if strings.HasSuffix(a.Name, ".md") {
+		// a rank's own summary (ranks/<rank>/) stays in its file
+		if strings.HasSuffix(a.Name, ".md") && !strings.Contains(a.Name, "/") {
 			// Names in the summaries come from the input: no escape
 			// sequence of theirs reaches the terminal.
 			io.WriteString(w, escape.Terminal(a.Text))
