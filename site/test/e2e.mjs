@@ -148,7 +148,9 @@ async function drop(page, files, timeout = 120_000) {
  *  themselves), after checking the manifest lists exactly those files with
  *  their sizes and sha256. */
 function readCliOut(out) {
-  const files = Object.fromEntries(fs.readdirSync(out).map((n) => [n, fs.readFileSync(path.join(out, n))]));
+  // (a rank folder's ranks/<rank>/ artifacts are named with their folder, as in the zip)
+  const files = Object.fromEntries(fs.readdirSync(out, { recursive: true }).filter((n) => fs.statSync(path.join(out, n)).isFile())
+    .map((n) => [n.split(path.sep).join('/'), fs.readFileSync(path.join(out, n))]));
   const man = files['artifacts.json'];
   assert.ok(man, `the CLI wrote no artifacts.json in ${out}`);
   delete files['artifacts.json'];
@@ -541,7 +543,7 @@ test('served: rank files get the per-rank table (tp_rank0 + tp_rank1)', async ()
     const stats = await s.page.evaluate(() => window.__gputriage.stats);
     assert.equal(stats.command, 'auto', 'rank files of one job are not a triage pair');
     assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(RANKS, 'breakdown'), 'ranks');
-    assert.equal(await s.page.locator('#ranks tbody tr').count(), 2, 'one row per rank');
+    assert.equal(await s.page.locator('#ranks table.ranks tbody tr').count(), 2, 'one row per rank');
     // Two stages: the kernel table's status sums GPU time, not per-stage shares.
     const shown = Number(/shown ([\d.]+)% of GPU time/.exec(await s.page.locator('#kernels .toolbar .status').textContent())?.[1]);
     assert.ok(shown > 0 && shown <= 100, `kernel table shows ${shown}% of GPU time`);
@@ -561,6 +563,69 @@ test('served: rank files get the per-rank table (tp_rank0 + tp_rank1)', async ()
     await s.close();
   }
 });
+
+// ---- ranks apart (issue 19): rank selector, rank × step heatmap, collectives table
+const DLRM = fs.existsSync(`${SHARED}/traces2/param_dlrm_v100_8rank`) ?
+  fs.readdirSync(`${SHARED}/traces2/param_dlrm_v100_8rank`).filter((n) => n.endsWith('.json.gz')).sort().map((n) => `${SHARED}/traces2/param_dlrm_v100_8rank/${n}`) : [];
+
+test('ranks apart: selector switches the per-rank breakdown/timeline, the fragment keeps it (DLRM 8 ranks)', async () => {
+  assert.equal(DLRM.length, 8, 'the DLRM rank traces');
+  const s = await openPage(`${base}/#rank=5`);
+  try {
+    await drop(s.page, DLRM);
+    const cli = cliArtifacts(DLRM, 'breakdown');
+    assertSameArtifacts(await pageArtifacts(s.page), cli, 'DLRM ranks');
+    const sel = s.page.locator('#ranks #rank-select');
+    assert.deepEqual(await sel.locator('option').allTextContents(), ['all ranks', ...[0, 1, 2, 3, 4, 5, 6, 7].map((r) => `rank ${r}`)]);
+    // the fragment chose rank 5 before the drop
+    assert.equal(await sel.inputValue(), '5');
+    assert.match(await s.page.locator('#rank-breakdown h2').textContent(), /^Rank 5: /);
+    for (const r of [3, 0]) {
+      await sel.selectOption(String(r));
+      assert.match(new URL(s.page.url()).hash, new RegExp(`(^#|&)rank=${r}($|&)`), 'the fragment keeps the selection');
+      const bd = JSON.parse(cli[`ranks/${r}/breakdown.json`].toString());
+      const tl = JSON.parse(cli[`ranks/${r}/gpu_timeline.json`].toString());
+      const text = await s.page.locator('.rankview').textContent();
+      assert.match(await s.page.locator('#rank-breakdown h2').textContent(), new RegExp(`^Rank ${r}: `));
+      assert.ok(text.includes(`${bd.stages[0].kernel_count} kernels`), `rank ${r}: its own kernel count (${bd.stages[0].kernel_count})`);
+      assert.ok(await s.page.locator('#rank-timeline').count() === 1 && tl.total_time_us > 0, `rank ${r}: its timeline`);
+      assert.equal(await s.page.locator('#breakdown').count(), 1, 'the report\'s own breakdown stays (ids not repeated)');
+    }
+    await sel.selectOption('');
+    assert.ok(!/rank=/.test(new URL(s.page.url()).hash), 'all ranks: no rank in the fragment');
+    assert.equal(await s.page.locator('#rank-breakdown').count(), 0);
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('ranks apart: rank × step heatmap and the collectives table sort by skew and busbw', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, DLRM);
+    const rj = JSON.parse(cliArtifacts(DLRM)['ranks.json'].toString());
+    // DLRM: one profiler step, rank 7 the straggler (dlrm_collectives.key.json)
+    const heat = s.page.locator('#ranks table.heat');
+    assert.equal(await heat.locator('tbody tr').count(), 8, 'one heatmap row per rank');
+    assert.equal(await heat.locator('thead th.step').count(), rj.steps.length);
+    assert.equal(await heat.locator('td.cell.lead').count(), rj.steps.length, 'one straggler per step');
+    assert.equal(await heat.locator('tbody tr').nth(7).locator('td.cell.lead').count(), 1, 'rank 7 leads the step');
+    assert.match(await s.page.locator('#ranks .straggler').textContent(), /^Across ranks: rank 7 arrived last/);
+    const rows = s.page.locator('#ranks table.collectives tbody tr');
+    assert.equal(await rows.count(), 8, 'every matched instance');
+    // sorted by skew, largest first: sendrecv #0, 7.624 ms, rank 7 last
+    assert.match(await rows.first().textContent(), /sendrecv #0.*7\.62 ms/);
+    await s.page.locator('#ranks table.collectives th button', { hasText: 'skew' }).click();
+    assert.match(await rows.first().textContent(), /allreduce #0|sendrecv #3/, 'ascending: the smallest skew first');
+    await s.page.locator('#ranks table.collectives th button', { hasText: 'busbw' }).click();
+    assert.equal(await s.page.locator('#ranks table.collectives th[aria-sort="descending"]').textContent(), 'busbw GB/s ▾');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+// ---- end ranks apart
 
 test('served: Fix for Perfetto gives the CLI\'s perfetto-fix bytes', async () => {
   const out = fs.mkdtempSync(path.join(TMP, 'fix-'));
