@@ -749,6 +749,8 @@ func (j *Job) Finish() *Result {
 			parts = append(parts, rankPart{j.store, fi, joins})
 		}
 		rankArts := crossRank(a, rankSummaries(parts))
+		own, lines := j.perRank(parts)
+		a.PerRank = lines
 		if j.opts.Command == "extract" {
 			art, err := j.extractSummary(parts)
 			if err != nil {
@@ -769,6 +771,7 @@ func (j *Job) Finish() *Result {
 		)
 		res.Artifacts = append(res.Artifacts, whyArtifacts(a)...)
 		res.Artifacts = append(res.Artifacts, rankArts...)
+		res.Artifacts = append(res.Artifacts, own...)
 	}
 	if wantCrash {
 		d := j.crash.Diagnosis()

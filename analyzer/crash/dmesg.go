@@ -74,6 +74,16 @@ func (p *dmesgParser) line(l *line) {
 		return
 	}
 	switch {
+	case strings.Contains(t, "XNACK is enabled") || strings.Contains(t, "failed to find prange") || strings.Contains(t, "not in any svm range"):
+		// SVM / XNACK facts: read by the memory-fault rule (finalize.go)
+		s.format("dmesg")
+		ev := l.ev(s)
+		if strings.Contains(t, "XNACK is enabled") {
+			s.b.facts.xnackOn = &ev
+		} else if s.b.facts.svmMiss == nil {
+			s.b.facts.svmMiss = &ev
+		}
+		return
 	case strings.Contains(t, "oom-kill:"):
 		if m := reOOMKill.FindStringSubmatch(t); m != nil {
 			s.format("dmesg_oom_kill")

@@ -26,10 +26,12 @@ type Session struct {
 	b       *builder
 	parsers []parser
 
-	lastLaunch launchConfig
-	limits     deviceLimits
-	sideMax    int64 // bytes of a side document (limits.SideDocBytes)
-	sideOver   bool  // the last file ended was a side document over sideMax
+	lastLaunch   launchConfig
+	limits       deviceLimits
+	lastModule   string // code object path of the last "Loading … .hsaco" line (launch.go)
+	lastModuleEv Evidence
+	sideMax      int64 // bytes of a side document (limits.SideDocBytes)
+	sideOver     bool  // the last file ended was a side document over sideMax
 
 	gates       []uint64 // gate() of each parser
 	gateUnion   uint64   // union of gates

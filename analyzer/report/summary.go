@@ -47,6 +47,9 @@ func Summary(a *Analysis) []byte {
 	if a.CrossVerdict != "" {
 		w("\n**Across ranks:** %s\n", mdText(a.CrossVerdict))
 	}
+	if len(a.PerRank) > 0 {
+		w("%s", perRankMarkdown(a.PerRank))
+	}
 	bd := a.Breakdown
 	if len(bd.Stages) == 0 {
 		w("\nNo GPU kernels, copies or fills in the trace: nothing to break down (a CPU-only or empty profile).\n")

@@ -238,11 +238,11 @@ func (a *analysis) moe(op int32, s *sig) (cost, bool, string) {
 	cfg := a.cfg
 	if e == 0 && cfg != nil && cfg.Experts > 0 {
 		e = cfg.Experts
-		src = append(src, fmt.Sprintf("experts %d: model config", e))
+		src = append(src, fmt.Sprintf("experts %d from the model config", e))
 	}
 	if k == 0 && cfg != nil && cfg.TopK > 0 {
 		k = cfg.TopK
-		src = append(src, fmt.Sprintf("top_k %d: model config", k))
+		src = append(src, fmt.Sprintf("top_k %d from the model config", k))
 	}
 	// Expert weights: stacks led by E, each at least 16 rows of the hidden
 	// size (activations [1, T, H] or [T·k, N] are not).
