@@ -193,6 +193,9 @@ type Job struct {
 	cur    *current
 	nlogs  int
 	fix    *fixJob // perfetto-fix
+	// drawn is the analysis gpu_lanes.json was written from: Spans
+	// encodes its kernels for the page's timeline.
+	drawn *report.Analysis
 	// sidecar is what server_args.json beside the traces says.
 	sidecar  identity.Identity
 	sidecars map[int]identity.Identity // by file index (diff: per side)
@@ -769,6 +772,7 @@ func (j *Job) Finish() *Result {
 			Artifact{"gpu_timeline.json", string(report.Timeline(a))},
 			Artifact{"gpu_lanes.json", string(report.Lanes(a))},
 		)
+		j.drawn = a
 		res.Artifacts = append(res.Artifacts, whyArtifacts(a)...)
 		res.Artifacts = append(res.Artifacts, rankArts...)
 		res.Artifacts = append(res.Artifacts, own...)

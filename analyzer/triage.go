@@ -64,6 +64,7 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 	own, lines := j.perRank(parts)
 	a.PerRank = lines
 	rankArts = append(rankArts, own...)
+	j.drawn = a
 	summary := string(report.Summary(a))
 	summary += "\n" + string(ov.Markdown()) + "\n" + string(fu.Markdown())
 	return append([]Artifact{

@@ -27,6 +27,9 @@
 //   {type:'warm'}                           idle, warmed up, an instance waits for the next job
 //   {type:'progress', …Progress}            throttled to ~10 Hz
 //   {type:'result', result, stats}          result JSON of finish(), parsed
+//   {type:'spans', buffer, ms}              then: the job's per-kernel intervals (the
+//                                           module's spans export, docs/abi.md; buffer
+//                                           null when it drew no lanes), transferred
 //   {type:'fixed', blob, name, result, stats}
 //   {type:'error', message}
 import { WasiExit } from './wasi.js';
@@ -77,10 +80,15 @@ self.onmessage = async (ev) => {
   const receivedAt = performance.timeOrigin + performance.now(); // epoch ms, for the page's phases
   try {
     if (msg.type === 'start') {
-      const { result, stats } = await run(msg.files, msg.opts ?? {});
+      const { result, stats, instance } = await run(msg.files, msg.opts ?? {});
       stats.receivedAt = receivedAt;
       stats.doneAt = performance.timeOrigin + performance.now();
       self.postMessage({ type: 'result', result, stats });
+      // The timeline's kernels come after the report: the page draws the
+      // report meanwhile, and the instance goes once they are copied out.
+      const ts = performance.now();
+      const buffer = spansOf(instance);
+      self.postMessage({ type: 'spans', buffer, ms: performance.now() - ts }, buffer ? [buffer] : []);
     } else if (msg.type === 'fix') {
       const out = await fix(msg.file, msg.name, !!msg.gzip);
       self.postMessage({ type: 'fixed', ...out });
@@ -94,6 +102,19 @@ self.onmessage = async (ev) => {
     idleSoon(AFTER_JOB_MS);
   }
 };
+
+/** The job's per-kernel intervals (report.Spans) as an ArrayBuffer, or null. */
+function spansOf(m) {
+  if (!m?.x.spans) return null; // a module built before the export
+  try {
+    const n = m.x.spans() >>> 0;
+    if (!n) return null;
+    return new Uint8Array(m.x.memory.buffer, m.x.output_ptr() >>> 0, n).slice().buffer;
+  } catch (err) {
+    console.warn('[gputriage] spans:', err?.message ?? err);
+    return null;
+  }
+}
 
 function getModule() {
   if (!modulePromise) {
@@ -656,7 +677,7 @@ async function runOnce(files, opts, t0, sequential) {
     parseSeconds: (ctx.poolObj?.parseMs ?? 0) / 1000,
     mergeSeconds: ctx.mergeMs / 1000,
   };
-  return { result, stats };
+  return { result, stats, instance: m };
 }
 
 /** The page's "auto": triage when two or more of the files are traces,

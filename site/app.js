@@ -142,7 +142,7 @@ async function run(files, { keepRoles = false, diff = null } = {}) {
       delete opts.autoTriage;
       Object.assign(opts, { command: 'diff', split_a: diff.split_a }, diff.force ? { force: true } : {});
     }
-    const { result, stats } = await client.start(files, opts, showProgress);
+    const { result, stats, spans } = await client.start(files, opts, showProgress);
     probe.stats = stats;
     probe.result = result;
     probe.peakMemory = Math.max(probe.peakMemory, stats.memory);
@@ -166,6 +166,7 @@ async function run(files, { keepRoles = false, diff = null } = {}) {
     performance.mark('gputriage:result'); // devtools' timings track
     probe.renderSections = await renderReport(ui.report, result, {
       stats,
+      spans,
       focus: true,
       saveReport: () => savedReport(result, stats),
       roles: {

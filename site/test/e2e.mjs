@@ -1577,6 +1577,76 @@ test('timeline: wheel zoom narrows the stream lanes\' time range; drag pans, + z
   }
 });
 
+// ---- issue 21: the zoomable timeline, step selector, reflow and print (one block)
+
+/** Wait until el's attribute name satisfies ok (polls per frame, 15 s). */
+async function waitAttr(el, name, ok = (v) => v != null) {
+  await el.evaluate((e, [n, src]) => new Promise((r, j) => {
+    const f = new Function('v', `return (${src})(v)`);
+    const t0 = performance.now();
+    (function poll() { if (f(e.getAttribute(n))) r(); else if (performance.now() - t0 > 15000) j(new Error(`${n}: ${e.getAttribute(n)}`)); else requestAnimationFrame(poll); })();
+  }), [name, ok.toString()]);
+}
+
+test('zoomable timeline: deep wheel zoom shows single kernels, hover and [ ] name them', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [TRACES.rocmDecode]);
+    const canvas = s.page.locator('#lanes canvas.lanes').first();
+    await canvas.scrollIntoViewIfNeeded();
+    await waitAttr(canvas, 'data-kernels');
+    const kt = await s.page.evaluate(() => JSON.parse(window.__gputriage.result.artifacts.find((a) => a.name === 'kernel_table.json').text));
+    const names = new Set(kt.rows.map((k) => k.kernel));
+    const total = Number(await canvas.getAttribute('data-kernels'));
+    const ops = await s.page.evaluate(() => JSON.parse(window.__gputriage.result.artifacts.find((a) => a.name === 'gpu_lanes.json').text).files[0].lanes.reduce((n, l) => n + l.ops, 0));
+    assert.equal(total, ops, 'every op of gpu_lanes.json is a kernel interval');
+    const box = await canvas.boundingBox();
+    const span = () => canvas.getAttribute('data-view').then((v) => { const [a, b] = v.split('-').map(Number); return b - a; });
+    // Zoom around the middle of the busy end of the trace (the decode
+    // trace's kernels sit in its last few pixels at full view).
+    await s.page.mouse.move(box.x + box.width - 12, box.y + 26);
+    // Five notches at a time until single kernels show (the coarsest such view).
+    for (let i = 0; i < 16 && (await canvas.getAttribute('data-mode')) !== 'kernels'; i++) {
+      for (let k = 0; k < 5; k++) await s.page.mouse.wheel(0, -120);
+      await waitAttr(canvas, 'data-view', (v) => v != null);
+      await s.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    }
+    await waitAttr(canvas, 'data-mode', (v) => v === 'kernels');
+    const shown = Number(await canvas.getAttribute('data-shown'));
+    assert.ok(shown > 0 && shown < total, `single kernels drawn at deep zoom: ${shown} of ${total}`);
+    const w = await span();
+    assert.ok(w < 0.01 * (await s.page.evaluate(() => JSON.parse(window.__gputriage.result.artifacts.find((a) => a.name === 'gpu_lanes.json').text).files[0].span_us)),
+      `the view narrowed to ${w} us`);
+    await shot(s.page, 'lanes-kernels');
+    // Hover: some x along the first lane names a kernel in full.
+    let tipText = null, lastTip = null;
+    for (let i = 0; !tipText && i < 2 * 180; i++) {
+      const x = box.x + 200 + (i % 180) * ((box.width - 210) / 180), y = box.y + 26 + 16 * Math.floor(i / 180); // the first two lanes
+      await s.page.mouse.move(x, y);
+      const t = await s.page.locator('#lanes .tip').first().textContent();
+      lastTip = t;
+      // the trace's own spelling (demangled, with arguments) holds the table's name
+      if (t && [...names].some((n) => t.split(' · ')[0].includes(n))) tipText = t;
+    }
+    assert.ok(tipText, `hovering a kernel shows its full name (last tip: ${lastTip})`);
+    assert.match(tipText, / · [\d.]+ (ns|µs|us|ms) at /, 'and its duration');
+    await shot(s.page, 'lanes-kernels-hover');
+    // Keyboard: ] steps to a kernel and says it whole.
+    await canvas.focus();
+    await s.page.keyboard.press('0');
+    await s.page.keyboard.press(']');
+    const said = await s.page.locator('#lanes .kfocus').first().textContent();
+    assert.ok([...names].some((n) => said.split(' · ')[0].includes(n)), `] names the first kernel in full: ${said}`);
+    await s.page.keyboard.press(']');
+    const said2 = await s.page.locator('#lanes .kfocus').first().textContent();
+    assert.notEqual(said2, '', 'the next one');
+    assert.equal(await canvas.getAttribute('data-mode'), 'kernels', '] zooms to where the kernel can be seen');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
 // ---------------------------------------------------------------- ROCm profiler databases and folders (issue 20)
 
 const ROCPROF = `${SHARED}/rocprof`;
