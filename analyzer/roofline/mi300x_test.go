@@ -135,3 +135,31 @@ func TestSGLangDecodeCapture(t *testing.T) {
 	}
 	t.Log(res.Takeaways(s.Stage))
 }
+
+// TestResNet18Training: the MI300X ResNet-18 training step (ROCm 7.2):
+// forward and backward — convolution_backward, batch-norm backward (MIOpen
+// BatchNormBwdSpatial), max-pool backward — all have a modelled row: at
+// least 99 % of GPU time is modelled.
+func TestResNet18Training(t *testing.T) {
+	res := mi300x(t, "traces2/tracelens_mi300_resnet18/train_resnet18.json.gz")
+	var all, mod int64
+	for _, s := range res.Stages {
+		all += s.KernelTime
+		mod += s.Modelled
+	}
+	t.Logf("%.2f %% of %d ns modelled", 100*float64(mod)/float64(all), all)
+	if float64(mod) < 0.99*float64(all) {
+		t.Errorf("%.2f %% modelled", 100*float64(mod)/float64(all))
+	}
+	want := map[string]bool{"aten::convolution_backward": false, "aten::native_batch_norm_backward": false, "aten::max_pool2d_with_indices_backward": false}
+	for _, r := range res.Rows {
+		if _, ok := want[r.CPUOp]; ok && r.Modelled && r.Coverage == 1 {
+			want[r.CPUOp] = true
+		}
+	}
+	for op, seen := range want {
+		if !seen {
+			t.Errorf("no fully modelled row by %s", op)
+		}
+	}
+}
