@@ -54,6 +54,7 @@ test-browser: site chromium
 	node site/test/tsv.mjs
 	node site/test/split.mjs
 	node site/test/pointers.mjs
+	node site/test/spans.mjs
 	CHROMIUM=$(CHROMIUM) node site/test/e2e.mjs
 
 # The Cloudflare Worker (GOOS=js, syumai/workers): worker/out/.
@@ -75,6 +76,7 @@ bench-page: site chromium
 	npm ci --no-audit --no-fund
 	GPUTRIAGE_JUDGE_TIMING=1 node site/test/e2e.mjs "main-thread task"
 	GPUTRIAGE_JUDGE_TIMING=1 node site/test/e2e.mjs "big generated trace"
+	GPUTRIAGE_JUDGE_TIMING=1 node site/test/e2e.mjs "timeline bench"
 
 # Every fuzz target in the repository (found with go test -list), FUZZTIME each.
 FUZZTIME ?= 30s
