@@ -26,8 +26,13 @@ test-go:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 40m ./...
 
-site: build
+# The page bundles SQLite's wasm build from npm (@sqlite.org/sqlite-wasm,
+# pinned in package-lock.json): npm ci first.
+site: build node_modules/.package-lock.json
 	$(GO) run ./build -site
+
+node_modules/.package-lock.json: package-lock.json
+	npm ci --no-audit --no-fund
 
 serve: site
 	$(GO) run ./build -serve 127.0.0.1:8080

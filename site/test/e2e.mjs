@@ -1888,6 +1888,115 @@ test('timeline bench: zooming a 1 M-kernel trace keeps every main-thread task 鈮
   }
 });
 
+// ---------------------------------------------------------------- ROCm profiler databases and folders (issue 20)
+
+const ROCPROF = `${SHARED}/rocprof`;
+const DATABASES = ['908_results.rocpd.db.gz', 'mytrace.rpd.gz', 'matmul_result.rpd.gz', 'rocprof_compute_23ed6f36.db.gz'];
+
+/** The CLI's artifacts and its wall time for files of one folder, as cliArtifacts. */
+function timedCli(files, cmd = 'breakdown', extra = []) {
+  const t = process.hrtime.bigint();
+  const out = cliArtifacts(files, cmd, extra);
+  return { out, ms: Number(process.hrtime.bigint() - t) / 1e6 };
+}
+
+test('rocprof: a rocpd .db, .rpd files (gzipped and raw) and a rocprof-compute DB give the CLI\'s bytes', async () => {
+  const raw = path.join(TMP, 'matmul_result.rpd'); // an uncompressed database too
+  fs.writeFileSync(raw, zlib.gunzipSync(fs.readFileSync(`${ROCPROF}/matmul_result.rpd.gz`)));
+  const s = await openPage(`${base}/`);
+  try {
+    for (const f of [...DATABASES.map((n) => `${ROCPROF}/${n}`), raw]) {
+      const label = path.basename(f);
+      await drop(s.page, [f]);
+      const got = await pageArtifacts(s.page);
+      const cli = timedCli(f);
+      assertSameArtifacts(got, cli.out, label);
+      const stats = await s.page.evaluate(() => window.__gputriage.stats);
+      const meta = JSON.parse(got['profile_metadata.json'].toString());
+      assert.ok(['rocpd', 'RPD', 'rocprof-compute'].includes(meta.files[0].source?.format), `${label}: read as a database (${meta.files[0].source?.format})`);
+      assert.ok(await s.page.locator('#kernels tbody tr').count() > 0, `${label}: kernel rows`);
+      note(`${label}: ${Object.keys(got).length} artifacts identical 路 page ${stats.seconds.toFixed(2)} s (SQLite ${stats.sqlSeconds.toFixed(2)} s, module ${stats.feedSeconds.toFixed(2)} + ${stats.finishSeconds.toFixed(2)} s; row stream ${(stats.rawBytes / 1e6).toFixed(1)} MB) 路 CLI ${(cli.ms / 1000).toFixed(2)} s wall`);
+    }
+    assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests after load');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('rocprof: a rocprofv3 output folder (CSV + rocpd .db) dropped whole gives the CLI\'s bytes', async () => {
+  // <run>/<host>/<pid>_*: the 7.x CSV tables of the 908 run, and the same
+  // run as rocpd in a second host folder (two processes = two trace files).
+  const run = path.join(TMP, 'rocprof-run');
+  fs.mkdirSync(path.join(run, 'node7'), { recursive: true });
+  fs.mkdirSync(path.join(run, 'node8'), { recursive: true });
+  for (const n of ['908_agent_info.csv', '908_hip_api_trace.csv', '908_kernel_trace.csv.gz', '908_memory_copy_trace.csv']) fs.copyFileSync(`${ROCPROF}/${n}`, path.join(run, 'node7', n));
+  fs.copyFileSync(`${ROCPROF}/908_results.rocpd.db.gz`, path.join(run, 'node8', '908_results.db.gz'));
+  const s = await openPage(`${base}/`);
+  try {
+    for (const [label, dir, want] of [['csv folder', path.join(run, 'node7'), 'node7/908_*.csv'], ['run folder', run, null]]) {
+      await s.page.setInputFiles('#pick-folder', dir);
+      await s.page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 120_000 });
+      if (await s.page.evaluate(() => document.body.dataset.state) === 'error') assert.fail(`${label}: page error: ${await s.page.textContent('#error')}`);
+      const got = await pageArtifacts(s.page);
+      const out = fs.mkdtempSync(path.join(TMP, 'cli-'));
+      const t = process.hrtime.bigint();
+      const r = spawnSync(CLI, ['breakdown', '-q', '-o', out, path.basename(dir)], { cwd: path.dirname(dir), encoding: 'utf8' });
+      const ms = Number(process.hrtime.bigint() - t) / 1e6;
+      assert.ok(r.status === 0 || r.status === 1, `gputriage breakdown exited ${r.status}: ${r.stderr}`);
+      assertSameArtifacts(got, readCliOut(out), label);
+      const meta = JSON.parse(got['profile_metadata.json'].toString());
+      const names = meta.source_trace_paths;
+      if (want) assert.deepEqual(names, [want], `${label}: one rocprofv3 run`);
+      else assert.equal(names.length, 2, `${label}: the CSV run and the database are two processes (${JSON.stringify(names)})`);
+      const stats = await s.page.evaluate(() => window.__gputriage.stats);
+      note(`${label}: ${Object.keys(got).length} artifacts identical 路 page ${stats.seconds.toFixed(2)} s 路 CLI ${(ms / 1000).toFixed(2)} s wall`);
+    }
+    assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests after load');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('rocprof: a database in the file:// build; a damaged database is refused as the CLI refuses it', async () => {
+  // The first 64 KiB of the rocpd database: the header and schema pages
+  // without the rest (SQLite: "database disk image is malformed").
+  const cut = path.join(TMP, 'cut_results.db');
+  fs.writeFileSync(cut, zlib.gunzipSync(fs.readFileSync(`${ROCPROF}/908_results.rocpd.db.gz`)).subarray(0, 64 << 10));
+  const s = await openPage(pathToFileURL(INLINE).href);
+  try {
+    const f = `${ROCPROF}/mytrace.rpd.gz`;
+    await drop(s.page, [f]);
+    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(f), 'file:// mytrace.rpd.gz');
+    for (const [label, files] of [['cut database', [cut]], ['cut database + an RPD', [cut, `${ROCPROF}/matmul_result.rpd.gz`]]]) {
+      const dir = fs.mkdtempSync(path.join(TMP, 'dbs-'));
+      for (const x of files) fs.copyFileSync(x, path.join(dir, path.basename(x)));
+      const local = files.map((x) => path.join(dir, path.basename(x)));
+      await s.page.setInputFiles('#pick-files', local);
+      await s.page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 120_000 });
+      const out = fs.mkdtempSync(path.join(TMP, 'cli-'));
+      const r = spawnSync(CLI, ['breakdown', '-q', '-o', out, ...local.map((x) => path.basename(x))], { cwd: dir, encoding: 'utf8' });
+      const state = await s.page.evaluate(() => document.body.dataset.state);
+      assert.equal(r.status, 2, `${label}: the CLI's exit code`);
+      assert.match(r.stderr, /cut_results\.db: not a readable SQLite database: sqlite3: database disk image is malformed/, `${label}: the CLI's words`);
+      if (files.length === 1) {
+        assert.equal(state, 'error', `${label}: nothing readable: the page refuses it`);
+        assert.match(await s.page.textContent('#error'), /cut_results\.db: not a readable SQLite database: sqlite3: database disk image is malformed/, `${label}: the page's words are the CLI's`);
+      } else {
+        assert.equal(state, 'done', `${label}: the RPD's report`);
+        assert.equal(await s.page.evaluate(() => window.__gputriage.result.exit_code), 2, `${label}: exit 2, as the CLI`);
+        assert.match(await s.page.locator('#verdict .errrow').textContent(), /cut_results\.db.*malformed/, `${label}: one error row naming the file`);
+        assertSameArtifacts(await pageArtifacts(s.page), readCliOut(out), label);
+      }
+      note(`${label}: CLI exit ${r.status}, page ${state}`);
+    }
+    assert.deepEqual(s.allRequests().filter((u) => !u.startsWith('file:')), [], 'no network at all');
+  } finally {
+    await s.close();
+  }
+});
+
 // ---------------------------------------------------------------- main
 
 let server;
