@@ -25,7 +25,7 @@ type spansDoc struct {
 		DurUS             float64 `json:"dur_us"`
 	}
 	start, dur []float64
-	name              []uint32
+	name       []uint32
 }
 
 func decodeSpans(t *testing.T, b []byte) spansDoc {
