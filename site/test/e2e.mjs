@@ -305,6 +305,37 @@ test('served: real traces give artifacts byte-identical to the CLI', async () =>
   }
 });
 
+test('served: a dropped config.json is the model config: artifacts equal the CLI\'s --model-config', async () => {
+  // One vllm::moe_forward whose shapes lack top-k and expert weights (the
+  // shapes vllm_decode_full's capture trace records for gpt-oss's MoE, without
+  // the ops inside it); gpt-oss-20b's config.json gives them.
+  const dir = fs.mkdtempSync(path.join(TMP, 'cfg-'));
+  const trace = path.join(dir, 'moe.json'), cfg = path.join(dir, 'config.json');
+  fs.writeFileSync(trace, JSON.stringify({ deviceProperties: [{ id: 0, name: 'AMD Instinct MI300X', computeMajor: 9, computeMinor: 4, numSms: 304 }], traceEvents: [
+    { ph: 'X', cat: 'cpu_op', name: 'vllm::moe_forward', pid: 100, tid: 100, ts: 1000, dur: 50,
+      args: { 'External id': 1, 'Input Dims': [[32, 2880], [32, 32], []], 'Input type': ['c10::BFloat16', 'c10::BFloat16', ''], 'Concrete Inputs': ['', '', ''] } },
+    { ph: 'X', cat: 'cuda_runtime', name: 'hipLaunchKernel', pid: 100, tid: 100, ts: 1010, dur: 5, args: { 'External id': 1, correlation: 7 } },
+    { ph: 'X', cat: 'kernel', name: '_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu', pid: 2, tid: 0, ts: 1020, dur: 100, args: { 'External id': 1, device: 2, stream: 0, correlation: 7 } },
+  ] }));
+  fs.writeFileSync(cfg, JSON.stringify({ architectures: ['GptOssForCausalLM'], hidden_size: 2880, intermediate_size: 2880, num_local_experts: 32,
+    num_experts_per_tok: 4, hidden_act: 'silu', num_attention_heads: 64, num_key_value_heads: 8, torch_dtype: 'bfloat16', quantization_config: { quant_method: 'mxfp4' } }));
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [trace, cfg]);
+    const got = await pageArtifacts(s.page);
+    assertSameArtifacts(got, cliArtifacts(trace, 'breakdown', ['--model-config', cfg]), 'trace + config.json');
+    const row = JSON.parse(got['roofline.json']).rows[0];
+    assert.equal(row.modelled_share, 1, 'the MoE row is modelled');
+    assert.match(row.source, /top_k 4 from the model config/);
+    // The config alone is no input.
+    await s.page.setInputFiles('#pick-files', [cfg]);
+    await s.page.waitForFunction(() => document.body.dataset.state === 'error' || !document.querySelector('#error').hidden);
+    assert.match(await s.page.textContent('#error'), /model config\.json alone/);
+  } finally {
+    await s.close();
+  }
+});
+
 test('served: the run identity form reaches profile_metadata.json, same bytes as the CLI flags', async () => {
   const s = await openPage(`${base}/`);
   try {
