@@ -125,6 +125,11 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add("Hardware error: report the device (" + f.Device + ") to the operator / open a hardware ticket and drain the node")
 		add("Inspect RAS counters: rocm-smi --showrasinfo all / amd-smi metric --ecc")
 	case ClassDMADriverFault:
+		if f.SubKind == "memory_in_use" {
+			add("'Memory critical error … Memory in use' is the driver refusing to free / map memory, not a kernel bug: in a container pass --ipc=host and check SELinux (sudo ausearch -m AVC -ts recent | grep kfd; a denied map on /dev/kfd needs setsebool -P container_use_devices 1 or --security-opt label=disable)")
+			add("On an APU (node-0 is the CPU agent's host memory), check the GTT / TTM limits and the amdgpu-dkms / kernel version against the ROCm release notes")
+			break
+		}
 		add("Copy-engine / driver path, not a shader bug: update amdgpu-dkms / the kernel; try HSA_ENABLE_SDMA=0 to route copies through shaders")
 		add("'Failed to resume KFD' (userptr restore): check host memory pressure, IOMMU and HMM settings")
 	case ClassCollectiveTimeout:

@@ -52,6 +52,7 @@ type fileState struct {
 	side    *sideDoc
 	dec     logDecoder
 	fmtSeen uint64 // kwFmt* bits of the formats recorded by prefix stripping
+	help    bool   // inside a command's usage / --help text (helptext.go)
 }
 
 // parser is implemented by every format parser.
@@ -169,6 +170,9 @@ func (s *Session) handleLine(b []byte) {
 	}
 	if bytes.IndexByte(b, '\r') >= 0 {
 		b = b[bytes.LastIndexByte(b, '\r')+1:]
+	}
+	if s.helpLine(b) {
+		return
 	}
 	mask := kwScan(b)
 	// view aliases b: it is used only while this line is handled and
