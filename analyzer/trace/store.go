@@ -351,8 +351,10 @@ func (s *Store) Sub(fi int) *Store {
 		alias:  maps.Clone(s.alias),
 		Files:  []File{s.Files[fi]},
 		cache:  new([cacheSize]cacheEntry),
-		Budget: s.Budget,
 	}
+	// its own count: sub-stores may be analysed side by side
+	b := *s.Budget
+	sub.Budget = &b
 	gpu := make([]int32, len(s.GPU)) // old index → new, -1 when another file's
 	for i := range s.GPU {
 		gpu[i] = -1
