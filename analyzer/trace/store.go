@@ -346,11 +346,11 @@ func (s *Store) BytesKept() int64 {
 func (s *Store) Sub(fi int) *Store {
 	f := uint16(fi)
 	sub := &Store{
-		Names:  slices.Clip(slices.Clone(s.Names)),
-		index:  maps.Clone(s.index),
-		alias:  maps.Clone(s.alias),
-		Files:  []File{s.Files[fi]},
-		cache:  new([cacheSize]cacheEntry),
+		Names: slices.Clip(slices.Clone(s.Names)),
+		index: maps.Clone(s.index),
+		alias: maps.Clone(s.alias),
+		Files: []File{s.Files[fi]},
+		cache: new([cacheSize]cacheEntry),
 	}
 	// its own count: sub-stores may be analysed side by side
 	b := *s.Budget
