@@ -1,8 +1,10 @@
 // Per-kernel intervals for the zoomable timeline: the module's spans export
 // (analyzer/report/spans.go), which the worker hands over after the result.
 // Views over the one transferred buffer, no copies: 20 bytes per kernel.
-// Drawing at any zoom walks only the kernels in view (binary search by
-// start), so a frame costs O(kernels in view), never more than one pass.
+// Level of detail: a lane of many kernels also gets a pyramid of busy time
+// per bin (buildLevels: 0.4 B per kernel, built in slices), and a view
+// holding more kernels than pixels reads it instead of the kernels, so a
+// frame costs O(pixels) when zoomed out and O(kernels in view) when in.
 
 const MAGIC = 'GTS1';
 
@@ -23,16 +25,54 @@ export function decodeSpans(buffer) {
   const start = new Float64Array(buffer, pre, n);
   const dur = new Float64Array(buffer, pre + 8 * n, n);
   const name = new Uint32Array(buffer, pre + 16 * n, n);
-  for (const f of head.files) {
+  return { ...head, start, dur, name, n };
+}
+
+const SLICE = 100_000; // kernels per task while building the levels
+const DENSE = 8192; // lanes with fewer kernels draw from the kernels alone
+
+/**
+ * Per lane: maxDur (the longest kernel bounds how far before a view's start
+ * a kernel reaching into it can begin) and, for a lane of DENSE kernels or
+ * more, levels: busy µs per bin over [0, file span], the finest with a
+ * power of two of bins ≈ count / 8 (≤ 65536), each next level half as many.
+ * Yields (await pause()) between slices of SLICE kernels.
+ */
+export async function buildLevels(sp, pause) {
+  let done = 0;
+  for (const f of sp.files) {
+    let span = 0;
     for (const l of f.lanes) {
-      // The longest kernel bounds how far before a view's start a kernel
-      // reaching into it can begin.
       let m = 0;
-      for (let i = l.first; i < l.first + l.count; i++) if (dur[i] > m) m = dur[i];
+      for (let i = l.first; i < l.first + l.count; i++) {
+        if (sp.dur[i] > m) m = sp.dur[i];
+        if (sp.start[i] + sp.dur[i] > span) span = sp.start[i] + sp.dur[i];
+        if (++done % SLICE === 0) await pause();
+      }
       l.maxDur = m;
     }
+    f.span = span;
+    for (const l of f.lanes) {
+      if (l.count < DENSE || !(span > 0)) continue;
+      let nb = 512;
+      while (nb < 65536 && nb * 8 < l.count) nb *= 2;
+      const fine = new Float32Array(nb), bw = span / nb;
+      for (let i = l.first; i < l.first + l.count; i++) {
+        const s = sp.start[i], e = s + sp.dur[i];
+        let b = Math.min(nb - 1, Math.floor(s / bw));
+        for (; b < nb && b * bw < e; b++) fine[b] += Math.min(e, (b + 1) * bw) - Math.max(s, b * bw);
+        if (++done % SLICE === 0) await pause();
+      }
+      const levels = [fine];
+      for (let a = fine; a.length > 512;) {
+        const c = new Float32Array(a.length / 2);
+        for (let b = 0; b < c.length; b++) c[b] = a[2 * b] + a[2 * b + 1];
+        levels.push((a = c));
+      }
+      l.levels = levels;
+      l.span = span;
+    }
   }
-  return { ...head, start, dur, name, n };
 }
 
 /** First index in [lo, hi) whose start is ≥ t. */
@@ -65,7 +105,8 @@ export function busyPerPixel(sp, lanes, t0, t1, px, acc) {
     const [i0, i1] = inView(sp, lane, t0, t1);
     if (lanes.length > 1) one.fill(0);
     const into = lanes.length > 1 ? one : acc;
-    for (let i = i0; i < i1; i++) {
+    if (lane.levels && i1 - i0 > 4 * px && fromLevels(lane, t0, t1, px, into)) { seen += i1 - i0; thin += i1 - i0; }
+    else for (let i = i0; i < i1; i++) {
       const s = (sp.start[i] - t0) * scale, e = s + sp.dur[i] * scale;
       if (e <= 0 || s >= px) continue;
       seen++;
@@ -80,6 +121,27 @@ export function busyPerPixel(sp, lanes, t0, t1, px, acc) {
     if (into !== acc) for (let p = 0; p < px; p++) acc[p] += Math.min(1, one[p]);
   }
   return { seen, thin };
+}
+
+// Busy per pixel from the coarsest level whose bins are no wider than a
+// pixel; false when even the finest bins are wider (then the kernels in
+// view are few enough to walk).
+function fromLevels(lane, t0, t1, px, into) {
+  const pw = (t1 - t0) / px;
+  let lv = -1;
+  for (let k = 0; k < lane.levels.length; k++) if (lane.span / lane.levels[k].length <= pw) lv = k;
+  if (lv < 0) return false;
+  const a = lane.levels[lv], bw = lane.span / a.length;
+  for (let p = 0; p < px; p++) {
+    const ta = t0 + p * pw, tb = ta + pw;
+    let sum = 0;
+    for (let b = Math.max(0, Math.floor(ta / bw)); b < a.length && b * bw < tb; b++) {
+      const ov = Math.min(tb, (b + 1) * bw) - Math.max(ta, b * bw);
+      if (ov > 0) sum += a[b] * (ov / bw);
+    }
+    into[p] += sum / pw;
+  }
+  return true;
 }
 
 /** The kernel of the lanes at time t (µs), within slack µs, or -1. */
