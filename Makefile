@@ -26,8 +26,13 @@ test-go:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 40m ./...
 
-site: build
+# The page bundles SQLite's wasm build from npm (@sqlite.org/sqlite-wasm,
+# pinned in package-lock.json): npm ci first.
+site: build node_modules/.package-lock.json
 	$(GO) run ./build -site
+
+node_modules/.package-lock.json: package-lock.json
+	npm ci --no-audit --no-fund
 
 serve: site
 	$(GO) run ./build -serve 127.0.0.1:8080
@@ -49,6 +54,7 @@ test-browser: site chromium
 	node site/test/tsv.mjs
 	node site/test/split.mjs
 	node site/test/pointers.mjs
+	node site/test/spans.mjs
 	CHROMIUM=$(CHROMIUM) node site/test/e2e.mjs
 
 # The Cloudflare Worker (GOOS=js, syumai/workers): worker/out/.
@@ -70,6 +76,7 @@ bench-page: site chromium
 	npm ci --no-audit --no-fund
 	GPUTRIAGE_JUDGE_TIMING=1 node site/test/e2e.mjs "main-thread task"
 	GPUTRIAGE_JUDGE_TIMING=1 node site/test/e2e.mjs "big generated trace"
+	GPUTRIAGE_JUDGE_TIMING=1 node site/test/e2e.mjs "timeline bench"
 
 # Every fuzz target in the repository (found with go test -list), FUZZTIME each.
 FUZZTIME ?= 30s

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"path"
 	"strings"
 
 	"github.com/gputriage/gputriage/internal/escape"
@@ -24,10 +25,15 @@ var tables = []struct{ artifact, rows string }{
 
 // addCSVs appends the CSV twin of every table artifact of res.
 func addCSVs(res *Result) {
+	n := len(res.Artifacts)
 	for _, t := range tables {
-		if text, ok := res.Artifact(t.artifact); ok {
-			if c, ok := tableCSV(text, t.rows); ok {
-				res.Artifacts = append(res.Artifacts, Artifact{strings.TrimSuffix(t.artifact, ".json") + ".csv", c})
+		// a rank folder's ranks/<rank>/ tables get theirs beside them
+		for _, a := range res.Artifacts[:n] {
+			if path.Base(a.Name) != t.artifact {
+				continue
+			}
+			if c, ok := tableCSV(a.Text, t.rows); ok {
+				res.Artifacts = append(res.Artifacts, Artifact{strings.TrimSuffix(a.Name, ".json") + ".csv", c})
 			}
 		}
 	}

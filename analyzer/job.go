@@ -193,6 +193,9 @@ type Job struct {
 	cur    *current
 	nlogs  int
 	fix    *fixJob // perfetto-fix
+	// drawn is the analysis gpu_lanes.json was written from: Spans
+	// encodes its kernels for the page's timeline.
+	drawn *report.Analysis
 	// sidecar is what server_args.json beside the traces says.
 	sidecar  identity.Identity
 	sidecars map[int]identity.Identity // by file index (diff: per side)
@@ -204,6 +207,10 @@ type Job struct {
 	sums     []*collectives.Summary // ranks: the rank summaries read
 	// stagesSeen are the stages of every analysed trace (--stage must name one).
 	stagesSeen map[string]bool
+	// stageFiles holds, for triage and overlap, the store of each rank of
+	// an SGLang by-stage profile: its EXTEND and DECODE files are one
+	// rank's run split in time, analysed together.
+	stageFiles map[string]*trace.Store
 }
 
 // headMax is how much of a JSON document is kept for reading it whole (a
@@ -375,9 +382,7 @@ func (j *Job) decide(c *current) {
 		case j.opts.Command == "diff" && j.opts.SplitA > 0:
 			st = j.sideStore(len(j.files) - 1)
 		case j.perTrace():
-			st = trace.NewStore()
-			st.Budget = j.budget
-			j.stores = append(j.stores, st)
+			st = j.stageStore(c.res.Name)
 		}
 		c.reader = st.NewReader(c.res.Name)
 		c.reader.SizeHint(c.size)
@@ -749,6 +754,8 @@ func (j *Job) Finish() *Result {
 			parts = append(parts, rankPart{j.store, fi, joins})
 		}
 		rankArts := crossRank(a, rankSummaries(parts))
+		own, lines := j.perRank(parts)
+		a.PerRank = lines
 		if j.opts.Command == "extract" {
 			art, err := j.extractSummary(parts)
 			if err != nil {
@@ -767,8 +774,10 @@ func (j *Job) Finish() *Result {
 			Artifact{"gpu_timeline.json", string(report.Timeline(a))},
 			Artifact{"gpu_lanes.json", string(report.Lanes(a))},
 		)
+		j.drawn = a
 		res.Artifacts = append(res.Artifacts, whyArtifacts(a)...)
 		res.Artifacts = append(res.Artifacts, rankArts...)
+		res.Artifacts = append(res.Artifacts, own...)
 	}
 	if wantCrash {
 		d := j.crash.Diagnosis()
@@ -810,10 +819,12 @@ func (j *Job) unknownStage() string {
 	}
 	seen := make([]string, 0, len(j.stagesSeen))
 	for s := range j.stagesSeen {
-		seen = append(seen, s)
+		if s != "" {
+			seen = append(seen, s)
+		}
 	}
 	slices.Sort(seen)
-	return fmt.Sprintf("--stage %s: no such stage in the traces (they have: %s)", j.opts.Stage, strings.Join(seen, ", "))
+	return fmt.Sprintf("--stage %s: no such stage with GPU work in the traces (they have: %s)", j.opts.Stage, strings.Join(seen, ", "))
 }
 
 func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins) *report.Analysis {

@@ -61,6 +61,10 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 	if cross != nil {
 		rankArts = crossArtifacts(a, cross)
 	}
+	own, lines := j.perRank(parts)
+	a.PerRank = lines
+	rankArts = append(rankArts, own...)
+	j.drawn = a
 	summary := string(report.Summary(a))
 	summary += "\n" + string(ov.Markdown()) + "\n" + string(fu.Markdown())
 	return append([]Artifact{
@@ -157,13 +161,22 @@ func sameRun(a, b *trace.Store) bool {
 // noteOtherRanks says, on each trace left out of a triage because it is
 // another rank of the formal trace's run, why it was not used.
 func (j *Job) noteOtherRanks(stores []*trace.Store, formal, mapping *trace.Store) {
+	var parts []rankPart
+	for _, st := range stores {
+		parts = append(parts, rankPart{st: st})
+	}
+	ranks := distinctRanks(parts)
 	for _, st := range stores {
 		if st == formal || st == mapping || !sameRun(formal, st) {
 			continue
 		}
+		msg := "another rank (or stage) of " + formal.Files[0].Name + "'s run: triage analyses that one; breakdown compares the ranks"
+		if r, _ := rankOf(&st.Files[0]); ranks {
+			msg = "another rank of " + formal.Files[0].Name + "'s run: analysed on its own in " + RankDir(r) + "/ and across ranks in collectives.json; the overlap and fuse tables are " + formal.Files[0].Name + "'s"
+		}
 		for i := range j.files {
 			if j.files[i].Name == st.Files[0].Name && j.files[i].Problem == "" {
-				j.files[i].Problem = "another rank (or stage) of " + formal.Files[0].Name + "'s run: triage analyses that one; breakdown compares the ranks"
+				j.files[i].Problem = msg
 			}
 		}
 	}

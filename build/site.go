@@ -51,12 +51,18 @@ func buildSite(wasm []byte) error {
 	}
 	parserSource := virtual{contents: parser, loader: api.LoaderText}
 
-	// The worker: served (fetches gputriage.wasm) and inline (carries it).
-	workerServed, err := bundle("jsbridge/worker.js", virtuals{"gputriage-wasm": {file: "jsbridge/wasm-fetch.js"}, "gputriage-parser-source": parserSource})
+	// SQLite for databases dropped on the page (jsbridge/sqlite.js).
+	sq, err := sqliteVirtuals()
 	if err != nil {
 		return err
 	}
-	workerInline, err := bundle("jsbridge/worker.js", virtuals{"gputriage-wasm": {file: "jsbridge/wasm-inline.js"}, "gputriage-parser-source": parserSource})
+
+	// The worker: served (fetches gputriage.wasm) and inline (carries it).
+	workerServed, err := bundle("jsbridge/worker.js", sq.with(virtuals{"gputriage-wasm": {file: "jsbridge/wasm-fetch.js"}, "gputriage-parser-source": parserSource}))
+	if err != nil {
+		return err
+	}
+	workerInline, err := bundle("jsbridge/worker.js", sq.with(virtuals{"gputriage-wasm": {file: "jsbridge/wasm-inline.js"}, "gputriage-parser-source": parserSource}))
 	if err != nil {
 		return err
 	}

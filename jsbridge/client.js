@@ -13,9 +13,9 @@ import { createWorker } from 'gputriage-worker';
  * @typedef {{exitCode: number, seconds: number, finishSeconds: number, feedSeconds: number, bytes: number,
  *   rawBytes: number, mbps: number, memory: number}} Stats
  * @typedef {{command?: 'auto'|'breakdown'|'triage'|'overlap'|'diagnose', target_arch?: string, stage?: string,
- *   mapping?: string[], formal?: string[], autoTriage?: boolean}} Options
+ *   mapping?: string[], formal?: string[], autoTriage?: boolean, model_config?: object}} Options
  *   (autoTriage: with command auto, the worker runs triage when two or more files are traces;
- *   stats.command says what ran)
+ *   stats.command says what ran; model_config: a model's config.json object, as --model-config)
  * @typedef {{blob: Blob, name: string, result: Result, stats: object}} Fixed
  */
 
@@ -69,9 +69,18 @@ export class Client {
       case 'progress':
         job?.onProgress?.(m);
         break;
-      case 'result':
+      case 'result': {
         this.job = null;
-        job?.resolve({ result: m.result, stats: m.stats });
+        // The timeline's per-kernel intervals follow the result.
+        let spansDone;
+        const spans = new Promise((r) => { spansDone = r; });
+        this.spansDone = spansDone;
+        job?.resolve({ result: m.result, stats: m.stats, spans });
+        break;
+      }
+      case 'spans':
+        this.spansDone?.(m.buffer ? { buffer: m.buffer, ms: m.ms } : null);
+        this.spansDone = null;
         break;
       case 'fixed':
         this.job = null;
@@ -124,9 +133,12 @@ export class Client {
    * @param {(File|{file: File, name: string})[]} files
    * @param {Options} [opts]
    * @param {(p: Progress) => void} [onProgress]
-   * @returns {Promise<{result: Result, stats: Stats}>}
+   * @returns {Promise<{result: Result, stats: Stats, spans: Promise<null|{buffer: ArrayBuffer, ms: number}>}>}
+   *   spans: the per-kernel intervals, after the result (null: none)
    */
   start(files, opts = {}, onProgress) {
+    this.spansDone?.(null);
+    this.spansDone = null;
     if (this.job) this.cancel();
     this.#stopWarmUp();
     this.ranJob = true;
@@ -165,6 +177,8 @@ export class Client {
   cancel() {
     const job = this.job;
     this.job = null;
+    this.spansDone?.(null);
+    this.spansDone = null;
     this.worker.terminate();
     this.#spawn();
     job?.reject(new CancelledError());

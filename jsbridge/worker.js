@@ -27,6 +27,9 @@
 //   {type:'warm'}                           idle, warmed up, an instance waits for the next job
 //   {type:'progress', …Progress}            throttled to ~10 Hz
 //   {type:'result', result, stats}          result JSON of finish(), parsed
+//   {type:'spans', buffer, ms}              then: the job's per-kernel intervals (the
+//                                           module's spans export, docs/abi.md; buffer
+//                                           null when it drew no lanes), transferred
 //   {type:'fixed', blob, name, result, stats}
 //   {type:'error', message}
 import { WasiExit } from './wasi.js';
@@ -36,6 +39,9 @@ import { gunzipInModule } from './gunzip.js';
 import { inflateInWorker } from './inflate-worker.js';
 import { ParserPool } from './parser-pool.js';
 import { Splitter } from './split.js';
+import { sqlite, isSQLite } from './sqlite.js';
+import { compileSQLite } from './sqlite-wasm.js';
+import queries from 'gputriage-queries';
 
 const PROGRESS_MS = 100;
 const SNIFF_BYTES = 64 << 10;
@@ -74,10 +80,15 @@ self.onmessage = async (ev) => {
   const receivedAt = performance.timeOrigin + performance.now(); // epoch ms, for the page's phases
   try {
     if (msg.type === 'start') {
-      const { result, stats } = await run(msg.files, msg.opts ?? {});
+      const { result, stats, instance } = await run(msg.files, msg.opts ?? {});
       stats.receivedAt = receivedAt;
       stats.doneAt = performance.timeOrigin + performance.now();
       self.postMessage({ type: 'result', result, stats });
+      // The timeline's kernels come after the report: the page draws the
+      // report meanwhile, and the instance goes once they are copied out.
+      const ts = performance.now();
+      const buffer = spansOf(instance);
+      self.postMessage({ type: 'spans', buffer, ms: performance.now() - ts }, buffer ? [buffer] : []);
     } else if (msg.type === 'fix') {
       const out = await fix(msg.file, msg.name, !!msg.gzip);
       self.postMessage({ type: 'fixed', ...out });
@@ -91,6 +102,19 @@ self.onmessage = async (ev) => {
     idleSoon(AFTER_JOB_MS);
   }
 };
+
+/** The job's per-kernel intervals (report.Spans) as an ArrayBuffer, or null. */
+function spansOf(m) {
+  if (!m?.x.spans) return null; // a module built before the export
+  try {
+    const n = m.x.spans() >>> 0;
+    if (!n) return null;
+    return new Uint8Array(m.x.memory.buffer, m.x.output_ptr() >>> 0, n).slice().buffer;
+  } catch (err) {
+    console.warn('[gputriage] spans:', err?.message ?? err);
+    return null;
+  }
+}
 
 function getModule() {
   if (!modulePromise) {
@@ -261,6 +285,78 @@ async function pushFile(m, file, name, onChunk, { inflateWorker = false, split =
     }
     // Keep what was pushed; the module flags the file partial.
     m.callStr('file_error', `${name}: ${describeReadError(err)} after ${read} of ${file.size} bytes`);
+  }
+  m.call('file_end');
+}
+
+/** Does the file (gunzipped) start with SQLite's magic? */
+async function isDatabase(file) {
+  let reader;
+  try {
+    let stream = file.slice(0, 64 << 10).stream();
+    if (await isGzip(file)) stream = stream.pipeThrough(new DecompressionStream('gzip'));
+    reader = stream.getReader();
+    const parts = [];
+    let n = 0;
+    while (n < 16) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      n += value.length;
+    }
+    return isSQLite(concat(parts, n));
+  } catch {
+    return false; // a short or damaged file: pushFile says what is wrong
+  } finally {
+    reader?.cancel().catch(() => {});
+  }
+}
+
+/** Ends the row stream early: the module takes no more of the file. */
+class StopRows extends Error {}
+
+/**
+ * Push a SQLite database (rocpd, RPD, rocprof-compute) as the CLI does
+ * (cmd/gputriage/input.go, internal/sqlrows): the file, gunzipped, goes
+ * into SQLite's heap; SQLite (jsbridge/sqlite.js) runs the row-stream
+ * queries and the module gets the rows, never the file's bytes.
+ */
+async function pushDatabase(m, file, name, onChunk, onRead) {
+  m.callStr('file_begin', name);
+  const gz = await isGzip(file);
+  const hint = await sizeHint(file, gz);
+  if (hint > 0) m.call('file_size', hint % 2 ** 32, Math.floor(hint / 2 ** 32));
+  const sq = await sqlite(await compileSQLite());
+  const db = sq.database(hint);
+  let read = 0;
+  let reader = null;
+  try {
+    let stream = file.stream().pipeThrough(new TransformStream({
+      transform(chunk, ctl) { read += chunk.byteLength; ctl.enqueue(chunk); },
+    }));
+    if (gz) stream = stream.pipeThrough(new DecompressionStream('gzip'));
+    reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      db.write(value);
+      onRead(read);
+    }
+  } catch (err) {
+    reader?.cancel().catch(() => {});
+    db.discard();
+    m.callStr('file_error', `${name}: ${describeReadError(err)} after ${read} of ${file.size} bytes (a database is read whole)`);
+    m.call('file_end');
+    return;
+  }
+  try {
+    db.rows(queries, (b) => {
+      if (gz) m.x.file_read(read % 2 ** 32, Math.floor(read / 2 ** 32)); // the ratio guard's input
+      if (onChunk(b, read)) throw new StopRows();
+    });
+  } catch (err) {
+    if (err instanceof WasiExit || err instanceof WebAssembly.RuntimeError || err?.fromModule) throw err;
+    if (!(err instanceof StopRows)) m.callStr('file_error', err.message);
   }
   m.call('file_end');
 }
@@ -483,6 +579,7 @@ async function runOnce(files, opts, t0, sequential) {
   let readBefore = 0; // compressed bytes of finished files
   let raw = 0; // decompressed bytes fed
   let feedMs = 0; // time inside the module, to tell analysis from gunzip/IO
+  let sqlMs = 0; // databases: gunzip, copy into SQLite and its queries (not the module)
 
   // Issue 12: N parser workers (opts.parsers, ?parsers=N; default the
   // core count; 0 or 1: this worker alone) for files big enough to split.
@@ -543,7 +640,11 @@ async function runOnce(files, opts, t0, sequential) {
       const split = splits
         ? (hint) => (hint >= HEAD + ctx.block ? blockFeeder(m, ctx, feedHead, (n, read) => { raw += n; progress(at(read), false); }) : null)
         : null;
-      await pushFile(m, file, name, feedChunk, { inflateWorker, split });
+      if (await isDatabase(file)) {
+        const ts = performance.now(), fed = feedMs;
+        await pushDatabase(m, file, name, feedChunk, (read) => progress(at(read), false));
+        sqlMs += performance.now() - ts - (feedMs - fed); // reading the file into SQLite, the queries
+      } else await pushFile(m, file, name, feedChunk, { inflateWorker, split });
       readBefore += file.size;
       progress(at(0), true);
     }
@@ -562,6 +663,7 @@ async function runOnce(files, opts, t0, sequential) {
     seconds: (performance.now() - t0) / 1000,
     finishSeconds: (performance.now() - tf) / 1000,
     feedSeconds: feedMs / 1000,
+    sqlSeconds: sqlMs / 1000,
     bytes: total,
     rawBytes: raw,
     mbps: raw / 1e6 / ((performance.now() - t0) / 1000),
@@ -575,7 +677,7 @@ async function runOnce(files, opts, t0, sequential) {
     parseSeconds: (ctx.poolObj?.parseMs ?? 0) / 1000,
     mergeSeconds: ctx.mergeMs / 1000,
   };
-  return { result, stats };
+  return { result, stats, instance: m };
 }
 
 /** The page's "auto": triage when two or more of the files are traces,

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 
@@ -18,9 +19,10 @@ import (
 var files embed.FS
 
 // For returns the schema of an artifact ("kernel_table.json" →
-// kernel_table.schema.json).
+// kernel_table.schema.json; a rank's ranks/3/kernel_table.json has the
+// same schema).
 func For(artifact string) ([]byte, error) {
-	name := strings.TrimSuffix(artifact, ".json") + ".schema.json"
+	name := strings.TrimSuffix(path.Base(artifact), ".json") + ".schema.json"
 	return files.ReadFile(name)
 }
 
@@ -38,7 +40,7 @@ func Names() []string {
 // 2020-12 validator; an artifact without a schema is an error. Only tests
 // call it: no binary (CLI, wasm module, Worker) links the validator.
 func Validate(artifact string, doc []byte) error {
-	sch, err := compiled(artifact)
+	sch, err := compiled(path.Base(artifact))
 	if err != nil {
 		return err
 	}

@@ -221,6 +221,20 @@ func takeOutput() uint32 {
 	return uint32(len(output))
 }
 
+// spans puts the per-kernel interval encoding of the last finish
+// (report.Spans) in the output buffer and returns its length (0: none);
+// read it at output_ptr. The page's timeline draws single kernels from it.
+//
+//go:wasmexport spans
+func spans() uint32 {
+	output = nil
+	if job == nil {
+		return 0
+	}
+	output = job.Spans()
+	return uint32(len(output))
+}
+
 //go:wasmexport output_ptr
 func outputPtr() uint32 {
 	if len(output) == 0 {

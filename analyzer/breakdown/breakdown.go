@@ -40,6 +40,7 @@ type Stage struct {
 	AvgParallelism float64
 	Categories     []Share
 	Providers      []Share
+	GraphKernels   int64 // GPU ops of the stage replayed by a graph launch
 }
 
 // Row is one line of the kernel table: a canonical kernel within a stage.
@@ -166,6 +167,9 @@ func Analyze(st *trace.Store, opt Options) *Result {
 			}
 			sa.KernelCount++
 			sa.KernelTime += o.Dur
+			if at.graph {
+				sa.GraphKernels++
+			}
 			w := &sa.wins[o.File]
 			w.first, w.last = min(w.first, o.TS), max(w.last, o.End())
 

@@ -3,6 +3,7 @@ package collectives
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -262,7 +263,7 @@ func Match(sums []*Summary) *Result {
 			if in.Bytes != nil && in.Transfer > 0 {
 				alg := float64(*in.Bytes) / float64(in.Transfer) // bytes/ns = GB/s
 				bus := alg * BusFactor(in.Kind, in.GroupSize)
-				a, b := units.Round(alg, 3), units.Round(bus, 3)
+				a, b := gbps(alg), gbps(bus)
 				in.AlgBW, in.BusBW = &a, &b
 				if res.Link != nil {
 					p := res.Link.Peak(in.GroupSize)
@@ -587,4 +588,14 @@ func (r *Result) Wait(rank int) map[int32]int64 {
 		}
 	}
 	return out
+}
+
+// gbps rounds a bandwidth to 3 decimals, or to 4 significant digits below
+// 1 GB/s: a small message over a slow transfer (a planted stall) is tens of
+// MB/s, where 3 decimals would be 5 % off.
+func gbps(x float64) float64 {
+	if x == 0 || math.Abs(x) >= 1 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return units.Round(x, 3)
+	}
+	return units.Round(x, 3+int(math.Ceil(-math.Log10(math.Abs(x)))))
 }

@@ -54,6 +54,10 @@ type facts struct {
 	inc            incidentFacts // hang / multi-rank evidence across files (incident.go)
 	container      containerFact // container.go
 	inHand         inHand        // evidence.go
+	regAddrs       regAddrs      // wave register values per kernel (regaddr.go)
+	ldsLog         int64         // LDS per workgroup the log states (launch.go)
+	xnackOn        *Evidence     // dmesg "XNACK is enabled, retry faults will be handled by SVM"
+	svmMiss        *Evidence     // dmesg "failed to find prange" / "not in any svm range"
 }
 
 type exitFact struct {

@@ -80,7 +80,7 @@ var hipErrors = []hipErr{
 	{"hipErrorInvalidKernelFile", 218, "invalid kernel file", "cudaErrorInvalidPtx", ClassArchMismatch, ""},
 	{"hipErrorInvalidHandle", 400, "invalid resource handle", "cudaErrorInvalidResourceHandle", "", "a stream/event of another device or already destroyed"},
 	{"hipErrorIllegalState", 401, "the operation cannot be performed in the present state", "cudaErrorIllegalState", "", ""},
-	{"hipErrorNotFound", 500, "named symbol not found", "cudaErrorSymbolNotFound", "", "kernel name not found in the module (hipModuleGetFunction)"},
+	{"hipErrorNotFound", 500, "named symbol not found", "cudaErrorSymbolNotFound", ClassKernelNotFound, "kernel name not found in the module (hipModuleGetFunction)"},
 	{"hipErrorNotReady", 600, "device not ready", "cudaErrorNotReady", "", "a query result, not an error"},
 	{"hipErrorIllegalAddress", 700, "an illegal memory access was encountered", "cudaErrorIllegalAddress", ClassGPUMemoryFault, "a kernel accessed an invalid address (GPU page fault); sticky — the context is unusable"},
 	{"hipErrorLaunchOutOfResources", 701, "too many resources requested for launch", "cudaErrorLaunchOutOfResources", ClassInvalidLaunch, "VGPR/SGPR/LDS per block too high for the block size"},

@@ -285,6 +285,15 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 				miss = append(miss, r)
 			}
 		}
+		// defeater: without the world size a gap proves little — a truncated
+		// or partial paste drops ranks too; only one rank missing among
+		// several reporting is read as the straggler
+		if ws == 0 && (len(miss) != 1 || len(reporting) < 3) {
+			if len(miss) > 0 {
+				a.note("ranks " + intsString(miss) + " do not report the timeout, but the world size is not in the evidence: a partial paste cannot prove them missing")
+			}
+			miss = nil
+		}
 		if len(miss) > 0 && len(miss) < limit {
 			how := "gap in the reporting ranks"
 			var evs []Evidence

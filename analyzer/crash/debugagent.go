@@ -20,6 +20,8 @@ type agentParser struct {
 	dis      *disasmBlock   // open block
 	regClass string
 	first    *waveInfo // representative wave of the current file
+	cur      string    // kernel of the wave whose registers are being read
+	regs     regReader
 	running  int
 	stopped  int
 }
@@ -141,6 +143,9 @@ func (p *agentParser) line(l *line) {
 	}
 	if p.first != nil && p.regClass != "" {
 		p.register(l)
+		if p.cur != "" {
+			p.regs.line(t, p.regClass, func(v uint64) { p.s.b.facts.regAddrs.add(p.cur, v) })
+		}
 	}
 	if strings.Contains(t, "rocm-debug-agent:") || strings.Contains(t, "rocm-dbgapi:") || strings.Contains(t, "Precise memory not supported") {
 		s.format("rocm_debug_agent")
@@ -194,6 +199,8 @@ func (p *agentParser) header(l *line) {
 			a.addReason(r)
 		}
 		a.setKernel(kernel, "rocm-debug-agent wave header", 90)
+		p.cur = kernel
+		p.regs.reset()
 		if p.first == nil {
 			p.first = &waveInfo{id: id, pc: pc, kernel: kernel, reason: reason}
 			a.detail("representative_wave", "wave_"+id+" pc="+pc)

@@ -27,6 +27,7 @@ var classTitles = map[string]string{
 	ClassFP8AttentionCrash:  "FP8 / flash-attention kernel crash",
 	ClassAsyncRace:          "asynchronously reported error: the reported location is not the fault site",
 	ClassInvalidLaunch:      "invalid launch configuration / resources",
+	ClassKernelNotFound:     "kernel module or symbol not found",
 	ClassNotGPU:             "application or environment error (no GPU fault)",
 	ClassNumericalNaN:       "NaN/Inf first appears in a kernel's output",
 }
@@ -43,6 +44,7 @@ var classMeanings = map[string]string{
 	ClassECCRAS:             "the hardware reported an uncorrectable memory error",
 	ClassDMADriverFault:     "the fault came from the copy engine or the driver path, not from a shader",
 	ClassCollectiveTimeout:  "a collective did not complete on all ranks within the timeout",
+	ClassKernelNotFound:     "a kernel module or symbol could not be loaded at run time: wrong code-object path, a kernel name that is not a symbol of the module (C++ mangling), or a module built for another gfx target",
 	ClassRCCLTransport:      "the collective library failed to set up or use its transport (P2P / IPC / network)",
 	ClassCPUHang:            "the host side stopped making progress (scheduler watchdog, threads blocked)",
 	ClassGPUKernelHang:      "a dispatched kernel never finishes, so the host waits forever",
@@ -360,7 +362,8 @@ func (b *builder) collectiveNotes(a *agg, work map[string]*agg) {
 
 // finding renders an aggregate.
 func (b *builder) finding(s *Session, a *agg) Finding {
-	b.degarbleKernels(a) // interleave.go
+	b.degarbleKernels(a)                // interleave.go
+	faultKernelByRegisters(a, &b.facts) // regaddr.go
 	f := a.f
 	facts := &b.facts
 	f.Ranks = sortedInts(a.ranks)
@@ -434,6 +437,18 @@ func (b *builder) finding(s *Session, a *agg) Finding {
 				a.note("the runtime fault address equals the dmesg fault page " + pg + ": same fault (pid " + a.details["dmesg_pid"] + ")")
 			}
 		}
+	}
+	if f.Class == ClassGPUMemoryFault && facts.svmMiss != nil {
+		// XNACK retry faults are resolved by SVM migration; an address in no
+		// SVM range cannot be migrated: a genuinely invalid address
+		a.evidence(*facts.svmMiss)
+		m := "the address is in no SVM range (svm_range_restore_pages found no prange): a genuinely invalid address, not a page-migration problem"
+		if facts.xnackOn != nil {
+			a.evidence(*facts.xnackOn)
+			m = "XNACK is enabled (retry faults handled by SVM) but " + m
+		}
+		a.detail("svm", m)
+		a.note(m)
 	}
 	if facts.override != "" && (f.Class == ClassGPUMemoryFault || f.Class == ClassArchMismatch || f.Class == ClassIllegalInstruction) {
 		a.note("HSA_OVERRIDE_GFX_VERSION=" + facts.override + " is set: the GPU runs code objects built for another gfx target")

@@ -17,6 +17,7 @@ type hangParser struct {
 	gpuWait  []string // frames showing a thread waiting on the GPU
 	collWait []string
 	busy     []string
+	compile  []string // frames inside Triton / Inductor kernel compilation
 	dumpEv   *line
 	proc     *pyProc   // the process of the dump being read
 	procs    []*pyProc // processes of this file
@@ -40,6 +41,11 @@ var (
 )
 
 var gpuWaitFrames = []string{"synchronize", "_local_scalar_dense", "hsa_signal_wait", "hipStreamSynchronize", "hipDeviceSynchronize", "cudaStreamSynchronize", "cudaDeviceSynchronize", "hipMemcpy", "cuStreamSynchronize", "item ("}
+
+// compileFrames: a thread inside Triton's compiler (seed 000 pattern 4: a
+// hang in the first forward pass is a Triton compile, not a GPU hang).
+var compileFrames = []string{"triton/compiler/", "triton/backends/", "make_hsaco", "make_amdgcn", "make_llir", "llir_to_amdgcn", "translate_to_llvmir", "_inductor/async_compile", "_inductor/codecache", "_precompile_config"}
+
 var collWaitFrames = []string{"all_reduce", "allreduce", "all_gather", "barrier", "broadcast", "reduce_scatter", "ProcessGroupNCCL", "gloo", "ncclComm", "recv", "wait ("}
 
 func (p *hangParser) beginFile(*Session) {
@@ -201,6 +207,14 @@ func (p *hangParser) dumpLine(l *line) bool {
 		}
 		if th.frames <= 6 {
 			fr := clip(strings.TrimSpace(m[1])+" ("+m[2]+")", 160)
+			for _, w := range compileFrames {
+				if strings.Contains(fr, w) {
+					if tag := "thread " + th.id + " "; len(p.compile) == 0 || !strings.HasPrefix(p.compile[len(p.compile)-1], tag) {
+						p.compile = appendCap(p.compile, tag+"("+th.status+"): "+fr, 4)
+					}
+					return true
+				}
+			}
 			for _, w := range gpuWaitFrames {
 				if strings.Contains(fr, w) {
 					p.gpuWait = appendCap(p.gpuWait, "thread "+th.id+" ("+th.status+"): "+fr, 4)
@@ -240,7 +254,20 @@ func (p *hangParser) endFile() {
 	}
 	l := p.dumpEv
 	p.dumpEv = nil
+	if len(p.compile) > 0 {
+		a := s.b.add(s, ClassTritonCompile, nil, 0.7)
+		a.evidence(l.ev(s))
+		a.strong = true
+		a.addReason("the stuck thread is inside Triton kernel compilation (a hang in the first forward pass, seed 000 pattern 4)")
+		for _, w := range p.compile {
+			a.note("py-spy: " + w)
+		}
+		if h := s.b.get(ClassCPUHang); h != nil {
+			h.note("the watchdog fired while Triton was compiling: a consequence of the triton_compile finding")
+		}
+	}
 	switch {
+	case len(p.compile) > 0 && len(p.gpuWait) == 0:
 	case len(p.gpuWait) > 0:
 		a := s.b.add(s, ClassGPUKernelHang, nil, 0.5)
 		a.evidence(l.ev(s))
@@ -274,6 +301,6 @@ func (p *hangParser) endFile() {
 			a.note("py-spy: all threads idle")
 		}
 	}
-	p.gpuWait, p.collWait, p.busy, p.threads = nil, nil, nil, 0
+	p.gpuWait, p.collWait, p.busy, p.compile, p.threads = nil, nil, nil, nil, 0
 	p.status = map[string]int{}
 }

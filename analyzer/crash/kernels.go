@@ -57,6 +57,8 @@ var kernelPatterns = []kernelPattern{
 	{lazyre.New(`^Cijk_`), "Tensile GEMM kernel (rocBLAS / hipBLASLt)"},
 	{lazyre.New(`ncclDevKernel|ncclKernel|rccl`), "NCCL/RCCL collective kernel (spinning here = a peer never arrived)"},
 	{lazyre.New(`allgather|all_gather|reduce_scatter|allreduce|all_reduce|cross_device_reduce`), "custom collective kernel (cross-rank barrier)"},
+	{lazyre.New(`_swa_write_kernel|_update_compressor_states_kernel`), "ATOM Triton kernel (source: state_writes.py)"},
+	{lazyre.New(`(?i)^(?:_ZN5aiter\w*)?fmoe_|aiter::fmoe|^ck_moe|fused_moe`), "AITER fused-MoE kernel (precompiled assembly .co shipped with aiter)"},
 	{lazyre.New(`__omp_offloading_[0-9a-f]+_[0-9a-f]+_+(\w+?)_l(\d+)\b`), "OpenMP target region in $1 at line $2"},
 	{lazyre.New(`rocprim::`), "rocPRIM device primitive (scan / sort / reduce)"},
 	{lazyre.New(`(?i)paged_attention|pa_fwd`), "paged attention kernel"},
@@ -68,6 +70,7 @@ var kernelPatterns = []kernelPattern{
 	{lazyre.New(`vectorized_elementwise_kernel|unrolled_elementwise_kernel|elementwise_kernel`), "PyTorch elementwise kernel"},
 	{lazyre.New(`reduce_kernel`), "PyTorch reduction kernel"},
 	{lazyre.New(`^triton_(?:poi|red|per|tem)_`), "Inductor-generated Triton kernel"},
+	{lazyre.New(`aiter::|_ZN5aiter`), "AITER kernel"},
 }
 
 // kernelMeaning explains what a kernel is, when the name is recognised.

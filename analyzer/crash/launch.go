@@ -48,6 +48,7 @@ var (
 	reWGMax         = lazyre.New(`Workgroup Max Size:\s*(\d+)`)
 	reLDSLimit      = lazyre.New(`(?:sharedMemPerBlock|maxSharedMemoryPerBlock)[=:]\s*(\d+)`)
 	reKernelLoad    = lazyre.New(`Kernel loading failed: (hip\w+)`)
+	reModulePath    = lazyre.New(`(?i)load\w*\b.*?((?:/|\./)?[\w./+-]*?([\w+-]+)\.(?:hsaco|co))\b`)
 	reSyncFailed    = lazyre.New(`Device synchronization failed after kernel '([^']+)': (.*)`)
 	reAsyncHIP      = lazyre.New(`Async HIP error detected after kernel launch: code=(\d+), msg=(.*)`)
 	reInvalidCfg    = lazyre.New(`(?i)invalid configuration argument|too many resources requested for launch|scratch_size overflow|HSA_STATUS_ERROR_OUT_OF_REGISTERS`)
@@ -66,6 +67,12 @@ func atoi64(s string) int64 {
 
 func (p *launchParser) line(l *line) {
 	t := l.text
+	if strings.Contains(t, ".hsaco") || strings.Contains(t, ".co ") || strings.HasSuffix(t, ".co") {
+		// "Loading HSACO /path/k.hsaco": the module a later load error is about
+		if m := reModulePath.FindStringSubmatch(t); m != nil {
+			p.s.lastModule, p.s.lastModuleEv = m[1], l.ev(p.s)
+		}
+	}
 	if !containsAny(t, "aunch", "grid", "hared memory", "maxThreads", "Workgroup Max", "SharedMem", "Kernel loading", "nvalid configuration", "too many resources", "scratch_size", "synchronization failed", "Async HIP") {
 		return
 	}
@@ -100,7 +107,7 @@ func (p *launchParser) line(l *line) {
 	}
 	if !strings.Contains(t, "SharedMem") {
 	} else if v := atoi64(submatch(reLDSLimit, t)); v > 0 {
-		s.limits.lds = v
+		s.limits.lds, s.b.facts.ldsLog = v, v
 	}
 	if !strings.Contains(t, "launch failed:") {
 	} else if m := reAppLaunchFail.FindStringSubmatch(t); m != nil {
@@ -138,6 +145,7 @@ func (p *launchParser) line(l *line) {
 	if !strings.Contains(t, "exceeds limit") {
 	} else if m := reSharedExceed.FindStringSubmatch(t); m != nil {
 		a := s.b.add(s, ClassInvalidLaunch, l, 0.75)
+		s.b.facts.ldsLog = atoi64(m[2])
 		a.note("dynamic shared memory (LDS) " + m[1] + " bytes exceeds the per-workgroup limit " + m[2])
 		return
 	}
@@ -158,10 +166,16 @@ func (p *launchParser) line(l *line) {
 				a.note("also: kernel loading failed with hipErrorNotFound (named symbol not found: HSACO path or kernel name mismatch)")
 				return
 			}
-			a := s.b.add(s, ClassArchMismatch, l, 0.65)
+			a := s.b.add(s, ClassKernelNotFound, l, 0.8)
 			a.setHIP(e)
+			a.strong = true
 			a.addReason("kernel loading failed with hipErrorNotFound: the HSACO file was not found or has no symbol of that kernel name")
-			a.note("check the HSACO path the loader uses, that the kernel name matches the symbol in the code object (llvm-objdump --syms / nm), and that the code object targets this GPU's gfx")
+			if s.lastModule != "" {
+				a.evidence(s.lastModuleEv)
+				a.detail("module", s.lastModule)
+				mod := s.lastModule[strings.LastIndexByte(s.lastModule, '/')+1:]
+				a.setKernel(strings.TrimSuffix(strings.TrimSuffix(mod, ".hsaco"), ".co"), "code object being loaded", 50)
+			}
 		} else if e != nil {
 			a := s.b.add(s, ClassArchMismatch, l, 0.5)
 			a.setHIP(e)
@@ -190,6 +204,13 @@ func (p *launchParser) line(l *line) {
 		if e := lookupHIPCode(atoiDef(m[1], -1)); e != nil && e.class != "" {
 			a := s.b.add(s, e.class, l, 0.6)
 			a.setHIP(e)
+			if k := s.lastLaunch.kernel; k != "" {
+				// asynchronous: detected after this launch, raised by it or
+				// by any kernel before it on the stream
+				a.evidence(s.lastLaunch.ev)
+				a.detail("launched_before_error", k)
+				a.note("the error was detected after the launch of " + shortKernel(k) + ": the suspect, but an asynchronous error may come from any earlier kernel")
+			}
 		}
 		return
 	}
@@ -266,4 +287,22 @@ func appendCap(xs []string, x string, n int) []string {
 		return xs
 	}
 	return append(xs, x)
+}
+
+// ldsLimitText is the LDS per workgroup to quote: the log's own figure, else
+// the gfx target's (gfx950 / MI355X: 160 KiB; other CDNA and RDNA: 64 KiB
+// per workgroup).
+func ldsLimitText(f *facts) string {
+	if f.ldsLog > 0 {
+		if f.ldsLog%1024 == 0 {
+			return strconv.FormatInt(f.ldsLog/1024, 10) + " KiB"
+		}
+		return strconv.FormatInt(f.ldsLog, 10) + " bytes"
+	}
+	for _, a := range f.gpuArch {
+		if strings.HasPrefix(a, "gfx950") {
+			return "160 KiB (gfx950)"
+		}
+	}
+	return "64 KiB"
 }

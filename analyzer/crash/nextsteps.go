@@ -76,7 +76,16 @@ func nextSteps(f *Finding, facts *facts) []string {
 		}
 	case ClassIllegalInstruction:
 		add("Compare the kernel's target with the GPU (rocminfo | grep -m1 gfx): a code object built for another ISA (e.g. ISA908 = gfx908) executes illegal instructions")
-		add("Rebuild or install rocBLAS / Tensile / the library with the device's gfx target, or remove HSA_OVERRIDE_GFX_VERSION")
+		lib := "the library that ships " + shortKernel(f.Kernel)
+		switch {
+		case !kernelKnown:
+			lib = "the library that ships the kernel"
+		case strings.Contains(f.KernelMeaning, "AITER"):
+			lib = "AITER (its precompiled .co files are per gfx target)"
+		case strings.Contains(f.KernelMeaning, "Tensile"):
+			lib = "rocBLAS / hipBLASLt (Tensile)"
+		}
+		add("Rebuild or reinstall " + lib + " for the device's gfx target, or remove HSA_OVERRIDE_GFX_VERSION")
 		if !kernelKnown {
 			add("Name the kernel: AMD_SERIALIZE_KERNEL=3 with AMD_LOG_LEVEL=1 prints the CLR packet dump (Kernel Name), or rerun under the debug agent")
 		}
@@ -116,6 +125,11 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add("Hardware error: report the device (" + f.Device + ") to the operator / open a hardware ticket and drain the node")
 		add("Inspect RAS counters: rocm-smi --showrasinfo all / amd-smi metric --ecc")
 	case ClassDMADriverFault:
+		if f.SubKind == "memory_in_use" {
+			add("'Memory critical error … Memory in use' is the driver refusing to free / map memory, not a kernel bug: in a container pass --ipc=host and check SELinux (sudo ausearch -m AVC -ts recent | grep kfd; a denied map on /dev/kfd needs setsebool -P container_use_devices 1 or --security-opt label=disable)")
+			add("On an APU (node-0 is the CPU agent's host memory), check the GTT / TTM limits and the amdgpu-dkms / kernel version against the ROCm release notes")
+			break
+		}
 		add("Copy-engine / driver path, not a shader bug: update amdgpu-dkms / the kernel; try HSA_ENABLE_SDMA=0 to route copies through shaders")
 		add("'Failed to resume KFD' (userptr restore): check host memory pressure, IOMMU and HMM settings")
 	case ClassCollectiveTimeout:
@@ -153,8 +167,19 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add("The reported location is not the fault site: rerun with AMD_SERIALIZE_KERNEL=3 (older ROCm: HIP_LAUNCH_BLOCKING=1; CUDA: CUDA_LAUNCH_BLOCKING=1) so the error surfaces at the failing launch")
 		add("Run under the debug agent with --precise-memory to stop at the faulting wave: " + debugAgentCmd)
 		add("If the error moves or vanishes with PYTORCH_NO_HIP_MEMORY_CACHING=1, the out-of-bounds access depends on the allocator layout")
+	case ClassKernelNotFound:
+		mod, arg := "the code object", "<module>"
+		if m := f.Details["module"]; m != "" {
+			mod, arg = m, shellOr(m, "<module>")
+		}
+		add("Check that " + mod + " exists at the path the loader uses (the working directory / install prefix of the run)")
+		add("Check the kernel name against the symbols in the module: /opt/rocm/llvm/bin/llvm-objdump --syms " + arg + " (C++ kernels are mangled: declare them extern \"C\" or use the mangled name in hipModuleGetFunction)")
+		add("Check the module's target matches the GPU: /opt/rocm/llvm/bin/llvm-readelf --notes (amdhsa.target) vs rocminfo | grep -m1 gfx")
 	case ClassInvalidLaunch:
-		add("Compare grid / block / LDS with the device limits (rocminfo: Workgroup Max Size 1024 threads, 1024 per dimension, 64 KiB LDS per workgroup)")
+		if bug := f.Details["driver_limits_bug"]; bug != "" {
+			add("The driver's maxThreadsDim has zero entries (a HIP driver bug): do not validate block sizes against maxThreadsDim; use maxThreadsPerBlock and 1024 per dimension, and update the ROCm driver / runtime")
+		}
+		add("Compare grid / block / LDS with the device limits (rocminfo: Workgroup Max Size 1024 threads, 1024 per dimension, " + ldsLimitText(facts) + " LDS per workgroup)")
 		add("Keep blocks at ≤ 1024 threads (e.g. 32×32 instead of 64×64) and dynamic shared memory within the LDS limit")
 		add("AMD_LOG_LEVEL=3 logs every hipLaunchKernel with its geometry and the returned error (HIP has no hipErrorInvalidLaunchConfig: it returns hipErrorInvalidConfiguration 9 or hipErrorInvalidValue 1)")
 	case ClassNotGPU:
@@ -178,4 +203,13 @@ func nextSteps(f *Finding, facts *facts) []string {
 		out = []string{}
 	}
 	return out
+}
+
+// shellOr quotes an input value for a suggested command, or gives the
+// placeholder when it cannot be pasted as one word.
+func shellOr(v, placeholder string) string {
+	if w, ok := quote.Shell(v); ok && v != "" {
+		return w
+	}
+	return placeholder
 }

@@ -63,7 +63,7 @@ var kwLists = []struct {
 	bit   uint64
 	words []string
 }{
-	{kwROCr, []string{"ault", "Exception", "Kernel '", "Memory Error", "page", "HSA_AMD_GPU_MEMORY_FAULT_EVENT"}},
+	{kwROCr, []string{"ault", "critical error", "Exception", "Kernel '", "Memory Error", "page", "HSA_AMD_GPU_MEMORY_FAULT_EVENT"}},
 	{kwCLR, []string{"HSA_OVERRIDE_GFX_VERSION", "gfx", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "CO ", "code object"}},
 	{kwCLRReturned, []string{"Returned hip"}},
 	{kwAgent, []string{"wave_", "reason: ", "Disassembly", "--------", " registers:", "[0] ", "exec: ", "Local memory content", "rocm-debug-agent:", "rocm-dbgapi:", "Precise memory not supported"}},
@@ -74,7 +74,7 @@ var kwLists = []struct {
 	{kwExit, []string{"xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode"}},
 	{kwRocgdb, []string{"gdb ", "AMDGPU", "received signal", "Target Id", "No dispatches", "No queues", "No agents", "dispatches=", "Attaching to"}},
 	{kwKernelAPI, []string{"API ", "Output", "\"function_name\"", "\"execution_status\"", "\"exception\"", "ump", "input arguments", "_count=", "_level", ".pt", ".safetensors", "metadata.json", "KERNEL_API_", "FLASHINFER_"}},
-	{kwLaunch, []string{"maxThreadsPerBlock", "Workgroup Max Size", "SharedMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}},
+	{kwLaunch, []string{"maxThreadsPerBlock", "Workgroup Max Size", "SharedMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", ".hsaco", ".co", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}},
 	{kwHang, []string{"atchdog", "Pyspy", "Process ", "Thread ", "died unexpectedly", "py-spy", "batch_size()=", "redacted"}},
 	{kwTriton, []string{"PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR", "ModuleNotFoundError"}},
 	{kwNvidia, []string{"=====", "CUDA", "<<<", "Active", "Terminated"}},

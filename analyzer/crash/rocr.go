@@ -17,6 +17,7 @@ type rocrParser struct {
 
 var (
 	reROCrNode     = lazyre.New(`(?i)Memory access fault by GPU node-(\d+)`)
+	reMemCritNode  = lazyre.New(`Memory critical error by agent node-(\d+)`)
 	reAgentHandle  = lazyre.New(`\(Agent handle: ([^)]*)\)`)
 	reOnAddress    = lazyre.New(`on address (\(nil\)|[^\s(]+)(\(may not be exact address\))?`)
 	reReasonTail   = lazyre.New(`Reasons?: ?(.*)$`)
@@ -145,11 +146,31 @@ func (p *rocrParser) line(l *line) {
 		p.mfe = joined
 		return
 	}
-	if !containsAny(t, "ault", "Exception", "Kernel '", "Memory Error", "page", "HSA_AMD_GPU_MEMORY_FAULT_EVENT") {
+	if !containsAny(t, "ault", "critical error", "Exception", "Kernel '", "Memory Error", "page", "HSA_AMD_GPU_MEMORY_FAULT_EVENT") {
 		return
 	}
 	s := p.s
 	switch {
+	case strings.Contains(t, "Memory critical error by agent node-"):
+		// ROCr's HSA_AMD_MEMORY_ERROR_MEMORY_IN_USE: the driver (hsaKmtFreeMemory)
+		// refused to free or map an allocation — no shader touched a bad
+		// address. Seen when a container may not mmap /dev/kfd (SELinux,
+		// missing --ipc=host) and on APUs at model load.
+		s.format("rocr_memory_error")
+		a := s.b.add(s, ClassDMADriverFault, l, 0.85)
+		a.strong = true
+		if m := reMemCritNode.FindStringSubmatch(t); m != nil {
+			a.setNode(atoiDef(m[1], -1))
+		}
+		if h := reAgentHandle.FindStringSubmatch(t); h != nil {
+			a.setStr(&a.f.Agent, h[1])
+		}
+		if ad := reOnAddress.FindStringSubmatch(t); ad != nil {
+			a.setAddress(strings.TrimRight(ad[1], "."))
+		}
+		a.setStr(&a.f.SubKind, "memory_in_use")
+		a.addReason("Memory in use: the driver could not free / map this allocation (ROCr memory error event, not a shader fault)")
+		a.detail("source", "ROCr memory error event (HSA_AMD_MEMORY_ERROR_MEMORY_IN_USE)")
 	case strings.Contains(t, "Memory Fault Error"):
 		i := strings.Index(t, "Memory Fault Error")
 		rec := t[i:]

@@ -30,7 +30,7 @@ func TestSeedFormats(t *testing.T) {
 			}
 			return ""
 		}},
-		{"seed002_kernel_not_found.log", ClassArchMismatch, func(f *Finding) string {
+		{"seed002_kernel_not_found.log", ClassKernelNotFound, func(f *Finding) string {
 			if f.HIPError != "hipErrorNotFound" {
 				return "hipErrorNotFound lost"
 			}

@@ -26,10 +26,12 @@ type Session struct {
 	b       *builder
 	parsers []parser
 
-	lastLaunch launchConfig
-	limits     deviceLimits
-	sideMax    int64 // bytes of a side document (limits.SideDocBytes)
-	sideOver   bool  // the last file ended was a side document over sideMax
+	lastLaunch   launchConfig
+	limits       deviceLimits
+	lastModule   string // code object path of the last "Loading … .hsaco" line (launch.go)
+	lastModuleEv Evidence
+	sideMax      int64 // bytes of a side document (limits.SideDocBytes)
+	sideOver     bool  // the last file ended was a side document over sideMax
 
 	gates       []uint64 // gate() of each parser
 	gateUnion   uint64   // union of gates
@@ -50,6 +52,7 @@ type fileState struct {
 	side    *sideDoc
 	dec     logDecoder
 	fmtSeen uint64 // kwFmt* bits of the formats recorded by prefix stripping
+	help    bool   // inside a command's usage / --help text (helptext.go)
 }
 
 // parser is implemented by every format parser.
@@ -167,6 +170,9 @@ func (s *Session) handleLine(b []byte) {
 	}
 	if bytes.IndexByte(b, '\r') >= 0 {
 		b = b[bytes.LastIndexByte(b, '\r')+1:]
+	}
+	if s.helpLine(b) {
+		return
 	}
 	mask := kwScan(b)
 	// view aliases b: it is used only while this line is handled and

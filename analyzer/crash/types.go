@@ -24,13 +24,17 @@ const (
 	// ClassNumericalNaN: a kernel-API level-5 log shows a call whose output
 	// has NaN/Inf while its inputs are clean (kernelapi.go).
 	ClassNumericalNaN = "nan_inf_output"
+	// ClassKernelNotFound: a kernel module or symbol could not be loaded
+	// (hipErrorNotFound 500 from hipModuleGetFunction, a missing HSACO):
+	// path, symbol name or arch (seed 002 "Kernel Not Found").
+	ClassKernelNotFound = "kernel_not_found"
 )
 
 // Classes lists every class id in diagnosis priority order (root causes
 // before consequences).
 var Classes = []string{
 	ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassECCRAS,
-	ClassGPUHangReset, ClassDMADriverFault, ClassArchMismatch, ClassInvalidLaunch,
+	ClassGPUHangReset, ClassDMADriverFault, ClassArchMismatch, ClassInvalidLaunch, ClassKernelNotFound,
 	ClassTritonCompile, ClassVRAMOOM, ClassFP8AttentionCrash, ClassGPUKernelHang,
 	ClassCollectiveTimeout, ClassRCCLTransport, ClassCPUHang, ClassHostOOMKill,
 	ClassHostSegfault, ClassAsyncRace, ClassNumericalNaN, ClassNotGPU,

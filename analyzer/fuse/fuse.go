@@ -105,8 +105,10 @@ func (d *detector) canon(o *trace.GPUOp) int32 {
 func Analyze(st *trace.Store, opt Options) *Result {
 	d := &detector{st: st, opt: opt, canonIdx: map[string]int32{}, memo: map[uint32]int32{}}
 	res := &Result{}
-	file, dev, ok := heaviest(st)
-	if !ok {
+	// Each file's heaviest GPU: a store of several files holds one rank's
+	// stage files (SGLang's EXTEND and DECODE traces), chains kept per file.
+	devOf := heaviestPerFile(st)
+	if len(devOf) == 0 {
 		return res
 	}
 	d.rocm = isROCm(st)
@@ -118,13 +120,14 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 	type skey struct {
 		stage  string
+		file   uint16
 		stream int32
 	}
 	seqs := map[skey][]kernel{}
 	totals := map[string]int64{}
 	for i := range st.GPU {
 		o := &st.GPU[i]
-		if o.File != file || o.Device != dev || !o.Kind.IsGPUWork() {
+		if d, ok := devOf[o.File]; !ok || o.Device != d || !o.Kind.IsGPUWork() {
 			continue
 		}
 		stage := "all"
@@ -138,7 +141,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		}
 		totals[stage] += o.Dur
 		c := d.canon(o)
-		k := skey{stage, o.Stream}
+		k := skey{stage, o.File, o.Stream}
 		// Copies and fills neither break nor join kernel chains; they
 		// stay in the sequence for the copy-chain rule only.
 		seqs[k] = append(seqs[k], kernel{i: int32(i), dur: o.Dur, canon: c, cat: d.cats[c], lower: d.lowers[c],
@@ -150,6 +153,9 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 	slices.SortFunc(keys, func(x, y skey) int {
 		if c := strings.Compare(x.stage, y.stage); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.file, y.file); c != 0 {
 			return c
 		}
 		return cmp.Compare(x.stream, y.stream)
@@ -191,7 +197,9 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	return res
 }
 
-func heaviest(st *trace.Store) (uint16, int32, bool) {
+// heaviestPerFile returns, per file with kernels, the device whose
+// kernels take longest.
+func heaviestPerFile(st *trace.Store) map[uint16]int32 {
 	type fd struct {
 		file uint16
 		dev  int32
@@ -202,14 +210,14 @@ func heaviest(st *trace.Store) (uint16, int32, bool) {
 			sum[fd{o.File, o.Device}] += o.Dur
 		}
 	}
-	var best fd
-	var bt int64 = -1
+	best := map[uint16]int32{}
+	bt := map[uint16]int64{}
 	for k, v := range sum {
-		if v > bt || v == bt && (k.file < best.file || k.file == best.file && k.dev < best.dev) {
-			best, bt = k, v
+		if t, ok := bt[k.file]; !ok || v > t || v == t && k.dev < best[k.file] {
+			best[k.file], bt[k.file] = k.dev, v
 		}
 	}
-	return best.file, best.dev, bt >= 0
+	return best
 }
 
 // isROCm: HIP launches, or kernels of ROCm-only libraries.

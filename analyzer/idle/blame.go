@@ -164,10 +164,14 @@ func (a *analyzer) blame(w int32, g gapClass, p piece, s, e int64) {
 }
 
 // stepName reports annotation names that mark one iteration: ProfilerStep#N,
-// decode_step, train_step, SGLang's step[DECODE bs=32] ("step" as a word).
+// decode_step, train_step, SGLang's step[DECODE bs=32] ("step" as a word),
+// and one model execution: vLLM's execute_model, the serving harnesses'
+// execute_32_context_0(…)_generation_32(…), xDiT's execute_diffusion_1_256x256.
+// A method named step (Optimizer.step#SGD.step) is a phase inside an
+// iteration, not one.
 func stepName(name string) bool {
 	l := strings.ToLower(name)
-	if strings.HasPrefix(l, "profilerstep#") {
+	if strings.HasPrefix(l, "profilerstep#") || strings.HasPrefix(l, "execute_") {
 		return true
 	}
 	for i := 0; ; {
@@ -176,7 +180,7 @@ func stepName(name string) bool {
 			return false
 		}
 		k += i
-		before := k == 0 || !letter(l[k-1])
+		before := k == 0 || !letter(l[k-1]) && l[k-1] != '.'
 		after := k+4 == len(l) || !letter(l[k+4])
 		if before && after {
 			return true
@@ -212,6 +216,7 @@ func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 			}
 		}
 	})
+	out = dropContainers(out)
 	if len(out) == 0 {
 		byAnnot := map[int32]*stepRange{}
 		var lastT callsite.Thread
@@ -229,10 +234,15 @@ func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 					n, lastT, hint = a.j.CPUNest(c.File, c.Track), t, 0
 				}
 				p, _ := innermost(n, st.CPU, c.TS, &hint)
+				// The innermost step annotation that holds no other one: an
+				// annotation around steps (ProfilerStep#N around vLLM's
+				// execute_…, a harness's execute_… around SGLang's
+				// step[DECODE …]) is a container, not a step.
 				step := int32(-1)
 				for ; p >= 0; p = n.Parent[p] {
-					if s := &st.CPU[n.Pos[p]]; s.Kind == trace.KindUserAnnotation && a.isStep(s.Name) {
-						step = n.Pos[p] // the outermost wins
+					if s := &st.CPU[n.Pos[p]]; s.Kind == trace.KindUserAnnotation && a.isStep(s.Name) && !a.container(n, p) {
+						step = n.Pos[p]
+						break
 					}
 				}
 				if step < 0 {
@@ -267,6 +277,69 @@ func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 	for _, r := range kept {
 		r.row = a.register(&acc{Window: Window{Name: st.Name(r.name), Kind: "step", File: st.Files[k.file].Name, Start: r.s}})
 		a.rows = append(a.rows, r.row)
+	}
+	return kept
+}
+
+// container reports whether the step annotation at position p of n holds
+// another step annotation (not an equal span: a copy of itself). A step
+// annotation that holds none holds no step annotation's span either, so
+// the scans of non-containers cover disjoint spans; a container's stops at
+// its first step inside.
+func (a *analyzer) container(n *callsite.Nest, p int32) bool {
+	i := n.Pos[p]
+	if v, ok := a.containers[i]; ok {
+		return v
+	}
+	st := a.st
+	s := &st.CPU[i]
+	v := false
+	for q := int(p) + 1; q < len(n.Pos); q++ {
+		c := &st.CPU[n.Pos[q]]
+		if c.TS >= s.End() {
+			break
+		}
+		if c.Kind == trace.KindUserAnnotation && c.End() <= s.End() && (c.TS != s.TS || c.End() != s.End()) && a.isStep(c.Name) {
+			v = true
+			break
+		}
+	}
+	if a.containers == nil {
+		a.containers = map[int32]bool{}
+	}
+	a.containers[i] = v
+	return v
+}
+
+// dropContainers drops the step ranges that hold another (not an equal
+// range: one annotation's copies on several streams), keeping the
+// innermost level; rs is in any order.
+func dropContainers(rs []*stepRange) []*stepRange {
+	slices.SortStableFunc(rs, func(x, y *stepRange) int {
+		if x.s != y.s {
+			return cmp.Compare(x.s, y.s)
+		}
+		return cmp.Compare(y.e, x.e)
+	})
+	// minEnd[i]: the least end among the ranges after i's run of equal
+	// ranges; a range holds another iff that end is not past its own (the
+	// later ranges start no earlier, and one starting at or after its end
+	// also ends after it).
+	minEnd := make([]int64, len(rs)+1)
+	minEnd[len(rs)] = 1<<63 - 1
+	for i := len(rs) - 1; i >= 0; i-- {
+		minEnd[i] = min(minEnd[i+1], rs[i].e)
+	}
+	kept := rs[:0:0]
+	for i := 0; i < len(rs); {
+		j := i + 1
+		for j < len(rs) && rs[j].s == rs[i].s && rs[j].e == rs[i].e {
+			j++
+		}
+		if minEnd[j] > rs[i].e || rs[i].e <= rs[i].s {
+			kept = append(kept, rs[i:j]...)
+		}
+		i = j
 	}
 	return kept
 }

@@ -168,7 +168,10 @@ type analyzer struct {
 
 	hasStacks bool
 	stepNames []uint8 // name id → 1 + is a step name (0: not known yet)
-	blames    []blameTo
+	// containers memoizes whether a CPU step annotation (by span index)
+	// holds another one.
+	containers map[int32]bool
+	blames     []blameTo
 	// the nests of the last thread looked up (gaps mostly share one), and
 	// where the last lookups in them landed
 	lastThread      callsite.Thread

@@ -3,6 +3,7 @@ package idle
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	sharedfix "github.com/gputriage/gputriage/internal/fixture"
 	"math"
 	"os"
@@ -143,10 +144,79 @@ func TestWeight(t *testing.T) {
 func TestStepName(t *testing.T) {
 	for in, want := range map[string]bool{
 		"ProfilerStep#3": true, "decode_step": true, "step[DECODE bs=32]": true, "train_step": true,
-		"stepper": false, "microsteps": false, "execute_32_context_0": false, "## forward ##": false,
+		"stepper": false, "microsteps": false, "## forward ##": false,
+		// one model execution (vLLM, the serving harnesses, xDiT)
+		"execute_model": true, "execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)": true,
+		"execute_context_1(888_788544)_generation_0(0)": true, "execute_diffusion_1_256x256": true,
+		// a method inside an iteration
+		"Optimizer.step#SGD.step": false, "Optimizer.zero_grad#SGD.zero_grad": false,
 	} {
 		if got := stepName(in); got != want {
 			t.Errorf("stepName(%q) = %v", in, got)
+		}
+	}
+}
+
+// nestTrace is a trace of step annotations (name, start, end in µs, cat)
+// each launching one kernel at start+10 that runs 50 µs.
+func nestTrace(t *testing.T, annots [][4]any, launches [][2]int) *trace.Store {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`{"traceEvents":[`)
+	for _, a := range annots {
+		pid, tid := 1, 1
+		if a[3] == "gpu_user_annotation" {
+			pid, tid = 0, 7
+		}
+		fmt.Fprintf(&b, `{"ph":"X","cat":%q,"name":%q,"pid":%d,"tid":%d,"ts":%d,"dur":%d,"args":{}},`, a[3], a[0], pid, tid, a[1], a[2].(int)-a[1].(int))
+	}
+	for i, l := range launches {
+		fmt.Fprintf(&b, `{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":%d,"dur":5,"args":{"correlation":%d}},`, l[0], i+1)
+		fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":"k%d","pid":0,"tid":7,"ts":%d,"dur":%d,"args":{"correlation":%d,"stream":7,"device":0}},`, i, l[0]+10, l[1], i+1)
+	}
+	b.WriteString(`{"ph":"i","name":"end","pid":1,"tid":1,"ts":0,"s":"t"}]}`)
+	st := trace.NewStore()
+	r := st.NewReader("nest.json")
+	if _, err := r.Write([]byte(b.String())); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	return st
+}
+
+// Nested step annotations: the innermost level that holds no other step
+// is the step (ProfilerStep#N around vLLM's execute_…, a harness's
+// execute_… around SGLang's step[…], GPU-side too); a method named step
+// (Optimizer.step#SGD.step) is no step, so a ProfilerStep#N holding one
+// stays the step.
+func TestNestedSteps(t *testing.T) {
+	const ex = "execute_8_context_0(sq0sk0sqsq0sqsk0)_generation_8(sq8sk800sqsq8sqsk800)"
+	for _, c := range []struct {
+		why      string
+		annots   [][4]any
+		launches [][2]int
+		want     []string
+	}{
+		{"ProfilerStep around two vLLM steps",
+			[][4]any{{"ProfilerStep#1", 0, 1000, "user_annotation"}, {ex, 100, 400, "user_annotation"}, {ex, 500, 800, "user_annotation"}},
+			[][2]int{{110, 50}, {510, 50}}, []string{ex, ex}},
+		{"harness execute_ around SGLang's step",
+			[][4]any{{ex, 0, 1000, "user_annotation"}, {"step[DECODE bs=8]", 100, 900, "user_annotation"}},
+			[][2]int{{50, 20}, {110, 50}}, []string{"step[DECODE bs=8]"}},
+		{"ProfilerStep around an optimizer step",
+			[][4]any{{"ProfilerStep#1", 0, 1000, "user_annotation"}, {"Optimizer.step#SGD.step", 600, 700, "user_annotation"}},
+			[][2]int{{110, 50}, {610, 50}}, []string{"ProfilerStep#1"}},
+		{"GPU-side ProfilerStep around two decode steps",
+			[][4]any{{"ProfilerStep#1", 100, 2000, "gpu_user_annotation"}, {"decode_step", 110, 700, "gpu_user_annotation"}, {"decode_step", 800, 1500, "gpu_user_annotation"}},
+			[][2]int{{100, 500}, {790, 600}}, []string{"decode_step", "decode_step"}},
+	} {
+		r := analyze(nestTrace(t, c.annots, c.launches))
+		var got []string
+		for _, w := range r.Every {
+			got = append(got, w.Name)
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%s: steps %q, want %q", c.why, got, c.want)
 		}
 	}
 }

@@ -207,6 +207,76 @@ func heaviest(st *trace.Store) (uint16, int32, bool) {
 	return best.file, best.dev, bt >= 0
 }
 
+// heaviestPerFile returns, per file with kernels, the device whose
+// kernels take longest.
+func heaviestPerFile(st *trace.Store) map[uint16]int32 {
+	type fd struct {
+		file uint16
+		dev  int32
+	}
+	sum := map[fd]int64{}
+	for i := range st.GPU {
+		if o := &st.GPU[i]; o.Kind == trace.KindKernel {
+			sum[fd{o.File, o.Device}] += o.Dur
+		}
+	}
+	best := map[uint16]int32{}
+	bt := map[uint16]int64{}
+	for k, v := range sum {
+		if t, ok := bt[k.file]; !ok || v > t || v == t && k.dev < best[k.file] {
+			best[k.file], bt[k.file] = k.dev, v
+		}
+	}
+	return best
+}
+
+// fileShifts returns, per file, what to add to its ops' times so that the
+// analysed files follow one another: files of separate profiler sessions
+// (or separate processes) whose clocks overlap must not be taken for
+// concurrent work. Files that already follow one another (one process's
+// stage windows) are not moved.
+func fileShifts(st *trace.Store, devOf map[uint16]int32) map[uint16]int64 {
+	shift := map[uint16]int64{}
+	if len(devOf) < 2 {
+		return shift
+	}
+	type span struct {
+		file       uint16
+		start, end int64
+	}
+	spans := map[uint16]*span{}
+	for i := range st.GPU {
+		o := &st.GPU[i]
+		if d, ok := devOf[o.File]; !ok || o.Device != d || !o.Kind.IsGPUWork() {
+			continue
+		}
+		s := spans[o.File]
+		if s == nil {
+			spans[o.File] = &span{o.File, o.TS, o.End()}
+			continue
+		}
+		s.start, s.end = min(s.start, o.TS), max(s.end, o.End())
+	}
+	order := make([]*span, 0, len(spans))
+	for _, s := range spans {
+		order = append(order, s)
+	}
+	slices.SortFunc(order, func(x, y *span) int {
+		if c := cmp.Compare(x.start, y.start); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.file, y.file)
+	})
+	var last int64
+	for k, s := range order {
+		if k > 0 && s.start <= last {
+			shift[s.file] = last - s.start + 1000 // 1 µs apart
+		}
+		last = max(last, s.end+shift[s.file])
+	}
+	return shift
+}
+
 // Analyze measures the formal trace's overlap and maps its kernels back to
 // CPU ops and Python scopes through the mapping trace. mapping may be nil,
 // or formal itself when one trace serves both.
@@ -237,26 +307,32 @@ func analyze(formal, mapping *trace.Store, opt Options) (*Result, *analyzer) {
 	res.Summary.FormalFile = formal.Files[file].Name
 	res.Summary.Device = dev
 	jf := newJoiner(formal, opt.Joins)
+	// A store of several files holds one rank's stage files (SGLang's
+	// EXTEND and DECODE traces, analyzer/stagefiles.go): each file's
+	// heaviest GPU is analysed, its streams kept apart from the others'.
+	devOf := heaviestPerFile(formal)
+	shift := fileShifts(formal, devOf)
 
 	// Formal ops of the chosen GPU, with stage and direct source.
-	streamID := map[int32]int32{}
+	streamID := map[[2]int32]int32{}
 	staged := false
 	var stageOf []string
 	replays := map[int32][]int32{} // graph launch → ops
 	for i := range formal.GPU {
 		o := &formal.GPU[i]
-		if o.File != file || o.Device != dev || !o.Kind.IsGPUWork() {
+		if d, ok := devOf[o.File]; !ok || o.Device != d || !o.Kind.IsGPUWork() {
 			continue
 		}
-		sid, ok := streamID[o.Stream]
+		key := [2]int32{int32(o.File), o.Stream}
+		sid, ok := streamID[key]
 		if !ok {
 			sid = int32(len(a.streams))
-			streamID[o.Stream] = sid
+			streamID[key] = sid
 			a.streams = append(a.streams, o.Stream)
 			a.byStream = append(a.byStream, nil)
 		}
 		c := a.canon(formal, o)
-		p := op{i: int32(i), ts: o.TS, end: o.End(), stream: sid, canon: c, bucket: bucketOf(a.canonCat[c]),
+		p := op{i: int32(i), ts: o.TS + shift[o.File], end: o.End() + shift[o.File], stream: sid, canon: c, bucket: bucketOf(a.canonCat[c]),
 			kernel: o.Kind == trace.KindKernel}
 		s := jf.stage(o)
 		staged = staged || s != ""

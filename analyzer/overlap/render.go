@@ -228,9 +228,14 @@ func (a *analyzer) timelines(res *Result) {
 	if a.opt.Timelines < 0 || len(a.ops) == 0 {
 		return
 	}
-	origin := a.ops[0].ts
+	// Times are relative to the first op of the representative op's file
+	// (files of a stage-split profile may have been laid end to end).
+	origin := map[uint16]int64{}
 	for k := range a.ops {
-		origin = min(origin, a.ops[k].ts)
+		f := a.formal.GPU[a.ops[k].i].File
+		if t, ok := origin[f]; !ok || a.ops[k].ts < t {
+			origin[f] = a.ops[k].ts
+		}
 	}
 	var done []int32
 	for _, row := range res.Rows {
@@ -245,18 +250,19 @@ func (a *analyzer) timelines(res *Result) {
 		span := max(int64(40000), 6*(c.end-c.ts))
 		start := c.ts - span*35/100
 		end := c.end + span*65/100
-		res.Timelines = append(res.Timelines, Timeline{Kernel: row.Kernel, StartUS: us(start - origin), EndUS: us(end - origin),
-			Text: a.draw(start, end, origin)})
+		o := origin[a.formal.GPU[c.i].File]
+		res.Timelines = append(res.Timelines, Timeline{Kernel: row.Kernel, StartUS: us(start - o), EndUS: us(end - o),
+			Text: a.draw(start, end, o, a.formal.GPU[c.i].File)})
 	}
 }
 
-func (a *analyzer) draw(start, end, origin int64) string {
+func (a *analyzer) draw(start, end, origin int64, file uint16) string {
 	w := a.opt.Width
 	var in []int32
 	streams := map[int32]bool{}
 	for k := range a.ops {
 		o := &a.ops[k]
-		if o.end >= start && o.ts <= end {
+		if o.end >= start && o.ts <= end && a.formal.GPU[o.i].File == file {
 			in = append(in, int32(k))
 			streams[o.stream] = true
 		}

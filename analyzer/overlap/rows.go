@@ -74,6 +74,7 @@ func (a *analyzer) rows(res *Result) {
 	s.Ops = len(a.ops)
 	s.Streams = append(s.Streams, a.streams...)
 	slices.Sort(s.Streams)
+	s.Streams = slices.Compact(s.Streams) // stage files reuse stream numbers
 	s.OverlapShare = ratio(frac(int64(s.OverlapUS), int64(s.BusyUS)))
 	var total int64
 	var mapped, python int64

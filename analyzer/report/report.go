@@ -53,6 +53,9 @@ type Analysis struct {
 	// summary.
 	CrossRanks   string
 	CrossVerdict string
+	// PerRank are the ranks' own analyses, one line each, led by the
+	// cross-rank verdict in the summary.
+	PerRank []RankLine
 }
 
 // RankInfo identifies the rank of one trace file (-1 when unknown).

@@ -47,6 +47,9 @@ func Summary(a *Analysis) []byte {
 	if a.CrossVerdict != "" {
 		w("\n**Across ranks:** %s\n", mdText(a.CrossVerdict))
 	}
+	if len(a.PerRank) > 0 {
+		w("%s", perRankMarkdown(a.PerRank))
+	}
 	bd := a.Breakdown
 	if len(bd.Stages) == 0 {
 		w("\nNo GPU kernels, copies or fills in the trace: nothing to break down (a CPU-only or empty profile).\n")
@@ -178,8 +181,8 @@ func takeaways(s breakdown.Stage, bd *breakdown.Result, why bool) []string {
 	} else if s.AvgParallelism > 0 && s.AvgParallelism < 0.5 && !why {
 		out = append(out, fmt.Sprintf("the GPU is busy only %s of the stage window: look for launch overhead, host syncs or gaps before kernel tuning.", pct(s.AvgParallelism)))
 	}
-	if bd.GraphKernels > 0 && !mapped(bd) {
-		out = append(out, fmt.Sprintf("%d GPU ops come from %d graph launches; their Python call sites need a graph-off or capture mapping trace (`gputriage triage GRAPH_OFF GRAPH_ON`).", bd.GraphKernels, bd.GraphLaunches))
+	if s.GraphKernels > 0 && !mapped(bd) {
+		out = append(out, fmt.Sprintf("%d GPU ops come from %d graph launches; their Python call sites need a graph-off or capture mapping trace (`gputriage triage GRAPH_OFF GRAPH_ON`).", s.GraphKernels, bd.GraphLaunches))
 	}
 	if bd.HasPython && bd.PythonCoverage < 0.7 {
 		out = append(out, fmt.Sprintf("only %s of GPU time maps to a Python call site.", pct(bd.PythonCoverage)))

@@ -110,6 +110,11 @@ func formula(ns, base string, s *sig) (cost, bool, string) {
 			return readsPlusOutput(s, "elementwise")
 		case "convolution_backward":
 			return convBackward(s)
+		case "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
+			"avg_pool1d", "avg_pool2d", "avg_pool3d":
+			return pool(b, s)
+		case "max_pool2d_with_indices_backward", "max_pool3d_with_indices_backward", "avg_pool2d_backward", "avg_pool3d_backward":
+			return poolBackward(b, s)
 		case "native_batch_norm_backward", "cudnn_batch_norm_backward", "miopen_batch_norm_backward", "batch_norm_backward",
 			"native_layer_norm_backward", "native_group_norm_backward", "_fused_rms_norm_backward", "_softmax_backward_data",
 			"_log_softmax_backward_data":
@@ -643,4 +648,101 @@ func slicesRepeat(v int64, n int) []int64 {
 		out[i] = v
 	}
 	return out
+}
+
+// pool: a max or average pool over input [N, C, spatial…] (or [C,
+// spatial…]) with kernel, stride (empty = the kernel), padding, dilation
+// (max pools) and ceil_mode: bytes the input read once, the output
+// written once, and for *_with_indices the int64 indices beside it (what
+// the GPU kernels write; max_pool2d runs max_pool2d_with_indices on GPUs).
+// No FLOPs: comparisons and adds over the window, not multiply-adds.
+func pool(name string, s *sig) (cost, bool, string) {
+	in, ok := s.tensor(0)
+	nsp := 0
+	if i := strings.Index(name, "pool"); i >= 0 && i+4 < len(name) {
+		nsp = int(name[i+4] - '0')
+	}
+	if !ok || nsp < 1 || nsp > 3 || len(in) != nsp+1 && len(in) != nsp+2 {
+		return cost{}, false, "pool input is not [N,C,spatial…]"
+	}
+	get := func(i int) ([]int64, bool) {
+		v, ok := intList(s.conc(i))
+		if !ok {
+			return nil, false
+		}
+		if len(v) == 1 && nsp > 1 {
+			v = slicesRepeat(v[0], nsp)
+		}
+		return v, len(v) == nsp
+	}
+	maxPool := strings.HasPrefix(name, "max_")
+	// max_pool(self, kernel, stride, padding, dilation, ceil_mode);
+	// avg_pool(self, kernel, stride, padding, ceil_mode, count_include_pad, …).
+	ceilAt := 5
+	if !maxPool {
+		ceilAt = 4
+	}
+	kern, ok1 := get(1)
+	stride, ok2 := get(2)
+	if !ok2 && strings.TrimSpace(s.conc(2)) == "[]" {
+		stride, ok2 = kern, ok1
+	}
+	pad, ok3 := get(3)
+	dil, ok4 := slicesRepeat(1, nsp), true
+	if maxPool {
+		dil, ok4 = get(4)
+	}
+	ceil, ok5 := boolArg(s.conc(ceilAt))
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
+		return cost{}, false, "pool kernel/stride/padding/dilation/ceil_mode not recorded"
+	}
+	outSp := int64(1)
+	sp := in[len(in)-nsp:]
+	for i := range sp {
+		if stride[i] <= 0 || dil[i] <= 0 || kern[i] <= 0 {
+			return cost{}, false, "pool kernel/stride/dilation not positive"
+		}
+		// ATen's pooling_output_shape.
+		num := sp[i] + 2*pad[i] - dil[i]*(kern[i]-1) - 1
+		if ceil {
+			num += stride[i] - 1
+		}
+		o := num/stride[i] + 1
+		if ceil && (o-1)*stride[i] >= sp[i]+pad[i] {
+			o--
+		}
+		if o <= 0 {
+			return cost{}, false, "pool output size not positive"
+		}
+		outSp *= o
+	}
+	out := numel(in[:len(in)-nsp]) * outSp
+	c := cost{dtype: firstDtype(s), model: "pool"}
+	c.bytes = s.bytesOf(0) + float64(out)*elemBytes(s.typ(0))
+	if maxPool {
+		c.bytes += float64(out) * 8 // int64 indices
+	}
+	return c, true, ""
+}
+
+// poolBackward: grad_output read (and a max pool's int64 indices, the
+// last operand), grad_input (the input's size, grad_output's type)
+// written; the saved input itself is not read.
+func poolBackward(name string, s *sig) (cost, bool, string) {
+	g, ok1 := s.tensor(0)
+	in, ok2 := s.tensor(1)
+	if !ok1 || !ok2 || len(g) != len(in) {
+		return cost{}, false, "pool backward operands are not grad_output, input"
+	}
+	c := cost{dtype: firstDtype(s), model: "pool"}
+	c.bytes = s.bytesOf(0) + float64(numel(in))*elemBytes(s.typ(0))
+	if strings.HasPrefix(name, "max_") {
+		idx := len(s.dims) - 1
+		d, ok := s.tensor(idx)
+		if !ok || !equal(d, g) {
+			return cost{}, false, "max pool backward without its indices"
+		}
+		c.bytes += s.bytesOf(idx)
+	}
+	return c, true, ""
 }

@@ -37,6 +37,19 @@ func TestFormulas(t *testing.T) {
 			2 * 2 * 32 * 16 * 16 * 16 * 9, 4 * (2*16*32*32 + 32*16*9 + 32 + 2*32*16*16), "fp32"},
 		{"aten::mul", `[[1024,4096],[4096]]`, `["c10::BFloat16","c10::BFloat16"]`, `["",""]`, 0, 2 * (1024*4096 + 4096 + 1024*4096), "bf16"},
 		{"aten::copy_", `[[100],[100],[]]`, `["c10::BFloat16","float","Scalar"]`, `["","","False"]`, 0, 200 + 400, "bf16"},
+		// ResNet-18's stem pool and its backward (the MI300X training trace,
+		// traces2/tracelens_mi300_resnet18): 3×3, stride 2, padding 1,
+		// 112×112 → (112 + 2 − 2 − 1)/2 + 1 = 56×56; bf16 in and out plus
+		// int64 indices; backward reads grad_out and the indices and writes
+		// grad_in (the input's size).
+		{"aten::max_pool2d_with_indices", `[[512,64,112,112],[],[],[],[],[]]`, `["c10::BFloat16","ScalarList","ScalarList","ScalarList","ScalarList","Scalar"]`, `["","[3, 3]","[2, 2]","[1, 1]","[1, 1]","False"]`,
+			0, 512*64*112*112*2 + 512*64*56*56*(2+8), "bf16"},
+		{"aten::max_pool2d_with_indices_backward", `[[512,64,56,56],[512,64,112,112],[],[],[],[],[],[512,64,56,56]]`, `["c10::BFloat16","c10::BFloat16","ScalarList","ScalarList","ScalarList","ScalarList","Scalar","long int"]`, `["","","[3, 3]","[2, 2]","[1, 1]","[1, 1]","False",""]`,
+			0, 512*64*56*56*(2+8) + 512*64*112*112*2, "bf16"},
+		// ceil_mode: 7×7, kernel 2, stride 2 → ceil(5/2) + 1 = 4 (the last
+		// window starts inside the input); avg pools write no indices.
+		{"aten::avg_pool2d", `[[1,8,7,7],[],[],[],[],[],[]]`, `["float","ScalarList","ScalarList","ScalarList","Scalar","Scalar",""]`, `["","[2, 2]","[]","[0, 0]","True","True",""]`,
+			0, 4 * (8*7*7 + 8*4*4), "fp32"},
 		{"aiter::rmsnorm", `[[64,128],[64,128],[128],[]]`, `["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar"]`, `["","","",""]`, 0, 2 * (2*64*128 + 128), "bf16"},
 	}
 	for _, c := range cases {

@@ -63,7 +63,7 @@ type Row struct {
 	// Per instance; valid when Modelled.
 	Flops, Bytes float64
 	Modelled     bool
-	Model        string  // dominant formula by time: gemm | attention | conv | elementwise | norm | flops-arg
+	Model        string  // dominant formula by time: gemm | attention | conv | moe | pool | elementwise | norm | flops-arg
 	Coverage     float64 // share of the row's kernel time launched by a modelled op
 	Dtype        string
 	Note         string // why the row is not (fully) modelled

@@ -3,7 +3,12 @@
 // columnar event store: names interned once, one small record per kept event.
 package trace
 
-import "github.com/gputriage/gputriage/analyzer/limits"
+import (
+	"maps"
+	"slices"
+
+	"github.com/gputriage/gputriage/analyzer/limits"
+)
 
 // Kind is what an event is, with legacy (2021) category names folded in.
 type Kind uint8
@@ -331,4 +336,67 @@ func (s *Store) ShapesOf(i int32) *Shapes {
 func (s *Store) BytesKept() int64 {
 	const gpuOp, span, shapes, comm = 56, 48, 24, 56
 	return int64(cap(s.GPU))*gpuOp + int64(cap(s.CPU)+cap(s.Python)+cap(s.Annot))*span + int64(cap(s.Shapes))*shapes + int64(cap(s.Comms))*comm
+}
+
+// Sub returns a store holding only file fi's records, as if it had been
+// read alone (its one file is file 0): the per-rank analyses of a rank
+// folder read into one store. Names are copied, not shared, since analyses
+// intern new ones; records are copied, so the caller may drop the sub-store
+// once done with it.
+func (s *Store) Sub(fi int) *Store {
+	f := uint16(fi)
+	sub := &Store{
+		Names:  slices.Clip(slices.Clone(s.Names)),
+		index:  maps.Clone(s.index),
+		alias:  maps.Clone(s.alias),
+		Files:  []File{s.Files[fi]},
+		cache:  new([cacheSize]cacheEntry),
+		Budget: s.Budget,
+	}
+	gpu := make([]int32, len(s.GPU)) // old index → new, -1 when another file's
+	for i := range s.GPU {
+		gpu[i] = -1
+		if o := s.GPU[i]; o.File == f {
+			o.File = 0
+			gpu[i] = int32(len(sub.GPU))
+			sub.GPU = append(sub.GPU, o)
+		}
+	}
+	cpu := make([]int32, len(s.CPU))
+	for i := range s.CPU {
+		cpu[i] = -1
+		if c := s.CPU[i]; c.File == f {
+			c.File = 0
+			cpu[i] = int32(len(sub.CPU))
+			sub.CPU = append(sub.CPU, c)
+		}
+	}
+	spans := func(in []Span) []Span {
+		var out []Span
+		for _, sp := range in {
+			if sp.File == f {
+				sp.File = 0
+				out = append(out, sp)
+			}
+		}
+		return out
+	}
+	sub.Python, sub.Annot = spans(s.Python), spans(s.Annot)
+	for _, sh := range s.Shapes {
+		if n := cpu[sh.CPU]; n >= 0 {
+			sh.CPU = n
+			sub.Shapes = append(sub.Shapes, sh)
+		}
+	}
+	for _, c := range s.Comms {
+		idx := cpu
+		if c.OnGPU {
+			idx = gpu
+		}
+		if n := idx[c.Op]; n >= 0 {
+			c.Op = n
+			sub.Comms = append(sub.Comms, c)
+		}
+	}
+	return sub
 }

@@ -29,6 +29,8 @@ type flags struct {
 	runFile                            string
 	failOn                             []string
 	peakTFLOPS, peakGBPS               float64
+	modelConfigFile                    string
+	modelConfig                        []byte // --model-config's content, checked
 	limits                             limits.Limits
 }
 
@@ -84,6 +86,7 @@ func targetFlags(fs *flag.FlagSet, f *flags) {
 func roofFlags(fs *flag.FlagSet, f *flags) {
 	fs.Var(positive{&f.peakTFLOPS}, "peak-tflops", "roofline compute roof in `TFLOP/s`, every dtype (default: the device table's peak for the trace's GPU)")
 	fs.Var(positive{&f.peakGBPS}, "peak-gbps", "roofline memory roof in `GB/s` (default: the device table's)")
+	fs.StringVar(&f.modelConfigFile, "model-config", "", "the model's Hugging Face config.json `FILE`: hidden size, heads, experts, top_k, dtype for roofline ops whose dimensions the trace lacks (each row says what came from it)")
 }
 
 func roleFlags(fs *flag.FlagSet, f *flags) {
@@ -244,6 +247,11 @@ func parseInterleaved(fs *flag.FlagSet, args []string, pos func(string)) error {
 func (f *flags) check() error {
 	if f.runFile != "" {
 		if err := f.readRun(); err != nil {
+			return err
+		}
+	}
+	if f.modelConfigFile != "" {
+		if err := f.readModelConfig(); err != nil {
 			return err
 		}
 	}

@@ -247,7 +247,12 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 		}
 		if c.err != nil {
 			msg := fmt.Sprintf("read error after %d bytes: %v", total, c.err)
-			if gz {
+			switch {
+			case db:
+				// The database was read whole; SQLite's own error
+				// (sqlrows), worded as the page and the Worker word it.
+				msg = c.err.Error()
+			case gz:
 				msg = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", total, counted.n(), c.err)
 			}
 			if bf != nil {

@@ -169,7 +169,7 @@ func runCommand(cmd string, f flags, stdin io.Reader, stdout, stderr, rawStderr 
 	}
 	opts, _ := json.Marshal(analyzer.Options{Command: cmd, TargetArch: f.target, Stage: f.stage, Mapping: f.mapping, Formal: f.formal,
 		Force: f.force, Compare: f.compare, Run: f.run, SplitA: splitA, FailOn: f.failOn,
-		PeakTFLOPS: f.peakTFLOPS, PeakGBPS: f.peakGBPS, Limits: f.limits})
+		PeakTFLOPS: f.peakTFLOPS, PeakGBPS: f.peakGBPS, ModelConfig: f.modelConfig, Limits: f.limits})
 
 	// The job's memory bound (docs/limits.md) is the native engine's GC
 	// soft limit: at the default GOGC a capped job's heap could double past
@@ -329,7 +329,8 @@ func printResult(w io.Writer, res *analyzer.Result, format string) {
 		}
 	}
 	for _, a := range res.Artifacts {
-		if strings.HasSuffix(a.Name, ".md") {
+		// a rank's own summary (ranks/<rank>/) stays in its file
+		if strings.HasSuffix(a.Name, ".md") && !strings.Contains(a.Name, "/") {
 			// Names in the summaries come from the input: no escape
 			// sequence of theirs reaches the terminal.
 			io.WriteString(w, escape.Terminal(a.Text))

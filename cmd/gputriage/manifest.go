@@ -43,7 +43,14 @@ func writeArtifacts(dir string, res *analyzer.Result, extra ...string) error {
 	}
 	var names []string
 	for _, a := range res.Artifacts {
-		if err := os.WriteFile(filepath.Join(dir, a.Name), []byte(a.Text), 0o644); err != nil {
+		p := filepath.Join(dir, filepath.FromSlash(a.Name))
+		// a rank folder's ranks/<rank>/ artifacts
+		if d := filepath.Dir(p); d != filepath.Clean(dir) {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+		}
+		if err := os.WriteFile(p, []byte(a.Text), 0o644); err != nil {
 			return err
 		}
 		names = append(names, a.Name)

@@ -78,3 +78,22 @@ func TestRocprofFolder(t *testing.T) {
 		t.Fatalf("exit %d %s\n%.600s", r.ExitCode, r.Error, meta)
 	}
 }
+
+// A damaged database is refused with SQLite's own words, not as a read or
+// gzip error (the page and the Worker word it the same way).
+func TestRocprofDamagedDatabase(t *testing.T) {
+	src := filepath.Join(shared, "rocprof", "908_results.rocpd.db.gz")
+	if _, err := os.Stat(src); err != nil {
+		fixture.Missing(t, "%v", err)
+	}
+	db := gunzipFile(t, src)
+	cut := filepath.Join(t.TempDir(), "cut_results.db")
+	os.WriteFile(cut, db[:64<<10], 0o644) // the header and schema pages, no more
+	for _, eng := range []string{"native", "wasm"} {
+		r := analyze(t, eng, analyzer.Options{Command: "breakdown"}, cut)
+		const want = "not a readable SQLite database: sqlite3: database disk image is malformed"
+		if r.ExitCode != analyzer.ExitUsage || !strings.Contains(r.Error, want) || strings.Contains(r.Error, "read error") {
+			t.Errorf("%s: exit %d, error %q; want exit 2 and %q", eng, r.ExitCode, r.Error, want)
+		}
+	}
+}

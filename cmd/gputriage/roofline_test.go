@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,6 +67,79 @@ func TestRooflineTriage(t *testing.T) {
 	for _, r := range rl.Rows {
 		if r.PeakGBPS == nil || *r.PeakGBPS != 1000 {
 			t.Fatalf("override not applied: %s", text[:min(len(text), 600)])
+		}
+	}
+}
+
+// On every shared MI300X serving trace (with its capture trace where it
+// has one), each stage's first takeaways lead with its step figures (the
+// stage's steps.json wall-time p50) and then its bound on the target,
+// naming the top op, its efficiency on the trace's GPU (its roofline.json
+// row) and its bound on MI355X (the row's target_bound_us per step).
+func TestServingFirstTakeaways(t *testing.T) {
+	dir := filepath.Join(shared, "traces/tracelens/inference")
+	for _, c := range []struct{ formal, capture, stage string }{
+		{"sglang_decode/sglang_Qwen3-8B_decode.json.gz", "sglang_decode/capture_traces/bs_32_rank0.json.gz", "decode"},
+		{"sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz", "", "prefill"},
+		{"vllm_decode_full/graph_execution.json.gz", "vllm_decode_full/capture_traces/graph_capture_rank_0.1773709742341309550.pt.trace.json.gz", "decode"},
+		{"vllm_prefilldecode_piecewise/graph_execution.json.gz", "vllm_prefilldecode_piecewise/capture_traces/graph_capture_rank_0.1773709679453551615.pt.trace.json.gz", "mixed"},
+	} {
+		files := []string{filepath.Join(dir, c.formal)}
+		if c.capture != "" {
+			files = append(files, filepath.Join(dir, c.capture))
+		}
+		res := analyze(t, "native", analyzer.Options{Command: "triage"}, files...)
+		md, _ := res.Artifact("profile_summary.md")
+		_, takeaways, _ := strings.Cut(md, "## Takeaways\n\n")
+		var mine []string
+		for _, l := range strings.Split(takeaways, "\n") {
+			if strings.HasPrefix(l, "- "+c.stage+": ") {
+				mine = append(mine, strings.TrimPrefix(l, "- "+c.stage+": "))
+			}
+		}
+		var steps struct {
+			Stages []struct {
+				Stage string
+				Steps int
+				Wall  struct{ P50 float64 } `json:"wall_us"`
+			}
+		}
+		artifact(t, res, "steps.json", &steps)
+		var rl struct {
+			Rows []struct {
+				Stage       string
+				Op          string
+				KernelTime  float64 `json:"kernel_time_us"`
+				Share       float64 `json:"modelled_share"`
+				Bound       *string
+				Efficiency  *float64
+				TargetBound float64 `json:"target_bound_us"`
+			}
+		}
+		artifact(t, res, "roofline.json", &rl)
+		if len(steps.Stages) != 1 || steps.Stages[0].Stage != c.stage || steps.Stages[0].Steps == 0 || len(mine) < 2 {
+			t.Errorf("%s: steps %+v, takeaways %q", c.formal, steps.Stages, mine)
+			continue
+		}
+		s := steps.Stages[0]
+		if want := fmt.Sprintf("step p50 %.3f ms", s.Wall.P50/1e3); !strings.HasPrefix(mine[0], want) {
+			t.Errorf("%s: first takeaway %q, want it to start %q", c.formal, mine[0], want)
+		}
+		top := -1
+		for i, r := range rl.Rows {
+			if r.Stage == c.stage && r.Share > 0 && r.Bound != nil && (top < 0 || r.KernelTime > rl.Rows[top].KernelTime) {
+				top = i
+			}
+		}
+		if top < 0 {
+			t.Errorf("%s: no modelled row", c.formal)
+			continue
+		}
+		r := rl.Rows[top]
+		want := fmt.Sprintf("the top op `%s` runs at %.1f %% of its %s roof on MI300X and needs ≥ %.3f ms of its %.3f ms on MI355X",
+			r.Op, *r.Efficiency*100, *r.Bound, r.TargetBound/1e3/float64(s.Steps), r.KernelTime/1e3/float64(s.Steps))
+		if !strings.HasPrefix(mine[1], "on MI355X a "+c.stage+" step's modelled ops need ≥ ") || !strings.Contains(mine[1], want) {
+			t.Errorf("%s: second takeaway %q, want %q in it", c.formal, mine[1], want)
 		}
 	}
 }

@@ -2,7 +2,7 @@
 // RPD, rocprof-compute): it runs the analyzer's row-stream queries
 // (analyzer/rocprof, queries.json) with github.com/ncruces/go-sqlite3 and
 // writes the row stream the analyzer reads. The page and the Worker do the
-// same with SQLite's own wasm build (jsbridge/sqlrows.js); both write each
+// same with SQLite's own wasm build (jsbridge/sqlite.js); both write each
 // row as SQLite's json_array() text, so every host feeds the same bytes.
 package sqlrows
 
@@ -50,6 +50,8 @@ func Write(w io.Writer, path string) (int64, error) {
 			bw.WriteByte('\n')
 			n++
 		}); err != nil {
+			// The rows read so far go on, as the page's and the Worker's do.
+			bw.Flush()
 			return n, fmt.Errorf("query %s: %v", q.Name, err)
 		}
 	}

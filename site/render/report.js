@@ -52,8 +52,8 @@ export async function renderReport(root, result, opts = {}) {
     () => renderRoofline(a('roofline.json')),
     () => renderTimeline(a('gpu_timeline.json')),
     () => renderIdle(a('idle.json'), a('launch_stats.json')),
-    () => renderRanks(a('breakdown.json')),
-    () => renderLanes(a('gpu_lanes.json')),
+    () => renderRanks(a('breakdown.json'), { result, a }),
+    () => renderLanes(a('gpu_lanes.json'), opts.spans),
     // triage: overlap_opportunities.json and fuse_opportunities.json
     () => renderOverlap(a('overlap_opportunities.json')),
     () => renderFuse(a('fuse_opportunities.json')),

@@ -10,7 +10,13 @@ step; idle = wall - busy. Percentiles interpolate linearly between the two
 nearest ranks (numpy's default), std is the population std. Warm-up: the
 leading steps slower than 1.5 x the median wall are left out.
 
-Usage: stepkey.py TRACE.json.gz > KEY.json
+Without a GPU-side step annotation (vLLM's graph_execution traces), pass
+--cpu PREFIX: a step is then a CPU-side user_annotation whose name starts
+with PREFIX, its window the GPU range (first start -> last end) of the GPU
+ops whose launch call (cuda_runtime / cuda_driver, joined by correlation)
+starts inside the annotation on its thread.
+
+Usage: stepkey.py [--cpu PREFIX] TRACE.json.gz > KEY.json
 """
 import gzip, json, math, sys
 
@@ -27,11 +33,36 @@ def dist(xs):
     return {"count": len(s), "min": s[0], "p50": pct(s, 50), "p90": pct(s, 90), "p99": pct(s, 99),
             "max": s[-1], "mean": m, "std": math.sqrt(sum((x - m) ** 2 for x in s) / len(s))}
 
-ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
-steps = sorted((e["ts"], e["ts"] + e["dur"], e["pid"]) for e in ev
-               if e.get("cat") == "gpu_user_annotation" and e.get("name") == "decode_step")
-ops = sorted((e["ts"], e["ts"] + e["dur"], e["pid"]) for e in ev
-             if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") and e.get("ph") == "X")
+args = sys.argv[1:]
+cpu = None
+if args[0] == "--cpu":
+    cpu, args = args[1], args[2:]
+ev = json.load(gzip.open(args[0]))["traceEvents"]
+gpu_ops = [e for e in ev if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") and e.get("ph") == "X"]
+ops = sorted((e["ts"], e["ts"] + e["dur"], e["pid"]) for e in gpu_ops)
+if cpu is None:
+    steps = sorted((e["ts"], e["ts"] + e["dur"], e["pid"]) for e in ev
+                   if e.get("cat") == "gpu_user_annotation" and e.get("name") == "decode_step")
+else:
+    launch = {}
+    for e in ev:
+        if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {}):
+            launch[e["args"]["correlation"]] = e
+    steps = []
+    for a in ev:
+        if a.get("cat") != "user_annotation" or not a.get("name", "").startswith(cpu):
+            continue
+        lo, hi, pid = None, None, None
+        for o in gpu_ops:
+            l = launch.get(o.get("args", {}).get("correlation"))
+            if l is None or l["pid"] != a["pid"] or l["tid"] != a["tid"] or not a["ts"] <= l["ts"] < a["ts"] + a["dur"]:
+                continue
+            lo = o["ts"] if lo is None else min(lo, o["ts"])
+            hi = o["ts"] + o["dur"] if hi is None else max(hi, o["ts"] + o["dur"])
+            pid = o["pid"]
+        if lo is not None:
+            steps.append((lo, hi, pid))
+    steps.sort()
 walls, busys = [], []
 for s, t, pid in steps:
     busy, cur_s, cur_e = 0.0, None, None

@@ -1,0 +1,357 @@
+package collectives
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gputriage/gputriage/analyzer/callsite"
+	"github.com/gputriage/gputriage/analyzer/internal/fixture"
+	"github.com/gputriage/gputriage/analyzer/trace"
+)
+
+// A planted straggler: real rank traces with one rank made late at chosen
+// collectives (testdata/plantkey.py's rule, applied here to the same
+// bytes), then the cross-rank view must name the planted rank at each
+// planted step and collective, and every instance's skew, wait and busbw
+// must be within 2 % of plantkey.py's independent computation (its key,
+// testdata/*.plant.key.json, holds the spec it planted).
+func TestPlantedStragglerRealTraces(t *testing.T) {
+	for _, c := range []struct {
+		key   string
+		files []string
+		long  bool
+	}{
+		{"dlrm.plant.key.json", dlrmFiles(t), false},
+		{"tp2.plant.key.json", []string{"gpu/traces/tp_rank0.trace.json.gz", "gpu/traces/tp_rank1.trace.json.gz"}, true},
+	} {
+		t.Run(c.key, func(t *testing.T) {
+			if c.long && testing.Short() {
+				t.Skip("reads 158 MB of JSON")
+			}
+			var key plantKey
+			b, err := os.ReadFile(filepath.Join("testdata", c.key))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &key); err != nil {
+				t.Fatal(err)
+			}
+			var sums []*Summary
+			for _, rel := range c.files {
+				doc := plant(t, fixture.Read(t, rel), key.Spec)
+				st := trace.NewStore()
+				r := st.NewReader(rel)
+				r.Write(doc)
+				if f := r.Close(); !f.Complete {
+					t.Fatalf("%s planted: %s", rel, f.Problem)
+				}
+				var d struct {
+					Rank  int `json:"rank"`
+					World int `json:"world_size"`
+				}
+				json.Unmarshal(st.Files[0].Header["distributedInfo"], &d)
+				s := Extract(st, 0, d.Rank, d.World, callsite.NewJoins(st))
+				if base, err := strconv.ParseInt(strings.Trim(string(st.Files[0].Header["baseTimeNanoseconds"]), `" `), 10, 64); err == nil {
+					s.ClockBase = base
+				}
+				sums = append(sums, s)
+			}
+			res := Match(sums)
+			checkKey(t, res, &key)
+		})
+	}
+}
+
+type plantSpec struct {
+	Rank    int   `json:"rank"`
+	DelayUS int64 `json:"delay_us"`
+	At      []struct {
+		PG    string `json:"pg"`
+		Kind  string `json:"kind"`
+		Index int    `json:"index"`
+	} `json:"at"`
+}
+
+type plantKey struct {
+	Spec      plantSpec `json:"spec"`
+	Straggler int       `json:"straggler_rank"`
+	Instances []struct {
+		PG       string             `json:"pg"`
+		Kind     string             `json:"kind"`
+		Index    int                `json:"index"`
+		Skew     float64            `json:"skew_us"`
+		Last     int                `json:"last_rank"`
+		Wait     map[string]float64 `json:"wait_us"`
+		Transfer float64            `json:"transfer_us"`
+		BusBW    *float64           `json:"busbw_gbps"`
+	} `json:"instances"`
+}
+
+func checkKey(t *testing.T, res *Result, key *plantKey) {
+	t.Helper()
+	us := func(u US) float64 { f, _ := strconv.ParseFloat(u.String(), 64); return f }
+	// within 2 %, or 2 ns for values near zero (the key's rounding)
+	near := func(got, want float64) bool {
+		return math.Abs(got-want) <= 0.002 || math.Abs(got-want) <= 0.02*math.Abs(want)
+	}
+	find := func(pg, kind string, index int) *Instance {
+		for i := range res.Instances {
+			if in := &res.Instances[i]; in.PG == pg && in.Kind == kind && in.Index == index {
+				return in
+			}
+		}
+		return nil
+	}
+	if len(res.Instances) != len(key.Instances) {
+		t.Errorf("%d instances, the key has %d", len(res.Instances), len(key.Instances))
+	}
+	for _, k := range key.Instances {
+		in := find(k.PG, k.Kind, k.Index)
+		if in == nil {
+			t.Errorf("%s #%d (pg %q) not matched", k.Kind, k.Index, k.PG)
+			continue
+		}
+		if !near(us(in.Skew), k.Skew) || !near(us(in.Transfer), k.Transfer) {
+			t.Errorf("%s: skew %s transfer %s, key %.3f %.3f", in.Label(), in.Skew, in.Transfer, k.Skew, k.Transfer)
+		}
+		if k.Skew > 1 && in.LastRank != k.Last {
+			t.Errorf("%s: last rank %d, key %d", in.Label(), in.LastRank, k.Last)
+		}
+		for _, r := range in.Ranks {
+			if w, ok := k.Wait[strconv.Itoa(r.Rank)]; !ok || !near(us(r.Wait), w) {
+				t.Errorf("%s: rank %d waits %s, key %.3f", in.Label(), r.Rank, r.Wait, w)
+			}
+		}
+		switch {
+		case k.BusBW == nil && in.BusBW != nil, k.BusBW != nil && in.BusBW == nil:
+			t.Errorf("%s: busbw %v, key %v", in.Label(), in.BusBW, k.BusBW)
+		case k.BusBW != nil && math.Abs(*in.BusBW-*k.BusBW) > 0.02**k.BusBW:
+			t.Errorf("%s: busbw %.3f GB/s, key %.3f", in.Label(), *in.BusBW, *k.BusBW)
+		}
+	}
+	// the planted rank is last at every planted collective, and the step
+	// holding it names that rank and that collective
+	late := key.Spec.Rank
+	for _, at := range key.Spec.At {
+		in := find(at.PG, at.Kind, at.Index)
+		if in == nil {
+			t.Fatalf("planted %s #%d not matched", at.Kind, at.Index)
+		}
+		if in.LastRank != late || us(in.Skew) < float64(key.Spec.DelayUS)/2 {
+			t.Errorf("planted %s: last rank %d skew %s, want rank %d, ≥ %d µs", in.Label(), in.LastRank, in.Skew, late, key.Spec.DelayUS/2)
+		}
+		i := slices.IndexFunc(res.Steps, func(s StepRow) bool { return s.Step == in.Step })
+		if i < 0 {
+			t.Errorf("planted %s: step %q has no row", in.Label(), in.Step)
+		} else if s := res.Steps[i]; s.StragglerRank != late || s.Collective != in.Label() {
+			t.Errorf("step %s: straggler %d at %s, planted rank %d at %s", s.Step, s.StragglerRank, s.Collective, late, in.Label())
+		}
+	}
+	if s := res.Straggler; s == nil || s.Rank == nil || *s.Rank != key.Straggler {
+		t.Errorf("straggler %+v, key rank %d", s, key.Straggler)
+	}
+}
+
+// plant applies plantkey.py's rule to one rank's trace: see its docstring.
+func plant(t *testing.T, doc []byte, spec plantSpec) []byte {
+	t.Helper()
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &top); err != nil {
+		t.Fatal(err)
+	}
+	var info struct {
+		Rank int `json:"rank"`
+	}
+	json.Unmarshal(top["distributedInfo"], &info)
+	var raw []json.RawMessage
+	if err := json.Unmarshal(top["traceEvents"], &raw); err != nil {
+		t.Fatal(err)
+	}
+	type gpuOp struct {
+		i       int // index in raw
+		m       map[string]json.RawMessage
+		ts, dur int64 // ns
+		coll    bool
+		key     string // pg + "\x00" + kind, collectives only
+		issue   int64
+	}
+	var head struct {
+		Cat  string `json:"cat"`
+		Ph   string `json:"ph"`
+		Name string `json:"name"`
+		Ts   json.Number
+		Args struct {
+			Corr *int64 `json:"correlation"`
+		} `json:"args"`
+	}
+	launch := map[int64]int64{}
+	var ops []*gpuOp
+	for i, e := range raw {
+		head.Cat, head.Ph, head.Name, head.Ts, head.Args.Corr = "", "", "", "", nil
+		if json.Unmarshal(e, &head) != nil {
+			continue
+		}
+		c := head.Cat
+		if strings.HasSuffix(c, "_runtime") || strings.HasSuffix(c, "_driver") || c == "runtime" || c == "driver" {
+			if head.Args.Corr != nil {
+				if _, ok := launch[*head.Args.Corr]; !ok {
+					launch[*head.Args.Corr] = ns(t, head.Ts.String())
+				}
+			}
+			continue
+		}
+		if head.Ph != "X" || c != "kernel" && c != "gpu_memcpy" && c != "gpu_memset" {
+			continue
+		}
+		op := &gpuOp{i: i}
+		json.Unmarshal(e, &op.m)
+		op.ts, op.dur = ns(t, string(op.m["ts"])), ns(t, string(op.m["dur"]))
+		var args map[string]json.RawMessage
+		json.Unmarshal(op.m["args"], &args)
+		l := strings.ToLower(head.Name)
+		if c == "kernel" && (strings.Contains(l, "nccl") || strings.Contains(l, "rccl") || args["Collective name"] != nil) {
+			op.coll = true
+			var coll, pg string
+			json.Unmarshal(args["Collective name"], &coll)
+			json.Unmarshal(args["Process Group Name"], &pg)
+			kind := kindOfArg(coll)
+			if kind == "" {
+				kind = kindOfKernel(head.Name)
+			}
+			op.key = pg + "\x00" + kind
+			op.issue = op.ts
+			var corr int64
+			if json.Unmarshal(args["correlation"], &corr) == nil {
+				if l, ok := launch[corr]; ok {
+					op.issue = l
+				}
+			}
+		}
+		ops = append(ops, op)
+	}
+	// launches may follow their kernels in the file: a second pass
+	for _, op := range ops {
+		if op.coll {
+			var args struct {
+				Corr *int64 `json:"correlation"`
+			}
+			json.Unmarshal(op.m["args"], &args)
+			if args.Corr != nil {
+				if l, ok := launch[*args.Corr]; ok {
+					op.issue = l
+				}
+			}
+		}
+	}
+	byKey := map[string][]*gpuOp{}
+	for _, op := range ops {
+		if op.coll {
+			byKey[op.key] = append(byKey[op.key], op)
+		}
+	}
+	for _, ks := range byKey {
+		slices.SortStableFunc(ks, func(a, b *gpuOp) int {
+			if a.issue != b.issue {
+				return cmpInt(a.issue, b.issue)
+			}
+			return cmpInt(a.ts, b.ts)
+		})
+	}
+	delay := spec.DelayUS * 1000
+	changed := map[*gpuOp]bool{}
+	for _, at := range spec.At {
+		ks := byKey[at.PG+"\x00"+at.Kind]
+		if at.Index >= len(ks) {
+			t.Fatalf("rank %d has no %s #%d", info.Rank, at.Kind, at.Index)
+		}
+		c := ks[at.Index]
+		if info.Rank == spec.Rank {
+			prev, havePrev := int64(0), false
+			for _, op := range ops {
+				if op.coll && op.ts < c.ts && (!havePrev || op.ts > prev) {
+					prev, havePrev = op.ts, true
+				}
+			}
+			t0, have := int64(0), false
+			for _, op := range ops {
+				if !op.coll && op.ts < c.ts && (!havePrev || op.ts > prev) && (!have || op.ts > t0) && string(op.m["cat"]) == `"kernel"` {
+					t0, have = op.ts, true
+				}
+			}
+			if !have {
+				t0 = c.ts
+			}
+			for _, op := range ops {
+				if op.ts >= t0 {
+					op.ts += delay
+					changed[op] = true
+				}
+			}
+		} else {
+			t0 := c.ts
+			for _, op := range ops {
+				if op.ts > t0 {
+					op.ts += delay
+					changed[op] = true
+				}
+			}
+			c.dur += delay
+			changed[c] = true
+		}
+	}
+	for op := range changed {
+		op.m["ts"] = json.RawMessage(usText(op.ts))
+		op.m["dur"] = json.RawMessage(usText(op.dur))
+		b, err := json.Marshal(op.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw[op.i] = b
+	}
+	evs, _ := json.Marshal(raw)
+	top["traceEvents"] = evs
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(top); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// ns reads a JSON µs number exactly (Kineto writes at most 3 decimals).
+func ns(t *testing.T, s string) int64 {
+	t.Helper()
+	whole, frac, _ := strings.Cut(s, ".")
+	if len(frac) > 3 {
+		t.Fatalf("time %s: more than 3 decimals", s)
+	}
+	frac += strings.Repeat("0", 3-len(frac))
+	w, err1 := strconv.ParseInt(whole, 10, 64)
+	f, err2 := strconv.ParseInt(frac, 10, 64)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("time %q", s)
+	}
+	return w*1000 + f
+}
+
+func usText(n int64) string {
+	return strconv.FormatInt(n/1000, 10) + "." + strconv.FormatInt(1000+n%1000, 10)[1:]
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

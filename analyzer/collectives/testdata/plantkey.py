@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Plant a straggler into real rank traces and compute, independently, what
+the cross-rank view must say (gputriage issue 19).
+
+Standard library only; reads the trace JSON directly and shares no code with
+the analyzer. Times are kept exact (decimal.Decimal), as Kineto writes them.
+
+Plant (SPEC.json: {"rank": R, "delay_us": D, "at": [{"pg": "", "kind": K,
+"index": I}, ...]}): rank R's I-th collective of kind K in process group pg
+(issue order: the start of the runtime/driver call with the kernel's
+correlation, else the kernel's start) arrives D µs late: every GPU op of
+rank R (kernel, gpu_memcpy, gpu_memset) from the start of the last
+non-collective kernel between its previous collective and it (else from
+its own start) onward starts D later; on every other rank
+that instance's kernel lasts D longer (it waits) and every GPU op that
+starts after it starts D later. The ranks are in step again after it.
+
+Key (definitions of docs/artifacts.md): a collective kernel's name holds
+nccl/rccl; kind from args "Collective name", else the kernel name; pg from
+"Process Group Name"; instances matched across ranks by (pg, kind, issue
+index). Ranks on one clock through baseTimeNanoseconds. Per instance:
+skew = latest start - earliest start, last rank = latest start (lowest
+rank on a tie), wait[r] = latest start - r's start, transfer = earliest end
+- latest start, bytes = max(In, Out msg nelems) x dtype size, algbw =
+bytes / transfer, busbw = algbw x NCCL's factor (all_reduce 2(n-1)/n;
+all_gather, reduce_scatter, all_to_all (n-1)/n; else 1), n = "Group size"
+else the ranks matched. A rank's lateness = sum of the skews of the
+instances it reached last; the straggler causes the most.
+
+Usage: plantkey.py SPEC.json RANK_TRACE... > KEY.json
+"""
+import decimal, gzip, json, sys
+
+D = decimal.Decimal
+GPU = ("kernel", "gpu_memcpy", "gpu_memset")
+SIZES = {1: "Bool Byte Char QInt8 QUInt8 UInt8 Int8 Float8_e4m3fn Float8_e5m2 Float8_e4m3fnuz Float8_e5m2fnuz",
+         2: "Short Half BFloat16 UInt16 Int16", 4: "Int Float QInt32 UInt32 ComplexHalf",
+         8: "Long Double ComplexFloat UInt64", 16: "ComplexDouble"}
+SIZE = {n: s for s, names in SIZES.items() for n in names.split()}
+
+
+def is_coll(e):
+    n = e.get("name", "").lower()
+    return e.get("cat") == "kernel" and e.get("ph") == "X" and ("nccl" in n or "rccl" in n or "Collective name" in e.get("args", {}))
+
+
+def kind_of(e):
+    a = e.get("args", {}).get("Collective name")
+    if a:
+        k = a.lower().lstrip("_")
+        for suf in ("_coalesced", "_base", "_into_tensor", "_tensor"):
+            if k.endswith(suf):
+                k = k[: -len(suf)]
+        k = k.replace("_", "")
+        return {"send": "sendrecv", "recv": "sendrecv", "alltoallv": "alltoall"}.get(k, k)
+    n = e["name"].lower()
+    for frag, kind in (("allreduce", "allreduce"), ("all_reduce", "allreduce"), ("reducescatter", "reducescatter"),
+                       ("reduce_scatter", "reducescatter"), ("allgather", "allgather"), ("all_gather", "allgather"),
+                       ("alltoall", "alltoall"), ("sendrecv", "sendrecv"), ("broadcast", "broadcast"),
+                       ("_send", "sendrecv"), ("_recv", "sendrecv"), ("_reduce_", "reduce")):
+        if frag in n:
+            return kind
+    return "collective"
+
+
+def factor(kind, n):
+    if n <= 1:
+        return 1.0
+    if kind == "allreduce":
+        return 2 * (n - 1) / n
+    if kind in ("allgather", "reducescatter", "alltoall"):
+        return (n - 1) / n
+    return 1.0
+
+
+def load(path):
+    with gzip.open(path) if path.endswith(".gz") else open(path, "rb") as f:
+        doc = json.load(f, parse_float=D, parse_int=D)
+    rank = int(doc["distributedInfo"]["rank"])
+    base = int(doc.get("baseTimeNanoseconds", 0) or 0)
+    ev = [e for e in doc["traceEvents"] if isinstance(e, dict)]
+    launch = {}
+    for e in ev:
+        c = e.get("cat", "")
+        if c.endswith("_runtime") or c.endswith("_driver") or c in ("runtime", "driver"):
+            corr = e.get("args", {}).get("correlation")
+            if corr is not None:
+                launch.setdefault(corr, e["ts"])
+    colls = {}
+    for e in ev:
+        if is_coll(e):
+            a = e.get("args", {})
+            key = (str(a.get("Process Group Name", "")), kind_of(e))
+            colls.setdefault(key, []).append(e)
+    for key, ks in colls.items():
+        ks.sort(key=lambda e: (launch.get(e.get("args", {}).get("correlation"), e["ts"]), e["ts"]))
+    gpu = [e for e in ev if e.get("cat") in GPU and e.get("ph") == "X"]
+    return {"rank": rank, "base": base, "colls": colls, "gpu": gpu}
+
+
+def plant(ranks, spec):
+    late, delay = spec["rank"], D(str(spec["delay_us"]))
+    for at in spec["at"]:
+        key = (at.get("pg", ""), at["kind"])
+        for r in ranks:
+            c = r["colls"][key][at["index"]]
+            if r["rank"] == late:
+                prev = max([e["ts"] for e in r["gpu"] if is_coll(e) and e["ts"] < c["ts"]], default=None)
+                before = [e["ts"] for e in r["gpu"] if e.get("cat") == "kernel" and not is_coll(e) and e["ts"] < c["ts"]
+                          and (prev is None or e["ts"] > prev)]
+                t0 = max(before) if before else c["ts"]
+                for e in r["gpu"]:
+                    if e["ts"] >= t0:
+                        e["ts"] += delay
+            else:
+                t0 = c["ts"]
+                for e in r["gpu"]:
+                    if e["ts"] > t0:
+                        e["ts"] += delay
+                c["dur"] += delay
+
+
+def key(ranks):
+    lo = min(r["base"] for r in ranks)
+    out, late = [], {r["rank"]: 0.0 for r in ranks}
+    for k in sorted(ranks[0]["colls"]):
+        n = min(len(r["colls"].get(k, [])) for r in ranks)
+        for i in range(n):
+            ks = [(r["rank"], r["colls"][k][i], D(r["base"] - lo) / 1000) for r in ranks]
+            start = {rk: e["ts"] + off for rk, e, off in ks}
+            end = {rk: e["ts"] + e["dur"] + off for rk, e, off in ks}
+            latest, earliest = max(start.values()), min(start.values())
+            last = min(rk for rk in start if start[rk] == latest)
+            skew = float(latest - earliest)
+            transfer = float(min(end.values()) - latest)
+            a = ks[0][1].get("args", {})
+            nel = max(int(a.get("In msg nelems", 0) or 0), int(a.get("Out msg nelems", 0) or 0))
+            size = SIZE.get(a.get("dtype", ""), 0)
+            nbytes = nel * size if nel and size else None
+            group = int(a.get("Group size", 0) or 0) or len(ranks)
+            algbw = nbytes / (transfer * 1e3) if nbytes and transfer > 0 else None
+            late[last] += skew
+            out.append({"pg": k[0], "kind": k[1], "index": i, "skew_us": skew, "last_rank": last,
+                        "wait_us": {str(rk): float(latest - s) for rk, s in sorted(start.items())},
+                        "transfer_us": transfer, "bytes": nbytes,
+                        "busbw_gbps": algbw * factor(k[1], group) if algbw is not None else None})
+    straggler = max(sorted(late), key=lambda rk: late[rk])
+    return {"instances": out, "lateness_us": {str(k): v for k, v in sorted(late.items())}, "straggler_rank": straggler}
+
+
+def main():
+    spec = json.load(open(sys.argv[1]))
+    ranks = sorted((load(p) for p in sys.argv[2:]), key=lambda r: r["rank"])
+    plant(ranks, spec)
+    k = key(ranks)
+    k["spec"] = spec
+    json.dump(k, sys.stdout, indent=0, sort_keys=True)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+package crash
+
+import "bytes"
+
+// Defeater: text inside a command's usage / --help output is not evidence.
+// Option descriptions quote the errors they help with ("Use this if you see
+// 'Memory access fault by GPU'", "lower this value on CUDA out of memory");
+// read as log lines they become findings. An argparse-style block starts
+// with "usage: " at column 0 and runs over indented lines, blank lines and
+// section headers ("options:", "positional arguments:") until the next
+// unindented line.
+
+// helpLine reports whether line b belongs to a help block (and so is not
+// handed to any parser).
+func (s *Session) helpLine(b []byte) bool {
+	f := s.cur
+	if f.help {
+		if len(b) == 0 || b[0] == ' ' || b[0] == '\t' || helpHeader(b) {
+			return true
+		}
+		f.help = false
+	}
+	if len(b) > 7 && (bytes.HasPrefix(b, []byte("usage: ")) || bytes.HasPrefix(b, []byte("Usage: "))) {
+		f.help = true
+		f.quality["help_text_skipped"] = true
+		return true
+	}
+	return false
+}
+
+// helpHeader: "options:", "positional arguments:", "Optional Arguments:" —
+// a few words ending in a colon.
+func helpHeader(b []byte) bool {
+	b = bytes.TrimRight(b, " ")
+	if len(b) == 0 || len(b) > 40 || b[len(b)-1] != ':' {
+		return false
+	}
+	for _, c := range b[:len(b)-1] {
+		if !(c == ' ' || c == '-' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}

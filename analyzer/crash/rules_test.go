@@ -1,0 +1,62 @@
+package crash
+
+import (
+	"strings"
+	"testing"
+)
+
+// ROCr's "Memory critical error … Memory in use" is the driver refusing to
+// free / map memory (container SELinux, --ipc=host): not a shader fault.
+func TestMemoryCriticalErrorIsDriverPath(t *testing.T) {
+	// wording: ROCm/amdgpu#188 (RISC-V host), ROCm/ROCm#6182 (gfx1151)
+	d := diagnoseWhole("run.log", []byte("Memory critical error by agent node-1 (Agent handle: 0x2aecc9cfe0) on address 0x3f8b182000. Reason: Memory in use.\nAborted (core dumped)\n"))
+	f := hasClass(d, ClassDMADriverFault)
+	if f == nil || hasClass(d, ClassGPUMemoryFault) != nil || f.Address != "0x3f8b182000" || f.Node == nil || *f.Node != 1 {
+		t.Fatalf("%s", d.JSON())
+	}
+	if !strings.Contains(strings.Join(f.NextSteps, " "), "--ipc=host") {
+		t.Fatalf("advice: %q", f.NextSteps)
+	}
+}
+
+// A py-spy dump whose active thread is inside Triton's compiler is a Triton
+// compile hang (seed 000 pattern 4), the watchdog its consequence.
+func TestTritonCompileHang(t *testing.T) {
+	log := `[2026-05-12 10:20:05 TP0] Watchdog timeout (self.watchdog_timeout=300)
+Process 4242: sglang::scheduler_TP0
+Python v3.10.12 (/usr/bin/python3.10)
+
+Thread 4242 (active): "MainThread"
+    _compile (triton/backends/amd/compiler.py:412)
+    make_hsaco (triton/backends/amd/compiler.py:398)
+    compile (triton/compiler/compiler.py:300)
+    run (triton/runtime/jit.py:662)
+    forward (sglang/srt/model_executor/model_runner.py:1000)
+`
+	d := diagnoseWhole("hang.log", []byte(log))
+	if len(d.Findings) == 0 || d.Findings[0].Class != ClassTritonCompile {
+		t.Fatalf("%s", d.JSON())
+	}
+}
+
+// Defeater: watchdogs from ranks 0 and 7 without the world size do not prove
+// ranks 1–6 missing (a truncated paste looks the same).
+func TestMissingRanksNeedWorldSize(t *testing.T) {
+	w := func(r string) string {
+		return "[rank" + r + "]:[E1126 10:00:00.000000000 ProcessGroupNCCL.cpp:616] [Rank " + r + "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1234, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n"
+	}
+	d := diagnoseWhole("w.log", []byte(w("0")+w("7")))
+	f := hasClass(d, ClassCollectiveTimeout)
+	if f == nil || f.Culprit != nil && (len(f.Culprit.Ranks) > 0 || f.Culprit.Rank != nil) {
+		t.Fatalf("a partial paste named culprits: %s", d.JSON())
+	}
+	// one rank missing among seven reporting is still the straggler
+	var all string
+	for _, r := range []string{"0", "1", "2", "4", "5", "6", "7"} {
+		all += w(r)
+	}
+	d = diagnoseWhole("w.log", []byte(all))
+	if f := hasClass(d, ClassCollectiveTimeout); f == nil || f.Culprit == nil || f.Culprit.Rank == nil || *f.Culprit.Rank != 3 {
+		t.Fatalf("%s", d.JSON())
+	}
+}

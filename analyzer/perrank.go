@@ -1,0 +1,73 @@
+package analyzer
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/gputriage/gputriage/analyzer/callsite"
+	"github.com/gputriage/gputriage/analyzer/report"
+)
+
+// RankDir is where a rank folder's output keeps one rank's own artifacts.
+func RankDir(rank int) string { return "ranks/" + strconv.Itoa(rank) }
+
+// distinctRanks reports whether parts are two or more distinct ranks of
+// one job (distributedInfo), not the per-stage files of one rank.
+func distinctRanks(parts []rankPart) bool {
+	if len(parts) < 2 {
+		return false
+	}
+	seen := map[int]bool{}
+	for _, p := range parts {
+		r, _ := rankOf(&p.st.Files[p.fi])
+		if r < 0 || seen[r] {
+			return false
+		}
+		seen[r] = true
+	}
+	return true
+}
+
+// perRank analyses every rank of a rank folder on its own, as if its trace
+// had been given alone: its artifacts under ranks/<rank>/ and its line for
+// the summary. One rank at a time, so that only one copy of a rank's
+// records is held beyond the store.
+func (j *Job) perRank(parts []rankPart) ([]Artifact, []report.RankLine) {
+	if !distinctRanks(parts) {
+		return nil, nil
+	}
+	parts = slices.Clone(parts)
+	slices.SortFunc(parts, func(x, y rankPart) int {
+		rx, _ := rankOf(&x.st.Files[x.fi])
+		ry, _ := rankOf(&y.st.Files[y.fi])
+		return rx - ry
+	})
+	var arts []Artifact
+	var lines []report.RankLine
+	for _, p := range parts {
+		r, _ := rankOf(&p.st.Files[p.fi])
+		st, joins := p.st, p.joins
+		if len(st.Files) > 1 {
+			st, joins = st.Sub(p.fi), nil
+		}
+		if joins == nil {
+			joins = callsite.NewJoins(st)
+		}
+		a := j.analyzeTraces(st, allFiles(st), joins)
+		rl := j.roofline(a, joins, st)
+		dir := RankDir(r) + "/"
+		arts = append(arts,
+			Artifact{dir + "profile_summary.md", string(report.Summary(a))},
+			Artifact{dir + "roofline.json", string(rl.JSON(a.Partial()))},
+			Artifact{dir + "kernel_table.json", string(report.KernelTable(a))},
+			Artifact{dir + "breakdown.json", string(report.Breakdown(a))},
+			Artifact{dir + "gpu_timeline.json", string(report.Timeline(a))},
+			Artifact{dir + "gpu_lanes.json", string(report.Lanes(a))},
+		)
+		for _, w := range whyArtifacts(a) {
+			arts = append(arts, Artifact{dir + w.Name, w.Text})
+		}
+		lines = append(lines, report.LineOf(a, r, RankDir(r)))
+	}
+	return arts, lines
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gputriage/gputriage/internal/fixture"
+	"github.com/gputriage/gputriage/schemas"
+)
+
+// stageFolder lays real SGLang traces out as the SGLang profiler's
+// --profile-by-stage writes one rank's files (<id>-TP-0-EXTEND…,
+// <id>-TP-0-DECODE…): the prefill trace of the shared Qwen3-8B MI300X run
+// as EXTEND, its decode trace as DECODE. Only the names are SGLang's; the
+// bytes are the shared files'.
+func stageFolder(t *testing.T, stages ...string) string {
+	t.Helper()
+	src := map[string]string{
+		"EXTEND": filepath.Join(shared, "traces/tracelens/inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz"),
+		"DECODE": filepath.Join(shared, "traces/tracelens/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz"),
+	}
+	dir := t.TempDir()
+	for _, s := range stages {
+		b, err := os.ReadFile(src[s])
+		if err != nil {
+			fixture.Missing(t, "%v", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "1764000000.123-TP-0-"+s+".trace.json.gz"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+type stageRows struct {
+	Rows []struct {
+		Stage string `json:"stage"`
+	} `json:"rows"`
+}
+
+func (r stageRows) stages() []string {
+	var out []string
+	for _, x := range r.Rows {
+		if !slices.Contains(out, x.Stage) {
+			out = append(out, x.Stage)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func triageDir(t *testing.T, args ...string) (code int, out, stderr string) {
+	t.Helper()
+	out = t.TempDir()
+	var so, se bytes.Buffer
+	code = run(append([]string{"triage", "--engine", "native", "-q", "-o", out}, args...), nil, &so, &se)
+	return code, out, se.String()
+}
+
+func readJSON(t *testing.T, path string, v any) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != nil {
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	return b
+}
+
+// Issue 22 item 1: triage of one rank's EXTEND and DECODE files analyses
+// both stages (overlap and fuse tables, stage table and takeaways per
+// stage), --stage picks one, and a stage with no GPU work (or a misspelt
+// one) is a usage error naming the stages there are.
+func TestTriageEveryStageFile(t *testing.T) {
+	dir := stageFolder(t, "EXTEND", "DECODE")
+	code, out, se := triageDir(t, dir)
+	if code != 0 {
+		t.Fatalf("triage: exit %d: %s", code, se)
+	}
+	if strings.Contains(se, "another rank (or stage)") {
+		t.Errorf("a stage file was left out: %s", se)
+	}
+	both := []string{"decode", "prefill"}
+	for _, a := range []string{"overlap_opportunities.json", "fuse_opportunities.json"} {
+		var r stageRows
+		readJSON(t, filepath.Join(out, a), &r)
+		if got := r.stages(); !slices.Equal(got, both) {
+			t.Errorf("%s: rows of stages %v, want %v", a, got, both)
+		}
+	}
+	var bd struct {
+		Stages []struct {
+			Stage        string  `json:"stage"`
+			KernelTimeMS float64 `json:"kernel_time_ms"`
+		} `json:"stages"`
+	}
+	readJSON(t, filepath.Join(out, "breakdown.json"), &bd)
+	var bs []string
+	for _, s := range bd.Stages {
+		bs = append(bs, s.Stage)
+	}
+	slices.Sort(bs)
+	if !slices.Equal(bs, both) {
+		t.Errorf("breakdown.json stages %v, want %v", bs, both)
+	}
+	sum, _ := os.ReadFile(filepath.Join(out, "profile_summary.md"))
+	for _, want := range []string{"| prefill | 534 |", "| decode | 558 |", "- prefill: step p50", "- decode: step p50"} {
+		if !strings.Contains(string(sum), want) {
+			t.Errorf("profile_summary.md lacks %q", want)
+		}
+	}
+	if strings.Contains(string(sum), "- prefill: 544 GPU ops come from") {
+		t.Error("the decode file's graph launches are blamed on prefill")
+	}
+	for _, ent := range mustReadDir(t, out) {
+		if strings.HasSuffix(ent, ".json") {
+			if err := schemas.Validate(ent, readJSON(t, filepath.Join(out, ent), nil)); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+
+	// The prefill rows of the pair are those of the EXTEND file alone.
+	_, one, _ := triageDir(t, filepath.Join(dir, "1764000000.123-TP-0-EXTEND.trace.json.gz"))
+	_, sel, _ := triageDir(t, "--stage", "prefill", dir)
+	a := readJSON(t, filepath.Join(one, "overlap_opportunities.json"), nil)
+	var ra, rs map[string]any
+	json.Unmarshal(a, &ra)
+	json.Unmarshal(readJSON(t, filepath.Join(sel, "overlap_opportunities.json"), nil), &rs)
+	ja, _ := json.Marshal(ra["rows"])
+	js, _ := json.Marshal(rs["rows"])
+	if !bytes.Equal(ja, js) {
+		t.Errorf("--stage prefill overlap rows differ from the EXTEND file's own:\n%s\n%s", ja, js)
+	}
+
+	code, _, se = triageDir(t, "--stage", "prefil", dir)
+	if code != 2 || !strings.Contains(se, "--stage prefil: no such stage") || !strings.Contains(se, "decode, prefill") {
+		t.Errorf("--stage prefil: exit %d, %q (want 2 naming the stages there are)", code, se)
+	}
+	code, _, se = triageDir(t, "--stage", "prefill", stageFolder(t, "DECODE"))
+	if code != 2 || !strings.Contains(se, "--stage prefill: no such stage") {
+		t.Errorf("--stage prefill on a decode-only folder: exit %d, %q (want 2)", code, se)
+	}
+}
