@@ -19,8 +19,13 @@ type spansDoc struct {
 		Lanes []struct{ Device, Stream, First, Count int }
 	}
 	Names, Categories []string
-	start, dur        []float64
-	name              []uint32
+	Steps             []struct {
+		File, Stage, Name string
+		StartUS           float64 `json:"start_us"`
+		DurUS             float64 `json:"dur_us"`
+	}
+	start, dur []float64
+	name       []uint32
 }
 
 func decodeSpans(t *testing.T, b []byte) spansDoc {
@@ -138,5 +143,20 @@ func TestSpansMatchLanes(t *testing.T) {
 	}
 	if math.Abs(end-gl.Files[0].SpanUS) > 1e-3 {
 		t.Errorf("last op ends at %v µs, gpu_lanes span %v", end, gl.Files[0].SpanUS)
+	}
+	// Its one step (step[DECODE bs=32], 10.367 ms in steps.json) sits
+	// on the file's timeline, inside the span.
+	var st struct {
+		Stages []struct {
+			Wall struct{ Max float64 } `json:"wall_us"`
+		}
+	}
+	sj, _ := r.Artifact("steps.json")
+	if err := json.Unmarshal([]byte(sj), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Steps) != 1 || d.Steps[0].Stage != "decode" || d.Steps[0].File != "decode.json" ||
+		math.Abs(d.Steps[0].DurUS-st.Stages[0].Wall.Max) > 1e-3 || d.Steps[0].StartUS < 0 || d.Steps[0].StartUS+d.Steps[0].DurUS > end+1e-3 {
+		t.Errorf("steps %+v (steps.json wall %v, span %v)", d.Steps, st.Stages[0].Wall.Max, end)
 	}
 }

@@ -13,9 +13,9 @@ import { createWorker } from 'gputriage-worker';
  * @typedef {{exitCode: number, seconds: number, finishSeconds: number, feedSeconds: number, bytes: number,
  *   rawBytes: number, mbps: number, memory: number}} Stats
  * @typedef {{command?: 'auto'|'breakdown'|'triage'|'overlap'|'diagnose', target_arch?: string, stage?: string,
- *   mapping?: string[], formal?: string[], autoTriage?: boolean}} Options
+ *   mapping?: string[], formal?: string[], autoTriage?: boolean, model_config?: object}} Options
  *   (autoTriage: with command auto, the worker runs triage when two or more files are traces;
- *   stats.command says what ran)
+ *   stats.command says what ran; model_config: a model's config.json object, as --model-config)
  * @typedef {{blob: Blob, name: string, result: Result, stats: object}} Fixed
  */
 

@@ -124,11 +124,45 @@ async function compare(a, b, { force = false } = {}) {
   await run([...named(a, 'A'), ...named(b, 'B')], { diff: { split_a: a.length, force } });
 }
 
+// The keys a Hugging Face config.json names that the roofline reads (the
+// CLI's --model-config; analyzer/roofline ParseModelConfig).
+const CONFIG_KEYS = ['hidden_size', 'num_attention_heads', 'num_key_value_heads', 'num_local_experts', 'num_experts',
+  'n_routed_experts', 'num_experts_per_tok', 'text_config', 'quantization_config', 'torch_dtype'];
+
+/**
+ * A dropped model config.json is the roofline's model config, not an
+ * input: a small JSON object, not a trace, naming a config key.
+ * @param {{file: File, name: string}[]} files
+ */
+async function splitModelConfig(files) {
+  let config = null;
+  const rest = [];
+  for (const f of files) {
+    if (f.file.size < 1 << 20) {
+      try {
+        const v = JSON.parse(await f.file.text());
+        if (v && typeof v === 'object' && !Array.isArray(v) && !('traceEvents' in v) && CONFIG_KEYS.some((k) => k in v)) {
+          config = v;
+          continue;
+        }
+      } catch { /* not JSON: the module reads it as a trace or a log */ }
+    }
+    rest.push(f);
+  }
+  return { rest, config };
+}
+
 async function run(files, { keepRoles = false, diff = null } = {}) {
   if (!files.length) return;
   probe.dropAt = performance.now();
   if (!keepRoles) roles = new Map();
   lastFiles = files;
+  const { rest, config } = await splitModelConfig(files);
+  if (!rest.length) {
+    showError('a model config.json alone: drop it together with the trace it describes');
+    return;
+  }
+  files = rest;
   setState('working');
   ui.error.hidden = true;
   ui.progress.hidden = false;
@@ -138,6 +172,7 @@ async function run(files, { keepRoles = false, diff = null } = {}) {
   probe.peakMemory = 0;
   try {
     const opts = jobOptions();
+    if (config) opts.model_config = config;
     if (diff) {
       delete opts.autoTriage;
       Object.assign(opts, { command: 'diff', split_a: diff.split_a }, diff.force ? { force: true } : {});

@@ -271,10 +271,19 @@ func (p *dmesgParser) flush(bdf string) {
 			}
 		}
 	}
-	conf := 0.85
-	if class == ClassDMADriverFault {
-		conf = 0.85
+	// defeater: a fault in vmid 0 with no process (pid 0) belongs to the
+	// driver's own VM; after a reset began on that GPU it is the reset's
+	// debris, not an application memory fault
+	if pf.vmid == "0" && pf.pid == 0 {
+		if r := s.b.get(ClassGPUHangReset); r != nil && (r.f.Device == "" || pf.bdf == "" || r.f.Device == pf.bdf) {
+			for _, e := range pf.lines {
+				r.evidence(e)
+			}
+			r.note("a page fault in vmid 0 (no process) on " + pf.bdf + " during the reset: driver-internal, a consequence of the hang, not an application fault")
+			return
+		}
 	}
+	conf := 0.85
 	a := s.b.add(s, class, nil, conf)
 	for _, e := range pf.lines {
 		a.evidence(e)

@@ -22,8 +22,9 @@ const SpansMagic = "GTS1"
 //	f64 start_us[N] | f64 dur_us[N] | u32 name[N]
 //
 // header: {"files":[{"file","lanes":[{"device","stream","first","count"}]}],
-// "names":[…], "categories":[…]} (categories[i] is names[i]'s, as the
-// breakdown classifies it). A lane is one (device, stream) of a file, in
+// "names":[…], "categories":[…], "steps":[{"file","stage","name","start_us",
+// "dur_us"}]} (categories[i] is names[i]'s, as the breakdown classifies it;
+// steps: idle.json's every step window). A lane is one (device, stream) of a file, in
 // device then stream order, its ops at first…first+count-1 sorted by start
 // (then end, then trace order); start is µs since the file's first GPU op,
 // the 0 of gpu_lanes.json.
@@ -38,11 +39,20 @@ func Spans(a *Analysis) []byte {
 		File  string `json:"file"`
 		Lanes []lane `json:"lanes"`
 	}
+	type step struct {
+		File  string  `json:"file"`
+		Stage string  `json:"stage"`
+		Name  string  `json:"name"`
+		Start float64 `json:"start_us"`
+		Dur   float64 `json:"dur_us"`
+	}
 	head := struct {
 		Files      []file   `json:"files"`
 		Names      []string `json:"names"`
 		Categories []string `json:"categories"`
-	}{Files: []file{}, Names: []string{}, Categories: []string{}}
+		Steps      []step   `json:"steps"`
+	}{Files: []file{}, Names: []string{}, Categories: []string{}, Steps: []step{}}
+	firstOf := map[string]int64{} // file name → its first GPU op's start
 	st := a.Store
 	type key struct{ d, s int32 }
 	type run struct {
@@ -93,6 +103,21 @@ func Spans(a *Analysis) []byte {
 			n += len(ops)
 		}
 		head.Files = append(head.Files, f)
+		if first != math.MaxInt64 {
+			firstOf[f.File] = first
+		}
+	}
+	// Every step window (idle.json's, all of them), placed on its file's
+	// timeline: the page's step selector zooms to one.
+	if a.Idle != nil {
+		for _, w := range a.Idle.Every {
+			first, ok := firstOf[w.File]
+			if !ok {
+				continue
+			}
+			head.Steps = append(head.Steps, step{File: w.File, Stage: w.Stage, Name: w.Name,
+				Start: float64(w.Start-first) / 1e3, Dur: float64(w.Window) / 1e3})
+		}
 	}
 	hj, _ := json.Marshal(head) // strings and ints only: cannot fail
 	pre := 8 + len(hj)

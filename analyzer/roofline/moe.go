@@ -27,7 +27,8 @@ type ModelConfig struct {
 
 // ParseModelConfig reads a Hugging Face config.json (a multimodal
 // model's text_config when present). The expert count and top-k go by
-// several names across model families.
+// several names across model families. A config naming none of the
+// dimensions read is an error: the user meant to give something.
 func ParseModelConfig(b []byte) (*ModelConfig, error) {
 	var raw map[string]any
 	if err := json.Unmarshal(b, &raw); err != nil {
@@ -65,6 +66,9 @@ func ParseModelConfig(b []byte) (*ModelConfig, error) {
 	}
 	if q, ok := raw["quantization_config"].(map[string]any); ok {
 		c.Quant = str(q, "quant_method")
+	}
+	if *c == (ModelConfig{}) {
+		return nil, fmt.Errorf("model config: none of hidden_size, num_attention_heads, num_key_value_heads, num_experts / num_local_experts, num_experts_per_tok, torch_dtype, quantization_config (not a Hugging Face config.json?)")
 	}
 	return c, nil
 }

@@ -16,12 +16,8 @@ func (f *flags) readModelConfig() error {
 	if err != nil {
 		return fmt.Errorf("--model-config %s: %v", f.modelConfigFile, unwrapPathErr(err))
 	}
-	c, err := roofline.ParseModelConfig(b)
-	if err != nil {
+	if _, err := roofline.ParseModelConfig(b); err != nil {
 		return fmt.Errorf("--model-config %s: %v", f.modelConfigFile, err)
-	}
-	if *c == (roofline.ModelConfig{}) {
-		return fmt.Errorf("--model-config %s: none of hidden_size, num_attention_heads, num_key_value_heads, num_experts / num_local_experts, num_experts_per_tok, torch_dtype, quantization_config (not a Hugging Face config.json?)", f.modelConfigFile)
 	}
 	f.modelConfig = b
 	return nil

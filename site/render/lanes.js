@@ -374,11 +374,74 @@ function laneFile(f, hooks) {
   new ResizeObserver(() => redraw()).observe(canvas);
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => redraw());
   // The kernels arrived: draw from them, zoom to single kernels.
+  // Stage and step selectors (once the kernels, and with them the step
+  // windows, are here): a step zooms the view to its window; the choice
+  // goes into the address's fragment (#stage=decode&step=3) so a reload
+  // or a shared link, with the same trace dropped, shows the same view.
+  const stepBar = h('div.stepbar', { hidden: true });
+  const stepNote = h('span.dim.stepnote', { 'aria-live': 'polite' });
+  const setup = (all) => {
+    const steps = (all.steps ?? []).filter((x) => x.file === f.file);
+    if (!steps.length) return null;
+    const stages = [...new Set(steps.map((x) => x.stage))];
+    const stageSel = h('select.stagesel', { 'aria-label': 'stage' }, h('option', { value: '' }, 'every stage'), stages.map((st) => h('option', { value: st }, st)));
+    const stepSel = h('select.stepsel', { 'aria-label': 'step' });
+    const ofStage = () => steps.filter((x) => !stageSel.value || x.stage === stageSel.value);
+    const fill = () => {
+      const list = ofStage();
+      // A select stays usable up to a few hundred steps; past that, every
+      // tenth (the fragment still takes any step).
+      const every = Math.max(1, Math.ceil(list.length / 500));
+      stepSel.replaceChildren(h('option', { value: '' }, `all ${list.length} steps`),
+        ...list.flatMap((x, i) => (i % every === 0 ? [h('option', { value: String(i + 1) }, `#${i + 1} ${x.name} · ${dur(x.dur_us)} at ${dur(x.start_us)}`)] : [])));
+    };
+    const apply = (write) => {
+      const list = ofStage();
+      const n = Number(stepSel.value) || 0;
+      const pick = n ? [list[n - 1]] : list;
+      if (!pick.length || !pick[0]) return;
+      const a = Math.min(...pick.map((x) => x.start_us)), b = Math.max(...pick.map((x) => x.start_us + x.dur_us));
+      const pad = (b - a) * 0.02;
+      setView((a - pad) / usPerBin, (b + pad) / usPerBin);
+      stepNote.textContent = n ? `step ${n} of ${list.length}${stageSel.value ? ` (${stageSel.value})` : ''}: ${list[n - 1].name}, ${dur(list[n - 1].dur_us)}`
+        : `${stageSel.value || 'every stage'}: ${list.length} steps over ${dur(b - a)}`;
+      canvas.dataset.step = n ? `${stageSel.value}:${n}` : stageSel.value;
+      if (write) {
+        // Other selectors' parameters (rank=…) stay; a bare #section goes.
+        const q = new URLSearchParams(location.hash.slice(1).split('&').filter((x) => x.includes('=')).join('&'));
+        q.delete('stage'); q.delete('step');
+        if (stageSel.value) q.set('stage', stageSel.value);
+        if (n) q.set('step', String(n));
+        history.replaceState(null, '', `${location.pathname}${location.search}${q.size ? `#${q}` : ''}`);
+      }
+    };
+    stageSel.addEventListener('change', () => { fill(); apply(true); });
+    stepSel.addEventListener('change', () => apply(true));
+    fill();
+    stepBar.replaceChildren(h('label', 'stage ', stageSel), h('label', 'step ', stepSel), stepNote);
+    stepBar.hidden = false;
+    // The fragment's choice, when it names a stage or step of this file.
+    return () => {
+      const q = new URLSearchParams(location.hash.slice(1));
+      const st = q.get('stage') ?? '', n = Number(q.get('step')) || 0;
+      if (!q.has('stage') && !n) return;
+      if (st && !stages.includes(st)) return;
+      stageSel.value = st;
+      fill();
+      if (n && n <= ofStage().length) {
+        if (![...stepSel.options].some((o) => o.value === String(n))) stepSel.append(h('option', { value: String(n) }, `#${n} ${ofStage()[n - 1].name}`));
+        stepSel.value = String(n);
+      }
+      apply(false);
+    };
+  };
   hooks.push((all, fs) => {
     sp = attachSpans(f, rows, all, fs);
     canvas.dataset.kernels = String(fs.lanes.reduce((n, l) => n + l.count, 0));
     canvas.title = 'wheel or + / - to zoom to single kernels, drag or arrows to pan, 0 to reset; up / down choose a stream, [ and ] step through its kernels';
+    const restore = setup(all);
     redraw();
+    restore?.();
   });
 
   const mean = (a) => a.reduce((s, v) => s + v, 0) / (a.length || 1);
@@ -386,6 +449,7 @@ function laneFile(f, hooks) {
     h('h3', h('span.mono', { title: f.file }, f.file.split(/[\\/]/).pop()), h('span.dim', ` · span ${dur(f.span_us)} · ${f.bins} bins of ${dur(f.span_us / f.bins)}`),
       ovRows.map((r) => h('span.dim.ovnote', { title: `two or more streams active in ${r.overlap.active} bins; in ${r.overlap.bins} their busy fractions add up past 1, so they certainly overlapped for at least the excess` },
         ` · device ${r.overlap.device}: streams overlap ≥ ${dur(r.overlap.us)} (${pct(r.overlap.us / f.span_us)} of the span)`))),
+    stepBar,
     h('div.lanewrap', canvas, tip),
     said,
     h('details', [

@@ -52,7 +52,20 @@ export function dataTable(spec) {
     thead, tbody);
   // Columns that grow (long names) take the spare width, never less than w.
   if (fixed) table.style.minWidth = `${NUM_W + cols.reduce((n, c) => n + c.w, 0)}px`;
-  const wrap = h('div.tablewrap', table);
+  // Rows below the scroll box's edge: a cue says so (rows hidden in a
+  // scroll box were easy to miss), gone once scrolled to the end.
+  const cue = h('div.morecue', { 'aria-hidden': 'true', hidden: true });
+  const wrap = h('div.tablewrap', table, cue);
+  const cueNow = () => {
+    const below = wrap.scrollHeight - wrap.scrollTop - wrap.clientHeight;
+    const rowsBelow = Math.round(below / ROW_PX);
+    cue.hidden = !(wrap.clientHeight && below > ROW_PX / 2);
+    if (!cue.hidden) cue.textContent = `\u25BE about ${int(Math.max(1, rowsBelow))} more row${rowsBelow === 1 ? '' : 's'} below: scroll the table`;
+  };
+  let cueQueued = false;
+  const cueSoon = () => { if (!cueQueued) { cueQueued = true; requestAnimationFrame(() => { cueQueued = false; cueNow(); }); } };
+  wrap.addEventListener('scroll', cueSoon, { passive: true });
+  if (globalThis.ResizeObserver) new ResizeObserver(cueSoon).observe(wrap);
   let shown = [];
   let win = null; // [from, to) of shown in the DOM when virtual
 
@@ -91,6 +104,7 @@ export function dataTable(spec) {
       s += ` · shown ${of(shown)} of ${spec.shareWhat ?? 'GPU time'}${terms.length || st.stage ? ` · matches ${of(list)}` : ''}`;
     }
     status.textContent = s;
+    cueSoon();
     headers();
     win = null;
     if (fixed && shown.length > VIRTUAL_ROWS) {

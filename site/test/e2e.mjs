@@ -305,6 +305,37 @@ test('served: real traces give artifacts byte-identical to the CLI', async () =>
   }
 });
 
+test('served: a dropped config.json is the model config: artifacts equal the CLI\'s --model-config', async () => {
+  // One vllm::moe_forward whose shapes lack top-k and expert weights (the
+  // shapes vllm_decode_full's capture trace records for gpt-oss's MoE, without
+  // the ops inside it); gpt-oss-20b's config.json gives them.
+  const dir = fs.mkdtempSync(path.join(TMP, 'cfg-'));
+  const trace = path.join(dir, 'moe.json'), cfg = path.join(dir, 'config.json');
+  fs.writeFileSync(trace, JSON.stringify({ deviceProperties: [{ id: 0, name: 'AMD Instinct MI300X', computeMajor: 9, computeMinor: 4, numSms: 304 }], traceEvents: [
+    { ph: 'X', cat: 'cpu_op', name: 'vllm::moe_forward', pid: 100, tid: 100, ts: 1000, dur: 50,
+      args: { 'External id': 1, 'Input Dims': [[32, 2880], [32, 32], []], 'Input type': ['c10::BFloat16', 'c10::BFloat16', ''], 'Concrete Inputs': ['', '', ''] } },
+    { ph: 'X', cat: 'cuda_runtime', name: 'hipLaunchKernel', pid: 100, tid: 100, ts: 1010, dur: 5, args: { 'External id': 1, correlation: 7 } },
+    { ph: 'X', cat: 'kernel', name: '_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu', pid: 2, tid: 0, ts: 1020, dur: 100, args: { 'External id': 1, device: 2, stream: 0, correlation: 7 } },
+  ] }));
+  fs.writeFileSync(cfg, JSON.stringify({ architectures: ['GptOssForCausalLM'], hidden_size: 2880, intermediate_size: 2880, num_local_experts: 32,
+    num_experts_per_tok: 4, hidden_act: 'silu', num_attention_heads: 64, num_key_value_heads: 8, torch_dtype: 'bfloat16', quantization_config: { quant_method: 'mxfp4' } }));
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [trace, cfg]);
+    const got = await pageArtifacts(s.page);
+    assertSameArtifacts(got, cliArtifacts(trace, 'breakdown', ['--model-config', cfg]), 'trace + config.json');
+    const row = JSON.parse(got['roofline.json']).rows[0];
+    assert.equal(row.modelled_share, 1, 'the MoE row is modelled');
+    assert.match(row.source, /top_k 4 from the model config/);
+    // The config alone is no input.
+    await s.page.setInputFiles('#pick-files', [cfg]);
+    await s.page.waitForFunction(() => document.body.dataset.state === 'error' || !document.querySelector('#error').hidden);
+    assert.match(await s.page.textContent('#error'), /model config\.json alone/);
+  } finally {
+    await s.close();
+  }
+});
+
 test('served: the run identity form reaches profile_metadata.json, same bytes as the CLI flags', async () => {
   const s = await openPage(`${base}/`);
   try {
@@ -1706,6 +1737,94 @@ test('zoomable timeline: deep wheel zoom shows single kernels, hover and [ ] nam
     const said2 = await s.page.locator('#lanes .kfocus').first().textContent();
     assert.notEqual(said2, '', 'the next one');
     assert.equal(await canvas.getAttribute('data-mode'), 'kernels', '] zooms to where the kernel can be seen');
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('step selector: a step zooms the timeline, the fragment keeps it, a reload with the same trace restores it', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [PAIR[1]]); // H100 graph-on: 32 decode steps
+    const canvas = s.page.locator('#lanes canvas.lanes').first();
+    await waitAttr(canvas, 'data-kernels');
+    const stage = s.page.locator('#lanes select.stagesel').first(), step = s.page.locator('#lanes select.stepsel').first();
+    await stage.selectOption('decode');
+    assert.equal(await step.locator('option').count(), 33, 'every step of the stage (steps.json: 32), and "all"');
+    await step.selectOption('3');
+    const hash = await s.page.evaluate(() => location.hash);
+    assert.match(hash, /stage=decode/);
+    assert.match(hash, /step=3/);
+    const view = (await canvas.getAttribute('data-view')).split('-').map(Number);
+    const span = await s.page.evaluate(() => JSON.parse(window.__gputriage.result.artifacts.find((a) => a.name === 'gpu_lanes.json').text).files[0].span_us);
+    const wall = await s.page.evaluate(() => JSON.parse(window.__gputriage.result.artifacts.find((a) => a.name === 'steps.json').text).stages.find((x) => x.stage === 'decode').wall_us);
+    const w = view[1] - view[0];
+    assert.ok(w >= wall.min * 0.99 && w <= wall.max * 1.05, `the view is one step wide: ${w} us (steps.json wall ${wall.min}-${wall.max} us)`);
+    assert.ok(w < span / 10, 'narrower than the trace');
+    assert.match(await s.page.locator('#lanes .stepnote').first().textContent(), /step 3 of 32 \(decode\)/);
+    await canvas.scrollIntoViewIfNeeded();
+    await shot(s.page, 'lanes-step');
+    // A shared link: a fresh page at this address, the same trace dropped.
+    const s2 = await openPage(`${base}/${hash}`);
+    try {
+      await drop(s2.page, [PAIR[1]]);
+      const c2 = s2.page.locator('#lanes canvas.lanes').first();
+      await waitAttr(c2, 'data-step', (v) => v === 'decode:3');
+      assert.equal(await s2.page.locator('#lanes select.stepsel').first().inputValue(), '3', 'the step selector shows step 3');
+      assert.equal(await c2.getAttribute('data-view'), view.map((x) => x.toFixed(3)).join('-'), 'the same view');
+      assert.deepEqual(s2.errors, [], 'no console errors (restored page)');
+    } finally {
+      await s2.close();
+    }
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
+
+test('reflow and print: no sideways scroll at 800 and 640 px (200 % zoom), print hides the controls, tables cue hidden rows', async () => {
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [PAIR[1]]);
+    await waitAttr(s.page.locator('#lanes canvas.lanes').first(), 'data-kernels');
+    // The kernel table's box holds more rows than it shows: the cue says so,
+    // and goes once scrolled to the end.
+    await s.page.locator('#kernels select[aria-label="rows shown"]').selectOption('0');
+    const wrap = s.page.locator('#kernels .tablewrap').first();
+    const cue = wrap.locator('.morecue');
+    await s.page.waitForFunction(() => !document.querySelector('#kernels .morecue')?.hidden, null, { timeout: 5000 });
+    assert.match(await cue.textContent(), /more rows? below/);
+    await wrap.evaluate((e) => { e.scrollTop = e.scrollHeight; });
+    await s.page.waitForFunction(() => document.querySelector('#kernels .morecue')?.hidden, null, { timeout: 5000 });
+    for (const width of [800, 640]) {
+      await s.page.setViewportSize({ width, height: 800 });
+      await s.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const o = await s.page.evaluate(() => {
+        const wide = [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && e.checkVisibility())
+          .map((e) => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}#${e.id} ${Math.round(e.getBoundingClientRect().right)}`).slice(0, 6);
+        return { sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth, wide, header: document.querySelector('header.top').getBoundingClientRect().height };
+      });
+      assert.ok(o.sw <= o.cw, `no sideways page scroll at ${width} px: scrollWidth ${o.sw} > ${o.cw} (${o.wide.join(', ')})`);
+      await shot(s.page, `reflow-${width}`);
+    }
+    await s.page.setViewportSize({ width: 1280, height: 800 });
+    await s.page.emulateMedia({ media: 'print' });
+    const print = await s.page.evaluate(() => {
+      const shown = (sel) => [...document.querySelectorAll(sel)].filter((e) => e.checkVisibility()).length;
+      return {
+        controls: shown('header .controls, #drop, nav.toc, .toolbar, #report button, #report select'),
+        sections: shown('#report section.card'),
+        boxes: [...document.querySelectorAll('#report .tablewrap')].filter((e) => getComputedStyle(e).maxHeight !== 'none').length,
+        lanes: shown('#lanes canvas'),
+      };
+    });
+    assert.equal(print.controls, 0, 'print hides the controls (header, drop zone, section nav, toolbars, buttons, selects)');
+    assert.ok(print.sections >= 5 && print.lanes > 0, `the report prints (${print.sections} sections, the timeline canvas)`);
+    assert.equal(print.boxes, 0, 'no table prints inside a scroll box');
+    await shot(s.page, 'print-emulated');
+    await s.page.pdf?.({ path: path.join(ART_DIR, 'report-print.pdf') }).catch(() => {});
+    await s.page.emulateMedia({ media: 'screen' });
     assert.deepEqual(s.errors, [], 'no console errors');
   } finally {
     await s.close();

@@ -26,6 +26,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/gputriage/gputriage/analyzer"
+	"github.com/gputriage/gputriage/analyzer/roofline"
 )
 
 // Limits. Cloudflare rejects request bodies over 100 MB on the Free and Pro
@@ -105,7 +106,7 @@ func IndexPath(p string) string {
 }
 
 // params are /analyze's query parameters.
-var params = map[string]bool{"cmd": true, "target_arch": true, "stage": true, "name": true}
+var params = map[string]bool{"cmd": true, "target_arch": true, "stage": true, "name": true, "model_config": true}
 
 func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
@@ -116,7 +117,7 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	for k := range q {
 		if !params[k] {
-			fail(w, http.StatusBadRequest, fmt.Sprintf("unknown parameter %q (want cmd, target_arch, stage, name)", k))
+			fail(w, http.StatusBadRequest, fmt.Sprintf("unknown parameter %q (want cmd, target_arch, stage, name, model_config)", k))
 			return
 		}
 	}
@@ -124,7 +125,17 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 	if cmd == "" {
 		cmd = "auto"
 	}
-	job, err := analyzer.New(analyzer.Options{Command: cmd, TargetArch: q.Get("target_arch"), Stage: q.Get("stage")})
+	// model_config: a model's config.json (URL-encoded) for the roofline's
+	// ops whose dimensions the trace lacks (the CLI's --model-config).
+	var cfg []byte
+	if v := q.Get("model_config"); v != "" {
+		if _, err := roofline.ParseModelConfig([]byte(v)); err != nil {
+			fail(w, http.StatusBadRequest, "model_config: "+err.Error())
+			return
+		}
+		cfg = []byte(v)
+	}
+	job, err := analyzer.New(analyzer.Options{Command: cmd, TargetArch: q.Get("target_arch"), Stage: q.Get("stage"), ModelConfig: cfg})
 	if err != nil {
 		fail(w, http.StatusBadRequest, err.Error())
 		return

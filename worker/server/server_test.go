@@ -4,10 +4,12 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"github.com/gputriage/gputriage/internal/fixture"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -272,5 +274,48 @@ func TestAnalyzeDatabase(t *testing.T) {
 	(&Server{}).ServeHTTP(rec, httptest.NewRequest("POST", "/analyze?cmd=breakdown&name=m.rpd", bytes.NewReader(raw)))
 	if rec.Code != 422 || !strings.Contains(rec.Body.String(), "built without SQLite") {
 		t.Errorf("no SQL: status %d %.300s", rec.Code, rec.Body.String())
+	}
+}
+
+// model_config carries a config.json (the CLI's --model-config): an MoE
+// op whose trace lacks top-k and expert weights is modelled from it, and
+// the row says so; a config that is not one is a 400.
+func TestModelConfig(t *testing.T) {
+	const trace = `{"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"vllm::moe_forward","pid":100,"tid":100,"ts":1000,"dur":50,"args":{"External id":1,"Input Dims":[[32,2880],[32,32],[]],"Input type":["c10::BFloat16","c10::BFloat16",""],"Concrete Inputs":["","",""]}},
+{"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":100,"tid":100,"ts":1010,"dur":5,"args":{"External id":1,"correlation":7}},
+{"ph":"X","cat":"kernel","name":"_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu","pid":2,"tid":0,"ts":1020,"dur":100,"args":{"External id":1,"device":2,"stream":0,"correlation":7}}]}`
+	cfg := `{"hidden_size":2880,"intermediate_size":2880,"num_local_experts":32,"num_experts_per_tok":4,"hidden_act":"silu","quantization_config":{"quant_method":"mxfp4"}}`
+	source := func(q string) (int, string) {
+		rec := do(t, "POST", "/analyze?cmd=breakdown&name=moe.json"+q, strings.NewReader(trace))
+		var got struct {
+			Artifacts map[string]json.RawMessage `json:"artifacts"`
+		}
+		if rec.Code != 200 {
+			return rec.Code, rec.Body.String()
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		text := got.Artifacts["roofline.json"]
+		var rl struct {
+			Rows []struct {
+				Source *string `json:"source"`
+				Share  float64 `json:"modelled_share"`
+			} `json:"rows"`
+		}
+		if err := json.Unmarshal(text, &rl); err != nil || len(rl.Rows) != 1 || rl.Rows[0].Source == nil {
+			return rec.Code, string(text)
+		}
+		return rec.Code, fmt.Sprintf("%.0f %s", rl.Rows[0].Share, *rl.Rows[0].Source)
+	}
+	if code, s := source("&model_config=" + url.QueryEscape(cfg)); code != 200 || !strings.HasPrefix(s, "1 ") || !strings.Contains(s, "top_k 4 from the model config") {
+		t.Errorf("with model_config: %d %s", code, s)
+	}
+	if code, s := source(""); code != 200 || strings.HasPrefix(s, "1 ") {
+		t.Errorf("without: %d %s", code, s)
+	}
+	if code, s := source("&model_config=" + url.QueryEscape(`{"vocab_size":1}`)); code != 400 || !strings.Contains(s, "model_config") {
+		t.Errorf("bad model_config: %d %s", code, s)
 	}
 }
