@@ -375,13 +375,7 @@ func (a *analyzer) makeRow(r int32, verdict string, busy int64, canonBest map[in
 		row.HiddenBy = best.String()
 	}
 	// Dominant overlapping kernel.
-	var bestC int32 = -1
-	var bestT int64
-	for k, v := range a.credit {
-		if k[0] == r && (v > bestT || v == bestT && bestC >= 0 && k[1] < bestC) {
-			bestC, bestT = k[1], v
-		}
-	}
+	bestC, bestT := a.overlapWith(r)
 	if bestC >= 0 {
 		row.OverlapWith = a.canons[bestC]
 		row.OverlapWithUS = us(bestT)
