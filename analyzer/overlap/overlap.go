@@ -114,6 +114,9 @@ type analyzer struct {
 	rowOps    [][]int32 // row → its ops that take time (built when a row is shown)
 	acc       []rowAcc
 	rowIdx    map[[2]int32]int32 // (stage, canon) → row
+
+	stageTime  []int64            // GPU time of each stage's ops
+	streamTime map[[2]int32]int64 // (stage, dense stream) → GPU time
 }
 
 func (a *analyzer) canon(st *trace.Store, o *trace.GPUOp) int32 {
