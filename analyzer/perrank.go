@@ -1,8 +1,10 @@
 package analyzer
 
 import (
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/report"
@@ -42,9 +44,13 @@ func (j *Job) perRank(parts []rankPart) ([]Artifact, []report.RankLine) {
 		ry, _ := rankOf(&y.st.Files[y.fi])
 		return rx - ry
 	})
-	var arts []Artifact
-	var lines []report.RankLine
-	for _, p := range parts {
+	type out struct {
+		arts []Artifact
+		line report.RankLine
+	}
+	outs := make([]out, len(parts))
+	one := func(i int, jj *Job) {
+		p := parts[i]
 		r, _ := rankOf(&p.st.Files[p.fi])
 		st, joins := p.st, p.joins
 		if len(st.Files) > 1 {
@@ -53,21 +59,51 @@ func (j *Job) perRank(parts []rankPart) ([]Artifact, []report.RankLine) {
 		if joins == nil {
 			joins = callsite.NewJoins(st)
 		}
-		a := j.analyzeTraces(st, allFiles(st), joins)
-		rl := j.roofline(a, joins, st)
+		a := jj.analyzeTraces(st, allFiles(st), joins)
+		rl := jj.roofline(a, joins, st)
 		dir := RankDir(r) + "/"
-		arts = append(arts,
-			Artifact{dir + "profile_summary.md", string(report.Summary(a))},
-			Artifact{dir + "roofline.json", string(rl.JSON(a.Partial()))},
-			Artifact{dir + "kernel_table.json", string(report.KernelTable(a))},
-			Artifact{dir + "breakdown.json", string(report.Breakdown(a))},
-			Artifact{dir + "gpu_timeline.json", string(report.Timeline(a))},
-			Artifact{dir + "gpu_lanes.json", string(report.Lanes(a))},
-		)
+		arts := []Artifact{
+			{dir + "profile_summary.md", string(report.Summary(a))},
+			{dir + "roofline.json", string(rl.JSON(a.Partial()))},
+			{dir + "kernel_table.json", string(report.KernelTable(a))},
+			{dir + "breakdown.json", string(report.Breakdown(a))},
+			{dir + "gpu_timeline.json", string(report.Timeline(a))},
+			{dir + "gpu_lanes.json", string(report.Lanes(a))},
+		}
 		for _, w := range whyArtifacts(a) {
 			arts = append(arts, Artifact{dir + w.Name, w.Text})
 		}
-		lines = append(lines, report.LineOf(a, r, RankDir(r)))
+		outs[i] = out{arts, report.LineOf(a, r, RankDir(r))}
+	}
+	// The ranks of one folder store (breakdown) are analysed side by side,
+	// each on its own copy of its records, as many at a time as there are
+	// cores (one under wasm): their stages are already the folder's, so
+	// each works on a copy of the job that keeps its stage names apart.
+	if n := runtime.GOMAXPROCS(0); n > 1 && len(parts[0].st.Files) > 1 {
+		sem := make(chan struct{}, n)
+		var wg sync.WaitGroup
+		for i := range parts {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				jj := *j
+				jj.stagesSeen = nil
+				one(i, &jj)
+			}()
+		}
+		wg.Wait()
+	} else {
+		for i := range parts {
+			one(i, j)
+		}
+	}
+	var arts []Artifact
+	var lines []report.RankLine
+	for _, o := range outs {
+		arts = append(arts, o.arts...)
+		lines = append(lines, o.line)
 	}
 	return arts, lines
 }

@@ -34,7 +34,10 @@ var (
 	reK8sOOM        = lazyre.New(`\b(?:Reason|reason)\s*[:=]\s*"?OOMKilled\b`)
 	// "signal 137" (the seed's shorthand for exit 137), "killed by signal 9",
 	// "exited with signal 9 (SIGKILL)", "terminated by signal 11".
-	reSignalN = lazyre.New(`(?i)\b(?:(?:exited|killed|terminated|died|ended|stopped) (?:with|by|due to|on) |received |got )?signal (\d{1,3})\b(?:\s*\((SIG[A-Z]+)\))?`)
+	// "container amdpilot-trial-1", "container: x", docker inspect "Name": "/x"
+	reContainerName = lazyre.New(`(?i)\bcontainer[:=]?\s+["'/]?([A-Za-z0-9][\w.-]{0,127}?)["']?(?:[\s:,;)]|$)`)
+	reInspectName   = lazyre.New(`^"Name"\s*:\s*"/?([A-Za-z0-9][\w.-]{0,127})"`)
+	reSignalN       = lazyre.New(`(?i)\b(?:(?:exited|killed|terminated|died|ended|stopped) (?:with|by|due to|on) |received |got )?signal (\d{1,3})\b(?:\s*\((SIG[A-Z]+)\))?`)
 )
 
 func (p *containerParser) beginFile(*Session) {}
@@ -48,6 +51,14 @@ func (p *containerParser) line(l *line) {
 		return
 	}
 	s := p.s
+	if c := &s.b.facts.container; c.name == "" {
+		// the container's name fills the docker commands of the advice
+		if m := reInspectName.FindStringSubmatch(t); m != nil {
+			c.name = m[1]
+		} else if m := findFoldIf(t, "container ", reContainerName); m != nil && !containerWord(m[1]) {
+			c.name = m[1]
+		}
+	}
 	if m := reInspectFormat.FindStringSubmatch(t); m != nil {
 		s.format("docker_inspect_format")
 		s.containerState(l, "docker inspect --format", atoiDef(m[1], 0), true, m[2] == "true", true)
@@ -251,4 +262,13 @@ func commandOnlyCap(a *agg, ev []Evidence) float64 {
 	}
 	a.note("every evidence line is a command or a question, not output: this finding is a guess")
 	return min(a.conf, 0.3)
+}
+
+// containerWord: words that follow "container" in prose, not names.
+func containerWord(w string) bool {
+	switch strings.ToLower(w) {
+	case "exited", "killed", "was", "is", "has", "had", "with", "runtime", "memory", "limit", "id", "name", "the", "a", "and", "or", "to", "in", "of", "for", "started", "stopped", "died", "crashed", "restarted", "terminated", "oomkilled", "image", "engine", "process", "logs", "exit", "status", "state":
+		return true
+	}
+	return false
 }

@@ -11,9 +11,30 @@ import (
 // hangFindings turns the rocgdb hang dumps of the session into the
 // gpu_kernel_hang finding (seed 003 R3–R6): stuck dispatches, stalled
 // queues, wave PC groups, the blocked host stack, progress between dumps.
+// smiLivelock: rocm-smi shows GPUs at 100 % busy and nothing else in the
+// evidence failed — a silent livelock (seed 003 "GPU at 100 % but no token
+// output"): waves spin, so no fault, trap or watchdog ever reports it. A
+// rocgdb dump decides; it needs the busy rows and is defeated by any other
+// finding (a busy GPU next to a crash is just the crash's context).
+func (b *builder) smiLivelock(work map[string]*agg) {
+	inc := &b.facts.inc
+	if len(inc.smiBusy) == 0 || len(work) > 0 || len(inc.gdbDumps) > 0 {
+		return
+	}
+	a := newAgg(ClassGPUKernelHang, 0.5)
+	for _, e := range inc.smiEv {
+		a.evidence(e)
+	}
+	a.addReason("rocm-smi: " + strconv.Itoa(len(inc.smiBusy)) + " GPU(s) at 100 % busy with no fault, trap or watchdog in the evidence: a silent GPU livelock candidate")
+	a.note("a spinning kernel never faults, so the debug agent stays silent: attach rocgdb to a worker and list the dispatches")
+	a.f.Hang = &HangEvidence{GPUBusy: inc.smiBusy}
+	work[ClassGPUKernelHang] = a
+}
+
 func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 	b.cudaHang(s, work)
 	b.frFinding(work)
+	b.smiLivelock(work)
 	inc := &b.facts.inc
 	groups := map[int][]*gdbDump{}
 	var pids []int

@@ -110,7 +110,11 @@ func nextSteps(f *Finding, facts *facts) []string {
 		}
 		add("Watch memory while reproducing: rocm-smi --showmeminfo vram (nvidia-smi)")
 	case ClassHostOOMKill:
-		add("Confirm the OOM killer: sudo dmesg -T | grep -i 'killed process'; in containers docker inspect --format '{{.State.OOMKilled}}'")
+		if c := facts.container.name; c != "" {
+			add("Confirm the OOM killer: docker inspect --format '{{.State.OOMKilled}} {{.HostConfig.Memory}}' " + shellOr(c, "<container>") + " (true = the container's memory limit); on the host: sudo dmesg -T | grep -i 'killed process'")
+		} else {
+			add("Confirm the OOM killer: sudo dmesg -T | grep -i 'killed process'; in containers docker inspect --format '{{.State.OOMKilled}}'")
+		}
 		add("Reduce host RAM while loading weights (safetensors mmap, low_cpu_mem_usage, fewer loader workers) or raise the container memory / --shm-size limit")
 		add("On exit 137, retry with a smaller batch and check the container limit; a manual kill -9 or a launcher timeout looks the same in the log")
 	case ClassHostSegfault:
@@ -152,6 +156,9 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add("py-spy dump --pid <scheduler pid> --native on every rank: idle in NCCL/gloo waits = distributed deadlock; active+gil = busy loop")
 		add("If the main thread waits in synchronize / .item(), a kernel never completed: " + rocgdbCmd)
 	case ClassGPUKernelHang:
+		if f.Details["rocgdb_no_dispatches"] != "" {
+			add("The rocgdb dump is inconclusive (no dispatches / queues): if the run was started with HSA_TOOLS_LIB=…librocm-debug-agent.so, relaunch without HSA_TOOLS_LIB (the debug agent and rocgdb cannot share the HSA debugger hook), attach rocgdb to a worker pid (not the dispatcher) and redo info dispatches / info queues")
+		}
 		add(rocgdbCmd)
 		add("Take two dumps a few seconds apart: dispatches listed in both are the stuck kernels; Write > Read in info queues = pending packets")
 		add("If HIP_LAUNCH_BLOCKING=1 / AMD_SERIALIZE_KERNEL=3 makes the hang vanish, it is an async race between streams: bisect the racing calls (split-K workspaces, shared buffers)")

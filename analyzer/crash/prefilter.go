@@ -79,7 +79,7 @@ var kwLists = []struct {
 	{kwTriton, []string{"PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR", "ModuleNotFoundError"}},
 	{kwNvidia, []string{"=====", "CUDA", "<<<", "Active", "Terminated"}},
 	{kwEvidence, []string{"Target Id", "No dispatches are currently", "wave_", " INFO", "Process ", "Thread 0x", "Pyspy dump", "ttach", "___"}},
-	{kwContainer, []string{" true", " false", "OOMKilled", "\"ExitCode\"", "ignal ", "IGNAL "}},
+	{kwContainer, []string{" true", " false", "OOMKilled", "\"ExitCode\"", "ignal ", "IGNAL ", "container ", "\"Name\""}},
 	{kwIncident, []string{"SeqNum=", "enqueued", "opCount", "nranks", "Root Cause", "local_rank", "exitcode", "host", "closing signal", "GPU use", "Pyspy dump for PID", "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size", "Virtual PC", "Active", ",0)"}},
 	{kwIncidentRaw, []string{"[rank"}},
 

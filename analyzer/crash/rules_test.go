@@ -60,3 +60,34 @@ func TestMissingRanksNeedWorldSize(t *testing.T) {
 		t.Fatalf("%s", d.JSON())
 	}
 }
+
+// rocm-smi at 100 % with nothing else failing is a livelock candidate; next
+// to a crash it is only context.
+func TestSMIBusyLivelock(t *testing.T) {
+	smi := "GPU[0]\t\t: GPU use (%): 100\nGPU[1]\t\t: GPU use (%): 100\n"
+	d := diagnoseWhole("smi.log", []byte(smi))
+	if len(d.Findings) != 1 || d.Findings[0].Class != ClassGPUKernelHang || !strings.Contains(strings.Join(d.Findings[0].NextSteps, " "), "info dispatches") {
+		t.Fatalf("%s", d.JSON())
+	}
+	d = diagnoseWhole("smi.log", []byte(smi+"Memory access fault by GPU node-1 (Agent handle: 0x1) on address 0x7f0000001000. Reason: Page not present or supervisor privilege.\n"))
+	if hasClass(d, ClassGPUKernelHang) != nil {
+		t.Fatalf("a busy GPU next to a fault became a hang: %s", d.JSON())
+	}
+}
+
+// The container's name fills the docker command of the advice.
+func TestContainerNameInAdvice(t *testing.T) {
+	d := diagnoseWhole("run.log", []byte("[pilot] trial 1 started: container trial-7b\n[pilot] trial 1 finished: container exited with signal 137 (SIGKILL)\n"))
+	f := hasClass(d, ClassHostOOMKill)
+	if f == nil || !strings.Contains(strings.Join(f.NextSteps, " "), "trial-7b") {
+		t.Fatalf("%s", d.JSON())
+	}
+}
+
+// Inductor's "compiled module X.py could not be loaded" names the kernel.
+func TestTritonCacheModuleKernel(t *testing.T) {
+	d := diagnoseWhole("r.log", []byte("[rank2]:E0512 15:20:44.118000 88213 site-packages/torch/_inductor/runtime/triton_heuristics.py:810] [0/0] Triton cache error: compiled module triton_poi_fused_add_0.py could not be loaded\n"))
+	if f := hasClass(d, ClassTritonCompile); f == nil || f.Kernel != "triton_poi_fused_add_0" {
+		t.Fatalf("%s", d.JSON())
+	}
+}

@@ -15,11 +15,12 @@ type tritonParser struct {
 }
 
 var (
-	reTritonPass    = lazyre.New("while executing \\[`(\\w+)`(?: on '([\\w.]+)' operation)?")
-	reTritonAtName  = lazyre.New(`^@([A-Za-z_]\w*)\]?`)
-	reTritonOpName  = lazyre.New(`operation: ?@([A-Za-z_]\w*)`)
-	reTritonErrCode = lazyre.New(`Triton Error \[(HIP|CUDA)\]:\s*Code: (\d+)(?:, Messs?age: (.*))?`)
-	reTritonLaunch  = lazyre.New(`\b([A-Za-z_]\w*)\[(?:grid|\([^\]]*\))\]\(`)
+	reTritonPass     = lazyre.New("while executing \\[`(\\w+)`(?: on '([\\w.]+)' operation)?")
+	reTritonAtName   = lazyre.New(`^@([A-Za-z_]\w*)\]?`)
+	reTritonOpName   = lazyre.New(`operation: ?@([A-Za-z_]\w*)`)
+	reTritonCacheMod = lazyre.New(`compiled module (\w+)\.py could not be loaded`)
+	reTritonErrCode  = lazyre.New(`Triton Error \[(HIP|CUDA)\]:\s*Code: (\d+)(?:, Messs?age: (.*))?`)
+	reTritonLaunch   = lazyre.New(`\b([A-Za-z_]\w*)\[(?:grid|\([^\]]*\))\]\(`)
 )
 
 func (p *tritonParser) beginFile(*Session) { p.wantName, p.frameNo = 0, 0 }
@@ -47,6 +48,14 @@ func (p *tritonParser) line(l *line) {
 		p.frameNo = l.no
 	}
 	switch {
+	case strings.Contains(t, "could not be loaded") && strings.Contains(t, "compiled module"):
+		// Inductor: "Triton cache error: compiled module <kernel>.py could not be loaded"
+		if m := reTritonCacheMod.FindStringSubmatch(t); m != nil {
+			s.format("triton")
+			a := s.b.add(s, ClassTritonCompile, l, 0.8)
+			a.setKernel(m[1], "Inductor compiled module that could not be loaded", 80)
+			a.addReason("a cached compiled Triton module could not be loaded (stale or corrupt cache)")
+		}
 	case strings.Contains(t, "ModuleNotFoundError:") && !commandLike(t) && (strings.Contains(t, "triton") || p.frameNo > 0 && l.no-p.frameNo <= 40):
 		// seed 000 pattern 4: Triton cache corruption or a version mismatch
 		s.format("triton")

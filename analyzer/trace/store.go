@@ -346,13 +346,15 @@ func (s *Store) BytesKept() int64 {
 func (s *Store) Sub(fi int) *Store {
 	f := uint16(fi)
 	sub := &Store{
-		Names:  slices.Clip(slices.Clone(s.Names)),
-		index:  maps.Clone(s.index),
-		alias:  maps.Clone(s.alias),
-		Files:  []File{s.Files[fi]},
-		cache:  new([cacheSize]cacheEntry),
-		Budget: s.Budget,
+		Names: slices.Clip(slices.Clone(s.Names)),
+		index: maps.Clone(s.index),
+		alias: maps.Clone(s.alias),
+		Files: []File{s.Files[fi]},
+		cache: new([cacheSize]cacheEntry),
 	}
+	// its own count: sub-stores may be analysed side by side
+	b := *s.Budget
+	sub.Budget = &b
 	gpu := make([]int32, len(s.GPU)) // old index → new, -1 when another file's
 	for i := range s.GPU {
 		gpu[i] = -1
