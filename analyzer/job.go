@@ -1004,6 +1004,10 @@ func stepLeads(a *report.Analysis) {
 	culprit := ""
 	if withSteps == 1 && len(a.Idle.Steps.Culprits) > 0 {
 		c := a.Idle.Steps.Culprits[0]
+		if c.Frame != "" && !callsite.Meaningful(c.Frame) && len(a.Idle.Steps.Framework) > 0 {
+			// torch's or Triton's frame: name the framework code under it
+			c = a.Idle.Steps.Framework[0]
+		}
 		if culprit = c.Frame; culprit == "" {
 			culprit = c.CPUOp
 		}

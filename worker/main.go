@@ -18,7 +18,7 @@ import (
 )
 
 func main() {
-	workers.Serve(&server.Server{Static: assets{}})
+	workers.Serve(&server.Server{Static: assets{}, SQL: sqlRows})
 }
 
 // assets proxies GET/HEAD to the ASSETS binding. On Cloudflare the asset

@@ -6,11 +6,14 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"os"
 
 	"github.com/syumai/workers"
 
+	"github.com/gputriage/gputriage/internal/sqlrows"
 	"github.com/gputriage/gputriage/worker/server"
 )
 
@@ -19,5 +22,8 @@ func main() {
 	if len(os.Args) > 1 {
 		dir = os.Args[1]
 	}
-	workers.Serve(&server.Server{Static: http.FileServer(http.Dir(dir))})
+	workers.Serve(&server.Server{
+		Static: http.FileServer(http.Dir(dir)),
+		SQL:    func(db []byte) (io.ReadCloser, error) { return sqlrows.Stream(bytes.NewReader(db)) },
+	})
 }

@@ -21,10 +21,13 @@ const config :Workerd.Config = (
 
 const gputriage :Workerd.Worker = (
   modules = [
+    (name = "entry.mjs", esModule = embed "out/entry.mjs"),
     (name = "worker.mjs", esModule = embed "out/worker.mjs"),
     (name = "wasm_exec.js", esModule = embed "out/wasm_exec.js"),
     (name = "runtime.mjs", esModule = embed "out/runtime.mjs"),
     (name = "app.wasm", wasm = embed "out/app.wasm"),
+    (name = "sqlite.mjs", esModule = embed "out/sqlite.mjs"),
+    (name = "sqlite3.wasm", wasm = embed "out/sqlite3.wasm"),
   ],
   compatibilityDate = "2026-10-01",
   bindings = [

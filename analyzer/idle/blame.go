@@ -14,6 +14,7 @@ type piece struct {
 	s, e  int64
 	frame uint32 // innermost Python source frame (name id), 0 = none
 	op    uint32 // innermost CPU op (name id), 0 = none
+	fw    uint32 // innermost framework or user frame outside torch/triton (callsite.Meaningful), 0 = none
 }
 
 // pieces divides the gap's sampled host time [x, sample) on the launching
@@ -37,8 +38,8 @@ func (a *analyzer) pieces(g gapClass, fn func(piece)) {
 		next = min(next, nx)
 		pc, nx := innermost(cpu, st.CPU, t, &a.cpuHint)
 		next = min(next, nx)
-		p := piece{t, next, a.sourceFrame(py, pp), cpuOp(st, cpu, pc)}
-		if cur.e == t && cur.frame == p.frame && cur.op == p.op && t > g.x {
+		p := piece{t, next, a.sourceFrame(py, pp), cpuOp(st, cpu, pc), a.frameworkFrame(py, pp)}
+		if cur.e == t && cur.frame == p.frame && cur.op == p.op && cur.fw == p.fw && t > g.x {
 			cur.e = next
 		} else {
 			if cur.e > cur.s {
@@ -95,6 +96,32 @@ func (a *analyzer) sourceFrame(n *callsite.Nest, p int32) uint32 {
 			a.source[id] = src
 		}
 		if src == 2 {
+			return id
+		}
+	}
+	return 0
+}
+
+// frameworkFrame walks out from position p to the innermost frame of the
+// serving framework or the user's code: frames inside torch/, triton/,
+// built-ins and the other library frames of callsite.Meaningful say how a
+// call was made, not which code made it (a Triton launch under
+// torch/utils/_device.py is SGLang's aiter_backend.py asking for it).
+func (a *analyzer) frameworkFrame(n *callsite.Nest, p int32) uint32 {
+	for ; p >= 0; p = n.Parent[p] {
+		id := a.st.Python[n.Pos[p]].Name
+		for int(id) >= len(a.meaningful) {
+			a.meaningful = append(a.meaningful, make([]uint8, max(64, len(a.meaningful)))...)
+		}
+		m := a.meaningful[id]
+		if m == 0 {
+			m = 1
+			if callsite.Meaningful(a.st.Name(id)) {
+				m = 2
+			}
+			a.meaningful[id] = m
+		}
+		if m == 2 {
 			return id
 		}
 	}
@@ -160,6 +187,13 @@ func (a *analyzer) blame(w int32, g gapClass, p piece, s, e int64) {
 			a.opT = append(a.opT, 0)
 		}
 		a.opT[o] += v
+		if p.fw != 0 {
+			f, added := a.fwTab.Index(uint64(w), uint64(p.fw))
+			if added {
+				a.fwT = append(a.fwT, 0)
+			}
+			a.fwT[f] += v
+		}
 	}
 }
 

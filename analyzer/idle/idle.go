@@ -63,6 +63,10 @@ type Window struct {
 	Unknown            int64 // the next op's launch call is not in the trace
 	OutsideSteps       int64 // idle between step annotations (stage and total windows)
 	Culprits           []Culprit
+	// Framework is the host-bound time by the innermost serving-framework
+	// or user frame (outside torch/, triton/, built-ins) the host was in,
+	// with stacks: where the code that made the slow call lives.
+	Framework []Culprit
 }
 
 // HostBoundShare is the host-bound share of the classified idle time.
@@ -73,11 +77,17 @@ func (w *Window) HostBoundShare() float64 {
 	return 0
 }
 
-// Sync is one kind of synchronizing host call.
+// Sync is one kind of host call that blocks on the device.
 type Sync struct {
-	Call     string
+	Call string
+	// Kind is what the call does: synchronize | free | malloc |
+	// host-alloc | copy | item (blocking.go).
+	Kind     string
 	Calls    int64
 	HostTime int64 // ns in these calls
+	// Caller is the CPU op the calls ran in for most of IdleDuring (most
+	// of HostTime when they held no idle time), "" when none encloses them.
+	Caller string
 	// IdleDuring is GPU idle time while the thread that launched the next
 	// op was inside such a call: the sync drained the GPU and the host had
 	// to return from it before submitting more.
@@ -93,6 +103,9 @@ type Wait struct {
 	Submitted int64
 	After     string // a *StreamWaitEvent call just before its launch, if any
 	HostIn    string // the sync the host was blocked in for most of the wait
+	// OutsideSteps: most of the gap lies outside every step window
+	// (warm-up, the scheduler waiting for requests), not in a step.
+	OutsideSteps bool
 }
 
 // Result is the idle attribution of one job.
@@ -154,7 +167,13 @@ type analyzer struct {
 	// numbers (culprit, CPU op id) and opT holds their time. Integer
 	// tables, not a map per window and culprit: this is per gap.
 	culTab, opTab *callsite.Table
-	culT, opT     []int64
+	// fwTab numbers (window id, framework frame name id), fwT their
+	// sampled time (with stacks): the Framework culprits.
+	fwTab      *callsite.Table
+	fwT        []int64
+	fwByAcc    [][]int32
+	meaningful []uint8 // name id → 1 + callsite.Meaningful (0: not known yet)
+	culT, opT  []int64
 	// by result(): culprit numbers by window id, op numbers by culprit
 	culByAcc, opsByCul [][]int32
 
@@ -163,8 +182,14 @@ type analyzer struct {
 	syncs   [][]syncSpan    // by thread number
 	calls   [][]int32       // runtime/driver calls by start, by thread number
 	syncAcc map[string]*Sync
-	waits   []Wait
-	canon   map[uint32]string
+	// syncThreads are, per file, the numbers of threads with sync calls.
+	syncThreads map[uint16][]int32
+	covered     [][2]int64 // noteSync's scratch
+	// syncCallers is, per sync label and enclosing CPU op name, the
+	// GPU idle time and host time of those calls.
+	syncCallers map[syncCaller]*[2]int64
+	waits       []Wait
+	canon       map[uint32]string
 
 	hasStacks bool
 	stepNames []uint8 // name id → 1 + is a step name (0: not known yet)
@@ -186,14 +211,15 @@ type analyzer struct {
 type syncSpan struct {
 	ts, end int64
 	label   string
+	caller  int32 // enclosing CPU op (index into st.CPU), -1 = none
 }
 
 func newAnalyzer(st *trace.Store, j *callsite.Joins, opt Options) *analyzer {
 	a := &analyzer{st: st, j: j, opt: opt, ops: map[devKey][]int32{},
 		total:     acc{Window: Window{Name: "all", Kind: "total"}},
 		steps:     acc{Window: Window{Name: "steps", Kind: "steps"}},
-		hasStacks: len(st.Python) > 0, syncAcc: map[string]*Sync{}, canon: map[uint32]string{},
-		culTab: callsite.NewTable(64), opTab: callsite.NewTable(64), threads: callsite.NewTable(16)}
+		hasStacks: len(st.Python) > 0, syncAcc: map[string]*Sync{}, syncCallers: map[syncCaller]*[2]int64{}, canon: map[uint32]string{},
+		culTab: callsite.NewTable(64), opTab: callsite.NewTable(64), fwTab: callsite.NewTable(64), threads: callsite.NewTable(16)}
 	a.register(&a.total)
 	a.register(&a.steps)
 	a.stages = make([]*acc, len(opt.StageNames))
@@ -276,8 +302,8 @@ func (a *analyzer) devices() []devKey { return a.keys }
 // that implements it).
 func (a *analyzer) indexCalls() {
 	st := a.st
-	d2h := map[int64]bool{} // (file<<48 | corr) of device-to-host copies
-	lastName, lastD2H := uint32(0), false
+	d2h := map[int64]uint8{} // (file<<48 | corr) of copies from or to the host: copyD2H | copyH2D
+	lastName, lastDir := uint32(0), uint8(0)
 	callsite.Chunks(len(st.GPU), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			o := &st.GPU[i]
@@ -285,10 +311,10 @@ func (a *analyzer) indexCalls() {
 				continue
 			}
 			if o.Name != lastName || i == 0 {
-				lastName, lastD2H = o.Name, isD2H(st.Name(o.Name))
+				lastName, lastDir = o.Name, copyDir(st.Name(o.Name))
 			}
-			if lastD2H {
-				d2h[int64(o.File)<<48|o.Corr] = true
+			if lastDir != 0 {
+				d2h[int64(o.File)<<48|o.Corr] = lastDir
 			}
 		}
 	})
@@ -334,7 +360,11 @@ func (a *analyzer) indexCalls() {
 				for int(t) >= len(a.syncs) {
 					a.syncs = append(a.syncs, nil)
 				}
-				a.syncs[t] = append(a.syncs[t], syncSpan{c.TS, c.End(), l})
+				caller := int32(-1)
+				if c.Kind != trace.KindCPUOp {
+					caller = a.j.Enclosing(callsite.Thread{File: c.File, Track: c.Track}, c.TS, trace.KindCPUOp)
+				}
+				a.syncs[t] = append(a.syncs[t], syncSpan{c.TS, c.End(), l, caller})
 			}
 		}
 	})
@@ -362,13 +392,21 @@ func (a *analyzer) indexCalls() {
 			out = append(out, s)
 			x := a.syncAcc[s.label]
 			if x == nil {
-				x = &Sync{Call: s.label}
+				x = &Sync{Call: s.label, Kind: blockingKind(s.label)}
 				a.syncAcc[s.label] = x
 			}
 			x.Calls++
 			x.HostTime += s.end - s.ts
+			a.callerTime(s, s.end-s.ts, false)
 		}
 		a.syncs[t] = out
+		if len(out) > 0 {
+			if a.syncThreads == nil {
+				a.syncThreads = map[uint16][]int32{}
+			}
+			f := uint16(a.threads.Key(int32(t)).A >> 32)
+			a.syncThreads[f] = append(a.syncThreads[f], int32(t))
+		}
 	}
 }
 
@@ -397,67 +435,6 @@ func (a *analyzer) syncsOf(n int32) []syncSpan {
 		return nil
 	}
 	return a.syncs[n]
-}
-
-// nameLabels memoizes what syncLabel reads of a name (string searches)
-// per name id: the names of consecutive spans repeat.
-type nameLabels struct {
-	class []uint8 // name id → 1 + labelItem | labelSync | labelCopy bits, 0 = not known yet
-}
-
-const (
-	labelItem = 1 << iota // aten::_local_scalar_dense
-	labelSync             // contains Synchronize
-	labelCopy             // a synchronous Memcpy
-)
-
-func (l *nameLabels) of(st *trace.Store, c *trace.Span, d2h map[int64]bool) string {
-	id := c.Name
-	for int(id) >= len(l.class) {
-		l.class = append(l.class, make([]uint8, max(64, len(l.class)))...)
-	}
-	k := l.class[id]
-	if k == 0 {
-		name := st.Name(id)
-		if name == "aten::_local_scalar_dense" {
-			k |= labelItem
-		}
-		if strings.Contains(name, "Synchronize") {
-			k |= labelSync
-		}
-		if strings.Contains(name, "Memcpy") && !strings.Contains(name, "Async") {
-			k |= labelCopy
-		}
-		k++
-		l.class[id] = k
-	}
-	k--
-	if k == 0 {
-		return ""
-	}
-	return syncLabel(c, st.Name(id), d2h)
-}
-
-func isD2H(name string) bool {
-	return strings.Contains(name, "DtoH") || strings.Contains(name, "Device -> Host") || strings.Contains(name, "Device -> Pinned")
-}
-
-// syncLabel names a host call that waits for the GPU, or "".
-func syncLabel(c *trace.Span, name string, d2h map[int64]bool) string {
-	switch c.Kind {
-	case trace.KindCPUOp:
-		if name == "aten::_local_scalar_dense" {
-			return ".item() (aten::_local_scalar_dense)"
-		}
-	case trace.KindRuntime, trace.KindDriver:
-		switch {
-		case strings.Contains(name, "Synchronize"):
-			return name
-		case strings.Contains(name, "Memcpy") && !strings.Contains(name, "Async") && d2h[int64(c.File)<<48|c.Corr]:
-			return "D2H copy (" + name + ")"
-		}
-	}
-	return ""
 }
 
 // steps returns the step windows of one device, sorted and disjoint, with
@@ -615,7 +592,7 @@ func (a *analyzer) device(k devKey) {
 			}
 		})
 		a.noteSync(g, x, y)
-		a.noteWait(g, next)
+		a.noteWait(g, next, len(steps) > 0 && 2*inSteps(x, y) < y-x)
 	}
 
 	// Sweep: merged busy intervals and the gaps between them. Step windows
@@ -751,22 +728,67 @@ func (a *analyzer) classify(x, y int64, prev, next int32) gapClass {
 }
 
 // noteSync adds the gap's overlap with the sync calls of the thread that
-// launched the next op.
+// launched the next op and, for the time that thread was not in one, with
+// those of the process's other threads (the autograd engine's thread
+// frees memory while the main thread waits for it): each instant of the
+// gap goes to one call.
 func (a *analyzer) noteSync(g gapClass, x, y int64) {
 	if !g.threadOK {
 		return
 	}
-	for _, s := range a.syncsOf(g.tn) {
-		if s.ts >= y {
-			break
-		}
-		if v := overlap(x, y, s.ts, s.end); v > 0 {
-			a.syncAcc[s.label].IdleDuring += v
+	covered := a.covered[:0]
+	credit := func(tn int32) {
+		syncs := a.syncsOf(tn)
+		// outermost spans of one thread: disjoint, so ends ascend too
+		k, _ := slices.BinarySearchFunc(syncs, x, func(s syncSpan, t int64) int {
+			if s.end <= t {
+				return -1
+			}
+			return 1
+		})
+		for ; k < len(syncs) && syncs[k].ts < y; k++ {
+			s := syncs[k]
+			lo, hi := max(x, s.ts), min(y, s.end)
+			if lo >= hi {
+				continue
+			}
+			var v int64
+			v, covered = cover(covered, lo, hi)
+			if v > 0 {
+				a.syncAcc[s.label].IdleDuring += v
+				a.callerTime(s, v, true)
+			}
 		}
 	}
+	credit(g.tn)
+	for _, tn := range a.syncThreads[g.thread.File] {
+		if tn != g.tn {
+			credit(tn)
+		}
+	}
+	a.covered = covered
 }
 
-func (a *analyzer) noteWait(g gapClass, next int32) {
+// cover adds [lo, hi) to a sorted list of disjoint intervals and returns
+// how much of it was not covered yet.
+func cover(cov [][2]int64, lo, hi int64) (int64, [][2]int64) {
+	v := hi - lo
+	out := cov[:0:0]
+	for _, c := range cov {
+		switch {
+		case c[1] < lo || c[0] > hi:
+			out = append(out, c)
+		default: // touches: merge into [lo, hi)
+			v -= overlap(lo, hi, c[0], c[1])
+			lo, hi = min(lo, c[0]), max(hi, c[1])
+		}
+	}
+	out = append(out, [2]int64{lo, hi})
+	slices.SortFunc(out, func(x, y [2]int64) int { return cmp.Compare(x[0], y[0]) })
+	return v, out
+}
+
+func (a *analyzer) noteWait(g gapClass, next int32, outside bool) {
 	if g.unknown || next < 0 || g.y <= g.host {
 		return
 	}
@@ -781,7 +803,7 @@ func (a *analyzer) noteWait(g gapClass, next int32) {
 		name = kernels.Canonical(st.Name(n.Name))
 		a.canon[n.Name] = name
 	}
-	w := Wait{Op: name, Stage: a.stageName(int(next)), Time: d}
+	w := Wait{Op: name, Stage: a.stageName(int(next)), Time: d, OutsideSteps: outside}
 	c := &st.CPU[g.launch]
 	w.Submitted = n.TS - c.End()
 	// A stream-wait-event call among the calls just before the launch.

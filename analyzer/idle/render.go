@@ -18,6 +18,11 @@ func (a *analyzer) result() *Result {
 		w := a.culTab.Key(int32(c)).A
 		a.culByAcc[w] = append(a.culByAcc[w], int32(c))
 	}
+	a.fwByAcc = make([][]int32, len(a.accs))
+	for f := range a.fwT {
+		w := a.fwTab.Key(int32(f)).A
+		a.fwByAcc[w] = append(a.fwByAcc[w], int32(f))
+	}
 	a.opsByCul = make([][]int32, len(a.culT))
 	for o := range a.opT {
 		c := a.opTab.Key(int32(o)).A
@@ -50,6 +55,7 @@ func (a *analyzer) result() *Result {
 		}
 		r.StepRows = append(r.StepRows, row.Window)
 	}
+	a.callers()
 	for _, s := range a.syncAcc {
 		r.Syncs = append(r.Syncs, *s)
 	}
@@ -113,6 +119,26 @@ func (a *analyzer) window(w *acc) Window {
 		}
 		out.Culprits = append(out.Culprits, c)
 	}
+	var fs []kv
+	for _, n := range a.fwByAcc[w.id] {
+		fs = append(fs, kv{uint32(a.fwTab.Key(n).B), a.fwT[n], n})
+	}
+	slices.SortFunc(fs, func(x, y kv) int {
+		if x.t != y.t {
+			return cmp.Compare(y.t, x.t)
+		}
+		return cmp.Compare(x.key, y.key)
+	})
+	for i, x := range fs {
+		if i == maxCulprits {
+			break
+		}
+		c := Culprit{Frame: FrameName(a.st.Name(x.key)), Time: x.t}
+		if out.HostBound > 0 {
+			c.Share = float64(x.t) / float64(out.HostBound)
+		}
+		out.Framework = append(out.Framework, c)
+	}
 	return out
 }
 
@@ -159,6 +185,15 @@ type windowJSON struct {
 	UnknownUS      us            `json:"unknown_us"`
 	OutsideUS      *us           `json:"outside_steps_us,omitempty"`
 	Culprits       []culpritJSON `json:"culprits,omitempty"`
+	// Framework: host-bound time by the innermost serving-framework or
+	// user frame (outside torch/, triton/, built-ins), with stacks.
+	Framework []frameworkJSON `json:"framework_culprits,omitempty"`
+}
+
+type frameworkJSON struct {
+	Frame string `json:"frame"`
+	US    us     `json:"us"`
+	Share ratio  `json:"share"`
 }
 
 func toJSON(w Window, culprits bool) windowJSON {
@@ -187,6 +222,9 @@ func toJSON(w Window, culprits bool) windowJSON {
 			}
 			x.Culprits = append(x.Culprits, y)
 		}
+		for _, c := range w.Framework {
+			x.Framework = append(x.Framework, frameworkJSON{c.Frame, us(c.Time), ratio(c.Share)})
+		}
 	}
 	return x
 }
@@ -198,6 +236,13 @@ func (r *Result) JSON(tool, version string, partial bool) []byte {
 		Calls      int64  `json:"calls"`
 		HostUS     us     `json:"host_us"`
 		IdleDuring us     `json:"gpu_idle_during_us"`
+		// Kind is what the call does: synchronize | free | malloc |
+		// host-alloc | copy | item.
+		Kind string `json:"kind"`
+		// IdleShare is IdleDuring over the GPU idle time of all windows.
+		IdleShare ratio `json:"gpu_idle_share"`
+		// Caller is the CPU op the calls ran in for most of that time.
+		Caller string `json:"caller,omitempty"`
 	}
 	type wait struct {
 		Op          string `json:"op"`
@@ -206,6 +251,8 @@ func (r *Result) JSON(tool, version string, partial bool) []byte {
 		SubmittedUS us     `json:"submitted_before_start_us"`
 		After       string `json:"after_call,omitempty"`
 		HostIn      string `json:"host_blocked_in,omitempty"`
+		// OutsideSteps: the wait lies (mostly) outside every step window.
+		OutsideSteps bool `json:"outside_steps,omitempty"`
 	}
 	out := struct {
 		Tool          string       `json:"tool"`
@@ -232,10 +279,10 @@ func (r *Result) JSON(tool, version string, partial bool) []byte {
 		out.StepRows = append(out.StepRows, toJSON(w, false))
 	}
 	for _, s := range r.Syncs {
-		out.Syncs = append(out.Syncs, sync{s.Call, s.Calls, us(s.HostTime), us(s.IdleDuring)})
+		out.Syncs = append(out.Syncs, sync{s.Call, s.Calls, us(s.HostTime), us(s.IdleDuring), s.Kind, ratio(frac(s.IdleDuring, r.Total.Idle)), s.Caller})
 	}
 	for _, w := range r.Waits {
-		out.Waits = append(out.Waits, wait{w.Op, w.Stage, us(w.Time), us(w.Submitted), w.After, w.HostIn})
+		out.Waits = append(out.Waits, wait{w.Op, w.Stage, us(w.Time), us(w.Submitted), w.After, w.HostIn, w.OutsideSteps})
 	}
 	return units.JSON(out)
 }
@@ -249,7 +296,58 @@ func (r *Result) Takeaways() []string {
 			out = append(out, w.Stage+": "+t)
 		}
 	}
+	said := strings.Join(out, "\n")
+	if t := r.blocked(said); t != "" {
+		if len(out) == 1 {
+			out[0] += " " + t
+		} else {
+			out = append(out, "idle: "+t)
+		}
+	}
 	return out
+}
+
+// blockedWhat says what a blocking call does, by kind.
+var blockedWhat = map[string]string{
+	kindSync:      "waits for the device",
+	kindFree:      "frees memory: each call waits for the device, an implicit synchronization",
+	kindMalloc:    "allocates device memory and may wait for the device",
+	kindHostAlloc: "allocates pinned host memory and may wait for the device",
+	kindCopy:      "a synchronous copy: the host waits for it",
+	kindItem:      "reads a GPU value on the host: a stream synchronization",
+}
+
+// blocked names the host calls that block on the device and held the
+// host during a tenth or more of the GPU idle time.
+func (r *Result) blocked(said string) string {
+	w := r.Total
+	if w.Window <= 0 || w.Idle*5 < w.Window {
+		return ""
+	}
+	var parts []string
+	for _, s := range r.Syncs {
+		share := frac(s.IdleDuring, w.Idle)
+		if share < 0.10 || len(parts) == 2 {
+			break
+		}
+		if strings.Contains(said, "blocked in "+units.Text(s.Call)) {
+			continue // the longest wait already names it
+		}
+		calls := "calls"
+		if s.Calls == 1 {
+			calls = "call"
+		}
+		p := fmt.Sprintf("`%s` (%s) during %s of the GPU idle time (%s ms over %d %s",
+			units.Cell(s.Call), blockedWhat[s.Kind], units.Pct(share), ms(s.IdleDuring), s.Calls, calls)
+		if s.Caller != "" {
+			p += ", called from `" + units.Cell(s.Caller) + "`"
+		}
+		parts = append(parts, p+")")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "The host was blocked in " + strings.Join(parts, " and in ") + "."
 }
 
 func (r *Result) takeaway(w Window) string {
@@ -263,11 +361,17 @@ func (r *Result) takeaway(w Window) string {
 	}
 	hb := w.HostBoundShare()
 	top := ""
-	for i, c := range w.Culprits {
+	culprits, prep := w.Culprits, "in"
+	if fw := w.Framework; len(fw) > 0 && len(culprits) > 0 && culprits[0].Frame != "" && !callsite.Meaningful(culprits[0].Frame) {
+		// the innermost frame is torch's or Triton's: name the framework
+		// (or user) code the host was running under
+		culprits, prep = fw, "under"
+	}
+	for i, c := range culprits {
 		name := "outside any profiled CPU op"
 		switch {
 		case c.Frame != "":
-			name = "in `" + units.Cell(c.Frame) + "`"
+			name = prep + " `" + units.Cell(c.Frame) + "`"
 		case c.CPUOp != "":
 			name = "in `" + units.Cell(c.CPUOp) + "`"
 		}
@@ -277,7 +381,7 @@ func (r *Result) takeaway(w Window) string {
 				lead = ", mostly "
 			}
 			top = fmt.Sprintf("%s%s (%s of it)", lead, name, units.Pct(c.Share))
-			if c.Share >= 0.5 || len(w.Culprits) == 1 {
+			if c.Share >= 0.5 || len(culprits) == 1 {
 				break
 			}
 			continue
@@ -285,15 +389,25 @@ func (r *Result) takeaway(w Window) string {
 		top += fmt.Sprintf(", then %s (%s)", name, units.Pct(c.Share))
 		break
 	}
-	if hb >= 0.5 {
-		return fmt.Sprintf("GPU idle %s: %s host-bound (the next op was not yet submitted)%s.", units.Pct(idle), units.Pct(hb), top)
+	outside := ""
+	if w.Steps > 0 && 2*w.OutsideSteps > w.Idle {
+		// Most of the idle time is not in a step: say so before any
+		// split that reads like a step's cost.
+		outside = fmt.Sprintf(" (%s ms of it outside the step windows: warm-up, or the scheduler waiting between steps, not step time)", ms(w.OutsideSteps))
 	}
-	t := fmt.Sprintf("GPU idle %s: %s device-side (work already submitted), %s host-bound%s.", units.Pct(idle), units.Pct(1-hb), units.Pct(hb), top)
+	if hb >= 0.5 {
+		return fmt.Sprintf("GPU idle %s%s: %s host-bound (the next op was not yet submitted)%s.", units.Pct(idle), outside, units.Pct(hb), top)
+	}
+	t := fmt.Sprintf("GPU idle %s%s: %s device-side (work already submitted), %s host-bound%s.", units.Pct(idle), outside, units.Pct(1-hb), units.Pct(hb), top)
 	for _, x := range r.Waits {
 		if x.Stage != w.Stage {
 			continue
 		}
-		t += fmt.Sprintf(" Longest wait: %s ms before `%s`", ms(x.Time), units.Cell(units.Short(x.Op, 80)))
+		t += fmt.Sprintf(" Longest wait: %s ms", ms(x.Time))
+		if x.OutsideSteps && w.Steps > 0 {
+			t += " outside the step windows"
+		}
+		t += fmt.Sprintf(" before `%s`", units.Cell(units.Short(x.Op, 80)))
 		if x.After != "" {
 			t += fmt.Sprintf(", launched after `%s` (an event wait)", units.Cell(x.After))
 		}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -169,6 +170,13 @@ func runCommand(cmd string, f flags, stdin io.Reader, stdout, stderr, rawStderr 
 	opts, _ := json.Marshal(analyzer.Options{Command: cmd, TargetArch: f.target, Stage: f.stage, Mapping: f.mapping, Formal: f.formal,
 		Force: f.force, Compare: f.compare, Run: f.run, SplitA: splitA, FailOn: f.failOn,
 		PeakTFLOPS: f.peakTFLOPS, PeakGBPS: f.peakGBPS, ModelConfig: f.modelConfig, Limits: f.limits})
+
+	// The job's memory bound (docs/limits.md) is the native engine's GC
+	// soft limit: at the default GOGC a capped job's heap could double past
+	// it with garbage (20 M tiny events peaked at 4.1 GB). GOMEMLIMIT wins.
+	if l, err := f.limits.Normalized(); err == nil && f.engine == "native" && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(l.MemoryBound())
+	}
 
 	// Blocks on every core by default (blocks.go: natively not for gzip
 	// input on 2 cores, where gunzip has the second core already).

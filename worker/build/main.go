@@ -22,11 +22,24 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/evanw/esbuild/pkg/api"
+
 	"github.com/gputriage/gputriage/worker/server"
 )
 
 // Bundle are the files the Worker is made of (what counts toward the size limit).
-var Bundle = []string{"worker.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm"}
+// entry.mjs is the main module: it loads sqlite.mjs (SQLite for database
+// bodies, worker/sqlite.js) and hands everything else to syumai's worker.mjs.
+var Bundle = []string{"entry.mjs", "worker.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm", "sqlite.mjs", "sqlite3.wasm"}
+
+// sqliteWasm is SQLite's own wasm build from npm (root package-lock.json;
+// `go run ./build -site` checks it is the CLI's SQLite version).
+const sqliteWasm = "node_modules/@sqlite.org/sqlite-wasm/dist/sqlite3.wasm"
+
+const entry = `// The Worker's main module (worker/build): SQLite first, then syumai/workers' shim.
+import "./sqlite.mjs";
+export { default } from "./worker.mjs";
+`
 
 func main() {
 	out := flag.String("o", "worker/out", "output directory (removed first)")
@@ -51,6 +64,9 @@ func run(out, site string) error {
 		return err
 	}
 	if err := sh([]string{"GOOS=js", "GOARCH=wasm"}, goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(out, "app.wasm"), "./worker"); err != nil {
+		return err
+	}
+	if err := sqliteModules(out); err != nil {
 		return err
 	}
 	pub := filepath.Join(out, "public")
@@ -135,3 +151,37 @@ func gzipSize(b []byte) int64 {
 type countWriter int64
 
 func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+// sqliteModules writes entry.mjs, sqlite.mjs (worker/sqlite.js bundled by
+// esbuild, sqlite3.wasm left as an import of the compiled module) and
+// sqlite3.wasm.
+func sqliteModules(out string) error {
+	wasm, err := os.ReadFile(sqliteWasm)
+	if err != nil {
+		return fmt.Errorf("SQLite's wasm build is missing (run `npm ci` at the repository root): %v", err)
+	}
+	r := api.Build(api.BuildOptions{
+		EntryPoints:       []string{"worker/sqlite.js"},
+		Bundle:            true,
+		Write:             false,
+		Outfile:           "sqlite.mjs",
+		Format:            api.FormatESModule,
+		Target:            api.ES2022,
+		Charset:           api.CharsetASCII,
+		External:          []string{"./sqlite3.wasm"},
+		LegalComments:     api.LegalCommentsNone,
+		MinifyWhitespace:  true,
+		MinifyIdentifiers: true,
+		MinifySyntax:      true,
+		LogLevel:          api.LogLevelSilent,
+	})
+	if len(r.Errors) > 0 {
+		return fmt.Errorf("bundling worker/sqlite.js: %s", strings.Join(api.FormatMessages(r.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage}), ""))
+	}
+	for name, b := range map[string][]byte{"entry.mjs": []byte(entry), "sqlite.mjs": r.OutputFiles[0].Contents, "sqlite3.wasm": wasm} {
+		if err := os.WriteFile(filepath.Join(out, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

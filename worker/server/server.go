@@ -61,6 +61,13 @@ type Server struct {
 	Static http.Handler
 	// Now stamps zip entries; nil means time.Now.
 	Now func() time.Time
+	// SQL runs the row-stream queries on a SQLite database (rocpd, RPD,
+	// rocprof-compute; docs/rocprof.md) and returns the row stream: the
+	// CLI's internal/sqlrows natively, SQLite's wasm build in the Worker
+	// (worker/main.go). A read error from it is the database's problem,
+	// reported with its text after the rows read so far. nil refuses
+	// databases with a clear message.
+	SQL func(db []byte) (io.ReadCloser, error)
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -151,7 +158,7 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 	}
 	defer r.Body.Close()
 	lim := &limitReader{r: r.Body, left: MaxBody}
-	stop, err := push(job, name, lim)
+	stop, err := s.push(job, name, lim)
 	switch {
 	case lim.over:
 		tooLarge(w, -1)
@@ -199,7 +206,7 @@ const (
 // input.go): gunzip when it starts with the gzip magic, 1 MiB per Write, a
 // damaged stream kept so far and reported as a file error with the CLI's
 // wording.
-func push(job *analyzer.Job, name string, body io.Reader) (stopReason, error) {
+func (s *Server) push(job *analyzer.Job, name string, body io.Reader) (stopReason, error) {
 	br := bufio.NewReaderSize(body, 64<<10)
 	magic, _ := br.Peek(2)
 	if len(magic) == 0 {
@@ -217,6 +224,26 @@ func push(job *analyzer.Job, name string, body io.Reader) (stopReason, error) {
 		}
 		src = zr
 	}
+	gz := src != io.Reader(counted)
+	// A SQLite database is queried and its rows are pushed instead of its
+	// bytes, as the CLI does (cmd/gputriage/input.go).
+	db := false
+	if peek := bufio.NewReaderSize(src, 64<<10); true {
+		src = peek
+		if magic, _ := peek.Peek(len(sqliteMagic)); string(magic) == sqliteMagic {
+			rows, stop, err := s.database(peek)
+			if stop != stopNone {
+				return stop, nil
+			}
+			if err != nil {
+				job.FileError(err.Error())
+				job.EndFile()
+				return stopNone, nil
+			}
+			defer rows.Close()
+			src, db = rows, true
+		}
+	}
 	buf := make([]byte, chunk)
 	var total int64
 	for {
@@ -226,7 +253,7 @@ func push(job *analyzer.Job, name string, body io.Reader) (stopReason, error) {
 			if total > MaxDecompressed {
 				return stopBomb, nil
 			}
-			if src != io.Reader(counted) {
+			if gz {
 				job.FileRead(counted.n)
 			}
 			if _, werr := job.Write(buf[:n]); werr != nil {
@@ -241,7 +268,10 @@ func push(job *analyzer.Job, name string, body io.Reader) (stopReason, error) {
 		}
 		if err != nil {
 			msg := fmt.Sprintf("read error after %d bytes: %v", total, err)
-			if src != io.Reader(counted) {
+			switch {
+			case db:
+				msg = err.Error() // SQLite's own words, as the CLI's
+			case gz:
 				msg = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", total, counted.n, err)
 			}
 			job.FileError(msg)
@@ -250,6 +280,26 @@ func push(job *analyzer.Job, name string, body io.Reader) (stopReason, error) {
 	}
 	job.EndFile()
 	return stopNone, nil
+}
+
+const sqliteMagic = "SQLite format 3\x00"
+
+// database reads a whole database body (SQLite reads a file, not a stream;
+// within MaxDecompressed) and returns its row stream.
+func (s *Server) database(r io.Reader) (io.ReadCloser, stopReason, error) {
+	if s.SQL == nil {
+		return nil, stopNone, fmt.Errorf("a SQLite database (rocpd, RPD or rocprof-compute): this server was built without SQLite; " +
+			"give it to the gputriage CLI or the page, which query it")
+	}
+	b, err := io.ReadAll(io.LimitReader(r, MaxDecompressed+1))
+	if int64(len(b)) > MaxDecompressed {
+		return nil, stopBomb, nil
+	}
+	if err != nil {
+		return nil, stopNone, fmt.Errorf("the database could not be read whole (%d bytes read): %v", len(b), err)
+	}
+	rows, err := s.SQL(b)
+	return rows, stopNone, err
 }
 
 // fill reads until buf is full or the reader fails (io.EOF: a clean end).

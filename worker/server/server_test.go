@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -19,6 +20,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/gputriage/gputriage/analyzer"
+	"github.com/gputriage/gputriage/internal/sqlrows"
 )
 
 const testTrace = "../../testdata/default/sglang_Qwen3-8B_decode.json.gz"
@@ -27,6 +29,7 @@ func newServer() *Server {
 	return &Server{
 		Static: http.FileServerFS(fstest.MapFS{"index.html": {Data: []byte("<!doctype html>page")}}),
 		Now:    func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
+		SQL:    func(db []byte) (io.ReadCloser, error) { return sqlrows.Stream(bytes.NewReader(db)) },
 	}
 }
 
@@ -48,7 +51,7 @@ func native(t *testing.T, cmd, name string, data []byte) *analyzer.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := push(job, name, bytes.NewReader(data)); err != nil {
+	if _, err := newServer().push(job, name, bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
 	}
 	return job.Finish()
@@ -228,6 +231,49 @@ func TestHostileBodies(t *testing.T) {
 		if !strings.Contains(rec.Body.String(), strings.TrimSuffix(string(want.Files[0].Problem), "\n")) {
 			t.Errorf("%s: the Worker's problem differs from the CLI's %q", c.name, want.Files[0].Problem)
 		}
+	}
+}
+
+// A database body is queried (Server.SQL) and answered as the CLI answers
+// it; a damaged one with SQLite's words; a server without SQL refuses it.
+func TestAnalyzeDatabase(t *testing.T) {
+	rpd := filepath.Join(fixture.Shared(), "rocprof", "matmul_result.rpd.gz")
+	data, err := os.ReadFile(rpd)
+	if err != nil {
+		fixture.Missing(t, "%v", err)
+	}
+	// The CLI's path: the rows of the gunzipped file, pushed as a trace.
+	zr, _ := gzip.NewReader(bytes.NewReader(data))
+	raw, _ := io.ReadAll(zr)
+	rows, err := sqlrows.Stream(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, _ := io.ReadAll(rows)
+	rows.Close()
+	job, _ := analyzer.New(analyzer.Options{Command: "breakdown"})
+	job.BeginFile("m.rpd.gz")
+	job.Write(stream)
+	job.EndFile()
+	want := job.Finish()
+	if want.ExitCode != 0 || len(want.Artifacts) == 0 {
+		t.Fatalf("rows run: exit %d %s", want.ExitCode, want.Error)
+	}
+	// (FileRead only feeds the ratio guard: the answers agree without it.)
+	rec := do(t, "POST", "/analyze?cmd=breakdown&name=m.rpd.gz", bytes.NewReader(data))
+	if rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), ResultJSON(want)) {
+		t.Fatalf("status %d; body differs from the rows run: %.300s", rec.Code, rec.Body.String())
+	}
+
+	rec = do(t, "POST", "/analyze?cmd=breakdown&name=cut.rpd", bytes.NewReader(raw[:16<<10]))
+	if rec.Code != 422 || !strings.Contains(rec.Body.String(), "cut.rpd: not a readable SQLite database: sqlite3: database disk image is malformed") {
+		t.Errorf("cut database: status %d %.300s", rec.Code, rec.Body.String())
+	}
+
+	rec = httptest.NewRecorder()
+	(&Server{}).ServeHTTP(rec, httptest.NewRequest("POST", "/analyze?cmd=breakdown&name=m.rpd", bytes.NewReader(raw)))
+	if rec.Code != 422 || !strings.Contains(rec.Body.String(), "built without SQLite") {
+		t.Errorf("no SQL: status %d %.300s", rec.Code, rec.Body.String())
 	}
 }
 

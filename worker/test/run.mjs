@@ -60,7 +60,7 @@ function workerdBinary() {
 // ---- prerequisites ----------------------------------------------------------
 const missing = [];
 if (!fs.existsSync(cli)) missing.push(`${cli} (go run ./build)`);
-for (const f of ["worker.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm"]) {
+for (const f of ["entry.mjs", "worker.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm", "sqlite.mjs", "sqlite3.wasm"]) {
   if (!fs.existsSync(path.join(outDir, f))) missing.push(`worker/out/${f} (go run ./worker/build)`);
 }
 const workerd = workerdBinary();
@@ -271,6 +271,18 @@ await compare("JSON without traceEvents (unusable → 422)", "breakdown", notTra
 const badGz = path.join(tmp, "bad-header.json.gz");
 fs.writeFileSync(badGz, Buffer.concat([Buffer.from([0x1f, 0x8b]), Buffer.from("not really gzip at all")]));
 await compare("bad gzip header (unusable → 422)", "breakdown", badGz);
+
+// ROCm profiler databases (issue 20): queried with SQLite's wasm build
+// (worker/sqlite.js), answered as the CLI answers them.
+for (const n of ["matmul_result.rpd.gz", "mytrace.rpd.gz", "rocprof_compute_23ed6f36.db.gz", "908_results.rocpd.db.gz"]) {
+  await compare(`breakdown ${n}`, "breakdown", T(`rocprof/${n}`));
+}
+const rawRpd = path.join(tmp, "matmul_result.rpd");
+fs.writeFileSync(rawRpd, zlib.gunzipSync(fs.readFileSync(T("rocprof/matmul_result.rpd.gz"))));
+await compare("breakdown raw .rpd", "breakdown", rawRpd);
+const cutDb = path.join(tmp, "cut_results.db");
+fs.writeFileSync(cutDb, zlib.gunzipSync(fs.readFileSync(T("rocprof/908_results.rocpd.db.gz"))).subarray(0, 64 << 10));
+await compare("damaged database (SQLite's words → 422)", "breakdown", cutDb);
 
 // ---- 4xx ----------------------------------------------------------------------
 const small = fs.readFileSync(crashLog);
