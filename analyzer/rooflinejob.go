@@ -20,8 +20,12 @@ func (j *Job) roofline(a *report.Analysis, joins *callsite.Joins, mapping *trace
 		// The host checked it; a config that does not parse adds nothing.
 		cfg, _ = roofline.ParseModelConfig(j.opts.ModelConfig)
 	}
+	world := 0
+	if a.Distributed != nil {
+		world = a.Distributed.WorldSize
+	}
 	r := roofline.Analyze(a.Store, roofline.Options{
-		Model: cfg, TargetArch: j.opts.TargetArch,
+		Model: cfg, TargetArch: j.opts.TargetArch, TargetProduct: j.opts.TargetProduct, WorldSize: world,
 		Stage: j.opts.Stage, Joins: joins,
 		OpStage: a.Breakdown.OpStage, StageNames: a.Breakdown.StageNames,
 		DeviceName: a.Arch.DeviceName, Arch: a.Arch.ObservedArch,

@@ -13,6 +13,17 @@
 // processed in constant memory. The package does no host I/O and compiles
 // for GOOS=wasip1.
 //
+// Layering (issue 18, being moved to incrementally): extractors → facts →
+// rules → advice. An extractor is a pure function from text to a typed fact
+// (file, node, pid, address, reason …) that never decides a class
+// (rocrfacts.go: extractVMFault, extractMemoryError; regaddr.go: register
+// values per kernel); a rule turns facts into findings and names what
+// defeats it (apply* in rocrfacts.go, faultKernelByRegisters, the help-text,
+// world-size, child-failure and reset-debris defeaters); advice is built in
+// one place from the finding and the facts in hand (nextsteps.go,
+// evidence.go), every input value quoted with internal/quote. Older parsers
+// still write into the builder directly.
+//
 // The grammars and the crash-class table follow docs/crash-formats.md of the
 // shared project documentation.
 package crash

@@ -156,6 +156,18 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add("py-spy dump --pid <scheduler pid> --native on every rank: idle in NCCL/gloo waits = distributed deadlock; active+gil = busy loop")
 		add("If the main thread waits in synchronize / .item(), a kernel never completed: " + rocgdbCmd)
 	case ClassGPUKernelHang:
+		if f.Details["hang_kind"] == "cross_rank_barrier_spin" || strings.Contains(kernelMeaning(f.Kernel), "collective kernel") {
+			// seed 003 R3.5: anchor on the kernel + PC before any theory
+			k := "the collective kernel"
+			if f.Kernel != "" {
+				k = shortKernel(f.Kernel)
+			}
+			if strings.Contains(kernelMeaning(f.Kernel), "NCCL/RCCL") {
+				add(k + " spins waiting for a peer: compare the collective sequence of every rank (NCCL_DEBUG=INFO opCount, or the flight recorder) to find the rank that skipped or reordered a call; unequal call counts (e.g. two-batch overlap with uneven micro-batch splits) desynchronise them")
+			} else {
+				add("Map the stuck PC to source in " + k + " (its start_sync / end_sync flag loop: rocgdb 'info line *PC' or llvm-objdump of the code object), then find why a peer never wrote its flag: a rank that skipped the call, a grid size that differs across ranks, or unequal call counts (e.g. two-batch overlap with uneven micro-batch splits) — compare the call count per rank")
+			}
+		}
 		if f.Details["rocgdb_no_dispatches"] != "" {
 			add("The rocgdb dump is inconclusive (no dispatches / queues): if the run was started with HSA_TOOLS_LIB=…librocm-debug-agent.so, relaunch without HSA_TOOLS_LIB (the debug agent and rocgdb cannot share the HSA debugger hook), attach rocgdb to a worker pid (not the dispatcher) and redo info dispatches / info queues")
 		}

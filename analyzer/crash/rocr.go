@@ -152,25 +152,10 @@ func (p *rocrParser) line(l *line) {
 	s := p.s
 	switch {
 	case strings.Contains(t, "Memory critical error by agent node-"):
-		// ROCr's HSA_AMD_MEMORY_ERROR_MEMORY_IN_USE: the driver (hsaKmtFreeMemory)
-		// refused to free or map an allocation — no shader touched a bad
-		// address. Seen when a container may not mmap /dev/kfd (SELinux,
-		// missing --ipc=host) and on APUs at model load.
-		s.format("rocr_memory_error")
-		a := s.b.add(s, ClassDMADriverFault, l, 0.85)
-		a.strong = true
-		if m := reMemCritNode.FindStringSubmatch(t); m != nil {
-			a.setNode(atoiDef(m[1], -1))
+		if f, ok := extractMemoryError(t); ok {
+			s.format("rocr_memory_error")
+			s.applyMemoryError(l, f)
 		}
-		if h := reAgentHandle.FindStringSubmatch(t); h != nil {
-			a.setStr(&a.f.Agent, h[1])
-		}
-		if ad := reOnAddress.FindStringSubmatch(t); ad != nil {
-			a.setAddress(strings.TrimRight(ad[1], "."))
-		}
-		a.setStr(&a.f.SubKind, "memory_in_use")
-		a.addReason("Memory in use: the driver could not free / map this allocation (ROCr memory error event, not a shader fault)")
-		a.detail("source", "ROCr memory error event (HSA_AMD_MEMORY_ERROR_MEMORY_IN_USE)")
 	case strings.Contains(t, "Memory Fault Error"):
 		i := strings.Index(t, "Memory Fault Error")
 		rec := t[i:]
@@ -180,30 +165,9 @@ func (p *rocrParser) line(l *line) {
 		}
 		p.memoryFaultError(l, rec)
 	case containsFoldASCII(t, "gpu node-") && reROCrNode.MatchString(t):
-		s.format("rocr_vm_fault")
-		m := reROCrNode.FindStringSubmatchIndex(t)
-		rest := t[m[1]:]
-		var reasons []string
-		if r := reReasonTail.FindStringSubmatch(rest); r != nil {
-			reasons = parseReasons(r[1])
-		}
-		a := s.b.add(s, reasonClass(reasons), l, 0.9)
-		a.setNode(atoiDef(t[m[2]:m[3]], -1))
-		if h := reAgentHandle.FindStringSubmatch(rest); h != nil {
-			a.setStr(&a.f.Agent, h[1])
-		}
-		if ad := reOnAddress.FindStringSubmatch(rest); ad != nil {
-			a.setAddress(strings.TrimRight(ad[1], "."))
-			if ad[2] != "" {
-				a.detail("address_precision", "may not be exact (imprecise)")
-			}
-		}
-		for _, r := range reasons {
-			a.addReason(r)
-		}
-		a.detail("source", "ROCr VM fault handler")
-		if l.pid > 0 {
-			a.setPID(l.pid)
+		if f, ok := extractVMFault(t); ok {
+			s.format("rocr_vm_fault")
+			s.applyVMFault(l, f)
 		}
 	case strings.Contains(t, "HW Exception by GPU node-"):
 		m := reHWException.FindStringSubmatch(t)

@@ -3,6 +3,7 @@ package diff
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"flag"
 	"path/filepath"
 	"slices"
@@ -181,5 +182,40 @@ func TestComparisonFields(t *testing.T) {
 	b.GPUDeviceIDs = []int{3}
 	if r = Compare(a, b, Options{}); !r.Refused || !strings.Contains(r.Reason, "gpu_device_ids (9 vs 3)") {
 		t.Errorf("device ids: %s", r.Reason)
+	}
+}
+
+// diff_junit.xml is XML 1.0 whatever the input holds, and shows control,
+// bidi and non-XML characters as the other artifacts do (issue 24).
+func TestJUnitHostileNames(t *testing.T) {
+	hostile := "gemm\x1b]0;pwned\x07\u202etxt.exe\x00\x0b\u0085\uFFFE</failure><x>&amp;\xff\nnext"
+	r := &Result{Refused: true, Reason: "base_image differs: " + hostile,
+		Gate: []GateResult{{Threshold: Threshold{Text: "kernel:" + hostile + ":+5%"}, Subject: "kernel " + hostile, Failed: true}}}
+	out := r.JUnit()
+	var doc struct {
+		Cases []struct {
+			Name    string `xml:"name,attr"`
+			Failure *struct {
+				Message string `xml:"message,attr"`
+				Text    string `xml:",chardata"`
+			} `xml:"failure"`
+		} `xml:"testcase"`
+	}
+	if err := xml.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, out)
+	}
+	if len(doc.Cases) != 2 || doc.Cases[0].Failure == nil || doc.Cases[1].Failure == nil {
+		t.Fatalf("cases %+v", doc.Cases)
+	}
+	want := `gemm\x1b]0;pwned\x07\u{202e}txt.exe\x00\x0b\u{0085}\u{fffe}</failure><x>&amp;\xff` + "\nnext"
+	for _, got := range []string{doc.Cases[0].Failure.Text, doc.Cases[1].Name, doc.Cases[1].Failure.Text} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q does not show %q", got, want)
+		}
+	}
+	for i, r := range string(out) {
+		if r < 0x20 && r != '\n' && r != '\t' && r != '\r' || r == 0xFFFD || r >= 0x202a && r <= 0x202e || r == 0xFFFE {
+			t.Errorf("byte %d: %U in the XML", i, r)
+		}
 	}
 }

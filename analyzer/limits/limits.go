@@ -39,18 +39,19 @@ type Limits struct {
 	SideDocBytes int64 `json:"max_side_doc_bytes,omitempty"`
 }
 
-// Defaults. With them one job keeps at most about
-// Records·56 B + NameBytes + EventBytes + 8 MiB of header values
-// (≈ 1.2 GiB); docs/limits.md gives the derivation.
+// Defaults. With them one job's peak memory is about MemoryBound (≈ 1.2
+// GiB); docs/limits.md gives the derivation and the measurement.
 const (
 	DefaultEventBytes  = 8 << 20
 	DefaultStringBytes = 64 << 10
 	DefaultDepth       = 64
-	DefaultRecords     = 16 << 20
-	DefaultNameBytes   = 128 << 20
-	DefaultRatio       = 200
-	DefaultHintBytes   = 16 << 30
-	DefaultSideDoc     = 4 << 20
+	// DefaultRecords: 8 Mi records hold a 2.7 GB trace (a kernel, its
+	// launch and its cpu_op are three records); 16 Mi peaked at 4.1 GB.
+	DefaultRecords   = 8 << 20
+	DefaultNameBytes = 128 << 20
+	DefaultRatio     = 200
+	DefaultHintBytes = 16 << 30
+	DefaultSideDoc   = 4 << 20
 	// DefaultRatioAfter is how many decompressed bytes a file may always
 	// have, whatever its ratio (small, very repetitive files are harmless).
 	DefaultRatioAfter = 64 << 20
@@ -63,6 +64,22 @@ const (
 	// own time range, 0 … 4·10¹⁸ ns).
 	MaxArtifactNS = 4e18
 )
+
+// RecordPeakBytes is what one kept record costs at the job's peak: its
+// 48–56 bytes in the store, the store's doubling growth (the old and the
+// new column live together once) and the analyses' transient indexes at
+// finish (steps, launch, timeline: 60–70 B per kernel). Measured in
+// make bench (BENCHMARKS.md, "--max-records memory bound").
+const RecordPeakBytes = 112
+
+// MemoryBound is the peak memory one job may reach under l (normalized):
+// every kept record at RecordPeakBytes, every kept name, one event being
+// read, the kept header values (8 MiB) and a side document. The native
+// CLI makes it its garbage collector's soft limit, so collection slack
+// does not double it; a wasm module collects at 25 % growth.
+func (l Limits) MemoryBound() int64 {
+	return l.Records*RecordPeakBytes + l.NameBytes + l.EventBytes + 8<<20 + l.SideDocBytes
+}
 
 // Lanes bounds the lanes gpu_lanes.json draws per trace file: beyond, the
 // busiest Lanes-1 streams keep their own and the rest share one merged

@@ -110,9 +110,13 @@ type analyzer struct {
 	byStream [][]int32
 
 	stageBusy []int64
-	credit    map[[2]int32]int64
+	spans     []span    // hidden stretches, in time order (sweep)
+	rowOps    [][]int32 // row → its ops that take time (built when a row is shown)
 	acc       []rowAcc
 	rowIdx    map[[2]int32]int32 // (stage, canon) → row
+
+	stageTime  []int64            // GPU time of each stage's ops
+	streamTime map[[2]int32]int64 // (stage, dense stream) → GPU time
 }
 
 func (a *analyzer) canon(st *trace.Store, o *trace.GPUOp) int32 {

@@ -127,12 +127,18 @@ type Row struct {
 	NextNeighbor         string `json:"next_neighbor"`
 	Suggestion           string `json:"suggestion"`
 	// OverlapGainUS bounds what overlap could save: a headroom or hidden
-	// row's exclusive time; for a dominant kernel the stage's exposed
-	// non-compute time that could move under it (0 on a single stream).
+	// row's exclusive time less collective wait, at most the stage's work
+	// on other streams (ConcurrentWorkUS: 0 on a single stream); for a
+	// dominant kernel the stage's exposed non-compute time that could
+	// move under it (0 on a single stream).
 	OverlapGainUS us `json:"overlap_gain_us"`
 	// CollectiveWaitUS is the row's exclusive time spent waiting for a
 	// late rank (several ranks analysed): left out of the gain.
-	CollectiveWaitUS us  `json:"collective_wait_us"`
+	CollectiveWaitUS us `json:"collective_wait_us"`
+	// ConcurrentWorkUS is the stage's GPU time on streams other than the
+	// row's: the work that could run beside it, which bounds the gain
+	// (0 on a single-stream stage).
+	ConcurrentWorkUS us  `json:"concurrent_work_us"`
 	StageStreams     int `json:"stage_streams,omitempty"` // streams with work in the stage (dominant rows)
 	rep              int32
 }

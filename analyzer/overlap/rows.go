@@ -152,9 +152,13 @@ func (a *analyzer) rows(res *Result) {
 		return strings.Compare(a.stages[x], a.stages[y])
 	})
 	stageTime := make([]int64, len(a.stages))
+	a.streamTime = map[[2]int32]int64{}
 	for k := range a.ops {
-		stageTime[a.ops[k].stage] += a.ops[k].end - a.ops[k].ts
+		d := a.ops[k].end - a.ops[k].ts
+		stageTime[a.ops[k].stage] += d
+		a.streamTime[[2]int32{int32(a.ops[k].stage), a.ops[k].stream}] += d
 	}
+	a.stageTime = stageTime
 	for _, st := range order {
 		s.Stages = append(s.Stages, StageSummary{Stage: a.stages[st], GPUTimeUS: us(stageTime[st]), BusyUS: us(a.stageBusy[st])})
 	}
@@ -371,13 +375,7 @@ func (a *analyzer) makeRow(r int32, verdict string, busy int64, canonBest map[in
 		row.HiddenBy = best.String()
 	}
 	// Dominant overlapping kernel.
-	var bestC int32 = -1
-	var bestT int64
-	for k, v := range a.credit {
-		if k[0] == r && (v > bestT || v == bestT && bestC >= 0 && k[1] < bestC) {
-			bestC, bestT = k[1], v
-		}
-	}
+	bestC, bestT := a.overlapWith(r)
 	if bestC >= 0 {
 		row.OverlapWith = a.canons[bestC]
 		row.OverlapWithUS = us(bestT)
@@ -386,7 +384,13 @@ func (a *analyzer) makeRow(r int32, verdict string, busy int64, canonBest map[in
 	row.DepRisk = depRisk(row.DepSignal)
 	row.Priority, row.Recommendation = priority(verdict, b, row.DepRisk, x, float64(row.Share)*100)
 	row.Suggestion = suggestion(verdict, b, x, row.OverlapWith)
-	row.OverlapGainUS = us(x.reach()) // hiding it entirely saves at most its exclusive time, less collective wait
+	// Hiding it saves at most its exclusive time, less collective wait
+	// (waiting for a late rank is never headroom), and no more than the
+	// stage's work on other streams that could run beside it: on a
+	// single-stream stage nothing can, whatever its exclusive time.
+	other := a.stageTime[x.stage] - a.streamTime[[2]int32{int32(x.stage), a.ops[x.rep].stream}]
+	row.ConcurrentWorkUS = us(other)
+	row.OverlapGainUS = us(max(0, min(x.reach(), other)))
 	row.CollectiveWaitUS = us(x.wait)
 	if x.wait > 0 {
 		row.Suggestion += " " + us(x.wait).String() + " us of its exclusive time is waiting for the last rank to reach the collective: no overlap buys that back, only making the late rank faster does (ranks.json)."

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 
@@ -176,7 +177,7 @@ func (f *Fixer) Plan() *Stats {
 		track int32
 		ts    int64
 	}
-	moved := map[laneKey][]int32{} // (track, ts) → moved slices starting there
+	moved := map[laneKey]*movedAt{} // (track, ts) → moved slices starting there
 	sliceTid := map[int32]int64{}
 	alloc := map[int64]bool{}
 	for t, idx := range byTrack {
@@ -205,9 +206,9 @@ func (f *Fixer) Plan() *Stats {
 			}
 			prev = i
 		}
-		var main []int64    // ends of the open slices on the track
-		var lanes [][]int64 // same, per synthetic lane
-		var laneOf []int32  // per crossing slice: lane (parallel to crossers)
+		var main []int64   // ends of the open slices on the track
+		var lanes *laneSet // synthetic lanes, made at the first crossing
+		var laneOf []int32 // per crossing slice: lane (parallel to crossers)
 		var crossers []int32
 		for _, i := range idx {
 			sl := &s[i]
@@ -220,26 +221,13 @@ func (f *Fixer) Plan() *Stats {
 			}
 			st.Crossings++
 			st.MaxOverlap = max(st.MaxOverlap, main[len(main)-1]-sl.ts)
-			lane := -1
-			for k := range lanes {
-				l := lanes[k]
-				for len(l) > 0 && l[len(l)-1] <= sl.ts {
-					l = l[:len(l)-1]
-				}
-				lanes[k] = l
-				if lane < 0 && (len(l) == 0 || sl.end <= l[len(l)-1]) {
-					lane = k
-				}
+			if lanes == nil {
+				lanes = newLaneSet()
 			}
-			if lane < 0 {
-				lane = len(lanes)
-				lanes = append(lanes, nil)
-			}
-			lanes[lane] = append(lanes[lane], sl.end)
 			crossers = append(crossers, i)
-			laneOf = append(laneOf, int32(lane))
+			laneOf = append(laneOf, lanes.place(sl.ts, sl.end))
 		}
-		if len(lanes) == 0 {
+		if lanes == nil {
 			continue
 		}
 		ti := &f.tinfo[t]
@@ -247,9 +235,15 @@ func (f *Fixer) Plan() *Stats {
 		if n, ok := trailingInt(ti.tid); ok && n >= 0 && n < 1<<20 {
 			base = n * 1000
 		}
-		tids := make([]int64, len(lanes))
-		for k := range lanes {
+		tids := make([]int64, lanes.n)
+		for k := range tids {
+			// Lane k-1 took the first free tid from base+k, so every tid
+			// up to it is taken: start past it (linear in lanes, however
+			// many tracks' lanes interleave).
 			c := base + int64(k) + 1
+			if k > 0 {
+				c = max(c, tids[k-1]+1)
+			}
 			for f.used[c] || alloc[c] {
 				c++
 			}
@@ -259,33 +253,201 @@ func (f *Fixer) Plan() *Stats {
 			st.Lanes = append(st.Lanes, Lane{Pid: string(ti.pid), Tid: string(ti.tid), Lane: k + 1, NewTid: c, Name: name})
 			f.meta = append(f.meta, threadName(ti.pid, c, name))
 		}
-		first := len(st.Lanes) - len(lanes)
+		first := len(st.Lanes) - lanes.n
 		for j, i := range crossers {
 			k := laneOf[j]
 			st.Lanes[first+int(k)].Slices++
 			sliceTid[i] = tids[k]
 			f.moves = append(f.moves, move{idx: s[i].idx, tid: tids[k]})
 			lk := laneKey{int32(t), s[i].ts}
-			moved[lk] = append(moved[lk], i)
+			m := moved[lk]
+			if m == nil {
+				m = &movedAt{none: -1}
+				moved[lk] = m
+			}
+			m.add(i, s[i].corr)
 		}
 	}
 	// Flow ends bind to the slice enclosing their ts on their track: move
 	// each with its slice (same ts; same id as the slice's correlation when
 	// both are known).
 	for _, fl := range f.flows {
-		cands := moved[laneKey{fl.track, fl.ts}]
-		for _, i := range cands {
-			c := f.slices[i].corr
-			if c == none || fl.id == none || c == fl.id {
+		if m := moved[laneKey{fl.track, fl.ts}]; m != nil {
+			if i, ok := m.find(fl.id); ok {
 				f.moves = append(f.moves, move{idx: fl.idx, tid: sliceTid[i]})
 				st.FlowsMoved++
-				break
 			}
 		}
 	}
 	slices.SortFunc(f.moves, func(a, b move) int { return cmp.Compare(a.idx, b.idx) })
 	f.slices, f.flows = nil, nil
 	return st
+}
+
+// movedAt holds the moved slices starting at one (track, ts), in order,
+// indexed so a flow end finds its slice in O(1) (the first one whose
+// correlation is unknown or equals the flow's id; any, for a flow without
+// an id) however many slices start there.
+type movedAt struct {
+	cands []int32
+	none  int32           // position of the first slice without a correlation, -1
+	corr  map[int64]int32 // correlation → position of its first slice
+}
+
+func (m *movedAt) add(i int32, corr int64) {
+	pos := int32(len(m.cands))
+	m.cands = append(m.cands, i)
+	if corr == none {
+		if m.none < 0 {
+			m.none = pos
+		}
+		return
+	}
+	if m.corr == nil {
+		m.corr = map[int64]int32{}
+	}
+	if _, ok := m.corr[corr]; !ok {
+		m.corr[corr] = pos
+	}
+}
+
+func (m *movedAt) find(id int64) (int32, bool) {
+	if id == none {
+		return m.cands[0], true
+	}
+	p := m.none
+	if q, ok := m.corr[id]; ok && (p < 0 || q < p) {
+		p = q
+	}
+	if p < 0 {
+		return 0, false
+	}
+	return m.cands[p], true
+}
+
+// laneSet is the synthetic lanes of one track: a stack of open slice ends
+// per lane (a lane's slices nest, so each stack decreases upwards). A
+// crossing slice goes to the first lane where it nests: after the ends at
+// or before its start are popped, the lane is empty or its top ends no
+// earlier than the slice. A heap of every open end pops them in time
+// order and a max tree over the lanes' tops finds that first lane, so a
+// slice costs O(log n) whatever the number of lanes (100 k mutually
+// crossing kernels make 100 k lanes; scanning them all took 12 s).
+type laneSet struct {
+	n      int       // lanes in use
+	stacks [][]int64 // per lane, open ends
+	tree   []int64   // max of the lanes' tops (empty lane: MaxInt64; unused: MinInt64)
+	size   int
+	open   endHeap
+}
+
+type laneEnd struct {
+	end  int64
+	lane int32
+}
+
+type endHeap []laneEnd
+
+func newLaneSet() *laneSet {
+	return &laneSet{tree: []int64{math.MinInt64, math.MinInt64}, size: 1}
+}
+
+// grow doubles the tree's leaves.
+func (l *laneSet) grow() {
+	old := l.tree[l.size:]
+	*l = laneSet{n: l.n, stacks: l.stacks, open: l.open, size: 2 * l.size}
+	l.tree = make([]int64, 2*l.size)
+	for i := range l.tree {
+		l.tree[i] = math.MinInt64
+	}
+	copy(l.tree[l.size:], old)
+	for i := l.size - 1; i >= 1; i-- {
+		l.tree[i] = max(l.tree[2*i], l.tree[2*i+1])
+	}
+}
+
+func (l *laneSet) set(lane int32, v int64) {
+	i := l.size + int(lane)
+	l.tree[i] = v
+	for i /= 2; i >= 1; i /= 2 {
+		l.tree[i] = max(l.tree[2*i], l.tree[2*i+1])
+	}
+}
+
+func (l *laneSet) top(lane int32) int64 {
+	if s := l.stacks[lane]; len(s) > 0 {
+		return s[len(s)-1]
+	}
+	return math.MaxInt64
+}
+
+// place puts a slice [ts, end) in its lane and returns the lane.
+func (l *laneSet) place(ts, end int64) int32 {
+	for len(l.open) > 0 && l.open[0].end <= ts {
+		e := l.open.pop()
+		l.stacks[e.lane] = l.stacks[e.lane][:len(l.stacks[e.lane])-1]
+		l.set(e.lane, l.top(e.lane))
+	}
+	var lane int32
+	if l.tree[1] >= end {
+		i := 1
+		for i < l.size {
+			if l.tree[2*i] >= end {
+				i = 2 * i
+			} else {
+				i = 2*i + 1
+			}
+		}
+		lane = int32(i - l.size)
+	} else {
+		if l.n == l.size {
+			l.grow()
+		}
+		lane = int32(l.n)
+		l.n++
+		l.stacks = append(l.stacks, nil)
+	}
+	l.stacks[lane] = append(l.stacks[lane], end)
+	l.set(lane, end)
+	l.open.push(laneEnd{end, lane})
+	return lane
+}
+
+func (h *endHeap) push(e laneEnd) {
+	*h = append(*h, e)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if s[p].end <= s[i].end {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *endHeap) pop() laneEnd {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(s) && s[l].end < s[m].end {
+			m = l
+		}
+		if l+1 < len(s) && s[l+1].end < s[m].end {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
 }
 
 // laneName names lane k of a track after its origin: the track's

@@ -2,12 +2,16 @@ package perfetto
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"math/rand"
+	randv2 "math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -255,4 +259,94 @@ func FuzzFix(f *testing.F) {
 			}
 		}
 	})
+}
+
+// naivePlace is the lane choice as it was before issue 24 (every lane
+// visited per crossing slice): the reference laneSet must agree with.
+func naivePlace(lanes *[][]int64, ts, end int64) int32 {
+	lane := -1
+	for k := range *lanes {
+		l := (*lanes)[k]
+		for len(l) > 0 && l[len(l)-1] <= ts {
+			l = l[:len(l)-1]
+		}
+		(*lanes)[k] = l
+		if lane < 0 && (len(l) == 0 || end <= l[len(l)-1]) {
+			lane = k
+		}
+	}
+	if lane < 0 {
+		lane = len(*lanes)
+		*lanes = append(*lanes, nil)
+	}
+	(*lanes)[lane] = append((*lanes)[lane], end)
+	return int32(lane)
+}
+
+func TestLaneSetMatchesNaive(t *testing.T) {
+	rng := randv2.New(randv2.NewPCG(24, 2))
+	for trial := range 300 {
+		n := 1 + rng.IntN(300)
+		type sl struct{ ts, end int64 }
+		var in []sl
+		for range n {
+			ts := int64(rng.IntN(n + 1))
+			in = append(in, sl{ts, ts + int64(rng.IntN(1+rng.IntN(40)))})
+		}
+		slices.SortFunc(in, func(x, y sl) int {
+			if x.ts != y.ts {
+				return cmp.Compare(x.ts, y.ts)
+			}
+			return cmp.Compare(y.end, x.end)
+		})
+		var ref [][]int64
+		l := newLaneSet()
+		for i, s := range in {
+			if got, want := l.place(s.ts, s.end), naivePlace(&ref, s.ts, s.end); got != want {
+				t.Fatalf("trial %d slice %d %+v: lane %d, want %d", trial, i, s, got, want)
+			}
+		}
+		if l.n != len(ref) {
+			t.Fatalf("trial %d: %d lanes, want %d", trial, l.n, len(ref))
+		}
+	}
+}
+
+// crossingTrace writes n kernels on one stream that all cross one another
+// (kernel i runs from i to n+i µs) and a flow end at each one's start.
+func crossingTrace(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"traceEvents":[`)
+	for i := range n {
+		fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":"k%d","pid":0,"tid":7,"ts":%d,"dur":%d,"args":{"correlation":%d}},`, i%97, 1000+i, n, i+1)
+		fmt.Fprintf(&b, `{"ph":"f","bp":"e","cat":"ac2g","id":%d,"pid":0,"tid":7,"ts":%d},`, i+1, 1000+i)
+	}
+	b.WriteString(`{"ph":"M","name":"thread_name","pid":0,"tid":7,"args":{"name":"stream 7"}}]}`)
+	return b.Bytes()
+}
+
+// 100 k mutually crossing kernels: every one after the first crosses, no
+// two can share a lane, every flow moves with its kernel, and the output
+// has no crossing left (12 s of lane scanning before issue 24).
+func TestFixCrossing100k(t *testing.T) {
+	const n = 100000
+	in := crossingTrace(n)
+	var out bytes.Buffer
+	st, err := Fix(in, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Crossings != n-1 || len(st.Lanes) != n-1 || st.FlowsMoved != n-1 {
+		t.Fatalf("crossings %d lanes %d flows moved %d, want %d each", st.Crossings, len(st.Lanes), st.FlowsMoved, n-1)
+	}
+	verify(t, in, out.Bytes(), st)
+}
+
+func BenchmarkFixCrossing100k(b *testing.B) {
+	in := crossingTrace(100000)
+	for b.Loop() {
+		f := NewFixer()
+		f.Write(in)
+		f.Plan()
+	}
 }

@@ -58,7 +58,7 @@ type launchItem struct {
 // name, for names that differ only in their template arguments). With
 // self true (the formal trace maps itself), only captured launches are
 // used: an eager run of a kernel name may have had other shapes.
-func buildMapping(m *trace.Store, mj *callsite.Joins, self bool, cfg *ModelConfig) (byName, byCanon map[string]*mapped) {
+func buildMapping(m *trace.Store, mj *callsite.Joins, self bool, cfg *ModelConfig, world int) (byName, byCanon map[string]*mapped) {
 	if self && !hasCaptures(m) {
 		return nil, nil
 	}
@@ -66,7 +66,7 @@ func buildMapping(m *trace.Store, mj *callsite.Joins, self bool, cfg *ModelConfi
 		mj = callsite.NewJoins(m)
 	}
 	a := newAnalysis(m, mj)
-	a.cfg = cfg
+	a.cfg, a.world = cfg, world
 	// (file, correlation) of executed ops, sorted: a slice, not a map, so
 	// a large mapping trace adds no hash-table garbage to a wasm heap.
 	executed := make([][2]int64, 0, len(m.GPU))

@@ -275,6 +275,11 @@ func (a *analysis) moe(op int32, s *sig) (cost, bool, string) {
 			w += " (packed FP4, 2 values a byte, an E8M0 scale per 32)"
 		}
 		src = append(src, w)
+	} else if cfg != nil && cfg.HiddenSize > 0 && e > 0 && a.world > 1 {
+		// The config's weights are the whole layer's; this rank holds a
+		// tensor- or expert-parallel shard of them, which the trace does
+		// not say.
+		return cost{}, false, fmt.Sprintf("MoE expert weight shapes not in the trace, and the model config's are the whole layer's while this rank holds a 1/%d shard of it (tensor or expert parallel: not in the trace)", a.world)
 	} else if cfg != nil && cfg.HiddenSize > 0 && e > 0 {
 		n := cfg.MoEIntermediate
 		if n == 0 {

@@ -240,7 +240,7 @@ func (r *Result) Markdown() string {
 			n++
 			dims := "–"
 			if len(x.InputDims) > 0 {
-				dims = "`" + strings.ReplaceAll(units.Cell(units.Short(string(x.InputDims), 60)), "`", "'") + "`"
+				dims = "`" + units.Cell(units.Short(string(x.InputDims), 60)) + "`"
 			}
 			tf, gb, ai, bound, eff := "–", "–", "–", "–", "–"
 			if x.Modelled {
@@ -252,7 +252,7 @@ func (r *Result) Markdown() string {
 			} else if x.Note != "" {
 				bound = units.Text(x.Note)
 			}
-			w("| `%s` | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", strings.ReplaceAll(units.Cell(units.Short(x.Op, 50)), "`", "'"), dims, units.Text(x.Dtype),
+			w("| `%s` | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", units.Cell(units.Short(x.Op, 50)), dims, units.Text(x.Dtype),
 				x.Instances, msOf(x.KernelTime), tf, gb, ai, bound, eff)
 		}
 	}
@@ -330,8 +330,9 @@ func (r *Result) Takeaways(stage string) []string {
 	return append(out, t+".")
 }
 
-// code makes s safe inside backticks in a Markdown table or list.
-func code(s string) string { return strings.ReplaceAll(units.Cell(s), "`", "'") }
+// code makes s safe inside backticks in a Markdown table or list
+// (backticks in s shown as they are: units.Cell lengthens the delimiters).
+func code(s string) string { return units.Cell(s) }
 
 func fmtPeak(v float64) string { return strconv.FormatFloat(units.Round(v, 1), 'f', -1, 64) }
 

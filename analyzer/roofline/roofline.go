@@ -48,6 +48,13 @@ type Options struct {
 	// TargetArch is the architecture results are projected onto (gfx950
 	// …; --target-arch); "" = none.
 	TargetArch string
+	// WorldSize is the job's rank count (the trace's distributedInfo);
+	// above 1 a rank holds a shard of each layer, so whole-layer
+	// dimensions from the model config do not apply to its ops.
+	WorldSize int
+	// TargetProduct names the target's product when the user did (its
+	// roofs then, not those of the ISA's usual part).
+	TargetProduct string
 }
 
 // Row is one op signature in one stage.
@@ -197,7 +204,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	res := &Result{}
 	res.Device, res.DeviceBasis = SelectDevice(opt.DeviceName, opt.Arch)
 	if opt.TargetArch != "" {
-		res.Target, _ = SelectDevice("", opt.TargetArch)
+		res.Target, _ = SelectDevice(opt.TargetProduct, opt.TargetArch)
 	}
 	res.Peaks = map[string]float64{}
 	if res.Device != nil {
@@ -222,14 +229,14 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 
 	a := newAnalysis(st, j)
-	a.cfg = opt.Model
+	a.cfg, a.world = opt.Model, opt.WorldSize
 	var byName, byCanon map[string]*mapped
 	if opt.Mapping != nil {
 		mj := opt.MappingJoins
 		if opt.Mapping == st {
 			mj = j
 		}
-		byName, byCanon = buildMapping(opt.Mapping, mj, opt.Mapping == st, opt.Model)
+		byName, byCanon = buildMapping(opt.Mapping, mj, opt.Mapping == st, opt.Model, opt.WorldSize)
 	}
 	// Graph-replayed kernels' mapping entries by kernel name id, with the
 	// entries' strings interned (in the order they were interned per
@@ -603,9 +610,10 @@ func (a *analysis) finish(rn int32, r *rowAcc, res *Result) Row {
 }
 
 type analysis struct {
-	st  *trace.Store
-	j   *callsite.Joins
-	cfg *ModelConfig
+	st    *trace.Store
+	j     *callsite.Joins
+	cfg   *ModelConfig
+	world int // Options.WorldSize
 	// steps memoizes the step annotations parsed, by CPU span index
 	// (nil: not a step annotation).
 	steps map[int32]*stepInfo

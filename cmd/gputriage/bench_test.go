@@ -118,6 +118,8 @@ func TestBenchmarks(t *testing.T) {
 	// at fork on Linux: after the 1 GB rows every row read 619 MB).
 	issue12 := issue12Table(t)
 	rocpd := rocpdTable(t) // also runs a child process (sqlite3)
+	records := recordsTable(t)
+	ranks := ranksTable(t) // child processes too (issue 19's folder row)
 	genSize := int64(1 << 30)
 	if s := os.Getenv("GPUTRIAGE_BENCH_GEN_MB"); s != "" {
 		fmt.Sscan(s, &genSize)
@@ -258,8 +260,10 @@ Reading the figures:
   (the 200 MB log stays at a few MiB).
 `)
 	b.WriteString(rocpd)
+	b.WriteString("\n" + records)
 	b.WriteString(workerSizes())
 	b.WriteString("\n" + issue12)
+	b.WriteString("\n" + ranks)
 	if err := os.WriteFile(filepath.Join("..", "..", "BENCHMARKS.md"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/gputriage/gputriage/analyzer"
 	"github.com/gputriage/gputriage/analyzer/limits"
+	"github.com/gputriage/gputriage/internal/escape/mdcheck"
 )
 
 // Issue 13's hostile inputs through both engines: each ends quickly with
@@ -246,26 +248,11 @@ func TestHostileInjection(t *testing.T) {
 	}
 }
 
-// rawMarkup reports a tag outside code spans and fenced blocks (inside
-// them, Markdown shows it as text).
+// rawMarkup reports an element a CommonMark renderer (raw HTML passed
+// through) makes from the input's <img> tag: outside code spans and
+// fences, whatever their delimiter length.
 func rawMarkup(md []byte) bool {
-	fenced := false
-	for _, line := range strings.Split(string(md), "\n") {
-		if strings.HasPrefix(line, "```") {
-			fenced = !fenced
-			continue
-		}
-		if fenced {
-			continue
-		}
-		parts := strings.Split(line, "`")
-		for i := 0; i < len(parts); i += 2 { // even parts are outside spans
-			if strings.Contains(parts[i], "<img") {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.Contains(mdcheck.Tags(md), "img")
 }
 
 // The JUnit report on stdout carries kernel and file names too: no C1

@@ -88,6 +88,13 @@ func TestModelConfigFlag(t *testing.T) {
 			}
 		}
 	}
+	// One rank of eight holds a shard of each layer (TP or EP, which the
+	// trace does not say): the config's whole-layer weights do not apply.
+	os.WriteFile(tr, []byte(strings.Replace(moeTrace, `"traceEvents"`, `"distributedInfo":{"backend":"nccl","rank":0,"world_size":8},"traceEvents"`, 1)), 0o644)
+	if r := rowOf("--model-config", cfg); r.Share > 0 || !strings.Contains(r.Note, "1/8 shard") {
+		t.Errorf("rank of 8: %+v", r)
+	}
+	os.WriteFile(tr, []byte(moeTrace), 0o644)
 	for _, bad := range []struct{ content, want string }{
 		{`{"hidden_size":`, "model config"},
 		{`{"vocab_size":32000}`, "none of hidden_size"},

@@ -134,14 +134,25 @@ func MarkdownText(s string) string {
 	return b.String()
 }
 
-// MarkdownCode makes s safe inside a one-backtick code span in a table cell
-// (where < and & are literal): one line, controls visible, no backtick
-// closes the span (shown as '), no pipe ends the cell.
+// MarkdownCode makes s the inside of a code span in a table cell whose
+// caller writes one backtick on each side ("`" + MarkdownCode(s) + "`"):
+// one line, controls visible, no pipe ends the cell (\|, which GFM turns
+// back into | inside the span), and backticks shown as they are. When s
+// holds backticks, the result starts and ends with more of them, so that
+// with the caller's own the delimiters are longer than any backtick run in
+// s (CommonMark's rule), padded with a space when s starts or ends with a
+// backtick or with spaces on both sides (one space each side is
+// stripped). Without backticks in s the result is s itself, escaped.
 func MarkdownCode(s string) string {
-	return codeReplacer.Replace(Line(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)))
+	s = Line(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+	// A backslash before a pipe would escape the pipe's own escape.
+	s = strings.ReplaceAll(strings.ReplaceAll(s, `\|`, `\x5c|`), "|", `\|`)
+	extra := strings.Repeat("`", longestRun(s, '`'))
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || len(s) > 1 && s[0] == ' ' && s[len(s)-1] == ' ' && strings.Trim(s, " ") != "" {
+		return extra + " " + s + " " + extra
+	}
+	return extra + s + extra
 }
-
-var codeReplacer = strings.NewReplacer("`", "'", "|", `\|`)
 
 // CodeSpan returns s as a whole inline code span for prose (not a table):
 // its backtick delimiters are longer than any backtick run in s

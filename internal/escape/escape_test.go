@@ -21,7 +21,7 @@ func TestMarkdown(t *testing.T) {
 	if got, want := MarkdownText(in), `&lt;img src=x onerror=alert(1)&gt;\|\`+"`"+`x\`+"`"+` \\x1b\[2J`; got != want {
 		t.Errorf("MarkdownText = %q, want %q", got, want)
 	}
-	if got, want := MarkdownCode(in), "<img src=x onerror=alert(1)>\\|'x' \\x1b[2J"; got != want {
+	if got, want := MarkdownCode(in), "`<img src=x onerror=alert(1)>\\|`x` \\x1b[2J`"; got != want {
 		t.Errorf("MarkdownCode = %q, want %q", got, want)
 	}
 	for in, want := range map[string]string{

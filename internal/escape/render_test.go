@@ -69,3 +69,39 @@ func FuzzMarkdownRenders(f *testing.F) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// A table cell's code span shows the input's backticks as they are (issue
+// 24: they were turned into '), stays one cell, and makes nothing else.
+func TestTableCellBackticks(t *testing.T) {
+	for s, want := range map[string]string{
+		"plain":                   "plain",
+		"a`b":                     "a`b",
+		"`anonymous namespace'":   "`anonymous namespace'",
+		"x``y`":                   "x``y`",
+		"```":                     "```",
+		"`":                       "`",
+		" padded ":                " padded ",
+		"a | b":                   "a | b",
+		"a\\|b":                   `a\x5c|b`, // a backslash before a pipe cannot survive GFM's cell split
+		"k\n```\n# x\n```":        "k ``` # x ```",
+		"<img src=x onerror=y>`":  "<img src=x onerror=y>`",
+		"\x1b[2J`\u202e|`":        "\\x1b[2J`\\u{202e}|`",
+		"``|``":                   "``|``",
+		"`` ` ``":                 "`` ` ``",
+		"x\\`":                    "x\\`",
+		"**b** [l](u) ~~s~~ `c` ": "**b** [l](u) ~~s~~ `c` ",
+	} {
+		doc := "| a | b |\n|---|---|\n| `" + escape.MarkdownCode(s) + "` | x |\n"
+		tags := mdcheck.Tags([]byte(doc))
+		wantTags := []string{"table", "thead", "tr", "th", "/th", "th", "/th", "/tr", "/thead", "tbody", "tr", "td", "code", "/code", "/td", "td", "/td", "/tr", "/tbody", "/table"}
+		if !slices.Equal(tags, wantTags) {
+			t.Errorf("%q: %v\n%s", s, tags, doc)
+			continue
+		}
+		r := mdcheck.Render([]byte(doc))
+		code := r[strings.Index(r, "<code>")+6 : strings.Index(r, "</code>")]
+		if got := html.UnescapeString(code); got != want {
+			t.Errorf("%q shows %q, want %q\n%s", s, got, want, doc)
+		}
+	}
+}

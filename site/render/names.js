@@ -4,6 +4,7 @@
 // shows the whole name — by click or by keyboard (it is a <button>) — with
 // a copy button beside the expanded name.
 import { h, copyText } from './dom.js';
+import { line } from './tsv.js';
 
 /** head…tail of s in at most n characters; the tail gets the larger part. */
 export function middleText(s, n) {
@@ -47,7 +48,7 @@ export function abbrev(s, n, d = 0) {
 
 /** A name cell's content: the whole name when short, else an expandable button. */
 export function middle(s, n, d = 0) {
-  s = s == null ? '' : String(s);
+  s = s == null ? '' : line(String(s)); // controls and bidi shown as the CLI shows them
   if (s.length <= n) return s;
   const short = abbrev(s, n, d);
   const btn = h('button.kn', { type: 'button', title: s, 'aria-expanded': 'false' }, short);

@@ -8,7 +8,7 @@
 // DOM, between two spacer rows; scrolling the table's box moves the window.
 import { h, clear, copyText } from './dom.js';
 import { int, pct } from './format.js';
-import { tsvCell } from './tsv.js';
+import { tsvCell, line, visible } from './tsv.js';
 
 /**
  * @typedef {{key: string, label: string, cls: string, text?: boolean,
@@ -62,10 +62,13 @@ export function dataTable(spec) {
     cue.hidden = !(wrap.clientHeight && below > ROW_PX / 2);
     if (!cue.hidden) cue.textContent = `\u25BE about ${int(Math.max(1, rowsBelow))} more row${rowsBelow === 1 ? '' : 's'} below: scroll the table`;
   };
-  let cueQueued = false;
-  const cueSoon = () => { if (!cueQueued) { cueQueued = true; requestAnimationFrame(() => { cueQueued = false; cueNow(); }); } };
+  // Only while the box is on screen: reading its scrollHeight in a section
+  // the browser skips (content-visibility: auto) would lay that section out.
+  let cueQueued = false, onScreen = false;
+  const cueSoon = () => { if (onScreen && !cueQueued) { cueQueued = true; requestAnimationFrame(() => { cueQueued = false; cueNow(); }); } };
   wrap.addEventListener('scroll', cueSoon, { passive: true });
   if (globalThis.ResizeObserver) new ResizeObserver(cueSoon).observe(wrap);
+  if (globalThis.IntersectionObserver) new IntersectionObserver((es) => { onScreen = es[es.length - 1].isIntersecting; cueSoon(); }).observe(wrap);
   let shown = [];
   let win = null; // [from, to) of shown in the DOM when virtual
 
@@ -117,10 +120,11 @@ export function dataTable(spec) {
 
   const row = (r, i) => h('tr', h('td.num.dim', i + 1), cols.map((c) => {
     const v = val(r, c);
-    const title = c.title ? c.title(r) : c.text && v ? String(v) : null;
+    const title = c.title ? c.title(r) : c.text && v ? visible(String(v)) : null;
     const cls = c.cls.split(' ').join('.');
     if (c.cell) return h(`td.${cls}`, { title }, c.cell(r, v));
-    return h(`td.${cls}`, { title }, v == null ? '' : c.fmt ? c.fmt(v, r) : String(v));
+    // input text shows its control and bidi characters (\x1b, \u{202e})
+    return h(`td.${cls}`, { title }, v == null ? '' : c.fmt ? c.fmt(v, r) : typeof v === 'string' ? line(v) : String(v));
   }));
 
   // Virtual rows: the window around the visible part of the table's box.

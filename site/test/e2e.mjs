@@ -1793,6 +1793,7 @@ test('reflow and print: no sideways scroll at 800 and 640 px (200 % zoom), print
     await s.page.locator('#kernels select[aria-label="rows shown"]').selectOption('0');
     const wrap = s.page.locator('#kernels .tablewrap').first();
     const cue = wrap.locator('.morecue');
+    await wrap.scrollIntoViewIfNeeded(); // the cue is worked out on screen only
     await s.page.waitForFunction(() => !document.querySelector('#kernels .morecue')?.hidden, null, { timeout: 5000 });
     assert.match(await cue.textContent(), /more rows? below/);
     await wrap.evaluate((e) => { e.scrollTop = e.scrollHeight; });
@@ -1813,7 +1814,9 @@ test('reflow and print: no sideways scroll at 800 and 640 px (200 % zoom), print
     const print = await s.page.evaluate(() => {
       const shown = (sel) => [...document.querySelectorAll(sel)].filter((e) => e.checkVisibility()).length;
       return {
-        controls: shown('header .controls, #drop, nav.toc, .toolbar, #report button, #report select'),
+        controls: shown('header .controls, #drop, nav.toc, .toolbar, #report button:not(.kn):not(th button), #report select'),
+        heads: shown('#kernels thead th button'), // column headings are sort buttons: they print
+        names: shown('#kernels button.kn'), // kernel names are buttons (expand on click): they print
         sections: shown('#report section.card'),
         boxes: [...document.querySelectorAll('#report .tablewrap')].filter((e) => getComputedStyle(e).maxHeight !== 'none').length,
         lanes: shown('#lanes canvas'),
@@ -1822,6 +1825,8 @@ test('reflow and print: no sideways scroll at 800 and 640 px (200 % zoom), print
     assert.equal(print.controls, 0, 'print hides the controls (header, drop zone, section nav, toolbars, buttons, selects)');
     assert.ok(print.sections >= 5 && print.lanes > 0, `the report prints (${print.sections} sections, the timeline canvas)`);
     assert.equal(print.boxes, 0, 'no table prints inside a scroll box');
+    assert.ok(print.names > 0 && print.heads > 3, 'kernel names and the column headings print');
+    await s.page.evaluate(() => window.scrollTo(0, document.querySelector('#kernels').offsetTop));
     await shot(s.page, 'print-emulated');
     await s.page.pdf?.({ path: path.join(ART_DIR, 'report-print.pdf') }).catch(() => {});
     await s.page.emulateMedia({ media: 'screen' });
