@@ -370,7 +370,13 @@ function laneFile(f, hooks) {
     tip.style.top = `${y + 14}px`;
   });
   canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
-  let redraw = () => drawLanes(canvas, f, rows, view, sp, sel);
+  // Drawn only while on screen (else when it comes into view): reading the
+  // canvas's size in a section the browser skips (content-visibility: auto)
+  // would lay that whole section out — the kernels arrive while the report
+  // is still being laid out.
+  let onScreen = false, dirty = true;
+  let redraw = () => { if (!onScreen) { dirty = true; return; } dirty = false; drawLanes(canvas, f, rows, view, sp, sel); };
+  new IntersectionObserver((es) => { onScreen = es[es.length - 1].isIntersecting; if (onScreen && dirty) redraw(); }).observe(canvas);
   new ResizeObserver(() => redraw()).observe(canvas);
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => redraw());
   // The kernels arrived: draw from them, zoom to single kernels.
@@ -440,7 +446,7 @@ function laneFile(f, hooks) {
     canvas.dataset.kernels = String(fs.lanes.reduce((n, l) => n + l.count, 0));
     canvas.title = 'wheel or + / - to zoom to single kernels, drag or arrows to pan, 0 to reset; up / down choose a stream, [ and ] step through its kernels';
     const restore = setup(all);
-    redraw();
+    schedule();
     restore?.();
   });
 

@@ -62,10 +62,13 @@ export function dataTable(spec) {
     cue.hidden = !(wrap.clientHeight && below > ROW_PX / 2);
     if (!cue.hidden) cue.textContent = `\u25BE about ${int(Math.max(1, rowsBelow))} more row${rowsBelow === 1 ? '' : 's'} below: scroll the table`;
   };
-  let cueQueued = false;
-  const cueSoon = () => { if (!cueQueued) { cueQueued = true; requestAnimationFrame(() => { cueQueued = false; cueNow(); }); } };
+  // Only while the box is on screen: reading its scrollHeight in a section
+  // the browser skips (content-visibility: auto) would lay that section out.
+  let cueQueued = false, onScreen = false;
+  const cueSoon = () => { if (onScreen && !cueQueued) { cueQueued = true; requestAnimationFrame(() => { cueQueued = false; cueNow(); }); } };
   wrap.addEventListener('scroll', cueSoon, { passive: true });
   if (globalThis.ResizeObserver) new ResizeObserver(cueSoon).observe(wrap);
+  if (globalThis.IntersectionObserver) new IntersectionObserver((es) => { onScreen = es[es.length - 1].isIntersecting; cueSoon(); }).observe(wrap);
   let shown = [];
   let win = null; // [from, to) of shown in the DOM when virtual
 
