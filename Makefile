@@ -34,8 +34,10 @@ site: build node_modules/.package-lock.json
 node_modules/.package-lock.json: package-lock.json
 	npm ci --no-audit --no-fund
 
+# make serve PORT=9000 serves on another port.
+PORT ?= 8080
 serve: site
-	$(GO) run ./build -serve 127.0.0.1:8080
+	$(GO) run ./build -serve 127.0.0.1:$(PORT)
 
 # The page tests drive the system Chromium (playwright-core, no download).
 chromium:

@@ -171,11 +171,19 @@ func runCommand(cmd string, f flags, stdin io.Reader, stdout, stderr, rawStderr 
 		Force: f.force, Compare: f.compare, Run: f.run, SplitA: splitA, FailOn: f.failOn,
 		PeakTFLOPS: f.peakTFLOPS, PeakGBPS: f.peakGBPS, ModelConfig: f.modelConfig, Limits: f.limits})
 
-	// The job's memory bound (docs/limits.md) is the native engine's GC
-	// soft limit: at the default GOGC a capped job's heap could double past
-	// it with garbage (20 M tiny events peaked at 4.1 GB). GOMEMLIMIT wins.
-	if l, err := f.limits.Normalized(); err == nil && f.engine == "native" && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(l.MemoryBound())
+	// The native engine paces its collector like the wasm module: at 25 %
+	// growth (the store's records are pointer-free, so collections are
+	// cheap: tp_rank0's breakdown takes the same CPU time), with the job's
+	// memory bound (docs/limits.md) as the soft limit. At the default GOGC
+	// a capped job's heap doubled past it with garbage (20 M tiny events
+	// peaked at 4.1 GB). GOGC and GOMEMLIMIT win.
+	if l, err := f.limits.Normalized(); err == nil && f.engine == "native" {
+		if os.Getenv("GOGC") == "" {
+			debug.SetGCPercent(25)
+		}
+		if os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(l.MemoryBound())
+		}
 	}
 
 	// Blocks on every core by default (blocks.go: natively not for gzip
@@ -354,7 +362,7 @@ type progress struct {
 
 func newProgress(w io.Writer, quiet bool) *progress {
 	p := &progress{w: w}
-	if f, ok := w.(*os.File); ok && !quiet {
+	if f, ok := w.(*os.File); ok && !quiet && escapesOK(os.Getenv) {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			p.on = true
 		}
@@ -388,6 +396,52 @@ func (p *progress) done() {
 	}
 }
 
-func version() string { return "0.1.0" }
+// commit is set by the build tool (go run ./build: -ldflags -X
+// main.commit=…) where the toolchain does not stamp vcs.revision.
+var commit string
+
+func version() string {
+	info, _ := debug.ReadBuildInfo()
+	if commit != "" {
+		if info == nil {
+			info = &debug.BuildInfo{}
+		}
+		info.Settings = append(info.Settings, debug.BuildSetting{Key: "vcs.revision", Value: commit})
+	}
+	return versionOf(info)
+}
+
+// versionOf is the release and, when the binary was built from a git
+// checkout, the commit it was built from (the Go toolchain's vcs.revision
+// build setting; "+dirty" when the tree had changes).
+func versionOf(info *debug.BuildInfo) string {
+	v := "0.1.0"
+	if info == nil {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			if rev == "" {
+				rev = s.Value
+			}
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return v
+	}
+	return v + " (commit " + rev[:min(12, len(rev))] + dirty + ")"
+}
+
+// escapesOK reports whether the terminal takes escape sequences:
+// TERM=dumb terminals do not, and NO_COLOR (no-color.org) asks for none.
+func escapesOK(getenv func(string) string) bool {
+	return getenv("TERM") != "dumb" && getenv("NO_COLOR") == ""
+}
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
