@@ -51,8 +51,11 @@ const DefaultTarget = "gfx950"
 // Options configure a job; the JSON form is what the module's begin() takes.
 type Options struct {
 	Command    string `json:"command"`     // auto | breakdown | triage | overlap | diagnose | perfetto-fix
-	TargetArch string `json:"target_arch"` // gfx… or sm…
-	Stage      string `json:"stage"`       // keep only this stage
+	TargetArch string `json:"target_arch"` // gfx… or sm…, or a product name (MI355X, H100)
+	// TargetProduct is the product --target-arch named, if it named one
+	// (set by the job: its roofs are the target's, MI350X's not MI355X's).
+	TargetProduct string `json:"target_product,omitempty"`
+	Stage         string `json:"stage"` // keep only this stage
 	// Mapping names the graph-off (or capture) traces of a triage/overlap
 	// pair, as passed to BeginFile; Formal the graph-on ones. When neither
 	// is given, the pair is found from the traces themselves.
@@ -112,9 +115,12 @@ func (o *Options) normalize() error {
 	if o.TargetArch == "" {
 		o.TargetArch = DefaultTarget
 	}
+	if isa, name := arch.Product(o.TargetArch); isa != "" {
+		o.TargetArch, o.TargetProduct = isa, name
+	}
 	o.TargetArch = arch.NormalizeTarget(o.TargetArch)
 	if !arch.ValidTarget(o.TargetArch) {
-		return fmt.Errorf("--target-arch %q is not a gfx or sm architecture (e.g. gfx950, gfx942, sm90)", o.TargetArch)
+		return fmt.Errorf("--target-arch %q is not a gfx or sm architecture nor a product name (e.g. gfx950, gfx942, sm90, MI355X, MI300X, H100, B200)", o.TargetArch)
 	}
 	if o.PeakTFLOPS < 0 || o.PeakGBPS < 0 {
 		return fmt.Errorf("--peak-tflops and --peak-gbps must be positive")
@@ -580,6 +586,10 @@ func (j *Job) EndFile() {
 			f.Ignore = true
 			c.res.Kind = "json"
 			if id, ok := identity.FromServerArgs(c.head); ok {
+				if g := j.opts.Run.ServerFlags; g != "" && id.ServerFlags != "" && g != id.ServerFlags && j.opts.Command != "diff" {
+					// Never silently: the command line wins, and says so.
+					c.res.Problem = "its server flags differ from --server-flags, which win: server_flags in the artifacts is --server-flags' text, not this file's"
+				}
 				j.sidecar.Fill(id)
 				if j.sidecars == nil {
 					j.sidecars = map[int]identity.Identity{}

@@ -58,3 +58,17 @@ func TestJobDecodesLogs(t *testing.T) {
 		t.Errorf("NUL-only file: exit %d", r.ExitCode)
 	}
 }
+
+// Issue 22 item 13: product names for --target-arch.
+func TestTargetProduct(t *testing.T) {
+	for in, want := range map[string][2]string{"MI355X": {"gfx950", "MI355X"}, "MI350X": {"gfx950", "MI350X"}, "H100": {"sm90", "H100"}, "gfx942": {"gfx942", ""}} {
+		o := Options{Command: "breakdown", TargetArch: in}
+		if err := o.normalize(); err != nil || o.TargetArch != want[0] || o.TargetProduct != want[1] {
+			t.Errorf("%s: %q %q %v, want %v", in, o.TargetArch, o.TargetProduct, err, want)
+		}
+	}
+	o := Options{Command: "breakdown", TargetArch: "MI999"}
+	if err := o.normalize(); err == nil {
+		t.Error("MI999 accepted")
+	}
+}

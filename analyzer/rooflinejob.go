@@ -25,7 +25,7 @@ func (j *Job) roofline(a *report.Analysis, joins *callsite.Joins, mapping *trace
 		world = a.Distributed.WorldSize
 	}
 	r := roofline.Analyze(a.Store, roofline.Options{
-		Model: cfg, TargetArch: j.opts.TargetArch, WorldSize: world,
+		Model: cfg, TargetArch: j.opts.TargetArch, TargetProduct: j.opts.TargetProduct, WorldSize: world,
 		Stage: j.opts.Stage, Joins: joins,
 		OpStage: a.Breakdown.OpStage, StageNames: a.Breakdown.StageNames,
 		DeviceName: a.Arch.DeviceName, Arch: a.Arch.ObservedArch,

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -57,7 +58,12 @@ func run(site, wasmOnly bool) error {
 	if wasmOnly {
 		return nil
 	}
-	if err := goBuild(nil, "-trimpath", "-o", filepath.Join("bin", "gputriage"), "./cmd/gputriage"); err != nil {
+	args := []string{"-trimpath", "-o", filepath.Join("bin", "gputriage")}
+	if rev, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+		// version prints it (the toolchain's vcs stamp may be off: -buildvcs=false)
+		args = append(args, "-ldflags", "-X main.commit="+strings.TrimSpace(string(rev)))
+	}
+	if err := goBuild(nil, append(args, "./cmd/gputriage")...); err != nil {
 		return err
 	}
 	fmt.Println("build: bin/gputriage")

@@ -90,6 +90,34 @@ func NormalizeTarget(t string) string {
 	return t
 }
 
+// products maps the product names a user types for --target-arch to
+// their ISA (AMD: the Instinct data sheets' "gfx" targets of ROCm's GPU
+// support matrix; NVIDIA: the compute capability of CUDA's GPU list).
+var products = []struct{ name, isa string }{
+	{"MI355X", "gfx950"}, {"MI350X", "gfx950"},
+	{"MI325X", "gfx942"}, {"MI300X", "gfx942"}, {"MI300A", "gfx942"}, {"MI308X", "gfx942"},
+	{"MI250X", "gfx90a"}, {"MI250", "gfx90a"}, {"MI210", "gfx90a"}, {"MI100", "gfx908"},
+	{"B300", "sm103"}, {"GB300", "sm103"}, {"B200", "sm100"}, {"GB200", "sm100"},
+	{"H200", "sm90"}, {"H100", "sm90"}, {"H800", "sm90"}, {"H20", "sm90"}, {"GH200", "sm90"},
+	{"L40S", "sm89"}, {"L40", "sm89"}, {"L4", "sm89"}, {"A100", "sm80"}, {"A800", "sm80"}, {"A10", "sm86"},
+}
+
+// Product reads a product name ("MI355X", "AMD Instinct MI300X", "h100"):
+// its ISA and the name as listed; "" when t names no product.
+func Product(t string) (isa, name string) {
+	u := strings.ToUpper(strings.TrimSpace(t))
+	u = strings.TrimPrefix(u, "AMD ")
+	u = strings.TrimPrefix(u, "INSTINCT ")
+	u = strings.TrimPrefix(u, "NVIDIA ")
+	u = strings.ReplaceAll(u, " ", "")
+	for _, p := range products {
+		if u == p.name {
+			return p.isa, p.name
+		}
+	}
+	return "", ""
+}
+
 // amdNames maps product-name fragments to their ISA (longest first).
 var amdNames = []struct{ frag, isa string }{
 	{"MI355X", "gfx950"}, {"MI350X", "gfx950"},

@@ -42,6 +42,12 @@ var devices = []Device{
 	// AMD Instinct MI355X datasheet (amd.com/content/dam/amd/en/documents/instinct-tech-docs/product-briefs/amd-instinct-mi355x-gpu-brochure.pdf).
 	{Key: "MI355X", Name: "AMD Instinct MI355X", Peak: map[string]float64{"fp64": 78.6, "fp32": 157.3, "bf16": 2516.6, "fp16": 2516.6, "fp8": 5033.2, "fp4": 10066.4}, GBPS: 8000,
 		Source: "AMD Instinct MI355X datasheet: FP64 matrix 78.6, FP32 157.3, FP16/BF16 2516.6, FP8 5033.2, MXFP4 10066.4 TFLOPs (dense), HBM3E 8 TB/s"},
+	// AMD Instinct MI350X: the MI355X's 256 CDNA 4 CUs at a 2.2 GHz peak
+	// engine clock instead of 2.4 GHz (AMD at Hot Chips 2025; MI350X
+	// datasheet: FP16/BF16 2.3, FP8 4.6, MXFP4 9.2 PFLOPs dense, FP64
+	// matrix 72.1 TFLOPs, HBM3E 8 TB/s): the MI355X peaks × 2.2/2.4.
+	{Key: "MI350X", Name: "AMD Instinct MI350X", Peak: map[string]float64{"fp64": 72.1, "fp32": 144.2, "bf16": 2306.9, "fp16": 2306.9, "fp8": 4613.8, "fp4": 9227.5}, GBPS: 8000,
+		Source: "AMD Instinct MI350X datasheet: FP64 matrix 72.1, FP16/BF16 2.3, FP8 4.6, MXFP4 9.2 PFLOPs (dense), HBM3E 8 TB/s; 2.2 GHz peak clock vs MI355X's 2.4 GHz, same 256 CUs (MI355X peaks × 2.2/2.4)"},
 	// NVIDIA A100 datasheet (nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf).
 	{Key: "A100-SXM", Name: "NVIDIA A100 SXM 80GB", Peak: map[string]float64{"fp64": 19.5, "fp32": 19.5, "tf32": 156, "bf16": 312, "fp16": 312}, GBPS: 2039,
 		Source: "NVIDIA A100 datasheet, SXM 80GB: FP64 tensor 19.5, FP32 19.5, TF32 156, BF16/FP16 312 TFLOPS (dense), HBM2e 2039 GB/s"},
@@ -77,7 +83,7 @@ func deviceByKey(k string) *Device {
 func SelectDevice(name, observedArch string) (d *Device, basis string) {
 	n := strings.ToUpper(name)
 	byName := []struct{ frag, not, key string }{
-		{"MI355", "", "MI355X"}, {"MI325", "", "MI325X"}, {"MI300X", "", "MI300X"},
+		{"MI355", "", "MI355X"}, {"MI350", "", "MI350X"}, {"MI325", "", "MI325X"}, {"MI300X", "", "MI300X"},
 		{"MI250X", "", "MI250X"}, {"MI250", "", "MI250"}, {"MI210", "", "MI210"},
 		{"H200", "", "H200"}, {"H100 PCIE", "", "H100-PCIe"}, {"H100", "", "H100-SXM"},
 		{"A100", "PCIE", "A100-SXM"}, {"B200", "", "B200"},

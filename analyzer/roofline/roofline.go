@@ -52,6 +52,9 @@ type Options struct {
 	// above 1 a rank holds a shard of each layer, so whole-layer
 	// dimensions from the model config do not apply to its ops.
 	WorldSize int
+	// TargetProduct names the target's product when the user did (its
+	// roofs then, not those of the ISA's usual part).
+	TargetProduct string
 }
 
 // Row is one op signature in one stage.
@@ -201,7 +204,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	res := &Result{}
 	res.Device, res.DeviceBasis = SelectDevice(opt.DeviceName, opt.Arch)
 	if opt.TargetArch != "" {
-		res.Target, _ = SelectDevice("", opt.TargetArch)
+		res.Target, _ = SelectDevice(opt.TargetProduct, opt.TargetArch)
 	}
 	res.Peaks = map[string]float64{}
 	if res.Device != nil {

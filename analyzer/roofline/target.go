@@ -75,7 +75,7 @@ func isaOf(ks []Kernel) string {
 // archOf is a table device's ISA.
 func archOf(d *Device) string {
 	switch d.Key {
-	case "MI355X":
+	case "MI355X", "MI350X":
 		return "gfx950"
 	case "MI300X", "MI325X":
 		return "gfx942"

@@ -119,6 +119,7 @@ func TestBenchmarks(t *testing.T) {
 	issue12 := issue12Table(t)
 	rocpd := rocpdTable(t) // also runs a child process (sqlite3)
 	records := recordsTable(t)
+	ranks := ranksTable(t) // child processes too (issue 19's folder row)
 	genSize := int64(1 << 30)
 	if s := os.Getenv("GPUTRIAGE_BENCH_GEN_MB"); s != "" {
 		fmt.Sscan(s, &genSize)
@@ -262,6 +263,7 @@ Reading the figures:
 	b.WriteString("\n" + records)
 	b.WriteString(workerSizes())
 	b.WriteString("\n" + issue12)
+	b.WriteString("\n" + ranks)
 	if err := os.WriteFile(filepath.Join("..", "..", "BENCHMARKS.md"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}

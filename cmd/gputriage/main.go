@@ -362,7 +362,7 @@ type progress struct {
 
 func newProgress(w io.Writer, quiet bool) *progress {
 	p := &progress{w: w}
-	if f, ok := w.(*os.File); ok && !quiet {
+	if f, ok := w.(*os.File); ok && !quiet && escapesOK(os.Getenv) {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			p.on = true
 		}
@@ -396,6 +396,52 @@ func (p *progress) done() {
 	}
 }
 
-func version() string { return "0.1.0" }
+// commit is set by the build tool (go run ./build: -ldflags -X
+// main.commit=…) where the toolchain does not stamp vcs.revision.
+var commit string
+
+func version() string {
+	info, _ := debug.ReadBuildInfo()
+	if commit != "" {
+		if info == nil {
+			info = &debug.BuildInfo{}
+		}
+		info.Settings = append(info.Settings, debug.BuildSetting{Key: "vcs.revision", Value: commit})
+	}
+	return versionOf(info)
+}
+
+// versionOf is the release and, when the binary was built from a git
+// checkout, the commit it was built from (the Go toolchain's vcs.revision
+// build setting; "+dirty" when the tree had changes).
+func versionOf(info *debug.BuildInfo) string {
+	v := "0.1.0"
+	if info == nil {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			if rev == "" {
+				rev = s.Value
+			}
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return v
+	}
+	return v + " (commit " + rev[:min(12, len(rev))] + dirty + ")"
+}
+
+// escapesOK reports whether the terminal takes escape sequences:
+// TERM=dumb terminals do not, and NO_COLOR (no-color.org) asks for none.
+func escapesOK(getenv func(string) string) bool {
+	return getenv("TERM") != "dumb" && getenv("NO_COLOR") == ""
+}
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
