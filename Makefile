@@ -17,8 +17,12 @@ wasm:
 	$(GO) run ./build -wasm
 
 # The main job on the embedded default input: a real MI300X SGLang decode trace.
+# Prints the takeaways and where the artifacts are (the whole summary is
+# out/default/profile_summary.md).
 run: build
-	./bin/gputriage breakdown -o out/default $(DEFAULT_TRACE)
+	@./bin/gputriage breakdown -q -o out/default $(DEFAULT_TRACE) > /dev/null
+	@sed -n '/^## Takeaways/,/^## /{/^## [^T]/!p}' out/default/profile_summary.md
+	@echo "Artifacts: out/default/ (profile_summary.md is the whole summary; artifacts.json lists every file)
 
 test: build test-go test-browser test-worker
 

@@ -586,6 +586,10 @@ func (j *Job) EndFile() {
 			f.Ignore = true
 			c.res.Kind = "json"
 			if id, ok := identity.FromServerArgs(c.head); ok {
+				if g := j.opts.Run.ServerFlags; g != "" && id.ServerFlags != "" && g != id.ServerFlags && j.opts.Command != "diff" {
+					// Never silently: the command line wins, and says so.
+					c.res.Problem = "its server flags differ from --server-flags, which win: server_flags in the artifacts is --server-flags' text, not this file's"
+				}
 				j.sidecar.Fill(id)
 				if j.sidecars == nil {
 					j.sidecars = map[int]identity.Identity{}

@@ -28,8 +28,8 @@ func (j *Job) setRocKind(c *current, b []byte) bool {
 func (j *Job) rocKind(c *current, b []byte) string {
 	switch {
 	case bytes.HasPrefix(c.sniff, []byte(sqliteMagic)):
-		c.archive = "a SQLite database (rocpd, RPD or rocprof-compute): this host does not read databases; " +
-			"give it to the gputriage CLI or the page, which query it and pass its rows on"
+		c.archive = "a SQLite database (rocpd, RPD or rocprof-compute): this host does not query databases; " +
+			"the gputriage CLI, the page and the Worker do, and pass its rows on (docs/rocprof.md)"
 		return "unknown"
 	case rocprof.IsRows(c.sniff):
 		c.rows = rocprof.NewRows(j.traceStore(), c.res.Name, j.opts.Limits.EventBytes)

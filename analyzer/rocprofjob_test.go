@@ -146,3 +146,34 @@ func TestSQLiteWithoutRows(t *testing.T) {
 		t.Fatalf("%+v", res.Files)
 	}
 }
+
+// RPD's autograd hook (ext_autogradapi) records each PyTorch op as a
+// UserMarker call: read as CPU ops, they name the kernels launched inside
+// them. Key, computed with Python's sqlite3 from the file: all 256 launches
+// of the MT256x224x128 F8 GEMMs are called inside an aten::_scaled_mm range
+// on their thread.
+func TestRPDAutogradOps(t *testing.T) {
+	res := rocJob(t, map[string][]byte{"mytrace.rpd": dbStream(t, "mytrace.rpd.gz")}, []string{"mytrace.rpd"})
+	csv, ok := res.Artifact("kernel_table.csv")
+	if !ok {
+		t.Fatalf("no kernel_table.csv: %s", res.Error)
+	}
+	launches, cpuOp := 0, 0
+	for _, line := range strings.Split(csv, "\n") {
+		f := strings.Split(line, ",")
+		if len(f) < 12 || !strings.HasPrefix(f[1], "Cijk_Alik_Bljk_F8HS_BH_BiasSH_AS_SAB_SAV_UserArgs_MT256x224x128") {
+			continue
+		}
+		n := 0
+		for _, c := range f[4] {
+			n = n*10 + int(c-'0')
+		}
+		launches += n
+		if f[9] == "aten::_scaled_mm" && f[10] == "1" {
+			cpuOp += n
+		}
+	}
+	if launches != 256 || cpuOp != 256 {
+		t.Errorf("MT256x224x128 GEMMs: %d launches, %d under aten::_scaled_mm; want 256 and 256", launches, cpuOp)
+	}
+}

@@ -43,6 +43,7 @@ export function isSQLite(head) {
  */
 export async function sqlite(module) {
   const memory = new WebAssembly.Memory({ initial: 128, maximum: MAX_PAGES });
+  let sq = null;
   const nosys = () => -ENOSYS;
   const env = {
     memory,
@@ -58,6 +59,7 @@ export async function sqlite(module) {
       const target = Math.min(MAX_PAGES * PAGE, Math.max(want, Math.ceil(have * 1.2)));
       try {
         memory.grow(Math.ceil((target - have) / PAGE));
+        if (sq) sq.heap = null; // the old view is detached
         return 1;
       } catch {
         return 0;
@@ -94,21 +96,29 @@ export async function sqlite(module) {
   x.__wasm_call_ctors();
   const rc = x.sqlite3_initialize();
   if (rc !== 0) throw new Error(`sqlite3_initialize: ${rc}`);
-  return new SQLite(x, memory);
+  sq = new SQLite(x, memory);
+  return sq;
 }
 
 export class SQLite {
   constructor(x, memory) {
     this.x = x;
     this.memory = memory;
+    this.heap = null; // a view of the whole memory, dropped when it grows
   }
 
-  bytes(ptr, n) { return new Uint8Array(this.memory.buffer, ptr >>> 0, n); }
+  u8() { return (this.heap ??= new Uint8Array(this.memory.buffer)); }
+
+  /** A view of n bytes at ptr (valid until SQLite's next call). */
+  bytes(ptr, n) {
+    ptr >>>= 0;
+    return this.u8().subarray(ptr, ptr + n);
+  }
 
   cstr(ptr) {
     ptr >>>= 0;
     if (!ptr) return '';
-    const b = new Uint8Array(this.memory.buffer);
+    const b = this.u8();
     let e = ptr;
     while (b[e]) e++;
     return dec.decode(b.subarray(ptr, e));

@@ -3,6 +3,8 @@ package crash
 import (
 	"strconv"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // What the kernel-API evidence adds to the diagnosis: details on the
@@ -42,9 +44,33 @@ func (b *builder) kernelAPIDetails(a *agg) {
 	}
 	if d := k.crashedDump(); d != nil {
 		a.detail("kernel_api_crashed_dump", d.dir)
+		if d.status != "" {
+			a.detail("kernel_api_crashed_status", d.status)
+		}
 		a.evidence(d.ev)
 	}
 }
+
+// crashedDumpFinding: level-10 dumps whose last call saved its inputs and
+// never its outputs show the process died inside that call. With no other
+// GPU evidence, an attention / MLA / FP8 call is the attention-kernel crash
+// class (crash-formats section 14); other calls stay the failure reason
+// only (the fault type is not in the evidence).
+func (b *builder) crashedDumpFinding(work map[string]*agg) {
+	d := b.facts.kernelAPI.crashedDump()
+	if d == nil || len(work) > 0 || !reAttentionAPI.MatchString(d.function) {
+		return
+	}
+	a := newAgg(ClassFP8AttentionCrash, 0.6)
+	a.evidence(d.ev)
+	a.addReason("the process died inside " + d.function + " (its level-10 dump saved inputs, no outputs)")
+	if d.pid > 0 {
+		a.setPID(d.pid)
+	}
+	work[ClassFP8AttentionCrash] = a
+}
+
+var reAttentionAPI = lazyre.New(`(?i)attention|attn|mla|fmha|flash|sdpa|fp8`)
 
 // kernelAPIFindings adds the numerical finding (level 5) to the work set.
 func (b *builder) kernelAPIFindings(s *Session, work map[string]*agg) {

@@ -209,6 +209,8 @@ func nextSteps(f *Finding, facts *facts) []string {
 	switch f.Class {
 	case ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassFP8AttentionCrash, ClassAsyncRace:
 		switch {
+		case k.calls == 0 && k.crashedDump() != nil:
+			add("Replay the last dump: load inputs.pt of the last dump directory whose outputs.pt is missing (metadata.json execution_status != completed)")
 		case k.calls == 0:
 		case k.level >= 10:
 			add("Replay the last dump: load inputs.pt of the last dump directory whose outputs.pt is missing (metadata.json execution_status != completed)")

@@ -91,3 +91,12 @@ func TestTritonCacheModuleKernel(t *testing.T) {
 		t.Fatalf("%s", d.JSON())
 	}
 }
+
+// A traceback through Inductor's _precompile_config is a Triton compile
+// failure even when the paste stops before the exception text.
+func TestPrecompileTracebackIsTritonCompile(t *testing.T) {
+	d := diagnoseWhole("r.log", []byte("[rank6]:E1211 16:33:14.602000 1463070 site-packages/torch/_inductor/runtime/triton_heuristics.py:810] [0/0] Traceback (most recent call last):\n[rank6]:E1211 16:33:14.602000 1463070 site-packages/torch/_inductor/runtime/triton_heuristics.py:810] [0/0]   File \"/x/site-packages/torch/_inductor/runtime/triton_heuristics.py\", line 808, in _precompile_config\n"))
+	if f := hasClass(d, ClassTritonCompile); f == nil || len(f.Ranks) != 1 || f.Ranks[0] != 6 {
+		t.Fatalf("%s", d.JSON())
+	}
+}

@@ -56,6 +56,12 @@ func (p *tritonParser) line(l *line) {
 			a.setKernel(m[1], "Inductor compiled module that could not be loaded", 80)
 			a.addReason("a cached compiled Triton module could not be loaded (stale or corrupt cache)")
 		}
+	case strings.Contains(t, "in _precompile_config") && strings.Contains(t, "File \""):
+		// a traceback frame in Inductor's precompile: the compile raised
+		// (the exception text may be cut off a pasted excerpt)
+		s.format("triton")
+		a := s.b.add(s, ClassTritonCompile, l, 0.75)
+		a.addReason("Inductor's Triton precompile raised (traceback through _precompile_config)")
 	case strings.Contains(t, "ModuleNotFoundError:") && !commandLike(t) && (strings.Contains(t, "triton") || p.frameNo > 0 && l.no-p.frameNo <= 40):
 		// seed 000 pattern 4: Triton cache corruption or a version mismatch
 		s.format("triton")

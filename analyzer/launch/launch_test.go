@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gputriage/gputriage/analyzer/breakdown"
@@ -76,5 +77,21 @@ func TestGraphReplay(t *testing.T) {
 	}
 	if r.Verdict.Verdict != "device-waits" {
 		t.Errorf("verdict = %q, want device-waits (the GPU waited 463 ms on an event)", r.Verdict.Verdict)
+	}
+}
+
+// Issue 22 item 13: a launch delay of ~200 ms is the queue ahead of the
+// launch (the host ran ahead of a busy GPU), and the takeaway says so.
+func TestRanAheadNote(t *testing.T) {
+	r := &Result{}
+	r.All.Kernels = 10
+	r.Verdict.Verdict = "device-waits"
+	r.All.FromEnd.P50 = 222_055_188
+	if tk := r.Takeaway(); !strings.Contains(tk, "the host ran ahead of a busy GPU") {
+		t.Errorf("takeaway %q", tk)
+	}
+	r.All.FromEnd.P50 = 18_173
+	if tk := r.Takeaway(); strings.Contains(tk, "ran ahead") {
+		t.Errorf("an 18 µs delay: %q", tk)
 	}
 }

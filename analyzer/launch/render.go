@@ -92,6 +92,10 @@ func (r *Result) JSON(tool, version string, partial bool) []byte {
 }
 
 // Takeaway states the verdict with its numbers ("" when there are no kernels).
+// ranAhead is the median launch delay from which the host is said to have
+// run ahead of the GPU (1 ms: far above any launch latency).
+const ranAhead = 1_000_000 // ns
+
 func (r *Result) Takeaway() string {
 	v := r.Verdict
 	if r.All.Kernels == 0 {
@@ -99,6 +103,11 @@ func (r *Result) Takeaway() string {
 	}
 	t := fmt.Sprintf("%s of kernels (%s of kernel time) run under %d µs; median kernel %s µs vs median launch call %s µs; launch delay p50 %s µs from the call's end",
 		units.Pct(v.ShortShare), units.Pct(v.ShortTimeShare), ShortKernel/1000, us(v.KernelP50), us(v.CallP50), us(r.All.FromEnd.P50))
+	if r.All.FromEnd.P50 >= ranAhead {
+		// A launch returns once the work is queued: a delay this long is
+		// the queue ahead of it, not the cost of launching.
+		t += " — the host ran ahead of a busy GPU: kernels waited in the queue behind submitted work, not for their launch"
+	}
 	switch v.Verdict {
 	case "cpu-bound":
 		return fmt.Sprintf("CPU-bound (GPU idle %s, %s of it host-bound): %s.", units.Pct(v.IdleShare), units.Pct(v.HostBoundShare), t)

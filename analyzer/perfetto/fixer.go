@@ -3,6 +3,7 @@ package perfetto
 import (
 	"cmp"
 	"errors"
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 	"io"
 	"math"
 	"slices"
@@ -57,15 +58,18 @@ type move struct {
 
 // Stats describes what the fixer found and did.
 type Stats struct {
-	Events     int64  `json:"events"`      // traceEvents elements (objects)
-	GPUSlices  int64  `json:"gpu_slices"`  // X slices of GPU categories
-	GPUTracks  int    `json:"gpu_tracks"`  // (pid,tid) tracks holding them
-	Overlaps   int    `json:"overlaps"`    // kernels/copies/fills starting before the previous one on their track ends
-	Crossings  int    `json:"crossings"`   // slices that broke nesting (and were moved)
-	MaxOverlap int64  `json:"max_overlap"` // ns: largest overlap of a crossing slice with the slice it started in
-	FlowsMoved int    `json:"flows_moved"` // flow ends moved with their slice
-	Lanes      []Lane `json:"lanes"`
-	Complete   bool   `json:"complete"` // the document ended properly
+	Events     int64 `json:"events"`      // traceEvents elements (objects)
+	GPUSlices  int64 `json:"gpu_slices"`  // X slices of GPU categories
+	GPUTracks  int   `json:"gpu_tracks"`  // (pid,tid) tracks holding them
+	Overlaps   int   `json:"overlaps"`    // kernels/copies/fills starting before the previous one on their track ends
+	Crossings  int   `json:"crossings"`   // slices that broke nesting (and were moved)
+	MaxOverlap int64 `json:"max_overlap"` // ns: largest overlap of a crossing slice with the slice it started in
+	// MaxOverlapUS is MaxOverlap in µs, as every other time of the
+	// artifacts (max_overlap stays: fields are never renamed or dropped).
+	MaxOverlapUS units.US `json:"max_overlap_us"`
+	FlowsMoved   int      `json:"flows_moved"` // flow ends moved with their slice
+	Lanes        []Lane   `json:"lanes"`
+	Complete     bool     `json:"complete"` // the document ended properly
 }
 
 // Lane is one synthetic track added next to a GPU track.
@@ -221,6 +225,7 @@ func (f *Fixer) Plan() *Stats {
 			}
 			st.Crossings++
 			st.MaxOverlap = max(st.MaxOverlap, main[len(main)-1]-sl.ts)
+			st.MaxOverlapUS = units.US(st.MaxOverlap)
 			if lanes == nil {
 				lanes = newLaneSet()
 			}

@@ -121,6 +121,10 @@ func TestFixtures(t *testing.T) {
 			out, st := fixChunked(t, in, 1)
 			t.Logf("%s: %d events, %d GPU slices on %d tracks, %d overlaps, %d crossings (max %d ns), %d lanes, %d flows moved",
 				c.rel, st.Events, st.GPUSlices, st.GPUTracks, st.Overlaps, st.Crossings, st.MaxOverlap, len(st.Lanes), st.FlowsMoved)
+			// issue 22 item 13: the µs twin of max_overlap (ns) says the same
+			if int64(st.MaxOverlapUS) != st.MaxOverlap || !strings.Contains(string(mustJSON(t, st)), `"max_overlap_us": `+st.MaxOverlapUS.String()) {
+				t.Errorf("max_overlap_us %s, max_overlap %d ns", st.MaxOverlapUS, st.MaxOverlap)
+			}
 			if st.Overlaps != c.overlaps || st.Crossings != c.crossings || st.MaxOverlap != c.maxOverlap {
 				t.Errorf("overlaps %d crossings %d max %d ns, want %d %d max %d", st.Overlaps, st.Crossings, st.MaxOverlap, c.overlaps, c.crossings, c.maxOverlap)
 			}
@@ -349,4 +353,13 @@ func BenchmarkFixCrossing100k(b *testing.B) {
 		f.Write(in)
 		f.Plan()
 	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -43,10 +43,12 @@ type Rows struct {
 	bad     int64
 	bytes   int64
 
-	// RPD: an op's API call (its correlation) and a copy API's size.
-	opAPI   map[int64]int64
-	apiSize map[int64]int64
-	hasSize map[int64]bool
+	// RPD: an op's API call (its correlation) and a copy API's size;
+	// the UserMarker calls that are autograd ops (ext_autogradapi).
+	opAPI    map[int64]int64
+	apiSize  map[int64]int64
+	hasSize  map[int64]bool
+	autograd map[int64]bool
 }
 
 // NewRows starts a row stream named name (the database file) in st.
@@ -166,7 +168,7 @@ func (r *Rows) startSection(name string) {
 	}
 	r.b = newBuilder(r.st.NewImport(r.name), format)
 	r.b.im.File().Bytes = r.bytes
-	r.opAPI, r.apiSize, r.hasSize = map[int64]int64{}, map[int64]int64{}, map[int64]bool{}
+	r.opAPI, r.apiSize, r.hasSize, r.autograd = map[int64]int64{}, map[int64]int64{}, map[int64]bool{}, map[int64]bool{}
 }
 
 // splitArray splits a one-line JSON array of scalars into their raw
@@ -327,6 +329,12 @@ func (r *Rows) row() bool {
 		}
 		q, _ := r.num(9)
 		b.copy(s, e, corrOf(c, ok), r.str(3), int32(dev), q)
+	case "rpd.autograd":
+		id, ok := r.num(0)
+		if !ok {
+			return false
+		}
+		r.autograd[id] = true
 	case "rpd.api":
 		id, ok1 := r.num(0)
 		s, ok2 := r.num(3)
@@ -346,6 +354,12 @@ func (r *Rows) row() bool {
 				name = m
 			}
 			kind = trace.KindUserAnnotation
+			if r.autograd[id] {
+				// rocmProfileData's autograd hook records each PyTorch op
+				// as a marker: a CPU op, so kernels launched inside it get
+				// it as their CPU op (by time on the thread, as Kineto's).
+				kind = trace.KindCPUOp
+			}
 		}
 		b.im.CPU(trace.Span{TS: s, Dur: e - s, Corr: id, Ext: trace.None, Name: b.im.Name(name), Track: b.im.Track(pid, tid), Kind: kind})
 	case "rpd.api_ops":

@@ -117,7 +117,7 @@ func (n *native) TakeOutput() ([]byte, error) { return n.job.TakeOutput(), nil }
 // Close lets the job's store go: a job whose blocks did not merge runs
 // again with one reader while the deferred Close of the first engine
 // still holds it (20 M tiny events: the first attempt's records stayed
-// live through the second, 1263 MiB against the 1044 MiB bound).
+// live through the second).
 func (n *native) Close() error { n.job = nil; return nil }
 
 // wasmEngine runs gputriage.wasm under wazero's compiler, with a compilation

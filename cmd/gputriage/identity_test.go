@@ -110,3 +110,36 @@ func TestServerArgsSidecar(t *testing.T) {
 		t.Errorf("model %v tp %v flags %v", m["model_name"], m["tp_size"], m["server_flags"])
 	}
 }
+
+// Issue 22: --server-flags given on the command line does not silently beat
+// the server_args.json in the input: the command line wins and the file's
+// problem says so; the same flags (or none given) say nothing.
+func TestServerFlagsConflict(t *testing.T) {
+	tr, err := os.ReadFile(filepath.Join("..", "..", "testdata", "default", "sglang_Qwen3-8B_decode.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "1712.5-TP-0-DECODE.trace.json.gz"), tr, 0o644)
+	os.WriteFile(filepath.Join(dir, "server_args.json"), []byte(`{"model_path":"Qwen/Qwen3-8B","tp_size":1,"attention_backend":"aiter"}`), 0o644)
+	for _, c := range []struct {
+		flags []string
+		warn  bool
+	}{{[]string{"--server-flags", "--attention-backend triton"}, true}, {nil, false}} {
+		out := filepath.Join(t.TempDir(), "out")
+		var so, se bytes.Buffer
+		if code := run(append([]string{"breakdown", "--engine", "native", "-q", "-o", out}, append(c.flags, dir)...), nil, &so, &se); code != 0 {
+			t.Fatalf("exit %d: %s", code, se.String())
+		}
+		b, _ := os.ReadFile(filepath.Join(out, "profile_metadata.json"))
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		warned := strings.Contains(se.String(), "server_args.json: its server flags differ from --server-flags, which win")
+		if warned != c.warn {
+			t.Errorf("%v: warned %v, want %v (stderr %q)", c.flags, warned, c.warn, se.String())
+		}
+		if c.warn && m["server_flags"] != "--attention-backend triton" {
+			t.Errorf("server_flags %v, want the command line's", m["server_flags"])
+		}
+	}
+}

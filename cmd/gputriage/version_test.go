@@ -50,3 +50,20 @@ func TestMakeServePort(t *testing.T) {
 		t.Errorf("make -n serve PORT=9123:\n%s", out)
 	}
 }
+
+// Issue 22 item 13: make run prints the takeaways and where the artifacts
+// are, not the whole summary.
+func TestMakeRunTakeaways(t *testing.T) {
+	mk, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("no make")
+	}
+	out, err := exec.Command(mk, "-n", "-C", "../..", "-o", "build", "run").CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n run: %v\n%s", err, out)
+	}
+	s := string(out)
+	if !strings.Contains(s, "> /dev/null") || !strings.Contains(s, "## Takeaways") || !strings.Contains(s, "Artifacts: out/default/") {
+		t.Errorf("make run does not print only the takeaways and the artifacts' place:\n%s", s)
+	}
+}

@@ -1929,6 +1929,19 @@ test('timeline bench: zooming a 1 M-kernel trace keeps every main-thread task â‰
 const ROCPROF = `${SHARED}/rocprof`;
 const DATABASES = ['908_results.rocpd.db.gz', 'mytrace.rpd.gz', 'matmul_result.rpd.gz', 'rocprof_compute_23ed6f36.db.gz'];
 
+/** Drop files (or a folder) on a page that may already show a report, and
+ *  wait for the report of this drop (state 'done' alone may be the last one's). */
+async function dropNew(page, input, files) {
+  await page.evaluate(() => {
+    window.__dropWorked = false;
+    window.__dropObserver?.disconnect();
+    window.__dropObserver = new MutationObserver(() => { if (document.body.dataset.state === 'working') window.__dropWorked = true; });
+    window.__dropObserver.observe(document.body, { attributes: true, attributeFilter: ['data-state'] });
+  });
+  await page.setInputFiles(input, files);
+  await page.waitForFunction(() => window.__dropWorked && ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 120_000 });
+}
+
 /** The CLI's artifacts and its wall time for files of one folder, as cliArtifacts. */
 function timedCli(files, cmd = 'breakdown', extra = []) {
   const t = process.hrtime.bigint();
@@ -1943,7 +1956,8 @@ test('rocprof: a rocpd .db, .rpd files (gzipped and raw) and a rocprof-compute D
   try {
     for (const f of [...DATABASES.map((n) => `${ROCPROF}/${n}`), raw]) {
       const label = path.basename(f);
-      await drop(s.page, [f]);
+      await dropNew(s.page, '#pick-files', [f]);
+      if (await s.page.evaluate(() => document.body.dataset.state) === 'error') assert.fail(`${label}: page error: ${await s.page.textContent('#error')}`);
       const got = await pageArtifacts(s.page);
       const cli = timedCli(f);
       assertSameArtifacts(got, cli.out, label);
@@ -1971,8 +1985,7 @@ test('rocprof: a rocprofv3 output folder (CSV + rocpd .db) dropped whole gives t
   const s = await openPage(`${base}/`);
   try {
     for (const [label, dir, want] of [['csv folder', path.join(run, 'node7'), 'node7/908_*.csv'], ['run folder', run, null]]) {
-      await s.page.setInputFiles('#pick-folder', dir);
-      await s.page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 120_000 });
+      await dropNew(s.page, '#pick-folder', dir);
       if (await s.page.evaluate(() => document.body.dataset.state) === 'error') assert.fail(`${label}: page error: ${await s.page.textContent('#error')}`);
       const got = await pageArtifacts(s.page);
       const out = fs.mkdtempSync(path.join(TMP, 'cli-'));
@@ -2009,8 +2022,7 @@ test('rocprof: a database in the file:// build; a damaged database is refused as
       const dir = fs.mkdtempSync(path.join(TMP, 'dbs-'));
       for (const x of files) fs.copyFileSync(x, path.join(dir, path.basename(x)));
       const local = files.map((x) => path.join(dir, path.basename(x)));
-      await s.page.setInputFiles('#pick-files', local);
-      await s.page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 120_000 });
+      await dropNew(s.page, '#pick-files', local);
       const out = fs.mkdtempSync(path.join(TMP, 'cli-'));
       const r = spawnSync(CLI, ['breakdown', '-q', '-o', out, ...local.map((x) => path.basename(x))], { cwd: dir, encoding: 'utf8' });
       const state = await s.page.evaluate(() => document.body.dataset.state);
