@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,13 +136,15 @@ func (o *Options) normalize() error {
 // FileResult says how one input was read.
 type FileResult struct {
 	Name    string `json:"name"`
-	Kind    string `json:"kind"` // trace | log | json | unknown
+	Kind    string `json:"kind"` // trace | log | json | tensor | unknown
 	Bytes   int64  `json:"bytes"`
 	Partial bool   `json:"partial"`
 	Problem string `json:"problem"`
 	// Problems counts the values that could not be used (skipped events,
 	// out-of-range times, cut names), when there are any.
 	Problems []trace.Count `json:"problems,omitempty"`
+
+	zip bool // a zip archive: maybe a torch.save tensor of a dump folder
 }
 
 // Artifact is one output file.
@@ -376,6 +379,7 @@ func (j *Job) decide(c *current) {
 		c.kind = "blank"
 	case archive(c.sniff) != "":
 		c.kind, c.archive = "unknown", archive(c.sniff)
+		c.res.zip = bytes.HasPrefix(c.sniff, []byte("PK\x03\x04"))
 	case j.setRocKind(c, b):
 	case crash.DockerInspect(b):
 		// container exit evidence, not a trace-event array
@@ -683,6 +687,14 @@ func (j *Job) Finish() *Result {
 		}
 	}
 	var problems []string
+	for i := range j.files {
+		// torch.save tensors (zip archives) inside a level-10 dump folder
+		// whose metadata was read are part of that evidence, not an
+		// unreadable input: listed, not opened.
+		if f := &j.files[i]; f.zip && j.crash != nil && j.crash.DumpFolder(path.Dir(strings.ReplaceAll(f.Name, "\\", "/"))) {
+			f.Kind, f.Problem = "tensor", ""
+		}
+	}
 	for _, f := range j.files {
 		switch {
 		case f.Kind == "unknown":

@@ -509,3 +509,15 @@ func (k *kernelAPIFact) lastDump() *kapiDump {
 	}
 	return best
 }
+
+// DumpFolder reports whether dir is a level-10 dump folder whose
+// metadata document was read: the tensor files beside it (inputs.pt,
+// outputs.pt, written by torch.save) belong to that evidence.
+func (s *Session) DumpFolder(dir string) bool {
+	for _, d := range s.b.facts.kernelAPI.dumps {
+		if d.metadata && d.dir == dir {
+			return true
+		}
+	}
+	return false
+}

@@ -35,6 +35,9 @@ func Summary(a *Analysis) []byte {
 	}
 	w("- Device: %s · observed arch **%s** · `arch_match` **%s** against target %s\n", mdText(dev), mdText(a.Arch.ObservedArch), mdText(a.Arch.ArchMatch), mdText(a.Target))
 	w("  - %s\n", mdText(a.Arch.Reason))
+	for _, n := range transferNotes(a) {
+		w("  - %s\n", n)
+	}
 	if a.ROCmVersion != "" {
 		w("- ROCm (HIP runtime) %s\n", a.ROCmVersion)
 	}

@@ -151,3 +151,35 @@ func TestTriageEveryStageFile(t *testing.T) {
 		t.Errorf("--stage prefill on a decode-only folder: exit %d, %q (want 2)", code, se)
 	}
 }
+
+// Issue 22 item 12: gfx950 relevance says what of this trace does not
+// transfer: vLLM's MXFP4 `_matmul_ogs_` Triton kernels hold 78.5 % of the
+// piecewise trace's kernel time (independently: the kernel events whose
+// name holds matmul_ogs, 0.7854 of the summed kernel durations), the
+// _ISA942_ solutions their share, and the empty linkage fields are named.
+func TestTransferNotes(t *testing.T) {
+	tr := filepath.Join(shared, "traces/tracelens/inference/vllm_prefilldecode_piecewise/graph_execution.json.gz")
+	if _, err := os.Stat(tr); err != nil {
+		fixture.Missing(t, "%v", err)
+	}
+	out := t.TempDir()
+	var so, se bytes.Buffer
+	if code := run([]string{"breakdown", "--engine", "native", "-q", "-o", out, "--model-name", "openai/gpt-oss-120b", tr}, nil, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	sum, _ := os.ReadFile(filepath.Join(out, "profile_summary.md"))
+	s := string(sum)
+	for _, want := range []string{
+		"78.5 % of GPU time runs kernels with MX-FP4/FP6 operands",
+		"gfx942 has no MX matrix instructions",
+		"of GPU time runs kernels compiled for gfx942 (`_ISA942_` library solutions)",
+		"Null linkage fields: `experiment_id`, `trial_id`, `base_image`, `resource_class`, `server_flags`:",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("profile_summary.md lacks %q", want)
+		}
+	}
+	if strings.Contains(s, "`model_name`: a run") {
+		t.Error("model_name was given, yet listed as null")
+	}
+}
