@@ -166,7 +166,7 @@ func reserve[T any](p *[]T, r *Reader, n int) {
 	}
 	want := len(s) + n
 	grown := max(2*cap(s), want, 1024)
-	if need, ok := r.hinted(want); ok {
+	if need, ok := r.hinted(want, r.baseOf(p)); ok {
 		grown = max(want, need)
 	}
 	*p = slices.Grow(s, grown-len(s))

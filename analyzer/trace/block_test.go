@@ -91,3 +91,29 @@ func FuzzMerge(f *testing.F) {
 		r.Close()
 	})
 }
+
+// A folder's files read one after the other into one store, each with its
+// size hint: the record slices stay near the records kept (the hint used to
+// extrapolate every earlier file's records from the current file's bytes).
+func TestFolderGrowthBounded(t *testing.T) {
+	data, _ := blockTrace(40000) // ≈ 11 MB: past hintAfter
+	s := NewStore()
+	for f := 0; f < 6; f++ {
+		r := s.NewReader(fmt.Sprintf("rank%d.json", f))
+		r.SizeHint(int64(len(data)))
+		for p := data; len(p) > 0; {
+			n := min(len(p), 1<<16)
+			r.Write(p[:n])
+			p = p[n:]
+		}
+		r.Close()
+	}
+	for _, c := range []struct {
+		what     string
+		len, cap int
+	}{{"GPU", len(s.GPU), cap(s.GPU)}, {"CPU", len(s.CPU), cap(s.CPU)}, {"Shapes", len(s.Shapes), cap(s.Shapes)}} {
+		if c.len != 6*40000 || float64(c.cap) > 1.5*float64(c.len) {
+			t.Errorf("%s: %d records in a capacity of %d", c.what, c.len, c.cap)
+		}
+	}
+}

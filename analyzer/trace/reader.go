@@ -37,6 +37,9 @@ type Reader struct {
 	lastTrack        uint32
 
 	sizeHint int64 // expected decompressed bytes of the file, 0 = unknown
+	// base is each record slice's length when the file started: a folder's
+	// files share one store, and only this file's records extrapolate.
+	base [6]int
 }
 
 // SizeHint tells the reader how many (decompressed) bytes the file should
@@ -49,7 +52,8 @@ func (r *Reader) SizeHint(n int64) { r.sizeHint = n }
 // NewReader starts a file named name in store s.
 func (s *Store) NewReader(name string) *Reader {
 	s.Files = append(s.Files, File{Name: name, Header: map[string][]byte{}})
-	r := &Reader{s: s, idx: uint16(len(s.Files) - 1)}
+	r := &Reader{s: s, idx: uint16(len(s.Files) - 1),
+		base: [6]int{len(s.GPU), len(s.CPU), len(s.Python), len(s.Annot), len(s.Shapes), len(s.Comms)}}
 	r.f = &s.Files[r.idx]
 	r.sc.event = r.event
 	r.sc.fast = r.fastEvent
@@ -264,7 +268,7 @@ func (r *Reader) comm(raw []byte, op int32, gpu bool) {
 // with no pointer written there is no GC write barrier per event.
 func add[T any](p *[]T, r *Reader) *T {
 	if len(*p) == cap(*p) {
-		*p = growHint(*p, r)
+		*p = growHint(*p, r, r.baseOf(p))
 	}
 	*p = (*p)[:len(*p)+1]
 	return &(*p)[len(*p)-1]
@@ -299,30 +303,80 @@ const hintAfter = 4 << 20
 
 // growHint grows a full slice to what the whole file will need, when the
 // reader has a size hint and has read enough to extrapolate; else doubles.
-func growHint[T any](s []T, r *Reader) []T {
+func growHint[T any](s []T, r *Reader, base int) []T {
 	if len(s) < cap(s) {
 		return s
 	}
-	if need, ok := r.hinted(len(s)); ok && need > len(s) {
+	if need, ok := r.hinted(len(s), base); ok && need > len(s) {
 		return slices.Grow(s, need-len(s))
 	}
 	return grow(s)
 }
 
-// hinted is how many records a slice holding n will need for the whole
-// file, extrapolated from the size hint; false without a usable hint.
-func (r *Reader) hinted(n int) (int, bool) {
+// hinted is how many records a slice holding n, of which the first base
+// came from earlier files, will need for the whole file, extrapolated from
+// the size hint; false without a usable hint.
+func (r *Reader) hinted(n, base int) (int, bool) {
 	f := r.File()
-	if r.sizeHint <= 0 || f.Bytes < hintAfter || r.sizeHint <= f.Bytes {
+	if r.sizeHint <= 0 || r.sizeHint <= f.Bytes {
 		return 0, false
 	}
+	b := r.s.Budget
+	if f.Bytes < hintAfter {
+		return r.hintedFromEarlier(n, base)
+	}
 	// Records of this slice from this file so far, extrapolated with
-	// 5 % headroom; other files' records are already in the slice.
-	need := int64(n) + int64(float64(n)*float64(r.sizeHint-f.Bytes)/float64(f.Bytes)*1.05)
+	// 5 % headroom; other files' records are already in the slice and
+	// say nothing about this one's (extrapolating them made a folder's
+	// store grow to many times its records).
+	own := int64(max(n-base, 0))
+	need := own + int64(float64(own)*float64(r.sizeHint-f.Bytes)/float64(f.Bytes)*1.05)
 	// A forged size hint must not allocate what the file does not
 	// hold: grow at most 16× what was really read (dead blocks stay
 	// ≤ 1/15 of the live one), and never past the record budget.
+	need = min(need, 16*own, own+b.Limits.Records-b.Records+1)
+	return int(min(int64(base)+need, 1<<31)), true
+}
+
+// hintedFromEarlier plans a file read after others into one store (a rank
+// folder) before it has read enough of itself: from the earlier files'
+// records per byte, so the shared slice, which holds every earlier file's
+// records, is copied once for this file rather than at every doubling.
+func (r *Reader) hintedFromEarlier(n, base int) (int, bool) {
+	var prior int64
+	for _, pf := range r.s.Files[:r.idx] {
+		prior += pf.Bytes
+	}
+	if base == 0 || prior < hintAfter {
+		return 0, false
+	}
+	own := int64(n - base)
+	need := own + int64(float64(base)*float64(r.sizeHint-r.File().Bytes)/float64(prior)*1.05)
+	// never more than doubling would have taken; never past the budget
 	b := r.s.Budget
-	need = min(need, 16*int64(n), int64(n)+b.Limits.Records-b.Records+1)
-	return int(min(need, 1<<31)), true
+	need = min(need, int64(n), own+b.Limits.Records-b.Records+1)
+	return int(min(int64(base)+need, 1<<31)), true
+}
+
+// baseOf is the length record slice p had when the file started.
+func (r *Reader) baseOf(p any) int {
+	s := r.s
+	switch p := p.(type) {
+	case *[]GPUOp:
+		return r.base[0]
+	case *[]Span:
+		switch p {
+		case &s.CPU:
+			return r.base[1]
+		case &s.Python:
+			return r.base[2]
+		case &s.Annot:
+			return r.base[3]
+		}
+	case *[]Shapes:
+		return r.base[4]
+	case *[]Comm:
+		return r.base[5]
+	}
+	return 0
 }

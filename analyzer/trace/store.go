@@ -355,6 +355,18 @@ func (s *Store) Sub(fi int) *Store {
 	// its own count: sub-stores may be analysed side by side
 	b := *s.Budget
 	sub.Budget = &b
+	// sized first: appending would copy each rank's records several times
+	count := func(n int, file func(i int) uint16) (k int) {
+		for i := range n {
+			if file(i) == f {
+				k++
+			}
+		}
+		return k
+	}
+	spanCount := func(in []Span) int { return count(len(in), func(i int) uint16 { return in[i].File }) }
+	sub.GPU = make([]GPUOp, 0, count(len(s.GPU), func(i int) uint16 { return s.GPU[i].File }))
+	sub.CPU = make([]Span, 0, spanCount(s.CPU))
 	gpu := make([]int32, len(s.GPU)) // old index → new, -1 when another file's
 	for i := range s.GPU {
 		gpu[i] = -1
@@ -374,7 +386,7 @@ func (s *Store) Sub(fi int) *Store {
 		}
 	}
 	spans := func(in []Span) []Span {
-		var out []Span
+		out := make([]Span, 0, spanCount(in))
 		for _, sp := range in {
 			if sp.File == f {
 				sp.File = 0
