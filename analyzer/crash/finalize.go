@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -611,7 +612,9 @@ func (b *builder) failureReason(d *Diagnosis) string {
 	r := f.Class + ": " + f.Summary
 	if len(f.Evidence) > 0 {
 		e := f.Evidence[0]
-		r += " [" + e.File + ":" + strconv.Itoa(e.Line) + "]"
+		// the file's name, not the caller's path to it: the same crash
+		// reads the same from every folder it is analysed in
+		r += " [" + path.Base(strings.ReplaceAll(e.File, "\\", "/")) + ":" + strconv.Itoa(e.Line) + "]"
 	}
 	r += b.kernelAPIReason(f.Class)
 	return clip(strings.ReplaceAll(r, "\n", " "), 600)

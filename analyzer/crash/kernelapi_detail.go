@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"path"
 	"strconv"
 	"strings"
 
@@ -109,7 +110,7 @@ func (b *builder) kernelAPIReason(class string) string {
 		}
 	}
 	if d := k.crashedDump(); d != nil {
-		r += "; crashed inside " + dumpFunction(d, k) + " (dump " + d.dir + ": inputs saved, no outputs)"
+		r += "; crashed inside " + dumpFunction(d, k) + " (dump " + path.Base(d.dir) + ": inputs saved, no outputs)"
 	}
 	return r
 }
