@@ -157,13 +157,15 @@ async function run(files, { keepRoles = false, diff = null } = {}) {
   probe.dropAt = performance.now();
   if (!keepRoles) roles = new Map();
   lastFiles = files;
+  // working from the drop on: the config sniff below awaits file reads, and
+  // until then the previous report must not pass for this drop's
+  setState('working');
   const { rest, config } = await splitModelConfig(files);
   if (!rest.length) {
     showError('a model config.json alone: drop it together with the trace it describes');
     return;
   }
   files = rest;
-  setState('working');
   ui.error.hidden = true;
   ui.progress.hidden = false;
   ui.cancel.focus();

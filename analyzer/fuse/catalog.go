@@ -77,10 +77,12 @@ var Catalog = []Rule{
 			CUDA: []Path{
 				{Framework: FrameworkVLLM, Text: "vLLM silu_and_mul_quant / rms_norm_dynamic_per_token_quant (the torch.compile ActivationQuantFusionPass / RMSNormQuantFusionPass)"},
 				{Framework: FrameworkSGLang, Text: "sgl_kernel fused act-and-mul with FP8 output"},
-				{Text: "fold the quantization into its producer's epilogue, or quantize inside the KV-cache write for an FP8 KV cache"},
+				{Text: "fold the quantization into its producer's epilogue"},
+				{KVCache: true, Text: "quantize inside the KV-cache write for an FP8 KV cache"},
 			},
 			ROCm: []Path{
-				{Text: "AITER fused producers with quantized output: act_mul_and_fp8_group_quant, rmsnorm2d_fwd_with_dynamicquant / add_rmsnorm_quant, fused RoPE + FP8 KV-cache write"},
+				{Text: "AITER fused producers with quantized output: act_mul_and_fp8_group_quant, rmsnorm2d_fwd_with_dynamicquant / add_rmsnorm_quant"},
+				{KVCache: true, Text: "AITER's fused RoPE + FP8 KV-cache write"},
 			},
 		},
 		Rationale: "A quantization kernel reads back what the previous pointwise kernel just wrote (activation, norm, RoPE or a copy); writing the quantized tensor directly saves a round trip through memory and a launch.",

@@ -67,6 +67,9 @@ func DetectFramework(st *trace.Store) string {
 // the chain rule, one chain kind ("" = any).
 type Path struct {
 	Framework, Kind, Text string
+	// KVCache marks a path through a KV cache: not offered to diffusion
+	// (xDiT) traces, which keep none.
+	KVCache bool
 }
 
 // Paths are the candidate fused code paths, per runtime.
@@ -81,8 +84,8 @@ func (p Paths) For(rocm bool, framework, kind string) string {
 	}
 	var specific, generic []string
 	for _, c := range list {
-		if c.Kind != "" && c.Kind != kind {
-			continue
+		if c.Kind != "" && c.Kind != kind || c.KVCache && framework == FrameworkXDiT {
+			continue // diffusion transformers (xDiT) keep no KV cache
 		}
 		switch c.Framework {
 		case framework:

@@ -106,7 +106,8 @@ func IndexPath(p string) string {
 }
 
 // params are /analyze's query parameters.
-var params = map[string]bool{"cmd": true, "target_arch": true, "stage": true, "name": true, "model_config": true}
+var params = map[string]bool{"cmd": true, "target_arch": true, "stage": true, "name": true, "model_config": true,
+	"experiment_id": true, "trial_id": true}
 
 func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
@@ -117,7 +118,7 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	for k := range q {
 		if !params[k] {
-			fail(w, http.StatusBadRequest, fmt.Sprintf("unknown parameter %q (want cmd, target_arch, stage, name, model_config)", k))
+			fail(w, http.StatusBadRequest, fmt.Sprintf("unknown parameter %q (want cmd, target_arch, stage, name, model_config, experiment_id, trial_id)", k))
 			return
 		}
 	}
@@ -135,7 +136,10 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 		}
 		cfg = []byte(v)
 	}
-	job, err := analyzer.New(analyzer.Options{Command: cmd, TargetArch: q.Get("target_arch"), Stage: q.Get("stage"), ModelConfig: cfg})
+	// experiment_id / trial_id: the run's identity, as the CLI's flags of
+	// the same names (stamped in every artifact and in its run id).
+	run := analyzer.RunIdentity{ExperimentID: q.Get("experiment_id"), TrialID: q.Get("trial_id")}
+	job, err := analyzer.New(analyzer.Options{Command: cmd, TargetArch: q.Get("target_arch"), Stage: q.Get("stage"), ModelConfig: cfg, Run: run})
 	if err != nil {
 		fail(w, http.StatusBadRequest, err.Error())
 		return

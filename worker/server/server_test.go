@@ -319,3 +319,26 @@ func TestModelConfig(t *testing.T) {
 		t.Errorf("bad model_config: %d %s", code, s)
 	}
 }
+
+// Issue 22 item 13: /analyze takes experiment_id and trial_id, as the CLI
+// takes --experiment-id and --trial-id: the artifacts carry them.
+func TestAnalyzeRunIdentity(t *testing.T) {
+	data, err := os.ReadFile(testTrace)
+	if err != nil {
+		fixture.Missing(t, "%v", err)
+	}
+	rec := do(t, "POST", "/analyze?cmd=breakdown&name=t.json.gz&experiment_id=exp-7&trial_id=trial-3", bytes.NewReader(data))
+	if rec.Code != 200 {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body.String())
+	}
+	var got struct {
+		Artifacts map[string]json.RawMessage `json:"artifacts"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	meta := string(got.Artifacts["profile_metadata.json"])
+	if !strings.Contains(meta, "exp-7") || !strings.Contains(meta, "trial-3") {
+		t.Errorf("profile_metadata.json lacks the experiment/trial ids: %.400s", meta)
+	}
+}
