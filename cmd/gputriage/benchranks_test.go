@@ -114,7 +114,9 @@ func ranksTable(t *testing.T) string {
 	fmt.Fprintf(&b, "| `gputriage breakdown` on the one file | %s = %.2f× zcat | 1 | |\n", fo, z.wall.Seconds()/fo.wall.Seconds())
 	fmt.Fprintf(&b, "| `gputriage breakdown` on the folder | %s = %.2f× zcat | **%.2f× the one file's wall** (CPU %.2f×, RSS %.2f×) | ≤ 1.1× |\n", fd, z.wall.Seconds()/fd.wall.Seconds(),
 		fd.wall.Seconds()/fo.wall.Seconds(), fd.cpu.Seconds()/fo.cpu.Seconds(), fd.rssMB/fo.rssMB)
-	b.WriteString("\nThe folder's extra is CPU: every rank analysed again on its own (a copy of its records, then every analysis) and the collectives extracted and matched; the ranks' own analyses run on every core, gunzip stays serial per file. RSS is each run's own peak (GNU time).\n")
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(&b, "\nLoad average at the end of the run (1, 5, 15 min): %s (2 cores shared with other sessions: wall times are inflated by it, CPU times much less).\n", strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], ", "))
+	b.WriteString("\nThe folder's extra is CPU: every rank analysed again on its own (a copy of its records, then every analysis) and the collectives extracted and matched; the ranks' own analyses run on every core, gunzip stays serial per file; the one store's record slices, shared by all files, are copied when they grow (once or twice per file). RSS is each run's own peak (GNU time).\n")
 	b.WriteString(ranksEnd + "\n")
 	return b.String()
 }
