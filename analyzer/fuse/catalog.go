@@ -68,7 +68,7 @@ var Catalog = []Rule{
 				{Text: "one kernel for the Q/K RMSNorm and RoPE (torch.compile fuses them when no graph break separates them)"},
 			},
 		},
-		Rationale: "Two RMSNorms (Q and K heads, Qwen3-style) are followed by a RoPE kernel on the same stream; one fused kernel would read Q/K once.",
+		Rationale: "Two RMSNorms (Q and K heads, Qwen3-style) are followed by a RoPE kernel on the same stream; one fused kernel would read Q/K once (the layout copies that reshape Q/K for the norms, counted in the row when present, go with them).",
 	},
 	{
 		ID: RuleQuantize, Pattern: "Standalone quantization after its producer (act-and-mul / norm / RoPE → quant)", Detector: "producer-then-quant",

@@ -295,6 +295,12 @@ func inductorKernel(k *kernel) bool {
 
 func isNorm(k *kernel) bool { return k.cat == kernels.CategoryNorm }
 
+// layoutCopy: ATen's copy_/contiguous kernel (direct_copy_kernel), the
+// reshape of a view into contiguous memory, not a computation.
+func layoutCopy(k *kernel) bool {
+	return k.cat == kernels.CategoryElementwise && strings.Contains(k.lower, "direct_copy_kernel")
+}
+
 func fusedAddNorm(k *kernel) bool {
 	for _, w := range []string{"add_rmsnorm", "fused_add_rms", "addrmsnorm", "add_rms_norm", "fusedaddrmsnorm", "add_layernorm"} {
 		if strings.Contains(k.lower, w) {
@@ -454,18 +460,31 @@ func (d *detector) scan(ks []kernel, a *stageAcc) {
 				emit(RuleAllReduceNorm, occ, flags...)
 			}
 		}
-		// Two norms, then RoPE (before attention): the norms and the RoPE
-		// kernel, not the copies between them.
+		// Two norms, then RoPE (before attention): the norms, the RoPE
+		// kernel and the layout copies of the same chain (Qwen3-style
+		// apply_qk_norm reshapes Q and K into contiguous heads before each
+		// norm: one copy_ kernel ahead of each norm), which a fused
+		// QK-norm + RoPE kernel also removes.
 		for r := range run {
 			if run[r].cat != kernels.CategoryRoPE || fusedQKNormRope(&run[r]) {
 				continue
 			}
 			lo := max(0, r-6)
+			first := -1
+			for q := lo; q < r; q++ {
+				if isNorm(&run[q]) || ladderRsqrt(&run[q]) {
+					first = q
+					break
+				}
+			}
 			var occ occurrence
 			norms := 0
 			for q := lo; q < r; q++ {
-				if isNorm(&run[q]) || ladderRsqrt(&run[q]) {
+				switch {
+				case isNorm(&run[q]) || ladderRsqrt(&run[q]):
 					norms++
+					occ = append(occ, run[q])
+				case first >= 0 && q >= first-1 && layoutCopy(&run[q]):
 					occ = append(occ, run[q])
 				}
 			}

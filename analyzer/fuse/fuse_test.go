@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
@@ -60,6 +62,9 @@ func TestROCmDecode(t *testing.T) {
 	}
 	if row := find(r, "decode", RuleQKNormRoPE); row == nil || row.Confidence != Conditional {
 		t.Error("Qwen3 Q/K norm + RoPE not found")
+	} else if !slices.ContainsFunc(row.Locations, func(l string) bool { return strings.Contains(l, "_reshape_for_qk_norm") }) {
+		// the chain's layout copies go with it (issue 22 item 13)
+		t.Errorf("Q/K norm + RoPE row leaves out the _reshape_for_qk_norm copies of its chain: %v", row.Locations)
 	}
 	if row := find(r, "decode", RuleAddNormQuant); row == nil || row.Confidence != AlreadyFused {
 		t.Error("AITER add_rmsnorm_quant must be reported as already fused")
