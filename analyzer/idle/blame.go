@@ -242,10 +242,30 @@ func (a *analyzer) stepRanges(k devKey, ops []int32) []*stepRange {
 		}
 	}
 	var out []*stepRange
+	// Kineto writes one gpu_user_annotation per stream the range ran on,
+	// all with the CPU annotation's External id (decode_step: 27.6 ms on
+	// the compute stream, then 2.2 µs on the NCCL stream): one step is the
+	// union of the spans of one id.
+	type annotKey struct {
+		name uint32
+		ext  int64
+	}
+	byExt := map[annotKey]*stepRange{}
 	callsite.Chunks(len(st.Annot), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s := &st.Annot[i]
 			if s.File == k.file && tracks[s.Track] && a.isStep(s.Name) {
+				if s.Ext != trace.None && s.Ext != 0 {
+					key := annotKey{s.Name, s.Ext}
+					if r := byExt[key]; r != nil {
+						r.s, r.e = min(r.s, s.TS), max(r.e, s.End())
+						continue
+					}
+					r := &stepRange{s: s.TS, e: s.End(), name: s.Name}
+					byExt[key] = r
+					out = append(out, r)
+					continue
+				}
 				out = append(out, &stepRange{s: s.TS, e: s.End(), name: s.Name})
 			}
 		}

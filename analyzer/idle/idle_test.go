@@ -220,3 +220,38 @@ func TestNestedSteps(t *testing.T) {
 		}
 	}
 }
+
+// Kineto writes one gpu_user_annotation per stream a range ran on, all
+// with the CPU annotation's External id (the TP decode traces: decode_step
+// 27.6 ms on the compute stream, then 2.2 µs on the NCCL stream). One step
+// is their union, not two steps of which every other one lasts 2 µs.
+func TestStepAnnotationPerStream(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"traceEvents":[`)
+	for i, s := range []int{0, 1000} {
+		ext := 100 + i
+		fmt.Fprintf(&b, `{"ph":"X","cat":"user_annotation","name":"decode_step","pid":1,"tid":1,"ts":%d,"dur":900,"args":{"External id":%d}},`, s, ext)
+		fmt.Fprintf(&b, `{"ph":"X","cat":"gpu_user_annotation","name":"decode_step","pid":0,"tid":7,"ts":%d,"dur":700,"args":{"External id":%d}},`, s+20, ext)
+		fmt.Fprintf(&b, `{"ph":"X","cat":"gpu_user_annotation","name":"decode_step","pid":0,"tid":21,"ts":%d,"dur":2,"args":{"External id":%d}},`, s+725, ext)
+		fmt.Fprintf(&b, `{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":%d,"dur":5,"args":{"correlation":%d}},`, s+5, 2*i+1)
+		fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":%d,"dur":690,"args":{"correlation":%d,"stream":7,"device":0}},`, s+25, 2*i+1)
+		fmt.Fprintf(&b, `{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":%d,"dur":5,"args":{"correlation":%d}},`, s+15, 2*i+2)
+		fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL","pid":0,"tid":21,"ts":%d,"dur":2,"args":{"correlation":%d,"stream":21,"device":0}},`, s+725, 2*i+2)
+	}
+	b.WriteString(`{"ph":"i","name":"end","pid":1,"tid":1,"ts":0,"s":"t"}]}`)
+	st := trace.NewStore()
+	r := st.NewReader("tp.json")
+	if _, err := r.Write([]byte(b.String())); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	res := analyze(st)
+	if len(res.Every) != 2 {
+		t.Fatalf("%d steps, want 2 (one per External id)", len(res.Every))
+	}
+	for _, w := range res.Every {
+		if w.Window != 707_000 { // ns
+			t.Errorf("step at %d: window %d ns, want 707 µs (20 → 727: both streams' spans)", w.Start, w.Window)
+		}
+	}
+}

@@ -3,8 +3,9 @@
 
 Written for gputriage's issue 23 (standard library only; reads the trace
 JSON directly, shares no code with the analyzer). A step is a
-gpu_user_annotation whose name is decode_step; its wall time is the
-annotation's dur; GPU busy is the length of the union of the device's
+gpu_user_annotation whose name is decode_step (Kineto writes one per stream
+the range ran on, sharing the CPU annotation's External id: their union is
+one step); its wall time is the span's length; GPU busy is the length of the union of the device's
 kernel / gpu_memcpy / gpu_memset intervals (all streams) clipped to the
 step; idle = wall - busy. Percentiles interpolate linearly between the two
 nearest ranks (numpy's default), std is the population std. Warm-up: the
@@ -41,8 +42,18 @@ ev = json.load(gzip.open(args[0]))["traceEvents"]
 gpu_ops = [e for e in ev if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") and e.get("ph") == "X"]
 ops = sorted((e["ts"], e["ts"] + e["dur"], e["pid"]) for e in gpu_ops)
 if cpu is None:
-    steps = sorted((e["ts"], e["ts"] + e["dur"], e["pid"]) for e in ev
-                   if e.get("cat") == "gpu_user_annotation" and e.get("name") == "decode_step")
+    # Kineto writes one gpu_user_annotation per stream a range ran on, all
+    # carrying the CPU annotation's External id: a step is their union.
+    by_id = {}
+    for e in ev:
+        if e.get("cat") == "gpu_user_annotation" and e.get("name") == "decode_step":
+            key = (e["pid"], e.get("args", {}).get("External id") or ("ts", e["ts"]))
+            s, t = e["ts"], e["ts"] + e["dur"]
+            if key in by_id:
+                s0, t0, _ = by_id[key]
+                s, t = min(s, s0), max(t, t0)
+            by_id[key] = (s, t, e["pid"])
+    steps = sorted(by_id.values())
 else:
     launch = {}
     for e in ev:
