@@ -22,7 +22,7 @@ wasm:
 run: build
 	@./bin/gputriage breakdown -q -o out/default $(DEFAULT_TRACE) > /dev/null
 	@sed -n '/^## Takeaways/,/^## /{/^## [^T]/!p}' out/default/profile_summary.md
-	@echo "Artifacts: out/default/ (profile_summary.md is the whole summary; artifacts.json lists every file)
+	@echo "Artifacts: out/default/ (profile_summary.md is the whole summary; artifacts.json lists every file)"
 
 test: build test-go test-browser test-worker
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"runtime/debug"
 	"strings"
@@ -65,5 +66,19 @@ func TestMakeRunTakeaways(t *testing.T) {
 	s := string(out)
 	if !strings.Contains(s, "> /dev/null") || !strings.Contains(s, "## Takeaways") || !strings.Contains(s, "Artifacts: out/default/") {
 		t.Errorf("make run does not print only the takeaways and the artifacts' place:\n%s", s)
+	}
+	// every recipe line parses as shell (a dry run alone let an
+	// unterminated quote through)
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		if o, err := exec.Command("sh", "-n", "-c", line).CombinedOutput(); err != nil {
+			t.Errorf("make run recipe line does not parse: %s\n%s", line, o)
+		}
+	}
+	// and it runs, when the CLI is built (make test builds it first)
+	if _, err := os.Stat("../../bin/gputriage"); err == nil {
+		out, err := exec.Command(mk, "-s", "-C", "../..", "-o", "build", "run").CombinedOutput()
+		if err != nil || !strings.HasPrefix(string(out), "## Takeaways") || !strings.Contains(string(out), "Artifacts: out/default/") {
+			t.Errorf("make run: %v\n%s", err, out)
+		}
 	}
 }
