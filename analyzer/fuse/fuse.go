@@ -107,7 +107,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	res := &Result{}
 	// Each file's heaviest GPU: a store of several files holds one rank's
 	// stage files (SGLang's EXTEND and DECODE traces), chains kept per file.
-	devOf := heaviestPerFile(st)
+	devOf := st.HeaviestDevices()
 	if len(devOf) == 0 {
 		return res
 	}
@@ -195,29 +195,6 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		}
 	}
 	return res
-}
-
-// heaviestPerFile returns, per file with kernels, the device whose
-// kernels take longest.
-func heaviestPerFile(st *trace.Store) map[uint16]int32 {
-	type fd struct {
-		file uint16
-		dev  int32
-	}
-	sum := map[fd]int64{}
-	for i := range st.GPU {
-		if o := &st.GPU[i]; o.Kind == trace.KindKernel {
-			sum[fd{o.File, o.Device}] += o.Dur
-		}
-	}
-	best := map[uint16]int32{}
-	bt := map[uint16]int64{}
-	for k, v := range sum {
-		if t, ok := bt[k.file]; !ok || v > t || v == t && k.dev < best[k.file] {
-			best[k.file], bt[k.file] = k.dev, v
-		}
-	}
-	return best
 }
 
 // isROCm: HIP launches, or kernels of ROCm-only libraries.

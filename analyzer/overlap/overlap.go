@@ -210,29 +210,6 @@ func heaviest(st *trace.Store) (uint16, int32, bool) {
 	return best.file, best.dev, bt >= 0
 }
 
-// heaviestPerFile returns, per file with kernels, the device whose
-// kernels take longest.
-func heaviestPerFile(st *trace.Store) map[uint16]int32 {
-	type fd struct {
-		file uint16
-		dev  int32
-	}
-	sum := map[fd]int64{}
-	for i := range st.GPU {
-		if o := &st.GPU[i]; o.Kind == trace.KindKernel {
-			sum[fd{o.File, o.Device}] += o.Dur
-		}
-	}
-	best := map[uint16]int32{}
-	bt := map[uint16]int64{}
-	for k, v := range sum {
-		if t, ok := bt[k.file]; !ok || v > t || v == t && k.dev < best[k.file] {
-			best[k.file], bt[k.file] = k.dev, v
-		}
-	}
-	return best
-}
-
 // fileShifts returns, per file, what to add to its ops' times so that the
 // analysed files follow one another: files of separate profiler sessions
 // (or separate processes) whose clocks overlap must not be taken for
@@ -313,7 +290,7 @@ func analyze(formal, mapping *trace.Store, opt Options) (*Result, *analyzer) {
 	// A store of several files holds one rank's stage files (SGLang's
 	// EXTEND and DECODE traces, analyzer/stagefiles.go): each file's
 	// heaviest GPU is analysed, its streams kept apart from the others'.
-	devOf := heaviestPerFile(formal)
+	devOf := formal.HeaviestDevices()
 	shift := fileShifts(formal, devOf)
 
 	// Formal ops of the chosen GPU, with stage and direct source.

@@ -414,3 +414,27 @@ func (s *Store) Sub(fi int) *Store {
 	}
 	return sub
 }
+
+// HeaviestDevices returns, per file with kernels, the device whose kernels
+// take longest (ties: the lower device id): the one GPU a per-file
+// analysis of a multi-device trace looks at.
+func (s *Store) HeaviestDevices() map[uint16]int32 {
+	type fd struct {
+		file uint16
+		dev  int32
+	}
+	sum := map[fd]int64{}
+	for i := range s.GPU {
+		if o := &s.GPU[i]; o.Kind == KindKernel {
+			sum[fd{o.File, o.Device}] += o.Dur
+		}
+	}
+	best := map[uint16]int32{}
+	bt := map[uint16]int64{}
+	for k, v := range sum {
+		if t, ok := bt[k.file]; !ok || v > t || v == t && k.dev < best[k.file] {
+			best[k.file], bt[k.file] = k.dev, v
+		}
+	}
+	return best
+}
