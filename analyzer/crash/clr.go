@@ -348,3 +348,13 @@ func hipLaunchRest(t string, i int, m *[9]string) bool {
 	m[0] = t[e:]
 	return true
 }
+
+// clrKeywords feed the line prefilter (prefilter.go): a line reaches this
+// parser only when it holds one of them. A new wording whose line holds
+// none of them needs its keyword here.
+var clrKeywords = []string{"HSA_OVERRIDE_GFX_VERSION", "gfx", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "CO ", "code object"}
+
+// clrReturnedKeywords feed the line prefilter (prefilter.go): a line reaches this
+// parser only when it holds one of them. A new wording whose line holds
+// none of them needs its keyword here.
+var clrReturnedKeywords = []string{"Returned hip"}

@@ -535,3 +535,8 @@ func sortedAggKeys(m map[string]*waveAgg) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// agentKeywords feed the line prefilter (prefilter.go): a line reaches this
+// parser only when it holds one of them. A new wording whose line holds
+// none of them needs its keyword here.
+var agentKeywords = []string{"wave_", "reason: ", "Disassembly", "--------", " registers:", "[0] ", "exec: ", "Local memory content", "rocm-debug-agent:", "rocm-dbgapi:", "Precise memory not supported"}

@@ -172,3 +172,8 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 		}
 	}
 }
+
+// exitKeywords feed the line prefilter (prefilter.go): a line reaches this
+// parser only when it holds one of them. A new wording whose line holds
+// none of them needs its keyword here.
+var exitKeywords = []string{"xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode"}

@@ -304,3 +304,8 @@ func (p *hangParser) endFile() {
 	p.gpuWait, p.collWait, p.busy, p.compile, p.threads = nil, nil, nil, nil, 0
 	p.status = map[string]int{}
 }
+
+// hangKeywords feed the line prefilter (prefilter.go): a line reaches this
+// parser only when it holds one of them. A new wording whose line holds
+// none of them needs its keyword here.
+var hangKeywords = []string{"atchdog", "Pyspy", "Process ", "Thread ", "died unexpectedly", "py-spy", "batch_size()=", "redacted"}

@@ -401,3 +401,13 @@ func mdIncident(b *strings.Builder, f *Finding) {
 		b.WriteString("Main thread: " + mdEscape(strings.Join(h.HostStack[:min(6, len(h.HostStack))], " ← ")) + "\n\n")
 	}
 }
+
+// incidentKeywords feed the line prefilter (prefilter.go): a line reaches this
+// parser only when it holds one of them. A new wording whose line holds
+// none of them needs its keyword here.
+var incidentKeywords = []string{"SeqNum=", "enqueued", "opCount", "nranks", "Root Cause", "local_rank", "exitcode", "host", "closing signal", "GPU use", "Pyspy dump for PID", "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size", "Virtual PC", "Active", ",0)"}
+
+// incidentRawKeywords feed the line prefilter (prefilter.go): a line reaches this
+// parser only when it holds one of them. A new wording whose line holds
+// none of them needs its keyword here.
+var incidentRawKeywords = []string{"[rank"}

@@ -211,3 +211,8 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 		f.exits = append(f.exits, ef)
 	}
 }
+
+// ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
+// parser only when it holds one of them. A new wording whose line holds
+// none of them needs its keyword here.
+var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "rank", "exitcode", "Signal ", "host"}

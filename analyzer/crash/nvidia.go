@@ -154,3 +154,8 @@ func (p *nvidiaParser) sanitizer(l *line) {
 		}
 	}
 }
+
+// nvidiaKeywords feed the line prefilter (prefilter.go): a line reaches this
+// parser only when it holds one of them. A new wording whose line holds
+// none of them needs its keyword here.
+var nvidiaKeywords = []string{"=====", "CUDA", "<<<", "Active", "Terminated"}

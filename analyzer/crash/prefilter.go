@@ -7,7 +7,8 @@ package crash
 // state (parser.active). The keyword lists are necessary conditions: every
 // parser still runs its own checks, so a keyword that fires too often only
 // costs time, while a missing keyword would change results. Each list
-// below is derived from the early returns / branch conditions of the parser
+// lives beside the parser it feeds (rocrKeywords in rocr.go …) so a new
+// wording touches one file; it is derived from the early returns / branch conditions of the parser
 // it feeds (the conditions test l.text, a substring of the raw line, so a
 // keyword absent from the raw line is absent from the text). Any substring
 // of a required string is a valid keyword: "Kernel (" stands for clr's
@@ -63,25 +64,25 @@ var kwLists = []struct {
 	bit   uint64
 	words []string
 }{
-	{kwROCr, []string{"ault", "critical error", "Exception", "Kernel '", "Memory Error", "page", "HSA_AMD_GPU_MEMORY_FAULT_EVENT"}},
-	{kwCLR, []string{"HSA_OVERRIDE_GFX_VERSION", "gfx", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "CO ", "code object"}},
-	{kwCLRReturned, []string{"Returned hip"}},
-	{kwAgent, []string{"wave_", "reason: ", "Disassembly", "--------", " registers:", "[0] ", "exec: ", "Local memory content", "rocm-debug-agent:", "rocm-dbgapi:", "Precise memory not supported"}},
-	{kwDmesg, []string{"amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable"}},
-	{kwTorch, []string{"File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}},
-	{kwTorchRaw, []string{"_LAUNCH_BLOCKING=", "AMD_SERIALIZE_KERNEL="}},
-	{kwNCCL, []string{"NCCL", "RCCL", "ccl", "rank", "exitcode", "Signal ", "host"}},
-	{kwExit, []string{"xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode"}},
-	{kwRocgdb, []string{"gdb ", "AMDGPU", "received signal", "Target Id", "No dispatches", "No queues", "No agents", "dispatches=", "Attaching to"}},
-	{kwKernelAPI, []string{"API ", "Output", "\"function_name\"", "\"execution_status\"", "\"exception\"", "ump", "input arguments", "_count=", "_level", ".pt", ".safetensors", "metadata.json", "KERNEL_API_", "FLASHINFER_"}},
-	{kwLaunch, []string{"maxThreadsPerBlock", "Workgroup Max Size", "SharedMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", ".hsaco", ".co", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}},
-	{kwHang, []string{"atchdog", "Pyspy", "Process ", "Thread ", "died unexpectedly", "py-spy", "batch_size()=", "redacted"}},
-	{kwTriton, []string{"PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR", "ModuleNotFoundError"}},
-	{kwNvidia, []string{"=====", "CUDA", "<<<", "Active", "Terminated"}},
-	{kwEvidence, []string{"Target Id", "No dispatches are currently", "wave_", " INFO", "Process ", "Thread 0x", "Pyspy dump", "ttach", "___"}},
-	{kwContainer, []string{" true", " false", "OOMKilled", "\"ExitCode\"", "ignal ", "IGNAL ", "container ", "\"Name\""}},
-	{kwIncident, []string{"SeqNum=", "enqueued", "opCount", "nranks", "Root Cause", "local_rank", "exitcode", "host", "closing signal", "GPU use", "Pyspy dump for PID", "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size", "Virtual PC", "Active", ",0)"}},
-	{kwIncidentRaw, []string{"[rank"}},
+	{kwROCr, rocrKeywords},
+	{kwCLR, clrKeywords},
+	{kwCLRReturned, clrReturnedKeywords},
+	{kwAgent, agentKeywords},
+	{kwDmesg, dmesgKeywords},
+	{kwTorch, torchKeywords},
+	{kwTorchRaw, torchRawKeywords},
+	{kwNCCL, ncclKeywords},
+	{kwExit, exitKeywords},
+	{kwRocgdb, rocgdbKeywords},
+	{kwKernelAPI, kernelAPIKeywords},
+	{kwLaunch, launchKeywords},
+	{kwHang, hangKeywords},
+	{kwTriton, tritonKeywords},
+	{kwNvidia, nvidiaKeywords},
+	{kwEvidence, evidenceKeywords},
+	{kwContainer, containerKeywords},
+	{kwIncident, incidentKeywords},
+	{kwIncidentRaw, incidentRawKeywords},
 
 	// ESC, literal ANSI escapes (all contain a backslash), tqdm rates, " - " of a ComfyUI stamp
 	{kwSpecial, []string{"\x1b", "\\", "it/s]", "s/it]", "B/s]", " - "}},

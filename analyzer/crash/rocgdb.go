@@ -278,3 +278,8 @@ func sortedDispatchKeys(m map[string]*dispatchSeen) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// rocgdbKeywords feed the line prefilter (prefilter.go): a line reaches this
+// parser only when it holds one of them. A new wording whose line holds
+// none of them needs its keyword here.
+var rocgdbKeywords = []string{"gdb ", "AMDGPU", "received signal", "Target Id", "No dispatches", "No queues", "No agents", "dispatches=", "Attaching to"}

@@ -289,3 +289,8 @@ func addressKind(addr string, reasons []string) string {
 	}
 	return ""
 }
+
+// rocrKeywords feed the line prefilter (prefilter.go): a line reaches this
+// parser only when it holds one of them. A new wording whose line holds
+// none of them needs its keyword here.
+var rocrKeywords = []string{"ault", "critical error", "Exception", "Kernel '", "Memory Error", "page", "HSA_AMD_GPU_MEMORY_FAULT_EVENT"}

@@ -484,3 +484,13 @@ func errName(t string) string {
 	}
 	return submatch(reErrName, t)
 }
+
+// torchKeywords feed the line prefilter (prefilter.go): a line reaches this
+// parser only when it holds one of them. A new wording whose line holds
+// none of them needs its keyword here.
+var torchKeywords = []string{"File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
+
+// torchRawKeywords feed the line prefilter (prefilter.go): a line reaches this
+// parser only when it holds one of them. A new wording whose line holds
+// none of them needs its keyword here.
+var torchRawKeywords = []string{"_LAUNCH_BLOCKING=", "AMD_SERIALIZE_KERNEL="}
