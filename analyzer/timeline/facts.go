@@ -64,9 +64,12 @@ func ComputeFacts(st *trace.Store, fi int) Facts {
 			}
 		}
 	})
-	// Streams are few: a list with the last one remembered. Kernel names
-	// are looked up by id (1 + index in kernels, 0 = not seen).
+	// Streams are few: a list with the last one remembered, and an index
+	// once there are many (one stream per kernel made the list search
+	// quadratic: 80 k streams took 36 s). Kernel names are looked up by id
+	// (1 + index in kernels, 0 = not seen).
 	var streams []StreamStat
+	var streamAt map[[2]int64]int
 	lastS := -1
 	var kernels []KernelStat
 	var isNCCL []bool
@@ -87,15 +90,30 @@ func ComputeFacts(st *trace.Store, fi int) Facts {
 			first, last = min(first, o.TS), max(last, o.End())
 			if lastS < 0 || streams[lastS].Device != o.Device || streams[lastS].Stream != o.Stream {
 				lastS = -1
-				for k := range streams {
-					if streams[k].Device == o.Device && streams[k].Stream == o.Stream {
+				key := [2]int64{int64(o.Device), int64(o.Stream)}
+				if streamAt != nil {
+					if k, ok := streamAt[key]; ok {
 						lastS = k
-						break
+					}
+				} else {
+					for k := range streams {
+						if streams[k].Device == o.Device && streams[k].Stream == o.Stream {
+							lastS = k
+							break
+						}
 					}
 				}
 				if lastS < 0 {
 					lastS = len(streams)
 					streams = append(streams, StreamStat{Device: o.Device, Stream: o.Stream})
+					if streamAt != nil {
+						streamAt[key] = lastS
+					} else if len(streams) > 16 {
+						streamAt = make(map[[2]int64]int, 64)
+						for k := range streams {
+							streamAt[[2]int64{int64(streams[k].Device), int64(streams[k].Stream)}] = k
+						}
+					}
 				}
 			}
 			s := &streams[lastS]
