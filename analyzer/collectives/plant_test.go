@@ -72,8 +72,8 @@ func TestPlantedStragglerRealTraces(t *testing.T) {
 }
 
 type plantSpec struct {
-	Rank    int   `json:"rank"`
-	DelayUS int64 `json:"delay_us"`
+	Rank    int       `json:"rank"`
+	DelayUS int64     `json:"delay_us"`
 	At      []plantAt `json:"at"`
 	// Drop: the rank's instance is removed after planting (a lost event,
 	// a cut trace).
