@@ -61,6 +61,7 @@ type facts struct {
 	ldsLog         int64         // LDS per workgroup the log states (launch.go)
 	xnackOn        *Evidence     // dmesg "XNACK is enabled, retry faults will be handled by SVM"
 	svmMiss        *Evidence     // dmesg "failed to find prange" / "not in any svm range"
+	mixed          mixedText     // interleaved wave-header text (interleave.go)
 }
 
 type exitFact struct {
