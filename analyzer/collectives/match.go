@@ -102,6 +102,13 @@ type StepRow struct {
 	// ByRank is the lateness each rank caused in the step, in rank_ids
 	// order (a rank × step heatmap's row).
 	ByRank []US `json:"lateness_by_rank_us"`
+	// Worst is the step's largest single arrival skew and the rank last
+	// there: one stall (a late launch, extra work before one layer's
+	// collective) can stand out while a rank that is a little late at
+	// every collective causes more lateness in sum.
+	WorstRank       int    `json:"worst_rank"`
+	WorstCollective string `json:"worst_collective"`
+	WorstSkew       US     `json:"worst_skew_us"`
 }
 
 // Culprit is the straggler in diagnose's culprit shape.
@@ -377,6 +384,7 @@ func (res *Result) steps() {
 	type acc struct {
 		late  map[int]US
 		worst map[int]*Instance
+		max   *Instance
 		n     int
 		skew  US
 	}
@@ -396,6 +404,9 @@ func (res *Result) steps() {
 		a.n++
 		a.skew += in.Skew
 		a.late[in.LastRank] += in.Skew
+		if a.max == nil || in.Skew > a.max.Skew {
+			a.max = in
+		}
 		if w := a.worst[in.LastRank]; w == nil || in.Skew > w.Skew {
 			a.worst[in.LastRank] = in
 		}
@@ -424,6 +435,7 @@ func (res *Result) steps() {
 		if w := a.worst[best]; w != nil {
 			row.Collective = w.Label()
 		}
+		row.WorstRank, row.WorstCollective, row.WorstSkew = a.max.LastRank, a.max.Label(), a.max.Skew
 		res.Steps = append(res.Steps, row)
 	}
 }
