@@ -226,6 +226,7 @@ func Match(sums []*Summary) *Result {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s: rank %d has %d unmatched of %d", groupName(k.pg, k.kind), sd.s.Rank, len(sd.ops)-len(rows), len(sd.ops)))
 			}
 		}
+		negative, mixed := 0, 0
 		for i, row := range rows {
 			index := i
 			if idxs != nil {
@@ -283,6 +284,19 @@ func Match(sums []*Summary) *Result {
 				}
 			}
 			res.Instances = append(res.Instances, in)
+			if in.Transfer < 0 {
+				negative++
+			}
+			if k.pg == "" && in.GroupSize > 0 && in.GroupSize < len(row) {
+				mixed = in.GroupSize
+			}
+		}
+		if negative > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: at %d of %d instances a rank's kernel ended before another rank's started (transfer < 0), which one clock cannot show: the ranks' clocks are taken as one (one host, or hosts kept in sync); a clock offset between hosts, or ranks matched to different instances, would read so",
+				groupName(k.pg, k.kind), negative, len(rows)))
+		}
+		if mixed > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: Group size %d but %d ranks matched: without a Process Group Name, ranks of different process groups may be matched together", groupName(k.pg, k.kind), mixed, len(sides)))
 		}
 	}
 	if orderFallback {
