@@ -141,6 +141,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 		work[c] = a.clone()
 	}
 	b.hangFindings(s, work) // rocgdb hang dumps (gdbhang.go)
+	runtimeVendor(f, work)  // evidence.go
 	// a generic trap status (HSA 0x1016 / hipErrorLaunchFailure) next to a
 	// specific wave reason belongs to that finding
 	if da := work[ClassDeviceAssert]; da != nil && isWeakTrap(da) {
