@@ -102,6 +102,13 @@ type StepRow struct {
 	// ByRank is the lateness each rank caused in the step, in rank_ids
 	// order (a rank × step heatmap's row).
 	ByRank []US `json:"lateness_by_rank_us"`
+	// Worst is the step's largest single arrival skew and the rank last
+	// there: one stall (a late launch, extra work before one layer's
+	// collective) can stand out while a rank that is a little late at
+	// every collective causes more lateness in sum.
+	WorstRank       int    `json:"worst_rank"`
+	WorstCollective string `json:"worst_collective"`
+	WorstSkew       US     `json:"worst_skew_us"`
 }
 
 // Culprit is the straggler in diagnose's culprit shape.
@@ -173,6 +180,7 @@ func Match(sums []*Summary) *Result {
 		// rows[i] holds instance i's op on every side
 		var rows [][]*Op
 		var seqs []int64
+		var idxs []int // instance index per row when alignment skipped some
 		if bySeq {
 			common := map[int64]int{}
 			for _, sd := range sides {
@@ -202,16 +210,15 @@ func Match(sums []*Summary) *Result {
 			}
 		} else {
 			orderFallback = true
-			n := len(sides[0].ops)
-			for _, sd := range sides {
-				n = min(n, len(sd.ops))
+			lists := make([][]*Op, len(sides))
+			rks := make([]int, len(sides))
+			for r, sd := range sides {
+				lists[r], rks[r] = sd.ops, sd.s.Rank
 			}
-			for i := 0; i < n; i++ {
-				row := make([]*Op, len(sides))
-				for r, sd := range sides {
-					row[r] = sd.ops[i]
-				}
-				rows = append(rows, row)
+			var missing []string
+			rows, idxs, missing = alignByOrder(lists, rks)
+			for _, m := range missing {
+				res.Notes = append(res.Notes, groupName(k.pg, k.kind)+": "+m)
 			}
 		}
 		for _, sd := range sides {
@@ -219,8 +226,13 @@ func Match(sums []*Summary) *Result {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s: rank %d has %d unmatched of %d", groupName(k.pg, k.kind), sd.s.Rank, len(sd.ops)-len(rows), len(sd.ops)))
 			}
 		}
+		negative, mixed := 0, 0
 		for i, row := range rows {
-			in := Instance{PG: k.pg, Kind: k.kind, Index: i, MatchedBy: "order", Ranks: make([]RankTime, len(row)), peers: row}
+			index := i
+			if idxs != nil {
+				index = idxs[i]
+			}
+			in := Instance{PG: k.pg, Kind: k.kind, Index: index, MatchedBy: "order", Ranks: make([]RankTime, len(row)), peers: row}
 			if bySeq {
 				q := seqs[i]
 				in.Seq, in.MatchedBy = &q, "seq"
@@ -272,6 +284,19 @@ func Match(sums []*Summary) *Result {
 				}
 			}
 			res.Instances = append(res.Instances, in)
+			if in.Transfer < 0 {
+				negative++
+			}
+			if k.pg == "" && in.GroupSize > 0 && in.GroupSize < len(row) {
+				mixed = in.GroupSize
+			}
+		}
+		if negative > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: at %d of %d instances a rank's kernel ended before another rank's started (transfer < 0), which one clock cannot show: the ranks' clocks are taken as one (one host, or hosts kept in sync); a clock offset between hosts, or ranks matched to different instances, would read so",
+				groupName(k.pg, k.kind), negative, len(rows)))
+		}
+		if mixed > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: Group size %d but %d ranks matched: without a Process Group Name, ranks of different process groups may be matched together", groupName(k.pg, k.kind), mixed, len(sides)))
 		}
 	}
 	if orderFallback {
@@ -373,6 +398,7 @@ func (res *Result) steps() {
 	type acc struct {
 		late  map[int]US
 		worst map[int]*Instance
+		max   *Instance
 		n     int
 		skew  US
 	}
@@ -392,6 +418,9 @@ func (res *Result) steps() {
 		a.n++
 		a.skew += in.Skew
 		a.late[in.LastRank] += in.Skew
+		if a.max == nil || in.Skew > a.max.Skew {
+			a.max = in
+		}
 		if w := a.worst[in.LastRank]; w == nil || in.Skew > w.Skew {
 			a.worst[in.LastRank] = in
 		}
@@ -420,6 +449,7 @@ func (res *Result) steps() {
 		if w := a.worst[best]; w != nil {
 			row.Collective = w.Label()
 		}
+		row.WorstRank, row.WorstCollective, row.WorstSkew = a.max.LastRank, a.max.Label(), a.max.Skew
 		res.Steps = append(res.Steps, row)
 	}
 }
@@ -598,4 +628,116 @@ func gbps(x float64) float64 {
 		return units.Round(x, 3)
 	}
 	return units.Round(x, 3+int(math.Ceil(-math.Log10(math.Abs(x)))))
+}
+
+// alignByOrder matches ops across ranks in issue order (lists[r]: rank r's
+// ops of one group, issue-ordered). With equal counts the i-th ops match.
+// A rank with fewer ops misses some instances (a truncated trace, a lost
+// event): pairing by position would then misalign every later instance, so
+// such a rank is aligned against the ranks holding the most ops by time —
+// an instance's kernels overlap on every rank (none can end before the
+// last has started), and at each instance the rank either takes it or,
+// while it has instances to miss, skips it when its next op fits the next
+// instance's window better. Instances some rank misses are left out (their
+// index stays the full ranks' issue order); missing says which.
+func alignByOrder(lists [][]*Op, ranks []int) (rows [][]*Op, idxs []int, missing []string) {
+	n, full := 0, 0
+	for _, l := range lists {
+		n = max(n, len(l))
+	}
+	for _, l := range lists {
+		if len(l) == n {
+			full++
+		}
+	}
+	if full == len(lists) {
+		for i := 0; i < n; i++ {
+			row := make([]*Op, len(lists))
+			for r, l := range lists {
+				row[r] = l[i]
+			}
+			rows = append(rows, row)
+		}
+		return rows, nil, nil
+	}
+	// the window every full rank agrees on at each instance: latest start,
+	// earliest end
+	winS, winE := make([]int64, n), make([]int64, n)
+	for j := 0; j < n; j++ {
+		first := true
+		for _, l := range lists {
+			if len(l) != n {
+				continue
+			}
+			if first || l[j].Start > winS[j] {
+				winS[j] = l[j].Start
+			}
+			if first || l[j].End < winE[j] {
+				winE[j] = l[j].End
+			}
+			first = false
+		}
+	}
+	// off is how far op o lies outside instance j's window
+	off := func(o *Op, j int) int64 {
+		lo, hi := min(winS[j], winE[j]), max(winS[j], winE[j])
+		return max(0, o.Start-hi) + max(0, lo-o.End)
+	}
+	at := make([][]*Op, len(lists)) // at[r][j]: rank r's op of instance j, or nil
+	for r, l := range lists {
+		at[r] = make([]*Op, n)
+		if len(l) == n {
+			copy(at[r], l)
+			continue
+		}
+		budget := n - len(l)
+		i := 0
+		var skipped []int
+		for j := 0; j < n && i < len(l); j++ {
+			if budget > 0 && j+1 < n && off(l[i], j+1) < off(l[i], j) {
+				budget--
+				skipped = append(skipped, j)
+				continue
+			}
+			at[r][j] = l[i]
+			i++
+		}
+		for j := n - 1; j >= 0 && at[r][j] == nil && budget > 0; j-- {
+			if !slices.Contains(skipped, j) {
+				skipped = append(skipped, j)
+				budget--
+			}
+		}
+		slices.Sort(skipped)
+		missing = append(missing, fmt.Sprintf("rank %d holds %d of the %d instances other ranks hold: aligned by time (an instance's kernels overlap on every rank), it misses #%s; those instances are left out",
+			ranks[r], len(l), n, joinInts(firstNInts(skipped, 8))))
+	}
+	for j := 0; j < n; j++ {
+		row := make([]*Op, len(lists))
+		ok := true
+		for r := range lists {
+			row[r] = at[r][j]
+			ok = ok && row[r] != nil
+		}
+		if ok {
+			rows = append(rows, row)
+			idxs = append(idxs, j)
+		}
+	}
+	return rows, idxs, missing
+}
+
+func firstNInts(v []int, n int) []int {
+	if len(v) <= n {
+		return v
+	}
+	return v[:n]
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = itoa(x)
+	}
+	return strings.Join(s, ", #")
 }

@@ -33,8 +33,9 @@ type facts struct {
 	locEv          *Evidence
 	aborts         []exitFact // SIGABRT-style ends (attached to the primary GPU finding)
 	exits          []exitFact
-	gpuArch        []string // gfx names seen
-	override       string   // HSA_OVERRIDE_GFX_VERSION value
+	gpuArch        []string      // gfx names seen
+	override       string        // HSA_OVERRIDE_GFX_VERSION value
+	gfx            overrideFacts // override vs the device's arch (override.go)
 	vramText       string
 	kernelAPI      kernelAPIFact
 	disasm         []*disasmBlock // disassembly blocks not attached to waves
@@ -50,6 +51,8 @@ type facts struct {
 	childFailure   *Evidence     // a supervisor saw a child die (exit.go): defeats a later bare "Killed"
 	vendorNV       bool          // NVIDIA-only evidence formats (session.go)
 	vendorAMD      bool          // ROCm-only evidence formats
+	runtimeNV      bool          // the framework's own text names CUDA (runtimeVendor, evidence.go)
+	runtimeAMD     bool          // … names HIP / ROCm
 	notes          []string      // session-level notes for the summary
 	inc            incidentFacts // hang / multi-rank evidence across files (incident.go)
 	container      containerFact // container.go
@@ -58,6 +61,7 @@ type facts struct {
 	ldsLog         int64         // LDS per workgroup the log states (launch.go)
 	xnackOn        *Evidence     // dmesg "XNACK is enabled, retry faults will be handled by SVM"
 	svmMiss        *Evidence     // dmesg "failed to find prange" / "not in any svm range"
+	mixed          mixedText     // interleaved wave-header text (interleave.go)
 }
 
 type exitFact struct {

@@ -10,8 +10,17 @@ import (
 // all wordings, HSA status codes anywhere, the queue-error packet dump and
 // AMD_LOG_LEVEL API traces (hipLaunchKernel geometry, "Returned hipErrorX").
 type clrParser struct {
-	s   *Session
-	pkt packetDump
+	s     *Session
+	pkt   packetDump
+	abort queueAbort // the last "Callback: Queue … aborting" (its dump may follow it)
+}
+
+// queueAbort: where a queue abort was read and the finding it made, so a
+// "Kernel Name:" dump printed after it (ROCm's order) names its kernel.
+type queueAbort struct {
+	line  int
+	class string
+	pid   int
 }
 
 type packetDump struct {
@@ -44,19 +53,19 @@ var (
 	reMissingCO    = lazyre.New(`Missing CO for these ISAs ?-? ?(.*)$`)
 	reCannotFindCO = lazyre.New(`Cannot find CO in the bundle.*?for ISA: ?(\S+)`)
 	reNoCompatCO   = lazyre.New(`No compatible code objects? found for: ?(\S+)`)
-	reOverride     = lazyre.New(`HSA_OVERRIDE_GFX_VERSION["']?\s*[=:]\s*["']?([\d.]+)`)
 )
 
-func (p *clrParser) beginFile(*Session) { p.pkt = packetDump{} }
-func (p *clrParser) endFile()           {}
+func (p *clrParser) beginFile(*Session) { p.pkt, p.abort = packetDump{}, queueAbort{} }
+func (p *clrParser) endFile()           { p.s.applyOverrideMismatch() }
 
 func (p *clrParser) line(l *line) {
 	t := l.text
 	s := p.s
-	if strings.Contains(t, "HSA_OVERRIDE_GFX_VERSION") {
-		if v := submatch(reOverride, t); v != "" && s.b.facts.override == "" {
-			s.b.facts.override = v
-		}
+	if o, ok := extractOverride(t); ok {
+		s.noteOverride(l, o)
+	}
+	if d, ok := extractDeviceArch(t); ok {
+		s.noteDeviceArch(l, d)
 	}
 	if strings.Contains(t, "gfx") {
 		s.noteArch(t)
@@ -82,6 +91,7 @@ func (p *clrParser) packet(l *line) {
 	if m := reKernelName.FindStringSubmatch(t); m != nil {
 		p.pkt = packetDump{kernel: strings.TrimSpace(m[1]), line: l.no, ev: l.ev(s), set: true}
 		s.format("clr_queue_error_dump")
+		p.dumpAfterAbort(l)
 	}
 	if strings.Contains(t, "Couldn't find kernel") {
 		p.pkt = packetDump{line: l.no, ev: l.ev(s), set: true}
@@ -178,6 +188,25 @@ func (p *clrParser) hsa(l *line) {
 	}
 	if l.pid > 0 {
 		a.setPID(l.pid)
+	}
+	if abort && a.f.Kernel == "" {
+		p.abort = queueAbort{line: l.no, class: class, pid: l.pid}
+	}
+}
+
+// dumpAfterAbort is the rule for ROCm's order — "Callback: Queue … aborting"
+// first, then CLR's dispatch dump "Kernel Name: …" (rocvirtual.cpp) a few
+// lines later: the dump names the aborted queue's kernel. Defeated by
+// distance (more than 5 lines) or another pid in the prefix.
+func (p *clrParser) dumpAfterAbort(l *line) {
+	ab := p.abort
+	if ab.class == "" || l.no-ab.line > 5 || l.no < ab.line || (ab.pid > 0 && l.pid > 0 && ab.pid != l.pid) {
+		return
+	}
+	p.abort = queueAbort{}
+	if a := p.s.b.get(ab.class); a != nil {
+		a.setKernel(p.pkt.kernel, "CLR dispatch dump after the queue abort (Kernel Name)", 85)
+		a.evidence(p.pkt.ev)
 	}
 }
 
@@ -352,7 +381,7 @@ func hipLaunchRest(t string, i int, m *[9]string) bool {
 // clrKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var clrKeywords = []string{"HSA_OVERRIDE_GFX_VERSION", "gfx", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "CO ", "code object"}
+var clrKeywords = []string{"HSA_OVERRIDE_GFX_VERSION", "gfx", "Marketing Name", "Board name", "Card series", "Product Name", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "CO ", "code object"}
 
 // clrReturnedKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
