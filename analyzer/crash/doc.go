@@ -17,14 +17,16 @@
 // rules → advice. An extractor is a pure function from text to a typed fact
 // (file, node, pid, address, reason …) that never decides a class
 // (rocrfacts.go: extractVMFault, extractMemoryError; regaddr.go: register
-// values per kernel); a rule turns facts into findings and names what
-// defeats it (apply* in rocrfacts.go, faultKernelByRegisters, the help-text,
-// world-size, child-failure and reset-debris defeaters; interleave.go
-// reads a kernel name spliced by several writers back from all its copies);
-// advice is built in
-// one place from the finding and the facts in hand (nextsteps.go,
-// evidence.go), every input value quoted with internal/quote. Older parsers
-// still write into the builder directly.
+// values per kernel; nccl.go: extractWatchdog, extractNCCLColl,
+// extractElasticRow; exit.go: extractChildExit; hang.go: extractPyFrame); a
+// rule turns facts into findings and names what defeats it (apply* in
+// rocrfacts.go, faultKernelByRegisters, opDivergenceCulprit in ncclops.go,
+// pyspyCulprit in hang.go, the help-text, world-size, child-failure and
+// reset-debris defeaters; interleave.go reads a kernel name spliced by
+// several writers back from all its copies); culprit.go only orders the
+// rules' culprits. Advice is built in one place from the finding and the
+// facts in hand (nextsteps.go, evidence.go), every input value quoted with
+// internal/quote. Older parsers still write into the builder directly.
 //
 // The grammars and the crash-class table follow docs/crash-formats.md of the
 // shared project documentation.
