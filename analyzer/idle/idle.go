@@ -138,7 +138,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 
 type devKey struct {
 	file   uint16
-	device int32
+	device int64
 }
 
 // acc accumulates one window.

@@ -66,7 +66,7 @@ const (
 )
 
 // RecordPeakBytes is what one kept record costs at the job's peak: its
-// 48–56 bytes in the store, the store's doubling growth (the old and the
+// 48–64 bytes in the store, the store's doubling growth (the old and the
 // new column live together once) and the analyses' transient indexes at
 // finish (steps, launch, timeline: 60–70 B per kernel). Measured in
 // make bench (BENCHMARKS.md, "Hostile shapes"): 20 M tiny events peaked at

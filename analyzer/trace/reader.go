@@ -209,14 +209,22 @@ func (r *Reader) handle(raw []byte) {
 	f.Kept++
 	switch k {
 	case KindKernel, KindMemcpy, KindMemset, KindSync:
-		dev, stream := e.device, e.stream
-		if dev == None {
-			dev, _ = jsontext.TrailingInt(pid)
+		// Ids are kept at 64 bits (2^40+7 is not stream 7); one beyond
+		// int64 is skipped and counted, never wrapped onto another.
+		dev, stream, over := e.device, e.stream, e.idOver
+		if dev == None && !over {
+			var o bool
+			if dev, _, o = jsontext.TrailingIntRange(pid); o {
+				over = true
+			}
 		}
-		if stream == None {
-			stream, _ = jsontext.TrailingInt(tid)
+		if stream == None && !over {
+			var o bool
+			if stream, _, o = jsontext.TrailingIntRange(tid); o {
+				over = true
+			}
 		}
-		if dev != int64(int32(dev)) || stream != int64(int32(stream)) {
+		if over {
 			f.Numbers.IDRange++
 			f.Kept--
 			b.Records--
@@ -226,7 +234,7 @@ func (r *Reader) handle(raw []byte) {
 			r.comm(raw, int32(len(s.GPU)), true)
 		}
 		*add(&s.GPU, r) = GPUOp{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
-			Track: track, Device: int32(dev), Stream: int32(stream), File: r.idx, Kind: k}
+			Track: track, Device: dev, Stream: stream, File: r.idx, Kind: k}
 	case KindPython:
 		*add(&s.Python, r) = Span{TS: ts, Dur: dur, Corr: None, Ext: None, Name: name,
 			Track: track, File: r.idx, Kind: k}
