@@ -866,8 +866,11 @@ func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins)
 	a.Steps = steps.Analyze(st, a.Idle, steps.Options{Stage: j.opts.Stage, OpStage: ids, StageNames: names})
 	stepLeads(a)
 	a.Launch = launch.Analyze(st, launch.Options{Stage: j.opts.Stage, Joins: joins, StageOf: ids, StageNames: names, Idle: a.Idle, Classes: a.Breakdown.Classes})
+	fileStage := fileStages(st, ids, names)
 	for _, fi := range files {
-		a.Timelines = append(a.Timelines, timeline.Compute(st, fi))
+		tl := timeline.Compute(st, fi)
+		tl.Stage = fileStage[fi]
+		a.Timelines = append(a.Timelines, tl)
 		a.Facts = append(a.Facts, timeline.ComputeFacts(st, fi))
 	}
 
@@ -1046,4 +1049,34 @@ func stepLeads(a *report.Analysis) {
 	if md := a.Steps.Markdown(); md != nil {
 		a.Sections = append(a.Sections, string(md))
 	}
+}
+
+// fileStages names, per file, the stage all of its GPU work is in (one
+// stage file of a --profile-by-stage folder), or "" when its work spans
+// several stages or none is named.
+func fileStages(st *trace.Store, opStage []uint8, names []string) []string {
+	const mixed = 255
+	id := make([]int, len(st.Files)) // 1 + stage id, 0 = no op yet, mixed
+	for i := range st.GPU {
+		o := &st.GPU[i]
+		if !o.Kind.IsGPUWork() || i >= len(opStage) {
+			continue
+		}
+		switch v := int(opStage[i]) + 1; id[o.File] {
+		case 0:
+			id[o.File] = v
+		case v, mixed:
+		default:
+			id[o.File] = mixed
+		}
+	}
+	out := make([]string, len(st.Files))
+	for f, v := range id {
+		if v > 0 && v != mixed && v-1 < len(names) {
+			if s := names[v-1]; s != callsite.StageAll && s != callsite.StageOther {
+				out[f] = s
+			}
+		}
+	}
+	return out
 }

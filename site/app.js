@@ -10,6 +10,7 @@ import template from 'gputriage-report-template';
 import example from 'gputriage-example';
 import { reportTitle } from './render/report.js';
 import { unzip } from './zip.js';
+import { visible } from './render/tsv.js';
 
 const EXAMPLE_NAME = 'sglang_Qwen3-8B_decode.json.gz';
 
@@ -197,7 +198,7 @@ async function run(files, { keepRoles = false, diff = null } = {}) {
       showError(result.error || 'the module could not read these files');
       return;
     }
-    document.title = `${reportTitle(result)} \u2014 gputriage`;
+    document.title = `${visible(reportTitle(result))} \u2014 gputriage`;
     const tr = performance.now();
     probe.resultAt = tr;
     performance.mark('gputriage:result'); // devtools' timings track
@@ -282,7 +283,7 @@ function eta(p, frac) {
 
 function showError(msg) {
   ui.progress.hidden = true;
-  ui.error.textContent = msg;
+  ui.error.textContent = visible(msg);
   ui.error.hidden = false;
   setState('error');
 }

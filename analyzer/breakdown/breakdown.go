@@ -105,6 +105,9 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		// the attrs number of the last (CPU op, location) summed, and its id
 		last   [2]int32
 		lastID [2]uint32
+		// time per provider the launch context named, for a row whose
+		// kernel name two libraries ship (kernels.ByContext)
+		byContext map[string]int64
 	}
 	rows := map[rowKey]*rowAcc{}
 	var rowList []*rowAcc
@@ -198,6 +201,14 @@ func Analyze(st *trace.Store, opt Options) *Result {
 				n := byName.Find(nk, 0)
 				rowOf[o.Name], rowSid[o.Name] = n+1, sid
 			}
+			if r.Provider == kernels.ProviderAITERorVLLM {
+				if p := kernels.ByContext(r.Provider, a.context(o)); p != "" {
+					if r.byContext == nil {
+						r.byContext = map[string]int64{}
+					}
+					r.byContext[p] += o.Dur
+				}
+			}
 			r.Launches++
 			r.GPUTime += o.Dur
 			r.Graph = r.Graph || at.graph
@@ -212,6 +223,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 			}
 		}
 	})
+	resolveShared(rowList, func(r *rowAcc) (*Row, map[string]int64) { return &r.Row, r.byContext })
 	// Category and provider shares per stage, from the rows.
 	cats := map[string]map[string]int64{}
 	provs := map[string]map[string]int64{}
@@ -376,6 +388,69 @@ func (a *attributor) attribute(o *trace.GPUOp) attribution {
 		at.python = a.sites.At(c.File, c.Track, c.TS+c.Dur/2)
 	}
 	return at
+}
+
+// context is what o's launch ran under (CPU ops, then Python frames,
+// innermost first); for a graph replay, nothing: the graph launch is not
+// the kernel's launching code.
+func (a *attributor) context(o *trace.GPUOp) func(yield func(string) bool) {
+	if j := a.Launch(o.File, o.Corr); j >= 0 {
+		if l := &a.st.CPU[j]; !a.IsGraphLaunch(l) {
+			return a.Context(callsite.Thread{File: l.File, Track: l.Track}, l.TS)
+		}
+		return func(func(string) bool) {}
+	}
+	if op := a.ByExt(o.File, o.Ext); op >= 0 {
+		c := &a.st.CPU[op]
+		return a.Context(callsite.Thread{File: c.File, Track: c.Track}, c.TS+c.Dur/2)
+	}
+	return func(func(string) bool) {}
+}
+
+// resolveShared settles the provider of rows whose kernel name two
+// libraries ship: by the provider their launches' context named (the one
+// with more GPU time), else by a sibling launched by the same library call
+// (the ll4mi reduce kernel follows its QKV kernel) whose provider is known
+// when all such siblings agree; else the row keeps the name-shared provider.
+func resolveShared[R any](rows []R, get func(R) (*Row, map[string]int64)) {
+	var open []*Row
+	for _, x := range rows {
+		r, ev := get(x)
+		if r.Provider != kernels.ProviderAITERorVLLM {
+			continue
+		}
+		best, bestT, tie := "", int64(-1), false
+		for p, t := range ev {
+			switch {
+			case t > bestT:
+				best, bestT, tie = p, t, false
+			case t == bestT:
+				tie = true
+			}
+		}
+		if best != "" && !tie {
+			r.Provider = best
+			continue
+		}
+		open = append(open, r)
+	}
+	for _, r := range open {
+		known := ""
+		for _, x := range rows {
+			s, _ := get(x)
+			if s == r || s.Provider == kernels.ProviderAITERorVLLM || !kernels.SameLauncher(s.Kernel, r.Kernel) {
+				continue
+			}
+			if known != "" && known != s.Provider {
+				known = ""
+				break
+			}
+			known = s.Provider
+		}
+		if known != "" {
+			r.Provider = known
+		}
+	}
 }
 
 // stages assigns a stage to every GPU op: the innermost stage-naming GPU

@@ -212,3 +212,23 @@ func (j *Joins) Enclosing(t Thread, at int64, k trace.Kind) int32 {
 	}
 	return -1
 }
+
+// Context yields the names of the CPU ops, then of the Python frames, that
+// contain t on a thread, innermost first, until yield returns false: what
+// a launch ran under, for rules that decide by the launching code.
+func (j *Joins) Context(t Thread, at int64) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		n := j.CPUNest(t.File, t.Track)
+		for p := n.At(j.St.CPU, at); p >= 0; p = n.Parent[p] {
+			if s := &j.St.CPU[n.Pos[p]]; s.End() >= at && !yield(j.St.Name(s.Name)) {
+				return
+			}
+		}
+		n = j.PythonNest(t.File, t.Track)
+		for p := n.At(j.St.Python, at); p >= 0; p = n.Parent[p] {
+			if s := &j.St.Python[n.Pos[p]]; s.End() >= at && !yield(j.St.Name(s.Name)) {
+				return
+			}
+		}
+	}
+}

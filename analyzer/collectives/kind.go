@@ -29,6 +29,9 @@ func kindOfArg(name string) string {
 // ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(…), ncclDevKernel_AllReduce_Sum_bf16_RING_LL(…).
 func kindOfKernel(name string) string {
 	l := strings.ToLower(name)
+	if customAllReduce(l) {
+		return "custom_allreduce"
+	}
 	for _, k := range []struct{ frag, kind string }{
 		{"allreduce", "allreduce"}, {"all_reduce", "allreduce"},
 		{"reducescatter", "reducescatter"}, {"reduce_scatter", "reducescatter"},
@@ -53,12 +56,33 @@ func BusFactor(kind string, n int) float64 {
 	}
 	f := float64(n)
 	switch kind {
-	case "allreduce":
+	case "allreduce", "custom_allreduce":
 		return 2 * (f - 1) / f
 	case "allgather", "reducescatter", "alltoall":
 		return (f - 1) / f
 	}
 	return 1 // broadcast, reduce, send/recv
+}
+
+// customFrags name the all-reduce kernels that bypass NCCL/RCCL (no
+// record_param_comms, no process group): AITER's and vLLM's/SGLang's
+// custom all-reduce (aiter::cross_device_reduce_2stage<bf16,8,false>,
+// vllm::cross_device_reduce_1stage), PyTorch symmetric memory
+// (multimem_all_reduce_kernel, one_shot_all_reduce_kernel,
+// two_shot_all_reduce_kernel), ROCm QuickReduce
+// (quickreduce::allreduce_prototype_twoshot) and TensorRT-LLM/FlashInfer's
+// fused all-reduce (allreduce_fusion_kernel_oneshot_lamport).
+var customFrags = []string{"cross_device_reduce", "multimem_all_reduce", "one_shot_all_reduce", "two_shot_all_reduce",
+	"quickreduce", "allreduce_prototype", "allreduce_fusion"}
+
+// customAllReduce reports a custom all-reduce kernel by its lower-cased name.
+func customAllReduce(l string) bool {
+	for _, f := range customFrags {
+		if strings.Contains(l, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // dtypeSize is the bytes of one element of a PyTorch dtype as the profiler

@@ -173,6 +173,7 @@ func Match(sums []*Summary) *Result {
 		// rows[i] holds instance i's op on every side
 		var rows [][]*Op
 		var seqs []int64
+		var idxs []int // instance index per row when alignment skipped some
 		if bySeq {
 			common := map[int64]int{}
 			for _, sd := range sides {
@@ -202,16 +203,15 @@ func Match(sums []*Summary) *Result {
 			}
 		} else {
 			orderFallback = true
-			n := len(sides[0].ops)
-			for _, sd := range sides {
-				n = min(n, len(sd.ops))
+			lists := make([][]*Op, len(sides))
+			rks := make([]int, len(sides))
+			for r, sd := range sides {
+				lists[r], rks[r] = sd.ops, sd.s.Rank
 			}
-			for i := 0; i < n; i++ {
-				row := make([]*Op, len(sides))
-				for r, sd := range sides {
-					row[r] = sd.ops[i]
-				}
-				rows = append(rows, row)
+			var missing []string
+			rows, idxs, missing = alignByOrder(lists, rks)
+			for _, m := range missing {
+				res.Notes = append(res.Notes, groupName(k.pg, k.kind)+": "+m)
 			}
 		}
 		for _, sd := range sides {
@@ -220,7 +220,11 @@ func Match(sums []*Summary) *Result {
 			}
 		}
 		for i, row := range rows {
-			in := Instance{PG: k.pg, Kind: k.kind, Index: i, MatchedBy: "order", Ranks: make([]RankTime, len(row)), peers: row}
+			index := i
+			if idxs != nil {
+				index = idxs[i]
+			}
+			in := Instance{PG: k.pg, Kind: k.kind, Index: index, MatchedBy: "order", Ranks: make([]RankTime, len(row)), peers: row}
 			if bySeq {
 				q := seqs[i]
 				in.Seq, in.MatchedBy = &q, "seq"
@@ -598,4 +602,116 @@ func gbps(x float64) float64 {
 		return units.Round(x, 3)
 	}
 	return units.Round(x, 3+int(math.Ceil(-math.Log10(math.Abs(x)))))
+}
+
+// alignByOrder matches ops across ranks in issue order (lists[r]: rank r's
+// ops of one group, issue-ordered). With equal counts the i-th ops match.
+// A rank with fewer ops misses some instances (a truncated trace, a lost
+// event): pairing by position would then misalign every later instance, so
+// such a rank is aligned against the ranks holding the most ops by time —
+// an instance's kernels overlap on every rank (none can end before the
+// last has started), and at each instance the rank either takes it or,
+// while it has instances to miss, skips it when its next op fits the next
+// instance's window better. Instances some rank misses are left out (their
+// index stays the full ranks' issue order); missing says which.
+func alignByOrder(lists [][]*Op, ranks []int) (rows [][]*Op, idxs []int, missing []string) {
+	n, full := 0, 0
+	for _, l := range lists {
+		n = max(n, len(l))
+	}
+	for _, l := range lists {
+		if len(l) == n {
+			full++
+		}
+	}
+	if full == len(lists) {
+		for i := 0; i < n; i++ {
+			row := make([]*Op, len(lists))
+			for r, l := range lists {
+				row[r] = l[i]
+			}
+			rows = append(rows, row)
+		}
+		return rows, nil, nil
+	}
+	// the window every full rank agrees on at each instance: latest start,
+	// earliest end
+	winS, winE := make([]int64, n), make([]int64, n)
+	for j := 0; j < n; j++ {
+		first := true
+		for _, l := range lists {
+			if len(l) != n {
+				continue
+			}
+			if first || l[j].Start > winS[j] {
+				winS[j] = l[j].Start
+			}
+			if first || l[j].End < winE[j] {
+				winE[j] = l[j].End
+			}
+			first = false
+		}
+	}
+	// off is how far op o lies outside instance j's window
+	off := func(o *Op, j int) int64 {
+		lo, hi := min(winS[j], winE[j]), max(winS[j], winE[j])
+		return max(0, o.Start-hi) + max(0, lo-o.End)
+	}
+	at := make([][]*Op, len(lists)) // at[r][j]: rank r's op of instance j, or nil
+	for r, l := range lists {
+		at[r] = make([]*Op, n)
+		if len(l) == n {
+			copy(at[r], l)
+			continue
+		}
+		budget := n - len(l)
+		i := 0
+		var skipped []int
+		for j := 0; j < n && i < len(l); j++ {
+			if budget > 0 && j+1 < n && off(l[i], j+1) < off(l[i], j) {
+				budget--
+				skipped = append(skipped, j)
+				continue
+			}
+			at[r][j] = l[i]
+			i++
+		}
+		for j := n - 1; j >= 0 && at[r][j] == nil && budget > 0; j-- {
+			if !slices.Contains(skipped, j) {
+				skipped = append(skipped, j)
+				budget--
+			}
+		}
+		slices.Sort(skipped)
+		missing = append(missing, fmt.Sprintf("rank %d holds %d of the %d instances other ranks hold: aligned by time (an instance's kernels overlap on every rank), it misses #%s; those instances are left out",
+			ranks[r], len(l), n, joinInts(firstNInts(skipped, 8))))
+	}
+	for j := 0; j < n; j++ {
+		row := make([]*Op, len(lists))
+		ok := true
+		for r := range lists {
+			row[r] = at[r][j]
+			ok = ok && row[r] != nil
+		}
+		if ok {
+			rows = append(rows, row)
+			idxs = append(idxs, j)
+		}
+	}
+	return rows, idxs, missing
+}
+
+func firstNInts(v []int, n int) []int {
+	if len(v) <= n {
+		return v
+	}
+	return v[:n]
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = itoa(x)
+	}
+	return strings.Join(s, ", #")
 }

@@ -29,6 +29,8 @@ func TestPlantedStragglerRealTraces(t *testing.T) {
 		long  bool
 	}{
 		{"dlrm.plant.key.json", dlrmFiles(t), false},
+		// two ranks miss an instance each: order matching must realign, not shift
+		{"dlrm_drop.plant.key.json", dlrmFiles(t), false},
 		{"tp2.plant.key.json", []string{"gpu/traces/tp_rank0.trace.json.gz", "gpu/traces/tp_rank1.trace.json.gz"}, true},
 	} {
 		t.Run(c.key, func(t *testing.T) {
@@ -70,13 +72,21 @@ func TestPlantedStragglerRealTraces(t *testing.T) {
 }
 
 type plantSpec struct {
-	Rank    int   `json:"rank"`
-	DelayUS int64 `json:"delay_us"`
-	At      []struct {
-		PG    string `json:"pg"`
-		Kind  string `json:"kind"`
-		Index int    `json:"index"`
-	} `json:"at"`
+	Rank    int       `json:"rank"`
+	DelayUS int64     `json:"delay_us"`
+	At      []plantAt `json:"at"`
+	// Drop: the rank's instance is removed after planting (a lost event,
+	// a cut trace).
+	Drop []struct {
+		Rank int `json:"rank"`
+		plantAt
+	} `json:"drop"`
+}
+
+type plantAt struct {
+	PG    string `json:"pg"`
+	Kind  string `json:"kind"`
+	Index int    `json:"index"`
 }
 
 type plantKey struct {
@@ -306,6 +316,12 @@ func plant(t *testing.T, doc []byte, spec plantSpec) []byte {
 			changed[c] = true
 		}
 	}
+	dropped := map[int]bool{}
+	for _, d := range spec.Drop {
+		if d.Rank == info.Rank {
+			dropped[byKey[d.PG+"\x00"+d.Kind][d.Index].i] = true
+		}
+	}
 	for op := range changed {
 		op.m["ts"] = json.RawMessage(usText(op.ts))
 		op.m["dur"] = json.RawMessage(usText(op.dur))
@@ -315,7 +331,13 @@ func plant(t *testing.T, doc []byte, spec plantSpec) []byte {
 		}
 		raw[op.i] = b
 	}
-	evs, _ := json.Marshal(raw)
+	kept := raw[:0]
+	for i, e := range raw {
+		if !dropped[i] {
+			kept = append(kept, e)
+		}
+	}
+	evs, _ := json.Marshal(kept)
 	top["traceEvents"] = evs
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)

@@ -118,16 +118,19 @@ func (s Site) String() string {
 // topKernels is how many of a window's kernels an Op keeps.
 const topKernels = 4
 
-// IsCollective reports a collective kernel by name (NCCL/RCCL; facts.py's
-// "name contains nccl", plus RCCL's own prefix).
+// IsCollective reports a collective kernel by name: NCCL/RCCL (facts.py's
+// "name contains nccl", plus RCCL's own prefix), RCCL's MSCCL kernels
+// (mscclKernel_Sum_hip_bfloat16_Simple_false: MSCCL_KERNEL_ENTRY_NAME in
+// RCCL's src/include/msccl/msccl_kernel.h) and the custom all-reduce
+// kernels (customFrags).
 func IsCollective(name string) bool {
 	for i := 0; i+4 <= len(name); i++ {
 		c := name[i] | 0x20
-		if (c == 'n' || c == 'r') && name[i+1]|0x20 == 'c' && name[i+2]|0x20 == 'c' && name[i+3]|0x20 == 'l' {
+		if (c == 'n' || c == 'r' || c == 's' && i > 0 && name[i-1]|0x20 == 'm') && name[i+1]|0x20 == 'c' && name[i+2]|0x20 == 'c' && name[i+3]|0x20 == 'l' {
 			return true
 		}
 	}
-	return false
+	return customAllReduce(strings.ToLower(name))
 }
 
 // Extract reduces file fi of st (rank rank of world) to its Summary. joins

@@ -33,8 +33,9 @@ type facts struct {
 	locEv          *Evidence
 	aborts         []exitFact // SIGABRT-style ends (attached to the primary GPU finding)
 	exits          []exitFact
-	gpuArch        []string // gfx names seen
-	override       string   // HSA_OVERRIDE_GFX_VERSION value
+	gpuArch        []string      // gfx names seen
+	override       string        // HSA_OVERRIDE_GFX_VERSION value
+	gfx            overrideFacts // override vs the device's arch (override.go)
 	vramText       string
 	kernelAPI      kernelAPIFact
 	disasm         []*disasmBlock // disassembly blocks not attached to waves
@@ -58,6 +59,7 @@ type facts struct {
 	ldsLog         int64         // LDS per workgroup the log states (launch.go)
 	xnackOn        *Evidence     // dmesg "XNACK is enabled, retry faults will be handled by SVM"
 	svmMiss        *Evidence     // dmesg "failed to find prange" / "not in any svm range"
+	mixed          mixedText     // interleaved wave-header text (interleave.go)
 }
 
 type exitFact struct {

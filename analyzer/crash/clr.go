@@ -44,19 +44,19 @@ var (
 	reMissingCO    = lazyre.New(`Missing CO for these ISAs ?-? ?(.*)$`)
 	reCannotFindCO = lazyre.New(`Cannot find CO in the bundle.*?for ISA: ?(\S+)`)
 	reNoCompatCO   = lazyre.New(`No compatible code objects? found for: ?(\S+)`)
-	reOverride     = lazyre.New(`HSA_OVERRIDE_GFX_VERSION["']?\s*[=:]\s*["']?([\d.]+)`)
 )
 
 func (p *clrParser) beginFile(*Session) { p.pkt = packetDump{} }
-func (p *clrParser) endFile()           {}
+func (p *clrParser) endFile()           { p.s.applyOverrideMismatch() }
 
 func (p *clrParser) line(l *line) {
 	t := l.text
 	s := p.s
-	if strings.Contains(t, "HSA_OVERRIDE_GFX_VERSION") {
-		if v := submatch(reOverride, t); v != "" && s.b.facts.override == "" {
-			s.b.facts.override = v
-		}
+	if o, ok := extractOverride(t); ok {
+		s.noteOverride(l, o)
+	}
+	if d, ok := extractDeviceArch(t); ok {
+		s.noteDeviceArch(l, d)
 	}
 	if strings.Contains(t, "gfx") {
 		s.noteArch(t)
@@ -352,7 +352,7 @@ func hipLaunchRest(t string, i int, m *[9]string) bool {
 // clrKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var clrKeywords = []string{"HSA_OVERRIDE_GFX_VERSION", "gfx", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "CO ", "code object"}
+var clrKeywords = []string{"HSA_OVERRIDE_GFX_VERSION", "gfx", "Marketing Name", "Board name", "Card series", "Product Name", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "CO ", "code object"}
 
 // clrReturnedKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds

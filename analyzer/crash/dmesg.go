@@ -24,14 +24,15 @@ type pageFault struct {
 	flags      map[string]string
 	retry      string
 	ring, vmid string
+	headless   bool // the paste began after the record's header
 	lines      []Evidence
 	first      *line
 }
 
 var (
-	rePFHeader   = lazyre.New(`(?:amdgpu (\S+): )?(?:amdgpu: )?\[(\w+)\] (retry |no-retry )?page fault \(src_id:(\d+) ring:(\d+) vmid:(\d+) pasid:(\d+)(?:, for process (\S+) pid (\d+) thread (\S+) pid (\d+))?`)
+	rePFHeader   = lazyre.New(`(?:amdgpu (\S+): )?(?:amdgpu: )?\[(\w+)\] (retry |no-retry |VMC |UTCL2 )?page fault \(src_id:(\d+) ring:(\d+) vm_?id:(\d+) pas_?id:(\d+)(?:, for process (\S+) pid (\d+) thread (\S+) pid (\d+))?`)
 	rePFProcess  = lazyre.New(`(?:for process|in process|Process) (\S+) pid (\d+) thread (\S+) pid (\d+)`)
-	rePFAddr     = lazyre.New(`in page starting at address (0x[0-9a-fA-F]+)(?: from (?:IH )?client (.*))?`)
+	rePFAddr     = lazyre.New(`(?:in page starting at address|^\s*at page) (0x[0-9a-fA-F]+)(?: from (?:IH )?(?:client )?(.*))?`)
 	rePFStatus   = lazyre.New(`(?:GC)?VM_L2_PROTECTION_FAULT_STATUS:(0x[0-9a-fA-F]+)`)
 	rePFClient   = lazyre.New(`Faulty UTCL2 client ID: (.*)$`)
 	rePFFlag     = lazyre.New(`\b(MORE_FAULTS|WALKER_ERROR|PERMISSION_FAULTS|MAPPING_ERROR|RW): (0x[0-9a-fA-F]+)`)
@@ -62,66 +63,50 @@ func sortedRecKeys(m map[string]*pageFault) []string {
 	return keys
 }
 
-func (p *dmesgParser) line(l *line) {
-	t := l.text
-	s := p.s
-	if strings.Contains(t, "amdgpu") || strings.Contains(t, "Faulty UTCL2") || (containsAny(t, "_FAULTS:", "_ERROR:", "RW:") && rePFFlag.MatchString(t)) {
-		if p.pageFault(l) {
-			return
-		}
-	}
-	if !containsAny(t, "amdgpu", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable") {
-		return
-	}
+// kernelEvent is one non-page-fault kernel-log line as a typed fact.
+type kernelEvent struct {
+	kind   string // oom_kill | xnack_on | svm_miss | xid | reset | kfd_resume | ras | vram
+	pid    int
+	task   string
+	rssKB  string // anon-rss of a killed process
+	vmKB   string
+	cgroup bool   // "Memory cgroup out of memory"
+	bdf    string // amdgpu device
+	reason string // reset: MES message / ring timeout / "GPU reset"
+	strong bool   // reset: a line that proves the reset (begin, MES failure, timeout, MODEn, BACO)
+	susPID string // reset: "Failed to suspend process pid N"
+	vram   string
+}
+
+// extractKernelEvent reads the OOM killer, SVM/XNACK, reset/hang, KFD and
+// RAS lines of dmesg / journald / syslog; it keeps no state and decides no
+// class.
+func extractKernelEvent(t string) (kernelEvent, bool) {
 	switch {
-	case strings.Contains(t, "XNACK is enabled") || strings.Contains(t, "failed to find prange") || strings.Contains(t, "not in any svm range"):
-		// SVM / XNACK facts: read by the memory-fault rule (finalize.go)
-		s.format("dmesg")
-		ev := l.ev(s)
-		if strings.Contains(t, "XNACK is enabled") {
-			s.b.facts.xnackOn = &ev
-		} else if s.b.facts.svmMiss == nil {
-			s.b.facts.svmMiss = &ev
-		}
-		return
+	case strings.Contains(t, "XNACK is enabled"):
+		return kernelEvent{kind: "xnack_on"}, true
+	case strings.Contains(t, "failed to find prange"), strings.Contains(t, "not in any svm range"):
+		return kernelEvent{kind: "svm_miss"}, true
 	case strings.Contains(t, "oom-kill:"):
 		if m := reOOMKill.FindStringSubmatch(t); m != nil {
-			s.format("dmesg_oom_kill")
-			a := s.b.add(s, ClassHostOOMKill, l, 0.95)
-			a.setPID(atoiDef(m[2], 0))
-			a.setStr(&a.f.Process, m[1])
-			a.setStr(&a.f.Signal, "SIGKILL")
+			return kernelEvent{kind: "oom_kill", pid: atoiDef(m[2], 0), task: m[1]}, true
 		}
-		return
+		return kernelEvent{}, false
 	case strings.Contains(t, "Killed process"):
 		if m := reOOMKilled.FindStringSubmatch(t); m != nil {
-			s.format("dmesg_oom_kill")
-			a := s.b.add(s, ClassHostOOMKill, l, 0.95)
-			a.setPID(atoiDef(m[1], 0))
-			a.setStr(&a.f.Process, m[2])
-			a.setStr(&a.f.Signal, "SIGKILL")
-			if m[4] != "" {
-				a.detail("anon_rss_kB", m[4])
-				a.detail("anon_rss", humanKB(m[4]))
-				a.detail("total_vm_kB", m[3])
-			}
-			if strings.HasPrefix(t, "Memory cgroup") {
-				a.detail("constraint", "memory cgroup limit (container)")
-			}
+			return kernelEvent{kind: "oom_kill", pid: atoiDef(m[1], 0), task: m[2], vmKB: m[3], rssKB: m[4], cgroup: strings.HasPrefix(t, "Memory cgroup")}, true
 		}
-		return
+		return kernelEvent{}, false
 	case strings.Contains(t, "NVRM: Xid"):
-		p.xid(l)
-		return
+		return kernelEvent{kind: "xid"}, true
 	}
-	if m := findIf(t, "VRAM", reVRAM); m != nil && s.b.facts.vramText == "" {
+	if m := findIf(t, "VRAM", reVRAM); m != nil {
 		v := m[1]
 		if v == "" {
 			v = m[2]
 		}
-		s.b.facts.vramText = v + " MiB VRAM reported by the driver"
+		return kernelEvent{kind: "vram", vram: v}, true
 	}
-	// hang / reset / firmware
 	switch {
 	case strings.Contains(t, "MES failed to respond"), strings.Contains(t, "failed to remove hardware queue from MES"),
 		strings.Contains(t, "MES might be in unrecoverable state"), strings.Contains(t, "GPU reset begin"),
@@ -131,118 +116,258 @@ func (p *dmesgParser) line(l *line) {
 		strings.Contains(t, "Failed to evict"), strings.Contains(t, "Failed to suspend process"),
 		strings.Contains(t, "ring reset"), strings.Contains(t, "MODE1 reset"), strings.Contains(t, "MODE2 reset"), strings.Contains(t, "BACO reset"),
 		strings.Contains(t, "devcoredump"), strings.Contains(t, "Dumping IP State"):
-		s.format("dmesg_gpu_reset")
-		conf := 0.6
-		if containsAny(t, "GPU reset begin", "MES failed", "device wedged", "timeout", "MODE1", "MODE2", "BACO", "unrecoverable") {
-			conf = 0.9
+		e := kernelEvent{kind: "reset", bdf: submatch(reBDF, t), susPID: submatch(reSuspendPID, t)}
+		e.strong = containsAny(t, "GPU reset begin", "MES failed", "device wedged", "timeout", "MODE1", "MODE2", "BACO", "unrecoverable")
+		switch m := reMESFail.FindStringSubmatch(t); {
+		case m != nil:
+			e.reason = "MES failed to respond to msg=" + m[1]
+		case strings.Contains(t, "timeout") && reRingTO.MatchString(t):
+			e.reason = "ring " + submatch(reRingTO, t) + " timeout"
+		case strings.Contains(t, "GPU reset begin"):
+			e.reason = "GPU reset"
 		}
-		a := s.b.add(s, ClassGPUHangReset, l, conf)
-		if b := submatch(reBDF, t); b != "" {
-			a.setStr(&a.f.Device, b)
-		}
-		if m := reMESFail.FindStringSubmatch(t); m != nil {
-			a.addReason("MES failed to respond to msg=" + m[1])
-		}
-		if m := reRingTO.FindStringSubmatch(t); m != nil && strings.Contains(t, "timeout") {
-			a.addReason("ring " + m[1] + " timeout")
-		}
-		if strings.Contains(t, "GPU reset begin") {
-			a.addReason("GPU reset")
-		}
-		if m := reSuspendPID.FindStringSubmatch(t); m != nil {
-			a.detail("suspend_failed_pid", m[1])
-		}
-		return
+		return e, true
 	case strings.Contains(t, "Failed to resume KFD"), strings.Contains(t, "restore_userptr_worker"):
-		s.format("dmesg_kfd")
-		a := s.b.add(s, ClassDMADriverFault, l, 0.55)
-		a.addReason("KFD userptr restore failed (Failed to resume KFD)")
-		return
+		return kernelEvent{kind: "kfd_resume"}, true
 	case strings.Contains(t, "uncorrectable hardware error"), strings.Contains(t, "Accelerator Check Architecture"),
 		strings.Contains(t, "aca entry"), strings.Contains(t, "RAS event of type"), strings.Contains(t, "ERREVENT_"),
 		strings.Contains(t, "amdgpu") && strings.Contains(t, "ECC") && containsAny(t, "uncorrectable", "error", "Error"):
-		s.format("dmesg_ras")
-		a := s.b.add(s, ClassECCRAS, l, 0.85)
-		if b := submatch(reBDF, t); b != "" {
-			a.setStr(&a.f.Device, b)
-		}
-		a.addReason("RAS / ECC error reported by the driver")
+		return kernelEvent{kind: "ras", bdf: submatch(reBDF, t)}, true
+	}
+	return kernelEvent{}, false
+}
+
+// line is a thin loop: page-fault decode lines go to the record assembler,
+// the rest to extractKernelEvent and its rule.
+func (p *dmesgParser) line(l *line) {
+	t := l.text
+	if containsAny(t, pageFaultKeywords...) && p.pageFault(l) {
 		return
+	}
+	if !containsAny(t, "amdgpu", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable") {
+		return
+	}
+	if e, ok := extractKernelEvent(t); ok {
+		p.applyKernelEvent(l, e)
 	}
 }
 
-// pageFault handles the multi-line page-fault decode; returns true when the
-// line belonged to it.
-func (p *dmesgParser) pageFault(l *line) bool {
-	t := l.text
-	bdf := ""
+// applyKernelEvent is the rule for kernel events: the OOM killer's victim
+// (host_oom_kill), reset/hang lines (gpu_hang_reset; weaker for lines that
+// only follow a reset), KFD userptr restore failures (dma_driver_fault),
+// RAS/ECC (ecc_ras); SVM/XNACK and VRAM lines are facts the memory-fault
+// and capacity rules read later.
+func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
+	s := p.s
+	switch e.kind {
+	case "xnack_on", "svm_miss":
+		s.format("dmesg")
+		ev := l.ev(s)
+		if e.kind == "xnack_on" {
+			s.b.facts.xnackOn = &ev
+		} else if s.b.facts.svmMiss == nil {
+			s.b.facts.svmMiss = &ev
+		}
+	case "oom_kill":
+		s.format("dmesg_oom_kill")
+		a := s.b.add(s, ClassHostOOMKill, l, 0.95)
+		a.setPID(e.pid)
+		a.setStr(&a.f.Process, e.task)
+		a.setStr(&a.f.Signal, "SIGKILL")
+		if e.rssKB != "" {
+			a.detail("anon_rss_kB", e.rssKB)
+			a.detail("anon_rss", humanKB(e.rssKB))
+			a.detail("total_vm_kB", e.vmKB)
+		}
+		if e.cgroup {
+			a.detail("constraint", "memory cgroup limit (container)")
+		}
+	case "xid":
+		p.xid(l)
+	case "vram":
+		if s.b.facts.vramText == "" {
+			s.b.facts.vramText = e.vram + " MiB VRAM reported by the driver"
+		}
+	case "reset":
+		s.format("dmesg_gpu_reset")
+		conf := 0.6
+		if e.strong {
+			conf = 0.9
+		}
+		a := s.b.add(s, ClassGPUHangReset, l, conf)
+		a.setStr(&a.f.Device, e.bdf)
+		if e.reason != "" {
+			a.addReason(e.reason)
+		}
+		a.detail("suspend_failed_pid", e.susPID)
+	case "kfd_resume":
+		s.format("dmesg_kfd")
+		a := s.b.add(s, ClassDMADriverFault, l, 0.55)
+		a.addReason("KFD userptr restore failed (Failed to resume KFD)")
+	case "ras":
+		s.format("dmesg_ras")
+		a := s.b.add(s, ClassECCRAS, l, 0.85)
+		a.setStr(&a.f.Device, e.bdf)
+		a.addReason("RAS / ECC error reported by the driver")
+	}
+}
+
+// pfLine is one line of the amdgpu page-fault decode as a typed fact
+// (extractPageFaultLine). Kernel wordings it covers, newest first:
+// "[gfxhub] page fault (src_id:0 ring:24 vmid:8 pasid:32770)" with the
+// process on its own line ("Process python pid N thread …", 6.x; " in
+// process …)", " for process …)", 5.x), "[gfxhub0] no-retry page fault (…,
+// for process P pid N thread T pid M)" (5.x–6.x), "[mmhub] VMC page fault
+// (src_id:0 ring:153 vm_id:0 pas_id:0)" + "at page 0x… from 18" (4.1x), then
+// "in page starting at address 0x… from [IH ]client …", the (GC)VM_L2
+// status, "Faulty UTCL2 client ID: TCP (0x8)" and the status bit fields.
+type pfLine struct {
+	kind       pfKind
+	bdf        string
+	hub, retry string
+	ring, vmid string
+	process    string
+	pid        int
+	addr       string
+	ihClient   string
+	status     string
+	client     string
+	flag, val  string
+}
+
+type pfKind int
+
+const (
+	pfNone pfKind = iota
+	pfHeader
+	pfProcess
+	pfAddr
+	pfStatus
+	pfClient
+	pfFlag
+)
+
+// extractPageFaultLine reads one decode line; it keeps no state.
+func extractPageFaultLine(t string) (pfLine, bool) {
+	x := pfLine{}
 	if strings.Contains(t, "amdgpu ") {
-		bdf = submatch(reBDF, t)
+		x.bdf = submatch(reBDF, t)
 	}
 	if m := findIf(t, "page fault (src_id:", rePFHeader); m != nil {
 		if m[1] != "" {
-			bdf = m[1]
+			x.bdf = m[1]
 		}
-		p.flush(bdf)
+		x.kind, x.hub, x.retry, x.ring, x.vmid = pfHeader, m[2], strings.TrimSpace(m[3]), m[5], m[6]
+		if x.retry == "VMC" || x.retry == "UTCL2" {
+			x.retry = ""
+		}
+		if m[8] != "" {
+			x.process, x.pid = m[8], atoiDef(m[9], 0)
+		}
+		return x, true
+	}
+	switch {
+	case strings.Contains(t, "rocess "):
+		if m := rePFProcess.FindStringSubmatch(t); m != nil {
+			x.kind, x.process, x.pid = pfProcess, m[1], atoiDef(m[2], 0)
+			return x, true
+		}
+	case strings.Contains(t, " page "):
+		if m := rePFAddr.FindStringSubmatch(t); m != nil {
+			x.kind, x.addr, x.ihClient = pfAddr, m[1], strings.TrimSpace(m[2])
+			return x, true
+		}
+	case strings.Contains(t, "VM_L2_PROTECTION_FAULT_STATUS:"):
+		if m := rePFStatus.FindStringSubmatch(t); m != nil {
+			x.kind, x.status = pfStatus, m[1]
+			return x, true
+		}
+	case strings.Contains(t, "Faulty UTCL2 client ID: "):
+		if m := rePFClient.FindStringSubmatch(t); m != nil {
+			x.kind, x.client = pfClient, strings.TrimSpace(m[1])
+			return x, true
+		}
+	case containsAny(t, "_FAULTS: ", "_ERROR: ", "RW: "):
+		if m := rePFFlag.FindStringSubmatch(t); m != nil {
+			x.kind, x.flag, x.val = pfFlag, m[1], m[2]
+			return x, true
+		}
+	}
+	return pfLine{}, false
+}
+
+// pageFault assembles decode lines into one record per device (several
+// GPUs interleave their decodes); returns true when the line belonged to it.
+func (p *dmesgParser) pageFault(l *line) bool {
+	x, ok := extractPageFaultLine(l.text)
+	if !ok {
+		return false
+	}
+	if x.kind == pfHeader {
+		p.flush(x.bdf)
 		if len(p.recs) > 64 {
 			for _, k := range sortedRecKeys(p.recs) {
 				p.flush(k)
 			}
 		}
-		pf := &pageFault{bdf: bdf, hub: m[2], retry: strings.TrimSpace(m[3]), ring: m[5], vmid: m[6], flags: map[string]string{}, first: keepLine(l)}
-		if m[8] != "" {
-			pf.process, pf.pid = m[8], atoiDef(m[9], 0)
-		}
+		pf := &pageFault{bdf: x.bdf, hub: x.hub, retry: x.retry, ring: x.ring, vmid: x.vmid, flags: map[string]string{}, first: keepLine(l)}
+		pf.process, pf.pid = x.process, x.pid
 		pf.lines = append(pf.lines, l.ev(p.s))
-		p.recs[bdf] = pf
+		p.recs[x.bdf] = pf
 		p.s.format("dmesg_page_fault")
 		return true
 	}
-	pf := p.recs[bdf]
-	if pf == nil {
-		// decode lines without "amdgpu <BDF>:" (some kernels): attach to the only open record
-		if len(p.recs) == 1 {
-			for _, r := range p.recs {
-				pf = r
-			}
+	pf := p.recs[x.bdf]
+	if pf == nil && len(p.recs) == 1 {
+		// decode lines without "amdgpu <BDF>:" (some kernels): the only open record
+		for _, r := range p.recs {
+			pf = r
 		}
-		if pf == nil {
+	}
+	if pf == nil {
+		// a paste that begins mid-block: the address line opens a record
+		// without its header (hub and vmid unknown)
+		if x.kind != pfAddr {
 			return false
 		}
+		pf = &pageFault{bdf: x.bdf, flags: map[string]string{}, first: keepLine(l), headless: true}
+		p.recs[x.bdf] = pf
+		p.s.format("dmesg_page_fault")
 	}
-	used := false
-	if m := findIf(t, "rocess ", rePFProcess); m != nil && pf.process == "" {
-		pf.process, pf.pid, used = m[1], atoiDef(m[2], 0), true
-	}
-	if m := findIf(t, "in page starting at address ", rePFAddr); m != nil {
+	switch x.kind {
+	case pfProcess:
+		if pf.process != "" {
+			return false
+		}
+		pf.process, pf.pid = x.process, x.pid
+	case pfAddr:
 		if pf.addr != "" {
 			// a new fault in the same burst without a header: close the record
 			p.flush(pf.bdf)
 			return true
 		}
-		pf.addr, used = m[1], true
-		if m[2] != "" {
-			pf.lines = append(pf.lines, l.ev(p.s))
-			pf.flags["ih_client"] = strings.TrimSpace(m[2])
+		pf.addr = x.addr
+		if x.ihClient != "" {
+			pf.flags["ih_client"] = x.ihClient
 		}
+	case pfStatus:
+		pf.status = x.status
+	case pfClient:
+		pf.client = x.client
+	case pfFlag:
+		pf.flags[x.flag] = x.val
 	}
-	if m := findIf(t, "VM_L2_PROTECTION_FAULT_STATUS:", rePFStatus); m != nil {
-		pf.status, used = m[1], true
-	}
-	if m := findIf(t, "Faulty UTCL2 client ID: ", rePFClient); m != nil {
-		pf.client, used = strings.TrimSpace(m[1]), true
-	}
-	if !containsAny(t, "_FAULTS: ", "_ERROR: ", "RW: ") {
-	} else if m := rePFFlag.FindStringSubmatch(t); m != nil {
-		pf.flags[m[1]], used = m[2], true
-	}
-	if used && len(pf.lines) < 12 {
+	if len(pf.lines) < 12 {
 		pf.lines = append(pf.lines, l.ev(p.s))
 	}
-	return used
+	return true
 }
 
-// flush turns a completed page-fault record into a finding.
+// flush is the page-fault rule: a completed record becomes a finding.
+// Defeaters: a continuation record (status 0) of a fault already reported
+// for the same pid only adds its page; a vmid-0 fault without a process
+// during a reset on that GPU is the reset's debris. The client decides the
+// class (SDMA / CPF: the driver's copy / fetch path, not a shader).
 func (p *dmesgParser) flush(bdf string) {
 	pf := p.recs[bdf]
 	if pf == nil {
@@ -274,7 +399,7 @@ func (p *dmesgParser) flush(bdf string) {
 	// defeater: a fault in vmid 0 with no process (pid 0) belongs to the
 	// driver's own VM; after a reset began on that GPU it is the reset's
 	// debris, not an application memory fault
-	if pf.vmid == "0" && pf.pid == 0 {
+	if pf.vmid == "0" && pf.pid == 0 && !pf.headless {
 		if r := s.b.get(ClassGPUHangReset); r != nil && (r.f.Device == "" || pf.bdf == "" || r.f.Device == pf.bdf) {
 			for _, e := range pf.lines {
 				r.evidence(e)
@@ -406,7 +531,12 @@ func (p *dmesgParser) xid(l *line) {
 	a.setStr(&a.f.Process, m[4])
 }
 
+// pageFaultKeywords: a line can be part of a page-fault decode only when
+// it holds one of them (the decode lines of kernels that print no
+// "amdgpu <BDF>:" prefix hold the last five).
+var pageFaultKeywords = []string{"amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION"}
+
 // dmesgKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var dmesgKeywords = []string{"amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable"}
+var dmesgKeywords = []string{"amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable"}

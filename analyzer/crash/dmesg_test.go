@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 func TestDmesgGolden(t *testing.T) {
 	d := goldenCase(t, "dmesg_s06.golden.json", "shared:s06_dmesg_gfxhub0_no_retry_page_fault_pt_main_thread_amdgpu172.log")
@@ -39,4 +42,89 @@ func FuzzDmesg(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, cut int) {
 		fuzzParser(t, only(func(s *Session) parser { return &dmesgParser{s: s} }), data, cut)
 	})
+}
+
+// Real amdgpu decode wordings across kernel versions (sources per row).
+func TestExtractPageFaultLine(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      pfLine
+	}{
+		{"https://github.com/ROCm/amdgpu/issues/150 (5.x, mmhub0, process in the header)",
+			"amdgpu 0000:88:00.0: amdgpu: [mmhub0] no-retry page fault (src_id:0 ring:24 vmid:8 pasid:32768, for process ipython3 pid 846049 thread ipython3 pid 846049)",
+			pfLine{kind: pfHeader, bdf: "0000:88:00.0", hub: "mmhub0", retry: "no-retry", ring: "24", vmid: "8", process: "ipython3", pid: 846049}},
+		{"https://github.com/ROCm/amdgpu/issues/172 (header without process)",
+			"amdgpu 0000:c6:00.0: amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:3 pasid:32769)",
+			pfLine{kind: pfHeader, bdf: "0000:c6:00.0", hub: "gfxhub0", retry: "no-retry", ring: "24", vmid: "3"}},
+		{"https://github.com/ROCm/amdgpu/issues/172 (process on its own line, 'for process')",
+			"amdgpu 0000:c6:00.0: amdgpu:  for process pt_main_thread pid 12924 thread pt_main_thread pid 12924)",
+			pfLine{kind: pfProcess, bdf: "0000:c6:00.0", process: "pt_main_thread", pid: 12924}},
+		{"https://github.com/pop-os/cosmic-greeter/issues/344 ('in process')",
+			"amdgpu 0000:0d:00.0: amdgpu:  in process cosmic-comp pid 4732 thread cosmic-com:cs0 pid 4753)",
+			pfLine{kind: pfProcess, bdf: "0000:0d:00.0", process: "cosmic-comp", pid: 4732}},
+		{"https://github.com/pop-os/cosmic-comp/issues/2352 (6.x 'Process', no 'amdgpu:' tag)",
+			"amdgpu 0000:05:00.0:  Process cosmic-comp pid 20242 thread cosmic-com:cs0 pid 20273",
+			pfLine{kind: pfProcess, bdf: "0000:05:00.0", process: "cosmic-comp", pid: 20242}},
+		{"https://github.com/pop-os/cosmic-comp/issues/2352 (6.x header, hub without index)",
+			"amdgpu 0000:05:00.0: [gfxhub] page fault (src_id:0 ring:24 vmid:7 pasid:98)",
+			pfLine{kind: pfHeader, bdf: "0000:05:00.0", hub: "gfxhub", ring: "24", vmid: "7"}},
+		{"https://github.com/ROCm/amdgpu/issues/150 (IH client name)",
+			"amdgpu 0000:88:00.0: amdgpu:   in page starting at address 0x00007fe99dff7000 from IH client 0x12 (VMC)",
+			pfLine{kind: pfAddr, bdf: "0000:88:00.0", addr: "0x00007fe99dff7000", ihClient: "0x12 (VMC)"}},
+		{"https://github.com/getsolus/packages/issues/7986 (RDNA4, 'from client 10')",
+			"amdgpu 0000:0e:00.0: amdgpu:   in page starting at address 0x00007febd6383000 from client 10",
+			pfLine{kind: pfAddr, bdf: "0000:0e:00.0", addr: "0x00007febd6383000", ihClient: "10"}},
+		{"https://github.com/FreeBSDDesktop/kms-drm/issues/76 (4.15 'VMC page fault', vm_id/pas_id)",
+			"drmn0: [mmhub] VMC page fault (src_id:0 ring:153 vm_id:0 pas_id:0)",
+			pfLine{kind: pfHeader, hub: "mmhub", ring: "153", vmid: "0"}},
+		{"https://github.com/FreeBSDDesktop/kms-drm/issues/76 (4.15 'at page … from N')",
+			"  at page 0x00005b7199707000 from 18",
+			pfLine{kind: pfAddr, addr: "0x00005b7199707000", ihClient: "18"}},
+		{"https://github.com/ROCm/amdgpu/issues/168 (GCVM status, gfx10+)",
+			"amdgpu 0000:2b:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00701031",
+			pfLine{kind: pfStatus, bdf: "0000:2b:00.0", status: "0x00701031"}},
+		{"https://github.com/ROCm/amdgpu/issues/168 (client CB/DB, tab-indented)",
+			"amdgpu 0000:2b:00.0: amdgpu: \t Faulty UTCL2 client ID: CB/DB (0x0)",
+			pfLine{kind: pfClient, bdf: "0000:2b:00.0", client: "CB/DB (0x0)"}},
+		{"https://github.com/getsolus/packages/issues/7986 (SDMA0 client)",
+			"amdgpu 0000:0e:00.0: amdgpu: \t Faulty UTCL2 client ID: SDMA0 (0xd)",
+			pfLine{kind: pfClient, bdf: "0000:0e:00.0", client: "SDMA0 (0xd)"}},
+		{"https://github.com/getsolus/packages/issues/7986 (status bit field)",
+			"amdgpu 0000:0e:00.0: amdgpu: \t WALKER_ERROR: 0x5",
+			pfLine{kind: pfFlag, bdf: "0000:0e:00.0", flag: "WALKER_ERROR", val: "0x5"}},
+	}
+	for _, c := range cases {
+		got, ok := extractPageFaultLine(c.text)
+		if !ok || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s\n%q\n got %+v\nwant %+v", c.src, c.text, got, c.want)
+		}
+	}
+	for _, s := range []string{
+		"amdgpu 0000:44:00.0: amdgpu: ring sdma0 uses VM inv eng 12 on hub 0",
+		"amdgpu: amdgpu_amdkfd_restore_userptr_worker: Failed to resume KFD",
+	} {
+		if x, ok := extractPageFaultLine(s); ok {
+			t.Errorf("%q is no decode line: %+v", s, x)
+		}
+	}
+}
+
+// A paste that begins after the header (https://github.com/CachyOS/linux-cachyos/issues/960
+// quotes the block from its status line; here it starts at the address): the
+// fault is still read, with its page, client and pid-less record.
+func TestDmesgMidBlockPaste(t *testing.T) {
+	s := New()
+	s.BeginFile("dmesg.txt")
+	s.Write([]byte(`Aug 05 18:46:49 rustyspork kernel: amdgpu 0000:0d:00.0:   in page starting at address 0x00000043800e1000 from client 0x1b (UTCL2)
+Aug 05 18:46:49 rustyspork kernel: amdgpu 0000:0d:00.0: GCVM_L2_PROTECTION_FAULT_STATUS:0x00401031
+Aug 05 18:46:49 rustyspork kernel: amdgpu 0000:0d:00.0:          Faulty UTCL2 client ID: TCP (0x8)
+Aug 05 18:46:49 rustyspork kernel: amdgpu 0000:0d:00.0:          MORE_FAULTS: 0x1
+Aug 05 18:46:49 rustyspork kernel: amdgpu 0000:0d:00.0:          PERMISSION_FAULTS: 0x3
+`))
+	s.EndFile()
+	d := s.Diagnosis()
+	f := hasClass(d, ClassGPUMemoryFault)
+	if f == nil || f.Address != "0x43800e1000" || f.Details["utcl2_client"] != "TCP (0x8)" {
+		t.Fatalf("%s", d.JSON())
+	}
 }

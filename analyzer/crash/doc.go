@@ -19,7 +19,9 @@
 // (rocrfacts.go: extractVMFault, extractMemoryError; regaddr.go: register
 // values per kernel); a rule turns facts into findings and names what
 // defeats it (apply* in rocrfacts.go, faultKernelByRegisters, the help-text,
-// world-size, child-failure and reset-debris defeaters); advice is built in
+// world-size, child-failure and reset-debris defeaters; interleave.go
+// reads a kernel name spliced by several writers back from all its copies);
+// advice is built in
 // one place from the finding and the facts in hand (nextsteps.go,
 // evidence.go), every input value quoted with internal/quote. Older parsers
 // still write into the builder directly.

@@ -90,6 +90,13 @@ func nextSteps(f *Finding, facts *facts) []string {
 			add("Name the kernel: AMD_SERIALIZE_KERNEL=3 with AMD_LOG_LEVEL=1 prints the CLR packet dump (Kernel Name), or rerun under the debug agent")
 		}
 	case ClassArchMismatch:
+		if w, ok := quote.Env("HSA_OVERRIDE_GFX_VERSION", facts.override); ok && f.SubKind == "hsa_override" {
+			// the override is the cause (override.go): never suggest it as the fix
+			dev, tgt := f.Details["device_arch"], f.Details["override_target"]
+			add("Rerun without " + w + " (unset it) and compare the output with a CPU or known-good run: wrong numbers that vanish are the " + tgt + " code running on " + dev)
+			add("Use a build whose fat binary includes " + dev + " (PYTORCH_ROCM_ARCH=" + dev + " / --offload-arch=" + dev + "), or a GPU whose native target is supported")
+			break
+		}
 		add("Find the GPU target: rocminfo | grep -m1 -o 'gfx[0-9a-f]*' (and its xnack/sramecc features)")
 		add("Use a PyTorch/ROCm build whose fat binary includes that target, or rebuild with PYTORCH_ROCM_ARCH=<gfx> / --offload-arch=<gfx>")
 		add("For unsupported consumer GPUs, HSA_OVERRIDE_GFX_VERSION (10.3.0 for gfx103x, 11.0.0 for gfx110x) runs the nearest supported ISA — unsupported, may fault")

@@ -11,6 +11,7 @@ func newParsers(s *Session) []parser {
 		&rocrParser{s: s},
 		&clrParser{s: s},
 		&agentParser{s: s},
+		&interleaveParser{s: s},
 		&dmesgParser{s: s},
 		&torchParser{s: s},
 		&ncclParser{s: s},

@@ -134,6 +134,9 @@ func (p *rocrParser) endFile() {
 	}
 }
 
+// line is a thin loop over the ROCr extractors (rocrfacts.go): it joins a
+// wrapped "Memory Fault Error [" record, then hands the line to the
+// extractor its keyword names and the fact to its rule.
 func (p *rocrParser) line(l *line) {
 	t := l.text
 	if p.mfe != "" {
@@ -146,7 +149,7 @@ func (p *rocrParser) line(l *line) {
 		p.mfe = joined
 		return
 	}
-	if !containsAny(t, "ault", "critical error", "Exception", "Kernel '", "Memory Error", "page", "HSA_AMD_GPU_MEMORY_FAULT_EVENT") {
+	if !containsAny(t, rocrKeywords...) {
 		return
 	}
 	s := p.s
@@ -157,8 +160,7 @@ func (p *rocrParser) line(l *line) {
 			s.applyMemoryError(l, f)
 		}
 	case strings.Contains(t, "Memory Fault Error"):
-		i := strings.Index(t, "Memory Fault Error")
-		rec := t[i:]
+		rec := t[strings.Index(t, "Memory Fault Error"):]
 		if !strings.Contains(rec, "]") {
 			p.mfe, p.mfeLine = rec, keepLine(l)
 			return
@@ -170,80 +172,30 @@ func (p *rocrParser) line(l *line) {
 			s.applyVMFault(l, f)
 		}
 	case strings.Contains(t, "HW Exception by GPU node-"):
-		m := reHWException.FindStringSubmatch(t)
-		if m == nil {
-			return
+		if f, ok := extractHWException(t); ok {
+			s.format("rocr_hw_exception")
+			s.applyHWException(l, f)
 		}
-		s.format("rocr_hw_exception")
-		class := ClassGPUHangReset
-		if strings.Contains(m[3], "ECC") {
-			class = ClassECCRAS
+	case strings.Contains(t, "OFFLOAD ERROR"):
+		if f, ok := extractOffloadFault(t); ok {
+			s.format("llvm_offload")
+			s.applyOffloadFault(l, f)
 		}
-		a := s.b.add(s, class, l, 0.9)
-		a.setNode(atoiDef(m[1], -1))
-		a.setStr(&a.f.Agent, m[2])
-		a.addReason(strings.TrimSpace(m[3]))
-	case strings.Contains(t, "OFFLOAD ERROR") && strings.Contains(strings.ToLower(t), "memory access fault"):
-		s.format("llvm_offload")
-		m := reOffloadFault.FindStringSubmatch(t)
-		var reasons []string
-		if r := reReasonTail.FindStringSubmatch(t); r != nil {
-			reasons = parseReasons(r[1])
-		}
-		a := s.b.add(s, reasonClass(reasons), l, 0.9)
-		if m != nil {
-			a.detail("gpu_device_number", m[1])
-			a.setStr(&a.f.Agent, m[2])
-			if m[3] != "" {
-				a.setAddress(m[3])
-			}
-		}
-		for _, r := range reasons {
-			a.addReason(r)
-		}
-		a.detail("source", "LLVM OpenMP offload runtime (GPU n is a device number, not a KFD node)")
 	case strings.HasPrefix(t, "Kernel '"):
-		if m := reOffloadKern.FindStringSubmatch(t); m != nil {
-			k := m[1]
-			if o := reOmpInParens.FindStringSubmatch(k); o != nil {
-				k = o[1]
-			}
+		if k, ok := extractOffloadKernel(t); ok {
 			s.kernelHint(k, "OFFLOAD launched kernel", 70, l)
 		}
-	case strings.Contains(t, "Memory access fault at GPU Node"):
-		m := reLegacyAgent.FindStringSubmatch(t)
-		if m == nil {
-			return
-		}
-		s.format("rocm_debug_agent_legacy")
-		reasons := parseReasons(m[3])
-		a := s.b.add(s, reasonClass(reasons), l, 0.85)
-		a.setNode(atoiDef(m[1], -1))
-		a.setAddress(m[2])
-		for _, r := range reasons {
-			a.addReason(r)
-		}
-	case strings.Contains(t, "[GPU Memory Error]"):
-		m := reGPUMemError.FindStringSubmatch(t)
-		if m == nil {
-			return
-		}
-		reasons := parseReasons(m[2])
-		a := s.b.add(s, reasonClass(reasons), l, 0.85)
-		a.setAddress(m[1])
-		for _, r := range reasons {
-			a.addReason(r)
+	case strings.Contains(t, "Memory access fault at GPU Node"), strings.Contains(t, "[GPU Memory Error]"):
+		if f, ok := extractLegacyFault(t); ok {
+			s.applyLegacyFault(l, f)
 		}
 	case strings.Contains(t, "HSA_AMD_GPU_MEMORY_FAULT_EVENT"):
-		reasons := parseReasons(submatch(reSystemEvent, t))
-		a := s.b.add(s, reasonClass(reasons), l, 0.85)
-		for _, r := range reasons {
-			a.addReason(r)
+		if r, ok := extractFaultEvent(t); ok {
+			s.applyFaultEvent(l, r)
 		}
 	case strings.Contains(t, "Faulting page:"):
-		if a := s.b.get(ClassGPUMemoryFault); a != nil {
-			a.setAddress(submatch(reFaultingPage, t))
-			a.evidence(l.ev(s))
+		if pg, ok := extractFaultingPage(t); ok {
+			s.applyFaultingPage(l, pg)
 		}
 	}
 }
@@ -252,21 +204,7 @@ func (p *rocrParser) memoryFaultError(l *line, rec string) {
 	if l == nil {
 		return
 	}
-	s := p.s
-	s.format("clr_memory_fault_error")
-	a := s.b.add(s, ClassGPUMemoryFault, l, 0.9)
-	if m := reMFEAddr.FindStringSubmatch(rec); m != nil {
-		a.setAddress(m[1])
-	}
-	if m := reMFEGPU.FindStringSubmatch(rec); m != nil {
-		a.detail("gpu_index", m[1])
-	}
-	if m := reMFEHost.FindStringSubmatch(rec); m != nil {
-		a.setStr(&a.f.Host, m[1])
-	}
-	if m := reMFEKernel.FindStringSubmatch(rec); m != nil {
-		a.setKernel(strings.TrimSpace(m[1]), "CLR Memory Fault Error report", 85)
-	}
+	p.s.applyMemoryFaultError(l, extractMemoryFaultError(rec))
 }
 
 // addressKind classifies a fault address (docs section 14, memory fault sub-kinds).

@@ -104,3 +104,179 @@ func (s *Session) applyMemoryError(l *line, f memoryError) {
 	a.addReason("Memory in use: the driver could not free / map this allocation (ROCr memory error event, not a shader fault)")
 	a.detail("source", "ROCr memory error event (HSA_AMD_MEMORY_ERROR_MEMORY_IN_USE)")
 }
+
+// hwException: "HW Exception by GPU node-N (Agent handle: H) reason :R" —
+// ROCr's HSA_AMD_GPU_HW_EXCEPTION_EVENT (GPU hang recovered by a reset, or
+// an ECC/RAS error). The spacing around the colon varies by ROCm version.
+type hwException struct {
+	node   int
+	agent  string
+	reason string
+}
+
+func extractHWException(t string) (hwException, bool) {
+	m := findIf(t, "HW Exception by GPU node-", reHWException)
+	if m == nil {
+		return hwException{}, false
+	}
+	return hwException{node: atoiDef(m[1], -1), agent: m[2], reason: strings.TrimSpace(m[3])}, true
+}
+
+// applyHWException: a hang reset unless the reason names ECC.
+func (s *Session) applyHWException(l *line, f hwException) {
+	class := ClassGPUHangReset
+	if strings.Contains(f.reason, "ECC") {
+		class = ClassECCRAS
+	}
+	a := s.b.add(s, class, l, 0.9)
+	a.setNode(f.node)
+	a.setStr(&a.f.Agent, f.agent)
+	a.addReason(f.reason)
+}
+
+// offloadFault: LLVM OpenMP offload's "OFFLOAD ERROR: memory access fault by
+// GPU n (agent H) at virtual address A. Reasons: R". n is a device number,
+// not a KFD node.
+type offloadFault struct {
+	device  string
+	agent   string
+	address string
+	reasons []string
+}
+
+func extractOffloadFault(t string) (offloadFault, bool) {
+	if !strings.Contains(t, "OFFLOAD ERROR") || !containsFoldASCII(t, "memory access fault") {
+		return offloadFault{}, false
+	}
+	var f offloadFault
+	if m := reOffloadFault.FindStringSubmatch(t); m != nil {
+		f.device, f.agent, f.address = m[1], m[2], m[3]
+	}
+	if r := reReasonTail.FindStringSubmatch(t); r != nil {
+		f.reasons = parseReasons(r[1])
+	}
+	return f, true
+}
+
+func (s *Session) applyOffloadFault(l *line, f offloadFault) {
+	a := s.b.add(s, reasonClass(f.reasons), l, 0.9)
+	a.detail("gpu_device_number", f.device)
+	a.setStr(&a.f.Agent, f.agent)
+	if f.address != "" {
+		a.setAddress(f.address)
+	}
+	for _, r := range f.reasons {
+		a.addReason(r)
+	}
+	a.detail("source", "LLVM OpenMP offload runtime (GPU n is a device number, not a KFD node)")
+}
+
+// extractOffloadKernel: the offload runtime's "Kernel '<name>'" line after
+// a fault; an OpenMP region's mangled name in parentheses wins.
+func extractOffloadKernel(t string) (string, bool) {
+	m := reOffloadKern.FindStringSubmatch(t)
+	if m == nil {
+		return "", false
+	}
+	k := m[1]
+	if o := reOmpInParens.FindStringSubmatch(k); o != nil {
+		k = o[1]
+	}
+	return k, true
+}
+
+// legacyFault: the fault line of old debug agents and runtimes:
+// "Memory access fault at GPU Node: N / Address: A (reason)" and
+// "[GPU Memory Error] Addr: A Reason: R".
+type legacyFault struct {
+	node    int
+	address string
+	reasons []string
+	form    string // "agent" | "gpu_memory_error"
+}
+
+func extractLegacyFault(t string) (legacyFault, bool) {
+	if m := findIf(t, "Memory access fault at GPU Node", reLegacyAgent); m != nil {
+		return legacyFault{node: atoiDef(m[1], -1), address: m[2], reasons: parseReasons(m[3]), form: "agent"}, true
+	}
+	if m := findIf(t, "[GPU Memory Error]", reGPUMemError); m != nil {
+		return legacyFault{node: -1, address: m[1], reasons: parseReasons(m[2]), form: "gpu_memory_error"}, true
+	}
+	return legacyFault{}, false
+}
+
+func (s *Session) applyLegacyFault(l *line, f legacyFault) {
+	if f.form == "agent" {
+		s.format("rocm_debug_agent_legacy")
+	}
+	a := s.b.add(s, reasonClass(f.reasons), l, 0.85)
+	if f.node >= 0 {
+		a.setNode(f.node)
+	}
+	a.setAddress(f.address)
+	for _, r := range f.reasons {
+		a.addReason(r)
+	}
+}
+
+// extractFaultEvent: the system-event wording
+// "HSA_AMD_GPU_MEMORY_FAULT_EVENT: <reason>)" carries reasons only.
+func extractFaultEvent(t string) ([]string, bool) {
+	if !strings.Contains(t, "HSA_AMD_GPU_MEMORY_FAULT_EVENT") {
+		return nil, false
+	}
+	return parseReasons(submatch(reSystemEvent, t)), true
+}
+
+func (s *Session) applyFaultEvent(l *line, reasons []string) {
+	a := s.b.add(s, reasonClass(reasons), l, 0.85)
+	for _, r := range reasons {
+		a.addReason(r)
+	}
+}
+
+// extractFaultingPage: "Faulting page: 0x…" refines an open memory fault.
+func extractFaultingPage(t string) (string, bool) {
+	p := submatchIf(t, "Faulting page:", reFaultingPage)
+	return p, p != ""
+}
+
+// applyFaultingPage is defeated when no memory fault is open: a page alone
+// is no fault.
+func (s *Session) applyFaultingPage(l *line, page string) {
+	if a := s.b.get(ClassGPUMemoryFault); a != nil {
+		a.setAddress(page)
+		a.evidence(l.ev(s))
+	}
+}
+
+// memoryFaultErrorRec: CLR's named-kernel report
+// "Memory Fault Error [host: H, GPU index: N, faulting addr: A, kernel: K]",
+// possibly wrapped over several lines (the parser joins them).
+type memoryFaultErrorRec struct {
+	host, gpuIndex, address, kernel string
+}
+
+func extractMemoryFaultError(rec string) memoryFaultErrorRec {
+	var f memoryFaultErrorRec
+	f.address = submatch(reMFEAddr, rec)
+	f.gpuIndex = submatch(reMFEGPU, rec)
+	f.host = submatch(reMFEHost, rec)
+	if m := reMFEKernel.FindStringSubmatch(rec); m != nil {
+		f.kernel = strings.TrimSpace(m[1])
+	}
+	return f
+}
+
+func (s *Session) applyMemoryFaultError(l *line, f memoryFaultErrorRec) {
+	s.format("clr_memory_fault_error")
+	a := s.b.add(s, ClassGPUMemoryFault, l, 0.9)
+	if f.address != "" {
+		a.setAddress(f.address)
+	}
+	a.detail("gpu_index", f.gpuIndex)
+	a.setStr(&a.f.Host, f.host)
+	if f.kernel != "" {
+		a.setKernel(f.kernel, "CLR Memory Fault Error report", 85)
+	}
+}

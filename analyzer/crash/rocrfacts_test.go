@@ -40,3 +40,95 @@ func TestExtractMemoryError(t *testing.T) {
 		t.Fatalf("got %+v want %+v", got, want)
 	}
 }
+
+// Real HW-exception wordings: the "reason :" spacing of ROCm 5.x–7.x.
+func TestExtractHWException(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      hwException
+	}{
+		{"https://github.com/ROCm/legacy-rocm-build/issues/5259 (ROCm 6.x, gfx942, torchrun)",
+			"HW Exception by GPU node-4 (Agent handle: 0x1ebc04e0) reason :GPU Hang",
+			hwException{node: 4, agent: "0x1ebc04e0", reason: "GPU Hang"}},
+		{"https://github.com/komikndr/raylight/issues/102 (ROCm 7.13, after a tqdm bar on the same line)",
+			"(pid=63079) :  25%|███▊ | 5.00/20.0 [1:04:24<3:07:19, 749s/it]HW Exception by GPU node-1 (Agent handle: 0x3508fba0) reason :GPU Hang",
+			hwException{node: 1, agent: "0x3508fba0", reason: "GPU Hang"}},
+		{"https://github.com/lamikr/rocm_sdk_builder/issues/141 (gfx1103, 64-bit handle)",
+			"HW Exception by GPU node-1 (Agent handle: 0x5ab48bbcc960) reason :GPU Hang",
+			hwException{node: 1, agent: "0x5ab48bbcc960", reason: "GPU Hang"}},
+		{"ROCR-Runtime runtime.cpp HwExceptionHandler (ECC reason)",
+			"HW Exception by GPU node-2 (Agent handle: 0x55d0c3b0) reason : Uncorrectable ECC error",
+			hwException{node: 2, agent: "0x55d0c3b0", reason: "Uncorrectable ECC error"}},
+	}
+	for _, c := range cases {
+		got, ok := extractHWException(c.text)
+		if !ok || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s\n%s\n got %+v\nwant %+v", c.src, c.text, got, c.want)
+		}
+	}
+	if _, ok := extractHWException("GPU Hang reported by the scheduler"); ok {
+		t.Error("a line without the HW exception wording gave a fact")
+	}
+}
+
+// "Memory in use" across ROCm 6.3–7.2, hosts and prefixes.
+func TestExtractMemoryErrorWordings(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      memoryError
+	}{
+		{"https://github.com/ollama/ollama/issues/11123 (journald prefix, node-0 APU)",
+			"Jun 18 22:16:41 ollama[116408]: Memory critical error by agent node-0 (Agent handle: 0x561adbeb8a80) on address 0x7f401b600000. Reason: Memory in use.",
+			memoryError{node: 0, agent: "0x561adbeb8a80", address: "0x7f401b600000", reason: "Memory in use"}},
+		{"https://github.com/ROCm/hip/issues/3806 (MI210 on RISC-V, after hsaKmtFreeMemory errno=16)",
+			"Memory critical error by agent node-1 (Agent handle: 0x2aecc9cfe0) on address 0x3f8b182000. Reason: Memory in use.",
+			memoryError{node: 1, agent: "0x2aecc9cfe0", address: "0x3f8b182000", reason: "Memory in use"}},
+	}
+	for _, c := range cases {
+		got, ok := extractMemoryError(c.text)
+		if !ok || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s\n got %+v\nwant %+v", c.src, got, c.want)
+		}
+	}
+}
+
+func TestExtractLegacyFault(t *testing.T) {
+	// https://github.com/QMCPACK/qmcpack/issues/4553 (ROCm 5.4.3, OpenMP offload on Frontier)
+	got, ok := extractLegacyFault("[GPU Memory Error] Addr: 0x7fe5f5162000 Reason: No Idea!")
+	want := legacyFault{node: -1, address: "0x7fe5f5162000", reasons: []string{"No Idea!"}, form: "gpu_memory_error"}
+	if !ok || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v want %+v", got, want)
+	}
+	got, ok = extractLegacyFault("Memory access fault at GPU Node: 1 / Address: 0x7f36 (page not present)")
+	want = legacyFault{node: 1, address: "0x7f36", reasons: []string{"Page not present or supervisor privilege"}, form: "agent"}
+	if !ok || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v want %+v", got, want)
+	}
+}
+
+func TestExtractOffload(t *testing.T) {
+	f, ok := extractOffloadFault("AMDGPU fatal error 1: Received error in queue 0x7f: HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION")
+	if ok {
+		t.Errorf("an aperture violation without OFFLOAD ERROR is not an offload fault: %+v", f)
+	}
+	// llvm-project offload/plugins-nextgen/amdgpu: snprintf("memory access fault by GPU %u (agent 0x%lx)
+	// at virtual address %p. Reasons: %s"), wrapped by the plugin's error report
+	f, ok = extractOffloadFault("\"PluginInterface\" error: Failure to synchronize stream (nil): \"OFFLOAD ERROR: memory access fault by GPU 0 (agent 0x5555) at virtual address 0x1000. Reasons: Page not present or supervisor privilege, Write access to a read-only page\"")
+	want := offloadFault{device: "0", agent: "0x5555", address: "0x1000", reasons: []string{"Page not present or supervisor privilege", "Write access to a read-only page"}}
+	if !ok || !reflect.DeepEqual(f, want) {
+		t.Errorf("got %+v want %+v", f, want)
+	}
+	if k, ok := extractOffloadKernel("Kernel 'omp target in main @ 12 (__omp_offloading_fd00_1a2b_main_l12)'"); !ok || k != "__omp_offloading_fd00_1a2b_main_l12" {
+		t.Errorf("offload kernel %q", k)
+	}
+}
+
+func TestExtractMemoryFaultError(t *testing.T) {
+	// ROCm 7.x CLR rocdevice.cpp, wrapped over two lines (the parser joins them)
+	rec := "Memory Fault Error [host: acitehost, GPU index: 0, faulting addr: 0x7f1665600000, kernel: Cijk_Ailk_Bjlk_BBS_BH_MT64x128x16]"
+	got := extractMemoryFaultError(rec)
+	want := memoryFaultErrorRec{host: "acitehost", gpuIndex: "0", address: "0x7f1665600000", kernel: "Cijk_Ailk_Bjlk_BBS_BH_MT64x128x16"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v want %+v", got, want)
+	}
+}

@@ -54,12 +54,16 @@ const (
 	ProviderFlashInfer      = "FlashInfer"
 	ProviderSGLKernel       = "sgl-kernel"
 	ProviderVLLM            = "vLLM"
-	ProviderTRTLLM          = "TRT-LLM"
-	ProviderFBGEMM          = "FBGEMM"
-	ProviderApex            = "Apex"
-	ProviderCUB             = "rocPRIM/CUB"
-	ProviderCopyEngine      = "copy-engine" // memcpy/memset activities
-	ProviderUnknown         = "unknown"
+	// ProviderAITERorVLLM is a kernel whose name both ship (vLLM's ROCm
+	// paged_attention_ll4mi_* and AITER's copies) when nothing in the trace
+	// said which launched it (see ByContext).
+	ProviderAITERorVLLM = "AITER or vLLM (name shared)"
+	ProviderTRTLLM      = "TRT-LLM"
+	ProviderFBGEMM      = "FBGEMM"
+	ProviderApex        = "Apex"
+	ProviderCUB         = "rocPRIM/CUB"
+	ProviderCopyEngine  = "copy-engine" // memcpy/memset activities
+	ProviderUnknown     = "unknown"
 )
 
 // Activity categories of GPU events, as Classify expects them.

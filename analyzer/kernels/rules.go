@@ -68,11 +68,18 @@ var rules = []rule{
 	named(`^bmm_\w*dynBatch`, CategoryMoE, ProviderTRTLLM, "b200"), // trtllm-gen MoE expert GEMMs (per-expert dynamic batch)
 	named(`^bmm_\w*_sm\d+`, CategoryGEMM, ProviderTRTLLM, "—"),
 
-	// Attention families, before CK: vLLM's ROCm paged attention carries
-	// ck_tile::ComposedAttention in its template arguments. AITER ships the
-	// same ll4mi kernels; its namespace (aiter::, mangled 5aiter) says so.
+	// Attention families, before CK (AITER's paged attention carries
+	// ck_tile::ComposedAttention in its template arguments). vLLM
+	// (csrc/rocm/attention.cu) and AITER (csrc/kernels/attention*.cu,
+	// csrc/cpp_itfs/pa/) both define paged_attention_ll4mi_* in the global
+	// namespace. Only AITER's ragged kernels take an attention variant
+	// (ck_tile::ComposedAttention); AITER's own namespace says AITER too.
+	// Any other ll4mi name is either's: the trace's launch context decides
+	// (ByContext), else the provider says both.
 	named(`(?:^|[^A-Za-z0-9])(?:aiter::|_ZN5aiter|N5aiter).*paged_attention|paged_attention.*(?:aiter::|N5aiter)`, CategoryAttention, ProviderAITER, "—"),
-	named(`paged_attention`, CategoryAttention, ProviderVLLM, "sg-decode"),
+	named(`paged_attention_ll4mi_.*ComposedAttention`, CategoryAttention, ProviderAITER, "sg-decode"),
+	named(`^(?:void )?paged_attention_ll4mi_|^_Z\d+paged_attention_ll4mi_`, CategoryAttention, ProviderAITERorVLLM, "sg-decode"),
+	named(`paged_attention`, CategoryAttention, ProviderVLLM, "—"),
 	named(`^(?:kernel_unified_attention_\w+|reduce_segments|_?attn_(?:fwd|bwd)\w*|sage_fwd\w*|_fwd_(?:grouped_)?kernel_stage\d\w*)$`, CategoryAttention, ProviderTriton, "vl-*, xdit, mi300-*"), // attn_fwd on ROCm eager is AOTriton
 	named(`pytorch_flash::|\bflash::|flash_fwd|flash_bwd|flash_attn`, CategoryAttention, ProviderFlashAttention, "h100-qwen"),
 	named(`^fmhaSm\d|fmha_v2_|xqa_kernel|mmha::`, CategoryAttention, ProviderTRTLLM, "b200"),

@@ -220,6 +220,7 @@ func Breakdown(a *Analysis) []byte {
 
 type timelineJSON struct {
 	File          string `json:"file,omitempty"`
+	Stage         string `json:"stage,omitempty"` // the file's stage, when all its GPU work is one stage's
 	Window        string `json:"window"`
 	Total         US     `json:"total_time_us"`
 	Busy          US     `json:"busy_time_us"`
@@ -232,7 +233,7 @@ type timelineJSON struct {
 }
 
 func toTimelineJSON(t timeline.Timeline) timelineJSON {
-	return timelineJSON{File: t.File, Window: t.Window, Total: US(t.Total), Busy: US(t.Busy), Idle: US(t.Idle),
+	return timelineJSON{File: t.File, Stage: t.Stage, Window: t.Window, Total: US(t.Total), Busy: US(t.Busy), Idle: US(t.Idle),
 		Computation: US(t.Computation), ExposedComm: US(t.ExposedComm), ExposedMemcpy: US(t.ExposedMemcpy),
 		TotalComm: US(t.TotalComm), TotalMemcpy: US(t.TotalMemcpy)}
 }
@@ -247,7 +248,7 @@ func Timeline(a *Analysis) []byte {
 	}{Tool: Tool, Files: []timelineJSON{}}
 	if len(a.Timelines) > 0 {
 		out.timelineJSON = toTimelineJSON(a.Timelines[0])
-		out.timelineJSON.File = ""
+		out.timelineJSON.File, out.timelineJSON.Stage = "", ""
 		out.Window = a.Timelines[0].Window
 	}
 	for _, t := range a.Timelines {

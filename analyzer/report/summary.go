@@ -2,8 +2,14 @@ package report
 
 import (
 	"fmt"
-	"github.com/gputriage/gputriage/internal/escape"
+	"path"
+	"slices"
 	"strings"
+
+	"github.com/gputriage/gputriage/internal/escape"
+
+	"github.com/gputriage/gputriage/analyzer/callsite"
+	"github.com/gputriage/gputriage/analyzer/timeline"
 
 	"github.com/gputriage/gputriage/analyzer/internal/units"
 
@@ -98,9 +104,12 @@ func Summary(a *Analysis) []byte {
 		}
 	}
 
-	if len(a.Timelines) > 0 {
-		t := a.Timelines[0]
-		w("\n## GPU timeline (TraceLens definitions, window: %s)\n\n| | ms | %% of total |\n|---|---:|---:|\n", t.Window)
+	for _, t := range summaryTimelines(a) {
+		if t.Stage != "" {
+			w("\n## GPU timeline, %s (TraceLens definitions, window: %s; `%s`)\n\n| | ms | %% of total |\n|---|---:|---:|\n", mdText(t.Stage), t.Window, mdCode(path.Base(strings.ReplaceAll(t.File, "\\", "/"))))
+		} else {
+			w("\n## GPU timeline (TraceLens definitions, window: %s)\n\n| | ms | %% of total |\n|---|---:|---:|\n", t.Window)
+		}
 		row := func(name string, v int64) {
 			share := 0.0
 			if t.Total > 0 {
@@ -211,4 +220,39 @@ func mapped(bd *breakdown.Result) bool {
 		}
 	}
 	return false
+}
+
+// summaryTimelines is the TraceLens timelines the summary prints: one per
+// stage when the traces are a stage folder's files (each file one stage's
+// work: prefill and decode are separate profiling sessions, one window
+// over both would be mostly the gap between them), the --stage one alone
+// when a stage is asked for; else the first trace's.
+func summaryTimelines(a *Analysis) []timeline.Timeline {
+	if len(a.Timelines) == 0 {
+		return nil
+	}
+	first := []timeline.Timeline{a.Timelines[0]}
+	first[0].Stage = "" // the heading names no stage
+	if len(a.Timelines) < 2 {
+		return first
+	}
+	var staged []timeline.Timeline
+	seen := map[string]bool{}
+	for _, t := range a.Timelines {
+		if t.Stage == "" || a.StageFilter != "" && t.Stage != a.StageFilter {
+			continue
+		}
+		seen[t.Stage] = true
+		staged = append(staged, t)
+	}
+	if len(seen) < 2 && !(a.StageFilter != "" && len(staged) > 0) {
+		return first
+	}
+	slices.SortStableFunc(staged, func(x, y timeline.Timeline) int {
+		if d := callsite.Rank(x.Stage) - callsite.Rank(y.Stage); d != 0 {
+			return d
+		}
+		return strings.Compare(x.Stage, y.Stage)
+	})
+	return staged
 }

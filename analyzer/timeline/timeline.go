@@ -15,6 +15,7 @@ import (
 // Timeline is TraceLens' gpu_timeline for one trace file. Times are ns.
 type Timeline struct {
 	File          string
+	Stage         string // the stage all of the file's GPU work is in (a stage folder's file), else ""
 	Window        string // "ProfilerStep" or "gpu_span"
 	Total         int64
 	Busy          int64

@@ -16,12 +16,15 @@ import (
 )
 
 // crashScoreSets are the answer keys score_crash.py reads: the shared ones
-// (never edited here) and this repository's corpus of real logs.
+// (never edited here), this repository's corpus of real logs, and the
+// held-out sets keyed blind (testdata/crash-heldout*/README.md).
 var crashScoreSets = []string{
 	filepath.Join(shared, "crash"),
 	filepath.Join(shared, "crash-seedcases"),
 	filepath.Join(shared, "crash-bugreports"),
 	filepath.Join("..", "..", "testdata", "crash-corpus"),
+	filepath.Join("..", "..", "testdata", "crash-heldout"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real"),
 }
 
 // crashMissesGolden lists the keyed cases `diagnose` still misses, one

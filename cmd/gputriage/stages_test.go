@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -181,5 +182,85 @@ func TestTransferNotes(t *testing.T) {
 	}
 	if strings.Contains(s, "`model_name`: a run") {
 		t.Error("model_name was given, yet listed as null")
+	}
+}
+
+// A stage folder's triage prints one TraceLens timeline per stage (each
+// stage file its own window), not the first file's alone: the figures are
+// TraceLens' own gpu_timeline.csv of each trace; gpu_timeline.json names
+// each file's stage; --stage prints that stage's timeline only.
+func TestStageFolderTimelinePerStage(t *testing.T) {
+	dir := stageFolder(t, "EXTEND", "DECODE")
+	code, out, se := triageDir(t, dir)
+	if code != 0 {
+		t.Fatalf("triage: exit %d: %s", code, se)
+	}
+	sum := string(readJSON(t, filepath.Join(out, "profile_summary.md"), nil))
+	oracle := func(rel string) (total, busy string) {
+		b, err := os.ReadFile(filepath.Join(shared, rel))
+		if err != nil {
+			fixture.Missing(t, "%v", err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Split(line, ",")
+			if len(f) < 2 {
+				continue
+			}
+			v, _ := strconv.ParseFloat(f[1], 64)
+			switch f[0] {
+			case "total_time":
+				total = strconv.FormatFloat(v, 'f', 3, 64)
+			case "busy_time":
+				busy = strconv.FormatFloat(v, 'f', 3, 64)
+			}
+		}
+		return
+	}
+	var at []int
+	for _, c := range []struct{ stage, file, csv string }{
+		{"prefill", "1764000000.123-TP-0-EXTEND.trace.json.gz", "traces/tracelens/inference/sglang_prefilldecode/perf_csvs/gpu_timeline.csv"},
+		{"decode", "1764000000.123-TP-0-DECODE.trace.json.gz", "traces/tracelens/inference/sglang_decode/perf_csvs/gpu_timeline.csv"},
+	} {
+		head := "## GPU timeline, " + c.stage + " (TraceLens definitions, window: gpu_span; `" + c.file + "`)"
+		i := strings.Index(sum, head)
+		if i < 0 {
+			t.Errorf("profile_summary.md lacks %q", head)
+			continue
+		}
+		at = append(at, i)
+		sec := sum[i:]
+		if j := strings.Index(sec[len(head):], "\n## "); j >= 0 {
+			sec = sec[:len(head)+j]
+		}
+		total, busy := oracle(c.csv)
+		for _, want := range []string{"| total | " + total + " |", "| busy | " + busy + " |"} {
+			if !strings.Contains(sec, want) {
+				t.Errorf("%s timeline lacks %q (TraceLens' gpu_timeline.csv):\n%s", c.stage, want, sec)
+			}
+		}
+	}
+	if len(at) == 2 && at[0] > at[1] {
+		t.Error("decode's timeline comes before prefill's")
+	}
+	if n := strings.Count(sum, "## GPU timeline"); n != 2 {
+		t.Errorf("%d GPU timeline sections, want 2", n)
+	}
+	var tl struct {
+		Files []struct {
+			File  string `json:"file"`
+			Stage string `json:"stage"`
+		} `json:"files"`
+	}
+	readJSON(t, filepath.Join(out, "gpu_timeline.json"), &tl)
+	for _, f := range tl.Files {
+		want := map[bool]string{true: "prefill", false: "decode"}[strings.Contains(f.File, "EXTEND")]
+		if f.Stage != want {
+			t.Errorf("gpu_timeline.json %s: stage %q, want %q", f.File, f.Stage, want)
+		}
+	}
+	_, sel, _ := triageDir(t, "--stage", "decode", dir)
+	s := string(readJSON(t, filepath.Join(sel, "profile_summary.md"), nil))
+	if strings.Count(s, "## GPU timeline") != 1 || !strings.Contains(s, "## GPU timeline, decode (") {
+		t.Error("--stage decode: want the decode timeline alone")
 	}
 }

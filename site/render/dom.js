@@ -1,6 +1,10 @@
 // DOM helpers. Every piece of user-supplied text (kernel names, file names,
 // log lines) enters the page as a Text node or an attribute value — never as
-// markup — so a kernel called `<img onerror=…>` is just a string.
+// markup — so a kernel called `<img onerror=…>` is just a string — and
+// shows its control and bidi characters (\x1b, \u{202e}) as the CLI does:
+// one place, so a cell, tooltip or label written without line()/visible()
+// still cannot clear, retitle or reorder what is shown (issue 24).
+import { visible } from './tsv.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -35,8 +39,8 @@ function build(el, tag, attrs, children) {
     else if (k === 'class') el.classList.add(...String(v).split(/\s+/).filter(Boolean));
     else if (k === 'dataset') Object.assign(el.dataset, v);
     else if (k === 'style') Object.assign(el.style, v); // CSSOM: allowed under a strict CSP
-    else if (k in el && !(el instanceof SVGElement)) el[k] = v;
-    else el.setAttribute(k, v === true ? '' : String(v));
+    else if (k in el && !(el instanceof SVGElement)) el[k] = typeof v === 'string' && k !== 'value' ? visible(v) : v;
+    else el.setAttribute(k, v === true ? '' : visible(String(v)));
   }
   append(el, children);
   return el;
@@ -45,7 +49,7 @@ function build(el, tag, attrs, children) {
 export function append(el, children) {
   for (const c of children.flat(Infinity)) {
     if (c == null || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    el.append(c instanceof Node ? c : document.createTextNode(visible(String(c))));
   }
   return el;
 }

@@ -10,6 +10,7 @@
 import { h, section } from './dom.js';
 import { dur, int, pct } from './format.js';
 import { catSlot, CATEGORIES } from './colors.js';
+import { visible } from './tsv.js';
 import { decodeSpans, buildLevels, busyPerPixel, inView, kernelAt } from './spans.js';
 
 const ROW = 16;
@@ -335,7 +336,7 @@ function laneFile(f, hooks) {
     if ((e - s) / w * plotW < 3) w = Math.max((e - s) * 10, minBins()); // too thin to see: zoom in
     if (s < view.a || e > view.b || w !== view.b - view.a) setView((s + e) / 2 - w / 2, (s + e) / 2 + w / 2);
     else redraw();
-    said.textContent = describe(best, row);
+    said.textContent = visible(describe(best, row));
   };
   const describe = (k, row) => `${sp.names[sp.name[k]]} · ${dur(sp.dur[k])} at ${dur(sp.start[k])} · ${sp.categories[sp.name[k]]}` +
     (row?.lane ? ` · device ${row.lane.device} stream ${row.lane.stream}` : '');
@@ -361,10 +362,10 @@ function laneFile(f, hooks) {
     }
     const t0 = (b / f.bins) * f.span_us, t1 = ((b + 1) / f.bins) * f.span_us;
     if (!text && sp && row.lane && row.single) text = `device ${row.lane.device} stream ${row.lane.stream} · ${dur(bf * usPerBin)} · no kernel`;
-    tip.textContent = text ?? (row.lane
+    tip.textContent = visible(text ?? (row.lane
       ? `device ${row.lane.device} stream ${row.lane.stream} · ${dur(t0)}–${dur(t1)} · busy ${pct(row.lane.busy[b], 0)}`
       : `device ${row.overlap.device} · ${dur(t0)}–${dur(t1)} · ${row.overlap.n[b]} streams active` +
-        (row.overlap.sure[b] > 0 ? ` · ≥ 2 busy for at least ${pct(row.overlap.sure[b], 0)} of the bin` : row.overlap.n[b] >= 2 ? ' · may overlap' : ''));
+        (row.overlap.sure[b] > 0 ? ` · ≥ 2 busy for at least ${pct(row.overlap.sure[b], 0)} of the bin` : row.overlap.n[b] >= 2 ? ' · may overlap' : '')));
     tip.hidden = false;
     tip.style.left = `${Math.max(0, Math.min(x + 12, r.width - tip.offsetWidth - 4))}px`;
     tip.style.top = `${y + 14}px`;
@@ -409,7 +410,7 @@ function laneFile(f, hooks) {
       const a = Math.min(...pick.map((x) => x.start_us)), b = Math.max(...pick.map((x) => x.start_us + x.dur_us));
       const pad = (b - a) * 0.02;
       setView((a - pad) / usPerBin, (b + pad) / usPerBin);
-      stepNote.textContent = n ? `step ${n} of ${list.length}${stageSel.value ? ` (${stageSel.value})` : ''}: ${list[n - 1].name}, ${dur(list[n - 1].dur_us)}`
+      stepNote.textContent = n ? `step ${n} of ${list.length}${stageSel.value ? ` (${stageSel.value})` : ''}: ${visible(list[n - 1].name)}, ${dur(list[n - 1].dur_us)}`
         : `${stageSel.value || 'every stage'}: ${list.length} steps over ${dur(b - a)}`;
       canvas.dataset.step = n ? `${stageSel.value}:${n}` : stageSel.value;
       if (write) {

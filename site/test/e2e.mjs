@@ -237,7 +237,7 @@ async function shot(page, name) {
 // A valid Kineto trace, gzip-streamed to disk: cpu_op → runtime → kernel
 // triples on two streams, ~rawMB of JSON. Names are drawn from a small set
 // (as in real traces) so the analyzer's interning is exercised.
-async function generateTrace(file, rawMB, { kernelNames } = {}) {
+async function generateTrace(file, rawMB, { kernelNames, opNames } = {}) {
   const names = kernelNames ?? [
     'Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x32x64_MI16x16x1_SN_LDSB1_ISA942_WG64_4_1',
     'void at::native::elementwise_kernel_manual_unroll<128, 8, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)> >(int, at::native::direct_copy_kernel_cuda)',
@@ -245,7 +245,7 @@ async function generateTrace(file, rawMB, { kernelNames } = {}) {
     'aiter::add_rmsnorm_quant_kernel<std::bfloat16_t, std::bfloat16_t, 256, 16, true, false, true, 1>',
     'ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)',
   ];
-  const ops = ['aten::mm', 'aten::copy_', 'vllm::paged_attention', 'aiter::rmsnorm', 'c10d::allreduce_'];
+  const ops = (opNames ?? ['aten::mm', 'aten::copy_', 'vllm::paged_attention', 'aiter::rmsnorm', 'c10d::allreduce_']).map((n) => JSON.stringify(n));
   const gz = zlib.createGzip({ level: 1 });
   const out = fs.createWriteStream(file);
   gz.pipe(out);
@@ -265,7 +265,7 @@ async function generateTrace(file, rawMB, { kernelNames } = {}) {
     for (let k = 0; k < 500; k++, i++) {
       const n = i % names.length, ext = 100000 + i, corr = 5000 + i, stream = n === 4 ? 9 : 7;
       const kname = JSON.stringify(names[n]);
-      chunk += `${i ? ',' : ''}{"ph": "X", "cat": "cpu_op", "name": "${ops[n]}", "pid": 251, "tid": 251, "ts": ${ts.toFixed(3)}, "dur": 12.5, "args": {"External id": ${ext}, "Record function id": 0, "Input Dims": [[4096, 4096], [4096, 4096]], "Input type": ["c10::BFloat16", "c10::BFloat16"], "Ev Idx": ${i}}}\n` +
+      chunk += `${i ? ',' : ''}{"ph": "X", "cat": "cpu_op", "name": ${ops[n]}, "pid": 251, "tid": 251, "ts": ${ts.toFixed(3)}, "dur": 12.5, "args": {"External id": ${ext}, "Record function id": 0, "Input Dims": [[4096, 4096], [4096, 4096]], "Input type": ["c10::BFloat16", "c10::BFloat16"], "Ev Idx": ${i}}}\n` +
         `,{"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 251, "tid": 251, "ts": ${(ts + 2).toFixed(3)}, "dur": 6.25, "args": {"External id": ${ext}, "kernel": ${kname}, "cid": 107, "correlation": ${corr}, "grid": [304, 1, 1], "block": [256, 1, 1], "shared memory": 0}}\n` +
         `,{"ph": "X", "cat": "kernel", "name": ${kname}, "pid": 0, "tid": ${stream}, "ts": ${(ts + 10).toFixed(3)}, "dur": ${(8 + (i % 7)).toFixed(3)}, "args": {"External id": ${ext}, "device": 0, "stream": ${stream}, "correlation": ${corr}, "kind": "Dispatch Kernel", "grid": [304, 1, 1], "block": [256, 1, 1]}}\n`;
       ts += 20;
@@ -864,6 +864,56 @@ test('user strings render as text (kernel names, file names, log lines)', async 
     assert.ok(await s.page.getByText('<b>trace.json.gz').first().isVisible(), 'file name shown literally');
     assert.ok(await s.page.locator('#crash .evidence code', { hasText: evil }).count() > 0, 'log line shown literally');
     assert.deepEqual(s.requestsAfterLoad(), [], 'no network requests during analysis');
+  } finally {
+    await s.close();
+  }
+});
+
+// Issue 24: kernel and op names holding markup, terminal escapes, a bidi
+// override and a newline with a code fence are text in every table cell and
+// tooltip, their control characters shown as the CLI shows them (\x1b,
+// \u{202e}), and the artifacts are the CLI's bytes.
+test('hostile cell names: markup and control characters in kernel and op names render as text', async () => {
+  const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+  const kernels = [
+    '<img class=pwn src=x onerror="window.__xss=1">Cijk_Alik_Bljk_MT64',
+    'k2\x1b]0;pwned title\x07\x1b[2J_ncclDevKernel_AllReduce',
+    'k3\u202eevil_attention\u2066',
+    'k4\n```\n# Forged heading\n<marquee>pwn</marquee>',
+    'k5`code`|pipe|*star*',
+  ];
+  const ops = ['aten::<svg class=pwn onload="window.__xss=2">', 'aten::op\x1b[31mred', 'op\u202efdp.exe', 'op</td><td>cell', 'c10d::allreduce_'];
+  const dir = fs.mkdtempSync(path.join(TMP, 'cells-'));
+  const trace = path.join(dir, 'cells.json.gz');
+  await generateTrace(trace, 0.2, { kernelNames: kernels, opNames: ops });
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [trace]);
+    assert.equal(await s.page.evaluate(() => window.__xss), undefined, 'no script ran');
+    assert.equal(await s.page.locator('#report .pwn, #report marquee, #report [onerror], #report [onload]').count(), 0, 'no element from a name');
+    const rows = s.page.locator('#kernels tbody tr');
+    assert.ok(await rows.count() >= kernels.length, 'a row per kernel');
+    const cells = (await s.page.locator('#kernels tbody').innerText());
+    // every name is in the table, its controls shown the way escape.Line shows them
+    for (const [want, label] of [['\\x1b]0;pwned title\\x07\\x1b[2J', 'ESC and BEL'], ['\\u{202e}evil', 'U+202E'], ['\\x0a```\\x0a# Forged', 'the newline'],
+      ['<img class=pwn', 'img markup'], ['aten::op\\x1b[31mred', 'the op\'s ESC'], ['op</td><td>cell', 'the op\'s markup']]) {
+      assert.ok(cells.includes(want) || (await s.page.locator('#kernels tbody [title]').evaluateAll((els, w) => els.some((e) => e.title.includes(w)), want)),
+        `${label} shown as text in the kernel table (${JSON.stringify(want)})`);
+    }
+    // no raw control or bidi character anywhere in the report's text or attributes
+    const raw = await s.page.evaluate((src) => {
+      const re = new RegExp(src);
+      const bad = [];
+      const walk = document.createTreeWalker(document.querySelector('#report'), NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+      for (let n = walk.currentNode; n; n = walk.nextNode()) {
+        if (n.nodeType === Node.TEXT_NODE && re.test(n.data)) bad.push(`text ${JSON.stringify(n.data.slice(0, 80))}`);
+        if (n.nodeType === Node.ELEMENT_NODE) for (const a of n.attributes) if (re.test(a.value)) bad.push(`${n.localName}[${a.name}] ${JSON.stringify(a.value.slice(0, 80))}`);
+      }
+      return bad;
+    }, RAW.source);
+    assert.deepEqual(raw, [], 'raw control or bidi characters in the report');
+    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(trace), 'hostile cell names');
+    assert.deepEqual(s.errors, [], 'no page errors');
   } finally {
     await s.close();
   }

@@ -255,6 +255,38 @@ const rawTrace = path.join(tmp, "sglang_Qwen3-8B_decode.json");
 fs.writeFileSync(rawTrace, zlib.gunzipSync(fs.readFileSync(sglang)));
 await compare("breakdown raw .json", "breakdown", rawTrace);
 
+// Issue 24: kernel, op and file names holding markup, terminal escapes, a
+// bidi override and a newline with a code fence. The answers are the CLI's
+// bytes, and no .md, .csv or JSON answer carries a raw control or bidi
+// character (the Go tests render the same bytes with a CommonMark renderer).
+{
+  const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+  const kernels = ['<img src=x onerror=alert(1)>Cijk_Alik_Bljk_MT64', 'k2\x1b]0;pwned\x07\x1b[2J', 'k3\u202eevil\u2066', 'k4\n```\n# Forged heading', 'k5`|*x*|'];
+  const ops = ['aten::<svg onload=alert(2)>', 'aten::op\x1b[31m', 'op\u202efdp', 'op</td><td>', 'c10d::allreduce_'];
+  const events = [];
+  for (let i = 0; i < 50; i++) {
+    const n = i % 5, ts = 1000 + i * 20, ext = 100 + i, corr = 500 + i;
+    events.push({ ph: "X", cat: "cpu_op", name: ops[n], pid: 1, tid: 1, ts, dur: 12, args: { "External id": ext } });
+    events.push({ ph: "X", cat: "cuda_runtime", name: "hipLaunchKernel", pid: 1, tid: 1, ts: ts + 2, dur: 5, args: { "External id": ext, correlation: corr } });
+    events.push({ ph: "X", cat: "kernel", name: kernels[n], pid: 0, tid: 7, ts: ts + 8, dur: 8 + n, args: { "External id": ext, device: 0, stream: 7, correlation: corr } });
+  }
+  // (a name is one line: one with a newline is refused, below)
+  const evil = path.join(tmp, "<img src=x onerror=alert(3)>\x1b]0;t\x07\u202e```.json");
+  fs.writeFileSync(evil, JSON.stringify({ deviceProperties: [{ id: 0, name: "AMD Instinct MI300X" }], traceEvents: events }));
+  await compare("hostile kernel, op and file names", "breakdown", evil);
+  const q = new URLSearchParams({ cmd: "breakdown", name: evil }).toString();
+  const j = await post(q, fs.readFileSync(evil));
+  const z = await post(q, fs.readFileSync(evil), { Accept: "application/zip" });
+  let entries = {};
+  try { entries = unzip(z.body); } catch {}
+  const raw = Object.entries(entries).filter(([n, b]) => /\.(md|csv)$/.test(n) && RAW.test(b.toString("utf8"))).map(([n]) => n);
+  check("hostile names: no raw control or bidi character in any .md or .csv answer", Object.keys(entries).some((n) => n.endsWith(".md")) && raw.length === 0, `raw in [${raw}]`);
+  await expectError("a name with a newline", await post(new URLSearchParams({ cmd: "breakdown", name: "x\n# Forged.json" }).toString(), fs.readFileSync(evil)), 400, /one line/);
+  // JSON is data: the names kept exactly (U+202E included), C0 escaped as JSON requires
+  const body = j.body.toString("utf8");
+  check("hostile names: the JSON answer parses and keeps each kernel name exactly", j.status === 200 && json(j.body) && kernels.every((k) => body.includes(JSON.stringify(k).slice(1, -1))) && !/[\x00-\x09\x0b-\x1f]/.test(body), body.slice(0, 200));
+}
+
 // A gzip stream cut short: partial results, exit 1, same problem text.
 const cut = path.join(tmp, "cut.json.gz");
 const gz = fs.readFileSync(qwen);

@@ -27,6 +27,12 @@ all_gather, reduce_scatter, all_to_all (n-1)/n; else 1), n = "Group size"
 else the ranks matched. A rank's lateness = sum of the skews of the
 instances it reached last; the straggler causes the most.
 
+Missing instances (SPEC "drop": [{"rank": R, "pg": "", "kind": K, "index": I}]):
+after planting, rank R's I-th collective of kind K (unplanted issue order) is
+removed from its trace, as a lost event or a cut trace would. The key keeps
+every other instance under its index on the ranks that hold them all, and has
+no instance where a rank misses one.
+
 Usage: plantkey.py SPEC.json RANK_TRACE... > KEY.json
 """
 import decimal, gzip, json, sys
@@ -120,12 +126,21 @@ def plant(ranks, spec):
                 c["dur"] += delay
 
 
+def drop(ranks, spec):
+    for d in spec.get("drop", []):
+        for r in ranks:
+            if r["rank"] == d["rank"]:
+                r["colls"][(d.get("pg", ""), d["kind"])][d["index"]] = None
+
+
 def key(ranks):
     lo = min(r["base"] for r in ranks)
     out, late = [], {r["rank"]: 0.0 for r in ranks}
     for k in sorted(ranks[0]["colls"]):
-        n = min(len(r["colls"].get(k, [])) for r in ranks)
+        n = max(len(r["colls"].get(k, [])) for r in ranks)
         for i in range(n):
+            if any(i >= len(r["colls"].get(k, [])) or r["colls"][k][i] is None for r in ranks):
+                continue
             ks = [(r["rank"], r["colls"][k][i], D(r["base"] - lo) / 1000) for r in ranks]
             start = {rk: e["ts"] + off for rk, e, off in ks}
             end = {rk: e["ts"] + e["dur"] + off for rk, e, off in ks}
@@ -152,6 +167,7 @@ def main():
     spec = json.load(open(sys.argv[1]))
     ranks = sorted((load(p) for p in sys.argv[2:]), key=lambda r: r["rank"])
     plant(ranks, spec)
+    drop(ranks, spec)
     k = key(ranks)
     k["spec"] = spec
     json.dump(k, sys.stdout, indent=0, sort_keys=True)
