@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/internal/jsontext"
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 	"github.com/gputriage/gputriage/analyzer/limits"
 )
 
@@ -338,7 +339,7 @@ func (r *Reader) hinted(n, base int) (int, bool) {
 	// say nothing about this one's (extrapolating them made a folder's
 	// store grow to many times its records).
 	own := int64(max(n-base, 0))
-	need := own + int64(float64(own)*float64(r.sizeHint-f.Bytes)/float64(f.Bytes)*1.05)
+	need := own + min(units.Trunc(float64(own)*float64(r.sizeHint-f.Bytes)/float64(f.Bytes)*1.05), 15*own) // no overflow
 	// A forged size hint must not allocate what the file does not
 	// hold: grow at most 16× what was really read (dead blocks stay
 	// ≤ 1/15 of the live one), and never past the record budget.
@@ -359,7 +360,7 @@ func (r *Reader) hintedFromEarlier(n, base int) (int, bool) {
 		return 0, false
 	}
 	own := int64(n - base)
-	need := own + int64(float64(base)*float64(r.sizeHint-r.File().Bytes)/float64(prior)*1.05)
+	need := own + min(units.Trunc(float64(base)*float64(r.sizeHint-r.File().Bytes)/float64(prior)*1.05), int64(n))
 	// never more than doubling would have taken; never past the budget
 	b := r.s.Budget
 	need = min(need, int64(n), own+b.Limits.Records-b.Records+1)
