@@ -51,6 +51,8 @@ type facts struct {
 	childFailure   *Evidence     // a supervisor saw a child die (exit.go): defeats a later bare "Killed"
 	vendorNV       bool          // NVIDIA-only evidence formats (session.go)
 	vendorAMD      bool          // ROCm-only evidence formats
+	runtimeNV      bool          // the framework's own text names CUDA (runtimeVendor, evidence.go)
+	runtimeAMD     bool          // … names HIP / ROCm
 	notes          []string      // session-level notes for the summary
 	inc            incidentFacts // hang / multi-rank evidence across files (incident.go)
 	container      containerFact // container.go

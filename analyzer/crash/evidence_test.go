@@ -40,3 +40,41 @@ func TestNextStepsReadTheEvidence(t *testing.T) {
 		t.Errorf("placeholder not filled: %s", got)
 	}
 }
+
+// The framework's own words decide the vendor when no vendor-only format
+// does: CUDA builds get CUDA tools, ROCm builds (which also print "CUDA
+// error" and "CUDA kernel errors might be…", shared s13) keep ROCm's.
+func TestNextStepsRuntimeVendor(t *testing.T) {
+	hint := func(v string) string {
+		return "RuntimeError: CUDA error: an illegal memory access was encountered\n" +
+			"CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n" +
+			"For debugging consider passing " + v + "\n"
+	}
+	for _, c := range []struct {
+		name, log  string
+		want, deny []string
+	}{
+		{"cuda hint", hint("CUDA_LAUNCH_BLOCKING=1."), []string{"CUDA_LAUNCH_BLOCKING=1", "compute-sanitizer"}, []string{"HIP_LAUNCH_BLOCKING", "AMD_SERIALIZE_KERNEL", "debug agent", "rocgdb"}},
+		{"rocm7 hint", hint("AMD_SERIALIZE_KERNEL=3"), []string{"AMD_SERIALIZE_KERNEL=3", "librocm-debug-agent"}, nil},
+		{"cuda oom", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB of which 1.02 GiB is free. Of the allocated memory 15.10 GiB is allocated by PyTorch, and 9.21 GiB is reserved by PyTorch but unallocated.\n",
+			[]string{"PYTORCH_CUDA_ALLOC_CONF", "nvidia-smi"}, []string{"rocm-smi", "PYTORCH_HIP_ALLOC_CONF"}},
+		{"hip oom", "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 191.98 GiB of which 1.02 GiB is free. Of the allocated memory 15.10 GiB is allocated by PyTorch, and 9.21 GiB is reserved by PyTorch but unallocated.\n",
+			[]string{"PYTORCH_HIP_ALLOC_CONF", "rocm-smi"}, nil},
+	} {
+		d := diagnoseWhole("x.log", []byte(c.log))
+		var steps string
+		for _, f := range d.Findings {
+			steps += strings.Join(f.NextSteps, "\n") + "\n"
+		}
+		for _, w := range c.want {
+			if !strings.Contains(steps, w) {
+				t.Errorf("%s: steps lack %q:\n%s", c.name, w, steps)
+			}
+		}
+		for _, w := range c.deny {
+			if strings.Contains(steps, w) {
+				t.Errorf("%s: steps name %q on the other vendor:\n%s", c.name, w, steps)
+			}
+		}
+	}
+}

@@ -90,6 +90,7 @@ type incidentFacts struct {
 	pidHost    map[int]string
 	ranks      map[int]*rankState // watchdog / dump-signal per rank
 	ops        map[string]*opState
+	opSeqs     map[string]*opSeq // ncclops.go: calls per process and communicator
 	worldSize  int
 	ranksSeen  int // 1 + highest rank of any line prefix
 	wsEv       *Evidence
@@ -132,6 +133,8 @@ type pyProc struct {
 	// the application frame below a GPU wait ("forward_decode (…/aiter_backend.py:812)")
 	caller, callerFile string
 	wantCaller         bool
+	first              string // innermost frame of its first thread, "fn (file)" without the line
+	threads            int
 	ev                 Evidence
 }
 

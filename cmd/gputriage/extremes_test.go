@@ -31,7 +31,7 @@ func TestBoundsExtremeValues(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, doc, artifact string
-		want               []string // in the artifact
+		want                []string // in the artifact
 	}{
 		{"roofline bound 1e20 ns", gemm("400000000"), "roofline.json", []string{`"target_bound_us": 9223372036854775.807`}},
 		{"roofline bound in range", gemm("4096"), "roofline.json", []string{`"target_bound_us": 54.613`}},
