@@ -98,13 +98,13 @@ func TestFactsManyStreams(t *testing.T) {
 		k := st.Intern("k")
 		for i := range 4 * n {
 			s := (i*7 + i/n) % n // every stream, out of order, four times
-			st.GPU = append(st.GPU, trace.GPUOp{TS: int64(i) * 10, Dur: 5, Name: k, Device: int32(s % 2), Stream: int32(s), Kind: trace.KindKernel, Corr: trace.None, Ext: trace.None})
+			st.GPU = append(st.GPU, trace.GPUOp{TS: int64(i) * 10, Dur: 5, Name: k, Device: int64(s % 2), Stream: int64(s), Kind: trace.KindKernel, Corr: trace.None, Ext: trace.None})
 		}
 		f := ComputeFacts(st, 0)
 		if len(f.Streams) != n {
 			t.Fatalf("%d streams: got %d", n, len(f.Streams))
 		}
-		seen := map[int32]bool{}
+		seen := map[int64]bool{}
 		for _, s := range f.Streams {
 			if s.Kernels != 4 || s.KernelTime != 20 || seen[s.Stream] || s.Device != s.Stream%2 {
 				t.Fatalf("%d streams: %+v", n, s)
