@@ -115,7 +115,7 @@ func (j *Job) diff(stores []*trace.Store) ([]Artifact, int, error) {
 			a := j.analyzeTraces(st, liveFiles(st), nil)
 			sides[s] = diff.Side{Name: st.Files[liveFiles(st)[0]].Name, Store: st, Breakdown: a.Breakdown,
 				ObservedArch: a.Arch.ObservedArch, ArchMatch: a.Arch.ArchMatch, DeviceName: a.Arch.DeviceName,
-				IdleNS: a.Idle.Total.Idle, Runtime: runtimeOf(a.ROCmVersion, a.CUDAVersion)}
+				IdleNS: a.Idle.Total.Idle, Runtime: runtimeOf(a.ROCmVersion, a.CUDAVersion), Framework: a.Framework}
 			if n := a.Idle.Steps.Steps; n > 0 {
 				sides[s].Steps, sides[s].StepNS = n, a.Idle.Steps.Window/int64(n)
 			}
@@ -269,6 +269,7 @@ func sideFromArtifacts(docs []artifactDoc) (diff.Side, identity.Identity, error)
 			Source       *string `json:"source_trace_path"`
 			ROCm         *string `json:"rocm_version"`
 			CUDA         *string `json:"cuda_version"`
+			Framework    *string `json:"framework"`
 		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		if err := dec.Decode(&m); err != nil {
@@ -290,6 +291,9 @@ func sideFromArtifacts(docs []artifactDoc) (diff.Side, identity.Identity, error)
 			cuda = *m.CUDA
 		}
 		s.Runtime = runtimeOf(rocm, cuda)
+		if m.Framework != nil {
+			s.Framework = *m.Framework
+		}
 	}
 	if b, ok := byName["idle.json"]; ok {
 		var x struct {

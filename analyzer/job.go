@@ -21,6 +21,7 @@ import (
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/collectives"
 	"github.com/gputriage/gputriage/analyzer/crash"
+	"github.com/gputriage/gputriage/analyzer/fuse"
 	"github.com/gputriage/gputriage/analyzer/identity"
 	"github.com/gputriage/gputriage/analyzer/idle"
 	"github.com/gputriage/gputriage/analyzer/kernels"
@@ -866,6 +867,9 @@ func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins)
 	a.Steps = steps.Analyze(st, a.Idle, steps.Options{Stage: j.opts.Stage, OpStage: ids, StageNames: names})
 	stepLeads(a)
 	a.Launch = launch.Analyze(st, launch.Options{Stage: j.opts.Stage, Joins: joins, StageOf: ids, StageNames: names, Idle: a.Idle, Classes: a.Breakdown.Classes})
+	if fw := fuse.DetectFramework(st); fw != fuse.FrameworkPyTorch {
+		a.Framework = fw
+	}
 	fileStage := fileStages(st, ids, names)
 	for _, fi := range files {
 		tl := timeline.Compute(st, fi)

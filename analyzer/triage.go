@@ -9,6 +9,7 @@ import (
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/collectives"
 	"github.com/gputriage/gputriage/analyzer/fuse"
+	"github.com/gputriage/gputriage/analyzer/kernels"
 	"github.com/gputriage/gputriage/analyzer/overlap"
 	"github.com/gputriage/gputriage/analyzer/report"
 	"github.com/gputriage/gputriage/analyzer/trace"
@@ -211,7 +212,25 @@ func fillFromMapping(bd *breakdown.Result, kmap []overlap.MapRow) {
 			r.CPUOp, r.CPUOpShare = m.LaunchOp, float64(m.SourceShare)
 		}
 		r.MappedBy = m.MappedBy
+		// A kernel name two libraries ship: the mapping trace's launch
+		// context (its ops and frames, innermost first) may say whose.
+		if r.Provider == kernels.ProviderAITERorVLLM {
+			ctx := func(yield func(string) bool) {
+				for _, chain := range [][2]string{{m.OpChain, " › "}, {m.CallChain, " -> "}} {
+					parts := strings.Split(chain[0], chain[1]) // outer → inner
+					for k := len(parts) - 1; k >= 0; k-- {
+						if !yield(parts[k]) {
+							return
+						}
+					}
+				}
+			}
+			if p := kernels.ByContext(r.Provider, ctx); p != "" {
+				bd.SetProvider(i, p)
+			}
+		}
 	}
+	bd.ResolveShared()
 }
 
 // graphKernels counts the kernels of a store and those replayed by a

@@ -453,6 +453,52 @@ func resolveShared[R any](rows []R, get func(R) (*Row, map[string]int64)) {
 	}
 }
 
+// SetProvider gives row i provider p and moves the row's GPU time between
+// the provider shares of its stage (for callers that learn a provider
+// after the breakdown, from a mapping trace).
+func (res *Result) SetProvider(i int, p string) {
+	r := &res.Rows[i]
+	if r.Provider == p {
+		return
+	}
+	for k := range res.Stages {
+		st := &res.Stages[k]
+		if st.Stage != r.Stage {
+			continue
+		}
+		m := map[string]int64{}
+		for _, x := range st.Providers {
+			m[x.Name] = x.GPUTime
+		}
+		if m[r.Provider] -= r.GPUTime; m[r.Provider] <= 0 {
+			delete(m, r.Provider)
+		}
+		m[p] += r.GPUTime
+		st.Providers = shares(m, st.KernelTime)
+	}
+	r.Provider = p
+}
+
+// ResolveShared settles, after SetProvider calls, the rows still of a
+// name-shared provider by their siblings (see resolveShared).
+func (res *Result) ResolveShared() {
+	idx := make([]int, len(res.Rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	before := make([]string, len(res.Rows))
+	for i := range res.Rows {
+		before[i] = res.Rows[i].Provider
+	}
+	rows := slices.Clone(res.Rows)
+	resolveShared(idx, func(i int) (*Row, map[string]int64) { return &rows[i], nil })
+	for i := range rows {
+		if rows[i].Provider != before[i] {
+			res.SetProvider(i, rows[i].Provider)
+		}
+	}
+}
+
 // stages assigns a stage to every GPU op: the innermost stage-naming GPU
 // annotation around it, else the CPU annotation around its launch, else the
 // file's name, else "all" (or "unstaged" in a file where other ops have one).

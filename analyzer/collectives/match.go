@@ -102,6 +102,13 @@ type StepRow struct {
 	// ByRank is the lateness each rank caused in the step, in rank_ids
 	// order (a rank × step heatmap's row).
 	ByRank []US `json:"lateness_by_rank_us"`
+	// Worst is the step's largest single arrival skew and the rank last
+	// there: one stall (a late launch, extra work before one layer's
+	// collective) can stand out while a rank that is a little late at
+	// every collective causes more lateness in sum.
+	WorstRank       int    `json:"worst_rank"`
+	WorstCollective string `json:"worst_collective"`
+	WorstSkew       US     `json:"worst_skew_us"`
 }
 
 // Culprit is the straggler in diagnose's culprit shape.
@@ -219,6 +226,7 @@ func Match(sums []*Summary) *Result {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s: rank %d has %d unmatched of %d", groupName(k.pg, k.kind), sd.s.Rank, len(sd.ops)-len(rows), len(sd.ops)))
 			}
 		}
+		negative, mixed := 0, 0
 		for i, row := range rows {
 			index := i
 			if idxs != nil {
@@ -276,6 +284,19 @@ func Match(sums []*Summary) *Result {
 				}
 			}
 			res.Instances = append(res.Instances, in)
+			if in.Transfer < 0 {
+				negative++
+			}
+			if k.pg == "" && in.GroupSize > 0 && in.GroupSize < len(row) {
+				mixed = in.GroupSize
+			}
+		}
+		if negative > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: at %d of %d instances a rank's kernel ended before another rank's started (transfer < 0), which one clock cannot show: the ranks' clocks are taken as one (one host, or hosts kept in sync); a clock offset between hosts, or ranks matched to different instances, would read so",
+				groupName(k.pg, k.kind), negative, len(rows)))
+		}
+		if mixed > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: Group size %d but %d ranks matched: without a Process Group Name, ranks of different process groups may be matched together", groupName(k.pg, k.kind), mixed, len(sides)))
 		}
 	}
 	if orderFallback {
@@ -377,6 +398,7 @@ func (res *Result) steps() {
 	type acc struct {
 		late  map[int]US
 		worst map[int]*Instance
+		max   *Instance
 		n     int
 		skew  US
 	}
@@ -396,6 +418,9 @@ func (res *Result) steps() {
 		a.n++
 		a.skew += in.Skew
 		a.late[in.LastRank] += in.Skew
+		if a.max == nil || in.Skew > a.max.Skew {
+			a.max = in
+		}
 		if w := a.worst[in.LastRank]; w == nil || in.Skew > w.Skew {
 			a.worst[in.LastRank] = in
 		}
@@ -424,6 +449,7 @@ func (res *Result) steps() {
 		if w := a.worst[best]; w != nil {
 			row.Collective = w.Label()
 		}
+		row.WorstRank, row.WorstCollective, row.WorstSkew = a.max.LastRank, a.max.Label(), a.max.Skew
 		res.Steps = append(res.Steps, row)
 	}
 }

@@ -83,13 +83,14 @@ func (r *Result) Markdown() string {
 		w("\n")
 	}
 	if len(r.Steps) > 0 {
-		w("\n| Step | Straggler | Lateness (ms) | Worst collective | Instances |\n|---|---:|---:|---|---:|\n")
+		w("\n| Step | Straggler | Lateness (ms) | Worst collective | Instances | Largest skew (ms) | Last there | At |\n|---|---:|---:|---|---:|---:|---:|---|\n")
 		for i, s := range r.Steps {
 			if i == 20 {
-				w("| … %d more steps in ranks.json | | | | |\n", len(r.Steps)-20)
+				w("| … %d more steps in ranks.json | | | | | | | |\n", len(r.Steps)-20)
 				break
 			}
-			w("| `%s` | %d | %s | %s | %d |\n", units.Cell(s.Step), s.StragglerRank, ms(s.Lateness), units.Cell(s.Collective), s.Instances)
+			w("| `%s` | %d | %s | %s | %d | %s | %d | %s |\n", units.Cell(s.Step), s.StragglerRank, ms(s.Lateness), units.Cell(s.Collective), s.Instances,
+				ms(s.WorstSkew), s.WorstRank, units.Cell(s.WorstCollective))
 		}
 	}
 	// the largest skews

@@ -10,8 +10,17 @@ import (
 // all wordings, HSA status codes anywhere, the queue-error packet dump and
 // AMD_LOG_LEVEL API traces (hipLaunchKernel geometry, "Returned hipErrorX").
 type clrParser struct {
-	s   *Session
-	pkt packetDump
+	s     *Session
+	pkt   packetDump
+	abort queueAbort // the last "Callback: Queue … aborting" (its dump may follow it)
+}
+
+// queueAbort: where a queue abort was read and the finding it made, so a
+// "Kernel Name:" dump printed after it (ROCm's order) names its kernel.
+type queueAbort struct {
+	line  int
+	class string
+	pid   int
 }
 
 type packetDump struct {
@@ -46,7 +55,7 @@ var (
 	reNoCompatCO   = lazyre.New(`No compatible code objects? found for: ?(\S+)`)
 )
 
-func (p *clrParser) beginFile(*Session) { p.pkt = packetDump{} }
+func (p *clrParser) beginFile(*Session) { p.pkt, p.abort = packetDump{}, queueAbort{} }
 func (p *clrParser) endFile()           { p.s.applyOverrideMismatch() }
 
 func (p *clrParser) line(l *line) {
@@ -82,6 +91,7 @@ func (p *clrParser) packet(l *line) {
 	if m := reKernelName.FindStringSubmatch(t); m != nil {
 		p.pkt = packetDump{kernel: strings.TrimSpace(m[1]), line: l.no, ev: l.ev(s), set: true}
 		s.format("clr_queue_error_dump")
+		p.dumpAfterAbort(l)
 	}
 	if strings.Contains(t, "Couldn't find kernel") {
 		p.pkt = packetDump{line: l.no, ev: l.ev(s), set: true}
@@ -178,6 +188,25 @@ func (p *clrParser) hsa(l *line) {
 	}
 	if l.pid > 0 {
 		a.setPID(l.pid)
+	}
+	if abort && a.f.Kernel == "" {
+		p.abort = queueAbort{line: l.no, class: class, pid: l.pid}
+	}
+}
+
+// dumpAfterAbort is the rule for ROCm's order — "Callback: Queue … aborting"
+// first, then CLR's dispatch dump "Kernel Name: …" (rocvirtual.cpp) a few
+// lines later: the dump names the aborted queue's kernel. Defeated by
+// distance (more than 5 lines) or another pid in the prefix.
+func (p *clrParser) dumpAfterAbort(l *line) {
+	ab := p.abort
+	if ab.class == "" || l.no-ab.line > 5 || l.no < ab.line || (ab.pid > 0 && l.pid > 0 && ab.pid != l.pid) {
+		return
+	}
+	p.abort = queueAbort{}
+	if a := p.s.b.get(ab.class); a != nil {
+		a.setKernel(p.pkt.kernel, "CLR dispatch dump after the queue abort (Kernel Name)", 85)
+		a.evidence(p.pkt.ev)
 	}
 }
 

@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCLRGolden(t *testing.T) {
 	d := goldenCase(t, "clr_s14.golden.json", "shared:s14_hsa_illegal_instruction_kernel_name_dump_gfx906_therock1844.log")
@@ -38,4 +41,26 @@ func FuzzCLR(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, cut int) {
 		fuzzParser(t, only(func(s *Session) parser { return &clrParser{s: s} }), data, cut)
 	})
+}
+
+// ROCm prints the queue abort first and CLR's dispatch dump after it; the
+// dump names the aborted kernel unless it belongs to another pid.
+func TestKernelNameAfterQueueAbort(t *testing.T) {
+	abort := ":0:rocdevice.cpp            :3020: 8812033411 us: [pid:44017 tid:0x7f9a5bfff640] Callback: Queue 0x7f98d3c00000 aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest legal address. code: 0x29\n"
+	dump := func(pid string) string {
+		return ":1:rocvirtual.cpp           :3417: 8812033428 us: [pid:" + pid + " tid:0x7f9a5bfff640] Kernel Name: _Z22scatter_add_rows_kernelPKfPKlPfii\n"
+	}
+	for _, c := range []struct {
+		pid  string
+		want bool
+	}{{"44017", true}, {"50000", false}} {
+		s := New()
+		s.BeginFile("hip.log")
+		s.Write([]byte(abort + dump(c.pid)))
+		s.EndFile()
+		f := hasClass(s.Diagnosis(), ClassGPUMemoryFault)
+		if f == nil || strings.Contains(f.Kernel+f.KernelMangled, "scatter_add_rows_kernel") != c.want {
+			t.Errorf("pid %s: %+v", c.pid, f)
+		}
+	}
 }

@@ -143,7 +143,12 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 	if c, ok := frCulprit(inc, mk); ok {
 		add(c, prioFlight)
 	}
-	// 4. NCCL_DEBUG=INFO opCounts
+	// 4. NCCL_DEBUG=INFO / watchdog: a rank that called another collective
+	// at the same opCount / SeqNum (ncclops.go)
+	if c, ok := opDivergenceCulprit(inc, mk); ok {
+		add(c, prioOpCount)
+	}
+	// NCCL_DEBUG=INFO opCounts
 	if len(inc.ops) >= 2 {
 		keys := make([]string, 0, len(inc.ops))
 		for k := range inc.ops {

@@ -10,8 +10,9 @@ import (
 // every known layout, hang/reset/firmware lines, RAS/ECC, driver-side DMA
 // failures, the host OOM killer and NVIDIA Xid lines.
 type dmesgParser struct {
-	s    *Session
-	recs map[string]*pageFault // open page-fault record per device (BDF)
+	s       *Session
+	recs    map[string]*pageFault // open page-fault record per device (BDF)
+	timeout int                   // line number of the last ring timeout (its process line follows)
 }
 
 type pageFault struct {
@@ -30,8 +31,8 @@ type pageFault struct {
 }
 
 var (
-	rePFHeader   = lazyre.New(`(?:amdgpu (\S+): )?(?:amdgpu: )?\[(\w+)\] (retry |no-retry |VMC |UTCL2 )?page fault \(src_id:(\d+) ring:(\d+) vm_?id:(\d+) pas_?id:(\d+)(?:, for process (\S+) pid (\d+) thread (\S+) pid (\d+))?`)
-	rePFProcess  = lazyre.New(`(?:for process|in process|Process) (\S+) pid (\d+) thread (\S+) pid (\d+)`)
+	rePFHeader   = lazyre.New(`(?:amdgpu (\S+): )?(?:amdgpu: )?\[(\w+)\] (retry |no-retry |VMC |UTCL2 )?page fault \(src_id:(\d+) ring:(\d+) vm_?id:(\d+) pas_?id:(\d+)(?:, for process (\S*) pid (\d+) thread (\S*) pid (\d+))?`)
+	rePFProcess  = lazyre.New(`(?:for process|in process|Process information: process|Process) (\S*) pid (\d+) thread (\S*) pid (\d+)`)
 	rePFAddr     = lazyre.New(`(?:in page starting at address|^\s*at page) (0x[0-9a-fA-F]+)(?: from (?:IH )?(?:client )?(.*))?`)
 	rePFStatus   = lazyre.New(`(?:GC)?VM_L2_PROTECTION_FAULT_STATUS:(0x[0-9a-fA-F]+)`)
 	rePFClient   = lazyre.New(`Faulty UTCL2 client ID: (.*)$`)
@@ -46,7 +47,7 @@ var (
 	reVRAM       = lazyre.New(`(\d+)M of VRAM memory ready|VRAM: (\d+)M`)
 )
 
-func (p *dmesgParser) beginFile(*Session) { p.recs = map[string]*pageFault{} }
+func (p *dmesgParser) beginFile(*Session) { p.recs = map[string]*pageFault{}; p.timeout = 0 }
 
 func (p *dmesgParser) endFile() {
 	for _, k := range sortedRecKeys(p.recs) {
@@ -65,17 +66,18 @@ func sortedRecKeys(m map[string]*pageFault) []string {
 
 // kernelEvent is one non-page-fault kernel-log line as a typed fact.
 type kernelEvent struct {
-	kind   string // oom_kill | xnack_on | svm_miss | xid | reset | kfd_resume | ras | vram
-	pid    int
-	task   string
-	rssKB  string // anon-rss of a killed process
-	vmKB   string
-	cgroup bool   // "Memory cgroup out of memory"
-	bdf    string // amdgpu device
-	reason string // reset: MES message / ring timeout / "GPU reset"
-	strong bool   // reset: a line that proves the reset (begin, MES failure, timeout, MODEn, BACO)
-	susPID string // reset: "Failed to suspend process pid N"
-	vram   string
+	kind    string // oom_kill | xnack_on | svm_miss | xid | reset | kfd_resume | ras | vram
+	pid     int
+	task    string
+	rssKB   string // anon-rss of a killed process
+	vmKB    string
+	cgroup  bool   // "Memory cgroup out of memory"
+	bdf     string // amdgpu device
+	reason  string // reset: MES message / ring timeout / "GPU reset"
+	strong  bool   // reset: a line that proves the reset (begin, MES failure, timeout, MODEn, BACO)
+	susPID  string // reset: "Failed to suspend process pid N"
+	timeout bool   // reset: a ring / job timeout (the hung job's process line follows)
+	vram    string
 }
 
 // extractKernelEvent reads the OOM killer, SVM/XNACK, reset/hang, KFD and
@@ -100,6 +102,12 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 	case strings.Contains(t, "NVRM: Xid"):
 		return kernelEvent{kind: "xid"}, true
 	}
+	// amdgpu_job_timedout names the hung job's process on the next line:
+	// " Process Main pid 65975 thread vkd3d_queue pid 66181" (6.x),
+	// "Process information: process Xorg pid 1234 thread …" (5.x)
+	if m := findIf(t, "rocess ", rePFProcess); m != nil {
+		return kernelEvent{kind: "process", pid: atoiDef(m[2], 0), task: m[1], bdf: submatch(reBDF, t)}, true
+	}
 	if m := findIf(t, "VRAM", reVRAM); m != nil {
 		v := m[1]
 		if v == "" {
@@ -116,7 +124,7 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 		strings.Contains(t, "Failed to evict"), strings.Contains(t, "Failed to suspend process"),
 		strings.Contains(t, "ring reset"), strings.Contains(t, "MODE1 reset"), strings.Contains(t, "MODE2 reset"), strings.Contains(t, "BACO reset"),
 		strings.Contains(t, "devcoredump"), strings.Contains(t, "Dumping IP State"):
-		e := kernelEvent{kind: "reset", bdf: submatch(reBDF, t), susPID: submatch(reSuspendPID, t)}
+		e := kernelEvent{kind: "reset", bdf: submatch(reBDF, t), susPID: submatch(reSuspendPID, t), timeout: strings.Contains(t, "timeout") || strings.Contains(t, "timedout")}
 		e.strong = containsAny(t, "GPU reset begin", "MES failed", "device wedged", "timeout", "MODE1", "MODE2", "BACO", "unrecoverable")
 		switch m := reMESFail.FindStringSubmatch(t); {
 		case m != nil:
@@ -200,6 +208,20 @@ func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
 			a.addReason(e.reason)
 		}
 		a.detail("suspend_failed_pid", e.susPID)
+		if e.timeout {
+			p.timeout = l.no
+		}
+	case "process":
+		// the process of the job that timed out: only right after the
+		// timeout line (a process line elsewhere belongs to a page fault)
+		if p.timeout > 0 && l.no-p.timeout <= 2 {
+			if a := s.b.get(ClassGPUHangReset); a != nil {
+				a.setPID(e.pid)
+				a.setStr(&a.f.Process, e.task)
+				a.evidence(l.ev(s))
+			}
+		}
+		p.timeout = 0
 	case "kfd_resume":
 		s.format("dmesg_kfd")
 		a := s.b.add(s, ClassDMADriverFault, l, 0.55)
@@ -261,7 +283,7 @@ func extractPageFaultLine(t string) (pfLine, bool) {
 		if x.retry == "VMC" || x.retry == "UTCL2" {
 			x.retry = ""
 		}
-		if m[8] != "" {
+		if m[9] != "" {
 			x.process, x.pid = m[8], atoiDef(m[9], 0)
 		}
 		return x, true

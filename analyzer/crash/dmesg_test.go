@@ -128,3 +128,35 @@ Aug 05 18:46:49 rustyspork kernel: amdgpu 0000:0d:00.0:          PERMISSION_FAUL
 		t.Fatalf("%s", d.JSON())
 	}
 }
+
+// The process of a timed-out job: the line right after the ring timeout.
+func TestDmesgTimeoutProcess(t *testing.T) {
+	cases := []struct {
+		src, log string
+		pid      int
+	}{
+		{"https://github.com/ublue-os/bazzite/issues/4464 (6.x ' Process … pid')", `[32554.992028] amdgpu 0000:08:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=13441142, emitted seq=13441144
+[32554.992032] amdgpu 0000:08:00.0: amdgpu:  Process Main pid 65975 thread vkd3d_queue pid 66181
+[32554.992035] amdgpu 0000:08:00.0: amdgpu: Starting gfx_0.0.0 ring reset
+`, 65975},
+		{"https://github.com/yshui/picom/issues/1390 (5.x 'Process information: process')", `Nov 14 10:46:51 leviathan kernel: [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=5235351, emitted seq=5235353
+Nov 14 10:46:51 leviathan kernel: [drm:amdgpu_job_timedout [amdgpu]] *ERROR* Process information: process picom pid 37593 thread picom:cs0 pid 37625
+Nov 14 10:46:51 leviathan kernel: amdgpu 0000:0c:00.0: amdgpu: GPU reset begin!
+`, 37593},
+	}
+	for _, c := range cases {
+		s := New()
+		s.BeginFile("dmesg.txt")
+		s.Write([]byte(c.log))
+		s.EndFile()
+		f := hasClass(s.Diagnosis(), ClassGPUHangReset)
+		if f == nil || f.PID == nil || *f.PID != c.pid {
+			t.Errorf("%s: %+v", c.src, f)
+		}
+	}
+	// https://github.com/freebsd/drm-kmod/issues/78: a process without a name in the header
+	x, ok := extractPageFaultLine("drmn0: [gfxhub0] retry page fault (src_id:0 ring:0 vmid:3 pasid:32770, for process  pid 101779 thread  pid 101779)")
+	if !ok || x.pid != 101779 || x.retry != "retry" {
+		t.Errorf("%+v", x)
+	}
+}

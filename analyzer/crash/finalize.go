@@ -452,7 +452,7 @@ func (b *builder) finding(s *Session, a *agg) Finding {
 		a.detail("svm", m)
 		a.note(m)
 	}
-	if facts.override != "" && (f.Class == ClassGPUMemoryFault || f.Class == ClassArchMismatch || f.Class == ClassIllegalInstruction) {
+	if facts.override != "" && f.SubKind != "hsa_override" && (f.Class == ClassGPUMemoryFault || f.Class == ClassArchMismatch || f.Class == ClassIllegalInstruction) {
 		a.note("HSA_OVERRIDE_GFX_VERSION=" + facts.override + " is set: the GPU runs code objects built for another gfx target")
 	}
 	if len(facts.gpuArch) > 0 {

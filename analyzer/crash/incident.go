@@ -90,6 +90,7 @@ type incidentFacts struct {
 	pidHost    map[int]string
 	ranks      map[int]*rankState // watchdog / dump-signal per rank
 	ops        map[string]*opState
+	opSeqs     map[string]*opSeq // ncclops.go: calls per process and communicator
 	worldSize  int
 	ranksSeen  int // 1 + highest rank of any line prefix
 	wsEv       *Evidence

@@ -22,8 +22,6 @@ var (
 	reIncSeq       = lazyre.New(`WorkNCCL\(SeqNum=(\d+), OpType=(\w+)`)
 	reIncEnq       = lazyre.New(`(?i)last enqueued (?:\w+ )?work: (-?\d+), last completed (?:\w+ )?work: (-?\d+)`)
 	reIncDumpFrom  = lazyre.New(`dump signal due to a collective timeout from\s+(this local rank|rank\s+(\d+))`)
-	reIncOpCount   = lazyre.New(`^(\S+):(\d+):\d+ \[(\d+)\] NCCL INFO (\w+): opCount ([0-9a-fA-F]+)`)
-	reIncNranks    = lazyre.New(`\[nranks=(\d+)\]`)
 	reIncInit      = lazyre.New(`^(\S+):(\d+):\d+ \[(\d+)\] NCCL INFO .*?\bcomm 0x[0-9a-fA-F]+ rank (\d+) nranks (\d+)`)
 	reIncRootRank  = lazyre.New(`^\s*rank\s*: (\d+)`)
 	reIncRootExit  = lazyre.New(`^\s*exitcode\s*: (-?\d+) \(pid: (\d+)\)`)
@@ -88,8 +86,8 @@ func (p *incidentParser) line(l *line) {
 			}
 		}
 	case strings.Contains(t, "opCount"):
-		if m := reIncOpCount.FindStringSubmatch(t); m != nil {
-			key := m[1] + ":" + m[2]
+		if c, ok := extractNCCLColl(t); ok {
+			key := c.host + ":" + strconv.Itoa(c.pid)
 			if inc.ops == nil {
 				inc.ops = map[string]*opState{}
 			}
@@ -98,15 +96,17 @@ func (p *incidentParser) line(l *line) {
 				if len(inc.ops) >= maxRanks {
 					return
 				}
-				o = &opState{host: m[1], pid: atoiDef(m[2], 0), dev: atoiDef(m[3], -1), rank: -1, last: -1}
+				o = &opState{host: c.host, pid: c.pid, dev: c.dev, rank: -1, last: -1}
 				inc.ops[key] = o
 			}
-			if v, err := strconv.ParseInt(m[5], 16, 64); err == nil && v >= o.last {
-				o.last, o.op, o.ev = v, m[4], l.ev(s)
+			ev := l.ev(s)
+			if c.opCount >= o.last {
+				o.last, o.op, o.ev = c.opCount, c.op, ev
 			}
-			if n := atoiDef(submatch(reIncNranks, t), 0); n > inc.worldSize {
-				inc.worldSize = n
+			if c.nranks > inc.worldSize {
+				inc.worldSize = c.nranks
 			}
+			inc.noteColl(c, l.rank, ev)
 			s.format("nccl_debug")
 		}
 	case strings.Contains(t, "nranks"):

@@ -76,26 +76,81 @@ func (p *ncclParser) line(l *line) {
 	}
 }
 
+// watchdogTimeout: c10d's "[PG … Rank R] Watchdog caught collective
+// operation timeout: WorkNCCL(SeqNum=S, OpType=OP[, NumelIn=…, NumelOut=…]
+// [, Timeout(ms)=T]) ran for M milliseconds before timing out." in every
+// PyTorch version's wording (see TestExtractWatchdog).
+type watchdogTimeout struct {
+	rank              int // -1 when the line has no [Rank N] tag
+	seq               int
+	op                string
+	numelIn, numelOut string
+	timeoutMS, ranMS  string
+}
+
+func extractWatchdog(t string) (watchdogTimeout, bool) {
+	m := findIf(t, "Watchdog caught", reWatchdog)
+	if m == nil {
+		return watchdogTimeout{}, false
+	}
+	w := watchdogTimeout{rank: -1, seq: atoiDef(m[1], -1), op: m[2], numelIn: m[3], numelOut: m[4], timeoutMS: m[5], ranMS: m[6]}
+	if r := submatchIf(t, "Rank ", reRankTag); r != "" {
+		w.rank = atoiDef(r, -1)
+	}
+	return w, true
+}
+
+// ncclColl: one NCCL_DEBUG=INFO (SUBSYS COLL) call record,
+// "host:pid:tid [dev] NCCL INFO AllReduce: opCount 1a sendbuff … count N
+// datatype D op O root R comm 0x… [nranks=N] stream 0x…". opCount counts
+// the calls of one communicator (comm), so two records compare only
+// within corresponding communicators.
+type ncclColl struct {
+	host     string
+	pid, dev int
+	op       string
+	opCount  int64
+	count    int64 // elements, -1 when absent
+	root     int   // -1 when absent
+	comm     string
+	nranks   int
+}
+
+var reNCCLColl = lazyre.New(`^(\S+):(\d+):\d+ \[(\d+)\] NCCL INFO (\w+): opCount ([0-9a-fA-F]+)(.*)$`)
+var (
+	reCollCount  = lazyre.New(`\bcount (\d+)`)
+	reCollRoot   = lazyre.New(`\broot (\d+)`)
+	reCollComm   = lazyre.New(`\bcomm (0x[0-9a-fA-F]+)`)
+	reCollNranks = lazyre.New(`\[nranks=(\d+)\]`)
+)
+
+func extractNCCLColl(t string) (ncclColl, bool) {
+	m := findIf(t, "opCount", reNCCLColl)
+	if m == nil {
+		return ncclColl{}, false
+	}
+	oc, err := strconv.ParseInt(m[5], 16, 64)
+	if err != nil {
+		return ncclColl{}, false
+	}
+	rest := m[6]
+	c := ncclColl{host: m[1], pid: atoiDef(m[2], 0), dev: atoiDef(m[3], -1), op: m[4], opCount: oc, count: -1, root: -1,
+		comm: submatch(reCollComm, rest), nranks: atoiDef(submatch(reCollNranks, rest), 0)}
+	if v := submatch(reCollCount, rest); v != "" {
+		c.count, _ = strconv.ParseInt(v, 10, 64)
+	}
+	if v := submatch(reCollRoot, rest); v != "" {
+		c.root = atoiDef(v, -1)
+	}
+	return c, true
+}
+
 func (p *ncclParser) nccl(l *line) bool {
 	t := l.text
 	s := p.s
 	f := &s.b.facts
-	if m := reWatchdog.FindStringSubmatch(t); m != nil {
-		s.format("nccl_watchdog")
-		a := s.b.add(s, ClassCollectiveTimeout, l, 0.95)
-		seq := atoiDef(m[1], -1)
-		if a.f.SeqNum == nil {
-			a.f.SeqNum = intp(seq)
-		}
-		a.seq(seq)
-		a.setStr(&a.f.OpType, m[2])
-		a.addReason("Watchdog caught collective operation timeout")
-		a.detail("numel_in", m[3])
-		a.detail("timeout_ms", m[5])
-		a.detail("ran_for_ms", m[6])
-		if r := submatch(reRankTag, t); r != "" {
-			a.rank(atoiDef(r, -1))
-		}
+	if w, ok := extractWatchdog(t); ok {
+		s.applyWatchdog(l, w)
 		return true
 	}
 	if m := reWorkState.FindStringSubmatch(t); m != nil {
@@ -173,6 +228,27 @@ func (p *ncclParser) nccl(l *line) bool {
 		}
 	}
 	return true
+}
+
+// applyWatchdog: a watchdog timeout is a collective_timeout on its rank;
+// whether it is the cause or a consequence (a peer's fault, a rank that
+// never called the collective) is decided over all facts (culprit.go,
+// incident.go).
+func (s *Session) applyWatchdog(l *line, w watchdogTimeout) {
+	s.format("nccl_watchdog")
+	a := s.b.add(s, ClassCollectiveTimeout, l, 0.95)
+	if a.f.SeqNum == nil {
+		a.f.SeqNum = intp(w.seq)
+	}
+	a.seq(w.seq)
+	a.setStr(&a.f.OpType, w.op)
+	a.addReason("Watchdog caught collective operation timeout")
+	a.detail("numel_in", w.numelIn)
+	a.detail("timeout_ms", w.timeoutMS)
+	a.detail("ran_for_ms", w.ranMS)
+	if w.rank >= 0 {
+		a.rank(w.rank)
+	}
 }
 
 // exitCode records a process exit status: SIGKILL → host_oom_kill,

@@ -90,11 +90,28 @@ func extractMemoryError(t string) (memoryError, bool) {
 }
 
 // applyMemoryError: no shader touched a bad address — a driver-path failure
-// (dma_driver_fault, sub_kind memory_in_use). Seen when a container may not
-// mmap /dev/kfd (SELinux, missing --ipc=host) and on APUs at model load.
+// (dma_driver_fault, sub_kind memory_in_use): ROCr's free path got EBUSY
+// from the KFD ("[hsaKmtFreeMemory] … errno=16" right before it,
+// ROCm/hip#3806), seen on APUs at model load (ROCm/legacy-rocm-build#6182,
+// rjmalagon/ollama-linux-amd-apu#9) and when a container may not mmap
+// /dev/kfd. The class holds when it stands alone. Defeater: a GPU error of
+// the same process printed before it (ollama/ollama#11123: "ROCm error:
+// invalid device function", then this line during the abort) — the free
+// failed while the process tore down after that error, so it is that
+// error's consequence, not a cause.
 func (s *Session) applyMemoryError(l *line, f memoryError) {
-	a := s.b.add(s, ClassDMADriverFault, l, 0.85)
-	a.strong = true
+	cause := s.earlierGPUError()
+	conf := 0.85
+	if cause != "" {
+		conf = 0.5
+	}
+	a := s.b.add(s, ClassDMADriverFault, l, conf)
+	if cause != "" && a.f.Count == 1 {
+		a.f.ConsequenceOf = cause
+		a.note("printed after " + cause + " while the process tore down: the allocation could not be freed because the GPU work had already failed; a consequence, not a cause")
+	} else {
+		a.strong = true
+	}
 	a.setNode(f.node)
 	a.setStr(&a.f.Agent, f.agent)
 	if f.address != "" {
@@ -279,4 +296,15 @@ func (s *Session) applyMemoryFaultError(l *line, f memoryFaultErrorRec) {
 	if f.kernel != "" {
 		a.setKernel(f.kernel, "CLR Memory Fault Error report", 85)
 	}
+}
+
+// earlierGPUError names the class of a GPU error already read in this
+// session, "" when none (memory errors at teardown are its consequence).
+func (s *Session) earlierGPUError() string {
+	for _, c := range []string{ClassArchMismatch, ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassInvalidLaunch, ClassKernelNotFound, ClassVRAMOOM, ClassGPUHangReset} {
+		if s.b.get(c) != nil {
+			return c
+		}
+	}
+	return ""
 }

@@ -44,8 +44,10 @@ type Side struct {
 	Steps          int
 
 	// Observed facts, compared when both sides know them: the runtime
-	// (e.g. "ROCm 7.2", "CUDA 12.4").
-	Runtime string
+	// (e.g. "ROCm 7.2", "CUDA 12.4") and the serving framework (SGLang,
+	// vLLM, xDiT).
+	Runtime   string
+	Framework string
 
 	// Seed-004 comparison fields; "" / nil = unknown.
 	BaseImage           string
@@ -89,7 +91,8 @@ type SideInfo struct {
 	IdleUS       us     `json:"idle_us"`        // GPU idle time (idle.json's total)
 	StepUS       us     `json:"step_us"`        // mean step time, 0 when the run has no step annotations
 	Steps        int    `json:"steps"`
-	Runtime      string `json:"runtime"` // "ROCm 7.2", "CUDA 12.4", "" unknown
+	Runtime      string `json:"runtime"`   // "ROCm 7.2", "CUDA 12.4", "" unknown
+	Framework    string `json:"framework"` // "SGLang", "vLLM", "xDiT", "" none seen
 }
 
 // Delta is A → B of one quantity pair.
@@ -176,7 +179,7 @@ func collect(s Side) sideData {
 		b = breakdown.Analyze(s.Store, breakdown.Options{})
 	}
 	d := sideData{info: SideInfo{Name: s.Name, ObservedArch: s.ObservedArch, DeviceName: s.DeviceName,
-		IdleUS: us(s.IdleNS), StepUS: us(s.StepNS), Steps: s.Steps, Runtime: s.Runtime},
+		IdleUS: us(s.IdleNS), StepUS: us(s.StepNS), Steps: s.Steps, Runtime: s.Runtime, Framework: s.Framework},
 		kernels: map[string]*acc{}, cats: map[string]*acc{}, stages: map[string]breakdown.Stage{}}
 	if b != nil {
 		for _, r := range b.Rows {
@@ -270,6 +273,7 @@ func comparable(a, b Side) (mm []Mismatch, unverified []string) {
 	}
 	observed("device_name", a.DeviceName, b.DeviceName)
 	observed("runtime", a.Runtime, b.Runtime)
+	observed("framework", a.Framework, b.Framework)
 	for _, c := range a.Conflicts {
 		mm = append(mm, Mismatch{"run A " + c.Field + " (given vs recorded)", c.A, c.B})
 	}

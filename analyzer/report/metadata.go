@@ -25,6 +25,7 @@ func Metadata(a *Analysis) []byte {
 		ArchMatch           string       `json:"arch_match"`
 		HardwareRelevance   string       `json:"hardware_relevance_reason"`
 		ROCmVersion         *string      `json:"rocm_version"`
+		Framework           *string      `json:"framework"`
 		BaseImage           *string      `json:"base_image"`
 		ResourceClass       *string      `json:"resource_class"`
 		GPUDeviceIDs        []int        `json:"gpu_device_ids"`
@@ -54,7 +55,7 @@ func Metadata(a *Analysis) []byte {
 	}
 	m := meta{
 		ObservedArch: a.Arch.ObservedArch, ArchMatch: a.Arch.ArchMatch, HardwareRelevance: a.Arch.Reason,
-		ROCmVersion: opt(a.ROCmVersion), TraceDeviceIDs: a.DeviceIDs, Partial: a.Partial(), TargetArch: a.Target,
+		ROCmVersion: opt(a.ROCmVersion), Framework: opt(a.Framework), TraceDeviceIDs: a.DeviceIDs, Partial: a.Partial(), TargetArch: a.Target,
 		ArchBasis: a.Arch.Basis, Vendor: opt(a.Arch.Vendor), DeviceName: opt(a.Arch.DeviceName),
 		HIPRuntimeVersion: opt(a.HIPVersion), CUDAVersion: opt(a.CUDAVersion), Distributed: a.Distributed,
 		Stages: []string{}, SourceTracePaths: []string{}, Files: []fileInfo{}, Tool: Tool, SchemaVersion: Version,

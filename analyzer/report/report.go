@@ -32,6 +32,9 @@ type Analysis struct {
 	StageFilter string
 	ROCmVersion string
 	HIPVersion  string
+	// Framework is the serving framework the trace's frames and ops name
+	// (SGLang, vLLM, xDiT), "" when none.
+	Framework   string
 	CUDAVersion string
 	DeviceIDs   []int
 	Distributed *Distributed

@@ -106,3 +106,53 @@ func TestDiffObservedRuntime(t *testing.T) {
 		t.Errorf("exit %d, want 3 with a runtime mismatch: %s", code, so.String()[:min(so.Len(), 600)])
 	}
 }
+
+// Issue 22 item 5: the framework each trace names (SGLang's frames and ops
+// vs vLLM's) is an observed fact too: compared, carried in diff.json and
+// recorded in profile_metadata.json, so that two artifact folders of
+// different frameworks refuse as their traces do.
+func TestDiffObservedFramework(t *testing.T) {
+	a := filepath.Join(shared, "traces/tracelens/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz")
+	b := filepath.Join(shared, "traces/tracelens/inference/vllm_decode_full/graph_execution.json.gz")
+	if _, err := os.Stat(b); err != nil {
+		fixture.Missing(t, "%v", err)
+	}
+	same := []string{"--base-image", "img", "--resource-class", "1xMI300X", "--gpu-device-ids", "0", "--server-flags", "f", "--benchmark-config-hash", "h"}
+	var dirs []string
+	for _, tr := range []string{a, b} {
+		out := t.TempDir()
+		var so, se bytes.Buffer
+		if code := run(append([]string{"breakdown", "-q", "--engine", "native", "-o", out, tr}, same...), nil, &so, &se); code != 0 {
+			t.Fatalf("breakdown %s: exit %d: %s", tr, code, se.String())
+		}
+		dirs = append(dirs, out)
+	}
+	var m struct {
+		Framework *string `json:"framework"`
+	}
+	readJSON(t, filepath.Join(dirs[0], "profile_metadata.json"), &m)
+	if m.Framework == nil || *m.Framework != "SGLang" {
+		t.Errorf("profile_metadata.json framework %v, want SGLang", m.Framework)
+	}
+	for _, in := range [][2]string{{a, b}, {dirs[0], dirs[1]}} {
+		out := t.TempDir()
+		var so, se bytes.Buffer
+		code := run(append([]string{"diff", "-q", "--engine", "native", "-o", out, in[0], in[1]}, same...), nil, &so, &se)
+		var d struct {
+			A, B struct {
+				Framework string `json:"framework"`
+			}
+			Mismatches []struct {
+				Field, A, B string
+			} `json:"mismatches"`
+		}
+		readJSON(t, filepath.Join(out, "diff.json"), &d)
+		found := false
+		for _, x := range d.Mismatches {
+			found = found || x.Field == "framework" && x.A == "SGLang" && x.B == "vLLM"
+		}
+		if code != 3 || !found || d.A.Framework != "SGLang" || d.B.Framework != "vLLM" {
+			t.Errorf("diff %s %s: exit %d, frameworks %q/%q, mismatches %+v (want 3, SGLang vs vLLM)", in[0], in[1], code, d.A.Framework, d.B.Framework, d.Mismatches)
+		}
+	}
+}
