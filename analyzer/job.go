@@ -213,8 +213,11 @@ type Job struct {
 	sides    [2]*trace.Store           // diff with SplitA: one store per run
 	docs     []artifactDoc             // diff: gputriage artifacts given as a run
 	budget   *trace.Budget
-	csvRuns  []csvRun               // rocprofv3 CSV files, by run, until Finish
-	sums     []*collectives.Summary // ranks: the rank summaries read
+	// expect is the host's estimate of all the inputs' bytes (ExpectBytes),
+	// sized the estimates of the files already ended (FileSize).
+	expect, sized int64
+	csvRuns       []csvRun               // rocprofv3 CSV files, by run, until Finish
+	sums          []*collectives.Summary // ranks: the rank summaries read
 	// stagesSeen are the stages of every analysed trace (--stage must name one).
 	stagesSeen map[string]bool
 	// stageFiles holds, for triage and overlap, the store of each rank of
@@ -397,6 +400,7 @@ func (j *Job) decide(c *current) {
 		}
 		c.reader = st.NewReader(c.res.Name)
 		c.reader.SizeHint(c.size)
+		c.reader.RestHint(j.rest(c))
 	case binary(c.sniff) && !crash.IsPickle(c.sniff): // pickles: flight-recorder dumps
 		c.kind = "unknown"
 	default:
@@ -509,8 +513,24 @@ func (j *Job) FileSize(n int64) {
 		j.cur.size = n
 		if j.cur.reader != nil {
 			j.cur.reader.SizeHint(n)
+			j.cur.reader.RestHint(j.rest(j.cur))
 		}
 	}
+}
+
+// ExpectBytes passes the host's estimate of the decompressed size of all
+// the inputs it will push (a folder's files; each file's own estimate
+// still comes with FileSize): memory planning only, so that the store's
+// records, shared by a rank folder's files, grow once for the folder
+// rather than once per file.
+func (j *Job) ExpectBytes(n int64) { j.expect = j.opts.Limits.ClampHint(n, 0) }
+
+// rest is the host's estimate of the bytes of the inputs after c.
+func (j *Job) rest(c *current) int64 {
+	if j.expect <= 0 {
+		return 0
+	}
+	return max(j.expect-j.sized-c.size, 0)
 }
 
 // FileError records a problem the host met reading the current file (a
@@ -539,6 +559,7 @@ func (j *Job) EndFile() {
 		j.endGzip(c)
 	}
 	j.cur = nil
+	j.sized += c.size
 	c.res = &j.files[len(j.files)-1]
 	if c.reader != nil {
 		// A trace whose reading stopped counts up to where it stopped:
@@ -769,15 +790,20 @@ func (j *Job) Finish() *Result {
 			res.Error = strings.TrimPrefix(res.Error+"; "+err.Error(), "; ")
 			break
 		}
+		// Each rank alone first (a rank folder), then the union: a rank's
+		// copy and transients are gone before the union's analysis.
+		var parts []rankPart
+		for _, fi := range traces {
+			parts = append(parts, rankPart{j.store, fi, nil})
+		}
+		own, lines, sums := j.perRank(parts)
 		joins := callsite.NewJoins(j.store) // shared by the breakdown and the roofline
 		a := j.analyzeTraces(j.store, traces, joins)
 		rl := j.roofline(a, joins, j.store)
-		var parts []rankPart
-		for _, fi := range traces {
-			parts = append(parts, rankPart{j.store, fi, joins})
+		for i := range parts {
+			parts[i].joins = joins
 		}
-		rankArts := crossRank(a, rankSummaries(parts))
-		own, lines := j.perRank(parts)
+		rankArts := crossRank(a, sums)
 		a.PerRank = lines
 		if j.opts.Command == "extract" {
 			art, err := j.extractSummary(parts)

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
+	"github.com/gputriage/gputriage/analyzer/collectives"
 	"github.com/gputriage/gputriage/analyzer/report"
 )
 
@@ -31,17 +32,22 @@ func distinctRanks(parts []rankPart) bool {
 }
 
 // perRank analyses every rank of a rank folder on its own, as if its trace
-// had been given alone: its artifacts under ranks/<rank>/ and its line for
-// the summary. One rank at a time, so that only one copy of a rank's
-// records is held beyond the store.
-func (j *Job) perRank(parts []rankPart) ([]Artifact, []report.RankLine) {
+// had been given alone: its artifacts under ranks/<rank>/, its line for
+// the summary and its collectives (rankSummaries' answer, in the parts'
+// order, from the rank's own store and joins: a folder's union needs no
+// joins for them). As many ranks at a time as there are cores, so that
+// few copies of a rank's records are held beyond the store.
+func (j *Job) perRank(parts []rankPart) ([]Artifact, []report.RankLine, []*collectives.Summary) {
 	if !distinctRanks(parts) {
-		return nil, nil
+		return nil, nil, nil
 	}
-	parts = slices.Clone(parts)
-	slices.SortFunc(parts, func(x, y rankPart) int {
-		rx, _ := rankOf(&x.st.Files[x.fi])
-		ry, _ := rankOf(&y.st.Files[y.fi])
+	order := make([]int, len(parts)) // by rank
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		rx, _ := rankOf(&parts[x].st.Files[parts[x].fi])
+		ry, _ := rankOf(&parts[y].st.Files[parts[y].fi])
 		return rx - ry
 	})
 	type out struct {
@@ -49,8 +55,9 @@ func (j *Job) perRank(parts []rankPart) ([]Artifact, []report.RankLine) {
 		line report.RankLine
 	}
 	outs := make([]out, len(parts))
+	sums := make([]*collectives.Summary, len(parts))
 	one := func(i int, jj *Job) {
-		p := parts[i]
+		p := parts[order[i]]
 		r, _ := rankOf(&p.st.Files[p.fi])
 		st, joins := p.st, p.joins
 		if len(st.Files) > 1 {
@@ -74,6 +81,7 @@ func (j *Job) perRank(parts []rankPart) ([]Artifact, []report.RankLine) {
 			arts = append(arts, Artifact{dir + w.Name, w.Text})
 		}
 		outs[i] = out{arts, report.LineOf(a, r, RankDir(r))}
+		sums[order[i]] = summarize(rankPart{st, 0, joins})
 	}
 	// The ranks of one folder store (breakdown) are analysed side by side,
 	// each on its own copy of its records, as many at a time as there are
@@ -105,5 +113,5 @@ func (j *Job) perRank(parts []rankPart) ([]Artifact, []report.RankLine) {
 		arts = append(arts, o.arts...)
 		lines = append(lines, o.line)
 	}
-	return arts, lines
+	return arts, lines, withCollectives(sums)
 }

@@ -50,11 +50,19 @@ func rankSummaries(parts []rankPart) []*collectives.Summary {
 	}
 	var sums []*collectives.Summary
 	for _, p := range parts {
-		s := summarize(p)
-		if len(s.Ops) == 0 {
-			continue
+		sums = append(sums, summarize(p))
+	}
+	return withCollectives(sums)
+}
+
+// withCollectives keeps the summaries with collectives: nil unless two
+// ranks have some.
+func withCollectives(all []*collectives.Summary) []*collectives.Summary {
+	var sums []*collectives.Summary
+	for _, s := range all {
+		if len(s.Ops) > 0 {
+			sums = append(sums, s)
 		}
-		sums = append(sums, s)
 	}
 	if len(sums) < 2 {
 		return nil

@@ -62,7 +62,7 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 	if cross != nil {
 		rankArts = crossArtifacts(a, cross)
 	}
-	own, lines := j.perRank(parts)
+	own, lines, _ := j.perRank(parts)
 	a.PerRank = lines
 	rankArts = append(rankArts, own...)
 	j.drawn = a

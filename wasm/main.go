@@ -166,6 +166,17 @@ func fileSize(lo, hi uint32) int32 {
 	return 0
 }
 
+// expect_bytes passes the expected decompressed size of all the files
+// the host will push (lo + hi<<32 bytes): memory planning only.
+//
+//go:wasmexport expect_bytes
+func expectBytes(lo, hi uint32) int32 {
+	if job != nil {
+		job.ExpectBytes(int64(hi)<<32 | int64(lo))
+	}
+	return 0
+}
+
 //go:wasmexport file_error
 func fileError(ptr, n uint32) int32 {
 	if job == nil {

@@ -208,35 +208,10 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 			}
 		}
 	}
-	// 5. py-spy: one process not in the collective the others wait in
-	if len(inc.pyProcs) >= 2 {
-		var coll, odd []*pyProc
-		for _, p := range inc.pyProcs {
-			if p.state == "collective" {
-				coll = append(coll, p)
-			} else {
-				odd = append(odd, p)
-			}
-		}
-		if len(coll) > 0 && len(odd) > 0 && len(odd) < len(coll) {
-			o := odd[0]
-			wait := clip(o.frame, 100)
-			if o.caller != "" {
-				wait += " called from " + o.caller
-			}
-			what := map[string]string{"gpu_wait": "waits for the GPU (" + wait + ")", "busy": "is busy (" + clip(o.frame, 100) + ")", "idle": "is idle outside any collective"}[o.state]
-			c := mk(o.rank, o.pid, "", "pid "+strconv.Itoa(o.pid)+" "+what+" while "+strconv.Itoa(len(coll))+" other process(es) wait in a collective ("+clip(coll[0].frame, 80)+")", "py-spy dumps of "+strconv.Itoa(len(inc.pyProcs))+" processes: the one not in the collective", o.ev, coll[0].ev)
-			if len(odd) > 1 {
-				c.Rank, c.PID = nil, nil
-				for _, x := range odd {
-					c.PIDs = append(c.PIDs, x.pid)
-					if x.rank >= 0 {
-						c.Ranks = append(c.Ranks, x.rank)
-					}
-				}
-			}
-			add(c, prioPySpy)
-		}
+	// 5. py-spy: the process not in the collective the others wait in, or
+	// whose stack differs from all others (hang.go)
+	if c, ok := pyspyCulprit(inc, mk); ok {
+		add(c, prioPySpy)
 	}
 	// 5b. rocgdb dumps of several workers: the one not in the kernel the
 	// others are stuck in

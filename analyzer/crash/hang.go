@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
@@ -186,6 +187,9 @@ func (p *hangParser) dumpLine(l *line) bool {
 	if m := rePyThread.FindStringSubmatch(t); m != nil {
 		p.thread = &pyThread{id: m[1], status: m[2], name: m[3]}
 		p.threads++
+		if p.proc != nil {
+			p.proc.threads++
+		}
 		p.status[m[2]]++
 		return true
 	}
@@ -198,9 +202,13 @@ func (p *hangParser) dumpLine(l *line) bool {
 	if strings.HasPrefix(t, "Python v") || strings.HasPrefix(t, "Parent Process") || strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "Arguments") || strings.HasPrefix(strings.TrimSpace(t), "Locals") {
 		return true
 	}
-	if m := rePyFrameLine.FindStringSubmatch(t); m != nil && p.thread != nil {
+	if fr, ok := extractPyFrame(t); ok && p.thread != nil {
+		m := []string{t, fr.fn, fr.loc}
 		th := p.thread
 		th.frames++
+		if pr := p.proc; pr != nil && pr.threads == 1 && th.frames == 1 {
+			pr.first = fr.signature()
+		}
 		if pr := p.proc; pr != nil && pr.wantCaller && !strings.HasPrefix(m[2], "torch/") && !strings.Contains(m[2], "/torch/") {
 			// the application frame that called the GPU wait
 			pr.caller, pr.callerFile, pr.wantCaller = clip(strings.TrimSpace(m[1])+" ("+m[2]+")", 160), m[2], false
@@ -245,6 +253,100 @@ func (p *hangParser) dumpLine(l *line) bool {
 	p.inDump = false
 	p.thread = nil
 	return false
+}
+
+// pyFrame is one py-spy stack frame: "    fn (file:line)", "    fn
+// (file:line)" with --native C frames "    hipMemcpyWithStream
+// (libamdhip64.so.6)" (see TestExtractPyFrame).
+type pyFrame struct {
+	fn, loc string
+}
+
+func extractPyFrame(t string) (pyFrame, bool) {
+	m := rePyFrameLine.FindStringSubmatch(t)
+	if m == nil {
+		return pyFrame{}, false
+	}
+	return pyFrame{fn: strings.TrimSpace(m[1]), loc: m[2]}, true
+}
+
+// signature is the frame without its line number: two ranks stopped in
+// the same function compare equal whatever line each one is on.
+func (f pyFrame) signature() string {
+	loc := f.loc
+	if i := strings.LastIndexByte(loc, ':'); i > 0 && atoiDef(loc[i+1:], -1) >= 0 {
+		loc = loc[:i]
+	}
+	return f.fn + " (" + loc + ")"
+}
+
+// pyspyCulprit is the rule over the py-spy process facts. First by state:
+// processes waiting in a collective wait for a peer, so the process(es)
+// not in it — fewer than those in it, or the one other process of two
+// when it waits for the GPU or is busy — are the culprit. Then by stack:
+// of three or more processes, the one whose innermost frame differs from
+// all others (which share one) is the culprit. Defeated when the odd ones
+// are as many as the rest (nothing says which side is stuck).
+func pyspyCulprit(inc *incidentFacts, mk func(int, int, string, string, string, ...Evidence) Culprit) (Culprit, bool) {
+	procs := inc.pyProcs
+	if len(procs) < 2 {
+		return Culprit{}, false
+	}
+	var coll, odd []*pyProc
+	for _, p := range procs {
+		if p.state == "collective" {
+			coll = append(coll, p)
+		} else {
+			odd = append(odd, p)
+		}
+	}
+	pair := len(coll) == 1 && len(odd) == 1 && odd[0].state != "idle"
+	if len(coll) > 0 && len(odd) > 0 && (len(odd) < len(coll) || pair) {
+		o := odd[0]
+		wait := clip(o.frame, 100)
+		if o.caller != "" {
+			wait += " called from " + o.caller
+		}
+		what := map[string]string{"gpu_wait": "waits for the GPU (" + wait + ")", "busy": "is busy (" + clip(o.frame, 100) + ")", "idle": "is idle outside any collective"}[o.state]
+		c := mk(o.rank, o.pid, "", "pid "+strconv.Itoa(o.pid)+" "+what+" while "+strconv.Itoa(len(coll))+" other process(es) wait in a collective ("+clip(coll[0].frame, 80)+")", "py-spy dumps of "+strconv.Itoa(len(procs))+" processes: the one not in the collective", o.ev, coll[0].ev)
+		if len(odd) > 1 {
+			c.Rank, c.PID = nil, nil
+			for _, x := range odd {
+				c.PIDs = append(c.PIDs, x.pid)
+				if x.rank >= 0 {
+					c.Ranks = append(c.Ranks, x.rank)
+				}
+			}
+		}
+		return c, true
+	}
+	if len(procs) < 3 {
+		return Culprit{}, false
+	}
+	bySig := map[string][]*pyProc{}
+	for _, p := range procs {
+		if p.first == "" {
+			return Culprit{}, false
+		}
+		bySig[p.first] = append(bySig[p.first], p)
+	}
+	if len(bySig) != 2 {
+		return Culprit{}, false
+	}
+	var one, rest []*pyProc
+	for _, g := range bySig {
+		if len(g) == 1 {
+			one = g
+		} else {
+			rest = g
+		}
+	}
+	if len(one) != 1 || len(rest) < 2 {
+		return Culprit{}, false
+	}
+	o := one[0]
+	c := mk(o.rank, o.pid, "", "pid "+strconv.Itoa(o.pid)+" is in "+clip(o.first, 100)+" while the "+strconv.Itoa(len(rest))+" other processes are all in "+clip(rest[0].first, 100)+": it never reached the point the others wait at", "py-spy dumps of "+strconv.Itoa(len(procs))+" processes: the one whose stack differs from all others", o.ev, rest[0].ev)
+	return c, true
 }
 
 func (p *hangParser) endFile() {

@@ -133,6 +133,8 @@ type pyProc struct {
 	// the application frame below a GPU wait ("forward_decode (…/aiter_backend.py:812)")
 	caller, callerFile string
 	wantCaller         bool
+	first              string // innermost frame of its first thread, "fn (file)" without the line
+	threads            int
 	ev                 Evidence
 }
 

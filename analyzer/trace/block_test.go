@@ -117,3 +117,38 @@ func TestFolderGrowthBounded(t *testing.T) {
 		}
 	}
 }
+
+// With the bytes of the files still to come (RestHint), a folder's shared
+// record slices are grown for all its files while the first is read, and
+// not copied again for each later file.
+func TestFolderRestHintGrowsOnce(t *testing.T) {
+	data, _ := blockTrace(40000) // ≈ 11 MB: past hintAfter
+	const files = 3
+	s := NewStore()
+	var first *Span
+	for f := 0; f < files; f++ {
+		r := s.NewReader(fmt.Sprintf("rank%d.json", f))
+		r.SizeHint(int64(len(data)))
+		r.RestHint(int64((files - 1 - f) * len(data)))
+		for p := data; len(p) > 0; {
+			n := min(len(p), 1<<16)
+			r.Write(p[:n])
+			p = p[n:]
+		}
+		r.Close()
+		if f == 0 {
+			first = &s.CPU[0]
+		}
+	}
+	if &s.CPU[0] != first {
+		t.Error("the CPU records were copied after the first file")
+	}
+	for _, c := range []struct {
+		what     string
+		len, cap int
+	}{{"GPU", len(s.GPU), cap(s.GPU)}, {"CPU", len(s.CPU), cap(s.CPU)}, {"Shapes", len(s.Shapes), cap(s.Shapes)}} {
+		if c.len != files*40000 || float64(c.cap) > 1.2*float64(c.len) {
+			t.Errorf("%s: %d records in a capacity of %d", c.what, c.len, c.cap)
+		}
+	}
+}

@@ -37,6 +37,7 @@ type Reader struct {
 	lastTrack        uint32
 
 	sizeHint int64 // expected decompressed bytes of the file, 0 = unknown
+	restHint int64 // expected bytes of the files read into the store after it
 	// base is each record slice's length when the file started: a folder's
 	// files share one store, and only this file's records extrapolate.
 	base [6]int
@@ -48,6 +49,12 @@ type Reader struct {
 // wasm module's never-shrinking memory does not keep the dead copies of a
 // large trace's growth. A wrong hint costs efficiency, never correctness.
 func (r *Reader) SizeHint(n int64) { r.sizeHint = n }
+
+// RestHint tells the reader how many (decompressed) bytes the files read
+// into the same store after this one should hold (a rank folder's other
+// ranks): the record slices, shared by all files, are then grown once for
+// all of them rather than copied again for every file. Only a hint.
+func (r *Reader) RestHint(n int64) { r.restHint = max(n, 0) }
 
 // NewReader starts a file named name in store s.
 func (s *Store) NewReader(name string) *Reader {
@@ -330,7 +337,16 @@ func (r *Reader) hinted(n, base int) (int, bool) {
 	// say nothing about this one's (extrapolating them made a folder's
 	// store grow to many times its records).
 	own := int64(max(n-base, 0))
-	need := own + int64(float64(own)*float64(r.sizeHint-f.Bytes)/float64(f.Bytes)*1.05)
+	left := float64(own) * float64(r.sizeHint-f.Bytes) / float64(f.Bytes)
+	// The files still to come (RestHint) at the earlier files' rate when
+	// there are earlier files (a file's start is no sample of a whole
+	// file: profilers write the CPU side first), else at this one's.
+	if prior := r.priorBytes(); base > 0 && prior >= hintAfter {
+		left += float64(base) * float64(r.restHint) / float64(prior)
+	} else {
+		left += float64(own) * float64(r.restHint) / float64(f.Bytes)
+	}
+	need := own + int64(left*1.05)
 	// A forged size hint must not allocate what the file does not
 	// hold: grow at most 16× what was really read (dead blocks stay
 	// ≤ 1/15 of the live one), and never past the record budget.
@@ -343,19 +359,25 @@ func (r *Reader) hinted(n, base int) (int, bool) {
 // records per byte, so the shared slice, which holds every earlier file's
 // records, is copied once for this file rather than at every doubling.
 func (r *Reader) hintedFromEarlier(n, base int) (int, bool) {
-	var prior int64
-	for _, pf := range r.s.Files[:r.idx] {
-		prior += pf.Bytes
-	}
+	prior := r.priorBytes()
 	if base == 0 || prior < hintAfter {
 		return 0, false
 	}
 	own := int64(n - base)
-	need := own + int64(float64(base)*float64(r.sizeHint-r.File().Bytes)/float64(prior)*1.05)
+	need := own + int64(float64(base)*float64(r.sizeHint-r.File().Bytes+r.restHint)/float64(prior)*1.05)
 	// never more than doubling would have taken; never past the budget
 	b := r.s.Budget
 	need = min(need, int64(n), own+b.Limits.Records-b.Records+1)
 	return int(min(int64(base)+need, 1<<31)), true
+}
+
+// priorBytes is how many bytes the files read into the store before this
+// one held.
+func (r *Reader) priorBytes() (n int64) {
+	for _, pf := range r.s.Files[:r.idx] {
+		n += pf.Bytes
+	}
+	return n
 }
 
 // baseOf is the length record slice p had when the file started.

@@ -4,6 +4,7 @@
 package trace
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 
@@ -355,6 +356,101 @@ func (s *Store) Sub(fi int) *Store {
 	// its own count: sub-stores may be analysed side by side
 	b := *s.Budget
 	sub.Budget = &b
+	gLo, gHi, gOK := fileRange(s.GPU, f, func(o *GPUOp) uint16 { return o.File })
+	cLo, cHi, cOK := fileRange(s.CPU, f, func(o *Span) uint16 { return o.File })
+	if gOK && cOK {
+		s.subRange(sub, f, gLo, gHi, cLo, cHi)
+	} else {
+		s.subFiltered(sub, f)
+	}
+	return sub
+}
+
+// fileRange is where file f's records lie in in, when they are one run (a
+// store's files are read one after the other, so they are): ok is false
+// when another file's records come between.
+func fileRange[T any](in []T, f uint16, file func(*T) uint16) (lo, hi int, ok bool) {
+	lo, hi = -1, -1
+	for i := range in {
+		if file(&in[i]) == f {
+			if lo < 0 {
+				lo = i
+			} else if hi != i {
+				return 0, 0, false
+			}
+			hi = i + 1
+		}
+	}
+	if lo < 0 {
+		return 0, 0, true
+	}
+	return lo, hi, true
+}
+
+// subRange fills sub from the runs of file f's GPU ops and CPU spans: one
+// copy each, and indices into them shifted rather than looked up.
+func (s *Store) subRange(sub *Store, f uint16, gLo, gHi, cLo, cHi int) {
+	// as filtering makes them: non-nil record slices, nil shapes when none
+	sub.GPU = append(make([]GPUOp, 0, gHi-gLo), s.GPU[gLo:gHi]...)
+	for i := range sub.GPU {
+		sub.GPU[i].File = 0
+	}
+	sub.CPU = append(make([]Span, 0, cHi-cLo), s.CPU[cLo:cHi]...)
+	for i := range sub.CPU {
+		sub.CPU[i].File = 0
+	}
+	spans := func(in []Span) []Span {
+		lo, hi, ok := fileRange(in, f, func(o *Span) uint16 { return o.File })
+		if !ok {
+			return filterSpans(in, f)
+		}
+		out := append(make([]Span, 0, hi-lo), in[lo:hi]...)
+		for i := range out {
+			out[i].File = 0
+		}
+		return out
+	}
+	sub.Python, sub.Annot = spans(s.Python), spans(s.Annot)
+	// shapes are in CPU span order (ShapesOf searches them)
+	lo, _ := slices.BinarySearchFunc(s.Shapes, int32(cLo), func(sh Shapes, c int32) int { return cmp.Compare(sh.CPU, c) })
+	hi, _ := slices.BinarySearchFunc(s.Shapes, int32(cHi), func(sh Shapes, c int32) int { return cmp.Compare(sh.CPU, c) })
+	if lo < hi {
+		sub.Shapes = slices.Clone(s.Shapes[lo:hi])
+	}
+	for i := range sub.Shapes {
+		sub.Shapes[i].CPU -= int32(cLo)
+	}
+	for _, c := range s.Comms {
+		lo, hi := cLo, cHi
+		if c.OnGPU {
+			lo, hi = gLo, gHi
+		}
+		if int(c.Op) >= lo && int(c.Op) < hi {
+			c.Op -= int32(lo)
+			sub.Comms = append(sub.Comms, c)
+		}
+	}
+}
+
+func filterSpans(in []Span, f uint16) []Span {
+	n := 0
+	for i := range in {
+		if in[i].File == f {
+			n++
+		}
+	}
+	out := make([]Span, 0, n)
+	for _, sp := range in {
+		if sp.File == f {
+			sp.File = 0
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
+// subFiltered fills sub with file f's records wherever they lie.
+func (s *Store) subFiltered(sub *Store, f uint16) {
 	// sized first: appending would copy each rank's records several times
 	count := func(n int, file func(i int) uint16) (k int) {
 		for i := range n {
@@ -364,9 +460,8 @@ func (s *Store) Sub(fi int) *Store {
 		}
 		return k
 	}
-	spanCount := func(in []Span) int { return count(len(in), func(i int) uint16 { return in[i].File }) }
 	sub.GPU = make([]GPUOp, 0, count(len(s.GPU), func(i int) uint16 { return s.GPU[i].File }))
-	sub.CPU = make([]Span, 0, spanCount(s.CPU))
+	sub.CPU = make([]Span, 0, count(len(s.CPU), func(i int) uint16 { return s.CPU[i].File }))
 	gpu := make([]int32, len(s.GPU)) // old index → new, -1 when another file's
 	for i := range s.GPU {
 		gpu[i] = -1
@@ -385,17 +480,7 @@ func (s *Store) Sub(fi int) *Store {
 			sub.CPU = append(sub.CPU, c)
 		}
 	}
-	spans := func(in []Span) []Span {
-		out := make([]Span, 0, spanCount(in))
-		for _, sp := range in {
-			if sp.File == f {
-				sp.File = 0
-				out = append(out, sp)
-			}
-		}
-		return out
-	}
-	sub.Python, sub.Annot = spans(s.Python), spans(s.Annot)
+	sub.Python, sub.Annot = filterSpans(s.Python, f), filterSpans(s.Annot, f)
 	for _, sh := range s.Shapes {
 		if n := cpu[sh.CPU]; n >= 0 {
 			sh.CPU = n
@@ -412,7 +497,6 @@ func (s *Store) Sub(fi int) *Store {
 			sub.Comms = append(sub.Comms, c)
 		}
 	}
-	return sub
 }
 
 // HeaviestDevices returns, per file with kernels, the device whose kernels

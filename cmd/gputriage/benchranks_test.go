@@ -116,7 +116,7 @@ func ranksTable(t *testing.T) string {
 		fd.wall.Seconds()/fo.wall.Seconds(), fd.cpu.Seconds()/fo.cpu.Seconds(), fd.rssMB/fo.rssMB)
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(&b, "\nLoad average at the end of the run (1, 5, 15 min): %s (2 cores shared with other sessions: wall times are inflated by it, CPU times much less).\n", strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], ", "))
-	b.WriteString("\nThe folder's extra is CPU: every rank analysed again on its own (a copy of its records, then every analysis) and the collectives extracted and matched; the ranks' own analyses run on every core, gunzip stays serial per file; the one store's record slices, shared by all files, are copied when they grow (once or twice per file). RSS is each run's own peak (GNU time).\n")
+	b.WriteString("\nThe folder's extra is CPU: every rank analysed again on its own (a copy of its records, one run per file, then every analysis) and its collectives extracted from that copy, then matched; the ranks' own analyses run on every core, before the union's (their copies are gone when it runs); gunzip stays serial per file. The one store's record slices, shared by all files, are sized for the whole folder while its first file is read (the host passes the folder's bytes, `Job.ExpectBytes`), not copied again per file. RSS is each run's own peak (GNU time).\n")
 	b.WriteString(ranksEnd + "\n")
 	return b.String()
 }

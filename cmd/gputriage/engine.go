@@ -76,6 +76,9 @@ type engine interface {
 	FileBegin(name string) error
 	Feed(p []byte) error
 	FileSize(n int64) error
+	// ExpectBytes: the estimated decompressed size of all the inputs
+	// (memory planning for a folder read into one store).
+	ExpectBytes(n int64) error
 	FileRead(n int64) error // compressed bytes read so far (gzip input)
 	FileError(msg string) error
 	FileEnd() error
@@ -108,6 +111,7 @@ func (n *native) Feed(p []byte) error         { _, err := n.job.Write(p); return
 func (n *native) FileRead(r int64) error      { n.job.FileRead(r); return nil }
 func (n *native) FileError(msg string) error  { n.job.FileError(msg); return nil }
 func (n *native) FileSize(size int64) error   { n.job.FileSize(size); return nil }
+func (n *native) ExpectBytes(b int64) error   { n.job.ExpectBytes(b); return nil }
 func (n *native) FileEnd() error              { n.job.EndFile(); return nil }
 func (n *native) Finish() (*analyzer.Result, error) {
 	return n.job.Finish(), nil
@@ -214,7 +218,7 @@ func instantiate(ctx context.Context, rt wazero.Runtime, compiled wazero.Compile
 		return nil, fmt.Errorf("instantiate gputriage.wasm: %w", err)
 	}
 	e := &wasmEngine{ctx: ctx, mod: mod, fn: map[string]api.Function{}}
-	for _, name := range []string{"alloc", "begin", "file_begin", "feed", "file_size", "file_read", "file_error", "file_end", "finish", "result_ptr", "result_len", "take_output", "output_ptr",
+	for _, name := range []string{"alloc", "begin", "file_begin", "feed", "file_size", "expect_bytes", "file_read", "file_error", "file_end", "finish", "result_ptr", "result_len", "take_output", "output_ptr",
 		"block_ready", "block_begin", "block_end", "block_merge"} {
 		f := mod.ExportedFunction(name)
 		if f == nil {
@@ -334,6 +338,10 @@ func (e *wasmEngine) FileRead(n int64) error {
 func (e *wasmEngine) FileError(msg string) error { return e.callBytes("file_error", []byte(msg)) }
 func (e *wasmEngine) FileSize(n int64) error {
 	_, err := e.call("file_size", uint64(uint32(n)), uint64(uint32(n>>32)))
+	return err
+}
+func (e *wasmEngine) ExpectBytes(n int64) error {
+	_, err := e.call("expect_bytes", uint64(uint32(n)), uint64(uint32(n>>32)))
 	return err
 }
 func (e *wasmEngine) FileEnd() error {

@@ -216,6 +216,12 @@ func runCommand(cmd string, f flags, stdin io.Reader, stdout, stderr, rawStderr 
 		if cmd == "perfetto-fix" {
 			return perfettoFix(eng, files[0], f, prog, stdout, stderr)
 		}
+		if len(files) > 1 {
+			if err := eng.ExpectBytes(expectBytes(files)); err != nil {
+				fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
+				return analyzer.ExitUsage
+			}
+		}
 		restart := false
 		for _, name := range files {
 			err := pushPath(eng, name, stdin, prog)
@@ -281,6 +287,23 @@ func newEngine(kind string, parsers int, auto bool) (engine, error) {
 	}
 	e.parsers = parsers
 	return e, nil
+}
+
+// expectBytes is the estimated decompressed size of files together (a
+// folder read into one store plans its records once: Job.ExpectBytes).
+func expectBytes(files []string) (n int64) {
+	for _, name := range files {
+		// regular files only: opening a pipe (<(zcat …)) to peek would
+		// cut its writer off
+		if st, err := os.Stat(name); name == "-" || err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		if fh, err := os.Open(name); err == nil {
+			n += sizeHint(fh)
+			fh.Close()
+		}
+	}
+	return n
 }
 
 func pushPath(eng engine, name string, stdin io.Reader, prog *progress) error {
