@@ -162,6 +162,8 @@ func checkKey(t *testing.T, res *Result, key *plantKey) {
 			t.Errorf("planted %s: step %q has no row", in.Label(), in.Step)
 		} else if s := res.Steps[i]; s.StragglerRank != late || s.Collective != in.Label() {
 			t.Errorf("step %s: straggler %d at %s, planted rank %d at %s", s.Step, s.StragglerRank, s.Collective, late, in.Label())
+		} else if s.WorstSkew < in.Skew || s.WorstSkew == in.Skew && (s.WorstRank != late || s.WorstCollective != in.Label()) {
+			t.Errorf("step %s: largest skew %s (rank %d at %s), planted %s at %s", s.Step, s.WorstSkew, s.WorstRank, s.WorstCollective, in.Skew, in.Label())
 		}
 	}
 	if s := res.Straggler; s == nil || s.Rank == nil || *s.Rank != key.Straggler {

@@ -15,16 +15,31 @@
 //
 // Layering (issue 18, being moved to incrementally): extractors → facts →
 // rules → advice. An extractor is a pure function from text to a typed fact
-// (file, node, pid, address, reason …) that never decides a class
-// (rocrfacts.go: extractVMFault, extractMemoryError; regaddr.go: register
-// values per kernel); a rule turns facts into findings and names what
-// defeats it (apply* in rocrfacts.go, faultKernelByRegisters, the help-text,
-// world-size, child-failure and reset-debris defeaters; interleave.go
-// reads a kernel name spliced by several writers back from all its copies);
-// advice is built in
-// one place from the finding and the facts in hand (nextsteps.go,
-// evidence.go), every input value quoted with internal/quote. Older parsers
-// still write into the builder directly.
+// (file, node, pid, address, reason …) that keeps no session state and never
+// decides a class; its table test cites the real wordings it reads. A rule
+// turns facts into findings and names what defeats it; a parser is a thin
+// loop that calls an extractor and hands the fact to its rule. Converted:
+//   - rocr.go / rocrfacts.go: VM fault, memory error ("Memory in use" is a
+//     consequence after an earlier GPU error), HW exception, offload fault,
+//     legacy fault lines, fault event, faulting page, CLR Memory Fault Error;
+//   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels)
+//     assembled per device and ruled by flush (continuation, vmid-0 reset
+//     debris, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
+//     killer, resets and the timed-out job's process, KFD, RAS, SVM/XNACK);
+//   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
+//     applyOverrideMismatch (silent wrong results without any crash);
+//   - nvidia.go: extractSanitizerLine + the sanitizer rule;
+//   - regaddr.go: register values per kernel → faultKernelByRegisters;
+//   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
+//   - the help-text, world-size, child-failure and reset-debris defeaters;
+//     interleave.go reads a kernel name spliced by several writers back from
+//     all its copies.
+//
+// Advice is built in one place from the finding and the facts in hand
+// (nextsteps.go, evidence.go), every input value quoted with internal/quote.
+// Older parsers (debugagent, rocgdb, gdbdump, gdbhang, launch, cudagdb parts
+// of nvidia.go, the CLR status/trace paths and the host formats not listed
+// here) still match and write into the builder in one step.
 //
 // The grammars and the crash-class table follow docs/crash-formats.md of the
 // shared project documentation.

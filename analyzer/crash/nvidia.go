@@ -16,7 +16,7 @@ type nvidiaParser struct {
 }
 
 var (
-	reSanError   = lazyre.New(`^=+\s+(Invalid __(global|shared|local)__ (read|write) of size (\d+) bytes?|Misaligned address|Out-of-range Shared or Local Address|Invalid address space|Malloc/Free error|Cuda API error|Program hit (\w+) \(error (\d+)\) due to "([^"]*)"(?: on CUDA API call to (\w+))?)`)
+	reSanError   = lazyre.New(`^=+\s+(Invalid __(global|shared|local)__ (read|write) of size (\d+)(?: bytes?)?|Misaligned address|Out-of-range Shared or Local Address|Invalid address space|Malloc/Free error|Cuda API error|Program hit (\w+) \(error (\d+)\) due to "([^"]*)"(?: on CUDA API call to (\w+))?)`)
 	reSanAt      = lazyre.New(`^=+\s+at (?:0x[0-9a-fA-F]+ in )?(.+?)(?:\+0x[0-9a-fA-F]+)?(?: in (\S+:\d+))?$`)
 	reSanThread  = lazyre.New(`by thread \((\d+,\d+,\d+)\) in block \((\d+,\d+,\d+)\)`)
 	reSanAddr    = lazyre.New(`Address (0x[0-9a-fA-F]+) (is .*)$`)
@@ -87,42 +87,85 @@ func (p *nvidiaParser) line(l *line) {
 	}
 }
 
-func (p *nvidiaParser) sanitizer(l *line) {
-	t := l.text
-	s := p.s
+// sanLine is one compute-sanitizer / cuda-memcheck line as a typed fact.
+// Wordings: compute-sanitizer "Invalid __global__ write of size 4 bytes",
+// "at kernel(args)+0x8b0" / "at 0x70 in file.cu:12:kernel(…)", cuda-memcheck
+// (CUDA ≤ 11) "Invalid __global__ read of size 8" and "at 0x000002e8 in
+// kernel(…)", "by thread (t) in block (b)", "Address 0x… is out of bounds",
+// "Program hit cudaErrorX (error N) due to "…" on CUDA API call to f",
+// racecheck's "Race reported between", "ERROR SUMMARY: N errors".
+type sanLine struct {
+	kind          string // error | api | race | summary | thread | address | at
+	what          string // error: the report's first words
+	api, apiError string // api: the CUDA call and its error name
+	thread, block string
+	addr, note    string
+	kernel, loc   string
+	count         string
+}
+
+func extractSanitizerLine(t string) (sanLine, bool) {
 	if m := reSanError.FindStringSubmatch(t); m != nil {
-		s.format("compute_sanitizer")
-		class := ClassGPUMemoryFault
 		if m[7] != "" {
-			e := lookupHIPName(m[7])
-			if e == nil || e.class == "" {
-				p.san = nil
-				return
-			}
-			class = e.class
-			a := s.b.add(s, class, l, 0.8)
-			a.setHIP(e)
-			a.detail("failing_api", m[10])
-			p.san = nil
-			return
+			return sanLine{kind: "api", apiError: m[7], api: m[10]}, true
 		}
-		a := s.b.add(s, class, l, 0.95)
-		a.strong = true
-		a.addReason(strings.TrimSpace(m[1]))
-		p.san, p.sanLine, p.sanAt = a, l.no, false
-		return
+		return sanLine{kind: "error", what: strings.TrimSpace(m[1])}, true
 	}
 	if reSanRace.MatchString(t) {
+		return sanLine{kind: "race"}, true
+	}
+	if m := reSanSummary.FindStringSubmatch(t); m != nil {
+		return sanLine{kind: "summary", count: m[1]}, true
+	}
+	if m := reSanThread.FindStringSubmatch(t); m != nil {
+		return sanLine{kind: "thread", thread: "(" + m[1] + ")", block: "(" + m[2] + ")"}, true
+	}
+	if m := reSanAddr.FindStringSubmatch(t); m != nil {
+		return sanLine{kind: "address", addr: m[1], note: m[2]}, true
+	}
+	if m := reSanAt.FindStringSubmatch(t); m != nil && !strings.Contains(t, "Host Frame") {
+		return sanLine{kind: "at", kernel: m[1], loc: m[2]}, true
+	}
+	return sanLine{}, false
+}
+
+// sanitizer is the rule over sanitizer facts: an access error is a memory
+// fault (strong: the tool saw it), an API error takes its CUDA error's
+// class, a race is an async race; the lines after an error (≤ 12) add its
+// thread, address and kernel (the first "at" frame).
+func (p *nvidiaParser) sanitizer(l *line) {
+	x, ok := extractSanitizerLine(l.text)
+	if !ok {
+		return
+	}
+	s := p.s
+	switch x.kind {
+	case "api":
+		s.format("compute_sanitizer")
+		p.san = nil
+		if e := lookupHIPName(x.apiError); e != nil && e.class != "" {
+			a := s.b.add(s, e.class, l, 0.8)
+			a.setHIP(e)
+			a.detail("failing_api", x.api)
+		}
+		return
+	case "error":
+		s.format("compute_sanitizer")
+		a := s.b.add(s, ClassGPUMemoryFault, l, 0.95)
+		a.strong = true
+		a.addReason(x.what)
+		p.san, p.sanLine, p.sanAt = a, l.no, false
+		return
+	case "race":
 		s.format("compute_sanitizer")
 		a := s.b.add(s, ClassAsyncRace, l, 0.8)
 		a.strong = true
 		a.addReason("racecheck: shared-memory data race")
 		return
-	}
-	if m := reSanSummary.FindStringSubmatch(t); m != nil {
+	case "summary":
 		for _, c := range []string{ClassGPUMemoryFault, ClassAsyncRace} {
 			if a := s.b.get(c); a != nil {
-				a.detail("sanitizer_errors", m[1])
+				a.detail("sanitizer_errors", x.count)
 			}
 		}
 		return
@@ -131,28 +174,24 @@ func (p *nvidiaParser) sanitizer(l *line) {
 		return
 	}
 	a := p.san
-	if m := reSanThread.FindStringSubmatch(t); m != nil {
-		a.detail("cuda_thread", "("+m[1]+")")
-		a.detail("cuda_block", "("+m[2]+")")
-		a.evidence(l.ev(s))
-		return
-	}
-	if m := reSanAddr.FindStringSubmatch(t); m != nil {
-		a.setAddress(m[1])
-		a.detail("address_note", m[2])
-		a.evidence(l.ev(s))
-		return
-	}
-	if !p.sanAt {
-		if m := reSanAt.FindStringSubmatch(t); m != nil && !strings.Contains(t, "Host Frame") {
-			p.sanAt = true
-			a.setKernel(m[1], "compute-sanitizer", 85)
-			if m[2] != "" {
-				a.setStr(&a.f.Location, m[2])
-			}
-			a.evidence(l.ev(s))
+	switch x.kind {
+	case "thread":
+		a.detail("cuda_thread", x.thread)
+		a.detail("cuda_block", x.block)
+	case "address":
+		a.setAddress(x.addr)
+		a.detail("address_note", x.note)
+	case "at":
+		if p.sanAt {
+			return
+		}
+		p.sanAt = true
+		a.setKernel(x.kernel, "compute-sanitizer", 85)
+		if x.loc != "" {
+			a.setStr(&a.f.Location, x.loc)
 		}
 	}
+	a.evidence(l.ev(s))
 }
 
 // nvidiaKeywords feed the line prefilter (prefilter.go): a line reaches this

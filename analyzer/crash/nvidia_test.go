@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 func TestNvidiaGolden(t *testing.T) {
 	d := goldenCase(t, "nvidia_sanitizer.golden.json", "testdata/compute_sanitizer.log")
@@ -20,4 +23,36 @@ func FuzzNvidia(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, cut int) {
 		fuzzParser(t, only(func(s *Session) parser { return &nvidiaParser{s: s} }), data, cut)
 	})
+}
+
+// Real compute-sanitizer and cuda-memcheck wordings (sources per row).
+func TestExtractSanitizerLine(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      sanLine
+	}{
+		{"https://github.com/muhos/ParaFROST/issues/10 (compute-sanitizer)", "========= Invalid __global__ write of size 4 bytes",
+			sanLine{kind: "error", what: "Invalid __global__ write of size 4 bytes"}},
+		{"https://github.com/muhos/ParaFROST/issues/10 (frame as symbol+offset)", "=========     at ParaFROST::cnt_cls_lits(const ParaFROST::CNF *)+0x8b0",
+			sanLine{kind: "at", kernel: "ParaFROST::cnt_cls_lits(const ParaFROST::CNF *)"}},
+		{"https://github.com/muhos/ParaFROST/issues/10", "=========     by thread (0,0,0) in block (278,0,0)",
+			sanLine{kind: "thread", thread: "(0,0,0)", block: "(278,0,0)"}},
+		{"https://github.com/muhos/ParaFROST/issues/10", "=========     Address 0x7fe71d800958 is out of bounds",
+			sanLine{kind: "address", addr: "0x7fe71d800958", note: "is out of bounds"}},
+		{"https://github.com/llnl/Quicksilver/issues/48 (cuda-memcheck, CUDA 11: no 'bytes')", "========= Invalid __global__ read of size 8",
+			sanLine{kind: "error", what: "Invalid __global__ read of size 8"}},
+		{"https://github.com/llnl/Quicksilver/issues/48 (cuda-memcheck frame 'at 0x… in')", "=========     at 0x000002e8 in CycleTrackingGuts(MonteCarlo*, int, ParticleVault*, ParticleVault*)",
+			sanLine{kind: "at", kernel: "CycleTrackingGuts(MonteCarlo*, int, ParticleVault*, ParticleVault*)"}},
+	}
+	for _, c := range cases {
+		got, ok := extractSanitizerLine(c.text)
+		if !ok || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s\n%q\n got %+v\nwant %+v", c.src, c.text, got, c.want)
+		}
+	}
+	for _, s := range []string{"=========     Host Frame:./qs [0x36feb]", "========= "} {
+		if x, ok := extractSanitizerLine(s); ok {
+			t.Errorf("%q gave %+v", s, x)
+		}
+	}
 }
