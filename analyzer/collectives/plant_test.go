@@ -31,6 +31,9 @@ func TestPlantedStragglerRealTraces(t *testing.T) {
 		{"dlrm.plant.key.json", dlrmFiles(t), false},
 		// two ranks miss an instance each: order matching must realign, not shift
 		{"dlrm_drop.plant.key.json", dlrmFiles(t), false},
+		// a TP × DP mesh: the all-reduces in two process groups of four
+		// ranks, the straggler in the non-default one
+		{"dlrm_mesh.plant.key.json", dlrmFiles(t), false},
 		{"tp2.plant.key.json", []string{"gpu/traces/tp_rank0.trace.json.gz", "gpu/traces/tp_rank1.trace.json.gz"}, true},
 	} {
 		t.Run(c.key, func(t *testing.T) {
@@ -77,6 +80,14 @@ type plantSpec struct {
 	At      []plantAt `json:"at"`
 	// Drop: the rank's instance is removed after planting (a lost event,
 	// a cut trace).
+	// Args: before planting, the ranks' collectives of a kind get these
+	// kernel args (a TP × DP mesh: Collective name, Process Group Name,
+	// Group size).
+	Args []struct {
+		Ranks []int                      `json:"ranks"`
+		Kind  string                     `json:"kind"`
+		Set   map[string]json.RawMessage `json:"set"`
+	} `json:"args"`
 	Drop []struct {
 		Rank int `json:"rank"`
 		plantAt
@@ -204,7 +215,7 @@ func plant(t *testing.T, doc []byte, spec plantSpec) []byte {
 		} `json:"args"`
 	}
 	launch := map[int64]int64{}
-	var ops []*gpuOp
+	var ops, setArgs []*gpuOp
 	for i, e := range raw {
 		head.Cat, head.Ph, head.Name, head.Ts, head.Args.Corr = "", "", "", "", nil
 		if json.Unmarshal(e, &head) != nil {
@@ -236,6 +247,22 @@ func plant(t *testing.T, doc []byte, spec plantSpec) []byte {
 			kind := kindOfArg(coll)
 			if kind == "" {
 				kind = kindOfKernel(head.Name)
+			}
+			// spec.Args: the rank's collectives of a kind join a process group
+			for _, a := range spec.Args {
+				if a.Kind == kind && slices.Contains(a.Ranks, info.Rank) {
+					for k, v := range a.Set {
+						args[k] = v
+					}
+					op.m["args"], _ = json.Marshal(args)
+					setArgs = append(setArgs, op)
+					coll, pg = "", ""
+					json.Unmarshal(args["Collective name"], &coll)
+					json.Unmarshal(args["Process Group Name"], &pg)
+					if kind = kindOfArg(coll); kind == "" {
+						kind = kindOfKernel(head.Name)
+					}
+				}
 			}
 			op.key = pg + "\x00" + kind
 			op.issue = op.ts
@@ -278,8 +305,14 @@ func plant(t *testing.T, doc []byte, spec plantSpec) []byte {
 	}
 	delay := spec.DelayUS * 1000
 	changed := map[*gpuOp]bool{}
+	for _, op := range setArgs {
+		changed[op] = true
+	}
 	for _, at := range spec.At {
 		ks := byKey[at.PG+"\x00"+at.Kind]
+		if len(ks) == 0 {
+			continue // the rank is not in that group
+		}
 		if at.Index >= len(ks) {
 			t.Fatalf("rank %d has no %s #%d", info.Rank, at.Kind, at.Index)
 		}

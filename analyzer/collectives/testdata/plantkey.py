@@ -33,6 +33,11 @@ removed from its trace, as a lost event or a cut trace would. The key keeps
 every other instance under its index on the ranks that hold them all, and has
 no instance where a rank misses one.
 
+Process groups (SPEC "args": [{"ranks": [..], "kind": K, "set": {ARG: VALUE}}]): before
+planting (so "at" and "drop" name the new groups), the listed ranks' collectives of kind K get those args on their kernels (a
+TP x DP mesh: "Collective name", "Process Group Name", "Group size"); the key
+matches each group among the ranks that hold it.
+
 Usage: plantkey.py SPEC.json RANK_TRACE... > KEY.json
 """
 import decimal, gzip, json, sys
@@ -109,6 +114,8 @@ def plant(ranks, spec):
     for at in spec["at"]:
         key = (at.get("pg", ""), at["kind"])
         for r in ranks:
+            if key not in r["colls"]:
+                continue
             c = r["colls"][key][at["index"]]
             if r["rank"] == late:
                 prev = max([e["ts"] for e in r["gpu"] if is_coll(e) and e["ts"] < c["ts"]], default=None)
@@ -133,15 +140,34 @@ def drop(ranks, spec):
                 r["colls"][(d.get("pg", ""), d["kind"])][d["index"]] = None
 
 
+def setargs(ranks, spec):
+    for a in spec.get("args", []):
+        for r in ranks:
+            if r["rank"] not in a["ranks"]:
+                continue
+            moved = {}
+            for (pg, kind), ks in r["colls"].items():
+                if kind != a["kind"]:
+                    continue
+                for e in ks:
+                    if e is not None:
+                        e.setdefault("args", {}).update(a["set"])
+                new = next(e for e in ks if e is not None)
+                moved[(pg, kind)] = (str(new["args"].get("Process Group Name", "")), kind_of(new))
+            for old, new in moved.items():
+                r["colls"][new] = r["colls"].pop(old)
+
+
 def key(ranks):
     lo = min(r["base"] for r in ranks)
     out, late = [], {r["rank"]: 0.0 for r in ranks}
-    for k in sorted(ranks[0]["colls"]):
-        n = max(len(r["colls"].get(k, [])) for r in ranks)
+    for k in sorted({k for r in ranks for k in r["colls"]}):
+        members = [r for r in ranks if k in r["colls"]]
+        n = max(len(r["colls"][k]) for r in members)
         for i in range(n):
-            if any(i >= len(r["colls"].get(k, [])) or r["colls"][k][i] is None for r in ranks):
+            if any(i >= len(r["colls"][k]) or r["colls"][k][i] is None for r in members):
                 continue
-            ks = [(r["rank"], r["colls"][k][i], D(r["base"] - lo) / 1000) for r in ranks]
+            ks = [(r["rank"], r["colls"][k][i], D(r["base"] - lo) / 1000) for r in members]
             start = {rk: e["ts"] + off for rk, e, off in ks}
             end = {rk: e["ts"] + e["dur"] + off for rk, e, off in ks}
             latest, earliest = max(start.values()), min(start.values())
@@ -152,7 +178,7 @@ def key(ranks):
             nel = max(int(a.get("In msg nelems", 0) or 0), int(a.get("Out msg nelems", 0) or 0))
             size = SIZE.get(a.get("dtype", ""), 0)
             nbytes = nel * size if nel and size else None
-            group = int(a.get("Group size", 0) or 0) or len(ranks)
+            group = int(a.get("Group size", 0) or 0) or len(members)
             algbw = nbytes / (transfer * 1e3) if nbytes and transfer > 0 else None
             late[last] += skew
             out.append({"pg": k[0], "kind": k[1], "index": i, "skew_us": skew, "last_rank": last,
@@ -166,6 +192,7 @@ def key(ranks):
 def main():
     spec = json.load(open(sys.argv[1]))
     ranks = sorted((load(p) for p in sys.argv[2:]), key=lambda r: r["rank"])
+    setargs(ranks, spec)
     plant(ranks, spec)
     drop(ranks, spec)
     k = key(ranks)
