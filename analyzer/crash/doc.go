@@ -36,6 +36,8 @@
 //     minority rank in another collective at the same opCount / SeqNum),
 //     extractElasticRow (ChildFailedError rows);
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid);
+//   - flightrecorder.go: extractFRGroups (every process group of a dump) →
+//     frGroupCulprit (the rank behind inside any group of a TP×DP mesh);
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
 //     collective, or whose stack differs from all others);
 //   - the help-text, world-size, child-failure and reset-debris defeaters;
