@@ -4,7 +4,7 @@
 GO ?= go
 DEFAULT_TRACE := testdata/default/sglang_Qwen3-8B_decode.json.gz
 
-.PHONY: all build wasm run test test-go test-browser test-worker site serve worker bench bench-page fuzz clean chromium
+.PHONY: all build wasm run test test-go test-browser test-worker site serve worker bench bench-page fuzz clean chromium hostile-sweep
 
 CHROMIUM ?= /usr/bin/chromium
 
@@ -83,6 +83,17 @@ bench-page: site chromium
 	GPUTRIAGE_JUDGE_TIMING=1 node site/test/e2e.mjs "main-thread task"
 	GPUTRIAGE_JUDGE_TIMING=1 node site/test/e2e.mjs "big generated trace"
 	GPUTRIAGE_JUDGE_TIMING=1 node site/test/e2e.mjs "timeline bench"
+
+# Issue 24's attacker sweep on all four hosts (tools/hostile/README.md):
+# SCALE=N multiplies the structural sizes; the table goes to out/hostile/table.md.
+SCALE ?= 1
+hostile-sweep: site worker
+	rm -rf out/hostile
+	$(GO) run ./tools/hostile gen out/hostile -scale $(SCALE)
+	$(GO) run ./tools/hostile cli out/hostile
+	cd worker && npm ci --no-audit --no-fund
+	node tools/hostile/hosts.mjs out/hostile
+	$(GO) run ./tools/hostile check out/hostile | tee out/hostile/table.md
 
 # Every fuzz target in the repository (found with go test -list), FUZZTIME each.
 FUZZTIME ?= 30s

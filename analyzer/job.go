@@ -938,7 +938,7 @@ func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins)
 	seen := make([]bool, len(st.Names))
 	isa := map[string]int{}
 	devs := map[int]bool{}
-	lastDev, haveDev := int32(0), false
+	lastDev, haveDev := int64(0), false
 	callsite.Chunks(len(st.GPU), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			o := &st.GPU[i]

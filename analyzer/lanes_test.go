@@ -40,7 +40,7 @@ func TestLanesCapped(t *testing.T) {
 		Files []struct {
 			MergedStreams int `json:"merged_streams"`
 			Lanes         []struct {
-				Device, Stream int32
+				Device, Stream int64
 				Ops            int64
 				Busy           []float64
 				Merged         int `json:"merged_streams"`
@@ -64,12 +64,18 @@ func TestLanesCapped(t *testing.T) {
 	}
 }
 
-// A stream id beyond 32 bits is skipped and counted, never truncated onto
-// another stream (2^32+7 was stream 7).
-func TestStreamIDRange(t *testing.T) {
+// Device and stream ids are kept at 64 bits: stream 2^40+7 is its own
+// lane, never stream 7 (the records held 32 bits and truncated it), and so
+// is device 2^40+3. An id beyond int64 (2^64+7, from the tid or args) is
+// skipped and counted, never wrapped onto 7.
+func TestStreamIDs64(t *testing.T) {
 	doc := `{"traceEvents":[{"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":1,"dur":2},` +
-		`{"ph":"X","cat":"kernel","name":"b","pid":0,"tid":4294967303,"ts":5,"dur":2},` +
-		`{"ph":"X","cat":"kernel","name":"c","pid":0,"tid":"stream -9223372036854775807","ts":8,"dur":2}]}`
+		`{"ph":"X","cat":"kernel","name":"b","pid":0,"tid":1099511627783,"ts":5,"dur":3},` +
+		`{"ph":"X","cat":"kernel","name":"c","pid":0,"tid":"stream -9223372036854775807","ts":8,"dur":4},` +
+		`{"ph":"X","cat":"kernel","name":"d","pid":"GPU 1099511627779","tid":7,"ts":9,"dur":5},` +
+		`{"ph":"X","cat":"kernel","name":"e","pid":0,"tid":18446744073709551623,"ts":10,"dur":6},` +
+		`{"ph":"X","cat":"kernel","name":"f","pid":0,"tid":7,"ts":11,"dur":7,"args":{"stream":"18446744073709551623"}},` +
+		`{"ph":"X","cat":"kernel","name":"g","pid":0,"tid":7,"ts":12,"dur":8,"args":{"device":99999999999999999999}}]}`
 	j, err := New(Options{Command: "breakdown"})
 	if err != nil {
 		t.Fatal(err)
@@ -79,10 +85,36 @@ func TestStreamIDRange(t *testing.T) {
 	j.EndFile()
 	res := j.Finish()
 	f := res.Files[0]
-	if !f.Partial || len(f.Problems) != 1 || f.Problems[0].Count != 2 || res.ExitCode != ExitPartial {
+	if !f.Partial || len(f.Problems) != 1 || f.Problems[0].Count != 3 || res.ExitCode != ExitPartial ||
+		!strings.Contains(f.Problems[0].What, "-2^63") {
 		t.Errorf("exit %d %+v", res.ExitCode, f)
 	}
-	if lanes, _ := res.Artifact("gpu_lanes.json"); strings.Count(lanes, `"busy"`) != 1 || !strings.Contains(lanes, `"ops": 1,`) {
-		t.Errorf("lanes: %.400s", lanes)
+	lanes, _ := res.Artifact("gpu_lanes.json")
+	var ld struct {
+		Files []struct {
+			Lanes []struct {
+				Device, Stream int64
+				Ops            int64
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(lanes), &ld); err != nil {
+		t.Fatal(err)
+	}
+	type lane struct{ dev, stream, ops int64 }
+	var got []lane
+	for _, l := range ld.Files[0].Lanes {
+		got = append(got, lane{l.Device, l.Stream, l.Ops})
+	}
+	want := []lane{{0, -9223372036854775807, 1}, {0, 7, 1}, {0, 1099511627783, 1}, {1099511627779, 7, 1}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("lanes %v, want %v", got, want)
+	}
+	// the same ids, exact, in breakdown.json's per-stream table
+	bd, _ := res.Artifact("breakdown.json")
+	for _, w := range []string{`"stream": 1099511627783`, `"device": 1099511627779`, `"stream": -9223372036854775807`} {
+		if !strings.Contains(bd, w) {
+			t.Errorf("breakdown.json lacks %s", w)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
 
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 	"github.com/gputriage/gputriage/analyzer/kernels"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
@@ -247,7 +248,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		}
 		for _, w := range sa.wins {
 			if w.last >= w.first {
-				sa.Window += w.last - w.first
+				sa.Window = units.AddSat(sa.Window, w.last-w.first)
 			}
 		}
 		if sa.Window > 0 {

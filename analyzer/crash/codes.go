@@ -42,6 +42,16 @@ func lookupHSA(name string) *hsaStatus {
 	return nil
 }
 
+// lookupHSACode resolves a printed status code ("0x100f", "0x29").
+func lookupHSACode(code string) *hsaStatus {
+	for i := range hsaStatuses {
+		if strings.EqualFold(hsaStatuses[i].code, code) {
+			return &hsaStatuses[i]
+		}
+	}
+	return nil
+}
+
 // hipErr describes one HIP error (docs section 6) with its CUDA twin.
 type hipErr struct {
 	name    string

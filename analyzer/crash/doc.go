@@ -31,9 +31,18 @@
 //   - nvidia.go: extractSanitizerLine + the sanitizer rule;
 //   - regaddr.go: register values per kernel → faultKernelByRegisters;
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
+//   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
+//     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
+//     minority rank in another collective at the same opCount / SeqNum),
+//     extractElasticRow (ChildFailedError rows);
+//   - exit.go: extractChildExit (a supervisor's dead child with its pid);
+//   - flightrecorder.go: extractFRGroups (every process group of a dump) →
+//     frGroupCulprit (the rank behind inside any group of a TP×DP mesh);
+//   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
+//     collective, or whose stack differs from all others);
 //   - the help-text, world-size, child-failure and reset-debris defeaters;
 //     interleave.go reads a kernel name spliced by several writers back from
-//     all its copies.
+//     all its copies (assembleNames when no copy is clean).
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.

@@ -256,7 +256,7 @@ func (c *stepCtx) seedSteps(f *Finding, facts *facts) []string {
 	race := f.Class == ClassAsyncRace || f.Class == ClassGPUKernelHang && (strings.Contains(strings.ToLower(strings.Join(append(f.Kernels, f.Kernel), " ")), "clean") || containsAny(strings.Join(f.Notes, " "), "split-K", "workspace", "race"))
 	// seed 003 step 5: the PC can lie
 	if gpu && c.kernel != "" && (c.waves || len(f.StopPCs) > 0) {
-		k := shortKernel(c.kernel)
+		k := stepWord(c.kernel, "the kernel")
 		s := "Verify it is " + k + " (the PC can lie"
 		if reTritonKernel.MatchString(c.kernel) {
 			s += ", Triton kernels especially"
@@ -270,11 +270,12 @@ func (c *stepCtx) seedSteps(f *Finding, facts *facts) []string {
 			glob = "*" // newer agents prefix "<n>_"; the listing was not in the evidence
 		}
 		// the file name is the input's: one quoted word after the glob
-		arg := "DIR/" + glob + "FILE (the file name cannot be pasted into a command: type it by hand)"
-		if w, ok := quote.Shell(name); ok {
-			arg = "DIR/" + glob + w
+		// (the prose shows the same word: a whole pasted step runs nothing either)
+		arg, shown := "DIR/"+glob+"FILE (the file name cannot be pasted into a command: type it by hand)", "FILE"
+		if w, ok := quote.Shell(name); ok && name != "" {
+			arg, shown = "DIR/"+glob+w, glob+w
 		}
-		s := "Disassemble the saved code object " + glob + name + " (in the --save-code-objects directory): /opt/rocm/llvm/bin/llvm-objdump --disassemble-all " + arg
+		s := "Disassemble the saved code object " + shown + " (in the --save-code-objects directory): /opt/rocm/llvm/bin/llvm-objdump --disassemble-all " + arg
 		if off := f.Details["stop_pc_offset_in_code_object"]; off != "" {
 			s += " and read around offset " + off
 		}
@@ -334,7 +335,9 @@ func (c *stepCtx) escalation(f *Finding, facts *facts) string {
 		if fn == "" {
 			fn = api
 		}
-		return "The process died inside " + fn + ": dump " + d.dir + " has its inputs but no outputs — replay it offline: " + replayStep(k.source, d.dir, fn)
+		// names in the prose are quoted words too: the tail after a colon is
+		// pasted as a command (a dump folder named call0007$(touch…) ran)
+		return "The process died inside " + shellOr(fn, "the dumped call") + ": dump " + shellOr(d.dir, "(its folder name cannot be pasted)") + " has its inputs but no outputs — replay it offline: " + replayStep(k.source, d.dir, fn)
 	}
 	switch {
 	case k.calls == 0 && len(k.dumps) == 0:
@@ -347,7 +350,7 @@ func (c *stepCtx) escalation(f *Finding, facts *facts) string {
 			return "Level-10 dumps were skipped during graph capture: rerun the failing step in eager mode (--disable-cuda-graph / --enforce-eager) with " + lvlEnv + "=10" + filter + left
 		}
 		if d := k.lastDump(); d != nil {
-			return "The newest dump (" + d.dir + ") completed: the failing call was not dumped — narrow the dump filter to the failing API:" + filter + left
+			return "The newest dump (" + shellOr(d.dir, "its folder name cannot be pasted") + ") completed: the failing call was not dumped — narrow the dump filter to the failing API:" + filter + left
 		}
 		return ""
 	case f.Class == ClassHostSegfault:
@@ -374,9 +377,9 @@ func replayStep(source, dir, fn string) string {
 		return "python -c 'import sys; from flashinfer.api_logging import replay_from_dump; replay_from_dump(sys.argv[1])' DUMP_DIR (the folder name holds characters that cannot be pasted into a command: pass it by hand)"
 	}
 	if lit, ok := quote.Python(dir + "/inputs.pt"); ok {
-		return "torch.load(" + lit + ") and call " + fn + " with those arguments alone"
+		return "torch.load(" + lit + ") and call " + shellOr(fn, "the dumped call") + " with those arguments alone"
 	}
-	return "torch.load() its inputs.pt and call " + fn + " with those arguments alone (the folder name is not valid UTF-8: open it by hand)"
+	return "torch.load() its inputs.pt and call " + shellOr(fn, "the dumped call") + " with those arguments alone (the folder name is not valid UTF-8: open it by hand)"
 }
 
 // lastSegment returns the last dotted component of an API name.

@@ -24,7 +24,7 @@ var (
 	// SGLang ("Child process unexpectedly failed with exitcode=134. pid=71533"),
 	// vLLM's multiproc executor ("Worker VllmWorkerProcess pid 1234 died,
 	// exit code: -9") and Python's multiprocessing ("exitcode=-11, pid=…")
-	reChildExit = lazyre.New(`(?i)(?:child|worker|process|proc)\b.*?(?:exit ?code[=:]\s*(-?\d+)[.,;]?\s*pid[=:]?\s*(\d+)|pid[=: ]\s*(\d+)\)?,? died,? exit ?code[=:]?\s*(-?\d+))`)
+	reChildExit = lazyre.New(`(?i)(?:child|worker|process|proc)\b.*?(?:exit ?code[=: ]\s*(-?\d+)[.,;]?\s*pid[=:]?\s*(\d+)|pid[=: ]\s*(\d+)\)?,? died,? exit ?code[=:]?\s*(-?\d+))`)
 )
 
 // childFailureWords mark a supervisor that saw a child die: a later bare
@@ -72,12 +72,8 @@ func (p *exitParser) line(l *line) {
 		ev := l.ev(s)
 		s.b.facts.childFailure = &ev
 	}
-	if m := reChildExit.FindStringSubmatch(t); m != nil {
-		if m[1] != "" {
-			s.exitCode(l, atoiDef(m[1], 0), -1, atoiDef(m[2], 0))
-		} else {
-			s.exitCode(l, atoiDef(m[4], 0), -1, atoiDef(m[3], 0))
-		}
+	if c, ok := extractChildExit(t); ok {
+		s.exitCode(l, c.code, -1, c.pid)
 		return
 	}
 	if m := findIf(t, "(exitcode=", reExitcodeEq); m != nil {
@@ -132,6 +128,28 @@ func (p *exitParser) line(l *line) {
 	if strings.Contains(t, "Segmentation fault (core dumped)") {
 		s.deathSignal(l, "SIGSEGV", 0, false, "", "")
 	}
+}
+
+// childExit: a supervisor's report of one dead child with its pid.
+type childExit struct {
+	code, pid int
+}
+
+// extractChildExit reads the supervisor wordings of reChildExit. SGLang
+// before 0.4.6 printed the raw wait status ("with an exit code 256"): a
+// multiple of 256 is the exit status shifted by 8 (256 = exit 1).
+func extractChildExit(t string) (childExit, bool) {
+	m := reChildExit.FindStringSubmatch(t)
+	if m == nil {
+		return childExit{}, false
+	}
+	c := childExit{code: atoiDef(m[1], 0), pid: atoiDef(m[2], 0)}
+	if m[1] == "" {
+		c = childExit{code: atoiDef(m[4], 0), pid: atoiDef(m[3], 0)}
+	} else if strings.Contains(strings.ToLower(t), "an exit code") && c.code >= 256 && c.code%256 == 0 {
+		c.code >>= 8
+	}
+	return c, true
 }
 
 // deathSignal records a process death by signal without (or with a shell) exit code.

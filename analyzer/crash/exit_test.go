@@ -51,3 +51,25 @@ func FuzzExit(f *testing.F) {
 		fuzzParser(t, only(func(s *Session) parser { return &exitParser{s: s} }), data, cut)
 	})
 }
+
+// Real supervisor wordings of a dead child with its pid.
+func TestExtractChildExit(t *testing.T) {
+	for in, want := range map[string]childExit{
+		// seed 000 / SGLang ≥ 0.4.6
+		"[2025-03-01 10:00:00] Child process unexpectedly failed with exitcode=134. pid=71533": {code: 134, pid: 71533},
+		// sgl-project/sglang#5637 (0.4.5.post3: the raw wait status)
+		"Child process unexpectedly failed with an exit code 256. pid=32885.": {code: 1, pid: 32885},
+		// vLLM multiproc executor
+		"ERROR 06-12 10:00:00 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 1234 died, exit code: -9": {code: -9, pid: 1234},
+		// Python multiprocessing
+		"RuntimeError: DataLoader worker (pid(s) 4411) exited unexpectedly: Process exitcode=-11, pid=4411": {code: -11, pid: 4411},
+	} {
+		got, ok := extractChildExit(in)
+		if !ok || got != want {
+			t.Errorf("%q: got %+v, want %+v", in, got, want)
+		}
+	}
+	if _, ok := extractChildExit("Received sigquit from a child proces. It usually means the child failed."); ok {
+		t.Error("sglang#3685's sigquit line has no exit status")
+	}
+}

@@ -28,7 +28,54 @@ type frRank struct {
 	pending          string // first entry not completed: "nccl:all_reduce seq 12 (scheduled)"
 	last             string // last entry
 	worldSize        int
+	pgs              []frPG // every process group of the dump (extractFRGroups)
 	ev               Evidence
+}
+
+// frPG is one process group's status in a rank's dump: TP, DP, PP and
+// expert groups each have their own counters, so a hang inside a TP group
+// of a TP×DP mesh shows only there.
+type frPG struct {
+	id               string // pg_status key
+	ranks            string // pg_config ranks, "[0, 1]"
+	desc             string
+	enq, start, comp int
+}
+
+const maxFRGroups = 32
+
+// extractFRGroups reads every process group of a decoded dump, sorted by id.
+func extractFRGroups(doc map[string]any) []frPG {
+	st, _ := doc["pg_status"].(map[string]any)
+	cfg, _ := doc["pg_config"].(map[string]any)
+	ids := make([]string, 0, len(st))
+	for k := range st {
+		ids = append(ids, k)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := atoiDef(ids[i], -1), atoiDef(ids[j], -1)
+		if a != b {
+			return a < b
+		}
+		return ids[i] < ids[j]
+	})
+	var out []frPG
+	for _, id := range ids {
+		g, ok := st[id].(map[string]any)
+		if !ok {
+			continue
+		}
+		pg := frPG{id: id, enq: pyIntDef(g["last_enqueued_collective"], -1), start: pyIntDef(g["last_started_collective"], -1), comp: pyIntDef(g["last_completed_collective"], -1)}
+		if c, ok := cfg[id].(map[string]any); ok {
+			pg.ranks, _ = c["ranks"].(string)
+			pg.desc, _ = c["desc"].(string)
+		}
+		out = append(out, pg)
+		if len(out) == maxFRGroups {
+			break
+		}
+	}
+	return out
 }
 
 // IsPickle reports whether head starts a Python pickle (protocol 2+), the
@@ -59,6 +106,7 @@ func frDoc(s *Session, doc map[string]any, line int) bool {
 	} else {
 		r.rank = atoiDef(submatch(reFRRank, name), -1)
 	}
+	r.pgs = extractFRGroups(doc)
 	pg := "0"
 	if _, ok := st[pg]; !ok {
 		keys := make([]string, 0, len(st))
@@ -169,6 +217,9 @@ func frCulprit(inc *incidentFacts, mk func(int, int, string, string, string, ...
 		}
 		return c, true
 	}
+	if c, ok := frGroupCulprit(fr, mk); ok {
+		return c, true
+	}
 	// every dump present but one (world size from pg_config)
 	if ws := inc.worldSize; ws > len(fr) {
 		seen := map[int]bool{}
@@ -184,6 +235,74 @@ func frCulprit(inc *incidentFacts, mk func(int, int, string, string, string, ...
 		if len(miss) == 1 && !seen[-1] {
 			return mk(miss[0], 0, "", "flight-recorder dumps exist for every rank but "+strconv.Itoa(miss[0])+" (group of "+strconv.Itoa(ws)+"): that rank never dumped — it crashed or hung before the dump signal", "PyTorch NCCL flight-recorder dumps: the rank without a dump", fr[0].ev), true
 		}
+	}
+	return Culprit{}, false
+}
+
+// frGroupCulprit compares every process group across the ranks whose
+// dumps hold it (same id and member list): in a TP×DP mesh the default
+// group can agree on every rank while one TP group has a rank behind.
+// The first group (by id) with ranks behind names them.
+func frGroupCulprit(fr []frRank, mk func(int, int, string, string, string, ...Evidence) Culprit) (Culprit, bool) {
+	type member struct {
+		r  frRank
+		pg frPG
+	}
+	groups := map[string][]member{}
+	var keys []string
+	for _, r := range fr {
+		for _, pg := range r.pgs {
+			k := pg.id + "|" + pg.ranks
+			if _, ok := groups[k]; !ok {
+				keys = append(keys, k)
+			}
+			groups[k] = append(groups[k], member{r, pg})
+		}
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		a, b := strings.SplitN(keys[i], "|", 2)[0], strings.SplitN(keys[j], "|", 2)[0]
+		if atoiDef(a, -1) != atoiDef(b, -1) {
+			return atoiDef(a, -1) < atoiDef(b, -1)
+		}
+		return keys[i] < keys[j]
+	})
+	for _, k := range keys {
+		ms := groups[k]
+		if len(ms) < 2 {
+			continue
+		}
+		hi := -1 << 31
+		for _, m := range ms {
+			hi = max(hi, m.pg.enq)
+		}
+		var behind []member
+		for _, m := range ms {
+			if m.pg.enq < hi {
+				behind = append(behind, m)
+			}
+		}
+		if len(behind) == 0 || len(behind) == len(ms) {
+			continue
+		}
+		var ranks []int
+		evs := []Evidence{}
+		for _, m := range behind {
+			ranks = append(ranks, m.r.rank)
+			evs = append(evs, m.r.ev)
+		}
+		pg := behind[0].pg
+		name := "process group " + pg.id
+		if pg.desc != "" {
+			name += " (" + pg.desc + ")"
+		}
+		if pg.ranks != "" {
+			name += " of ranks " + pg.ranks
+		}
+		c := mk(behind[0].r.rank, 0, "", "flight recorder, "+name+": rank(s) "+intsString(ranks)+" last enqueued collective "+strconv.Itoa(pg.enq)+" while the group's other ranks enqueued up to "+strconv.Itoa(hi)+": they never issued it", "PyTorch NCCL flight-recorder dumps: last enqueued per rank in every process group", evs...)
+		if len(behind) > 1 {
+			c.Rank, c.Ranks = nil, ranks
+		}
+		return c, true
 	}
 	return Culprit{}, false
 }
@@ -680,12 +799,24 @@ func (b *builder) frFinding(work map[string]*agg) {
 		return
 	}
 	open, diff := false, false
+	first := map[string]int{} // group id|ranks → the first dump's enq
 	for _, r := range fr {
 		if r.enq > r.comp {
 			open = true
 		}
 		if r.enq != fr[0].enq {
 			diff = true
+		}
+		for _, pg := range r.pgs {
+			if pg.enq > pg.comp {
+				open = true
+			}
+			k := pg.id + "|" + pg.ranks
+			if e, ok := first[k]; !ok {
+				first[k] = pg.enq
+			} else if e != pg.enq {
+				diff = true
+			}
 		}
 	}
 	if !open && !diff {
@@ -701,7 +832,11 @@ func (b *builder) frFinding(work map[string]*agg) {
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].rank < sorted[j].rank })
 	for _, r := range sorted {
 		a.evidence(r.ev)
-		if r.rank >= 0 && r.enq > r.comp {
+		waits := r.enq > r.comp
+		for _, pg := range r.pgs {
+			waits = waits || pg.enq > pg.comp
+		}
+		if r.rank >= 0 && waits {
 			a.rank(r.rank)
 		}
 	}

@@ -52,28 +52,55 @@ func (p *ncclParser) line(l *line) {
 		s.exitCode(l, atoiDef(m[1], 0), atoiDef(m[2], -1), atoiDef(m[3], 0))
 		return
 	}
-	if m := reTableRank.FindStringSubmatch(t); m != nil {
-		s.format("torchrun")
-		p.tableRank, p.tableLine = atoiDef(m[1], -1), l.no
+	r, ok := extractElasticRow(t)
+	if !ok {
 		return
 	}
-	if m := reTableExit.FindStringSubmatch(t); m != nil {
+	switch r.field {
+	case "rank":
+		s.format("torchrun")
+		p.tableRank, p.tableLine = r.a, l.no
+	case "exitcode":
 		rank := -1
 		if p.tableRank >= 0 && l.no-p.tableLine <= 4 {
 			rank = p.tableRank
 		}
-		p.tablePID = atoiDef(m[2], 0)
-		s.exitCode(l, atoiDef(m[1], 0), rank, p.tablePID)
-		return
-	}
-	if m := reTableSignal.FindStringSubmatch(t); m != nil {
+		p.tablePID = r.b
+		s.exitCode(l, r.a, rank, p.tablePID)
+	case "signal":
 		rank := -1
 		if p.tableRank >= 0 && l.no-p.tableLine <= 6 {
 			rank = p.tableRank
 		}
-		sig := atoiDef(m[1], 0)
-		s.exitCode(l, -sig, rank, atoiDef(m[3], 0))
+		s.exitCode(l, -r.a, rank, r.b)
 	}
+}
+
+// elasticRow is one row of torch.distributed.elastic's ChildFailedError
+// table: "rank      : 7 (local_rank: 7)" (a = rank, b = local rank),
+// "exitcode  : -11 (pid: 5277) (SIGSEGV)" (a = exit code, b = pid),
+// "host      : node1" (host), or the traceback's "Signal 6 (SIGABRT)
+// received by PID 1234" (field signal: a = signal number, b = pid).
+type elasticRow struct {
+	field string
+	a, b  int
+	host  string
+}
+
+func extractElasticRow(t string) (elasticRow, bool) {
+	if m := reTableRank.FindStringSubmatch(t); m != nil {
+		return elasticRow{field: "rank", a: atoiDef(m[1], -1), b: atoiDef(m[2], -1)}, true
+	}
+	if m := reTableExit.FindStringSubmatch(t); m != nil {
+		return elasticRow{field: "exitcode", a: atoiDef(m[1], 0), b: atoiDef(m[2], 0)}, true
+	}
+	if m := findIf(t, "Signal ", reTableSignal); m != nil {
+		return elasticRow{field: "signal", a: atoiDef(m[1], 0), b: atoiDef(m[3], 0)}, true
+	}
+	if m := reTableHost.FindStringSubmatch(t); m != nil {
+		return elasticRow{field: "host", host: m[1]}, true
+	}
+	return elasticRow{}, false
 }
 
 // watchdogTimeout: c10d's "[PG … Rank R] Watchdog caught collective

@@ -35,3 +35,25 @@ func FuzzNCCL(f *testing.F) {
 		fuzzParser(t, only(func(s *Session) parser { return &ncclParser{s: s} }), data, cut)
 	})
 }
+
+// Rows of torch.distributed.elastic's ChildFailedError table.
+func TestExtractElasticRow(t *testing.T) {
+	for in, want := range map[string]elasticRow{
+		// pytorch/pytorch#175254: the signal name after the pid (2026)
+		"  exitcode  : -11 (pid: 5277) (SIGSEGV)": {field: "exitcode", a: -11, b: 5277},
+		// the older table (torch 1.10 – 2.x)
+		"  exitcode  : 1 (pid: 153932)":                         {field: "exitcode", a: 1, b: 153932},
+		"  exitcode  : -6 (pid: 1234)":                          {field: "exitcode", a: -6, b: 1234},
+		"  rank      : 7 (local_rank: 7)":                       {field: "rank", a: 7, b: 7},
+		"  host      : gpu-node-17.cluster.local":               {field: "host", host: "gpu-node-17.cluster.local"},
+		"  traceback : Signal 6 (SIGABRT) received by PID 4021": {field: "signal", a: 6, b: 4021},
+	} {
+		got, ok := extractElasticRow(in)
+		if !ok || got != want {
+			t.Errorf("%q: got %+v, want %+v", in, got, want)
+		}
+	}
+	if _, ok := extractElasticRow("  error_file: <N/A>"); ok {
+		t.Error("error_file gave a row")
+	}
+}

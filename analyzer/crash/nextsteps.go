@@ -22,7 +22,7 @@ func nextSteps(f *Finding, facts *facts) []string {
 		if !kernelKnown {
 			add("Name the faulting kernel: rerun under the debug agent: " + debugAgentCmd)
 		} else if f.Waves == 0 {
-			add("Check " + shortKernel(f.Kernel) + "'s indexing against its buffers for this launch (grid × block × elements per thread vs each allocation's size); to get the faulting instruction, rerun under the debug agent: " + debugAgentCmd)
+			add("Check the indexing of " + stepWord(f.Kernel, "the kernel") + " against its buffers for this launch (grid × block × elements per thread vs each allocation's size); to get the faulting instruction, rerun under the debug agent: " + debugAgentCmd)
 		}
 		if f.SavedCodeObject != "" {
 			off := f.Details["stop_pc_offset_in_code_object"]
@@ -76,7 +76,7 @@ func nextSteps(f *Finding, facts *facts) []string {
 		}
 	case ClassIllegalInstruction:
 		add("Compare the kernel's target with the GPU (rocminfo | grep -m1 gfx): a code object built for another ISA (e.g. ISA908 = gfx908) executes illegal instructions")
-		lib := "the library that ships " + shortKernel(f.Kernel)
+		lib := "the library that ships " + stepWord(f.Kernel, "the kernel")
 		switch {
 		case !kernelKnown:
 			lib = "the library that ships the kernel"
@@ -167,7 +167,7 @@ func nextSteps(f *Finding, facts *facts) []string {
 			// seed 003 R3.5: anchor on the kernel + PC before any theory
 			k := "the collective kernel"
 			if f.Kernel != "" {
-				k = shortKernel(f.Kernel)
+				k = stepWord(f.Kernel, k)
 			}
 			if strings.Contains(kernelMeaning(f.Kernel), "NCCL/RCCL") {
 				add(k + " spins waiting for a peer: compare the collective sequence of every rank (NCCL_DEBUG=INFO opCount, or the flight recorder) to find the rank that skipped or reordered a call; unequal call counts (e.g. two-batch overlap with uneven micro-batch splits) desynchronise them")
@@ -196,7 +196,7 @@ func nextSteps(f *Finding, facts *facts) []string {
 	case ClassKernelNotFound:
 		mod, arg := "the code object", "<module>"
 		if m := f.Details["module"]; m != "" {
-			mod, arg = m, shellOr(m, "<module>")
+			mod, arg = shellOr(m, mod), shellOr(m, "<module>")
 		}
 		add("Check that " + mod + " exists at the path the loader uses (the working directory / install prefix of the run)")
 		add("Check the kernel name against the symbols in the module: /opt/rocm/llvm/bin/llvm-objdump --syms " + arg + " (C++ kernels are mangled: declare them extern \"C\" or use the mangled name in hipModuleGetFunction)")
@@ -231,6 +231,16 @@ func nextSteps(f *Finding, facts *facts) []string {
 		out = []string{}
 	}
 	return out
+}
+
+// stepWord is an input name (a kernel) in a step's prose: clipped, and one
+// quoted shell word like every value in a step, so pasting the step — or
+// its tail after a colon, where prose hands over to a command — cannot run
+// or redirect anything the name carries (issue 24: a kernel named
+// x;touch${IFS}pwned;# ran touch from "… and x;touch… is the victim");
+// a name that cannot be quoted gives the placeholder.
+func stepWord(name, placeholder string) string {
+	return shellOr(shortKernel(name), placeholder)
 }
 
 // shellOr quotes an input value for a suggested command, or gives the

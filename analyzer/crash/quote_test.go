@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gputriage/gputriage/internal/quote"
 	"github.com/gputriage/gputriage/internal/quote/quotetest"
 )
 
@@ -63,7 +64,10 @@ func TestStepsQuoteInput(t *testing.T) {
 			for _, st := range steps {
 				if i := strings.Index(st, "torch.load("); i >= 0 {
 					lit := st[i+len("torch.load(") : strings.LastIndex(st, ") and call")]
-					if got := pyString(t, lit); !strings.HasSuffix(got, "/inputs.pt") || !strings.Contains(all, "dump "+got[:len(got)-len("/inputs.pt")]+" has") {
+					// the prose names the same folder, as one quoted word
+					got := pyString(t, lit)
+					w, _ := quote.Shell(strings.TrimSuffix(got, "/inputs.pt"))
+					if !strings.HasSuffix(got, "/inputs.pt") || !strings.Contains(all, "dump "+w+" has") {
 						t.Errorf("torch.load(%s) reads %q", lit, got)
 					}
 				}

@@ -13,6 +13,7 @@ type rocrParser struct {
 	s       *Session
 	mfe     string // an unterminated "Memory Fault Error [" record
 	mfeLine *line
+	legacy  int // line of a legacy agent fault whose "Address:" line follows
 }
 
 var (
@@ -29,6 +30,7 @@ var (
 	reMFEGPU       = lazyre.New(`GPU index: (\d+)`)
 	reMFEAddr      = lazyre.New(`faulting addr: (\(nil\)|0x[0-9a-fA-F]+)`)
 	reMFEKernel    = lazyre.New(`kernel: (.*?)\]?$`)
+	reLegacyAddr   = lazyre.New(`^\s*Address: (\S+)(?: \((.*)\))?\s*$`)
 	reLegacyAgent  = lazyre.New(`Memory access fault at GPU Node: (\d+)(?: / Address: (\S+))?(?: \((.*)\))?`)
 	reGPUMemError  = lazyre.New(`\[GPU Memory Error\] Addr: (\S+)(?: Reason: (.*))?`)
 	reFaultingPage = lazyre.New(`Faulting page: (0x[0-9a-fA-F]+)`)
@@ -58,14 +60,13 @@ func parseReasons(text string) []string {
 			out = append(out, r)
 		}
 	}
-	// legacy agent lower-case short forms
-	if len(out) == 0 {
-		switch {
-		case strings.Contains(low, "page not present"):
-			out = append(out, "Page not present or supervisor privilege")
-		case strings.Contains(low, "read-only"):
-			out = append(out, "Write access to a read-only page")
-		}
+	// legacy agent lower-case short forms, several per line
+	// ("page not present;write access to a read-only page;")
+	if strings.Contains(low, "page not present") && !containsStr(out, "Page not present or supervisor privilege") {
+		out = append(out, "Page not present or supervisor privilege")
+	}
+	if strings.Contains(low, "read-only") && !containsStr(out, "Write access to a read-only page") {
+		out = append(out, "Write access to a read-only page")
 	}
 	if len(out) > 0 {
 		// "Unknown" is only meaningful alone
@@ -126,7 +127,7 @@ func reasonMeaning(r string) string {
 	return ""
 }
 
-func (p *rocrParser) beginFile(*Session) { p.mfe = ""; p.mfeLine = nil }
+func (p *rocrParser) beginFile(*Session) { p.mfe = ""; p.mfeLine = nil; p.legacy = 0 }
 func (p *rocrParser) endFile() {
 	if p.mfe != "" {
 		p.memoryFaultError(p.mfeLine, p.mfe)
@@ -149,10 +150,17 @@ func (p *rocrParser) line(l *line) {
 		p.mfe = joined
 		return
 	}
+	s := p.s
+	if p.legacy > 0 && l.no-p.legacy <= 2 {
+		if f, ok := extractLegacyAddress(t); ok {
+			p.legacy = 0
+			s.applyLegacyAddress(l, f)
+			return
+		}
+	}
 	if !containsAny(t, rocrKeywords...) {
 		return
 	}
-	s := p.s
 	switch {
 	case strings.Contains(t, "Memory critical error by agent node-"):
 		if f, ok := extractMemoryError(t); ok {
@@ -188,6 +196,9 @@ func (p *rocrParser) line(l *line) {
 	case strings.Contains(t, "Memory access fault at GPU Node"), strings.Contains(t, "[GPU Memory Error]"):
 		if f, ok := extractLegacyFault(t); ok {
 			s.applyLegacyFault(l, f)
+			if f.address == "" && f.form == "agent" {
+				p.legacy = l.no
+			}
 		}
 	case strings.Contains(t, "HSA_AMD_GPU_MEMORY_FAULT_EVENT"):
 		if r, ok := extractFaultEvent(t); ok {
@@ -231,4 +242,4 @@ func addressKind(addr string, reasons []string) string {
 // rocrKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var rocrKeywords = []string{"ault", "critical error", "Exception", "Kernel '", "Memory Error", "page", "HSA_AMD_GPU_MEMORY_FAULT_EVENT"}
+var rocrKeywords = []string{"Address: ", "ault", "critical error", "Exception", "Kernel '", "Memory Error", "page", "HSA_AMD_GPU_MEMORY_FAULT_EVENT"}

@@ -308,3 +308,31 @@ func (s *Session) earlierGPUError() string {
 	}
 	return ""
 }
+
+// extractLegacyAddress: ROCm 2.x's debug agent printed the address and the
+// reasons on the line after "Memory access fault at GPU Node: N"
+// ("Address: 0x… (page not present;write access to a read-only page;)",
+// ROCm/rocr_debug_agent#2).
+func extractLegacyAddress(t string) (legacyFault, bool) {
+	m := reLegacyAddr.FindStringSubmatch(t)
+	if m == nil {
+		return legacyFault{}, false
+	}
+	return legacyFault{node: -1, address: m[1], reasons: parseReasons(m[2]), form: "agent"}, true
+}
+
+// applyLegacyAddress completes the legacy fault read on the line before.
+func (s *Session) applyLegacyAddress(l *line, f legacyFault) {
+	a := s.b.get(reasonClass(f.reasons))
+	if a == nil {
+		a = s.b.get(ClassGPUMemoryFault)
+	}
+	if a == nil {
+		return
+	}
+	a.evidence(l.ev(s))
+	a.setAddress(f.address)
+	for _, r := range f.reasons {
+		a.addReason(r)
+	}
+}

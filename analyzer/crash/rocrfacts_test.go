@@ -132,3 +132,17 @@ func TestExtractMemoryFaultError(t *testing.T) {
 		t.Errorf("got %+v want %+v", got, want)
 	}
 }
+
+// ROCm 2.x's debug agent: node on one line, address and reasons on the
+// next (https://github.com/ROCm/rocr_debug_agent/issues/2, address as the
+// reporter masked it; here a full one).
+func TestLegacyAgentAddressLine(t *testing.T) {
+	d := diagnoseWhole("agent.log", []byte("[rocr debug agent]: \nMemory access fault at GPU Node: 2\nAddress: 0x12345678 (page not present;write access to a read-only page;)\n"))
+	f := hasClass(d, ClassGPUMemoryFault)
+	if f == nil || f.Address != "0x12345678" || f.Node == nil || *f.Node != 2 || len(f.Reasons) != 2 {
+		t.Fatalf("%s", d.JSON())
+	}
+	if r := parseReasons("page not present;write access to a read-only page;"); len(r) != 2 {
+		t.Errorf("both short forms: %v", r)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/breakdown"
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
@@ -188,16 +189,16 @@ func collect(s Side) sideData {
 				k = &acc{cat: r.Category}
 				d.kernels[r.Kernel] = k
 			}
-			k.t += r.GPUTime
+			k.t = units.AddSat(k.t, r.GPUTime)
 			k.n += r.Launches
 			c := d.cats[r.Category]
 			if c == nil {
 				c = &acc{}
 				d.cats[r.Category] = c
 			}
-			c.t += r.GPUTime
+			c.t = units.AddSat(c.t, r.GPUTime)
 			c.n += r.Launches
-			d.total += r.GPUTime
+			d.total = units.AddSat(d.total, r.GPUTime)
 			d.info.Launches += r.Launches
 		}
 		for _, st := range b.Stages {
@@ -242,14 +243,14 @@ func union(st *trace.Store) (busy, span int64) {
 			x := ivs[i]
 			last = max(last, x.to)
 			if x.from > curTo {
-				busy += curTo - curFrom
+				busy = units.AddSat(busy, curTo-curFrom)
 				curFrom, curTo = x.from, x.to
 			} else {
 				curTo = max(curTo, x.to)
 			}
 		}
-		busy += curTo - curFrom
-		span += last - first
+		busy = units.AddSat(busy, curTo-curFrom)
+		span = units.AddSat(span, last-first)
 	}
 	return busy, span
 }

@@ -121,7 +121,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	type skey struct {
 		stage  string
 		file   uint16
-		stream int32
+		stream int64
 	}
 	seqs := map[skey][]kernel{}
 	totals := map[string]int64{}

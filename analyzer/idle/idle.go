@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 	"github.com/gputriage/gputriage/analyzer/kernels"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
@@ -138,7 +139,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 
 type devKey struct {
 	file   uint16
-	device int32
+	device int64
 }
 
 // acc accumulates one window.
@@ -494,14 +495,15 @@ func (a *analyzer) device(k devKey) {
 			a.stages[w.sid] = a.register(&acc{Window: Window{Name: a.opt.StageNames[w.sid], Kind: "stage", Stage: a.opt.StageNames[w.sid]}})
 		}
 		sa := a.stages[w.sid]
-		sa.Window.Window += w.e - w.s
+		sa.Window.Window = units.AddSat(sa.Window.Window, w.e-w.s)
 		for _, r := range steps {
 			if r.s >= w.s && r.s < w.e {
 				sa.Steps++
 			}
 		}
 	}
-	a.total.Window.Window += last - first
+	// sums over devices and files saturate: each is up to 4·10¹⁸ ns
+	a.total.Window.Window = units.AddSat(a.total.Window.Window, last-first)
 	a.total.Steps += len(steps)
 	a.steps.Steps += len(steps)
 
@@ -516,7 +518,7 @@ func (a *analyzer) device(k devKey) {
 	}
 	for _, r := range steps {
 		r.row.Window.Window = r.e - r.s
-		a.steps.Window.Window += r.e - r.s
+		a.steps.Window.Window = units.AddSat(a.steps.Window.Window, r.e-r.s)
 	}
 	// Step stage: the stage of the first op starting inside.
 	si := 0
@@ -534,12 +536,12 @@ func (a *analyzer) device(k devKey) {
 
 	busy := func(x, y int64) {
 		for _, t := range targets {
-			t.acc.Busy += overlap(x, y, t.s, t.e)
+			t.acc.Busy = units.AddSat(t.acc.Busy, overlap(x, y, t.s, t.e))
 		}
 		for k := firstStep(steps, x); k < len(steps) && steps[k].s < y; k++ {
 			v := overlap(x, y, steps[k].s, steps[k].e)
 			steps[k].row.Busy += v
-			a.steps.Busy += v
+			a.steps.Busy = units.AddSat(a.steps.Busy, v)
 		}
 	}
 	inSteps := func(x, y int64) (n int64) {
@@ -561,9 +563,9 @@ func (a *analyzer) device(k devKey) {
 				continue
 			}
 			w := &t.acc.Window
-			w.Idle += e - s
+			w.Idle = units.AddSat(w.Idle, e-s)
 			if len(steps) > 0 {
-				w.OutsideSteps += e - s - inSteps(s, e)
+				w.OutsideSteps = units.AddSat(w.OutsideSteps, e-s-inSteps(s, e))
 			}
 			g.add(w, s, e)
 			blames = append(blames, blameTo{t.acc.id, s, e})
@@ -575,7 +577,7 @@ func (a *analyzer) device(k devKey) {
 				continue
 			}
 			r.row.Idle += e - s
-			a.steps.Idle += e - s
+			a.steps.Idle = units.AddSat(a.steps.Idle, e-s)
 			g.add(&r.row.Window, s, e)
 			g.add(&a.steps.Window, s, e)
 			// Culprits only for gaps between two ops of the step (as the
@@ -676,12 +678,12 @@ type gapClass struct {
 
 func (g *gapClass) add(w *Window, s, e int64) {
 	if g.unknown {
-		w.Unknown += e - s
+		w.Unknown = units.AddSat(w.Unknown, e-s)
 		return
 	}
 	h := overlap(s, e, g.x, g.host)
-	w.HostBound += h
-	w.DeviceSide += e - s - h
+	w.HostBound = units.AddSat(w.HostBound, h)
+	w.DeviceSide = units.AddSat(w.DeviceSide, e-s-h)
 }
 
 // classify applies the rule: a gap is host-bound when the next op's launch

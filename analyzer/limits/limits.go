@@ -66,11 +66,13 @@ const (
 )
 
 // RecordPeakBytes is what one kept record costs at the job's peak: its
-// 48–56 bytes in the store, the store's doubling growth (the old and the
+// 48–64 bytes in the store, the store's doubling growth (the old and the
 // new column live together once) and the analyses' transient indexes at
 // finish (steps, launch, timeline: 60–70 B per kernel). Measured in
 // make bench (BENCHMARKS.md, "Hostile shapes"): 20 M tiny events peaked at
-// 809 MiB native and 1008 MiB wasm at 8 Mi records, 2090 MiB at 16 Mi.
+// 809 MiB native and 1008 MiB wasm at 8 Mi records, 2090 MiB at 16 Mi;
+// with 64-bit stream and device ids (GPU op 64 B, was 56) 9 M events
+// peaked at 953 MiB native and 1049 MiB wasm, under the 1172 MiB bound.
 const RecordPeakBytes = 128
 
 // MemoryBound is the peak memory one job may reach under l (normalized):

@@ -106,7 +106,7 @@ type analyzer struct {
 	srcIdx   map[source]int32
 	stages   []string
 	ops      []op
-	streams  []int32 // dense id → stream number
+	streams  []int64 // dense id → stream number
 	byStream [][]int32
 
 	stageBusy []int64
@@ -188,10 +188,10 @@ func (a *analyzer) stageID(s string) uint8 {
 
 // heaviest returns the (file, device) whose GPU work is longest, as the
 // upstream skill picks its GPU pid.
-func heaviest(st *trace.Store) (uint16, int32, bool) {
+func heaviest(st *trace.Store) (uint16, int64, bool) {
 	type fd struct {
 		file uint16
-		dev  int32
+		dev  int64
 	}
 	sum := map[fd]int64{}
 	for i := range st.GPU {
@@ -215,7 +215,7 @@ func heaviest(st *trace.Store) (uint16, int32, bool) {
 // (or separate processes) whose clocks overlap must not be taken for
 // concurrent work. Files that already follow one another (one process's
 // stage windows) are not moved.
-func fileShifts(st *trace.Store, devOf map[uint16]int32) map[uint16]int64 {
+func fileShifts(st *trace.Store, devOf map[uint16]int64) map[uint16]int64 {
 	shift := map[uint16]int64{}
 	if len(devOf) < 2 {
 		return shift
@@ -294,7 +294,11 @@ func analyze(formal, mapping *trace.Store, opt Options) (*Result, *analyzer) {
 	shift := fileShifts(formal, devOf)
 
 	// Formal ops of the chosen GPU, with stage and direct source.
-	streamID := map[[2]int32]int32{}
+	type fileStream struct {
+		file   uint16
+		stream int64
+	}
+	streamID := map[fileStream]int32{}
 	staged := false
 	var stageOf []string
 	replays := map[int32][]int32{} // graph launch → ops
@@ -303,7 +307,7 @@ func analyze(formal, mapping *trace.Store, opt Options) (*Result, *analyzer) {
 		if d, ok := devOf[o.File]; !ok || o.Device != d || !o.Kind.IsGPUWork() {
 			continue
 		}
-		key := [2]int32{int32(o.File), o.Stream}
+		key := fileStream{o.File, o.Stream}
 		sid, ok := streamID[key]
 		if !ok {
 			sid = int32(len(a.streams))

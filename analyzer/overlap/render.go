@@ -1,6 +1,7 @@
 package overlap
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,9 +55,9 @@ func (r *Result) KernelMap() []MapRow { return r.kmap }
 // Summary holds the formal trace's totals and the mapping coverage.
 type Summary struct {
 	FormalFile    string  `json:"formal_file"`
-	Device        int32   `json:"device"`
+	Device        int64   `json:"device"`
 	Ops           int     `json:"ops"` // kernels, copies and fills on the analysed GPU
-	Streams       []int32 `json:"streams"`
+	Streams       []int64 `json:"streams"`
 	BusyUS        us      `json:"busy_us"`    // union of all ops
 	OverlapUS     us      `json:"overlap_us"` // time with ≥ 2 streams busy
 	OverlapShare  ratio   `json:"overlap_share"`
@@ -176,9 +177,9 @@ func (r *Result) Markdown() []byte {
 	}
 	streams := make([]string, len(s.Streams))
 	for i, x := range s.Streams {
-		streams[i] = strconv.Itoa(int(x))
+		streams[i] = strconv.FormatInt(x, 10)
 	}
-	b.WriteString("Formal trace: " + strconv.Itoa(s.Ops) + " GPU ops on device " + strconv.Itoa(int(s.Device)) +
+	b.WriteString("Formal trace: " + strconv.Itoa(s.Ops) + " GPU ops on device " + strconv.FormatInt(s.Device, 10) +
 		", streams " + strings.Join(streams, ", ") + "; busy " + s.BusyUS.String() + " us, ≥ 2 streams " +
 		s.OverlapUS.String() + " us (" + pct(s.OverlapShare) + "), peak " + strconv.Itoa(s.PeakStreams) +
 		" concurrent streams; communication ∩ compute " + s.CommComputeUS.String() + " us.")
@@ -294,10 +295,10 @@ func (a *analyzer) draw(start, end, origin int64, file uint16) string {
 	for s := range streams {
 		ids = append(ids, s)
 	}
-	slices.SortFunc(ids, func(x, y int32) int { return int(a.streams[x] - a.streams[y]) })
+	slices.SortFunc(ids, func(x, y int32) int { return cmp.Compare(a.streams[x], a.streams[y]) })
 	label := 0
 	for _, s := range ids {
-		label = max(label, len("stream "+strconv.Itoa(int(a.streams[s]))))
+		label = max(label, len("stream "+strconv.FormatInt(a.streams[s], 10)))
 	}
 	var b strings.Builder
 	pos := func(t int64) int { return int((t - start) * int64(w-1) / max(end-start, 1)) }
@@ -330,7 +331,7 @@ func (a *analyzer) draw(start, end, origin int64, file uint16) string {
 				row[x] = ch
 			}
 		}
-		name := "stream " + strconv.Itoa(int(a.streams[s]))
+		name := "stream " + strconv.FormatInt(a.streams[s], 10)
 		b.WriteString(name + strings.Repeat(" ", label-len(name)+1) + string(row) + "\n")
 	}
 	b.WriteString("legend: # compute, = communication, ~ elementwise, + memory, * other\n")

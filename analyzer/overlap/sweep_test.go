@@ -122,7 +122,7 @@ func naiveSweep(a *analyzer) (excl, hid []int64, hidBy [][5]int64, credit map[[2
 func randomAnalyzer(rng *rand.Rand, n, streams, canons, stages int) *analyzer {
 	a := &analyzer{}
 	for s := range streams {
-		a.streams = append(a.streams, int32(7+s))
+		a.streams = append(a.streams, int64(7+s))
 		a.byStream = append(a.byStream, nil)
 	}
 	for c := range canons {
@@ -179,7 +179,7 @@ func TestSweepMatchesNaive(t *testing.T) {
 func crossing(n, streams int) *analyzer {
 	a := &analyzer{stages: []string{"all"}}
 	for s := range streams {
-		a.streams = append(a.streams, int32(s))
+		a.streams = append(a.streams, int64(s))
 		a.byStream = append(a.byStream, nil)
 	}
 	for c := range 97 {

@@ -21,8 +21,8 @@ const LaneBins = 400
 // bin, capped at 1). One stream per kernel (80 k streams) took 2.7 GB.
 func Lanes(a *Analysis) []byte {
 	type lane struct {
-		Device  int32     `json:"device"`
-		Stream  int32     `json:"stream"`
+		Device  int64     `json:"device"`
+		Stream  int64     `json:"stream"`
 		Kernels int64     `json:"ops"`
 		Busy    []float64 `json:"busy"`
 		Merged  int       `json:"merged_streams,omitempty"`
@@ -42,7 +42,7 @@ func Lanes(a *Analysis) []byte {
 		Files []file `json:"files"`
 	}{Tool: Tool, Files: []file{}}
 	st := a.Store
-	type sk struct{ d, s int32 }
+	type sk struct{ d, s int64 }
 	merged := sk{-1, -1}
 	for _, fi := range a.TraceFiles {
 		// First pass: the streams, their op counts and busy time.
@@ -169,8 +169,8 @@ func Lanes(a *Analysis) []byte {
 }
 
 // cmpKey orders lanes by device, then stream (cmp.Compare: a difference of
-// two int32 ids overflows).
-func cmpKey(xd, xs, yd, ys int32) int {
+// two ids overflows).
+func cmpKey(xd, xs, yd, ys int64) int {
 	if c := cmp.Compare(xd, yd); c != 0 {
 		return c
 	}

@@ -123,7 +123,7 @@ type source struct {
 }
 
 type agent struct {
-	Device  int32  `json:"device"`
+	Device  int64  `json:"device"`
 	Node    int64  `json:"node_id"`
 	Logical int64  `json:"logical_node_id"`
 	Arch    string `json:"arch"`

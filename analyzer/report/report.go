@@ -152,8 +152,8 @@ func Breakdown(a *Analysis) []byte {
 		Providers      []prov `json:"providers"`
 	}
 	type stream struct {
-		Device     int32 `json:"device"`
-		Stream     int32 `json:"stream"`
+		Device     int64 `json:"device"`
+		Stream     int64 `json:"stream"`
 		Kernels    int64 `json:"kernels"`
 		KernelTime US    `json:"kernel_time_us"`
 		Memcpys    int64 `json:"memcpys"`

@@ -30,8 +30,8 @@ const SpansMagic = "GTS1"
 // the 0 of gpu_lanes.json.
 func Spans(a *Analysis) []byte {
 	type lane struct {
-		Device int32 `json:"device"`
-		Stream int32 `json:"stream"`
+		Device int64 `json:"device"`
+		Stream int64 `json:"stream"`
 		First  int   `json:"first"`
 		Count  int   `json:"count"`
 	}
@@ -54,7 +54,7 @@ func Spans(a *Analysis) []byte {
 	}{Files: []file{}, Names: []string{}, Categories: []string{}, Steps: []step{}}
 	firstOf := map[string]int64{} // file name → its first GPU op's start
 	st := a.Store
-	type key struct{ d, s int32 }
+	type key struct{ d, s int64 }
 	type run struct {
 		first int64
 		ops   []int32 // op indices, sorted

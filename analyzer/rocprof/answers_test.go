@@ -226,9 +226,9 @@ func union(iv [][2]int64) (total, start, end int64) {
 
 // perDevice computes busy/idle per Device over kernels and copies (and,
 // for BusyAll, every GPU op).
-func perDevice(st *trace.Store) map[int32]*busy {
-	out := map[int32]*busy{}
-	iv, all := map[int32][][2]int64{}, map[int32][][2]int64{}
+func perDevice(st *trace.Store) map[int64]*busy {
+	out := map[int64]*busy{}
+	iv, all := map[int64][][2]int64{}, map[int64][][2]int64{}
 	for _, o := range st.GPU {
 		b := out[o.Device]
 		if b == nil {
@@ -337,7 +337,7 @@ func TestAnswers908(t *testing.T) {
 			if len(src.Agents) != len(w.Agents) {
 				t.Fatalf("agents: got %d, want %d", len(src.Agents), len(w.Agents))
 			}
-			node := map[int32]int64{}
+			node := map[int64]int64{}
 			for i, g := range src.Agents {
 				x := w.Agents[i]
 				if g.Node != x.Node || g.Logical != x.Logical || g.Arch != x.Name || g.Product != x.Product || g.CUs != x.CUs {
@@ -422,7 +422,7 @@ func TestAnswersRPD(t *testing.T) {
 					BusyAll  int64 `json:"busy_union_all_op_types_ns"`
 					Busy     int64 `json:"busy_union_ns"`
 					Copies   int64 `json:"copy_ops"`
-					GPU      int32 `json:"gpuId"`
+					GPU      int64 `json:"gpuId"`
 					Idle     int64 `json:"idle_in_span_ns"`
 					Kernels  int64 `json:"kernel_ops"`
 					KernelNS int64 `json:"kernel_time_ns"`
@@ -479,7 +479,7 @@ func TestAnswersCompute(t *testing.T) {
 		PerAgent []struct {
 			Busy  int64 `json:"busy_union_ns"`
 			N     int64 `json:"dispatches"`
-			GPU   int32 `json:"gpu_id"`
+			GPU   int64 `json:"gpu_id"`
 			Idle  int64 `json:"idle_in_span_ns"`
 			Span  int64 `json:"span_ns"`
 			Start int64 `json:"span_start_ns"`

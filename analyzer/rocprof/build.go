@@ -12,6 +12,7 @@
 package rocprof
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 
@@ -24,23 +25,23 @@ type builder struct {
 	src *trace.Source
 	// gpu maps a format's agent key (handle, node id, logical id) to its
 	// Device; unknown keys keep the key's own number.
-	gpu map[int64]int32
+	gpu map[int64]int64
 }
 
 func newBuilder(im *trace.Importer, format string) *builder {
 	src := &trace.Source{Format: format}
 	im.File().Source = src
-	return &builder{im: im, src: src, gpu: map[int64]int32{}}
+	return &builder{im: im, src: src, gpu: map[int64]int64{}}
 }
 
 // agents sets the run's GPU agents, ordered by their device ordinal, and
 // writes them as a Kineto-style deviceProperties header so the architecture
 // verdict reads them as it reads a PyTorch trace's.
 func (b *builder) agents(as []trace.Agent) {
-	slices.SortFunc(as, func(x, y trace.Agent) int { return int(x.Device) - int(y.Device) })
+	slices.SortFunc(as, func(x, y trace.Agent) int { return cmp.Compare(x.Device, y.Device) })
 	b.src.Agents = as
 	type dev struct {
-		ID       int32  `json:"id"`
+		ID       int64  `json:"id"`
 		Name     string `json:"name"`
 		Arch     string `json:"gcnArchName,omitempty"`
 		SMs      int64  `json:"numSms,omitempty"`
@@ -74,28 +75,28 @@ func gpuOrdinals(as []trace.Agent) {
 		return 0
 	})
 	for i := range as {
-		as[i].Device = int32(i)
+		as[i].Device = int64(i)
 	}
 }
 
 // device returns the Device of an agent key.
-func (b *builder) device(key int64) int32 {
+func (b *builder) device(key int64) int64 {
 	if d, ok := b.gpu[key]; ok {
 		return d
 	}
-	return int32(key)
+	return key
 }
 
 // kernel adds one dispatch.
-func (b *builder) kernel(start, end, corr int64, name string, dev int32, queue int64) bool {
+func (b *builder) kernel(start, end, corr int64, name string, dev int64, queue int64) bool {
 	return b.im.GPU(trace.GPUOp{TS: start, Dur: end - start, Corr: corr, Ext: trace.None,
-		Name: b.im.Name(name), Track: b.im.Track(int64(dev), queue), Device: dev, Stream: int32(queue), Kind: trace.KindKernel})
+		Name: b.im.Name(name), Track: b.im.Track(dev, queue), Device: dev, Stream: queue, Kind: trace.KindKernel})
 }
 
 // copy adds one memory copy.
-func (b *builder) copy(start, end, corr int64, name string, dev int32, queue int64) bool {
+func (b *builder) copy(start, end, corr int64, name string, dev int64, queue int64) bool {
 	return b.im.GPU(trace.GPUOp{TS: start, Dur: end - start, Corr: corr, Ext: trace.None,
-		Name: b.im.Name(name), Track: b.im.Track(int64(dev), queue), Device: dev, Stream: int32(queue), Kind: trace.KindMemcpy})
+		Name: b.im.Name(name), Track: b.im.Track(dev, queue), Device: dev, Stream: queue, Kind: trace.KindMemcpy})
 }
 
 // api adds one host API call.

@@ -313,9 +313,12 @@ func (f *CSVFile) row() bool {
 		if !ok {
 			corr = trace.None
 		}
-		q, _ := f.num("Queue_Id")
+		q, ok := f.num("Queue_Id")
+		if !ok && f.str("Queue_Id") != "" {
+			return false // a queue id beyond int64 is no queue 0
+		}
 		r.gpu = append(r.gpu, trace.GPUOp{TS: s, Dur: e - s, Corr: corr, Ext: trace.None, Name: r.im.Name(f.str("Kernel_Name")),
-			Device: int32(agent), Stream: int32(q), Kind: trace.KindKernel})
+			Device: agent, Stream: q, Kind: trace.KindKernel})
 	case csvCopies:
 		s, e, ok := f.times()
 		if !ok {
@@ -330,7 +333,7 @@ func (f *CSVFile) row() bool {
 			agent, _ = f.num("Source_Agent_Id")
 		}
 		r.gpu = append(r.gpu, trace.GPUOp{TS: s, Dur: e - s, Corr: corr, Ext: trace.None, Name: r.im.Name(f.str("Direction")),
-			Device: int32(agent), Stream: -1, Kind: trace.KindMemcpy})
+			Device: agent, Stream: -1, Kind: trace.KindMemcpy})
 		if n, ok := f.num("Bytes"); ok { // not in the 7.x layout
 			r.b.src.CopiesWithSize++
 			r.b.src.CopyBytes += n
@@ -369,8 +372,8 @@ func (r *CSVRun) Flush() {
 		}
 	}
 	for _, o := range r.gpu {
-		o.Device = r.b.device(int64(o.Device))
-		o.Track = r.im.Track(int64(o.Device), int64(o.Stream))
+		o.Device = r.b.device(o.Device)
+		o.Track = r.im.Track(o.Device, o.Stream)
 		if !r.im.GPU(o) {
 			return
 		}

@@ -143,7 +143,7 @@ func readProcess(im *trace.Importer, p *jsonProcess) {
 			ag.MemB += m.Size
 		}
 		if a.TypeIndex != nil {
-			ag.Device = int32(*a.TypeIndex)
+			ag.Device = *a.TypeIndex
 		} else {
 			explicit = false
 		}

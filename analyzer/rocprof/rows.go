@@ -272,7 +272,7 @@ func (r *Rows) row() bool {
 		if !ok1 || !ok2 {
 			return false
 		}
-		a := trace.Agent{Device: int32(ti), Node: abs, Logical: logical, Arch: r.str(3), Product: r.str(4)}
+		a := trace.Agent{Device: ti, Node: abs, Logical: logical, Arch: r.str(3), Product: r.str(4)}
 		a.CUs, _ = r.num(5)
 		a.Wave, _ = r.num(6)
 		b.src.Agents = append(b.src.Agents, a)
@@ -311,7 +311,7 @@ func (r *Rows) row() bool {
 		}
 		c, ok := r.num(2)
 		q, _ := r.num(5)
-		b.kernel(s, e, corrOf(c, ok), r.str(3), int32(dev), q)
+		b.kernel(s, e, corrOf(c, ok), r.str(3), dev, q)
 	case "rocpd.memory_copies":
 		s, ok1 := r.num(0)
 		e, ok2 := r.num(1)
@@ -328,7 +328,7 @@ func (r *Rows) row() bool {
 			b.src.CopyBytes += n
 		}
 		q, _ := r.num(9)
-		b.copy(s, e, corrOf(c, ok), r.str(3), int32(dev), q)
+		b.copy(s, e, corrOf(c, ok), r.str(3), dev, q)
 	case "rpd.autograd":
 		id, ok := r.num(0)
 		if !ok {
@@ -393,20 +393,20 @@ func (r *Rows) row() bool {
 		switch {
 		case typ == "KernelExecution" || typ == "Task":
 			// graph-launched kernels are Task ops
-			b.kernel(s, e, corr, desc, int32(gpu), q)
+			b.kernel(s, e, corr, desc, gpu, q)
 		case strings.HasPrefix(typ, "Copy"):
 			if corr != trace.None && r.hasSize[corr] {
 				b.src.CopiesWithSize++
 				b.src.CopyBytes += r.apiSize[corr]
 			}
-			b.copy(s, e, corr, typ, int32(gpu), q)
+			b.copy(s, e, corr, typ, gpu, q)
 		default: // FillBuffer, barriers: GPU work that is not a kernel or copy
 			name := typ
 			if desc != "" {
 				name = desc
 			}
 			b.im.GPU(trace.GPUOp{TS: s, Dur: e - s, Corr: corr, Ext: trace.None, Name: b.im.Name(name),
-				Track: b.im.Track(gpu, q), Device: int32(gpu), Stream: int32(q), Kind: trace.KindMemset})
+				Track: b.im.Track(gpu, q), Device: gpu, Stream: q, Kind: trace.KindMemset})
 		}
 	case "compute.workloads":
 		if _, ok := r.num(0); !ok {
@@ -425,7 +425,7 @@ func (r *Rows) row() bool {
 		if !ok1 || !ok2 || !ok3 {
 			return false
 		}
-		b.kernel(s, e, trace.None, r.str(4), int32(gpu), 0)
+		b.kernel(s, e, trace.None, r.str(4), gpu, 0)
 	case "compute.roofline":
 		// per-kernel rates and intensities: read by the roofline (later)
 	}

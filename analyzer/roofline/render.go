@@ -154,7 +154,7 @@ func (r *Result) JSON(partial bool) []byte {
 	for _, s := range r.Stages {
 		sj := stageJSON{s.Stage, units.US(s.KernelTime), units.US(s.Modelled), units.US(s.NoOp), units.US(s.Graph), units.US(s.Mapped), nil, units.US(s.ISASpecific)}
 		if r.Target != nil {
-			tb := units.US(int64(s.TargetBound + 0.5))
+			tb := units.US(units.Trunc(s.TargetBound + 0.5))
 			sj.Target = &tb
 		}
 		out.Stages = append(out.Stages, sj)
@@ -170,7 +170,7 @@ func (r *Result) JSON(partial bool) []byte {
 			j.Kernels = append(j.Kernels, kernelJSON{k.Name, k.Launches, units.US(k.Time)})
 		}
 		if x.Modelled && r.Target != nil {
-			tb := units.US(int64(x.TargetBound + 0.5))
+			tb := units.US(units.Trunc(x.TargetBound + 0.5))
 			j.TargetBound, j.TargetNote = &tb, x.TargetNote
 		}
 		if x.Modelled {

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 	"github.com/gputriage/gputriage/analyzer/kernels"
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
@@ -444,7 +445,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 			isa, fp4 := strings.Contains(x.TargetNote, "_ISA"), strings.Contains(x.TargetNote, "dequantized")
 			if isa || fp4 {
 				x.ISASpecific = true
-				s.ISASpecific += int64(float64(x.KernelTime) * x.Coverage)
+				s.ISASpecific += units.Trunc(float64(x.KernelTime) * x.Coverage)
 				why["ISA-tagged library solutions"] = why["ISA-tagged library solutions"] || isa
 				why["software MXFP4 dequantization"] = why["software MXFP4 dequantization"] || fp4
 			}
@@ -541,7 +542,7 @@ func (a *analysis) topString(row int32, kind int) (string, bool) {
 func (a *analysis) finish(rn int32, r *rowAcc, res *Result) Row {
 	st := a.st
 	out := r.Row
-	out.Instances = r.instances + int64(math.Round(r.instF))
+	out.Instances = r.instances + units.Trunc(math.Round(r.instF))
 	if r.KernelTime > 0 {
 		out.MappedShare = float64(r.mapped) / float64(r.KernelTime)
 	}

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -10,7 +11,7 @@ import (
 
 // StreamStat is the GPU work of one (device, stream).
 type StreamStat struct {
-	Device, Stream         int32
+	Device, Stream         int64
 	Kernels                int64
 	KernelTime             int64
 	Memcpys, Memsets       int64
@@ -64,9 +65,13 @@ func ComputeFacts(st *trace.Store, fi int) Facts {
 			}
 		}
 	})
-	// Streams are few: a list with the last one remembered. Kernel names
-	// are looked up by id (1 + index in kernels, 0 = not seen).
+	// Streams are mostly few and consecutive ops share one: the last one
+	// is remembered, others found by key (a hostile trace has one stream
+	// per kernel). Kernel names are looked up by id (1 + index in
+	// kernels, 0 = not seen).
 	var streams []StreamStat
+	type devStream struct{ dev, stream int64 }
+	streamIdx := map[devStream]int{}
 	lastS := -1
 	var kernels []KernelStat
 	var isNCCL []bool
@@ -86,17 +91,14 @@ func ComputeFacts(st *trace.Store, fi int) Facts {
 			}
 			first, last = min(first, o.TS), max(last, o.End())
 			if lastS < 0 || streams[lastS].Device != o.Device || streams[lastS].Stream != o.Stream {
-				lastS = -1
-				for k := range streams {
-					if streams[k].Device == o.Device && streams[k].Stream == o.Stream {
-						lastS = k
-						break
-					}
-				}
-				if lastS < 0 {
-					lastS = len(streams)
+				key := devStream{o.Device, o.Stream}
+				k, ok := streamIdx[key]
+				if !ok {
+					k = len(streams)
+					streamIdx[key] = k
 					streams = append(streams, StreamStat{Device: o.Device, Stream: o.Stream})
 				}
+				lastS = k
 			}
 			s := &streams[lastS]
 			switch o.Kind {
@@ -148,9 +150,9 @@ func ComputeFacts(st *trace.Store, fi int) Facts {
 	f.Streams = streams
 	slices.SortFunc(f.Streams, func(a, b StreamStat) int {
 		if a.Device != b.Device {
-			return int(a.Device - b.Device)
+			return cmp.Compare(a.Device, b.Device)
 		}
-		return int(a.Stream - b.Stream)
+		return cmp.Compare(a.Stream, b.Stream)
 	})
 	f.TopKernels = kernels
 	slices.SortFunc(f.TopKernels, func(a, b KernelStat) int {

@@ -4,6 +4,8 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
 func mk(v ...[2]int64) ivs {
@@ -81,6 +83,33 @@ func TestUnionMatchesPairs(t *testing.T) {
 		a, b := union(mk(pairs[:n/2]...)), union(mk(pairs[n/2:]...))
 		if g, w := unionLength(a, b), length(got); g != w {
 			t.Fatalf("%v: unionLength %d, want %d", pairs, g, w)
+		}
+	}
+}
+
+// Per-stream facts are the same whether a few streams are searched in the
+// list or many are found through the index (one stream per kernel made the
+// list search quadratic): each stream's count is its kernels, in order of
+// first appearance, interleaved.
+func TestFactsManyStreams(t *testing.T) {
+	for _, n := range []int{3, 16, 17, 500} {
+		st := trace.NewStore()
+		st.Files = append(st.Files, trace.File{Name: "t.json"})
+		k := st.Intern("k")
+		for i := range 4 * n {
+			s := (i*7 + i/n) % n // every stream, out of order, four times
+			st.GPU = append(st.GPU, trace.GPUOp{TS: int64(i) * 10, Dur: 5, Name: k, Device: int64(s % 2), Stream: int64(s), Kind: trace.KindKernel, Corr: trace.None, Ext: trace.None})
+		}
+		f := ComputeFacts(st, 0)
+		if len(f.Streams) != n {
+			t.Fatalf("%d streams: got %d", n, len(f.Streams))
+		}
+		seen := map[int64]bool{}
+		for _, s := range f.Streams {
+			if s.Kernels != 4 || s.KernelTime != 20 || seen[s.Stream] || s.Device != s.Stream%2 {
+				t.Fatalf("%d streams: %+v", n, s)
+			}
+			seen[s.Stream] = true
 		}
 	}
 }

@@ -25,6 +25,8 @@ type rawEvent struct {
 	corr                    int64
 	stream                  int64
 	device                  int64
+	// idOver: args.stream or args.device is an integer outside int64
+	idOver bool
 }
 
 // span is b[lo:hi] of the event's bytes; the zero span is absent (nil).
@@ -264,8 +266,10 @@ func parseArgs(b []byte, i int, e *rawEvent) (int, bool) {
 		if !ok {
 			return i, false
 		}
-		if v, ok := jsontext.ParseInt(tok); ok {
+		if v, ok, over := jsontext.ParseIntRange(tok); ok {
 			*dst = v
+		} else if over && (dst == &e.stream || dst == &e.device) {
+			e.idOver = true
 		}
 		i = j
 	}

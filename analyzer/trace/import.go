@@ -136,7 +136,7 @@ type Source struct {
 
 // Agent is one GPU of a ROCm profiler file.
 type Agent struct {
-	Device  int32 // the GPU ordinal used as GPUOp.Device (HIP device index)
+	Device  int64 // the GPU ordinal used as GPUOp.Device (HIP device index)
 	Node    int64 // absolute node id (KFD)
 	Logical int64 // logical node id
 	Arch    string

@@ -25,9 +25,9 @@ type Numbers struct {
 	TSRange    int64 // ts negative or beyond MaxTS: skipped
 	DurInvalid int64 // dur present but not a number: skipped
 	DurRange   int64 // dur beyond MaxDur: skipped
-	// IDRange counts GPU events whose device or stream id does not fit
-	// the records' 32 bits: skipped rather than truncated into another
-	// stream's lane (2^32+7 was stream 7).
+	// IDRange counts GPU events whose device or stream id is an integer
+	// outside int64: skipped rather than wrapped onto another stream's
+	// lane (2^64+7 is not stream 7). Ids inside int64 are kept whole.
 	IDRange int64
 }
 
@@ -65,7 +65,7 @@ func (f *File) valueProblems() []Count {
 	add(n.TSRange, fmt.Sprintf("events whose ts is negative or beyond %.0e ns (skipped)", float64(MaxTS)))
 	add(n.DurInvalid, "events whose dur is not a number (skipped)")
 	add(n.DurRange, fmt.Sprintf("events whose dur is beyond %.0e ns (skipped)", float64(MaxDur)))
-	add(n.IDRange, "GPU events whose device or stream id is outside -2^31 … 2^31-1 (skipped)")
+	add(n.IDRange, "GPU events whose device or stream id is outside -2^63 … 2^63-1 (skipped)")
 	add(f.NegDur, "events with a negative dur (counted as 0)")
 	add(f.LongNames, "names longer than the string limit, --max-string-bytes (cut)")
 	return out

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/internal/jsontext"
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 	"github.com/gputriage/gputriage/analyzer/limits"
 )
 
@@ -216,14 +217,22 @@ func (r *Reader) handle(raw []byte) {
 	f.Kept++
 	switch k {
 	case KindKernel, KindMemcpy, KindMemset, KindSync:
-		dev, stream := e.device, e.stream
-		if dev == None {
-			dev, _ = jsontext.TrailingInt(pid)
+		// Ids are kept at 64 bits (2^40+7 is not stream 7); one beyond
+		// int64 is skipped and counted, never wrapped onto another.
+		dev, stream, over := e.device, e.stream, e.idOver
+		if dev == None && !over {
+			var o bool
+			if dev, _, o = jsontext.TrailingIntRange(pid); o {
+				over = true
+			}
 		}
-		if stream == None {
-			stream, _ = jsontext.TrailingInt(tid)
+		if stream == None && !over {
+			var o bool
+			if stream, _, o = jsontext.TrailingIntRange(tid); o {
+				over = true
+			}
 		}
-		if dev != int64(int32(dev)) || stream != int64(int32(stream)) {
+		if over {
 			f.Numbers.IDRange++
 			f.Kept--
 			b.Records--
@@ -233,7 +242,7 @@ func (r *Reader) handle(raw []byte) {
 			r.comm(raw, int32(len(s.GPU)), true)
 		}
 		*add(&s.GPU, r) = GPUOp{TS: ts, Dur: dur, Corr: e.corr, Ext: e.ext, Name: name,
-			Track: track, Device: int32(dev), Stream: int32(stream), File: r.idx, Kind: k}
+			Track: track, Device: dev, Stream: stream, File: r.idx, Kind: k}
 	case KindPython:
 		*add(&s.Python, r) = Span{TS: ts, Dur: dur, Corr: None, Ext: None, Name: name,
 			Track: track, File: r.idx, Kind: k}
@@ -346,7 +355,7 @@ func (r *Reader) hinted(n, base int) (int, bool) {
 	} else {
 		left += float64(own) * float64(r.restHint) / float64(f.Bytes)
 	}
-	need := own + int64(left*1.05)
+	need := own + min(units.Trunc(left*1.05), 15*own) // no overflow
 	// A forged size hint must not allocate what the file does not
 	// hold: grow at most 16× what was really read (dead blocks stay
 	// ≤ 1/15 of the live one), and never past the record budget.
@@ -364,7 +373,7 @@ func (r *Reader) hintedFromEarlier(n, base int) (int, bool) {
 		return 0, false
 	}
 	own := int64(n - base)
-	need := own + int64(float64(base)*float64(r.sizeHint-r.File().Bytes+r.restHint)/float64(prior)*1.05)
+	need := own + min(units.Trunc(float64(base)*float64(r.sizeHint-r.File().Bytes+r.restHint)/float64(prior)*1.05), int64(n))
 	// never more than doubling would have taken; never past the budget
 	b := r.s.Budget
 	need = min(need, int64(n), own+b.Limits.Records-b.Records+1)

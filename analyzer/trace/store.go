@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"unsafe"
 
 	"github.com/gputriage/gputriage/analyzer/limits"
 )
@@ -126,8 +127,8 @@ type GPUOp struct {
 	Ext     int64 // External id of the launching CPU op, or None
 	Name    uint32
 	Track   uint32 // interned "pid tid" of the event
-	Device  int32
-	Stream  int32
+	Device  int64
+	Stream  int64
 	File    uint16
 	Kind    Kind
 }
@@ -335,7 +336,9 @@ func (s *Store) ShapesOf(i int32) *Shapes {
 
 // BytesKept estimates the memory held by the store's records (not names).
 func (s *Store) BytesKept() int64 {
-	const gpuOp, span, shapes, comm = 56, 48, 24, 56
+	// The records' own sizes (GPUOp 64 B with its 64-bit ids, Span 48 B).
+	gpuOp, span := int64(unsafe.Sizeof(GPUOp{})), int64(unsafe.Sizeof(Span{}))
+	shapes, comm := int64(unsafe.Sizeof(Shapes{})), int64(unsafe.Sizeof(Comm{}))
 	return int64(cap(s.GPU))*gpuOp + int64(cap(s.CPU)+cap(s.Python)+cap(s.Annot))*span + int64(cap(s.Shapes))*shapes + int64(cap(s.Comms))*comm
 }
 
@@ -502,10 +505,10 @@ func (s *Store) subFiltered(sub *Store, f uint16) {
 // HeaviestDevices returns, per file with kernels, the device whose kernels
 // take longest (ties: the lower device id): the one GPU a per-file
 // analysis of a multi-device trace looks at.
-func (s *Store) HeaviestDevices() map[uint16]int32 {
+func (s *Store) HeaviestDevices() map[uint16]int64 {
 	type fd struct {
 		file uint16
-		dev  int32
+		dev  int64
 	}
 	sum := map[fd]int64{}
 	for i := range s.GPU {
@@ -513,7 +516,7 @@ func (s *Store) HeaviestDevices() map[uint16]int32 {
 			sum[fd{o.File, o.Device}] += o.Dur
 		}
 	}
-	best := map[uint16]int32{}
+	best := map[uint16]int64{}
 	bt := map[uint16]int64{}
 	for k, v := range sum {
 		if t, ok := bt[k.file]; !ok || v > t || v == t && k.dev < best[k.file] {

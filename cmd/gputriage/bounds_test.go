@@ -245,3 +245,44 @@ func TestBoundsCrossingKernels(t *testing.T) {
 		t.Errorf("after the fix: %d crossings, %d slices, complete=%v", after.Crossings, after.GPUSlices, after.Complete)
 	}
 }
+
+// Stream and device ids are kept at 64 bits on both engines: stream 2^40+7
+// overlaps stream 7 (they were one truncated stream), device 2^40+3 is its
+// own device, and an id beyond int64 is skipped and counted.
+func TestBoundsStreamIDs64(t *testing.T) {
+	const big = "1099511627783" // 2^40+7
+	doc := `{"traceEvents":[` +
+		`{"ph":"X","cat":"kernel","name":"gemm_a","pid":0,"tid":7,"ts":100,"dur":50},` +
+		`{"ph":"X","cat":"kernel","name":"gemm_b","pid":0,"tid":` + big + `,"ts":120,"dur":50},` +
+		`{"ph":"X","cat":"kernel","name":"gemm_c","pid":"GPU 1099511627779","tid":7,"ts":300,"dur":5},` +
+		`{"ph":"X","cat":"kernel","name":"gemm_d","pid":0,"tid":18446744073709551623,"ts":400,"dur":5}]}`
+	for _, cmd := range []string{"breakdown", "triage"} {
+		res := both(t, analyzer.Options{Command: cmd}, "ids.json", func() io.Reader { return strings.NewReader(doc) })
+		if f := res.Files[0]; !f.Partial || len(f.Problems) != 1 || f.Problems[0].Count != 1 {
+			t.Errorf("%s: %+v", cmd, f)
+		}
+		lanes, _ := res.Artifact("gpu_lanes.json")
+		for _, w := range []string{`"stream": ` + big + `,`, `"stream": 7,`, `"device": 1099511627779,`} {
+			if !strings.Contains(lanes, w) {
+				t.Errorf("%s: gpu_lanes.json lacks %s: %.600s", cmd, w, lanes)
+			}
+		}
+		if cmd != "triage" {
+			continue
+		}
+		ov, _ := res.Artifact("overlap_opportunities.json")
+		var o struct {
+			Summary struct {
+				Device    int64   `json:"device"`
+				Streams   []int64 `json:"streams"`
+				OverlapUS float64 `json:"overlap_us"`
+			} `json:"summary"`
+		}
+		if err := json.Unmarshal([]byte(ov), &o); err != nil {
+			t.Fatalf("overlap_opportunities.json: %v", err)
+		}
+		if s := o.Summary; s.Device != 0 || fmt.Sprint(s.Streams) != "[7 1099511627783]" || s.OverlapUS != 30 {
+			t.Errorf("overlap summary %+v", s)
+		}
+	}
+}

@@ -29,6 +29,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -193,7 +194,9 @@ func (p *profiler) detect() (*server, error) {
 			if s.model == "" {
 				s.model, _ = m["model_path"].(string)
 			}
-			if tp, ok := m["tp_size"].(float64); ok {
+			// a tp_size outside int's range (1e30) converts differently per
+			// platform: such a size is no size (docs/limits.md, "Values")
+			if tp, ok := m["tp_size"].(float64); ok && tp >= 1 && tp <= 1<<20 && tp == math.Trunc(tp) {
 				s.tp = int(tp)
 			}
 			s.version, _ = m["version"].(string)

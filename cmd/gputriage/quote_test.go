@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"html"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/gputriage/gputriage/internal/escape/mdcheck"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"github.com/gputriage/gputriage/internal/quote/quotetest"
 )
 
@@ -72,6 +74,62 @@ func TestHostileSuggestedCommands(t *testing.T) {
 			calls := quotetest.RunSteps(t, steps)
 			if name == "flashinfer" && (len(calls) != 1 || len(calls[0]) != 3 || calls[0][2] != fi) {
 				t.Errorf("%s: the replay step passed python %q, want the folder %q as its one argument", eng, calls, fi)
+			}
+		}
+	}
+}
+
+// Issue 24, found by tools/hostile: a kernel or code-object name from a real
+// crash log reached a step's prose raw ("… it is an async race and
+// x;touch${IFS}pwned;# is the victim", "Check x;touch…'s indexing"), so
+// pasting the step, or its tail after a colon, ran the input. Every shared
+// log whose kernel name lands in a step, with the name replaced, on both
+// engines.
+func TestHostileKernelNameSteps(t *testing.T) {
+	crash := filepath.Join(fixture.Shared(), "crash")
+	dir := t.TempDir()
+	for _, c := range []struct{ file, name string }{
+		{"s14_hsa_illegal_instruction_kernel_name_dump_gfx906_therock1844.log", "Cijk_Ailk_Bljk_BBS_BH_MT128x96x32_MI32x32x4x1_SE_1LDSB0"},
+		{"s15_debug_agent_disassembly_srun_hypre614.log", "rocprim::detail::single_scan_kernel"},
+		{"fx02_rocm_debug_agent_rocm720_offload_fixture_mfc.txt", "__omp_offloading_8116438_1c00689b__QMm_time_steppersPs_tvd_rk_l486"},
+	} {
+		src, err := os.ReadFile(filepath.Join(crash, c.file))
+		if err != nil {
+			fixture.Missing(t, "%v", err)
+			continue
+		}
+		if !bytes.Contains(src, []byte(c.name)) {
+			t.Fatalf("%s no longer holds %s", c.file, c.name)
+		}
+		for i, p := range []string{"x;touch${IFS}pwned;#", "x$(touch${IFS}pwned)", "x'$(touch${IFS}pwned)'`touch${IFS}pwned`", "x >pwned <"} {
+			in := filepath.Join(dir, fmt.Sprintf("%d_%s", i, c.file))
+			os.WriteFile(in, bytes.ReplaceAll(src, []byte(c.name), []byte(p)), 0o644)
+			for _, eng := range []string{"native", "wasm"} {
+				out := filepath.Join(dir, fmt.Sprintf("%s-%d-%s", eng, i, c.file))
+				var o, e bytes.Buffer
+				run([]string{"diagnose", "--engine", eng, "-q", "-o", out, in}, nil, &o, &e)
+				b, err := os.ReadFile(filepath.Join(out, "crash_diagnosis.json"))
+				if err != nil {
+					t.Fatalf("%s %s: %v %s", eng, in, err, e.String())
+				}
+				var d struct {
+					Findings []struct {
+						NextSteps []string `json:"next_steps"`
+					}
+				}
+				json.Unmarshal(b, &d)
+				var steps []string
+				named := false
+				for _, f := range d.Findings {
+					for _, s := range f.NextSteps {
+						named = named || strings.Contains(s, "touch") || strings.Contains(s, "pwned")
+						steps = append(steps, s)
+					}
+				}
+				if !named && i < 3 {
+					t.Errorf("%s %s: no step names the kernel (nothing checked): %q", eng, c.file, steps)
+				}
+				quotetest.RunSteps(t, steps)
 			}
 		}
 	}

@@ -251,13 +251,22 @@ func parseFloatNS(b []byte) (int64, bool) {
 }
 
 // ParseInt parses an integer value, accepting numeric strings and floats with
-// a zero fraction (some writers emit ids as 12.0).
+// a zero fraction (some writers emit ids as 12.0). An integer outside int64
+// is no number (2^64+7 must not wrap onto 7): see ParseIntRange.
 func ParseInt(b []byte) (int64, bool) {
+	v, ok, _ := ParseIntRange(b)
+	return v, ok
+}
+
+// ParseIntRange is ParseInt that also reports an integer written in full
+// but outside int64 (over), so a reader can count it rather than mistake
+// it for an absent value.
+func ParseIntRange(b []byte) (v int64, ok, over bool) {
 	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
 		b = b[1 : len(b)-1]
 	}
 	if len(b) == 0 {
-		return 0, false
+		return 0, false, false
 	}
 	neg := false
 	i := 0
@@ -265,41 +274,61 @@ func ParseInt(b []byte) (int64, bool) {
 		neg = true
 		i++
 	}
-	var v int64
+	// Accumulate negatively: -2^63 is in range, 2^63 is not.
+	const minCut = math.MinInt64 / 10
 	start := i
 	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		v = v*10 + int64(b[i]-'0')
+		d := int64(b[i] - '0')
+		if v < minCut || v*10 < math.MinInt64+d {
+			over = true
+		}
+		v = v*10 - d
 	}
 	if i == start {
-		return 0, false
+		return 0, false, false
 	}
 	if i < len(b) {
 		if b[i] != '.' {
-			return 0, false
+			return 0, false, false
 		}
 		for i++; i < len(b); i++ {
 			if b[i] != '0' {
-				return 0, false
+				return 0, false, false
 			}
 		}
 	}
-	if neg {
+	if !neg {
+		if v == math.MinInt64 {
+			over = true
+		}
 		v = -v
 	}
-	return v, true
+	if over {
+		return 0, false, true
+	}
+	return v, true, false
 }
 
-// TrailingInt reads the number at the end of a pid/tid token ("7", "stream 7").
-func TrailingInt(b []byte) (int64, bool) {
+// TrailingIntRange is TrailingInt reporting an id outside int64 (over).
+func TrailingIntRange(b []byte) (v int64, ok, over bool) {
 	j := len(b)
 	for j > 0 && b[j-1] >= '0' && b[j-1] <= '9' {
 		j--
 	}
 	if j == len(b) {
-		return -1, false
+		return -1, false, false
 	}
 	if j > 0 && b[j-1] == '-' {
 		j--
 	}
-	return ParseInt(b[j:])
+	return ParseIntRange(b[j:])
+}
+
+// TrailingInt reads the number at the end of a pid/tid token ("7", "stream 7").
+func TrailingInt(b []byte) (int64, bool) {
+	v, ok, _ := TrailingIntRange(b)
+	if !ok {
+		return -1, false
+	}
+	return v, true
 }

@@ -1,6 +1,7 @@
 package jsontext
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -71,5 +72,39 @@ func BenchmarkTrackerEscapes(b *testing.B) {
 		if _, done := v.Advance(doc, 1); !done {
 			b.Fatal("not done")
 		}
+	}
+}
+
+// Integers are exact over all of int64 and refused beyond it, never wrapped
+// (2^64+7 read as 7 put a hostile stream onto stream 7).
+func TestParseIntRange(t *testing.T) {
+	for _, c := range []struct {
+		in       string
+		v        int64
+		ok, over bool
+	}{
+		{"7", 7, true, false},
+		{`"12.0"`, 12, true, false},
+		{"1099511627783", 1099511627783, true, false},
+		{"9223372036854775807", math.MaxInt64, true, false},
+		{"-9223372036854775808", math.MinInt64, true, false},
+		{"9223372036854775808", 0, false, true},
+		{"-9223372036854775809", 0, false, true},
+		{"18446744073709551623", 0, false, true},
+		{"99999999999999999999999999999", 0, false, true},
+		{"1e30", 0, false, false},
+		{"12.5", 0, false, false},
+		{"-", 0, false, false},
+	} {
+		v, ok, over := ParseIntRange([]byte(c.in))
+		if v != c.v || ok != c.ok || over != c.over {
+			t.Errorf("ParseIntRange(%s) = %d, %v, %v; want %d, %v, %v", c.in, v, ok, over, c.v, c.ok, c.over)
+		}
+	}
+	if v, ok := TrailingInt([]byte("stream 18446744073709551623")); ok || v != -1 {
+		t.Errorf("TrailingInt beyond int64: %d %v", v, ok)
+	}
+	if _, _, over := TrailingIntRange([]byte("GPU 18446744073709551623")); !over {
+		t.Error("TrailingIntRange: not over")
 	}
 }

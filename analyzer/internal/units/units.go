@@ -47,13 +47,49 @@ func (r Ratio) MarshalJSON() ([]byte, error) {
 	return []byte(strconv.FormatFloat(Round(float64(r), 6), 'f', -1, 64)), nil
 }
 
-// Round rounds x to d decimals; NaN and ±Inf become 0.
+// Round rounds x to d decimals; NaN and ±Inf become 0, and a value too
+// large to scale (x·10^d overflows) is already whole: it stays.
 func Round(x float64, d int) float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return 0
 	}
 	p := math.Pow10(d)
+	if math.IsInf(x*p, 0) {
+		return x
+	}
 	return math.Round(x*p) / p
+}
+
+// AddSat returns a+b, saturating at int64's ends instead of wrapping:
+// sums over files add times of up to 4·10¹⁸ ns each (three files spanning
+// 3.9·10¹⁸ ns summed to a window of -6.7·10¹⁵ µs).
+func AddSat(a, b int64) int64 {
+	switch {
+	case b > 0 && a > math.MaxInt64-b:
+		return math.MaxInt64
+	case b < 0 && a < math.MinInt64-b:
+		return math.MinInt64
+	}
+	return a + b
+}
+
+// Trunc converts x to int64 as int64(x) does inside int64's range, and
+// saturates outside it (NaN is 0). Go leaves an out-of-range conversion
+// to the platform: amd64 gives -2^63 where wasm saturates, so a 10^20 ns
+// bound read -9223372036854775.808 µs natively and 9223372036854775.807
+// under wasm. Every float → integer conversion of the analyzer goes
+// through Trunc or through a range check that refuses the value
+// (docs/limits.md, "Values").
+func Trunc(x float64) int64 {
+	switch {
+	case x != x:
+		return 0
+	case x >= 1<<63:
+		return math.MaxInt64
+	case x <= -1<<63:
+		return math.MinInt64
+	}
+	return int64(x)
 }
 
 // Pct formats a share as a percentage with one decimal ("12.3 %").

@@ -24,3 +24,24 @@ func TestUnits(t *testing.T) {
 		t.Errorf("JSON = %q", got)
 	}
 }
+
+// Trunc gives one answer on every platform for every float, int64(x) for
+// the ones in range.
+func TestTrunc(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		want int64
+	}{
+		{0, 0}, {1.9, 1}, {-1.9, -1}, {1e18, 1e18}, {-9.2e18, -9.2e18},
+		{1e20, math.MaxInt64}, {1 << 63, math.MaxInt64}, {math.Inf(1), math.MaxInt64}, {1e30, math.MaxInt64},
+		{-1e20, math.MinInt64}, {-1 << 63, math.MinInt64}, {math.Inf(-1), math.MinInt64},
+		{math.NaN(), 0}, {math.Nextafter(1<<63, 0), 9223372036854774784},
+	} {
+		if got := Trunc(c.x); got != c.want {
+			t.Errorf("Trunc(%g) = %d, want %d", c.x, got, c.want)
+		}
+	}
+	if Round(1e305, 6) != 1e305 || Round(math.NaN(), 3) != 0 || Round(1.23456789, 3) != 1.235 {
+		t.Error("Round")
+	}
+}

@@ -1,0 +1,390 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gputriage/gputriage/internal/escape/mdcheck"
+)
+
+var hosts = []string{"native", "wasm", "page", "worker"}
+
+// check judges every case × host and writes the result table and the
+// findings as Markdown.
+func check(dir string, w io.Writer) error {
+	cases, err := loadCases(dir)
+	if err != nil {
+		return err
+	}
+	var pwned []string
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && strings.HasPrefix(fi.Name(), "pwned") {
+			pwned = append(pwned, p)
+		}
+		return nil
+	})
+	fmt.Fprintf(w, "| case | kind | %s |\n|---|---|%s\n", strings.Join(hosts, " | "), strings.Repeat("---|", len(hosts)))
+	var findings []string
+	runs, bad := 0, 0
+	for _, c := range cases {
+		row := []string{"`" + c.ID + "`", c.Kind}
+		for _, h := range hosts {
+			if !has(c.Hosts, h) {
+				row = append(row, "n/a")
+				continue
+			}
+			probs, note := judge(dir, c, h)
+			runs++
+			if len(probs) == 0 {
+				row = append(row, "ok"+note)
+				continue
+			}
+			bad++
+			row = append(row, "**"+strings.Join(probs, "; ")+"**"+note)
+			findings = append(findings, fmt.Sprintf("- `%s` on %s (%s): %s", c.ID, h, c.What, strings.Join(probs, "; ")))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+	fmt.Fprintf(w, "\n%d of %d case × host runs not handled.\n", bad, runs)
+	if len(pwned) > 0 {
+		fmt.Fprintf(w, "\n**Executed**: %s\n", strings.Join(pwned, ", "))
+	}
+	for _, f := range findings {
+		fmt.Fprintln(w, f)
+	}
+	return nil
+}
+
+// judge lists what host h got wrong on c, and a note (time, memory).
+func judge(dir string, c Case, h string) (probs []string, note string) {
+	out := filepath.Join(dir, "out", c.ID, h)
+	var r Run
+	b, err := os.ReadFile(filepath.Join(out, "run.json"))
+	if err != nil || json.Unmarshal(b, &r) != nil {
+		return []string{"not run"}, ""
+	}
+	note = fmt.Sprintf(" %.1fs", r.Seconds)
+	if r.RSSMB > 0 {
+		note += fmt.Sprintf(" %.0fMB", r.RSSMB)
+	}
+	stderr, _ := os.ReadFile(filepath.Join(out, "stderr"))
+	stdout, _ := os.ReadFile(filepath.Join(out, "stdout"))
+	text := string(stderr) + r.Error
+	if r.TimedOut || r.Exit == -1 {
+		return []string{"did not end: " + r.Error}, note
+	}
+	if s := string(stderr); strings.Contains(s, "panic:") || strings.Contains(s, "fatal error:") || strings.Contains(s, "goroutine ") {
+		probs = append(probs, "crashed: "+firstLine(s, "panic:", "fatal error:"))
+	}
+	probs = append(probs, r.Problems...)
+	exits := c.Exits
+	if len(exits) == 0 {
+		exits = []int{0, 1}
+	}
+	if !hasInt(exits, r.Exit) {
+		probs = append(probs, fmt.Sprintf("exit %d (want %v): %.200s", r.Exit, exits, strings.TrimSpace(text)))
+	}
+	if t := r.Seconds; r.CPUSeconds > 0 && r.CPUSeconds < t {
+		note = fmt.Sprintf(" %.1fs(%.1f CPU)", r.Seconds, r.CPUSeconds)
+		if r.CPUSeconds > float64(c.TimeS) {
+			probs = append(probs, fmt.Sprintf("slow: %.0f CPU s > %d s", r.CPUSeconds, c.TimeS))
+		}
+	} else if t > float64(c.TimeS) {
+		probs = append(probs, fmt.Sprintf("slow: %.0f s > %d s", t, c.TimeS))
+	}
+	if r.RSSMB > float64(c.MemMB) {
+		probs = append(probs, fmt.Sprintf("memory: %.0f MB > %d MB", r.RSSMB, c.MemMB))
+	}
+	art := artifacts(filepath.Join(out, "art"))
+	all := text
+	for _, b := range art {
+		all += string(b)
+	}
+	if c.Flag != "" && !strings.Contains(all, c.Flag) {
+		probs = append(probs, "partial or refusal without naming "+c.Flag)
+	}
+	if c.Flag != "" && r.Exit == 0 {
+		probs = append(probs, "exit 0: over a limit yet not flagged")
+	}
+	if c.Want != "" && !strings.Contains(all, c.Want) {
+		probs = append(probs, fmt.Sprintf("answer lacks %q: %.200s", c.Want, strings.TrimSpace(text)))
+	}
+	// one answer on every engine
+	if h != "native" && has(c.Hosts, "native") {
+		ref := artifacts(filepath.Join(dir, "out", c.ID, "native", "art"))
+		if d := differ(ref, art); d != "" {
+			probs = append(probs, "differs from native: "+d)
+		}
+	}
+	// nothing live, controls visible
+	names := make([]string, 0, len(art))
+	for n := range art {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b := art[n]
+		switch filepath.Ext(n) {
+		case ".md":
+			if p := liveMarkup(b); p != "" {
+				probs = append(probs, n+": "+p)
+			}
+			fallthrough
+		case ".csv", ".xml", ".tsv":
+			if p := rawControl(b); p != "" {
+				probs = append(probs, n+": raw "+p)
+			}
+		}
+	}
+	for n, b := range map[string][]byte{"stdout": stdout, "stderr": stderr} {
+		if p := rawControl(b); p != "" {
+			probs = append(probs, n+" (terminal): raw "+p)
+		}
+	}
+	// nothing executed
+	if c.Steps {
+		if d, ok := art["crash_diagnosis.json"]; ok {
+			probs = append(probs, steps(d)...)
+		} else if r.Exit != 2 {
+			probs = append(probs, "no crash_diagnosis.json to check the steps of")
+		}
+	}
+	return probs, note
+}
+
+func firstLine(s string, marks ...string) string {
+	for _, m := range marks {
+		if i := strings.Index(s, m); i >= 0 {
+			s = s[i:]
+			break
+		}
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func hasInt(l []int, v int) bool {
+	for _, x := range l {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// artifacts reads a host's artifact folder (the CLI's manifest left out:
+// the page and the Worker return the artifacts themselves).
+func artifacts(dir string) map[string][]byte {
+	m := map[string][]byte{}
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == "artifacts.json" {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		m[filepath.ToSlash(rel)] = b
+		return nil
+	})
+	return m
+}
+
+func differ(a, b map[string][]byte) string {
+	var d []string
+	for n, x := range a {
+		y, ok := b[n]
+		switch {
+		case !ok:
+			d = append(d, n+" missing")
+		case !bytes.Equal(x, y):
+			i := 0
+			for i < len(x) && i < len(y) && x[i] == y[i] {
+				i++
+			}
+			d = append(d, fmt.Sprintf("%s at byte %d (%q vs %q)", n, i, clip(x[i:], 40), clip(y[i:], 40)))
+		}
+	}
+	for n := range b {
+		if _, ok := a[n]; !ok {
+			d = append(d, n+" extra")
+		}
+	}
+	sort.Strings(d)
+	return strings.Join(d, ", ")
+}
+
+func clip(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
+}
+
+// The elements a report writes itself; anything else came from the input.
+var allowed = map[string]bool{"p": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true, "table": true, "thead": true,
+	"tbody": true, "tr": true, "th": true, "td": true, "code": true, "pre": true, "ul": true, "ol": true, "li": true, "strong": true, "em": true,
+	"a": true, "blockquote": true, "hr": true, "br": true, "del": true}
+
+var (
+	reHeading = regexp.MustCompile(`(?s)<h[1-6][^>]*>(.*?)</h[1-6]>`)
+	reInline  = regexp.MustCompile(`(?s)<(strong|em|del|a)[^>]*>(.*?)</(strong|em|del|a)>`)
+	reHref    = regexp.MustCompile(`href="([^"]*)"`)
+)
+
+// liveMarkup renders md with raw HTML passed (as a CI step summary does)
+// and names the first element the input made.
+func liveMarkup(md []byte) string {
+	for _, t := range mdcheck.Tags(md) {
+		if !allowed[strings.TrimPrefix(strings.ToLower(t), "/")] {
+			return "live <" + t + "> from the input"
+		}
+	}
+	html := mdcheck.Render(md)
+	for _, m := range reHeading.FindAllStringSubmatch(html, -1) {
+		if strings.Contains(m[1], "PWN") || strings.Contains(m[1], "Forged") {
+			return "forged heading " + clip([]byte(m[1]), 60)
+		}
+	}
+	for _, m := range reInline.FindAllStringSubmatch(html, -1) {
+		if strings.Contains(m[2], "PWN") && !strings.Contains(m[2], "<code>") {
+			return "the input's " + m[1] + " markup rendered (" + clip([]byte(m[2]), 40) + ")"
+		}
+	}
+	for _, m := range reHref.FindAllStringSubmatch(html, -1) {
+		if strings.HasPrefix(strings.ToLower(m[1]), "javascript") {
+			return "javascript: link"
+		}
+	}
+	return ""
+}
+
+// rawControl names the first raw C0 (but tab, newline, CR), DEL, C1 or
+// bidi control.
+func rawControl(b []byte) string {
+	for _, r := range string(b) {
+		if r < 0x20 && r != '\n' && r != '\t' && r != '\r' || r == 0x7f || r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+			return fmt.Sprintf("%U", r)
+		}
+	}
+	return ""
+}
+
+// steps pastes every suggested step (and each tail after ": ", where prose
+// hands over to a command) into sh in an empty folder whose PATH holds only
+// touch and a python that records its arguments, then parses every python
+// -c program with Python's ast for calls the input smuggled in.
+func steps(diag []byte) []string {
+	var d struct {
+		Findings []struct {
+			NextSteps []string `json:"next_steps"`
+		} `json:"findings"`
+	}
+	if json.Unmarshal(diag, &d) != nil {
+		return []string{"crash_diagnosis.json unreadable"}
+	}
+	var all []string
+	for _, f := range d.Findings {
+		all = append(all, f.NextSteps...)
+	}
+	sh, _ := exec.LookPath("sh")
+	touch, _ := exec.LookPath("touch")
+	py, _ := exec.LookPath("python3")
+	if sh == "" || touch == "" || py == "" {
+		return []string{"sh, touch and python3 are needed"}
+	}
+	tmp, _ := os.MkdirTemp("", "hostile-steps-")
+	defer os.RemoveAll(tmp)
+	bin, work := filepath.Join(tmp, "bin"), filepath.Join(tmp, "work")
+	os.MkdirAll(bin, 0o755)
+	os.MkdirAll(work, 0o755)
+	os.Symlink(touch, filepath.Join(bin, "touch"))
+	argsFile := filepath.Join(tmp, "python.args")
+	stub := "#!" + sh + "\nprintf '%s\\0' \"$@\" >> '" + argsFile + "'\nprintf '\\n\\0' >> '" + argsFile + "'\n"
+	for _, n := range []string{"python", "python3"} {
+		os.WriteFile(filepath.Join(bin, n), []byte(stub), 0o755)
+	}
+	var probs []string
+	for _, s := range all {
+		tails := []string{s}
+		for i := strings.Index(s, ": "); i >= 0; {
+			tails = append(tails, s[i+2:])
+			j := strings.Index(s[i+2:], ": ")
+			if j < 0 {
+				break
+			}
+			i += 2 + j
+		}
+		for _, c := range tails {
+			cmd := exec.Command(sh, "-c", c)
+			cmd.Dir = work
+			cmd.Env = []string{"PATH=" + bin, "HOME=" + work}
+			cmd.WaitDelay = time.Second
+			done := make(chan struct{})
+			go func() {
+				select {
+				case <-done:
+				case <-time.After(10 * time.Second):
+					if cmd.Process != nil {
+						cmd.Process.Kill()
+					}
+				}
+			}()
+			cmd.Run()
+			close(done)
+			ents, _ := os.ReadDir(work)
+			for _, e := range ents {
+				if strings.Contains(e.Name(), "pwned") {
+					probs = append(probs, fmt.Sprintf("pasting the step ran the input's command (%s): %.120q", e.Name(), c))
+				}
+				os.RemoveAll(filepath.Join(work, e.Name()))
+			}
+		}
+	}
+	b, _ := os.ReadFile(argsFile)
+	for _, call := range strings.Split(string(b), "\n\x00") {
+		args := strings.Split(strings.TrimSuffix(call, "\x00"), "\x00")
+		for i, a := range args {
+			if a != "-c" || i+1 >= len(args) {
+				continue
+			}
+			cmd := exec.Command(py, "-c", pyCheck)
+			cmd.Stdin = strings.NewReader(args[i+1])
+			o, _ := cmd.CombinedOutput()
+			if s := strings.TrimSpace(string(o)); s != "ok" {
+				probs = append(probs, fmt.Sprintf("python -c program: %s: %.160q", s, args[i+1]))
+			}
+		}
+	}
+	return probs
+}
+
+// pyCheck parses a program from stdin and names a call the input smuggled
+// in (the steps' own programs import torch and call its functions).
+const pyCheck = `
+import ast, sys
+try:
+    t = ast.parse(sys.stdin.read())
+except SyntaxError as e:
+    print("does not parse:", e); sys.exit()
+bad = {"__import__", "eval", "exec", "compile", "system", "popen", "getattr", "execve", "spawnv", "run", "check_output", "Popen"}
+for n in ast.walk(t):
+    if isinstance(n, ast.Call):
+        f = n.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        if name in bad:
+            print("calls", name); sys.exit()
+print("ok")
+`

@@ -1,0 +1,234 @@
+// The sweep's page and Worker hosts: each case of DIR/cases.json that applies
+// is dropped on the page in Chromium (playwright-core, as site/test/e2e.mjs)
+// and posted to the Worker under workerd (as worker/test/run.mjs), one fresh
+// workerd per case so its peak RSS is the case's. Results go where the CLI's
+// go: DIR/out/<case>/<host>/{run.json,stderr,art/}; `go run ./tools/hostile
+// check DIR` judges them.
+//
+//   node tools/hostile/hosts.mjs DIR [page] [worker] [--only id,id]
+//
+// Needs `go run ./build -site && go run ./worker/build`, `npm ci` here and in
+// worker/, and Debian's chromium (CHROMIUM=...).
+
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
+import { chromium } from 'playwright-core';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const DIST = path.join(ROOT, 'dist');
+const WORKER = path.join(ROOT, 'worker');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const args = process.argv.slice(2);
+const DIR = path.resolve(args[0]);
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : null;
+const want = args.filter((a) => a === 'page' || a === 'worker');
+const hosts = want.length ? want : ['page', 'worker'];
+const cases = JSON.parse(fs.readFileSync(path.join(DIR, 'cases.json'), 'utf8')).filter((c) => !only || only.includes(c.id));
+const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+
+function save(c, host, run, arts, stderr = '') {
+  const out = path.join(DIR, 'out', c.id, host);
+  fs.rmSync(out, { recursive: true, force: true });
+  fs.mkdirSync(path.join(out, 'art'), { recursive: true });
+  for (const [n, b] of Object.entries(arts)) {
+    fs.mkdirSync(path.dirname(path.join(out, 'art', n)), { recursive: true });
+    fs.writeFileSync(path.join(out, 'art', n), b);
+  }
+  fs.writeFileSync(path.join(out, 'stderr'), stderr);
+  fs.writeFileSync(path.join(out, 'run.json'), JSON.stringify(run, null, 2));
+  console.log(`${c.id.padEnd(24)} ${host.padEnd(6)} exit ${String(run.exit).padStart(2)} ${run.seconds.toFixed(1).padStart(6)} s ${run.rss_mb.toFixed(0).padStart(6)} MB ${run.error ?? ''} ${(run.problems ?? []).join('; ')}`);
+}
+
+// unzip reads a STORE-only zip through its central directory.
+function unzip(buf) {
+  let eocd = -1;
+  for (let i = buf.length - 22; i >= 0; i--) if (buf.readUInt32LE(i) === 0x06054b50) { eocd = i; break; }
+  if (eocd < 0) throw new Error('no end of central directory');
+  const n = buf.readUInt16LE(eocd + 10);
+  let p = buf.readUInt32LE(eocd + 16);
+  const out = {};
+  for (let k = 0; k < n; k++) {
+    const csize = buf.readUInt32LE(p + 20), nl = buf.readUInt16LE(p + 28), xl = buf.readUInt16LE(p + 30), cl = buf.readUInt16LE(p + 32);
+    const off = buf.readUInt32LE(p + 42);
+    const name = buf.toString('utf8', p + 46, p + 46 + nl);
+    const lnl = buf.readUInt16LE(off + 26), lxl = buf.readUInt16LE(off + 28);
+    out[name] = buf.subarray(off + 30 + lnl + lxl, off + 30 + lnl + lxl + csize);
+    p += 46 + nl + xl + cl;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- page
+
+function startServer() {
+  const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
+  const csp = html.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)[1];
+  const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
+  const server = http.createServer((req, res) => {
+    let p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (p.endsWith('/')) p += 'index.html';
+    const file = path.join(DIST, path.normalize(p));
+    if (!file.startsWith(DIST) || !fs.existsSync(file)) { res.writeHead(404); res.end(); return; }
+    res.writeHead(200, { 'Content-Type': types[path.extname(file)] ?? 'application/octet-stream', 'Content-Security-Policy': csp, 'Cache-Control': 'no-store' });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+async function pageCase(browser, base, c) {
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const problems = [];
+  const run = { exit: 0, seconds: 0, rss_mb: 0 };
+  let arts = {}, stderr = '';
+  try {
+    await page.goto(`${base}/`);
+    await page.waitForFunction(() => window.__gputriage?.moduleMs != null, null, { timeout: 60_000 });
+    if (c.cmd === 'triage' || c.cmd === 'diff') await page.selectOption('#command', c.cmd);
+    const t0 = Date.now();
+    await page.setInputFiles('#pick-files', c.inputs.map((f) => path.join(DIR, 'cases', c.id, 'in', f)));
+    try {
+      await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 2000 * c.time_s, polling: 100 });
+    } catch {
+      run.exit = -1; run.timed_out = true; run.error = `still working after ${2 * c.time_s} s`;
+    }
+    run.seconds = (Date.now() - t0) / 1000;
+    const st = await page.evaluate(() => ({ state: document.body.dataset.state, err: document.querySelector('#error')?.textContent ?? '', xss: window.__xss, mem: window.__gputriage?.stats?.memory ?? 0 }));
+    run.rss_mb = st.mem / 2 ** 20; // the module's linear memory (the page's own RSS is Chromium's)
+    if (st.xss !== undefined) problems.push('a script from the input ran');
+    const injected = await page.locator('#report marquee, #report script, #report img, #report [onerror], #report [onload]').count();
+    if (injected) problems.push(`${injected} elements from the input in the report`);
+    const raw = await page.evaluate((src) => {
+      const re = new RegExp(src);
+      const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+      for (let n = walk.currentNode; n; n = walk.nextNode()) {
+        if (n.nodeType === Node.TEXT_NODE && re.test(n.data)) return `text ${JSON.stringify(n.data.slice(0, 60))}`;
+        // data-* attributes are the page's own keys (never shown)
+        if (n.nodeType === Node.ELEMENT_NODE) for (const a of n.attributes) if (!a.name.startsWith('data-') && re.test(a.value)) return `${n.localName}[${a.name}]`;
+      }
+      return '';
+    }, RAW.source);
+    if (raw) problems.push(`raw control character in the page: ${raw}`);
+    if (st.state === 'error') {
+      run.exit = 2; stderr = st.err; run.error = st.err.slice(0, 300);
+    } else if (st.state === 'done') {
+      if (await page.locator('#summary .banner.warn').count()) run.exit = 1;
+      const [d] = await Promise.all([page.waitForEvent('download'), page.locator('#export a[download$=".zip"]').click()]);
+      arts = unzip(fs.readFileSync(await d.path()));
+    }
+  } catch (e) {
+    run.exit = -1; run.error = String(e).slice(0, 300);
+  } finally {
+    await context.close();
+  }
+  if (errors.length) problems.push(`page errors: ${errors.join(' | ').slice(0, 200)}`);
+  if (problems.length) run.problems = problems;
+  save(c, 'page', run, arts, stderr);
+}
+
+// ---------------------------------------------------------------- Worker
+
+function workerdBinary() {
+  if (process.env.WORKERD) return process.env.WORKERD;
+  const require = createRequire(path.join(WORKER, 'package.json'));
+  try {
+    return require.resolve(`@cloudflare/workerd-${process.platform}-${process.arch === 'x64' ? '64' : process.arch}/bin/workerd`);
+  } catch {
+    return path.join(WORKER, 'node_modules', '.bin', 'workerd');
+  }
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+function cpuSeconds(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100; // utime + stime in clock ticks (USER_HZ 100)
+  } catch { return 0; }
+}
+
+function peakRSS(pid) {
+  try {
+    const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/);
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch { return 0; }
+}
+
+async function workerCase(c) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const wd = spawn(workerdBinary(), ['serve', path.join(WORKER, 'workerd.capnp'), '--directory-path', `assets=${path.join(WORKER, 'out', 'public')}`,
+    '--socket-addr', `http=127.0.0.1:${port}`], { cwd: WORKER, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  wd.stdout.on('data', (d) => (log += d));
+  wd.stderr.on('data', (d) => (log += d));
+  const run = { exit: 0, seconds: 0, rss_mb: 0 };
+  let arts = {}, stderr = '';
+  try {
+    for (let t0 = Date.now(); ; await new Promise((r) => setTimeout(r, 200))) {
+      try { await (await fetch(`${base}/analyze`)).arrayBuffer(); break; } catch { if (Date.now() - t0 > 30000) throw new Error(`workerd did not start: ${log.slice(-300)}`); }
+    }
+    const file = path.join(DIR, 'cases', c.id, 'in', c.inputs[0]);
+    const q = new URLSearchParams({ cmd: c.cmd, name: c.inputs[0] });
+    const t0 = Date.now();
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), 2000 * c.time_s);
+    try {
+      const r = await fetch(`${base}/analyze?${q}`, { method: 'POST', body: fs.readFileSync(file), headers: { Accept: 'application/zip' }, signal: ac.signal });
+      const body = Buffer.from(await r.arrayBuffer());
+      run.seconds = (Date.now() - t0) / 1000;
+      if (r.status === 200) {
+        run.exit = Number(r.headers.get('x-gputriage-exit-code'));
+        arts = unzip(body);
+      } else {
+        run.exit = r.status >= 500 ? -3 : 2;
+        stderr = body.toString('utf8');
+        run.error = `HTTP ${r.status}: ${stderr.slice(0, 300)}`;
+      }
+    } catch (e) {
+      run.seconds = (Date.now() - t0) / 1000;
+      run.exit = -1;
+      run.timed_out = ac.signal.aborted;
+      run.error = ac.signal.aborted ? `no answer after ${2 * c.time_s} s` : `${e} ${log.slice(-300)}`;
+    } finally {
+      clearTimeout(timer);
+    }
+    run.rss_mb = peakRSS(wd.pid);
+    run.cpu_seconds = cpuSeconds(wd.pid);
+    if (/fatal error|panic:/.test(log)) stderr += `\nworkerd: ${log.slice(-2000)}`;
+  } catch (e) {
+    run.exit = -1; run.error = String(e);
+  } finally {
+    wd.kill('SIGKILL');
+  }
+  save(c, 'worker', run, arts, stderr);
+}
+
+// ---------------------------------------------------------------- main
+
+if (hosts.includes('page')) {
+  const server = await startServer();
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  try {
+    for (const c of cases) if (c.hosts.includes('page')) await pageCase(browser, `http://127.0.0.1:${server.address().port}`, c);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+if (hosts.includes('worker')) {
+  for (const c of cases) if (c.hosts.includes('worker')) await workerCase(c);
+}

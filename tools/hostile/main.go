@@ -1,0 +1,94 @@
+// Command hostile is issue 24's attacker sweep: it writes hostile inputs of
+// every kind (gen), runs them through the CLI natively and under --engine
+// wasm with /usr/bin/time (cli; hosts.mjs runs the page and the Worker), and
+// judges every case × host (check): nothing executed, nothing live, controls
+// visible, within time and memory, one answer everywhere, partials flagged.
+//
+//	go run ./tools/hostile gen DIR [-scale N]
+//	go run ./tools/hostile cli DIR [-only ID,ID]
+//	node tools/hostile/hosts.mjs DIR [page] [worker]
+//	go run ./tools/hostile check DIR        # the table (Markdown) on stdout
+//
+// See tools/hostile/README.md.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+func main() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: hostile gen|cli|check DIR [flags]")
+		os.Exit(2)
+	}
+	cmd, dir := os.Args[1], os.Args[2]
+	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
+	scale := fs.Int("scale", 1, "multiply the structural sizes")
+	only := fs.String("only", "", "comma-separated case ids")
+	bin := fs.String("bin", "bin/gputriage", "the CLI")
+	shared := fs.String("shared", "../shared", "the shared test data (its crash corpus)")
+	fs.Parse(os.Args[3:])
+	var err error
+	switch cmd {
+	case "gen":
+		var cases []Case
+		if cases, err = gen(dir, *shared, *scale); err == nil {
+			b, _ := json.MarshalIndent(cases, "", "  ")
+			err = os.WriteFile(filepath.Join(dir, "cases.json"), b, 0o644)
+			fmt.Printf("%d cases in %s\n", len(cases), dir)
+		}
+	case "cli":
+		err = runCLI(dir, *bin, *only)
+	case "check":
+		err = check(dir, os.Stdout)
+	default:
+		err = fmt.Errorf("unknown command %q", cmd)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hostile:", err)
+		os.Exit(1)
+	}
+}
+
+func loadCases(dir string) ([]Case, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "cases.json"))
+	if err != nil {
+		return nil, err
+	}
+	var cs []Case
+	return cs, json.Unmarshal(b, &cs)
+}
+
+func selected(only, id string) bool {
+	if only == "" {
+		return true
+	}
+	for _, o := range strings.Split(only, ",") {
+		if o == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Run is what one host did with one case (written as run.json beside the
+// host's artifacts in DIR/out/<case>/<host>/).
+type Run struct {
+	Exit    int     `json:"exit"` // -1: killed at the time limit
+	Seconds float64 `json:"seconds"`
+	// CPUSeconds is user+sys (CLI: /usr/bin/time; Worker: workerd's, from
+	// its start): the time limit is judged on it when set, since the wall
+	// clock of a machine shared by many jobs says little.
+	CPUSeconds float64  `json:"cpu_seconds,omitempty"`
+	RSSMB      float64  `json:"rss_mb"` // peak; 0 when the host cannot tell
+	Error      string   `json:"error,omitempty"`
+	Partial    bool     `json:"partial,omitempty"`
+	Note       string   `json:"note,omitempty"`
+	TimedOut   bool     `json:"timed_out,omitempty"`
+	Problems   []string `json:"problems,omitempty"` // what the host saw itself (the page's DOM)
+}
