@@ -29,7 +29,8 @@ function build(el, tag, attrs, children) {
     if (m[1] === '.') el.classList.add(m[2]);
     else el.id = m[2];
   }
-  if (attrs && (typeof attrs !== 'object' || attrs instanceof Node || Array.isArray(attrs))) {
+  // a falsy child in attrs' place (0: device 0, a count of 0) is still a child
+  if (attrs != null && (typeof attrs !== 'object' || attrs instanceof Node || Array.isArray(attrs))) {
     children.unshift(attrs);
     attrs = null;
   }

@@ -919,6 +919,30 @@ test('hostile cell names: markup and control characters in kernel and op names r
   }
 });
 
+test('64-bit stream ids: stream 2^40+7 is its own lane, not stream 7; artifacts equal the CLI\'s', async () => {
+  // stream 2^40+7 overlaps stream 7 on device 0; device 2^40+3 has a stream 7 of its own;
+  // stream 2^64+7 is beyond int64: skipped and counted (the file is partial)
+  const k = (name, pid, tid, ts, dur) => `{"ph":"X","cat":"kernel","name":"${name}","pid":${pid},"tid":${tid},"ts":${ts},"dur":${dur}}`;
+  const dir = fs.mkdtempSync(path.join(TMP, 'ids-'));
+  const trace = path.join(dir, 'ids.json');
+  fs.writeFileSync(trace, `{"traceEvents":[${[k('gemm_a', 0, 7, 100, 50), k('gemm_b', 0, '1099511627783', 120, 50),
+    k('gemm_c', '"GPU 1099511627779"', 7, 300, 5), k('gemm_d', 0, '18446744073709551623', 400, 5)].join(',')}]}`);
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [trace]);
+    const lanes = JSON.parse(await s.page.evaluate(() => window.__gputriage.result.artifacts.find((a) => a.name === 'gpu_lanes.json').text));
+    const text = await s.page.evaluate(() => window.__gputriage.result.artifacts.find((a) => a.name === 'gpu_lanes.json').text);
+    for (const w of ['"stream": 1099511627783,', '"stream": 7,', '"device": 1099511627779,']) assert.ok(text.includes(w), `gpu_lanes.json has ${w}`);
+    assert.equal(lanes.files[0].lanes.length, 3, 'three lanes');
+    const rows = await s.page.locator('#lanes table.nums tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].slice(0, 3).map((c) => c.textContent).join(' ')));
+    assert.deepEqual(rows, ['0 7 1', '0 1099511627783 1', '1099511627779 7 1'], 'lane numbers: device, stream, ops');
+    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(trace), '64-bit ids');
+    assert.deepEqual(s.errors, [], 'no page errors');
+  } finally {
+    await s.close();
+  }
+});
+
 test('a truncated .gz is analysed as partial, naming the file', async () => {
   const cut = path.join(TMP, 'cut_trace.json.gz');
   const src = fs.readFileSync(TRACES.mi300);

@@ -20,7 +20,7 @@ rows = coll.get("rows") or coll.get("instances") or coll
 who = {}
 for k in key["instances"]:
     for r, s in k["start_ns"].items():
-        who[(int(r), s)] = tuple(k["orig"] + k["id"])
+        who[(int(r), s)] = tuple(k["orig"] + k.get("id", k["orig"]))
 def near(g, w):
     g = float(g)
     return abs(g - w) <= 0.002 or abs(g - w) <= 0.02 * abs(w)
@@ -40,7 +40,7 @@ for row in rows:
     found[ids.pop()] = row
 missing = 0
 for k in key["instances"]:
-    row = found.get(tuple(k["orig"] + k["id"]))
+    row = found.get(tuple(k["orig"] + k.get("id", k["orig"])))
     if row is None:
         missing += 1
         if missing <= 3:
