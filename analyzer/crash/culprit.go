@@ -66,12 +66,26 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 	}
 	add := func(c Culprit, prio int) { cs.cands = append(cs.cands, culpritCand{c: c, prio: prio}) }
 
-	// 1. a GPU fault / host crash on one rank preceded the others' watchdogs
-	if work[ClassCollectiveTimeout] != nil || work[ClassCPUHang] != nil {
+	// 1. a GPU fault / host crash on one rank preceded the others' watchdogs;
+	// without a timeout, a fault whose lines carry one rank names that rank
+	// (vLLM's "(VllmWorker rank=2 pid=225)" + "[rank2]: … watchdog thread
+	// terminated with exception: CUDA error", crash-heldout-real x16)
+	waited := work[ClassCollectiveTimeout] != nil || work[ClassCPUHang] != nil
+	{
 		for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassHostSegfault} {
 			a := work[c]
 			if a == nil {
 				continue
+			}
+			if !waited {
+				// the weakest rule: any other one (a supervisor's exit line,
+				// a dump) is more specific and wins
+				if len(a.ranks) == 1 && c != ClassHostSegfault {
+					r := sortedInts(a.ranks)[0]
+					ev := append([]Evidence(nil), a.evFirst[:min(2, len(a.evFirst))]...)
+					add(mk(r, 0, a.f.Device, "the only rank whose lines carry the "+c, "the rank prefix of the error lines", ev...), prioMissing+1)
+				}
+				break
 			}
 			ranks := sortedInts(a.ranks)
 			pid := 0

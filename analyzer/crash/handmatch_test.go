@@ -29,7 +29,7 @@ func FuzzAssertLine(f *testing.F) {
 func FuzzHandMatchers(f *testing.F) {
 	for _, s := range []string{
 		"[ 4778.915423] usb", "[  12.5]x", "[2025-08-02 19:24:23 TP3] x", "[2026-01-29 13:12:37.123 PP2 TP1]y", "[<timestamp> TP1] z", "[2025-08-02T19:24:23,5]\tq",
-		"(Worker_TP2 pid=3100) INFO", "(EngineCore_DP0 rank=3 pid=1127182, ip=10.0.0.1) x", "(a pid=1, ip=)",
+		"(Worker_TP2 pid=3100) INFO", "(VllmWorker TP1 pid=22110) ERROR", "(VllmWorker TP0_EP0 rank=4 pid=7) x", "(A TP1.5 pid=1)", "(A TP pid=", "(EngineCore_DP0 rank=3 pid=1127182, ip=10.0.0.1) x", "(a pid=1, ip=)",
 		":3:hip_module.cpp           :669 : 14629861952 us: [pid:31113 tid:0x7fa5a37fe700] hipLaunchKernel: Returned hipErrorInvalidDeviceFunction :",
 		":0:rocdevice.cpp            :2614: 281102691423 us: 54282: [tid:0x7ff1f9c47700] Device::callbackQueue", ":1:a.b:1:2 us:",
 		"ollama  | Memory", "web-1\t| x", "Worker_TP12", "xrank7_TP3",

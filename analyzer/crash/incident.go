@@ -243,7 +243,9 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			continue
 		}
 		multi := len(a.ranks) > 1 || a.queueN > 1
-		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi && c != top {
+		// a GPU crash whose lines carry one rank names it (culprit.go rule 1)
+		one := len(a.ranks) == 1 && (c == ClassGPUMemoryFault || c == ClassDeviceAssert || c == ClassIllegalInstruction)
+		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi && !one && c != top {
 			continue
 		}
 		a.f.Culprit = cul.forClass(c, a)

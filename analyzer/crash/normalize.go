@@ -55,7 +55,7 @@ var (
 	reATOM      = lazyre.New(`^\[[a-z][\w-]* \d\d:\d\d:\d\d\]\s?`)
 	reViewerNo  = lazyre.New(`^\[\d+\]\s`)
 	reFracStep  = lazyre.New(`^\[\d+/\d+\]\s`)
-	reWorker    = lazyre.New(`^\(([\w.:-]+)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\)\s?`)
+	reWorker    = lazyre.New(`^\(([\w.:-]+(?: TP\w*)?)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\)\s?`)
 	reHIPTrace  = lazyre.New(`^:(\d):\s*[\w.]+\s*:\s*\d+\s*:\s*\d+ us:\s*(?:(\d+): )?(?:\[pid:(\d+) tid:0x[0-9a-fA-F]+\]\s*|\[tid:0x[0-9a-fA-F]+\]\s*)?`)
 	reGHA       = lazyre.New(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\s`)
 	reSyslogISO = lazyre.New(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:?\d\d|Z) (\S+) ([\w.@/-]+?)(?:\[(\d+)\])?: `)
@@ -497,7 +497,7 @@ tags:
 // matchWorker matches reWorker; m holds the submatch indices like
 // FindStringSubmatchIndex.
 //
-//	^\(([\w.:-]+)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\)\s?
+//	^\(([\w.:-]+(?: TP\w*)?)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\)\s?
 func matchWorker(str string) (m [8]int, ok bool) {
 	if len(str) < 2 || str[0] != '(' {
 		return m, false
@@ -508,6 +508,16 @@ func matchWorker(str string) (m [8]int, ok bool) {
 	}
 	if i == 1 {
 		return m, false
+	}
+	// vLLM ≥ 0.10 names the worker and its TP rank apart: "(VllmWorker TP1 pid=22110)"
+	if i < len(str) && str[i] == ' ' && strings.HasPrefix(str[i+1:], "TP") {
+		k := i + 1
+		for k < len(str) && isWord(str[k]) {
+			k++
+		}
+		if strings.HasPrefix(str[k:], " pid=") || strings.HasPrefix(str[k:], " rank=") {
+			i = k
+		}
 	}
 	m[2], m[3], m[4], m[5] = 1, i, -1, -1
 	if strings.HasPrefix(str[i:], " rank=") {

@@ -198,6 +198,11 @@ func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
 	l := &s.ln
 	*l = line{file: f.idx, no: no, rank: -1, hipLevel: -1, raw: raw}
 	rest := s.stripPrefixes(l, raw) // records the formats of the prefixes
+	if l.pid > 0 && l.rank >= 0 {
+		// a prefix that names both ("(VllmWorker rank=2 pid=225)") ties the
+		// pid to the rank for every parser's line, not only the incident's
+		s.b.facts.inc.mapPID(l.pid, l.rank)
+	}
 	if need == 0 {
 		*l = line{}
 		return
