@@ -313,7 +313,10 @@ func (f *CSVFile) row() bool {
 		if !ok {
 			corr = trace.None
 		}
-		q, _ := f.num("Queue_Id")
+		q, ok := f.num("Queue_Id")
+		if !ok && f.str("Queue_Id") != "" {
+			return false // a queue id beyond int64 is no queue 0
+		}
 		r.gpu = append(r.gpu, trace.GPUOp{TS: s, Dur: e - s, Corr: corr, Ext: trace.None, Name: r.im.Name(f.str("Kernel_Name")),
 			Device: agent, Stream: q, Kind: trace.KindKernel})
 	case csvCopies:

@@ -287,6 +287,20 @@ await compare("breakdown raw .json", "breakdown", rawTrace);
   check("hostile names: the JSON answer parses and keeps each kernel name exactly", j.status === 200 && json(j.body) && kernels.every((k) => body.includes(JSON.stringify(k).slice(1, -1))) && !/[\x00-\x09\x0b-\x1f]/.test(body), body.slice(0, 200));
 }
 
+// Issue 24: stream and device ids at 64 bits. Stream 2^40+7 overlaps
+// stream 7 (they were one truncated stream), device 2^40+3 is its own, and
+// stream 2^64+7 (beyond int64) is skipped and counted: partial, the CLI's bytes.
+{
+  const k = (name, pid, tid, ts, dur) => `{"ph":"X","cat":"kernel","name":"${name}","pid":${pid},"tid":${tid},"ts":${ts},"dur":${dur}}`;
+  const ids = path.join(tmp, "ids.json");
+  fs.writeFileSync(ids, `{"traceEvents":[${[k("gemm_a", 0, 7, 100, 50), k("gemm_b", 0, "1099511627783", 120, 50),
+    k("gemm_c", '"GPU 1099511627779"', 7, 300, 5), k("gemm_d", 0, "18446744073709551623", 400, 5)].join(",")}]}`);
+  await compare("64-bit stream and device ids (triage)", "triage", ids);
+  const j = await post(new URLSearchParams({ cmd: "triage", name: ids }).toString(), fs.readFileSync(ids));
+  const body = j.body.toString("utf8");
+  check("64-bit ids: stream 1099511627783 and device 1099511627779 kept exactly", j.status === 200 && /"stream": 1099511627783\b/.test(body) && /"device": 1099511627779\b/.test(body) && /"streams": \[\s*7,\s*1099511627783\s*\]/.test(body), body.slice(0, 300));
+}
+
 // A gzip stream cut short: partial results, exit 1, same problem text.
 const cut = path.join(tmp, "cut.json.gz");
 const gz = fs.readFileSync(qwen);

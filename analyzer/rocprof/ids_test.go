@@ -1,0 +1,30 @@
+package rocprof
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/gputriage/gputriage/analyzer/trace"
+)
+
+// Queue and agent ids are kept at 64 bits (queue 2^40+7 is not queue 7);
+// a queue id beyond int64 makes the row unreadable, never queue 0.
+func TestCSVIDs64(t *testing.T) {
+	st := trace.NewStore()
+	run := NewCSVRun(st, "kernel_trace.csv")
+	c := run.File(1 << 16)
+	c.Write([]byte(`"Kind","Agent_Id","Queue_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp"
+"KERNEL_DISPATCH",1099511627779,7,"k1",1,100,200
+"KERNEL_DISPATCH",1099511627779,1099511627783,"k2",2,150,250
+"KERNEL_DISPATCH",1099511627779,18446744073709551623,"k3",3,300,400
+`))
+	_, problem := c.Close()
+	run.Flush()
+	var got []string
+	for _, o := range st.GPU {
+		got = append(got, fmt.Sprintf("%d/%d", o.Device, o.Stream))
+	}
+	if fmt.Sprint(got) != "[1099511627779/7 1099511627779/1099511627783]" || problem == "" {
+		t.Errorf("ops %v, problem %q", got, problem)
+	}
+}
