@@ -254,6 +254,7 @@ type current struct {
 	sniff     []byte
 	hostErr   string
 	size      int64 // the host's estimate of the decompressed size, 0 = unknown
+	shared    bool  // read into the store the later files share (breakdown)
 	digest    digest
 	nulPrefix int64 // leading NUL bytes skipped before sniffing
 	read      int64 // compressed bytes the host has read, 0 = unknown
@@ -399,6 +400,7 @@ func (j *Job) decide(c *current) {
 			st = j.stageStore(c.res.Name)
 		}
 		c.reader = st.NewReader(c.res.Name)
+		c.shared = st == j.store
 		c.reader.SizeHint(c.size)
 		c.reader.RestHint(j.rest(c))
 	case binary(c.sniff) && !crash.IsPickle(c.sniff): // pickles: flight-recorder dumps
@@ -525,9 +527,10 @@ func (j *Job) FileSize(n int64) {
 // rather than once per file.
 func (j *Job) ExpectBytes(n int64) { j.expect = j.opts.Limits.ClampHint(n, 0) }
 
-// rest is the host's estimate of the bytes of the inputs after c.
+// rest is the host's estimate of the bytes of the inputs after c that
+// will share its store (none when each trace has its own: triage, diff).
 func (j *Job) rest(c *current) int64 {
-	if j.expect <= 0 {
+	if j.expect <= 0 || !c.shared {
 		return 0
 	}
 	return max(j.expect-j.sized-c.size, 0)

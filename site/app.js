@@ -195,7 +195,10 @@ async function run(files, { keepRoles = false, diff = null } = {}) {
         await compare(pick(result.runs[0]), pick(result.runs[1]));
         return;
       }
-      showError(result.error || 'the module could not read these files');
+      // each file's own problem (a limit and its flag, a damaged stream): the
+      // CLI prints them; a bare "could not read" dropped them (issue 24)
+      const why = (result.files ?? []).filter((f) => f.problem).map((f) => `${f.name}: ${f.problem}`).join('; ');
+      showError(result.error || `the module could not read these files${why ? `: ${why}` : ''}`);
       return;
     }
     document.title = `${visible(reportTitle(result))} \u2014 gputriage`;

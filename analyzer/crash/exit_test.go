@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestExitStatuses(t *testing.T) {
 	cases := []struct {
@@ -71,5 +74,28 @@ func TestExtractChildExit(t *testing.T) {
 	}
 	if _, ok := extractChildExit("Received sigquit from a child proces. It usually means the child failed."); ok {
 		t.Error("sglang#3685's sigquit line has no exit status")
+	}
+}
+
+// SGLang tears its process tree down with SIGKILL after a child failed: the
+// trailing "Killed" is the launcher, not the OOM killer, in both wordings
+// of the sigquit line (sgl-project/sglang#3685 logs the misspelt "child
+// proces."; #8741 the later "child process."), and the real error stays.
+func TestSigquitThenKilledIsNotOOM(t *testing.T) {
+	for _, sigquit := range []string{
+		"Message: 'Received sigquit from a child proces. It usually means the child failed.'",
+		"[2025-08-04 10:10:12] Received sigquit from a child process. It usually means the child failed.",
+	} {
+		log := "Traceback (most recent call last):\n" +
+			"  File \"/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py\", line 1748, in run_scheduler_process\n" +
+			"KeyError: 'model.layers.0.mlp.experts.w13_weight'\n" +
+			sigquit + "\nKilled\n"
+		d := diagnoseWhole("sglang.log", []byte(log))
+		if hasClass(d, ClassHostOOMKill) != nil {
+			t.Errorf("%q: a trailing Killed became host_oom_kill: %s", sigquit, d.JSON())
+		}
+		if !strings.Contains(string(d.JSON()), "KeyError") {
+			t.Errorf("%q: the KeyError is lost: %s", sigquit, d.JSON())
+		}
 	}
 }

@@ -919,6 +919,31 @@ test('hostile cell names: markup and control characters in kernel and op names r
   }
 });
 
+// Issue 24 (tools/hostile): a flight-recorder dump over the default 4 MiB
+// side-document limit left the page with "the module could not read these
+// files" and no reason; the CLI names the limit and its flag.
+test('a file the module refuses: the page names its problem and the flag', async () => {
+  const dir = fs.mkdtempSync(path.join(TMP, 'sidedoc-'));
+  const f = path.join(dir, 'fr_rank0.json');
+  const entries = [];
+  for (let i = 1; i <= 4500; i++) {
+    const frames = Array.from({ length: 12 }, (_, k) => ({ name: `forward_layer_${k}`, filename: '/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py', line: 1700 + k }));
+    entries.push({ record_id: i, pg_id: 0, collective_seq_id: i, profiling_name: 'nccl:all_reduce', state: i === 4500 ? 'started' : 'completed', frames });
+  }
+  fs.writeFileSync(f, JSON.stringify({ version: '2.4', rank: 0, pg_status: { 0: { last_enqueued_collective: 4500, last_started_collective: 4500, last_completed_collective: 4499 } }, entries }));
+  assert.ok(fs.statSync(f).size > 4 << 20, 'the dump is over 4 MiB');
+  const s = await openPage(`${base}/`);
+  try {
+    await s.page.setInputFiles('#pick-files', [f]);
+    await s.page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 120_000 });
+    const text = (await s.page.locator('#error').isVisible()) ? await s.page.textContent('#error') : await s.page.textContent('#report');
+    assert.match(text, /fr_rank0\.json/, 'names the file');
+    assert.match(text, /--max-side-doc-bytes/, 'names the limit\'s flag');
+  } finally {
+    await s.close();
+  }
+});
+
 test('64-bit stream ids: stream 2^40+7 is its own lane, not stream 7; artifacts equal the CLI\'s', async () => {
   // stream 2^40+7 overlaps stream 7 on device 0; device 2^40+3 has a stream 7 of its own;
   // stream 2^64+7 is beyond int64: skipped and counted (the file is partial)
