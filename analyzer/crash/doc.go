@@ -40,6 +40,10 @@
 //     frGroupCulprit (the rank behind inside any group of a TP×DP mesh);
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
 //     collective, or whose stack differs from all others);
+//   - torch.go: extractTraceFrame, extractPyException, extractAsyncHint,
+//     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
+//     the runtime's suggestion), extractTorchError (HIP/CUDA error text,
+//     "Search for" name, error name, runtime phrase) → the error rule;
 //   - the help-text, world-size, child-failure and reset-debris defeaters;
 //     interleave.go reads a kernel name spliced by several writers back from
 //     all its copies (assembleNames when no copy is clean).
