@@ -160,3 +160,29 @@ func TestSpansMatchLanes(t *testing.T) {
 		t.Errorf("steps %+v (steps.json wall %v, span %v)", d.Steps, st.Stages[0].Wall.Max, end)
 	}
 }
+
+// The spans export (the page's zoomable timeline) keeps 64-bit ids: stream
+// 2^40+7 is its own lane beside stream 7, its kernel in it.
+func TestSpansIDs64(t *testing.T) {
+	doc := `{"traceEvents":[
+{"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":100,"dur":20},
+{"ph":"X","cat":"kernel","name":"b","pid":0,"tid":1099511627783,"ts":110,"dur":20}]}`
+	j, err := New(Options{Command: "breakdown"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.BeginFile("ids.json")
+	j.Write([]byte(doc))
+	j.EndFile()
+	if r := j.Finish(); r.ExitCode != ExitOK {
+		t.Fatalf("exit %d: %s", r.ExitCode, r.Error)
+	}
+	d := decodeSpans(t, j.Spans())
+	if len(d.Files) != 1 || len(d.Files[0].Lanes) != 2 {
+		t.Fatalf("%+v", d.Files)
+	}
+	l := d.Files[0].Lanes
+	if l[0].Stream != 7 || l[1].Stream != 1099511627783 || l[1].Count != 1 || d.Names[d.name[l[1].First]] != "b" {
+		t.Errorf("lanes %+v names %v", l, d.Names)
+	}
+}

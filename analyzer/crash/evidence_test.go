@@ -78,3 +78,16 @@ func TestNextStepsRuntimeVendor(t *testing.T) {
 		}
 	}
 }
+
+// Triton advice follows the backend the failing frame is in.
+func TestTritonBackendAdvice(t *testing.T) {
+	for loc, want := range map[string]string{
+		"/venv/lib/python3.12/site-packages/triton/backends/amd/compiler.py:264 in make_ttgir": "amd",
+		"/x/site-packages/triton/backends/intel/compiler.py:304 in make_ttgir":                 "intel",
+		"/x/site-packages/triton/compiler/compiler.py:320 in compile":                          "",
+	} {
+		if got := tritonBackend(loc); got != want {
+			t.Errorf("tritonBackend(%q) = %q, want %q", loc, got, want)
+		}
+	}
+}

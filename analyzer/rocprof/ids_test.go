@@ -28,3 +28,22 @@ func TestCSVIDs64(t *testing.T) {
 		t.Errorf("ops %v, problem %q", got, problem)
 	}
 }
+
+// Imported times follow the Kineto reader's range: a start beyond MaxTS or
+// an end minus start beyond MaxDur is skipped and counted, the file partial.
+func TestCSVTimeRange(t *testing.T) {
+	st := trace.NewStore()
+	run := NewCSVRun(st, "kernel_trace.csv")
+	c := run.File(1 << 16)
+	c.Write([]byte(`"Kind","Agent_Id","Queue_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp"
+"KERNEL_DISPATCH",4,7,"k1",1,100,200
+"KERNEL_DISPATCH",4,7,"k2",2,-9000000000000000000,9000000000000000000
+"KERNEL_DISPATCH",4,7,"k3",3,100,9000000000000000000
+`))
+	c.Close()
+	run.Flush()
+	f := st.Files[0]
+	if len(st.GPU) != 1 || f.Numbers.TSRange != 1 || f.Numbers.DurRange != 1 || !f.Partial() {
+		t.Errorf("%d ops, numbers %+v", len(st.GPU), f.Numbers)
+	}
+}

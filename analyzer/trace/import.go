@@ -92,8 +92,30 @@ func (im *Importer) Problem(msg string) {
 	}
 }
 
+// inRange applies the Kineto reader's time range (docs/limits.md,
+// "Values") to an imported record: a start outside 0 … MaxTS or a
+// duration beyond MaxDur (an end minus a start of ±9·10¹⁸ ns) is skipped
+// and counted, so no later sum or delta wraps around.
+func (im *Importer) inRange(ts, dur int64) bool {
+	f := im.File()
+	switch {
+	case ts < 0 || ts > MaxTS:
+		f.Events++
+		f.Numbers.TSRange++
+		return false
+	case dur > MaxDur:
+		f.Events++
+		f.Numbers.DurRange++
+		return false
+	}
+	return true
+}
+
 // GPU adds a kernel, copy or fill; its File is set here.
 func (im *Importer) GPU(o GPUOp) bool {
+	if !im.inRange(o.TS, o.Dur) {
+		return !im.stopped
+	}
 	if !im.keep("record") {
 		return false
 	}
@@ -108,6 +130,9 @@ func (im *Importer) GPU(o GPUOp) bool {
 
 // CPU adds a host-side span (a runtime API call, a marker range).
 func (im *Importer) CPU(sp Span) bool {
+	if !im.inRange(sp.TS, sp.Dur) {
+		return !im.stopped
+	}
 	if !im.keep("record") {
 		return false
 	}

@@ -1,0 +1,118 @@
+package crash
+
+import "testing"
+
+// Real wordings of PyTorch's runtime-error block (URLs per row) and the
+// facts the torch extractors read from them.
+
+func TestExtractTraceFrame(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      traceFrame
+		ok        bool
+	}{
+		{"https://github.com/etched-ai/open-oasis/issues/27",
+			`  File "/home/arch/Desktop/open-oasis/generate.py", line 70, in <module>`,
+			traceFrame{"/home/arch/Desktop/open-oasis/generate.py", "70", "<module>"}, true},
+		{"https://github.com/zai-org/CodeGeeX/issues/160",
+			`  File "/data1/anaconda/env/ysj_llm/lib/python3.10/site-packages/torch/cuda/__init__.py", line 566, in synchronize`,
+			traceFrame{"/data1/anaconda/env/ysj_llm/lib/python3.10/site-packages/torch/cuda/__init__.py", "566", "synchronize"}, true},
+		{"https://github.com/ROCm/legacy-rocm-build/issues/4208", `  File "<string>", line 1, in <module>`,
+			traceFrame{"<string>", "1", "<module>"}, true},
+		{"the code line under a frame", `    x = vae.encode(x * 2 - 1).mean * scaling_factor`, traceFrame{}, false},
+	}
+	for _, c := range cases {
+		got, ok := extractTraceFrame(c.text)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s: extractTraceFrame(%q) = %+v, %v; want %+v, %v", c.src, c.text, got, ok, c.want, c.ok)
+		}
+	}
+	if got := (traceFrame{"a.py", "3", "f"}).loc(); got != "a.py:3 in f" {
+		t.Errorf("loc = %q", got)
+	}
+}
+
+func TestExtractPyException(t *testing.T) {
+	cases := []struct {
+		src, text string
+		ok        bool
+	}{
+		{"https://github.com/etched-ai/open-oasis/issues/27", "RuntimeError: HIP error: invalid device function", true},
+		{"https://github.com/pytorch/pytorch/issues/164346", "torch.AcceleratorError: HIP error: invalid device function", true},
+		{"https://github.com/zai-org/CodeGeeX/issues/160", "RuntimeError: CUDA error: an illegal memory access was encountered", true},
+		// indented: part of a frame or a message body, not the exception line
+		{"indented", "    RuntimeError: CUDA error: an illegal memory access was encountered", false},
+		{"https://github.com/ROCm/TheRock/issues/2707 (no exception name)", "!!! Exception during processing !!! HIP error: invalid argument", false},
+	}
+	for _, c := range cases {
+		got, ok := extractPyException(c.text)
+		if ok != c.ok || ok && got != c.text {
+			t.Errorf("%s: extractPyException(%q) = %q, %v; want ok=%v", c.src, c.text, got, ok, c.ok)
+		}
+	}
+}
+
+func TestExtractLaunchBlockingAndHints(t *testing.T) {
+	// the runtime's suggestion is not a setting in effect
+	for _, c := range []struct{ src, text, setting string }{
+		{"https://github.com/etched-ai/open-oasis/issues/27", "For debugging consider passing AMD_SERIALIZE_KERNEL=3", "AMD_SERIALIZE_KERNEL=3"},
+		{"https://github.com/evo-design/evo/issues/136", "For debugging consider passing CUDA_LAUNCH_BLOCKING=1", "CUDA_LAUNCH_BLOCKING=1"},
+		{"https://github.com/yewzijian/RegTR/issues/33", "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.", "CUDA_LAUNCH_BLOCKING=1"},
+	} {
+		if extractLaunchBlocking(c.text, c.text) {
+			t.Errorf("%s: %q read as a launch-blocking setting", c.src, c.text)
+		}
+		if got := extractDebugSetting(c.text); got != c.setting {
+			t.Errorf("%s: extractDebugSetting(%q) = %q, want %q", c.src, c.text, got, c.setting)
+		}
+	}
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"CUDA_LAUNCH_BLOCKING=1 python train.py", true},
+		{"export HIP_LAUNCH_BLOCKING=1", true},
+		{"AMD_SERIALIZE_KERNEL=3 torchrun --nproc-per-node 8 train.py", true},
+		{"CUDA_LAUNCH_BLOCKING=0 python train.py", false},
+	} {
+		if got := extractLaunchBlocking(c.text, c.text); got != c.want {
+			t.Errorf("extractLaunchBlocking(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+	for _, c := range []struct{ src, text string }{
+		{"https://github.com/etched-ai/open-oasis/issues/27", "HIP kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect."},
+		{"https://github.com/yewzijian/RegTR/issues/33", "CUDA kernel errors might be asynchronously reported at some other API call,so the stacktrace below might be incorrect."},
+	} {
+		if !extractAsyncHint(c.text) {
+			t.Errorf("%s: extractAsyncHint(%q) = false", c.src, c.text)
+		}
+	}
+}
+
+func TestExtractTorchError(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      torchErrFact
+	}{
+		{"https://github.com/etched-ai/open-oasis/issues/27", "RuntimeError: HIP error: invalid device function",
+			torchErrFact{text: "invalid device function", phrase: "invalid device function"}},
+		{"https://github.com/zai-org/CodeGeeX/issues/160", "RuntimeError: CUDA error: an illegal memory access was encountered",
+			torchErrFact{text: "an illegal memory access was encountered", phrase: "an illegal memory access was encountered"}},
+		{"https://github.com/ROCm/TheRock/issues/2707", "Search for `hipErrorInvalidValue' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__HIPRT__TYPES.html for more information.",
+			torchErrFact{search: "hipErrorInvalidValue", name: "hipErrorInvalidValue"}},
+		{"https://github.com/pytorch/pytorch/issues/164346", "Search for `hipErrorInvalidDeviceFunction' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__HIPRT__TYPES.html for more information.",
+			torchErrFact{search: "hipErrorInvalidDeviceFunction", name: "hipErrorInvalidDeviceFunction"}},
+		// an API trace line: the name is the call's status, not an error raised here
+		{"https://github.com/ROCm/legacy-rocm-build/issues/4208", ":3:hip_module.cpp           :678 : 795019406319 us: [pid:3785  tid:0x1546faa1c080] hipLaunchKernel: Returned hipErrorInvalidDeviceFunction :",
+			torchErrFact{}},
+		{"https://github.com/llnl/smith/issues/1586", `C++ exception with description "scan failed on 2nd step: hipErrorInvalidDeviceFunction: invalid device function" thrown in SetUp().`,
+			torchErrFact{name: "hipErrorInvalidDeviceFunction", phrase: "invalid device function"}},
+		{"CUDA runtime name", "RuntimeError: CUDA error: an illegal memory access was encountered (cudaErrorIllegalAddress)",
+			torchErrFact{text: "an illegal memory access was encountered (cudaErrorIllegalAddress)", name: "cudaErrorIllegalAddress", phrase: "an illegal memory access was encountered", cudaName: "cudaErrorIllegalAddress"}},
+	}
+	for _, c := range cases {
+		if got := extractTorchError(c.text); got != c.want {
+			t.Errorf("%s: extractTorchError(%q) =\n %+v, want\n %+v", c.src, c.text, got, c.want)
+		}
+	}
+}
