@@ -115,16 +115,8 @@ func (p *agentParser) line(l *line) {
 		p.header(l)
 		return
 	}
-	if strings.Contains(t, "reason: ") && strings.Contains(t, "stopped") {
-		// a spliced "(stopped, reason: X)" without its wave header
-		if r := submatch(reStopReason, t); r != "" {
-			if c := stopReasonClass(r); c != "" {
-				s.flag("interleaved")
-				a := s.b.add(s, c, l, 0.7)
-				a.addReason(r)
-				a.strong = true
-			}
-		}
+	if r, ok := extractSplicedStop(t); ok {
+		p.splicedStop(l, r)
 		return
 	}
 	if strings.HasPrefix(strings.TrimSpace(t), "Disassembly") {
@@ -153,58 +145,116 @@ func (p *agentParser) line(l *line) {
 	}
 }
 
-func (p *agentParser) header(l *line) {
-	s := p.s
-	t := l.text
+// waveHeader: one "wave_N: pc=0x… [(kernel_code_entry=0x… <sym>,
+// kernargs=0x…)] (stopped, reason: R[|R…])" or "… (running)" header, in
+// every debug-agent version (the kernel part is absent before ROCm 6.4).
+type waveHeader struct {
+	id, pc  string // pc lower-cased
+	kernel  string // "" when the header has no kernel_code_entry symbol
+	reason  string // "|"-joined stop reasons as printed, "" when none
+	running bool   // "(running)" in the header's own segment
+}
+
+// extractWaveHeaders reads every wave header on a line. Interleaved output
+// from several processes can put several on one line, or text before the
+// first: spliced says so. A header whose own segment holds neither a reason
+// nor "(running)" was cut; its reason is looked for anywhere after it.
+func extractWaveHeaders(t string) (hs []waveHeader, spliced bool) {
 	all := reWaveHead.FindAllStringSubmatchIndex(t, -1)
 	if all == nil {
-		return
+		return nil, false
 	}
-	s.format("rocm_debug_agent")
-	if len(all) > 1 || strings.TrimLeft(t[:all[0][0]], " \t") != "" {
-		s.flag("interleaved")
-	}
+	spliced = len(all) > 1 || strings.TrimLeft(t[:all[0][0]], " \t") != ""
 	for i, m := range all {
 		end := len(t)
 		if i+1 < len(all) {
 			end = all[i+1][0]
 		}
 		seg := t[m[0]:end]
-		id, pc := t[m[2]:m[3]], strings.ToLower(t[m[4]:m[5]])
-		kernel := headerKernel(seg)
-		reason := submatch(reStopReason, seg)
-		running := strings.Contains(seg, "(running)")
-		if reason == "" && !running {
-			// header cut (interleaving / truncation): look for the reason anywhere after it
-			reason = submatch(reStopReason, t[m[0]:])
+		h := waveHeader{id: t[m[2]:m[3]], pc: strings.ToLower(t[m[4]:m[5]]), kernel: headerKernel(seg)}
+		h.reason = submatch(reStopReason, seg)
+		h.running = strings.Contains(seg, "(running)")
+		if h.reason == "" && !h.running {
+			h.reason = submatch(reStopReason, t[m[0]:])
 		}
-		if running && reason == "" {
-			p.running++
-			agg := p.agg("running")
-			p.note(agg, pc, kernel, "running")
-			a := s.b.add(s, ClassGPUKernelHang, l, 0.5)
-			a.setKernel(kernel, "rocm-debug-agent wave header", 90)
-			continue
-		}
-		cls := stopReasonClass(reason)
-		if cls == "" {
-			continue
-		}
-		p.stopped++
-		agg := p.agg(cls)
-		p.note(agg, pc, kernel, reason)
-		a := s.b.add(s, cls, l, 0.95)
-		a.strong = true
-		for _, r := range strings.Split(reason, "|") {
-			a.addReason(r)
-		}
-		a.setKernel(kernel, "rocm-debug-agent wave header", 90)
-		p.cur = kernel
-		p.regs.reset()
-		if p.first == nil {
-			p.first = &waveInfo{id: id, pc: pc, kernel: kernel, reason: reason}
-			a.detail("representative_wave", "wave_"+id+" pc="+pc)
-		}
+		hs = append(hs, h)
+	}
+	return hs, spliced
+}
+
+// extractSplicedStop: a "(stopped, reason: X)" whose wave header was
+// spliced away by interleaving. ok says the line has that shape; reason is
+// "" when no reason token survived.
+func extractSplicedStop(t string) (reason string, ok bool) {
+	if !strings.Contains(t, "reason: ") || !strings.Contains(t, "stopped") {
+		return "", false
+	}
+	return submatch(reStopReason, t), true
+}
+
+// splicedStop: a stop reason without its wave still names the class, at a
+// lower confidence, and marks the input interleaved.
+func (p *agentParser) splicedStop(l *line, r string) {
+	if r == "" {
+		return
+	}
+	c := stopReasonClass(r)
+	if c == "" {
+		return
+	}
+	s := p.s
+	s.flag("interleaved")
+	a := s.b.add(s, c, l, 0.7)
+	a.addReason(r)
+	a.strong = true
+}
+
+func (p *agentParser) header(l *line) {
+	hs, spliced := extractWaveHeaders(l.text)
+	if hs == nil {
+		return
+	}
+	s := p.s
+	s.format("rocm_debug_agent")
+	if spliced {
+		s.flag("interleaved")
+	}
+	for _, h := range hs {
+		p.wave(l, h)
+	}
+}
+
+// wave is the rule for one header: a running wave (SIGQUIT dump) is a hang
+// candidate; a stopped wave's reasons decide its class; the first stopped
+// wave of a file is the representative whose registers are read.
+func (p *agentParser) wave(l *line, h waveHeader) {
+	s := p.s
+	if h.running && h.reason == "" {
+		p.running++
+		agg := p.agg("running")
+		p.note(agg, h.pc, h.kernel, "running")
+		a := s.b.add(s, ClassGPUKernelHang, l, 0.5)
+		a.setKernel(h.kernel, "rocm-debug-agent wave header", 90)
+		return
+	}
+	cls := stopReasonClass(h.reason)
+	if cls == "" {
+		return
+	}
+	p.stopped++
+	agg := p.agg(cls)
+	p.note(agg, h.pc, h.kernel, h.reason)
+	a := s.b.add(s, cls, l, 0.95)
+	a.strong = true
+	for _, r := range strings.Split(h.reason, "|") {
+		a.addReason(r)
+	}
+	a.setKernel(h.kernel, "rocm-debug-agent wave header", 90)
+	p.cur = h.kernel
+	p.regs.reset()
+	if p.first == nil {
+		p.first = &waveInfo{id: h.id, pc: h.pc, kernel: h.kernel, reason: h.reason}
+		a.detail("representative_wave", "wave_"+h.id+" pc="+h.pc)
 	}
 }
 
@@ -326,13 +376,13 @@ func (p *agentParser) disasmLine(l *line) bool {
 		p.dis = nil
 		return false
 	}
-	if m := reDisRow.FindStringSubmatch(t); m != nil {
+	if r, ok := extractDisasmRow(t); ok {
 		row := clip(strings.TrimSpace(t), 160)
-		if m[1] == "=>" {
+		if r.stop {
 			b.hasStop = true
-			b.stopPC = strings.ToLower(m[2])
-			b.stopOff = m[3]
-			b.stopInsn = strings.TrimSpace(m[4])
+			b.stopPC = r.pc
+			b.stopOff = r.off
+			b.stopInsn = r.insn
 			b.rows = append(b.rows, row)
 			b.ev = l.ev(p.s)
 			return true
@@ -356,6 +406,23 @@ func (p *agentParser) disasmLine(l *line) bool {
 	}
 	// source lines (-ggdb), blanks and "Cannot access memory" stay in the block
 	return tt == "" || strings.Contains(tt, "Cannot access memory") || strings.HasSuffix(tt, ":") || (len(tt) > 0 && tt[0] >= '0' && tt[0] <= '9') || strings.Contains(tt, "No such file")
+}
+
+// disasmRow: one "[=>] 0x… <+off>:    insn" row of a Disassembly block;
+// stop marks the "=>" row at the wave's pc.
+type disasmRow struct {
+	stop bool
+	pc   string // lower-cased
+	off  string // "+7484", "-8"
+	insn string
+}
+
+func extractDisasmRow(t string) (disasmRow, bool) {
+	m := reDisRow.FindStringSubmatch(t)
+	if m == nil {
+		return disasmRow{}, false
+	}
+	return disasmRow{stop: m[1] == "=>", pc: strings.ToLower(m[2]), off: m[3], insn: strings.TrimSpace(m[4])}, true
 }
 
 // blockFor finds the disassembly block that contains pc.

@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 func TestDebugAgentGolden(t *testing.T) {
 	d := goldenCase(t, "agent_fx01.golden.json", "shared:fx01_rocm_debug_agent_userguide_sample_assert_trap.txt")
@@ -48,4 +51,80 @@ func FuzzDebugAgent(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, cut int) {
 		fuzzParser(t, only(func(s *Session) parser { return &agentParser{s: s} }), data, cut)
 	})
+}
+
+// Wave headers and disassembly rows in the wordings the debug agent has
+// printed across ROCm versions; each row names where the wording comes from.
+func TestExtractWaveHeaders(t *testing.T) {
+	for _, c := range []struct {
+		src, line string
+		want      []waveHeader
+		spliced   bool
+	}{
+		// ROCm 6.3.1 report quoted by MFlowCode/MFC's gpu_diagnostics test (../shared/testdata/crash/SOURCES.md fx03): no kernel_code_entry
+		{"MFC ROCm 6.3.1", "wave_0: pc=0x7ff77e253408 (stopped, reason: MEMORY_VIOLATION)",
+			[]waveHeader{{id: "0", pc: "0x7ff77e253408", reason: "MEMORY_VIOLATION"}}, false},
+		// ROCm 7.2.0 report, same MFC test (fx02): kernel_code_entry with the symbol and kernargs
+		{"MFC ROCm 7.2.0", "wave_249: pc=0x7ff734dcbf3c (kernel_code_entry=0x7ff736b8c040 <__omp_offloading_8116438_1c00689b__QMm_time_steppersPs_tvd_rk_l486>, kernargs=0x7ffb61f00000) (stopped, reason: MEMORY_VIOLATION)",
+			[]waveHeader{{id: "249", pc: "0x7ff734dcbf3c", kernel: "__omp_offloading_8116438_1c00689b__QMm_time_steppersPs_tvd_rk_l486", reason: "MEMORY_VIOLATION"}}, false},
+		// ROCm/rocr_debug_agent user guide sample (fx01): an assert trap
+		{"rocr_debug_agent user guide", "wave_1: pc=0x7fd4f100d0e8 (stopped, reason: ASSERT_TRAP)",
+			[]waveHeader{{id: "1", pc: "0x7fd4f100d0e8", reason: "ASSERT_TRAP"}}, false},
+		// a templated symbol whose own text holds ">, " and "(" (ROCm/ATOM debug-agent skill sample, fx04, trimmed)
+		{"ROCm/ATOM sample", "wave_27876: pc=0x7F20F5E534C4 (kernel_code_entry=0x7f20f5e52900 <void at::native::index_elementwise_kernel<128, 4, F>(long, F)>, kernargs=0x7f1) (stopped, reason: ASSERT_TRAP)",
+			[]waveHeader{{id: "27876", pc: "0x7f20f5e534c4", kernel: "void at::native::index_elementwise_kernel<128, 4, F>(long, F)", reason: "ASSERT_TRAP"}}, false},
+		// SIGQUIT dump: running waves, the symbol not available
+		{"rocr_debug_agent SIGQUIT", "wave_3: pc=0x7f00 (kernel_code_entry=not available) (running)",
+			[]waveHeader{{id: "3", pc: "0x7f00", running: true}}, false},
+		// several reasons joined by "|"
+		{"dbgapi reason set", "wave_7: pc=0x10 (stopped, reason: MEMORY_VIOLATION|ADDRESS_ERROR)",
+			[]waveHeader{{id: "7", pc: "0x10", reason: "MEMORY_VIOLATION|ADDRESS_ERROR"}}, false},
+		// character-interleaved output of two ranks: text before the header, a second header cut before its reason
+		{"interleaved ranks", "[rank1] wave_2: pc=0x20 (stopped, reason: ILLEGAL_INSTRUCTION)wave_5: pc=0x30 (kern",
+			[]waveHeader{{id: "2", pc: "0x20", reason: "ILLEGAL_INSTRUCTION"}, {id: "5", pc: "0x30"}}, true},
+		{"not a header", "wave_count=3 pc unknown", nil, false},
+	} {
+		got, spliced := extractWaveHeaders(c.line)
+		if !reflect.DeepEqual(got, c.want) || spliced != c.spliced {
+			t.Errorf("%s: got %+v spliced=%v, want %+v spliced=%v", c.src, got, spliced, c.want, c.spliced)
+		}
+	}
+}
+
+func TestExtractSplicedStop(t *testing.T) {
+	for _, c := range []struct {
+		line, reason string
+		ok           bool
+	}{
+		{"---- (stopped, reason: MEMORY_VIOLATION)", "MEMORY_VIOLATION", true},
+		{"(stopped, reason: ", "", true}, // the shape without a surviving reason
+		{"reason: Page not present or supervisor privilege.", "", false},
+	} {
+		r, ok := extractSplicedStop(c.line)
+		if r != c.reason || ok != c.ok {
+			t.Errorf("%q: got %q %v", c.line, r, ok)
+		}
+	}
+}
+
+func TestExtractDisasmRow(t *testing.T) {
+	for _, c := range []struct {
+		src, line string
+		want      disasmRow
+		ok        bool
+	}{
+		// https://github.com/hypre-space/hypre/issues/614 (ROCm 4.5, MI250X): the stop row and the row after it
+		{"hypre#614 stop", " => 0x7f08e98c3e30 <+48>:    s_waitcnt lgkmcnt(0)", disasmRow{stop: true, pc: "0x7f08e98c3e30", off: "+48", insn: "s_waitcnt lgkmcnt(0)"}, true},
+		{"hypre#614 next", "    0x7f08e98c3e34 <+52>:    s_mov_b32 s9, s8", disasmRow{pc: "0x7f08e98c3e34", off: "+52", insn: "s_mov_b32 s9, s8"}, true},
+		// MFC ROCm 7.2.0 report (fx02)
+		{"MFC ROCm 7.2.0", " => 0x7FF734DCBF3C <+7484>:    s_waitcnt vmcnt(0) lgkmcnt(0)", disasmRow{stop: true, pc: "0x7ff734dcbf3c", off: "+7484", insn: "s_waitcnt vmcnt(0) lgkmcnt(0)"}, true},
+		// a row before the function start has a negative offset
+		{"negative offset", "    0x7f00 <-8>:    s_nop 0", disasmRow{pc: "0x7f00", off: "-8", insn: "s_nop 0"}, true},
+		{"source line", "12\t  a[i] = b[i];", disasmRow{}, false},
+	} {
+		got, ok := extractDisasmRow(c.line)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%s: got %+v %v", c.src, got, ok)
+		}
+	}
 }

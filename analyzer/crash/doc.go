@@ -30,6 +30,9 @@
 //     applyOverrideMismatch (silent wrong results without any crash);
 //   - nvidia.go: extractSanitizerLine + the sanitizer rule;
 //   - regaddr.go: register values per kernel → faultKernelByRegisters;
+//   - debugagent.go: extractWaveHeaders (every header of a line, kernel
+//     symbol, stop reasons, running; spliced when interleaved) → wave,
+//     extractSplicedStop → splicedStop, extractDisasmRow (the "=>" stop row);
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
@@ -56,7 +59,7 @@
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.
-// Older parsers (debugagent, rocgdb, gdbdump, gdbhang, launch, cudagdb parts
+// Older parsers (rocgdb, gdbdump, gdbhang, launch, cudagdb parts
 // of nvidia.go, the CLR status/trace paths and the host formats not listed
 // here) still match and write into the builder in one step.
 //
