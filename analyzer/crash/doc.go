@@ -52,6 +52,12 @@
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
 //     the runtime's suggestion), extractTorchError (HIP/CUDA error text,
 //     "Search for" name, error name, runtime phrase) → the error rule;
+//   - triton.go: extractTritonPass (failed MLIR pass, kernel on the same
+//     line), extractTritonAtName (the wrapped "@kernel]"), extractTritonError
+//     (Triton Error [HIP|CUDA] code), extractTritonLaunch ("k[grid](");
+//   - container.go: extractContainerLine (docker inspect JSON fields and
+//     --format answer, Kubernetes OOMKilled, "signal N" as 128+N, the
+//     container's name) → containerState / the exit-code rule;
 //   - the help-text, world-size, child-failure and reset-debris defeaters;
 //     interleave.go reads a kernel name spliced by several writers back from
 //     all its copies (assembleNames when no copy is clean).
