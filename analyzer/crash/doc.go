@@ -38,6 +38,8 @@
 //     (info queues; write ahead of read = packets never consumed);
 //   - gdbdump.go: extractGdbAttach (the attached pid), extractLaneRow
 //     (info lanes: wave, work-group, threadIdx.x, frame);
+//   - launch.go: extractThreadLimits, extractWGMax, extractLDSLimit (device
+//     limits; a zero maxThreadsDim is the driver bug, decided by the rule);
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
@@ -64,7 +66,7 @@
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.
-// Older parsers (the rest of gdbdump, gdbhang, launch, cudagdb parts
+// Older parsers (the rest of gdbdump and launch, gdbhang, cudagdb parts
 // of nvidia.go, the CLR status/trace paths and the host formats not listed
 // here) still match and write into the builder in one step.
 //

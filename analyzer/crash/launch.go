@@ -65,6 +65,39 @@ func atoi64(s string) int64 {
 	return n
 }
 
+// threadLimits: a device-properties line's maxThreadsPerBlock and
+// maxThreadsDim ("maxThreadsDim=[1024, 0, 0]" as a HIP driver printed it,
+// seed 002). The rule, not the extractor, calls a zero dimension a bug.
+type threadLimits struct {
+	maxThreads int64 // 0 when absent
+	hasDim     bool
+	dim        [3]int64
+	dimText    [3]string // as printed
+}
+
+func extractThreadLimits(t string) threadLimits {
+	var tl threadLimits
+	tl.maxThreads = atoi64(submatch(reMaxThreads, t))
+	if m := findIf(t, "maxThreadsDim", reMaxDim); m != nil {
+		tl.hasDim = true
+		tl.dim = [3]int64{atoi64(m[1]), atoi64(m[2]), atoi64(m[3])}
+		tl.dimText = [3]string{m[1], m[2], m[3]}
+	}
+	return tl
+}
+
+// extractWGMax: rocminfo's "Workgroup Max Size: N" (0 when absent).
+func extractWGMax(t string) int64 { return atoi64(submatch(reWGMax, t)) }
+
+// extractLDSLimit: "sharedMemPerBlock=N" / "maxSharedMemoryPerBlock: N"
+// (0 when absent).
+func extractLDSLimit(t string) int64 {
+	if !strings.Contains(t, "SharedMem") {
+		return 0
+	}
+	return atoi64(submatch(reLDSLimit, t))
+}
+
 func (p *launchParser) line(l *line) {
 	t := l.text
 	if strings.Contains(t, ".hsaco") || strings.Contains(t, ".co ") || strings.HasSuffix(t, ".co") {
@@ -79,16 +112,17 @@ func (p *launchParser) line(l *line) {
 	s := p.s
 	switch {
 	case strings.Contains(t, "maxThreadsPerBlock") || strings.Contains(t, "maxThreadsDim"):
-		if v := atoi64(submatch(reMaxThreads, t)); v > 0 {
-			s.limits.maxThreads, s.limits.fromLog = v, true
+		tl := extractThreadLimits(t)
+		if tl.maxThreads > 0 {
+			s.limits.maxThreads, s.limits.fromLog = tl.maxThreads, true
 		}
-		if m := findIf(t, "maxThreadsDim", reMaxDim); m != nil {
-			d := [3]int64{atoi64(m[1]), atoi64(m[2]), atoi64(m[3])}
+		if tl.hasDim {
+			d := tl.dim
 			s.limits.maxDim = d
 			if d[0] == 0 || d[1] == 0 || d[2] == 0 {
 				// seed 002: the HIP driver reports maxThreadsDim[1..2] as 0;
 				// no launch is "within limits" against such numbers
-				s.limits.dimBug = "maxThreadsDim=[" + m[1] + ", " + m[2] + ", " + m[3] + "]"
+				s.limits.dimBug = "maxThreadsDim=[" + tl.dimText[0] + ", " + tl.dimText[1] + ", " + tl.dimText[2] + "]"
 				a := s.b.add(s, ClassInvalidLaunch, l, 0.6)
 				bug := "the driver reports " + s.limits.dimBug + ": a HIP driver bug (zero-sized thread dimensions), not a real limit"
 				a.detail("driver_limits_bug", bug)
@@ -100,13 +134,12 @@ func (p *launchParser) line(l *line) {
 		}
 		return
 	case strings.Contains(t, "Workgroup Max Size"):
-		if v := atoi64(submatch(reWGMax, t)); v > 0 {
+		if v := extractWGMax(t); v > 0 {
 			s.limits.maxThreads, s.limits.fromLog = v, true
 		}
 		return
 	}
-	if !strings.Contains(t, "SharedMem") {
-	} else if v := atoi64(submatch(reLDSLimit, t)); v > 0 {
+	if v := extractLDSLimit(t); v > 0 {
 		s.limits.lds, s.b.facts.ldsLog = v, v
 	}
 	if !strings.Contains(t, "launch failed:") {
