@@ -33,6 +33,11 @@
 //   - debugagent.go: extractWaveHeaders (every header of a line, kernel
 //     symbol, stop reasons, running; spliced when interleaved) → wave,
 //     extractSplicedStop → splicedStop, extractDisasmRow (the "=>" stop row);
+//   - rocgdb.go: extractGdbStop (stop banner), extractDispatchRow and
+//     extractMIDispatches (info dispatches, table and MI), extractQueueRow
+//     (info queues; write ahead of read = packets never consumed);
+//   - gdbdump.go: extractGdbAttach (the attached pid), extractLaneRow
+//     (info lanes: wave, work-group, threadIdx.x, frame);
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
@@ -62,7 +67,7 @@
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.
-// Older parsers (rocgdb, gdbdump, gdbhang, launch, cudagdb parts
+// Older parsers (the rest of gdbdump, gdbhang, launch, cudagdb parts
 // of nvidia.go, the CLR status/trace paths and the host formats not listed
 // here) still match and write into the builder in one step.
 //
