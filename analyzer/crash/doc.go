@@ -45,7 +45,10 @@
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
 //     minority rank in another collective at the same opCount / SeqNum),
 //     extractElasticRow (ChildFailedError rows);
-//   - exit.go: extractChildExit (a supervisor's dead child with its pid);
+//   - exit.go: extractChildExit (a supervisor's dead child with its pid),
+//     extractSlurmTask (srun's task death: host, tasks, signal / exit code),
+//     extractShellDeath (a shell's "<pid> Killed", "Aborted (core dumped)"),
+//     extractGoSignal ("signal: aborted") → deathSignal / exitCode;
 //   - flightrecorder.go: extractFRGroups (every process group of a dump) →
 //     frGroupCulprit (the rank behind inside any group of a TP×DP mesh);
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
