@@ -51,38 +51,66 @@ func (p *containerParser) line(l *line) {
 		return
 	}
 	s := p.s
-	if c := &s.b.facts.container; c.name == "" {
+	x := extractContainerLine(t)
+	if c := &s.b.facts.container; c.name == "" && x.name != "" {
 		// the container's name fills the docker commands of the advice
-		if m := reInspectName.FindStringSubmatch(t); m != nil {
-			c.name = m[1]
-		} else if m := findFoldIf(t, "container ", reContainerName); m != nil && !containerWord(m[1]) {
-			c.name = m[1]
+		c.name = x.name
+	}
+	switch {
+	case x.source != "":
+		if x.source == "docker inspect --format" {
+			s.format("docker_inspect_format")
 		}
+		s.containerState(l, x.source, x.code, x.hasCode, x.oom, x.hasOOM)
+	case x.sigCode != 0:
+		s.exitCode(l, x.sigCode, -1, 0)
+	}
+}
+
+// containerLine is what one line of container evidence states: the
+// container's name, the runtime's recorded state (source set), or a
+// "signal N" shorthand as the exit code it stands for.
+type containerLine struct {
+	name        string
+	source      string // "docker inspect --format", "docker inspect", "kubernetes"
+	code        int
+	hasCode     bool
+	oom, hasOOM bool
+	sigCode     int // 128+N of "signal N" (N itself when ≥ 64); 0 when none
+}
+
+// extractContainerLine reads one trimmed, non-command line (a pure
+// extractor: doc.go, Layering).
+func extractContainerLine(t string) containerLine {
+	var x containerLine
+	if m := reInspectName.FindStringSubmatch(t); m != nil {
+		x.name = m[1]
+	} else if m := findFoldIf(t, "container ", reContainerName); m != nil && !containerWord(m[1]) {
+		x.name = m[1]
 	}
 	if m := reInspectFormat.FindStringSubmatch(t); m != nil {
-		s.format("docker_inspect_format")
-		s.containerState(l, "docker inspect --format", atoiDef(m[1], 0), true, m[2] == "true", true)
-		return
+		x.source, x.code, x.hasCode, x.oom, x.hasOOM = "docker inspect --format", atoiDef(m[1], 0), true, m[2] == "true", true
+		return x
 	}
 	if strings.Contains(t, `"OOMKilled"`) {
 		if m := reJSONOOM.FindStringSubmatch(t); m != nil {
-			s.containerState(l, "docker inspect", 0, false, m[1] == "true", true)
+			x.source, x.oom, x.hasOOM = "docker inspect", m[1] == "true", true
 		}
-		return
+		return x
 	}
 	if strings.Contains(t, `"ExitCode"`) {
 		if m := reJSONExit.FindStringSubmatch(t); m != nil {
-			s.containerState(l, "docker inspect", atoiDef(m[1], 0), true, false, false)
+			x.source, x.code, x.hasCode = "docker inspect", atoiDef(m[1], 0), true
 		}
-		return
+		return x
 	}
 	if strings.Contains(t, "OOMKilled") && reK8sOOM.MatchString(t) {
-		s.containerState(l, "kubernetes", 137, false, true, true)
-		return
+		x.source, x.code, x.oom, x.hasOOM = "kubernetes", 137, true, true
+		return x
 	}
 	if m := findFoldIf(t, "signal ", reSignalN); m != nil {
 		if strings.Contains(t, "received by PID") || strings.Contains(t, "Signal 11 (SIGSEGV)") && strings.Contains(t, "traceback") {
-			return // torchrun's failure table (nccl.go)
+			return x // torchrun's failure table (nccl.go)
 		}
 		n := atoiDef(m[1], 0)
 		code := n
@@ -90,9 +118,10 @@ func (p *containerParser) line(l *line) {
 			code = 128 + n
 		}
 		if sig := exitSignal(code); sig != "" && (m[2] == "" || m[2] == sig) {
-			s.exitCode(l, code, -1, 0)
+			x.sigCode = code
 		}
 	}
+	return x
 }
 
 // containerState records the runtime's verdict. hasCode / hasOOM say which

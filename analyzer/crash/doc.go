@@ -33,12 +33,20 @@
 //   - debugagent.go: extractWaveHeaders (every header of a line, kernel
 //     symbol, stop reasons, running; spliced when interleaved) → wave,
 //     extractSplicedStop → splicedStop, extractDisasmRow (the "=>" stop row);
+//   - rocgdb.go: extractGdbStop (stop banner), extractDispatchRow and
+//     extractMIDispatches (info dispatches, table and MI), extractQueueRow
+//     (info queues; write ahead of read = packets never consumed);
+//   - gdbdump.go: extractGdbAttach (the attached pid), extractLaneRow
+//     (info lanes: wave, work-group, threadIdx.x, frame);
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
 //     minority rank in another collective at the same opCount / SeqNum),
 //     extractElasticRow (ChildFailedError rows);
-//   - exit.go: extractChildExit (a supervisor's dead child with its pid);
+//   - exit.go: extractChildExit (a supervisor's dead child with its pid),
+//     extractSlurmTask (srun's task death: host, tasks, signal / exit code),
+//     extractShellDeath (a shell's "<pid> Killed", "Aborted (core dumped)"),
+//     extractGoSignal ("signal: aborted") → deathSignal / exitCode;
 //   - flightrecorder.go: extractFRGroups (every process group of a dump) →
 //     frGroupCulprit (the rank behind inside any group of a TP×DP mesh);
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
@@ -47,13 +55,19 @@
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
 //     the runtime's suggestion), extractTorchError (HIP/CUDA error text,
 //     "Search for" name, error name, runtime phrase) → the error rule;
+//   - triton.go: extractTritonPass (failed MLIR pass, kernel on the same
+//     line), extractTritonAtName (the wrapped "@kernel]"), extractTritonError
+//     (Triton Error [HIP|CUDA] code), extractTritonLaunch ("k[grid](");
+//   - container.go: extractContainerLine (docker inspect JSON fields and
+//     --format answer, Kubernetes OOMKilled, "signal N" as 128+N, the
+//     container's name) → containerState / the exit-code rule;
 //   - the help-text, world-size, child-failure and reset-debris defeaters;
 //     interleave.go reads a kernel name spliced by several writers back from
 //     all its copies (assembleNames when no copy is clean).
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.
-// Older parsers (rocgdb, gdbdump, gdbhang, launch, cudagdb parts
+// Older parsers (the rest of gdbdump, gdbhang, launch, cudagdb parts
 // of nvidia.go, the CLR status/trace paths and the host formats not listed
 // here) still match and write into the builder in one step.
 //

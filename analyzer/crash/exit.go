@@ -54,18 +54,9 @@ func (p *exitParser) line(l *line) {
 	if commandLike(t) {
 		return // a command or a question names evidence, it is none (container.go)
 	}
-	if m := findIf(t, "srun: error: ", reSlurm); m != nil {
+	if x, ok := extractSlurmTask(t); ok {
 		s.format("slurm")
-		sig := deathSignal[m[3]]
-		code := 0
-		if m[4] != "" {
-			code = atoiDef(m[4], 0)
-			sig = exitSignal(code)
-		} else if c, ok := signalCode[sig]; ok {
-			code = 128 + c
-		}
-		host := m[1]
-		s.deathSignal(l, sig, code, m[4] != "", host, "Slurm task "+m[2])
+		s.deathSignal(l, x.sig, x.code, x.hasCode, x.host, "Slurm task "+x.tasks)
 		return
 	}
 	if containsAny(t, childFailureWords...) && s.b.facts.childFailure == nil {
@@ -95,25 +86,21 @@ func (p *exitParser) line(l *line) {
 		s.exitCode(l, atoiDef(m[1], 0), -1, 0)
 		return
 	}
-	if m := findIf(t, "signal: ", reGoSignal); m != nil {
-		s.deathSignal(l, deathSignal[m[1]], 0, false, "", "")
+	if sig := extractGoSignal(t); sig != "" {
+		s.deathSignal(l, sig, 0, false, "", "")
 		return
 	}
 	if strings.Contains(t, "OOMKilled") {
 		return // container.go
 	}
-	tt := strings.TrimSpace(t)
-	if !containsAny(tt, "Killed", "Aborted", "Segmentation fault", "Bus error", "Illegal instruction", "Floating point exception") {
-	} else if m := reShellDeath.FindStringSubmatch(tt); m != nil {
-		// "Killed" alone, "bash: line 1:   800 Killed   cmd", "Aborted (core dumped)"
-		whole := m[1] != "" || len(tt) <= len(m[0])+1 || strings.HasPrefix(tt, m[2]+" (core dumped)") || strings.Contains(tt, ": line ")
-		if !whole {
+	if d, ok := extractShellDeath(strings.TrimSpace(t)); ok {
+		if !d.whole {
 			return
 		}
-		pid := atoiDef(m[1], 0)
-		s.deathSignal(l, deathSignal[m[2]], 0, false, "", "")
+		pid := d.pid
+		s.deathSignal(l, d.sig, 0, false, "", "")
 		if pid > 0 {
-			if sig := deathSignal[m[2]]; sig == "SIGSEGV" {
+			if sig := d.sig; sig == "SIGSEGV" {
 				if a := s.b.get(ClassHostSegfault); a != nil {
 					a.setPID(pid)
 				}
@@ -128,6 +115,59 @@ func (p *exitParser) line(l *line) {
 	if strings.Contains(t, "Segmentation fault (core dumped)") {
 		s.deathSignal(l, "SIGSEGV", 0, false, "", "")
 	}
+}
+
+// slurmTask is srun's "srun: error: <host>: task(s) <list>: <death>": the
+// signal the death wording names, or the exit code and its signal.
+type slurmTask struct {
+	host, tasks, sig string
+	code             int // the exit status; 128+signal for a signal wording
+	hasCode          bool
+}
+
+func extractSlurmTask(t string) (slurmTask, bool) {
+	m := findIf(t, "srun: error: ", reSlurm)
+	if m == nil {
+		return slurmTask{}, false
+	}
+	x := slurmTask{host: m[1], tasks: m[2], sig: deathSignal[m[3]]}
+	if m[4] != "" {
+		x.code, x.hasCode = atoiDef(m[4], 0), true
+		x.sig = exitSignal(x.code)
+	} else if c, ok := signalCode[x.sig]; ok {
+		x.code = 128 + c
+	}
+	return x, true
+}
+
+// shellDeath is a shell's report of a child killed by a signal: "Killed",
+// "bash: line 1:   800 Killed   cmd", "Aborted (core dumped)". whole is
+// false when the death word only starts a longer sentence (not a report).
+type shellDeath struct {
+	pid   int
+	sig   string
+	whole bool
+}
+
+// extractShellDeath reads a trimmed line.
+func extractShellDeath(tt string) (shellDeath, bool) {
+	if !containsAny(tt, "Killed", "Aborted", "Segmentation fault", "Bus error", "Illegal instruction", "Floating point exception") {
+		return shellDeath{}, false
+	}
+	m := reShellDeath.FindStringSubmatch(tt)
+	if m == nil {
+		return shellDeath{}, false
+	}
+	whole := m[1] != "" || len(tt) <= len(m[0])+1 || strings.HasPrefix(tt, m[2]+" (core dumped)") || strings.Contains(tt, ": line ")
+	return shellDeath{pid: atoiDef(m[1], 0), sig: deathSignal[m[2]], whole: whole}, true
+}
+
+// extractGoSignal reads Go's os/exec "signal: aborted" as a signal name.
+func extractGoSignal(t string) string {
+	if m := findIf(t, "signal: ", reGoSignal); m != nil {
+		return deathSignal[m[1]]
+	}
+	return ""
 }
 
 // childExit: a supervisor's report of one dead child with its pid.

@@ -67,6 +67,37 @@ var (
 	reFrameNo   = lazyre.New(`^#(\d+)\s+`)
 )
 
+// extractGdbAttach: the attached pid of "Attaching to process N" (or
+// "… program: P, process N"), or of the echoed "rocgdb -p N" command.
+func extractGdbAttach(t string) (pid int, ok bool) {
+	m := reGdbAttach.FindStringSubmatch(t)
+	if m == nil {
+		return 0, false
+	}
+	if m[1] == "" {
+		m[1] = m[2]
+	}
+	return atoiDef(m[1], 0), true
+}
+
+// laneRow: one "info lanes" row, "[*] N [A|I] AMDGPU Lane
+// a:q:d:w/L (wg)[x,y,z] [frame]".
+type laneRow struct {
+	inactive  bool   // state column "I"
+	wave      string // agent:queue:dispatch:wave
+	workgroup string // "x,y,z"
+	x         int    // threadIdx.x, -1 when unreadable
+	frame     string // what follows the work-item, "" when absent
+}
+
+func extractLaneRow(t string) (laneRow, bool) {
+	m := reGdbLaneRow.FindStringSubmatch(t)
+	if m == nil {
+		return laneRow{}, false
+	}
+	return laneRow{inactive: m[1] == "I", wave: m[2], workgroup: m[4], x: atoiDef(m[5], -1), frame: frameAfter(t, "]")}, true
+}
+
 // gdbState is the rocgdb parser's hang-dump state for the current file.
 type gdbState struct {
 	cur  *gdbDump
@@ -127,11 +158,8 @@ func (p *rocgdbParser) dumpLine(l *line) bool {
 	t := strings.TrimSpace(l.text)
 	g := &p.g
 	s := p.s
-	if m := reGdbAttach.FindStringSubmatch(t); m != nil {
-		if m[1] == "" {
-			m[1] = m[2]
-		}
-		p.attachPID = atoiDef(m[1], 0)
+	if pid, ok := extractGdbAttach(t); ok {
+		p.attachPID = pid
 		if g.cur != nil && g.cur.sections == 0 {
 			g.cur.pid = p.attachPID
 		}
@@ -231,16 +259,16 @@ func (p *rocgdbParser) dumpLine(l *line) bool {
 			}
 			return false
 		}
-		if m := reGdbLaneRow.FindStringSubmatch(t); m != nil {
+		if r, ok := extractLaneRow(t); ok {
 			d := p.curDump(l)
 			g.last = l.no
-			if m[1] != "I" {
-				w := p.wave(l, d, m[2], m[4])
-				if len(w.lanes) < maxWaveLanes && !containsInt(w.lanes, atoiDef(m[5], -1)) {
-					w.lanes = append(w.lanes, atoiDef(m[5], -1))
+			if !r.inactive {
+				w := p.wave(l, d, r.wave, r.workgroup)
+				if len(w.lanes) < maxWaveLanes && !containsInt(w.lanes, r.x) {
+					w.lanes = append(w.lanes, r.x)
 				}
-				if fr := frameAfter(t, "]"); fr != "" && w.pc == "" && w.loc == "" {
-					w.pc, w.fn, w.loc = splitFrame(fr)
+				if r.frame != "" && w.pc == "" && w.loc == "" {
+					w.pc, w.fn, w.loc = splitFrame(r.frame)
 				}
 			}
 		}

@@ -78,10 +78,10 @@ func (p *rocgdbParser) line(l *line) {
 	}
 	switch {
 	case strings.Contains(t, "received signal"):
-		if m := reGdbStop.FindStringSubmatch(t); m != nil {
+		if b, ok := extractGdbStop(t); ok {
 			s.format("gdb_stop")
-			st := &gdbStop{thread: m[1], name: m[2], sig: m[3], what: m[4], ev: l.ev(s), l: keepLine(l)}
-			if strings.HasPrefix(m[3], "CUDA_EXCEPTION") {
+			st := &gdbStop{thread: b.thread, name: b.name, sig: b.sig, what: b.what, ev: l.ev(s), l: keepLine(l)}
+			if strings.HasPrefix(b.sig, "CUDA_EXCEPTION") {
 				return // handled by the NVIDIA parser
 			}
 			if len(p.stops) < 8 {
@@ -93,21 +93,22 @@ func (p *rocgdbParser) line(l *line) {
 		p.dumps++
 	case strings.Contains(t, "dispatches=["):
 		p.dumps++
-		for _, m := range reMIDispatch.FindAllStringSubmatch(t, 64) {
-			p.dispatch(l, m[1], m[2], "")
+		for _, d := range extractMIDispatches(t) {
+			p.dispatch(l, d.target, d.kernel, d.fence)
 		}
 	case strings.Contains(t, "AMDGPU Dispatch"):
-		if m := reGdbDispatch.FindStringSubmatch(t); m != nil {
+		if d, ok := extractDispatchRow(t); ok {
 			if p.dumps == 0 {
 				p.dumps = 1
 			}
-			p.dispatch(l, m[2]+":"+m[3]+":"+m[4]+" PKID "+m[5], strings.TrimSpace(m[9]), m[8])
+			p.dispatch(l, d.target, d.kernel, d.fence)
 		}
 	case strings.Contains(t, "AMDGPU Queue"):
-		if m := reGdbQueue.FindStringSubmatch(t); m != nil {
+		if q, ok := extractQueueRow(t); ok {
 			s.format("rocgdb_info_queues")
-			if m[6] != "" && atoi64(m[7]) > atoi64(m[6]) && len(p.pending) < 64 {
-				p.pending = append(p.pending, m[2]+":"+m[3]+" ("+m[5]+", read "+m[6]+" < write "+m[7]+")")
+			// a queue whose write index is ahead of its read index holds packets the GPU never consumed
+			if q.read != "" && atoi64(q.write) > atoi64(q.read) && len(p.pending) < 64 {
+				p.pending = append(p.pending, q.id+" ("+q.typ+", read "+q.read+" < write "+q.write+")")
 			}
 		}
 	case strings.Contains(t, "AMDGPU Agent"):
@@ -115,6 +116,60 @@ func (p *rocgdbParser) line(l *line) {
 			s.format("rocgdb_info_agents")
 		}
 	}
+}
+
+// gdbStopBanner: "Thread N ["name"] received signal SIGX, What." — rocgdb's
+// and gdb's stop banner (cuda-gdb's CUDA_EXCEPTION_N too).
+type gdbStopBanner struct {
+	thread, name, sig, what string
+}
+
+func extractGdbStop(t string) (gdbStopBanner, bool) {
+	m := reGdbStop.FindStringSubmatch(t)
+	if m == nil {
+		return gdbStopBanner{}, false
+	}
+	return gdbStopBanner{thread: m[1], name: m[2], sig: m[3], what: m[4]}, true
+}
+
+// dispatchRow: one dispatch of "info dispatches" (a table row, or an MI
+// record's target-id / kernel-function pair).
+type dispatchRow struct {
+	target string // "agent:queue:dispatch PKID n" (table) or "agent:queue:dispatch" (MI)
+	kernel string
+	fence  string // "B|Aa|Rs" as printed, "" when absent
+}
+
+func extractDispatchRow(t string) (dispatchRow, bool) {
+	m := reGdbDispatch.FindStringSubmatch(t)
+	if m == nil {
+		return dispatchRow{}, false
+	}
+	return dispatchRow{target: m[2] + ":" + m[3] + ":" + m[4] + " PKID " + m[5], kernel: strings.TrimSpace(m[9]), fence: m[8]}, true
+}
+
+// extractMIDispatches reads up to 64 dispatches of an MI "dispatches=[…]" record.
+func extractMIDispatches(t string) []dispatchRow {
+	var ds []dispatchRow
+	for _, m := range reMIDispatch.FindAllStringSubmatch(t, 64) {
+		ds = append(ds, dispatchRow{target: m[1], kernel: m[2]})
+	}
+	return ds
+}
+
+// queueRow: one queue of "info queues"; read and write are the ring
+// indices as printed, "" in versions that print neither.
+type queueRow struct {
+	id, typ     string // "agent:queue", "HSA (Multiple)"
+	read, write string
+}
+
+func extractQueueRow(t string) (queueRow, bool) {
+	m := reGdbQueue.FindStringSubmatch(t)
+	if m == nil {
+		return queueRow{}, false
+	}
+	return queueRow{id: m[2] + ":" + m[3], typ: m[5], read: m[6], write: m[7]}, true
 }
 
 func (p *rocgdbParser) dispatch(l *line, target, kernel, fence string) {

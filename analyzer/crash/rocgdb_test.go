@@ -28,3 +28,58 @@ func FuzzRocgdb(f *testing.F) {
 		fuzzParser(t, only(func(s *Session) parser { return &rocgdbParser{s: s} }), data, cut)
 	})
 }
+
+// rocgdb rows in real wordings; each row names its source.
+func TestExtractRocgdbRows(t *testing.T) {
+	for _, c := range []struct {
+		src, line string
+		want      dispatchRow
+		ok        bool
+	}{
+		// https://github.com/ROCm/ROCgdb/pull/42 (info dispatches test, show-info.cpp kernels; fx05)
+		{"ROCgdb#42", "* 1    AMDGPU Dispatch 1:1:1 (PKID 1) [1,1,1] [1,1,1]   B|Aa|Ra single_wave_kernel1()", dispatchRow{target: "1:1:1 PKID 1", kernel: "single_wave_kernel1()", fence: "B|Aa|Ra"}, true},
+		{"ROCgdb#42 second", "  2    AMDGPU Dispatch 1:3:2 (PKID 0) [1,1,1] [1,1,1]   B|Aa|Ra single_wave_kernel2()", dispatchRow{target: "1:3:2 PKID 0", kernel: "single_wave_kernel2()", fence: "B|Aa|Ra"}, true},
+		// "info dispatches -full" (ROCgdb docs, fx05): the shared/private/address columns are skipped
+		{"ROCgdb -full", "* 1    AMDGPU Dispatch 1:1:1 (PKID 0) [1,1,1] [1,1,1]   B|Aa|Ra Shared(0), Private(0) 0x00007ffff5dd8740 0x00007ffee0c00000 (nil)              single_wave_kernel1()", dispatchRow{target: "1:1:1 PKID 0", kernel: "single_wave_kernel1()", fence: "B|Aa|Ra"}, true},
+		{"not a row", "Id   Target Id                                Grid      Workgroup Fence   Kernel Function", dispatchRow{}, false},
+	} {
+		got, ok := extractDispatchRow(c.line)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%s: got %+v %v", c.src, got, ok)
+		}
+	}
+	mi := extractMIDispatches(`^done,dispatches=[{id="1",target-id="AMDGPU Dispatch 1:1:1 (PKID 0)",grid-sizes=["1","1","1"],kernel-function="single_wave_kernel1()"}]`)
+	if len(mi) != 1 || mi[0] != (dispatchRow{target: "1:1:1", kernel: "single_wave_kernel1()"}) {
+		t.Errorf("MI: %+v", mi)
+	}
+	for _, c := range []struct {
+		src, line string
+		want      queueRow
+		ok        bool
+	}{
+		// ROCgdb docs "info queues" (fx05): read 0 < write 2 on the current queue
+		{"ROCgdb docs pending", "* 2    AMDGPU Queue 1:2 (QID 1) HSA          0      2      1048576  0x00007fffe5800000", queueRow{id: "1:2", typ: "HSA", read: "0", write: "2"}, true},
+		{"ROCgdb docs drained", "  1    AMDGPU Queue 1:1 (QID 0) HSA          2      2      4096     0x00007ffff626e000", queueRow{id: "1:1", typ: "HSA", read: "2", write: "2"}, true},
+		// older rocgdb prints no read/write columns
+		{"no indices", "  1    AMDGPU Queue 1:1 (QID 0) HSA (Multiple) 4096 0x00007ffff626e000", queueRow{id: "1:1", typ: "HSA (Multiple)"}, true},
+	} {
+		got, ok := extractQueueRow(c.line)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%s: got %+v %v", c.src, got, ok)
+		}
+	}
+	for _, c := range []struct {
+		src, line string
+		want      gdbStopBanner
+	}{
+		// https://github.com/GPUOpen-Tools/radeon_gpu_profiler/issues/115
+		{"RGP#115", `Thread 67 "QThread" received signal SIGSEGV, Segmentation fault.`, gdbStopBanner{thread: "67", name: "QThread", sig: "SIGSEGV", what: "Segmentation fault"}},
+		// a GPU wave's stop in a flang offload run (s18)
+		{"flang offload", `Thread 6 "a.out" received signal SIGSEGV, Segmentation fault.`, gdbStopBanner{thread: "6", name: "a.out", sig: "SIGSEGV", what: "Segmentation fault"}},
+		{"no name", `Thread 1 received signal SIGABRT, Aborted.`, gdbStopBanner{thread: "1", sig: "SIGABRT", what: "Aborted"}},
+	} {
+		if got, ok := extractGdbStop(c.line); !ok || got != c.want {
+			t.Errorf("%s: got %+v %v", c.src, got, ok)
+		}
+	}
+}

@@ -31,9 +31,9 @@ func (p *tritonParser) line(l *line) {
 	s := p.s
 	if p.wantName > 0 {
 		if l.no-p.wantName <= 2 {
-			if m := reTritonAtName.FindStringSubmatch(strings.TrimSpace(t)); m != nil {
+			if name := extractTritonAtName(t); name != "" {
 				a := s.b.add(s, ClassTritonCompile, l, 0.85)
-				a.setKernel(m[1], "Triton MLIR pass failure", 85)
+				a.setKernel(name, "Triton MLIR pass failure", 85)
 				p.wantName = 0
 				return
 			}
@@ -76,12 +76,13 @@ func (p *tritonParser) line(l *line) {
 	case strings.Contains(t, "while executing ["):
 		s.format("triton")
 		a := s.b.add(s, ClassTritonCompile, l, 0.85)
-		if m := reTritonPass.FindStringSubmatch(t); m != nil {
-			a.detail("failed_pass", m[1])
-			a.addReason("MLIR pass " + m[1] + " failed")
+		x := extractTritonPass(t)
+		if x.pass != "" {
+			a.detail("failed_pass", x.pass)
+			a.addReason("MLIR pass " + x.pass + " failed")
 		}
-		if m := reTritonOpName.FindStringSubmatch(t); m != nil {
-			a.setKernel(m[1], "Triton MLIR pass failure", 85)
+		if x.fn != "" {
+			a.setKernel(x.fn, "Triton MLIR pass failure", 85)
 		} else {
 			p.wantName = l.no
 		}
@@ -92,11 +93,11 @@ func (p *tritonParser) line(l *line) {
 			a.setStr(&a.f.Location, t[:i])
 		}
 	case strings.Contains(t, "Triton Error ["):
-		if m := reTritonErrCode.FindStringSubmatch(t); m != nil {
+		if x, ok := extractTritonError(t); ok {
 			s.format("triton")
 			a := s.b.add(s, ClassTritonCompile, l, 0.85)
-			a.addReason("Triton Error [" + m[1] + "] Code " + m[2] + " " + m[3])
-			if e := lookupHIPCode(atoiDef(m[2], -1)); e != nil {
+			a.addReason("Triton Error [" + x.api + "] Code " + x.code + " " + x.msg)
+			if e := lookupHIPCode(atoiDef(x.code, -1)); e != nil {
 				a.setHIP(e)
 			}
 		}
@@ -107,15 +108,54 @@ func (p *tritonParser) line(l *line) {
 		a := s.b.add(s, ClassTritonCompile, l, 0.8)
 		a.addReason(clip(strings.TrimSpace(t), 160))
 	case strings.Contains(t, "[grid]("), strings.Contains(t, "]("):
-		if m := reTritonLaunch.FindStringSubmatch(t); m != nil {
-			s.kernelHint(m[1], "Triton launch in the traceback", 60, l)
+		if name := extractTritonLaunch(t); name != "" {
+			s.kernelHint(name, "Triton launch in the traceback", 60, l)
 			if a := s.b.get(ClassTritonCompile); a != nil {
-				a.setKernel(m[1], "Triton launch in the traceback", 60)
+				a.setKernel(name, "Triton launch in the traceback", 60)
 				a.evidence(l.ev(s))
 			}
 		}
 	}
 }
+
+// Extractors (doc.go, Layering): pure functions from one line's text to a
+// typed fact; they keep no session state and never decide a class.
+
+// tritonPass is MLIR's "Pipeline failed while executing [`Pass` on
+// 'tt.func' operation: @kernel]": the failed pass and, when on the same
+// line, the kernel function.
+type tritonPass struct{ pass, op, fn string }
+
+func extractTritonPass(t string) tritonPass {
+	var x tritonPass
+	if m := reTritonPass.FindStringSubmatch(t); m != nil {
+		x.pass, x.op = m[1], m[2]
+	}
+	x.fn = submatch(reTritonOpName, t)
+	return x
+}
+
+// extractTritonAtName reads the "@kernel]" that continues a pass failure
+// line wrapped after "operation:".
+func extractTritonAtName(t string) string {
+	return submatch(reTritonAtName, strings.TrimSpace(t))
+}
+
+// tritonError is "Triton Error [HIP]: Code: 1, Messsage: invalid argument"
+// (Triton's own spelling of "Message" included).
+type tritonError struct{ api, code, msg string }
+
+func extractTritonError(t string) (tritonError, bool) {
+	m := reTritonErrCode.FindStringSubmatch(t)
+	if m == nil {
+		return tritonError{}, false
+	}
+	return tritonError{api: m[1], code: m[2], msg: m[3]}, true
+}
+
+// extractTritonLaunch reads the kernel of a Triton launch in a traceback's
+// code line: "_attn_fwd[grid](".
+func extractTritonLaunch(t string) string { return submatch(reTritonLaunch, t) }
 
 // tritonKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds

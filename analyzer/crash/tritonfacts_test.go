@@ -1,0 +1,72 @@
+package crash
+
+import "testing"
+
+// Real wordings of Triton compile / launch failures (URLs per row) and the
+// facts the triton extractors read from them.
+
+func TestExtractTritonPass(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      tritonPass
+	}{
+		{"https://github.com/ROCm/triton/issues/941",
+			"note: Pipeline failed while executing [`TritonAMDGPUCanonicalizePointers` on 'tt.func' operation: @_causal_conv1d_update_kernel]",
+			tritonPass{pass: "TritonAMDGPUCanonicalizePointers", op: "tt.func", fn: "_causal_conv1d_update_kernel"}},
+		{"https://github.com/triton-lang/triton/issues/8546",
+			"/home/XXXX/ai/./triton/python/tutorials/10-block-scaled-matmul.py:106:0: note: Pipeline failed while executing [`TritonGPUAccelerateMatmul` on 'builtin.module' operation]: reproducer generated at `std::errs, please share the re",
+			tritonPass{pass: "TritonGPUAccelerateMatmul", op: "builtin.module"}},
+		{"no pass", "RuntimeError: PassManager::run failed", tritonPass{}},
+	}
+	for _, c := range cases {
+		if got := extractTritonPass(c.text); got != c.want {
+			t.Errorf("%s: extractTritonPass(%q) = %+v, want %+v", c.src, c.text, got, c.want)
+		}
+	}
+	// a wrapped line: "operation:" ends one line, "@kernel]" starts the next
+	for _, c := range []struct{ text, want string }{
+		{"@_causal_conv1d_update_kernel]", "_causal_conv1d_update_kernel"},
+		{"  @matmul_kernel]", "matmul_kernel"},
+		{"reproducer generated at `std::errs`", ""},
+	} {
+		if got := extractTritonAtName(c.text); got != c.want {
+			t.Errorf("extractTritonAtName(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}
+
+func TestExtractTritonError(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      tritonError
+		ok        bool
+	}{
+		{"https://github.com/triton-lang/triton/issues/4128", "RuntimeError: Triton Error [HIP]: Code: 1, Messsage: invalid argument",
+			tritonError{"HIP", "1", "invalid argument"}, true},
+		{"https://github.com/ROCm/triton/issues/552", "RuntimeError: Triton Error [HIP]:  Code: 1, Messsage: invalid argument",
+			tritonError{"HIP", "1", "invalid argument"}, true},
+		// the CUDA driver's wording carries no code: not this fact
+		{"https://github.com/InternLM/lmdeploy/issues/3322", "(RayWorkerWrapper pid=3014724) RuntimeError: Triton Error [CUDA]: invalid argument",
+			tritonError{}, false},
+	}
+	for _, c := range cases {
+		got, ok := extractTritonError(c.text)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s: extractTritonError(%q) = %+v, %v; want %+v, %v", c.src, c.text, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestExtractTritonLaunch(t *testing.T) {
+	cases := []struct{ src, text, want string }{
+		{"https://github.com/triton-lang/triton/issues/6087", "    _attn_fwd[grid](", "_attn_fwd"},
+		{"https://github.com/InternLM/lmdeploy/issues/3322", "(RayWorkerWrapper pid=3014724)     _silu_and_mul_kernel[grid](gate_up,", "_silu_and_mul_kernel"},
+		{"https://github.com/ByteDance-Seed/Triton-distributed/issues/11", "[rank3]:     compiled = kernel_consumer_gemm_persistent[grid](", "kernel_consumer_gemm_persistent"},
+		{"indexing, not a launch", "    x = batch[idx](", ""},
+	}
+	for _, c := range cases {
+		if got := extractTritonLaunch(c.text); got != c.want {
+			t.Errorf("%s: extractTritonLaunch(%q) = %q, want %q", c.src, c.text, got, c.want)
+		}
+	}
+}
