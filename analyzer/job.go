@@ -598,6 +598,8 @@ func (j *Job) EndFile() {
 		c.res.Kind = "log"
 		if j.crash.SideDocOver() { // a flight-recorder pickle
 			c.res.Partial, c.res.Problem = true, j.sideDocOver()
+		} else if p := j.crash.FileProblem(); p != "" {
+			c.res.Partial, c.res.Problem = true, p
 		}
 	case "json":
 		f := c.reader.Close()

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -329,6 +330,7 @@ func frPickle(s *Session, buf []byte) {
 	}
 	s.format("python_pickle")
 	s.flag("pickle_unreadable")
+	s.cur.problem = "cannot read the pickle: " + err.Error()
 	f := &s.b.facts
 	f.notes = appendCap(f.notes, "cannot read the pickle "+clip(name, 120)+": "+err.Error()+" — convert it with python -c \"import pickle,json,sys; print(json.dumps(pickle.load(open(sys.argv[1],'rb')), default=str))\" FILE > FILE.json and add the JSON", 8)
 }
@@ -390,6 +392,13 @@ const (
 )
 
 var errPickleShort = errors.New("truncated pickle")
+
+// The budgets are fixed (docs/limits.md), so the errors name their values:
+// a reader sees which bound refused the dump, not only that it was refused.
+var (
+	errPickleDeep = fmt.Errorf("pickle too deep: more than %d stack, mark or memo entries (limits.PickleDepth, a fixed bound)", maxPickleDepth)
+	errPickleLong = fmt.Errorf("pickle too long: more than %d opcodes (limits.PickleOps, a fixed bound)", maxPickleOps)
+)
 
 // unpickle decodes the data types a flight-recorder dump uses: dicts
 // (string keys), lists, tuples, str, bytes, int, float, bool, None.
@@ -468,7 +477,7 @@ func unpickle(b []byte) (v any, err error) {
 	}
 	for ops := 0; ops < maxPickleOps; ops++ {
 		if len(stack) > maxPickleDepth || len(marks) > maxPickleDepth || len(memo) > maxPickleDepth {
-			return nil, errors.New("pickle too deep")
+			return nil, errPickleDeep
 		}
 		op, err := need(1)
 		if err != nil {
@@ -736,7 +745,7 @@ func unpickle(b []byte) (v any, err error) {
 			return nil, errors.New("unsupported pickle opcode 0x" + strconv.FormatUint(uint64(op[0]), 16) + " at offset " + strconv.Itoa(pos-1))
 		}
 	}
-	return nil, errors.New("pickle too long")
+	return nil, errPickleLong
 }
 
 func ulenRaw(b []byte, pos *int, n int) (uint32, error) {

@@ -30,8 +30,9 @@ type Session struct {
 	limits       deviceLimits
 	lastModule   string // code object path of the last "Loading … .hsaco" line (launch.go)
 	lastModuleEv Evidence
-	sideMax      int64 // bytes of a side document (limits.SideDocBytes)
-	sideOver     bool  // the last file ended was a side document over sideMax
+	sideMax      int64  // bytes of a side document (limits.SideDocBytes)
+	sideOver     bool   // the last file ended was a side document over sideMax
+	fileProblem  string // why the last file ended could not be read ("" when it was)
 
 	gates       []uint64 // gate() of each parser
 	gateUnion   uint64   // union of gates
@@ -53,6 +54,7 @@ type fileState struct {
 	dec     logDecoder
 	fmtSeen uint64 // kwFmt* bits of the formats recorded by prefix stripping
 	help    bool   // inside a command's usage / --help text (helptext.go)
+	problem string // why the file could not be read (an unreadable pickle)
 }
 
 // parser is implemented by every format parser.
@@ -104,6 +106,10 @@ func (s *Session) SetSideDocLimit(n int64) { s.sideMax = n }
 // SideDocOver reports whether the file EndFile last ended was a side
 // document (JSON, a flight-recorder pickle) over the limit, left unread.
 func (s *Session) SideDocOver() bool { return s.sideOver }
+
+// FileProblem says why the file EndFile last ended could not be read ("" when
+// it was), so the host flags that input partial instead of dropping it quietly.
+func (s *Session) FileProblem() string { return s.fileProblem }
 
 // Write pushes the next chunk of the current file. It never fails.
 func (s *Session) Write(p []byte) (int, error) {
@@ -366,6 +372,7 @@ func (s *Session) EndFile() {
 	for _, p := range s.parsers {
 		p.endFile()
 	}
+	s.fileProblem = s.cur.problem
 	s.maybeActive = ^uint64(0)
 	s.cur = nil
 }

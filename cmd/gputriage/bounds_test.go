@@ -131,6 +131,17 @@ func TestBoundsSideDocLimit(t *testing.T) {
 	}
 }
 
+// A pickle past a fixed budget is a flagged partial naming the bound, on
+// both engines — not "no crash evidence" with the refusal only in a note.
+func TestBoundsPickleBudgets(t *testing.T) {
+	deep := append([]byte{0x80, 2}, bytes.Repeat([]byte{'('}, limits.PickleDepth+8)...)
+	deep = append(deep, '.')
+	res := both(t, analyzer.Options{Command: "diagnose"}, "fr_rank0.pkl", func() io.Reader { return bytes.NewReader(deep) })
+	if f := res.Files[0]; res.ExitCode != analyzer.ExitPartial || !f.Partial || !strings.Contains(f.Problem, "limits.PickleDepth") {
+		t.Errorf("deep pickle: exit %d %+v", res.ExitCode, f)
+	}
+}
+
 // profile never follows a redirect: a 307 to another host would re-send the
 // requests there.
 func TestBoundsProfileRedirect(t *testing.T) {
