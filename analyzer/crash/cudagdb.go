@@ -37,6 +37,34 @@ var (
 	reCudaThreadRow = lazyre.New(`^\*?\s*(\([\d,]+\))\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(\d+)\s+(0x[0-9a-fA-F]+)(?:\s+(\S+)\s+(\d+))?\s*$`)
 )
 
+// extractCudaKernelRow: one "info cuda kernels" row; the name is cut at
+// its argument list. ev is left for the caller.
+func extractCudaKernelRow(t string) (cudaKernel, bool) {
+	m := reCudaKernelRow.FindStringSubmatch(t)
+	if m == nil {
+		return cudaKernel{}, false
+	}
+	name := strings.TrimSpace(m[8])
+	if i := strings.IndexByte(name, '('); i > 0 {
+		name = name[:i]
+	}
+	return cudaKernel{id: m[1], status: m[4], grid: m[6], block: m[7], name: name}, true
+}
+
+// extractCudaThreadRow: one "info cuda threads" row — a block/thread range,
+// how many threads sit at its virtual PC, and file:line when printed.
+func extractCudaThreadRow(t string) (cudaThreads, bool) {
+	m := reCudaThreadRow.FindStringSubmatch(t)
+	if m == nil {
+		return cudaThreads{}, false
+	}
+	w := ""
+	if m[7] != "" {
+		w = m[7] + ":" + m[8]
+	}
+	return cudaThreads{count: atoiDef(m[5], 0), pc: normPC(m[6]), where: w, from: m[1] + m[2], to: m[3] + m[4]}, true
+}
+
 // cudaLine reads cuda-gdb kernel and thread tables; true when consumed.
 func (p *incidentParser) cudaLine(l *line) bool {
 	t := l.text
@@ -46,25 +74,18 @@ func (p *incidentParser) cudaLine(l *line) bool {
 		c.inRows, c.rowLine = true, l.no
 		return true
 	}
-	if m := reCudaKernelRow.FindStringSubmatch(t); m != nil {
+	if k, ok := extractCudaKernelRow(t); ok {
 		if len(c.kernels) < 64 {
-			name := strings.TrimSpace(m[8])
-			if i := strings.IndexByte(name, '('); i > 0 {
-				name = name[:i]
-			}
-			c.kernels = append(c.kernels, cudaKernel{id: m[1], status: m[4], grid: m[6], block: m[7], name: name, ev: l.ev(s)})
+			k.ev = l.ev(s)
+			c.kernels = append(c.kernels, k)
 		}
 		return true
 	}
 	if c.inRows && l.no-c.rowLine <= 64 {
-		if m := reCudaThreadRow.FindStringSubmatch(t); m != nil {
+		if r, ok := extractCudaThreadRow(t); ok {
 			c.rowLine = l.no
 			if len(c.threads) < 256 {
-				w := ""
-				if m[7] != "" {
-					w = m[7] + ":" + m[8]
-				}
-				c.threads = append(c.threads, cudaThreads{count: atoiDef(m[5], 0), pc: normPC(m[6]), where: w, from: m[1] + m[2], to: m[3] + m[4]})
+				c.threads = append(c.threads, r)
 				if len(c.ev) < 4 {
 					c.ev = append(c.ev, l.ev(s))
 				}

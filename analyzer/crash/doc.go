@@ -40,6 +40,8 @@
 //     (info lanes: wave, work-group, threadIdx.x, frame);
 //   - launch.go: extractThreadLimits, extractWGMax, extractLDSLimit (device
 //     limits; a zero maxThreadsDim is the driver bug, decided by the rule);
+//   - cudagdb.go: extractCudaKernelRow, extractCudaThreadRow (info cuda
+//     kernels / threads of an attach) → cudaHang;
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
@@ -69,8 +71,8 @@
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.
-// Older parsers (the rest of gdbdump and launch, gdbhang, cudagdb parts
-// of nvidia.go, the CLR status/trace paths and the host formats not listed
+// Older parsers (the rest of gdbdump and launch, gdbhang, the cuda-gdb
+// stop parts of nvidia.go, the CLR status/trace paths and the host formats not listed
 // here) still match and write into the builder in one step.
 //
 // The grammars and the crash-class table follow docs/crash-formats.md of the
