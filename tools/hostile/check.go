@@ -11,9 +11,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/gputriage/gputriage/internal/escape/mdcheck"
+	"github.com/gputriage/gputriage/internal/quote/quotetest"
 )
 
 var hosts = []string{"native", "wasm", "page", "worker"}
@@ -302,63 +302,15 @@ func steps(diag []byte) []string {
 	for _, f := range d.Findings {
 		all = append(all, f.NextSteps...)
 	}
-	sh, _ := exec.LookPath("sh")
-	touch, _ := exec.LookPath("touch")
 	py, _ := exec.LookPath("python3")
-	if sh == "" || touch == "" || py == "" {
+	if py == "" {
 		return []string{"sh, touch and python3 are needed"}
 	}
-	tmp, _ := os.MkdirTemp("", "hostile-steps-")
-	defer os.RemoveAll(tmp)
-	bin, work := filepath.Join(tmp, "bin"), filepath.Join(tmp, "work")
-	os.MkdirAll(bin, 0o755)
-	os.MkdirAll(work, 0o755)
-	os.Symlink(touch, filepath.Join(bin, "touch"))
-	argsFile := filepath.Join(tmp, "python.args")
-	stub := "#!" + sh + "\nprintf '%s\\0' \"$@\" >> '" + argsFile + "'\nprintf '\\n\\0' >> '" + argsFile + "'\n"
-	for _, n := range []string{"python", "python3"} {
-		os.WriteFile(filepath.Join(bin, n), []byte(stub), 0o755)
+	probs, calls, err := quotetest.Paste(all)
+	if err != nil {
+		return []string{err.Error()}
 	}
-	var probs []string
-	for _, s := range all {
-		tails := []string{s}
-		for i := strings.Index(s, ": "); i >= 0; {
-			tails = append(tails, s[i+2:])
-			j := strings.Index(s[i+2:], ": ")
-			if j < 0 {
-				break
-			}
-			i += 2 + j
-		}
-		for _, c := range tails {
-			cmd := exec.Command(sh, "-c", c)
-			cmd.Dir = work
-			cmd.Env = []string{"PATH=" + bin, "HOME=" + work}
-			cmd.WaitDelay = time.Second
-			done := make(chan struct{})
-			go func() {
-				select {
-				case <-done:
-				case <-time.After(10 * time.Second):
-					if cmd.Process != nil {
-						cmd.Process.Kill()
-					}
-				}
-			}()
-			cmd.Run()
-			close(done)
-			ents, _ := os.ReadDir(work)
-			for _, e := range ents {
-				if strings.Contains(e.Name(), "pwned") {
-					probs = append(probs, fmt.Sprintf("pasting the step ran the input's command (%s): %.120q", e.Name(), c))
-				}
-				os.RemoveAll(filepath.Join(work, e.Name()))
-			}
-		}
-	}
-	b, _ := os.ReadFile(argsFile)
-	for _, call := range strings.Split(string(b), "\n\x00") {
-		args := strings.Split(strings.TrimSuffix(call, "\x00"), "\x00")
+	for _, args := range calls {
 		for i, a := range args {
 			if a != "-c" || i+1 >= len(args) {
 				continue

@@ -1,8 +1,10 @@
 // Package quotetest checks suggested steps the way a user would use them:
-// pasted into sh. Tests only.
+// pasted into sh. Used by tests and by the hostile-input sweep (tools/hostile).
 package quotetest
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,29 +13,48 @@ import (
 	"time"
 )
 
-// RunSteps pastes each step, and each tail of it after a ": " (where prose
-// hands over to a command), into sh in an empty folder whose PATH holds only
-// touch (the payload's tool) and a python that records its arguments.
-// Nothing named pwned may appear. It returns each python call's arguments.
+// RunSteps is Paste for a test: a step that ran the input's command is a
+// test error; without sh or touch the test is skipped (failed under CI).
 func RunSteps(t testing.TB, steps []string) [][]string {
 	t.Helper()
+	ran, calls, err := Paste(steps)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	for _, r := range ran {
+		t.Error(r)
+	}
+	return calls
+}
+
+// Paste pastes each step, and each tail of it after a ": " (where prose
+// hands over to a command), into sh in an empty folder whose PATH holds only
+// touch (the payload's tool) and a python that records its arguments.
+// Nothing named pwned may appear: ran names each paste that made one. calls
+// are each python call's arguments.
+func Paste(steps []string) (ran []string, calls [][]string, err error) {
 	sh, err := exec.LookPath("sh")
 	touch, err2 := exec.LookPath("touch")
 	if err != nil || err2 != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("sh and touch are needed")
-		}
-		t.Skip("no sh or touch")
+		return nil, nil, errors.New("sh and touch are needed")
 	}
-	bin, work := t.TempDir(), t.TempDir()
-	if err := os.Symlink(touch, filepath.Join(bin, "touch")); err != nil {
-		t.Fatal(err)
+	tmp, err := os.MkdirTemp("", "quotetest-")
+	if err != nil {
+		return nil, nil, err
 	}
-	argsFile := filepath.Join(t.TempDir(), "python.args")
+	defer os.RemoveAll(tmp)
+	bin, work := filepath.Join(tmp, "bin"), filepath.Join(tmp, "work")
+	argsFile := filepath.Join(tmp, "python.args")
+	if err := errors.Join(os.Mkdir(bin, 0o755), os.Mkdir(work, 0o755), os.Symlink(touch, filepath.Join(bin, "touch"))); err != nil {
+		return nil, nil, err
+	}
 	stub := "#!" + sh + "\nprintf '%s\\0' \"$@\" >> '" + argsFile + "'\nprintf '\\n\\0' >> '" + argsFile + "'\n"
 	for _, n := range []string{"python", "python3"} {
 		if err := os.WriteFile(filepath.Join(bin, n), []byte(stub), 0o755); err != nil {
-			t.Fatal(err)
+			return nil, nil, err
 		}
 	}
 	for _, s := range steps {
@@ -65,7 +86,7 @@ func RunSteps(t testing.TB, steps []string) [][]string {
 			close(done)
 			filepath.Walk(work, func(p string, fi os.FileInfo, err error) error {
 				if err == nil && strings.Contains(fi.Name(), "pwned") {
-					t.Errorf("pasting %q ran the input's command: %s exists", c, p)
+					ran = append(ran, fmt.Sprintf("pasting %q ran the input's command: %s exists", c, strings.TrimPrefix(p, tmp+string(os.PathSeparator))))
 					os.RemoveAll(p)
 				}
 				return nil
@@ -73,12 +94,11 @@ func RunSteps(t testing.TB, steps []string) [][]string {
 		}
 	}
 	b, _ := os.ReadFile(argsFile)
-	var calls [][]string
 	for _, call := range strings.Split(string(b), "\n\x00") {
 		if call == "" {
 			continue
 		}
 		calls = append(calls, strings.Split(strings.TrimSuffix(call, "\x00"), "\x00"))
 	}
-	return calls
+	return ran, calls, nil
 }
