@@ -49,7 +49,9 @@
 //     extractElasticRow (ChildFailedError rows), extractWatchdogHang (the
 //     heartbeat monitor: "watchdog got stuck for N seconds");
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
-//     extractSlurmTask (srun's task death: host, tasks, signal / exit code),
+//     extractSlurmTask (srun's task death: host, tasks, signal / exit code,
+//     "Out Of Memory"; one task names its rank), extractSlurmOOM
+//     (slurmstepd's "Detected N oom-kill event(s)" → host_oom_kill),
 //     extractShellDeath (a shell's "<pid> Killed", "Aborted (core dumped)"),
 //     extractGoSignal ("signal: aborted") → deathSignal / exitCode;
 //   - flightrecorder.go: extractFRGroups (every process group of a dump) →
