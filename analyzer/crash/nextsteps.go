@@ -117,6 +117,10 @@ func nextSteps(f *Finding, facts *facts) []string {
 		}
 		add("Watch memory while reproducing: rocm-smi --showmeminfo vram (nvidia-smi)")
 	case ClassHostOOMKill:
+		if step := f.Details["slurm_step"]; step != "" || strings.HasPrefix(f.Details["constraint"], "Slurm") {
+			// the step's memory cgroup, not the node's RAM: the job asked for too little
+			add("Slurm's step memory limit killed the task: sacct -j " + shellOr(step, "<jobid>") + " --format=JobID,ReqMem,MaxRSS,State shows the peak against the request; raise --mem / --mem-per-cpu (or --mem-per-gpu) or lower host RAM per task")
+		}
 		if c := facts.container.name; c != "" {
 			add("Confirm the OOM killer: docker inspect --format '{{.State.OOMKilled}} {{.HostConfig.Memory}}' " + shellOr(c, "<container>") + " (true = the container's memory limit); on the host: sudo dmesg -T | grep -i 'killed process'")
 		} else {
