@@ -38,8 +38,12 @@
 //     (info queues; write ahead of read = packets never consumed);
 //   - gdbdump.go: extractGdbAttach (the attached pid), extractLaneRow
 //     (info lanes: wave, work-group, threadIdx.x, frame);
-//   - launch.go: extractThreadLimits, extractWGMax, extractLDSLimit (device
-//     limits; a zero maxThreadsDim is the driver bug, decided by the rule);
+//   - launch_extract.go: extractThreadLimits, extractWGMax, extractLDSLimit
+//     (device limits; a zero maxThreadsDim is the driver bug, decided by
+//     applyThreadLimits), extractLaunchFailure (launch failed / launch log
+//     geometry, LDS over limit, grid check, load / sync / async errors,
+//     resource errors), extractModulePath → launch.go's launchFailure rule
+//     (classes by HIP error; geometry against the limits in checkLaunch);
 //   - cudagdb.go: extractCudaKernelRow, extractCudaThreadRow (info cuda
 //     kernels / threads of an attach) → cudaHang;
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
@@ -82,7 +86,7 @@
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.
-// Older parsers (the rest of gdbdump and launch, gdbhang, the cuda-gdb
+// Older parsers (the rest of gdbdump, gdbhang, the cuda-gdb
 // stop parts of nvidia.go, the CLR status/trace paths and the host formats not listed
 // here) still match and write into the builder in one step.
 //
