@@ -703,8 +703,9 @@ func (j *Job) EndFile() {
 			f.Ignore = true
 			c.res.Kind = "json"
 			c.res.Partial, c.res.Problem = true, j.sideDocOver()
-			if j.crash != nil {
+			if j.crash != nil { // a crash input, as the same document under the limit
 				j.crash.Unread(c.res.Name, c.res.Bytes, c.res.Problem)
+				j.nlogs++
 			}
 		default:
 			f.Ignore = true

@@ -922,7 +922,7 @@ test('hostile cell names: markup and control characters in kernel and op names r
 // Issue 24 (tools/hostile): a flight-recorder dump over the default 4 MiB
 // side-document limit left the page with "the module could not read these
 // files" and no reason; the CLI names the limit and its flag.
-test('a file the module refuses: the page names its problem and the flag', async () => {
+test('a side document over its limit: a flagged partial naming the file and the flag, the CLI\'s bytes', async () => {
   const dir = fs.mkdtempSync(path.join(TMP, 'sidedoc-'));
   const f = path.join(dir, 'fr_rank0.json');
   const entries = [];
@@ -939,6 +939,14 @@ test('a file the module refuses: the page names its problem and the flag', async
     const text = (await s.page.locator('#error').isVisible()) ? await s.page.textContent('#error') : await s.page.textContent('#report');
     assert.match(text, /fr_rank0\.json/, 'names the file');
     assert.match(text, /--max-side-doc-bytes/, 'names the limit\'s flag');
+    // a flagged partial, not a refusal: the CLI's diagnose bytes, whose
+    // crash_diagnosis.json names the file, the limit and the flag
+    assert.equal(await s.page.evaluate(() => window.__gputriage.stats.exitCode), 1, 'exit 1 (partial)');
+    const got = await pageArtifacts(s.page);
+    assertSameArtifacts(got, cliArtifacts(f, 'diagnose'), 'side document over its limit');
+    const d = JSON.parse(got['crash_diagnosis.json']);
+    assert.equal(d.partial, true);
+    assert.match(d.inputs.find((i) => i.name === 'fr_rank0.json')?.problem ?? '', /limit of 4194304 bytes \(--max-side-doc-bytes\)/);
   } finally {
     await s.close();
   }
