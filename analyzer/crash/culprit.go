@@ -249,7 +249,11 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 	} else if c, ok := exitCulprit(b.facts.exits, mk); ok {
 		add(c, prioTorchrun)
 	} else if e, ok := b.deadChild(); ok {
-		add(mk(e.rank, e.pid, "", "the supervisor reports pid "+strconv.Itoa(e.pid)+" died of "+e.signal+" (exit "+strconv.Itoa(e.code)+")", "a supervisor's child-exit line (the one process reported dead)", e.ev), prioTorchrun)
+		who := "pid " + strconv.Itoa(e.pid)
+		if e.pid <= 0 {
+			who = e.task + " (rank " + strconv.Itoa(e.rank) + ")"
+		}
+		add(mk(e.rank, e.pid, "", "the supervisor reports "+who+" died of "+e.signal+" (exit "+strconv.Itoa(e.code)+")", "a supervisor's child-exit line (the one process reported dead)", e.ev), prioTorchrun)
 	}
 	// 8. watchdogs from every rank but one
 	if a := work[ClassCollectiveTimeout]; a != nil {
@@ -557,16 +561,18 @@ func workerCulprit(inc *incidentFacts, mk func(int, int, string, string, string,
 }
 
 // deadChild is the one process a supervisor reported dead of a signal other
-// than SIGTERM, with its pid ("exitcode=134. pid=N"); ok is false when none
-// or several differ.
+// than SIGTERM, with its pid ("exitcode=134. pid=N") or its scheduler task
+// ("srun: error: node: task 3: Out Of Memory"); ok is false when none or
+// several differ.
 func (b *builder) deadChild() (exitFact, bool) {
 	var got exitFact
 	n := 0
 	for _, e := range b.facts.exits {
-		if e.pid <= 0 || e.signal == "" || e.signal == "SIGTERM" {
+		named := e.pid > 0 || e.task != "" && e.rank >= 0
+		if !named || e.signal == "" || e.signal == "SIGTERM" {
 			continue
 		}
-		if n > 0 && e.pid == got.pid {
+		if n > 0 && (e.pid > 0 && e.pid == got.pid || e.pid <= 0 && got.pid <= 0 && e.rank == got.rank) {
 			continue
 		}
 		got = e
