@@ -53,7 +53,8 @@
 //   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
 //     minority rank in another collective at the same opCount / SeqNum),
-//     extractElasticRow (ChildFailedError rows);
+//     extractElasticRow (ChildFailedError rows), extractWatchdogHang (the
+//     heartbeat monitor: "watchdog got stuck for N seconds");
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
 //     extractSlurmTask (srun's task death: host, tasks, signal / exit code,
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM
@@ -70,7 +71,8 @@
 //     "Search for" name, error name, runtime phrase) → the error rule;
 //   - triton.go: extractTritonPass (failed MLIR pass, kernel on the same
 //     line), extractTritonAtName (the wrapped "@kernel]"), extractTritonError
-//     (Triton Error [HIP|CUDA] code), extractTritonLaunch ("k[grid](");
+//     (Triton Error [HIP|CUDA] code), extractTritonLaunch ("k[grid]("),
+//     extractTritonOutOfResources (per-block shared memory over the limit);
 //   - container.go: extractContainerLine (docker inspect JSON fields and
 //     --format answer, Kubernetes OOMKilled, "signal N" as 128+N, the
 //     container's name) → containerState / the exit-code rule;

@@ -186,6 +186,16 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add("Take two dumps a few seconds apart: dispatches listed in both are the stuck kernels; Write > Read in info queues = pending packets")
 		add("If HIP_LAUNCH_BLOCKING=1 / AMD_SERIALIZE_KERNEL=3 makes the hang vanish, it is an async race between streams: bisect the racing calls (split-K workspaces, shared buffers)")
 	case ClassTritonCompile:
+		if res := f.Details["out_of_resource"]; res != "" {
+			// OutOfResources: the config's tiles do not fit the device's per-block limit
+			k := "the kernel"
+			if f.Kernel != "" {
+				k = stepWord(f.Kernel, k)
+			}
+			add("Shrink the launch config of " + k + " until its " + res + " fits (" + f.Details["resource_required"] + " needed, " + f.Details["resource_limit"] + " available): fewer num_stages, smaller BLOCK_M/N/K, or prune the autotune configs that exceed the limit")
+			add("The limit is per device (shared memory / LDS per block), so a config tuned on a larger GPU can fail here: pick the configs for this GPU, or upgrade to a version of the library that does")
+			break
+		}
 		add("Clear the caches (rm -rf ~/.triton/cache /tmp/torchinductor_$USER) and retry")
 		// the failing frame names Triton's backend (triton/backends/amd|nvidia|intel/compiler.py,
 		// crash-corpus r042-r044 vs crash-heldout-real x23): advise for that one

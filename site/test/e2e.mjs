@@ -625,6 +625,9 @@ test('ranks apart: selector switches the per-rank breakdown/timeline, the fragme
     await sel.selectOption('');
     assert.ok(!/rank=/.test(new URL(s.page.url()).hash), 'all ranks: no rank in the fragment');
     assert.equal(await s.page.locator('#rank-breakdown').count(), 0);
+    // all ranks: the report's sections are the lowest rank's figures, said so
+    assert.equal(JSON.parse(cli['profile_metadata.json'].toString()).figures_rank, 0);
+    assert.match(await s.page.locator('.rankview').textContent(), /rank 0's own figures/);
     assert.deepEqual(s.errors, [], 'no console errors');
   } finally {
     await s.close();
