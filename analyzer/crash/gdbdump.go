@@ -91,6 +91,14 @@ func (p *rocgdbParser) curDump(l *line) *gdbDump {
 	return g.cur
 }
 
+// row: a table row of section sec belongs to the current dump.
+func (p *rocgdbParser) row(l *line, sec int) *gdbDump {
+	d := p.curDump(l)
+	d.sections |= sec
+	p.g.last = l.no
+	return d
+}
+
 // section starts section sec of a dump; a section that the current dump
 // already has starts the next dump.
 func (p *rocgdbParser) section(l *line, sec int) *gdbDump {
@@ -153,17 +161,13 @@ func (p *rocgdbParser) dumpLine(l *line) bool {
 	case glClaimed:
 		return false
 	case glAgent:
-		d := p.curDump(l)
-		d.sections |= secAgents
-		g.last = l.no
+		d := p.row(l, secAgents)
 		if len(d.agents) < maxGdbRows {
 			d.agents = append(d.agents, r.agent)
 		}
 		return false
 	case glQueue:
-		d := p.curDump(l)
-		d.sections |= secQueues
-		g.last = l.no
+		d := p.row(l, secQueues)
 		if len(d.queues) < maxGdbRows {
 			q := QueueState{ID: r.queue.id, QID: r.queue.qid, Type: r.queue.typ}
 			if r.queue.read != "" {
@@ -174,9 +178,7 @@ func (p *rocgdbParser) dumpLine(l *line) bool {
 		}
 		return false
 	case glDispatch:
-		d := p.curDump(l)
-		d.sections |= secDispatches
-		g.last = l.no
+		d := p.row(l, secDispatches)
 		if len(d.disp) < maxGdbRows {
 			x := r.disp
 			d.disp = append(d.disp, gdbDispatch{Dispatch: Dispatch{ID: x.id, Queue: x.queue, PKID: x.pkid, Grid: x.grid, Workgroup: x.workgroup, Fence: x.fence, Kernel: clip(x.kernel, 1024)}, ev: l.ev(s)})
