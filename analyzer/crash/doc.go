@@ -5,7 +5,8 @@
 //
 // Input is pushed as bytes, file by file, in chunks of any size (see
 // Session). Every line is normalised (ANSI codes, carriage-return debris and
-// known line prefixes removed) and handed to one small parser per format;
+// known line prefixes removed — log stamps, launcher relays such as
+// accelerate's "stderr: " and Open MPI's "[1,3]<stderr>:") and handed to one small parser per format;
 // a one-pass keyword prefilter (prefilter.go) hands each line only to the
 // parsers that can use it, so lines that match nothing cost one scan and no
 // allocation.
@@ -25,7 +26,9 @@
 //   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels)
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
-//     killer, resets and the timed-out job's process, KFD, RAS, SVM/XNACK);
+//     killer, resets and the timed-out job's process, KFD, RAS, SVM/XNACK,
+//     NVRM "fallen off the bus" without an Xid, BDF from its first line);
+//   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
 //   - nvidia.go: extractSanitizerLine + the sanitizer rule;
@@ -61,6 +64,9 @@
 //     (slurmstepd's "Detected N oom-kill event(s)" → host_oom_kill),
 //     extractShellDeath (a shell's "<pid> Killed", "Aborted (core dumped)"),
 //     extractGoSignal ("signal: aborted") → deathSignal / exitCode;
+//     appFailure (culprit.go): a worker a launcher reports exited with a
+//     plain code (no signal) → not_gpu with that worker as culprit when
+//     nothing else failed;
 //   - flightrecorder.go: extractFRGroups (every process group of a dump) →
 //     frGroupCulprit (the rank behind inside any group of a TP×DP mesh);
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
