@@ -39,8 +39,11 @@
 //   - rocgdb.go: extractGdbStop (stop banner), extractDispatchRow and
 //     extractMIDispatches (info dispatches, table and MI), extractQueueRow
 //     (info queues; write ahead of read = packets never consumed);
-//   - gdbdump.go: extractGdbAttach (the attached pid), extractLaneRow
-//     (info lanes: wave, work-group, threadIdx.x, frame);
+//   - gdbdump_extract.go: extractGdbDumpLine (every hang-dump line as one
+//     fact: attach pid, section header, "No … are currently active", agent /
+//     queue / dispatch / lane / wave rows, lane switch, bt frame, host
+//     thread) with extractGdbAttach, extractAgentRow, extractLaneRow;
+//     gdbdump.go's section state machine only cuts them into dumps;
 //   - launch_extract.go: extractThreadLimits, extractWGMax, extractLDSLimit
 //     (device limits; a zero maxThreadsDim is the driver bug, decided by
 //     applyThreadLimits), extractLaunchFailure (launch failed / launch log
@@ -92,7 +95,7 @@
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.
-// Older parsers (the rest of gdbdump, gdbhang, the cuda-gdb
+// Older parsers (gdbhang's assembly, the cuda-gdb
 // stop parts of nvidia.go, the CLR status/trace paths and the host formats not listed
 // here) still match and write into the builder in one step.
 //
