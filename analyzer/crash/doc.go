@@ -59,7 +59,9 @@
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM
 //     (slurmstepd's "Detected N oom-kill event(s)" → host_oom_kill),
 //     extractShellDeath (a shell's "<pid> Killed", "Aborted (core dumped)"),
-//     extractGoSignal ("signal: aborted") → deathSignal / exitCode;
+//     extractGoSignal ("signal: aborted"), extractSpawnDeath
+//     (torch.multiprocessing.spawn's "process N terminated with signal
+//     SIGKILL") → deathSignal / exitCode;
 //   - flightrecorder.go: extractFRGroups (every process group of a dump) →
 //     frGroupCulprit (the rank behind inside any group of a TP×DP mesh);
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
