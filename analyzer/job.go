@@ -29,6 +29,7 @@ import (
 	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/analyzer/report"
 	"github.com/gputriage/gputriage/analyzer/rocprof"
+	"github.com/gputriage/gputriage/analyzer/roofline"
 	"github.com/gputriage/gputriage/analyzer/steps"
 	"github.com/gputriage/gputriage/analyzer/timeline"
 	"github.com/gputriage/gputriage/analyzer/trace"
@@ -801,15 +802,22 @@ func (j *Job) Finish() *Result {
 		for _, fi := range traces {
 			parts = append(parts, rankPart{j.store, fi, nil})
 		}
-		own, lines, sums := j.perRank(parts)
-		joins := callsite.NewJoins(j.store) // shared by the breakdown and the roofline
-		a := j.analyzeTraces(j.store, traces, joins)
-		rl := j.roofline(a, joins, j.store)
-		for i := range parts {
-			parts[i].joins = joins
+		var a *report.Analysis
+		var rl *roofline.Result
+		var own []Artifact
+		var rankArts []Artifact
+		if rr := j.perRank(parts); rr != nil {
+			// a rank folder: its top level from the ranks' own analyses
+			a, rl, own = rr.topLevel(j.store, traces), rr.roofline, rr.arts
+			rankArts = crossRank(a, rr.sums)
+		} else {
+			joins := callsite.NewJoins(j.store) // shared by the breakdown and the roofline
+			a = j.analyzeTraces(j.store, traces, joins)
+			rl = j.roofline(a, joins, j.store)
+			for i := range parts {
+				parts[i].joins = joins
+			}
 		}
-		rankArts := crossRank(a, sums)
-		a.PerRank = lines
 		if j.opts.Command == "extract" {
 			art, err := j.extractSummary(parts)
 			if err != nil {

@@ -9,6 +9,8 @@ import (
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/collectives"
 	"github.com/gputriage/gputriage/analyzer/report"
+	"github.com/gputriage/gputriage/analyzer/roofline"
+	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
 // RankDir is where a rank folder's output keeps one rank's own artifacts.
@@ -37,9 +39,9 @@ func distinctRanks(parts []rankPart) bool {
 // order, from the rank's own store and joins: a folder's union needs no
 // joins for them). As many ranks at a time as there are cores, so that
 // few copies of a rank's records are held beyond the store.
-func (j *Job) perRank(parts []rankPart) ([]Artifact, []report.RankLine, []*collectives.Summary) {
+func (j *Job) perRank(parts []rankPart) *rankResults {
 	if !distinctRanks(parts) {
-		return nil, nil, nil
+		return nil
 	}
 	order := make([]int, len(parts)) // by rank
 	for i := range order {
@@ -53,6 +55,9 @@ func (j *Job) perRank(parts []rankPart) ([]Artifact, []report.RankLine, []*colle
 	type out struct {
 		arts []Artifact
 		line report.RankLine
+		a    *report.Analysis // the reference rank's whole; others keep only their rows
+		rl   *roofline.Result
+		seen map[string]bool
 	}
 	outs := make([]out, len(parts))
 	sums := make([]*collectives.Summary, len(parts))
@@ -61,12 +66,12 @@ func (j *Job) perRank(parts []rankPart) ([]Artifact, []report.RankLine, []*colle
 		r, _ := rankOf(&p.st.Files[p.fi])
 		st, joins := p.st, p.joins
 		if len(st.Files) > 1 {
-			st, joins = st.Sub(p.fi), nil
+			st, joins = st.Sub(p.fi), nil // a view of the rank's records
 		}
 		if joins == nil {
 			joins = callsite.NewJoins(st)
 		}
-		a := jj.analyzeTraces(st, allFiles(st), joins)
+		a := jj.analyzeTraces(st, []int{p.fi}, joins)
 		rl := jj.roofline(a, joins, st)
 		dir := RankDir(r) + "/"
 		arts := []Artifact{
@@ -80,8 +85,14 @@ func (j *Job) perRank(parts []rankPart) ([]Artifact, []report.RankLine, []*colle
 		for _, w := range whyArtifacts(a) {
 			arts = append(arts, Artifact{dir + w.Name, w.Text})
 		}
-		outs[i] = out{arts, report.LineOf(a, r, RankDir(r))}
-		sums[order[i]] = summarize(rankPart{st, 0, joins})
+		outs[i] = out{arts: arts, line: report.LineOf(a, r, RankDir(r)), seen: jj.stagesSeen}
+		if i == 0 {
+			outs[i].a, outs[i].rl = a, rl
+		} else {
+			// only the per-file rows outlive the rank's analysis
+			outs[i].a = &report.Analysis{Facts: a.Facts, Timelines: a.Timelines, Ranks: a.Ranks}
+		}
+		sums[order[i]] = summarize(rankPart{st, p.fi, joins})
 	}
 	// The ranks of one folder store (breakdown) are analysed side by side,
 	// each on its own copy of its records, as many at a time as there are
@@ -107,11 +118,58 @@ func (j *Job) perRank(parts []rankPart) ([]Artifact, []report.RankLine, []*colle
 			one(i, j)
 		}
 	}
-	var arts []Artifact
-	var lines []report.RankLine
+	res := &rankResults{ref: outs[0].a, roofline: outs[0].rl, sums: withCollectives(sums)}
 	for _, o := range outs {
-		arts = append(arts, o.arts...)
-		lines = append(lines, o.line)
+		res.arts = append(res.arts, o.arts...)
+		res.lines = append(res.lines, o.line)
+		for s := range o.seen {
+			if j.stagesSeen == nil {
+				j.stagesSeen = map[string]bool{}
+			}
+			j.stagesSeen[s] = true
+		}
 	}
-	return arts, lines, withCollectives(sums)
+	for _, o := range outs {
+		res.rows = append(res.rows, o.a)
+	}
+	return res
+}
+
+// rankResults are a rank folder's per-rank analyses.
+type rankResults struct {
+	arts  []Artifact // ranks/<rank>/…
+	lines []report.RankLine
+	sums  []*collectives.Summary
+	// ref is the lowest rank's analysis, whole: the folder's top-level
+	// figures. rows hold every rank's per-file rows (facts, timeline,
+	// rank), by rank: the first is ref's, as gpu_timeline.json's top
+	// level is its first file's.
+	ref      *report.Analysis
+	roofline *roofline.Result
+	rows     []*report.Analysis
+}
+
+// topLevel is a rank folder's top-level analysis, derived from the ranks'
+// own instead of analysing the union of their records again: the figures
+// of one rank (the lowest; a sum over ranks would count every step, launch
+// and kernel once per rank), stated as such, with every rank's per-file
+// rows beside them. st and files are the folder's store and trace files.
+func (r *rankResults) topLevel(st *trace.Store, files []int) *report.Analysis {
+	a := *r.ref
+	a.Store, a.TraceFiles = st, files
+	a.Facts, a.Timelines, a.Ranks = nil, nil, nil
+	for _, x := range r.rows {
+		a.Facts = append(a.Facts, x.Facts...)
+		a.Timelines = append(a.Timelines, x.Timelines...)
+		a.Ranks = append(a.Ranks, x.Ranks...)
+	}
+	rank, _ := rankOf(&r.ref.Store.Files[r.ref.TraceFiles[0]])
+	a.FiguresRank = &rank
+	if a.Steps != nil {
+		s := *a.Steps
+		s.FiguresRank = &rank
+		a.Steps = &s
+	}
+	a.PerRank = r.lines
+	return &a
 }

@@ -1,6 +1,8 @@
 package analyzer
 
 import (
+	"encoding/json"
+	"fmt"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -41,6 +43,9 @@ func TestEveryRankAnalysed(t *testing.T) {
 				t.Fatalf("%s: exit %d %s", cmd, whole.ExitCode, whole.Error)
 			}
 			md, _ := whole.Artifact("profile_summary.md")
+			if cmd == "breakdown" {
+				topFromLowest(t, whole)
+			}
 			across, per, stages := strings.Index(md, "**Across ranks:**"), strings.Index(md, "## Per rank"), strings.Index(md, "## Stages")
 			if across < 0 || per < across || stages < per {
 				t.Errorf("%s: the summary does not lead with the verdict, then the ranks (%d, %d, %d)", cmd, across, per, stages)
@@ -82,6 +87,51 @@ func TestEveryRankAnalysed(t *testing.T) {
 	for _, a := range one.Artifacts {
 		if strings.Contains(a.Name, "/") {
 			t.Errorf("one rank: %s", a.Name)
+		}
+	}
+}
+
+// topFromLowest checks a rank folder's top level: the lowest rank's own
+// figures, stated (figures_rank), never summed over the ranks (steps.json
+// once counted every rank's steps), beside one per-file row per rank.
+func topFromLowest(t *testing.T, res *Result) {
+	t.Helper()
+	var meta struct {
+		FiguresRank *int `json:"figures_rank"`
+		Files       []struct{ Name string }
+	}
+	txt, _ := res.Artifact("profile_metadata.json")
+	if err := json.Unmarshal([]byte(txt), &meta); err != nil || meta.FiguresRank == nil {
+		t.Fatalf("profile_metadata.json: no figures_rank (%v)", err)
+	}
+	dir := RankDir(*meta.FiguresRank) + "/"
+	for _, name := range []string{"steps.json", "kernel_table.json", "idle.json", "launch_stats.json", "roofline.json"} {
+		top, _ := res.Artifact(name)
+		own, ok := res.Artifact(dir + name)
+		if !ok {
+			t.Fatalf("no %s%s", dir, name)
+		}
+		top = strings.Replace(top, fmt.Sprintf("  \"figures_rank\": %d,\n", *meta.FiguresRank), "", 1)
+		if runIDs.ReplaceAllString(top, "") != runIDs.ReplaceAllString(own, "") {
+			t.Errorf("top-level %s is not rank %d's own (%s) with figures_rank", name, *meta.FiguresRank, dir+name)
+		}
+	}
+	var bd struct {
+		FiguresRank *int              `json:"figures_rank"`
+		Files       []json.RawMessage `json:"files"`
+		Ranks       struct{ Rows []struct{ Rank int } }
+	}
+	txt, _ = res.Artifact("breakdown.json")
+	if err := json.Unmarshal([]byte(txt), &bd); err != nil || bd.FiguresRank == nil || *bd.FiguresRank != *meta.FiguresRank {
+		t.Errorf("breakdown.json: figures_rank %v (%v)", bd.FiguresRank, err)
+	}
+	if len(bd.Files) != len(meta.Files) || len(bd.Ranks.Rows) != len(meta.Files) {
+		t.Errorf("breakdown.json: %d file rows, %d rank rows for %d ranks", len(bd.Files), len(bd.Ranks.Rows), len(meta.Files))
+	}
+	for i, r := range bd.Ranks.Rows {
+		if i > 0 && r.Rank <= bd.Ranks.Rows[i-1].Rank || i == 0 && r.Rank != *meta.FiguresRank {
+			t.Errorf("breakdown.json ranks rows not by rank from the lowest: %+v", bd.Ranks.Rows)
+			break
 		}
 	}
 }

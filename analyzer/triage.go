@@ -62,9 +62,10 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 	if cross != nil {
 		rankArts = crossArtifacts(a, cross)
 	}
-	own, lines, _ := j.perRank(parts)
-	a.PerRank = lines
-	rankArts = append(rankArts, own...)
+	if rr := j.perRank(parts); rr != nil {
+		a.PerRank = rr.lines
+		rankArts = append(rankArts, rr.arts...)
+	}
 	j.drawn = a
 	summary := string(report.Summary(a))
 	summary += "\n" + string(ov.Markdown()) + "\n" + string(fu.Markdown())

@@ -34,8 +34,15 @@ type Instance struct {
 	BusBW     *float64   `json:"busbw_gbps"`
 	PeakGBPS  *float64   `json:"link_peak_gbps"`
 	OfPeak    *float64   `json:"busbw_of_peak"`
-	last      *Op        // the last rank's op
-	peers     []*Op      // every rank's op, in Ranks order
+	// Usual is the last rank's usual arrival offset (median over the
+	// neighbouring instances of its start minus the earliest peer's),
+	// Excess how much later than that it came; null with too few
+	// neighbours. Stall: Excess is far past how the offsets vary.
+	Usual  *US   `json:"last_rank_usual_offset_us"`
+	Excess *US   `json:"excess_us"`
+	Stall  bool  `json:"stall"`
+	last   *Op   // the last rank's op
+	peers  []*Op // every rank's op, in Ranks order
 }
 
 // RankTime is one rank's kernel in an instance.
@@ -65,6 +72,9 @@ type Result struct {
 	Ranks     []RankRow
 	Steps     []StepRow
 	Straggler *Culprit
+	// Stalls are the instances where a rank came far later than it
+	// usually does, largest excess first.
+	Stalls []Stall
 	// Notes say how matching went (fallbacks, unmatched ops).
 	Notes   []string
 	Link    *Link
@@ -109,6 +119,11 @@ type StepRow struct {
 	WorstRank       int    `json:"worst_rank"`
 	WorstCollective string `json:"worst_collective"`
 	WorstSkew       US     `json:"worst_skew_us"`
+	// Stall is the step's largest stall (a rank far later than it usually
+	// is, see Stall); when there is one it is also the step's straggler.
+	StallRank       *int   `json:"stall_rank"`
+	StallCollective string `json:"stall_collective"`
+	StallExcess     *US    `json:"stall_excess_us"`
 }
 
 // Culprit is the straggler in diagnose's culprit shape.
@@ -302,6 +317,7 @@ func Match(sums []*Summary) *Result {
 	if orderFallback {
 		res.Notes = append(res.Notes, "matched by issue order within each process group and kind: the traces carry no Seq argument")
 	}
+	res.usual()
 	res.ranks(sums)
 	res.steps()
 	res.straggler(sums)
@@ -404,6 +420,7 @@ func (res *Result) steps() {
 		late  map[int]US
 		worst map[int]*Instance
 		max   *Instance
+		stall *Instance
 		n     int
 		skew  US
 	}
@@ -428,6 +445,9 @@ func (res *Result) steps() {
 		}
 		if w := a.worst[in.LastRank]; w == nil || in.Skew > w.Skew {
 			a.worst[in.LastRank] = in
+		}
+		if in.Stall && (a.stall == nil || *in.Excess > *a.stall.Excess) {
+			a.stall = in
 		}
 	}
 	// steps in time order of their first instance on the rank that names them
@@ -455,6 +475,12 @@ func (res *Result) steps() {
 			row.Collective = w.Label()
 		}
 		row.WorstRank, row.WorstCollective, row.WorstSkew = a.max.LastRank, a.max.Label(), a.max.Skew
+		if st := a.stall; st != nil {
+			// a stall outweighs a rank that is late by habit
+			r := st.LastRank
+			row.StallRank, row.StallCollective, row.StallExcess = &r, st.Label(), st.Excess
+			row.StragglerRank, row.Lateness, row.Collective = r, a.late[r], st.Label()
+		}
 		res.Steps = append(res.Steps, row)
 	}
 }
@@ -516,7 +542,24 @@ func (res *Result) straggler(sums []*Summary) {
 	if len(steps) > 0 {
 		c.Evidence = append(c.Evidence, Evidence{File: file, Text: "straggler steps: " + strings.Join(firstN(steps, 8), ", ")})
 	}
+	for i := range res.Stalls {
+		if i == 8 {
+			c.Evidence = append(c.Evidence, Evidence{Text: fmt.Sprintf("… %d more stalls in ranks.json", len(res.Stalls)-8)})
+			break
+		}
+		st := &res.Stalls[i]
+		c.Evidence = append(c.Evidence, Evidence{File: res.fileOf(st.Rank), Text: "stall: " + st.text()})
+	}
 	res.Straggler = c
+}
+
+func (res *Result) fileOf(rank int) string {
+	for _, r := range res.Ranks {
+		if r.Rank == rank {
+			return r.File
+		}
+	}
+	return ""
 }
 
 func matchMethod(ins []Instance) string {

@@ -40,8 +40,16 @@ func (r *Result) RanksJSON(tool, version string) []byte {
 		Straggler *Culprit  `json:"straggler"`
 		Ranks     []RankRow `json:"ranks"`
 		Steps     []StepRow `json:"steps"`
+		Stalls    []Stall   `json:"stalls"`
 		Notes     []string  `json:"notes"`
-	}{tool, version, r.Partial, ranks, r.Straggler, r.Ranks, r.Steps, notes(r.Notes)})
+	}{tool, version, r.Partial, ranks, r.Straggler, r.Ranks, r.Steps, stalls(r.Stalls), notes(r.Notes)})
+}
+
+func stalls(s []Stall) []Stall {
+	if s == nil {
+		return []Stall{}
+	}
+	return s
 }
 
 func notes(n []string) []string {
@@ -92,6 +100,17 @@ func (r *Result) Markdown() string {
 			w("| `%s` | %d | %s | %s | %d | %s | %d | %s |\n", units.Cell(s.Step), s.StragglerRank, ms(s.Lateness), units.Cell(s.Collective), s.Instances,
 				ms(s.WorstSkew), s.WorstRank, units.Cell(s.WorstCollective))
 		}
+	}
+	if len(r.Stalls) > 0 {
+		w("\nStalls (a rank far later than it usually arrives at that collective):\n")
+		for i := range r.Stalls {
+			if i == 10 {
+				w("\n- … %d more in ranks.json", len(r.Stalls)-10)
+				break
+			}
+			w("\n- %s", units.Text(r.Stalls[i].text()))
+		}
+		w("\n")
 	}
 	// the largest skews
 	top := topBySkew(r.Instances, 10)

@@ -41,3 +41,32 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Each case of the repo's crash sets alone, many times: a rule that takes
+// ranks from a map once picked a different evidence line per run (x06's
+// eight watchdog lines, the majority's first rank).
+func TestDeterministicEachCase(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/crash-*/*.*")
+	if len(files) < 50 {
+		fixture.Missing(t, "testdata/crash-* not found")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := func() []byte {
+			s := New()
+			s.BeginFile(filepath.Base(f))
+			s.Write(b)
+			s.EndFile()
+			return s.Diagnosis().JSON()
+		}
+		want := run()
+		for i := 0; i < 12; i++ {
+			if got := run(); !bytes.Equal(got, want) {
+				t.Fatalf("%s: run %d differs from run 0", f, i+1)
+			}
+		}
+	}
+}

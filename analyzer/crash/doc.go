@@ -65,6 +65,13 @@
 //   - container.go: extractContainerLine (docker inspect JSON fields and
 //     --format answer, Kubernetes OOMKilled, "signal N" as 128+N, the
 //     container's name) → containerState / the exit-code rule;
+//   - kernelapi*.go: extractKAPILine (call / exception boundaries, dump
+//     folders, dump filters, levels, metadata.json lines, %i file names),
+//     extractKAPILogName, extractKAPIRow + extractKAPIFields (argument rows,
+//     tensor fields, NaN/Inf counts) assembled by kapiRecord into one
+//     kapiCallRecord per call (kernelapi_record.go, no class decided);
+//     kernelapi_rules.go: crashedLog (the dead process's %i log),
+//     crashedDump, crashedDumpFinding, the first-NaN finding;
 //   - the help-text, world-size, child-failure and reset-debris defeaters;
 //     interleave.go reads a kernel name spliced by several writers back from
 //     all its copies (assembleNames when no copy is clean).

@@ -4,8 +4,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-
-	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // What the kernel-API evidence adds to the diagnosis: details on the
@@ -50,44 +48,6 @@ func (b *builder) kernelAPIDetails(a *agg) {
 		}
 		a.evidence(d.ev)
 	}
-}
-
-// crashedDumpFinding: level-10 dumps whose last call saved its inputs and
-// never its outputs show the process died inside that call. With no other
-// GPU evidence, an attention / MLA / FP8 call is the attention-kernel crash
-// class (crash-formats section 14); other calls stay the failure reason
-// only (the fault type is not in the evidence).
-func (b *builder) crashedDumpFinding(work map[string]*agg) {
-	d := b.facts.kernelAPI.crashedDump()
-	if d == nil || len(work) > 0 || !reAttentionAPI.MatchString(d.function) {
-		return
-	}
-	a := newAgg(ClassFP8AttentionCrash, 0.6)
-	a.evidence(d.ev)
-	a.addReason("the process died inside " + d.function + " (its level-10 dump saved inputs, no outputs)")
-	if d.pid > 0 {
-		a.setPID(d.pid)
-	}
-	work[ClassFP8AttentionCrash] = a
-}
-
-var reAttentionAPI = lazyre.New(`(?i)attention|attn|mla|fmha|flash|sdpa|fp8`)
-
-// kernelAPIFindings adds the numerical finding (level 5) to the work set.
-func (b *builder) kernelAPIFindings(s *Session, work map[string]*agg) {
-	k := &b.facts.kernelAPI
-	n := k.firstNaN
-	if n == nil {
-		return
-	}
-	a := &agg{f: Finding{Class: ClassNumericalNaN, Count: 1}, ranks: map[int]bool{}, details: map[string]string{}, order: 1 << 19}
-	a.conf = 0.8
-	a.evidence(n.ev)
-	a.addReason("the output of " + n.call + " has " + n.output + " while every input had nan_count=0 and inf_count=0")
-	a.detail("first_nan_call", n.call)
-	a.detail("first_nan_output", n.output)
-	a.detail("kernel", n.call)
-	work[ClassNumericalNaN] = a
 }
 
 // kernelAPIReason is the kernel-API part of failure_reason.

@@ -170,6 +170,7 @@ func (inc *incidentFacts) watchdogDivergence() (opDivergence, bool) {
 		n := 0
 		maj, hi := "", 0
 		for op, rs := range byOp {
+			sort.Ints(rs) // ranks came in map order: the evidence must not change run to run
 			n += len(rs)
 			if len(rs) > hi || len(rs) == hi && op < maj {
 				maj, hi = op, len(rs)

@@ -302,7 +302,7 @@ func (p *exitParser) gate() uint64         { return kwExit }
 func (p *exitParser) active(int) bool      { return false }
 func (p *rocgdbParser) gate() uint64       { return kwRocgdb }
 func (p *kernelAPIParser) gate() uint64    { return kwKernelAPI }
-func (p *kernelAPIParser) active(int) bool { return p.inRecord }
+func (p *kernelAPIParser) active(int) bool { return p.rec.open }
 func (p *launchParser) gate() uint64       { return kwLaunch }
 func (p *launchParser) active(int) bool    { return false }
 func (p *hangParser) gate() uint64         { return kwHang }

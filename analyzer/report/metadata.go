@@ -49,6 +49,7 @@ func Metadata(a *Analysis) []byte {
 		Stages              []string     `json:"stages"`
 		SourceTracePaths    []string     `json:"source_trace_paths"`
 		MappingTracePath    *string      `json:"mapping_trace_path"`
+		FiguresRank         *int         `json:"figures_rank,omitempty"`
 		Files               []fileInfo   `json:"files"`
 		Tool                string       `json:"tool"`
 		SchemaVersion       string       `json:"schema_version"`
@@ -57,7 +58,7 @@ func Metadata(a *Analysis) []byte {
 		ObservedArch: a.Arch.ObservedArch, ArchMatch: a.Arch.ArchMatch, HardwareRelevance: a.Arch.Reason,
 		ROCmVersion: opt(a.ROCmVersion), Framework: opt(a.Framework), TraceDeviceIDs: a.DeviceIDs, Partial: a.Partial(), TargetArch: a.Target,
 		ArchBasis: a.Arch.Basis, Vendor: opt(a.Arch.Vendor), DeviceName: opt(a.Arch.DeviceName),
-		HIPRuntimeVersion: opt(a.HIPVersion), CUDAVersion: opt(a.CUDAVersion), Distributed: a.Distributed,
+		HIPRuntimeVersion: opt(a.HIPVersion), CUDAVersion: opt(a.CUDAVersion), Distributed: a.Distributed, FiguresRank: a.FiguresRank,
 		Stages: []string{}, SourceTracePaths: []string{}, Files: []fileInfo{}, Tool: Tool, SchemaVersion: Version,
 	}
 	if m.TraceDeviceIDs == nil {

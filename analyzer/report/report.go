@@ -59,6 +59,10 @@ type Analysis struct {
 	// PerRank are the ranks' own analyses, one line each, led by the
 	// cross-rank verdict in the summary.
 	PerRank []RankLine
+	// FiguresRank is, for a rank folder, the rank whose own figures the
+	// top-level ones are (breakdown, kernels, steps, idle, launch,
+	// roofline): never a sum over the ranks. nil for one rank's trace(s).
+	FiguresRank *int
 }
 
 // RankInfo identifies the rank of one trace file (-1 when unknown).
@@ -103,10 +107,11 @@ func KernelTable(a *Analysis) []byte {
 		MappedBy       string  `json:"mapped_by,omitempty"`
 	}
 	out := struct {
-		Tool    string `json:"tool"`
-		Partial bool   `json:"partial"`
-		Rows    []row  `json:"rows"`
-	}{Tool: Tool, Partial: a.Partial(), Rows: []row{}}
+		Tool        string `json:"tool"`
+		Partial     bool   `json:"partial"`
+		FiguresRank *int   `json:"figures_rank,omitempty"`
+		Rows        []row  `json:"rows"`
+	}{Tool: Tool, Partial: a.Partial(), FiguresRank: a.FiguresRank, Rows: []row{}}
 	for _, r := range a.Breakdown.Rows {
 		x := row{Stage: r.Stage, Kernel: r.Kernel, Category: r.Category, Provider: r.Provider,
 			Launches: r.Launches, GPUTime: US(r.GPUTime), Share: Ratio(r.Share), GraphReplay: r.Graph, MappedBy: r.MappedBy}
@@ -189,7 +194,8 @@ func Breakdown(a *Analysis) []byte {
 		Stages         []stage `json:"stages"`
 		Files          []file  `json:"files"`
 		Ranks          *ranks  `json:"ranks,omitempty"`
-	}{Tool: Tool, Partial: a.Partial(), CPUOpCoverage: Ratio(a.Breakdown.CPUOpCoverage), Stages: []stage{}, Files: []file{}, Ranks: rankSummary(a)}
+		FiguresRank    *int    `json:"figures_rank,omitempty"`
+	}{Tool: Tool, Partial: a.Partial(), CPUOpCoverage: Ratio(a.Breakdown.CPUOpCoverage), Stages: []stage{}, Files: []file{}, Ranks: rankSummary(a), FiguresRank: a.FiguresRank}
 	if a.Breakdown.HasPython {
 		r := Ratio(a.Breakdown.PythonCoverage)
 		out.PythonCoverage = &r

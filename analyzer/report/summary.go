@@ -58,6 +58,9 @@ func Summary(a *Analysis) []byte {
 	}
 	if len(a.PerRank) > 0 {
 		w("%s", perRankMarkdown(a.PerRank))
+		if a.FiguresRank != nil {
+			w("\nThe sections below are rank %d's own figures (its trace alone, as in `ranks/%d/`), not a sum over the ranks; the Ranks section compares the ranks.\n", *a.FiguresRank, *a.FiguresRank)
+		}
 	}
 	bd := a.Breakdown
 	if len(bd.Stages) == 0 {

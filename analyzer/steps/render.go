@@ -94,9 +94,10 @@ func (r *Result) JSON(tool string, partial bool) []byte {
 		Tool          string      `json:"tool"`
 		SchemaVersion string      `json:"schema_version"`
 		Partial       bool        `json:"partial"`
+		FiguresRank   *int        `json:"figures_rank,omitempty"`
 		Stages        []stageJSON `json:"stages"`
 		Rows          []rowJSON   `json:"rows"`
-	}{Tool: tool, SchemaVersion: SchemaVersion, Partial: partial, Stages: []stageJSON{}, Rows: []rowJSON{}}
+	}{Tool: tool, SchemaVersion: SchemaVersion, Partial: partial, FiguresRank: r.FiguresRank, Stages: []stageJSON{}, Rows: []rowJSON{}}
 	for _, s := range r.Stages {
 		x := stageJSON{Stage: s.Stage, StepName: strp(s.Name), Steps: s.Steps, SteadyFrom: s.SteadyFrom,
 			Wall: dj(s.Wall), Busy: dj(s.Busy), Idle: dj(s.Idle), Host: dj(s.Host), KernelNames: s.KernelsTotal,

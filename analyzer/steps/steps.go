@@ -114,6 +114,9 @@ const (
 // Result is the step statistics of one job.
 type Result struct {
 	Stages []Stage
+	// FiguresRank is, for a rank folder's top level, the rank these
+	// steps are (never the ranks' steps summed); nil otherwise.
+	FiguresRank *int
 }
 
 // Options say which stage every GPU op is in.

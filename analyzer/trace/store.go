@@ -343,17 +343,26 @@ func (s *Store) BytesKept() int64 {
 }
 
 // Sub returns a store holding only file fi's records, as if it had been
-// read alone (its one file is file 0): the per-rank analyses of a rank
-// folder read into one store. Names are copied, not shared, since analyses
-// intern new ones; records are copied, so the caller may drop the sub-store
-// once done with it.
+// read alone: the per-rank analyses of a rank folder read into one store.
+// File fi keeps its index (the sub-store's other files are empty, ignored
+// placeholders), so its records need no rewriting: when they lie in one run
+// (a folder's files are read one after the other, so they do) the
+// sub-store's record slices are views into s's, not copies — no analysis
+// writes to a store's records. Only the shapes and collective metadata,
+// whose indices shift, are copied. Names are shared up to s's length (an
+// analysis interning a new one appends to its own copy).
 func (s *Store) Sub(fi int) *Store {
 	f := uint16(fi)
+	files := make([]File, fi+1)
+	for i := range files {
+		files[i] = File{Name: s.Files[i].Name, Complete: true, Ignore: true}
+	}
+	files[fi] = s.Files[fi]
 	sub := &Store{
-		Names: slices.Clip(slices.Clone(s.Names)),
+		Names: slices.Clip(s.Names),
 		index: maps.Clone(s.index),
 		alias: maps.Clone(s.alias),
-		Files: []File{s.Files[fi]},
+		Files: files,
 		cache: new([cacheSize]cacheEntry),
 	}
 	// its own count: sub-stores may be analysed side by side
@@ -390,28 +399,25 @@ func fileRange[T any](in []T, f uint16, file func(*T) uint16) (lo, hi int, ok bo
 	return lo, hi, true
 }
 
-// subRange fills sub from the runs of file f's GPU ops and CPU spans: one
-// copy each, and indices into them shifted rather than looked up.
+// view is in[lo:hi] with no room to grow into the next file's records;
+// non-nil, as filtering makes it.
+func view[T any](in []T, lo, hi int) []T {
+	if lo == hi {
+		return []T{}
+	}
+	return in[lo:hi:hi]
+}
+
+// subRange fills sub from the runs of file f's GPU ops and CPU spans:
+// views, and indices into them shifted rather than looked up.
 func (s *Store) subRange(sub *Store, f uint16, gLo, gHi, cLo, cHi int) {
-	// as filtering makes them: non-nil record slices, nil shapes when none
-	sub.GPU = append(make([]GPUOp, 0, gHi-gLo), s.GPU[gLo:gHi]...)
-	for i := range sub.GPU {
-		sub.GPU[i].File = 0
-	}
-	sub.CPU = append(make([]Span, 0, cHi-cLo), s.CPU[cLo:cHi]...)
-	for i := range sub.CPU {
-		sub.CPU[i].File = 0
-	}
+	sub.GPU, sub.CPU = view(s.GPU, gLo, gHi), view(s.CPU, cLo, cHi)
 	spans := func(in []Span) []Span {
 		lo, hi, ok := fileRange(in, f, func(o *Span) uint16 { return o.File })
 		if !ok {
 			return filterSpans(in, f)
 		}
-		out := append(make([]Span, 0, hi-lo), in[lo:hi]...)
-		for i := range out {
-			out[i].File = 0
-		}
-		return out
+		return view(in, lo, hi)
 	}
 	sub.Python, sub.Annot = spans(s.Python), spans(s.Annot)
 	// shapes are in CPU span order (ShapesOf searches them)
@@ -445,7 +451,6 @@ func filterSpans(in []Span, f uint16) []Span {
 	out := make([]Span, 0, n)
 	for _, sp := range in {
 		if sp.File == f {
-			sp.File = 0
 			out = append(out, sp)
 		}
 	}
@@ -469,7 +474,6 @@ func (s *Store) subFiltered(sub *Store, f uint16) {
 	for i := range s.GPU {
 		gpu[i] = -1
 		if o := s.GPU[i]; o.File == f {
-			o.File = 0
 			gpu[i] = int32(len(sub.GPU))
 			sub.GPU = append(sub.GPU, o)
 		}
@@ -478,7 +482,6 @@ func (s *Store) subFiltered(sub *Store, f uint16) {
 	for i := range s.CPU {
 		cpu[i] = -1
 		if c := s.CPU[i]; c.File == f {
-			c.File = 0
 			cpu[i] = int32(len(sub.CPU))
 			sub.CPU = append(sub.CPU, c)
 		}

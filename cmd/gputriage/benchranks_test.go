@@ -86,9 +86,16 @@ func ranksTable(t *testing.T) string {
 	zone := measure(t, n, "sh", "-c", "zcat "+one+" >/dev/null")
 	fo := measure(t, n, bin, "breakdown", "-q", "-o", out+"1", one)
 	fd := measure(t, n, bin, "breakdown", "-q", "-o", out+"8", folder)
+	// A reference build (GPUTRIAGE_BENCH_RANKS_BASE: another binary, e.g.
+	// main's before a change) on the same folder, in the same run.
+	base := os.Getenv("GPUTRIAGE_BENCH_RANKS_BASE")
+	var fb procRun
+	if base != "" {
+		fb = measure(t, n, base, "breakdown", "-q", "-o", out+"b", folder)
+	}
 	// A child's ru_maxrss starts at this process's peak (exec records the
 	// vforked parent's high-water mark): GNU time's child is measured alone.
-	for _, r := range []*procRun{&z, &zone, &fo, &fd} {
+	for _, r := range []*procRun{&z, &zone, &fo, &fd, &fb} {
 		r.rssMB = -1
 	}
 	if _, err := os.Stat("/usr/bin/time"); err == nil {
@@ -103,6 +110,9 @@ func ranksTable(t *testing.T) string {
 		}
 		fo.rssMB = hwm(bin, "breakdown", "-q", "-o", out+"1", one)
 		fd.rssMB = hwm(bin, "breakdown", "-q", "-o", out+"8", folder)
+		if base != "" {
+			fb.rssMB = hwm(base, "breakdown", "-q", "-o", out+"b", folder)
+		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n## Issue 19: a folder of 8 ranks\n\nMeasured by `make bench` (cmd/gputriage/benchranks_test.go) on %s, median of %d runs, in one run: 8 rank traces (the H200 TP=2 pair copied to ranks 0–7, %.0f MB raw, %.0f MB gzipped) as a folder, and the same events as one file (%.0f MB gzipped) under one header. The folder run also analyses every rank on its own (`ranks/<rank>/`) and matches the collectives across ranks; the one file is one analysis.\n\n",
@@ -114,9 +124,13 @@ func ranksTable(t *testing.T) string {
 	fmt.Fprintf(&b, "| `gputriage breakdown` on the one file | %s = %.2f× zcat | 1 | |\n", fo, z.wall.Seconds()/fo.wall.Seconds())
 	fmt.Fprintf(&b, "| `gputriage breakdown` on the folder | %s = %.2f× zcat | **%.2f× the one file's wall** (CPU %.2f×, RSS %.2f×) | ≤ 1.1× |\n", fd, z.wall.Seconds()/fd.wall.Seconds(),
 		fd.wall.Seconds()/fo.wall.Seconds(), fd.cpu.Seconds()/fo.cpu.Seconds(), fd.rssMB/fo.rssMB)
+	if base != "" {
+		fmt.Fprintf(&b, "| reference build (`%s`) on the folder | %s = %.2f× zcat | %.2f× the one file's wall (CPU %.2f×, RSS %.2f×) | |\n", filepath.Base(base), fb, z.wall.Seconds()/fb.wall.Seconds(),
+			fb.wall.Seconds()/fo.wall.Seconds(), fb.cpu.Seconds()/fo.cpu.Seconds(), fb.rssMB/fo.rssMB)
+	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(&b, "\nLoad average at the end of the run (1, 5, 15 min): %s (2 cores shared with other sessions: wall times are inflated by it, CPU times much less).\n", strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], ", "))
-	b.WriteString("\nThe folder's extra is CPU: every rank analysed again on its own (a copy of its records, one run per file, then every analysis) and its collectives extracted from that copy, then matched; the ranks' own analyses run on every core, before the union's (their copies are gone when it runs); gunzip stays serial per file. The one store's record slices, shared by all files, are sized for the whole folder while its first file is read (the host passes the folder's bytes, `Job.ExpectBytes`), not copied again per file. RSS is each run's own peak (GNU time).\n")
+	b.WriteString("\nThe folder is analysed once, rank by rank: each rank on its own (`ranks/<rank>/`, a view of its records in the folder's store, as many ranks at a time as there are cores), the top level assembled from those analyses (the lowest rank's figures and every rank's per-file rows: docs/ranks.md), then the collectives matched across ranks; gunzip stays serial per file. The one store's record slices, shared by all files, are sized for the whole folder while its first file is read (the host passes the folder's bytes, `Job.ExpectBytes`), not copied again per file. RSS is each run's own peak (GNU time).\n")
 	b.WriteString(ranksEnd + "\n")
 	return b.String()
 }

@@ -25,6 +25,8 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-corpus"),
 	filepath.Join("..", "..", "testdata", "crash-heldout"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real2"),
+	filepath.Join("..", "..", "testdata", "crash-heldout2"),
 }
 
 // crashMissesGolden lists the keyed cases `diagnose` still misses, one

@@ -1066,6 +1066,9 @@ test('parser workers: a bare-array document (block_ready 2) and two big rank fil
     await drop(s.page, RANKS, 300_000);
     stats = await s.page.evaluate(() => window.__gputriage.stats);
     assert.ok(stats.blocks > 40 && !stats.restarted, `rank files: ${stats.blocks} blocks`);
+    // the folder's records planned once, from the gzip trailers, like the CLI
+    const isize = (f) => { const b = fs.readFileSync(f); return b.readUInt32LE(b.length - 4); };
+    assert.equal(stats.expectBytes, RANKS.reduce((n, f) => n + isize(f), 0), 'expect_bytes: the rank files\' decompressed sizes');
     assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(RANKS, 'breakdown'), 'two rank files in blocks');
     note(`bare array and two rank files in one job: identical to the CLI (${stats.blocks} blocks for the ranks)`);
     assert.deepEqual(s.errors, [], 'no console errors');
