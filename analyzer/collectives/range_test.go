@@ -21,7 +21,7 @@ func TestSummaryTimesRange(t *testing.T) {
 		set   func(s *Summary)
 	}{
 		{"clock_base_ns", func(s *Summary) { s.ClockBase = -1 }},
-		{"kernel_ns", func(s *Summary) { s.KernelNS = 4e18 + 1 }},
+		{"kernel_ns", func(s *Summary) { s.KernelNS = 4.1e18 }},
 		{"op 1 start_ns", func(s *Summary) { s.Ops[1].Start = math.MaxInt64 }},
 		{"op 0 end_ns", func(s *Summary) { s.Ops[0].End = math.MinInt64 }},
 		{"op 0 launch_ns", func(s *Summary) { s.Ops[0].Launch = -2 }},
@@ -79,5 +79,41 @@ func TestMatchSumsSaturate(t *testing.T) {
 		if strings.Contains(string(b), "-9223372036854") || strings.Contains(string(b), "_us\": -9") || strings.Contains(string(b), "wait_us\": -") {
 			t.Errorf("a wrapped-around sum: %.3000s", b)
 		}
+	}
+}
+
+// swinging lays out two ranks whose arrival order swings by 4·10¹⁸ ns at
+// every collective (summaries in range): ten robust sigmas of that excess
+// are 5.9·10¹⁹ ns, past int64.
+func swinging(n int) []*Summary {
+	sums := synth(2, 1, n, -1, -1, 0)
+	for r, s := range sums {
+		s.Steps[0] = Step{Name: "ProfilerStep#0", Start: 0, End: 4e18 + 1e9}
+		for i := range s.Ops {
+			o := &s.Ops[i]
+			o.Start = int64((i+r)%2)*4e18 + int64(i)*1000
+			o.End, o.Launch, o.Step = o.Start+100_000, -1, 0
+		}
+	}
+	return sums
+}
+
+// The stall threshold converts ten robust sigmas to ns: int64(5.9e19) was
+// −2⁶³ natively (every late arrival a stall, 3 × p90 wrapped too) and
+// 2⁶³−1 under wasm (none). Saturated, it is none on both.
+func TestUsualExtremeOffsets(t *testing.T) {
+	sums := swinging(60)
+	for _, s := range sums {
+		b, _ := json.Marshal(s)
+		if _, err := ParseSummary(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := Match(sums)
+	if len(res.Instances) != 60 {
+		t.Fatalf("%d instances", len(res.Instances))
+	}
+	if len(res.Stalls) != 0 {
+		t.Errorf("%d stalls, first %+v", len(res.Stalls), res.Stalls[0])
 	}
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/internal/units"
-	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
@@ -473,15 +472,16 @@ func ParseSummary(b []byte) (*Summary, error) {
 }
 
 // checkTimes refuses a summary whose times or totals leave the trace
-// reader's range (0 … limits.MaxArtifactNS, the clock base too), as diff
-// refuses such an artifact folder: then a time on the common clock is
-// below 8·10¹⁸ ns, every difference of two fits in int64, and sums over
-// ranks saturate (units.AddSat) instead of wrapping.
+// reader's range (a start up to trace.MaxTS, an end up to MaxDur past it;
+// the clock base too), as diff refuses such an artifact folder: then a
+// time on the common clock is below 8.1·10¹⁸ ns, every difference of two
+// fits in int64, and sums over ranks saturate (units.AddSat) instead of
+// wrapping.
 func (s *Summary) checkTimes() error {
-	const max = limits.MaxArtifactNS
+	const max = trace.MaxTS + trace.MaxDur
 	bad := func(what string, v int64, lo int64) error {
 		if v < lo || v > max {
-			return fmt.Errorf("%s %d is outside 0 … 4·10¹⁸ ns: refused (a rank summary from gputriage extract holds trace times)", what, v)
+			return fmt.Errorf("%s %d is outside 0 … 4.000000001·10¹⁸ ns: refused (a rank summary from gputriage extract holds trace times)", what, v)
 		}
 		return nil
 	}

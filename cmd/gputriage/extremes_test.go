@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gputriage/gputriage/analyzer"
+	"github.com/gputriage/gputriage/analyzer/collectives"
 )
 
 // Extreme values (issue 24, "one answer on every engine"): every float →
@@ -172,6 +174,43 @@ func TestBoundsStageFileShifts(t *testing.T) {
 			t.Errorf("%s: exit %d %s\n%s", eng, code, se.String(), firstLines(string(ov), 30))
 		}
 		outs[i] = string(ov) + string(md)
+	}
+	if outs[0] != outs[1] {
+		t.Error("engines differ")
+	}
+}
+
+// Two ranks whose arrival order swings by 4·10¹⁸ ns at every collective
+// (rank summaries in range): the stall threshold, ten robust sigmas of
+// that, is past int64; converted and summed saturating, both engines
+// write the same collectives.json (int64(5.9e19) differs between them).
+func TestBoundsUsualOffsets(t *testing.T) {
+	dir := t.TempDir()
+	for r := range 2 {
+		s := collectives.Summary{Version: collectives.SummaryVersion, File: fmt.Sprintf("rank%d.json", r), Rank: r, World: 2,
+			Steps: []collectives.Step{{Name: "ProfilerStep#0", Start: 0, End: 4e18 + 1e9}}}
+		for i := range 60 {
+			start := int64((i+r)%2)*4e18 + int64(i)*1000
+			s.Ops = append(s.Ops, collectives.Op{Kind: "allreduce", PG: "0", Seq: int64(i), Bytes: 1 << 20, Group: 2, Start: start, End: start + 100_000, Launch: -1})
+			s.KernelNS += 100_000
+			s.CommNS += 100_000
+		}
+		b, _ := json.Marshal(s)
+		d := filepath.Join(dir, "sums", fmt.Sprint(r))
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, "rank_summary.json"), b, 0o644)
+	}
+	var outs [2]string
+	for i, eng := range []string{"native", "wasm"} {
+		var so, se bytes.Buffer
+		out := filepath.Join(dir, "out_"+eng)
+		code := run([]string{"ranks", "--engine", eng, "-q", "-o", out, filepath.Join(dir, "sums")}, nil, &so, &se)
+		cj, _ := os.ReadFile(filepath.Join(out, "collectives.json"))
+		rj, _ := os.ReadFile(filepath.Join(out, "ranks.json"))
+		if code != 0 || len(cj) == 0 || strings.Contains(string(cj)+string(rj), "-92233720368547") {
+			t.Errorf("%s: exit %d %s", eng, code, se.String())
+		}
+		outs[i] = string(cj) + string(rj)
 	}
 	if outs[0] != outs[1] {
 		t.Error("engines differ")
