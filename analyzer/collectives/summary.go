@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
@@ -154,6 +155,7 @@ func Extract(st *trace.Store, fi int, rank, world int, joins *callsite.Joins) *S
 			byExt[sp.Ext] = c
 		}
 	}
+	pgs := pgConfig(st.Files[fi].Header["distributedInfo"])
 	var coll, compute []int32
 	isColl := map[uint32]bool{}
 	for i := range st.GPU {
@@ -214,6 +216,7 @@ func Extract(st *trace.Store, fi int, rank, world int, joins *callsite.Joins) *S
 				op.Kind = kd
 			}
 			op.PG, op.PGDesc, op.Dtype = st.Name(c.PG), st.Name(c.PGDesc), st.Name(c.Dtype)
+			op.PG, op.PGDesc = pgs.name(op.PG, op.PGDesc, st.Name(c.PGRanks))
 			if c.Seq != trace.None {
 				op.Seq = c.Seq
 			}
@@ -510,4 +513,67 @@ func (s *Summary) checkTimes() error {
 		}
 	}
 	return nil
+}
+
+// pgs is a trace's process groups from distributedInfo.pg_config
+// ({pg_name, pg_desc, ranks}, PyTorch ≥ 2.2).
+type pgs []struct {
+	Name  string `json:"pg_name"`
+	Desc  string `json:"pg_desc"`
+	Ranks []int  `json:"ranks"`
+}
+
+func pgConfig(info []byte) pgs {
+	var d struct {
+		PGs pgs `json:"pg_config"`
+	}
+	if json.Unmarshal(info, &d) != nil {
+		return nil
+	}
+	return d.PGs
+}
+
+// name is a collective's process group: its Process Group Name, else the
+// group pg_config lists with its Process Group Ranks, else those ranks
+// themselves ("ranks 0,2,4,6"): a mesh's groups stay apart when a trace
+// carries no names. The description comes from pg_config when missing.
+func (p pgs) name(name, desc, ranks string) (string, string) {
+	rk := canonRanks(ranks)
+	for _, g := range p {
+		if name != "" && g.Name == name || name == "" && rk != "" && intsText(g.Ranks) == rk {
+			if desc == "" {
+				desc = g.Desc
+			}
+			return g.Name, desc
+		}
+	}
+	if name == "" && rk != "" {
+		name = "ranks " + rk
+	}
+	return name, desc
+}
+
+// canonRanks is "[0, 1, 2]" (as PyTorch writes it, or an array) as "0,1,2".
+func canonRanks(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			b = append(b, c)
+		case c == ',':
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+func intsText(v []int) string {
+	var b []byte
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return string(b)
 }

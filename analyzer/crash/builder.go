@@ -26,42 +26,43 @@ type builder struct {
 // facts are session-wide observations that parsers record and the final
 // assembly (finalize.go) turns into findings or attaches to them.
 type facts struct {
-	asyncHint      *Evidence // "might be asynchronously reported"
-	asyncFrom      string    // C++ "Exception raised from X" of an async error
-	location       string    // last Python frame "file:line in fn"
-	locCode        string    // source text of that frame
-	locEv          *Evidence
-	aborts         []exitFact // SIGABRT-style ends (attached to the primary GPU finding)
-	exits          []exitFact
-	gpuArch        []string      // gfx names seen
-	override       string        // HSA_OVERRIDE_GFX_VERSION value
-	gfx            overrideFacts // override vs the device's arch (override.go)
-	vramText       string
-	kernelAPI      kernelAPIFact
-	disasm         []*disasmBlock // disassembly blocks not attached to waves
-	pyspyMiss      *Evidence
-	coreDumpNoise  int
-	lastException  string
-	lastExcEv      *Evidence
-	traceback      bool
-	gpuMarkers     int // lines that mention a GPU runtime at all
-	fp8            *Evidence
-	launchBlocking bool
-	kernelHints    []kernelHint
-	childFailure   *Evidence     // a supervisor saw a child die (exit.go): defeats a later bare "Killed"
-	vendorNV       bool          // NVIDIA-only evidence formats (session.go)
-	vendorAMD      bool          // ROCm-only evidence formats
-	runtimeNV      bool          // the framework's own text names CUDA (runtimeVendor, evidence.go)
-	runtimeAMD     bool          // … names HIP / ROCm
-	notes          []string      // session-level notes for the summary
-	inc            incidentFacts // hang / multi-rank evidence across files (incident.go)
-	container      containerFact // container.go
-	inHand         inHand        // evidence.go
-	regAddrs       regAddrs      // wave register values per kernel (regaddr.go)
-	ldsLog         int64         // LDS per workgroup the log states (launch.go)
-	xnackOn        *Evidence     // dmesg "XNACK is enabled, retry faults will be handled by SVM"
-	svmMiss        *Evidence     // dmesg "failed to find prange" / "not in any svm range"
-	mixed          mixedText     // interleaved wave-header text (interleave.go)
+	asyncHint        *Evidence // "might be asynchronously reported"
+	asyncFrom        string    // C++ "Exception raised from X" of an async error
+	location         string    // last Python frame "file:line in fn"
+	locCode          string    // source text of that frame
+	locEv            *Evidence
+	aborts           []exitFact // SIGABRT-style ends (attached to the primary GPU finding)
+	exits            []exitFact
+	gpuArch          []string      // gfx names seen
+	override         string        // HSA_OVERRIDE_GFX_VERSION value
+	gfx              overrideFacts // override vs the device's arch (override.go)
+	vramText         string
+	kernelAPI        kernelAPIFact
+	disasm           []*disasmBlock // disassembly blocks not attached to waves
+	pyspyMiss        *Evidence
+	coreDumpNoise    int
+	lastException    string
+	lastExcEv        *Evidence
+	traceback        bool
+	gpuMarkers       int // lines that mention a GPU runtime at all
+	fp8              *Evidence
+	launchBlocking   bool
+	kernelHints      []kernelHint
+	lastTritonLaunch string        // kernel of the last "k[grid](" traceback line (triton.go)
+	childFailure     *Evidence     // a supervisor saw a child die (exit.go): defeats a later bare "Killed"
+	vendorNV         bool          // NVIDIA-only evidence formats (session.go)
+	vendorAMD        bool          // ROCm-only evidence formats
+	runtimeNV        bool          // the framework's own text names CUDA (runtimeVendor, evidence.go)
+	runtimeAMD       bool          // … names HIP / ROCm
+	notes            []string      // session-level notes for the summary
+	inc              incidentFacts // hang / multi-rank evidence across files (incident.go)
+	container        containerFact // container.go
+	inHand           inHand        // evidence.go
+	regAddrs         regAddrs      // wave register values per kernel (regaddr.go)
+	ldsLog           int64         // LDS per workgroup the log states (launch.go)
+	xnackOn          *Evidence     // dmesg "XNACK is enabled, retry faults will be handled by SVM"
+	svmMiss          *Evidence     // dmesg "failed to find prange" / "not in any svm range"
+	mixed            mixedText     // interleaved wave-header text (interleave.go)
 }
 
 type exitFact struct {

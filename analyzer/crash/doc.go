@@ -5,7 +5,8 @@
 //
 // Input is pushed as bytes, file by file, in chunks of any size (see
 // Session). Every line is normalised (ANSI codes, carriage-return debris and
-// known line prefixes removed) and handed to one small parser per format;
+// known line prefixes removed — log stamps, launcher relays such as
+// accelerate's "stderr: " and Open MPI's "[1,3]<stderr>:") and handed to one small parser per format;
 // a one-pass keyword prefilter (prefilter.go) hands each line only to the
 // parsers that can use it, so lines that match nothing cost one scan and no
 // allocation.
@@ -25,7 +26,9 @@
 //   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels)
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
-//     killer, resets and the timed-out job's process, KFD, RAS, SVM/XNACK);
+//     killer, resets and the timed-out job's process, KFD, RAS, SVM/XNACK,
+//     NVRM "fallen off the bus" without an Xid, BDF from its first line);
+//   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
 //   - nvidia.go: extractSanitizerLine + the sanitizer rule;
@@ -38,19 +41,29 @@
 //     (info queues; write ahead of read = packets never consumed);
 //   - gdbdump.go: extractGdbAttach (the attached pid), extractLaneRow
 //     (info lanes: wave, work-group, threadIdx.x, frame);
-//   - launch.go: extractThreadLimits, extractWGMax, extractLDSLimit (device
-//     limits; a zero maxThreadsDim is the driver bug, decided by the rule);
+//   - launch_extract.go: extractThreadLimits, extractWGMax, extractLDSLimit
+//     (device limits; a zero maxThreadsDim is the driver bug, decided by
+//     applyThreadLimits), extractLaunchFailure (launch failed / launch log
+//     geometry, LDS over limit, grid check, load / sync / async errors,
+//     resource errors), extractModulePath → launch.go's launchFailure rule
+//     (classes by HIP error; geometry against the limits in checkLaunch);
 //   - cudagdb.go: extractCudaKernelRow, extractCudaThreadRow (info cuda
 //     kernels / threads of an attach) → cudaHang;
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
 //     minority rank in another collective at the same opCount / SeqNum),
-//     extractElasticRow (ChildFailedError rows);
+//     extractElasticRow (ChildFailedError rows), extractWatchdogHang (the
+//     heartbeat monitor: "watchdog got stuck for N seconds");
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
-//     extractSlurmTask (srun's task death: host, tasks, signal / exit code),
+//     extractSlurmTask (srun's task death: host, tasks, signal / exit code,
+//     "Out Of Memory"; one task names its rank), extractSlurmOOM
+//     (slurmstepd's "Detected N oom-kill event(s)" → host_oom_kill),
 //     extractShellDeath (a shell's "<pid> Killed", "Aborted (core dumped)"),
 //     extractGoSignal ("signal: aborted") → deathSignal / exitCode;
+//     appFailure (culprit.go): a worker a launcher reports exited with a
+//     plain code (no signal) → not_gpu with that worker as culprit when
+//     nothing else failed;
 //   - flightrecorder.go: extractFRGroups (every process group of a dump) →
 //     frGroupCulprit (the rank behind inside any group of a TP×DP mesh);
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
@@ -61,7 +74,8 @@
 //     "Search for" name, error name, runtime phrase) → the error rule;
 //   - triton.go: extractTritonPass (failed MLIR pass, kernel on the same
 //     line), extractTritonAtName (the wrapped "@kernel]"), extractTritonError
-//     (Triton Error [HIP|CUDA] code), extractTritonLaunch ("k[grid](");
+//     (Triton Error [HIP|CUDA] code), extractTritonLaunch ("k[grid]("),
+//     extractTritonOutOfResources (per-block shared memory over the limit);
 //   - container.go: extractContainerLine (docker inspect JSON fields and
 //     --format answer, Kubernetes OOMKilled, "signal N" as 128+N, the
 //     container's name) → containerState / the exit-code rule;
@@ -78,7 +92,7 @@
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.
-// Older parsers (the rest of gdbdump and launch, gdbhang, the cuda-gdb
+// Older parsers (the rest of gdbdump, gdbhang, the cuda-gdb
 // stop parts of nvidia.go, the CLR status/trace paths and the host formats not listed
 // here) still match and write into the builder in one step.
 //

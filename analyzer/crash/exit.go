@@ -18,7 +18,8 @@ var (
 	reExitcodeEq = lazyre.New(`\(exitcode=(-?\d+)\)`)
 	reNonZero    = lazyre.New(`returned non-zero exit status (-?\d+)`)
 	reShellDeath = lazyre.New(`^(?:\S+: )?(?:line \d+: )?\s*(\d+)?\s*(Killed|Aborted|Segmentation fault|Bus error|Illegal instruction|Floating point exception)(?: \(core dumped\))?(?:\s|$)`)
-	reSlurm      = lazyre.New(`srun: error: (\S+): tasks? ([\d,\-]+): (Killed|Aborted|Segmentation fault|Bus error|Exited with exit code (\d+))`)
+	reSlurm      = lazyre.New(`srun: error: (\S+): tasks? ([\d,\-]+): (Killed|Aborted|Segmentation fault|Bus error|Out Of Memory|Exited with exit code (\d+))`)
+	reSlurmOOM   = lazyre.New(`Detected (\d+) oom[-_]kill events?(?:\(s\))? in (?:StepId=|step )(\S+?)\.?(?:\s|$)`)
 	reGoSignal   = lazyre.New(`signal: (aborted|killed|segmentation fault)`)
 	// a supervisor reporting a dead child with its pid, in the wordings of
 	// SGLang ("Child process unexpectedly failed with exitcode=134. pid=71533"),
@@ -37,6 +38,7 @@ var deathSignal = map[string]string{
 	"Killed": "SIGKILL", "Aborted": "SIGABRT", "Segmentation fault": "SIGSEGV", "Bus error": "SIGBUS",
 	"Illegal instruction": "SIGILL", "Floating point exception": "SIGFPE",
 	"aborted": "SIGABRT", "killed": "SIGKILL", "segmentation fault": "SIGSEGV",
+	"Out Of Memory": "SIGKILL", // srun: the step's memory cgroup killed the task
 }
 
 var signalCode = map[string]int{"SIGKILL": 9, "SIGABRT": 6, "SIGSEGV": 11, "SIGBUS": 7, "SIGILL": 4, "SIGFPE": 8}
@@ -48,7 +50,7 @@ func (p *exitParser) line(l *line) {
 	t := l.text
 	s := p.s
 	low := t
-	if !containsAny(low, "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process") {
+	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process") {
 		return
 	}
 	if commandLike(t) {
@@ -57,6 +59,27 @@ func (p *exitParser) line(l *line) {
 	if x, ok := extractSlurmTask(t); ok {
 		s.format("slurm")
 		s.deathSignal(l, x.sig, x.code, x.hasCode, x.host, "Slurm task "+x.tasks)
+		r := singleTask(x.tasks) // a task id is the job's global rank (SLURM_PROCID)
+		if a := s.b.get(ClassHostOOMKill); a != nil && x.sig == "SIGKILL" {
+			a.rank(r)
+			if x.oom {
+				a.detail("constraint", "Slurm step memory cgroup limit")
+			}
+		}
+		if f := &s.b.facts; r >= 0 && x.sig != "" && len(f.exits) < 32 {
+			f.exits = append(f.exits, exitFact{code: x.code, hasCode: x.hasCode, signal: x.sig, rank: r, host: x.host, task: "Slurm task " + x.tasks, ev: l.ev(s)})
+		}
+		return
+	}
+	if x, ok := extractSlurmOOM(t); ok {
+		s.format("slurm")
+		// slurmstepd read the step cgroup's memory.events: the kernel's
+		// OOM killer did kill a task, whichever later line names it
+		a := s.b.add(s, ClassHostOOMKill, l, 0.9)
+		a.setStr(&a.f.Signal, "SIGKILL")
+		a.detail("constraint", "Slurm step memory cgroup limit")
+		a.detail("oom_kill_events", itoa(x.events))
+		a.detail("slurm_step", x.step)
 		return
 	}
 	if containsAny(t, childFailureWords...) && s.b.facts.childFailure == nil {
@@ -123,6 +146,7 @@ type slurmTask struct {
 	host, tasks, sig string
 	code             int // the exit status; 128+signal for a signal wording
 	hasCode          bool
+	oom              bool // "Out Of Memory": the step cgroup's OOM kill
 }
 
 func extractSlurmTask(t string) (slurmTask, bool) {
@@ -130,7 +154,7 @@ func extractSlurmTask(t string) (slurmTask, bool) {
 	if m == nil {
 		return slurmTask{}, false
 	}
-	x := slurmTask{host: m[1], tasks: m[2], sig: deathSignal[m[3]]}
+	x := slurmTask{host: m[1], tasks: m[2], sig: deathSignal[m[3]], oom: m[3] == "Out Of Memory"}
 	if m[4] != "" {
 		x.code, x.hasCode = atoiDef(m[4], 0), true
 		x.sig = exitSignal(x.code)
@@ -138,6 +162,36 @@ func extractSlurmTask(t string) (slurmTask, bool) {
 		x.code = 128 + c
 	}
 	return x, true
+}
+
+// singleTask is the task id of a one-task list ("3"), -1 for "0-7" or "1,4".
+func singleTask(tasks string) int {
+	for _, c := range tasks {
+		if c < '0' || c > '9' {
+			return -1
+		}
+	}
+	return atoiDef(tasks, -1)
+}
+
+// slurmOOM is slurmstepd's report that the step's memory cgroup recorded
+// OOM kills: "Detected N oom-kill event(s) in step J.S cgroup" (before
+// Slurm 21.08), "… in StepId=J.S cgroup", "Detected N oom_kill event(s) in
+// StepId=J.S. Some of the step tasks have been OOM Killed." (23.x).
+type slurmOOM struct {
+	events int
+	step   string
+}
+
+func extractSlurmOOM(t string) (slurmOOM, bool) {
+	if !containsAny(t, "oom-kill", "oom_kill") {
+		return slurmOOM{}, false
+	}
+	m := reSlurmOOM.FindStringSubmatch(t)
+	if m == nil {
+		return slurmOOM{}, false
+	}
+	return slurmOOM{events: atoiDef(m[1], 0), step: m[2]}, true
 }
 
 // shellDeath is a shell's report of a child killed by a signal: "Killed",
@@ -234,4 +288,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // exitKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = []string{"xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode"}
+var exitKeywords = []string{"oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode"}

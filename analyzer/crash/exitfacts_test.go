@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Real wordings of Slurm and shell death lines (URLs per row) and what the
 // exit extractors read from them.
@@ -19,6 +22,15 @@ func TestExtractSlurmTask(t *testing.T) {
 			slurmTask{host: "taurusi2031", tasks: "10-11", code: 1, hasCode: true}, true},
 		{"exit code of a signal", "srun: error: gpu-node-3: tasks 0-7: Exited with exit code 139",
 			slurmTask{host: "gpu-node-3", tasks: "0-7", sig: "SIGSEGV", code: 139, hasCode: true}, true},
+		// Slurm's cgroup OOM verdict per task (the step's memory limit)
+		{"https://github.com/hafs-community/HAFS/issues/101", "srun: error: Orion-01-01: task 4: Out Of Memory",
+			slurmTask{host: "Orion-01-01", tasks: "4", sig: "SIGKILL", code: 137, oom: true}, true},
+		{"https://github.com/nextflow-io/nextflow/issues/5932", "srun: error: sdumont6156: task 0: Out Of Memory",
+			slurmTask{host: "sdumont6156", tasks: "0", sig: "SIGKILL", code: 137, oom: true}, true},
+		{"https://github.com/snakemake/snakemake-executor-plugin-slurm/pull/371", "srun: error: NODE: task 0: Out Of Memory",
+			slurmTask{host: "NODE", tasks: "0", sig: "SIGKILL", code: 137, oom: true}, true},
+		{"https://github.com/hafs-community/HAFS/issues/101", "srun: error: Orion-18-69: task 289: Bus error",
+			slurmTask{host: "Orion-18-69", tasks: "289", sig: "SIGBUS", code: 135}, true},
 		{"https://github.com/ai4d-iasc/trixie/issues/58 (a launch failure, not a task death)",
 			"srun: error: Task launch for 36.0 failed on node cn131: Job credential expired", slurmTask{}, false},
 	}
@@ -26,6 +38,43 @@ func TestExtractSlurmTask(t *testing.T) {
 		got, ok := extractSlurmTask(c.text)
 		if ok != c.ok || got != c.want {
 			t.Errorf("%s: extractSlurmTask(%q) = %+v, %v; want %+v, %v", c.src, c.text, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// slurmstepd's cgroup OOM report in the wordings of Slurm 19–24 (the
+// "oom-kill event(s) in step N cgroup" form before 21.08, "StepId=" after,
+// "oom_kill event(s)" + "step tasks have been OOM Killed" since 23.x).
+func TestExtractSlurmOOM(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      slurmOOM
+		ok        bool
+	}{
+		{"https://github.com/nextflow-io/nextflow/issues/5932",
+			"slurmstepd: error: Detected 1 oom_kill event in StepId=11300781.0. Some of the step tasks have been OOM Killed.",
+			slurmOOM{events: 1, step: "11300781.0"}, true},
+		{"https://github.com/snakemake/snakemake-executor-plugin-slurm/pull/371",
+			"slurmstepd: error: Detected 2 oom_kill events in StepId=JOBID.13. Some of the step tasks have been OOM Killed.",
+			slurmOOM{events: 2, step: "JOBID.13"}, true},
+		{"https://github.com/ArjunaCluster/ArjunaUsers/issues/52",
+			"slurmstepd: error: Detected 1 oom-kill event(s) in StepId=191.batch cgroup. Some of your processes may have been killed by the cgroup out-of-memory handler.",
+			slurmOOM{events: 1, step: "191.batch"}, true},
+		{"https://github.com/hafs-community/HAFS/issues/101",
+			"slurmstepd: error: Detected 1 oom-kill event(s) in step 3495064.0 cgroup. Some of your processes may have been killed by the cgroup out-of-memory handler.",
+			slurmOOM{events: 1, step: "3495064.0"}, true},
+		{"https://github.com/lanl/PyBNF/issues/118",
+			"slurmstepd: error: Detected 2 oom-kill event(s) in step 3756240.batch cgroup.",
+			slurmOOM{events: 2, step: "3756240.batch"}, true},
+		{"https://github.com/nathanweeks/exonerate/issues/31 (quoted inside a sentence)",
+			"I've encountered a error while running the exonerate on HPC: _slurmstepd: error: Detected 12 oom-kill event(s) in StepId=16198179.batch. Some of your processes may have been killed",
+			slurmOOM{events: 12, step: "16198179.batch"}, true},
+		{"the step was cancelled, no OOM", "slurmstepd: error: *** STEP 881204.0 ON gpu-r3n07 CANCELLED AT 2026-06-23T04:11:52 ***", slurmOOM{}, false},
+	}
+	for _, c := range cases {
+		got, ok := extractSlurmOOM(c.text)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s: extractSlurmOOM(%q) = %+v, %v; want %+v, %v", c.src, c.text, got, ok, c.want, c.ok)
 		}
 	}
 }
@@ -70,5 +119,90 @@ func TestExtractGoSignal(t *testing.T) {
 		if got := extractGoSignal(c.text); got != c.want {
 			t.Errorf("extractGoSignal(%q) = %q, want %q", c.text, got, c.want)
 		}
+	}
+}
+
+// The Slurm OOM rule on a real step (https://github.com/hafs-community/HAFS/issues/101):
+// slurmstepd's cgroup report is a host OOM kill, srun's task line names the
+// rank, the advice asks sacct about the step.
+func TestSlurmOOMRule(t *testing.T) {
+	log := `slurmstepd: error: Detected 1 oom-kill event(s) in step 3495064.0 cgroup. Some of your processes may have been killed by the cgroup out-of-memory handler.
+srun: error: Orion-01-01: task 4: Out Of Memory
+srun: Terminating job step 3495064.0
+slurmstepd: error: *** STEP 3495064.0 ON orion-01-01 CANCELLED AT 2021-10-27T19:35:36 ***
+`
+	d := diagnoseWhole("slurm.log", []byte(log))
+	f := hasClass(d, ClassHostOOMKill)
+	if f == nil || len(d.Findings) != 1 {
+		t.Fatalf("want one host_oom_kill: %s", d.JSON())
+	}
+	if f.Culprit == nil || f.Culprit.Rank == nil || *f.Culprit.Rank != 4 {
+		t.Errorf("culprit: want rank 4 (task 4): %s", d.JSON())
+	}
+	if f.Confidence < 0.85 || f.Details["slurm_step"] != "3495064.0" {
+		t.Errorf("want a high-confidence finding with the step: %s", d.JSON())
+	}
+	if len(f.NextSteps) == 0 || !strings.Contains(f.NextSteps[0], "sacct -j 3495064.0 --format=JobID,ReqMem,MaxRSS,State") {
+		t.Errorf("next steps do not ask sacct about the step: %v", f.NextSteps)
+	}
+}
+
+// A launcher reports a worker that exited with a plain non-zero code (no
+// signal) and nothing else failed: the worker's own error (not_gpu), with
+// the worker as culprit. Real wordings: accelerate's "stderr: " relay of
+// torchrun (hiyouga/LlamaFactory#163), torch ≥ 2.2's bracketed level
+// (xiuqhou/Salience-DETR#4), the failure table's root cause
+// (pytorch/pytorch#121209).
+func TestAppExitRule(t *testing.T) {
+	cases := []struct {
+		src, log  string
+		rank, pid int
+	}{
+		{"https://github.com/hiyouga/LlamaFactory/issues/163", `stderr: WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 153929 closing signal SIGTERM
+stderr: WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 153930 closing signal SIGTERM
+stderr: ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 7 (pid: 153932) of binary: /home/panww/miniconda3/tools/bin/python
+stderr: Traceback (most recent call last):
+`, 7, 153932},
+		{"https://github.com/xiuqhou/Salience-DETR/issues/4", `[2024-05-08 08:47:31,261] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 5938 closing signal SIGTERM
+[2024-05-08 08:47:31,877] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 2 (pid: 5939) of binary: /home/ubuntu/anaconda3/envs/salience_detr/bin/python
+`, 2, 5939},
+		{"https://github.com/pytorch/pytorch/issues/121209", `torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+------------------------------------------------------------
+Failures:
+[1]:
+  time      : 2024-03-05_07:01:51
+  host      : node1
+  rank      : 1 (local_rank: 1)
+  exitcode  : 1 (pid: 69812)
+  error_file: <N/A>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2024-03-05_07:01:51
+  host      : node1
+  rank      : 0 (local_rank: 0)
+  exitcode  : 1 (pid: 69811)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+`, 0, 69811},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("run.log", []byte(c.log))
+		f := hasClass(d, ClassNotGPU)
+		if f == nil || len(d.Findings) != 1 {
+			t.Errorf("%s: want one not_gpu finding: %s", c.src, d.JSON())
+			continue
+		}
+		if cp := f.Culprit; cp == nil || cp.PID == nil || *cp.PID != c.pid || cp.Rank == nil || *cp.Rank != c.rank {
+			t.Errorf("%s: culprit: want rank %d pid %d: %s", c.src, c.rank, c.pid, d.JSON())
+		}
+	}
+	// a signal death is not an application exit
+	d := diagnoseWhole("run.log", []byte("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 3 (pid: 407727) of binary: /fs/bin/python\n"))
+	if hasClass(d, ClassNotGPU) != nil || hasClass(d, ClassHostOOMKill) == nil {
+		t.Errorf("exitcode -9 (showlab/EgoVLP#21): want host_oom_kill only: %s", d.JSON())
 	}
 }

@@ -3,24 +3,12 @@ package crash
 import (
 	"strconv"
 	"strings"
-
-	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // launchParser reads application launch-failure messages and device limits
 // (seed 002 / fx08 wording, MIOpen) and checks launch configurations against
 // the device limits (docs section 6).
 type launchParser struct{ s *Session }
-
-type launchConfig struct {
-	fn     string
-	kernel string
-	grid   [3]int64
-	block  [3]int64
-	shared int64
-	set    bool
-	ev     Evidence
-}
 
 // deviceLimits defaults: AMD CDNA/RDNA (rocminfo) — 1024 threads per
 // workgroup, 1024 per dimension, 2^32-1 work-items per grid dimension,
@@ -38,22 +26,6 @@ func defaultLimits() deviceLimits {
 	return deviceLimits{maxThreads: 1024, maxDim: [3]int64{1024, 1024, 1024}, maxGrid: 4294967295, lds: 65536}
 }
 
-var (
-	reAppLaunchFail = lazyre.New(`Kernel '([^']+)' launch failed: (\w+)(?: \(grid=\((\d+), ?(\d+), ?(\d+)\), block=\((\d+), ?(\d+), ?(\d+)\)\))?`)
-	reAppLaunch     = lazyre.New(`kernel=([\w.:<>]+), grid=\((\d+), ?(\d+), ?(\d+)\), block=\((\d+), ?(\d+), ?(\d+)\)(?:, shared=(\d+))?`)
-	reSharedExceed  = lazyre.New(`(?i)shared memory (\d+) bytes exceeds limit (\d+)`)
-	reGridInvalid   = lazyre.New(`grid\.([xyz]) (\d+) invalid \(limit: (\d+)\.\.(\d+)\)`)
-	reMaxThreads    = lazyre.New(`maxThreadsPerBlock[=:]\s*(\d+)`)
-	reMaxDim        = lazyre.New(`maxThreadsDim[=:]\s*[\[(]\s*(\d+),\s*(\d+),\s*(\d+)\s*[\])]`)
-	reWGMax         = lazyre.New(`Workgroup Max Size:\s*(\d+)`)
-	reLDSLimit      = lazyre.New(`(?:sharedMemPerBlock|maxSharedMemoryPerBlock)[=:]\s*(\d+)`)
-	reKernelLoad    = lazyre.New(`Kernel loading failed: (hip\w+)`)
-	reModulePath    = lazyre.New(`(?i)load\w*\b.*?((?:/|\./)?[\w./+-]*?([\w+-]+)\.(?:hsaco|co))\b`)
-	reSyncFailed    = lazyre.New(`Device synchronization failed after kernel '([^']+)': (.*)`)
-	reAsyncHIP      = lazyre.New(`Async HIP error detected after kernel launch: code=(\d+), msg=(.*)`)
-	reInvalidCfg    = lazyre.New(`(?i)invalid configuration argument|too many resources requested for launch|scratch_size overflow|HSA_STATUS_ERROR_OUT_OF_REGISTERS`)
-)
-
 func (p *launchParser) beginFile(*Session) {}
 func (p *launchParser) endFile()           {}
 
@@ -65,73 +37,18 @@ func atoi64(s string) int64 {
 	return n
 }
 
-// threadLimits: a device-properties line's maxThreadsPerBlock and
-// maxThreadsDim ("maxThreadsDim=[1024, 0, 0]" as a HIP driver printed it,
-// seed 002). The rule, not the extractor, calls a zero dimension a bug.
-type threadLimits struct {
-	maxThreads int64 // 0 when absent
-	hasDim     bool
-	dim        [3]int64
-	dimText    [3]string // as printed
-}
-
-func extractThreadLimits(t string) threadLimits {
-	var tl threadLimits
-	tl.maxThreads = atoi64(submatch(reMaxThreads, t))
-	if m := findIf(t, "maxThreadsDim", reMaxDim); m != nil {
-		tl.hasDim = true
-		tl.dim = [3]int64{atoi64(m[1]), atoi64(m[2]), atoi64(m[3])}
-		tl.dimText = [3]string{m[1], m[2], m[3]}
-	}
-	return tl
-}
-
-// extractWGMax: rocminfo's "Workgroup Max Size: N" (0 when absent).
-func extractWGMax(t string) int64 { return atoi64(submatch(reWGMax, t)) }
-
-// extractLDSLimit: "sharedMemPerBlock=N" / "maxSharedMemoryPerBlock: N"
-// (0 when absent).
-func extractLDSLimit(t string) int64 {
-	if !strings.Contains(t, "SharedMem") {
-		return 0
-	}
-	return atoi64(submatch(reLDSLimit, t))
-}
-
 func (p *launchParser) line(l *line) {
 	t := l.text
-	if strings.Contains(t, ".hsaco") || strings.Contains(t, ".co ") || strings.HasSuffix(t, ".co") {
-		// "Loading HSACO /path/k.hsaco": the module a later load error is about
-		if m := reModulePath.FindStringSubmatch(t); m != nil {
-			p.s.lastModule, p.s.lastModuleEv = m[1], l.ev(p.s)
-		}
+	if m := extractModulePath(t); m != "" {
+		p.s.lastModule, p.s.lastModuleEv = m, l.ev(p.s)
 	}
-	if !containsAny(t, "aunch", "grid", "hared memory", "maxThreads", "Workgroup Max", "SharedMem", "Kernel loading", "nvalid configuration", "too many resources", "scratch_size", "synchronization failed", "Async HIP") {
+	if !containsAny(t, launchGate...) {
 		return
 	}
 	s := p.s
 	switch {
 	case strings.Contains(t, "maxThreadsPerBlock") || strings.Contains(t, "maxThreadsDim"):
-		tl := extractThreadLimits(t)
-		if tl.maxThreads > 0 {
-			s.limits.maxThreads, s.limits.fromLog = tl.maxThreads, true
-		}
-		if tl.hasDim {
-			d := tl.dim
-			s.limits.maxDim = d
-			if d[0] == 0 || d[1] == 0 || d[2] == 0 {
-				// seed 002: the HIP driver reports maxThreadsDim[1..2] as 0;
-				// no launch is "within limits" against such numbers
-				s.limits.dimBug = "maxThreadsDim=[" + tl.dimText[0] + ", " + tl.dimText[1] + ", " + tl.dimText[2] + "]"
-				a := s.b.add(s, ClassInvalidLaunch, l, 0.6)
-				bug := "the driver reports " + s.limits.dimBug + ": a HIP driver bug (zero-sized thread dimensions), not a real limit"
-				a.detail("driver_limits_bug", bug)
-				if a.f.Count == 1 {
-					a.addReason(bug)
-				}
-				a.note("launch-limit checks against these device limits are meaningless: every block with y or z > 1 would fail them; query hipDeviceProp_t again or rely on maxThreadsPerBlock and the documented 1024 per dimension")
-			}
-		}
+		s.applyThreadLimits(l, extractThreadLimits(t))
 		return
 	case strings.Contains(t, "Workgroup Max Size"):
 		if v := extractWGMax(t); v > 0 {
@@ -142,99 +59,90 @@ func (p *launchParser) line(l *line) {
 	if v := extractLDSLimit(t); v > 0 {
 		s.limits.lds, s.b.facts.ldsLog = v, v
 	}
-	if !strings.Contains(t, "launch failed:") {
-	} else if m := reAppLaunchFail.FindStringSubmatch(t); m != nil {
+	if f := extractLaunchFailure(t); f.kind != lfNone {
+		f.cfg.ev = l.ev(s)
+		s.launchFailure(l, f)
+	}
+}
+
+// applyThreadLimits takes the device's thread limits; a zero maxThreadsDim
+// entry is seed 002's driver bug, a finding of its own.
+func (s *Session) applyThreadLimits(l *line, tl threadLimits) {
+	if tl.maxThreads > 0 {
+		s.limits.maxThreads, s.limits.fromLog = tl.maxThreads, true
+	}
+	if !tl.hasDim {
+		return
+	}
+	d := tl.dim
+	s.limits.maxDim = d
+	if d[0] == 0 || d[1] == 0 || d[2] == 0 {
+		// seed 002: the HIP driver reports maxThreadsDim[1..2] as 0;
+		// no launch is "within limits" against such numbers
+		s.limits.dimBug = "maxThreadsDim=[" + tl.dimText[0] + ", " + tl.dimText[1] + ", " + tl.dimText[2] + "]"
+		a := s.b.add(s, ClassInvalidLaunch, l, 0.6)
+		bug := "the driver reports " + s.limits.dimBug + ": a HIP driver bug (zero-sized thread dimensions), not a real limit"
+		a.detail("driver_limits_bug", bug)
+		if a.f.Count == 1 {
+			a.addReason(bug)
+		}
+		a.note("launch-limit checks against these device limits are meaningless: every block with y or z > 1 would fail them; query hipDeviceProp_t again or rely on maxThreadsPerBlock and the documented 1024 per dimension")
+	}
+}
+
+// launchFailure rules on one launch-failure fact: the class its error
+// names, and its geometry against the device limits (checkLaunch).
+func (s *Session) launchFailure(l *line, f launchFact) {
+	switch f.kind {
+	case lfLaunchFailed:
 		s.format("app_launch_failure")
-		e := lookupHIPName(m[2])
+		e := lookupHIPName(f.err)
 		a := s.b.add(s, ClassInvalidLaunch, l, 0.8)
 		if e != nil {
 			if e.class != "" && e.class != ClassInvalidLaunch && e.name != "hipErrorInvalidValue" {
 				// the launch itself failed for another reason (e.g. no code object)
 				b := s.b.add(s, e.class, l, 0.8)
 				b.setHIP(e)
-				b.setKernel(m[1], "application launch-failure message", 80)
+				b.setKernel(f.kernel, "application launch-failure message", 80)
 			}
 			a.setHIP(e)
 		}
-		a.setKernel(m[1], "application launch-failure message", 80)
-		if m[3] != "" {
-			lc := launchConfig{kernel: m[1], grid: [3]int64{atoi64(m[3]), atoi64(m[4]), atoi64(m[5])}, block: [3]int64{atoi64(m[6]), atoi64(m[7]), atoi64(m[8])}, set: true, ev: l.ev(s)}
-			s.checkLaunch(a, lc)
+		a.setKernel(f.kernel, "application launch-failure message", 80)
+		if f.cfg.set {
+			s.checkLaunch(a, f.cfg)
 		}
-		return
-	}
-	if !strings.Contains(t, "kernel=") {
-	} else if m := reAppLaunch.FindStringSubmatch(t); m != nil {
+	case lfLaunchLog:
 		s.format("app_launch_log")
-		lc := launchConfig{kernel: m[1], grid: [3]int64{atoi64(m[2]), atoi64(m[3]), atoi64(m[4])}, block: [3]int64{atoi64(m[5]), atoi64(m[6]), atoi64(m[7])}, shared: atoi64(m[8]), set: true, ev: l.ev(s)}
+		lc := f.cfg
 		s.lastLaunch = lc
 		if v := s.launchViolations(lc); len(v) > 0 {
 			a := s.b.add(s, ClassInvalidLaunch, l, 0.6)
 			a.setKernel(lc.kernel, "launch log", 60)
 			s.checkLaunch(a, lc)
 		}
-		return
-	}
-	if !strings.Contains(t, "exceeds limit") {
-	} else if m := reSharedExceed.FindStringSubmatch(t); m != nil {
+	case lfSharedExceeds:
 		a := s.b.add(s, ClassInvalidLaunch, l, 0.75)
-		s.b.facts.ldsLog = atoi64(m[2])
-		a.note("dynamic shared memory (LDS) " + m[1] + " bytes exceeds the per-workgroup limit " + m[2])
-		return
-	}
-	if !strings.Contains(t, "invalid (limit") {
-	} else if m := reGridInvalid.FindStringSubmatch(t); m != nil {
+		s.b.facts.ldsLog = atoi64(f.sharedLimit)
+		a.note("dynamic shared memory (LDS) " + f.sharedBytes + " bytes exceeds the per-workgroup limit " + f.sharedLimit)
+	case lfGridInvalid:
 		a := s.b.add(s, ClassInvalidLaunch, l, 0.6)
-		a.note("grid." + m[1] + " = " + m[2] + " rejected by the application's check (limit " + m[3] + ".." + m[4] + ")")
-		return
-	}
-	if !strings.Contains(t, "Kernel loading failed") {
-	} else if m := reKernelLoad.FindStringSubmatch(t); m != nil {
-		if e := lookupHIPName(m[1]); e != nil && e.name == "hipErrorNotFound" {
-			// the kernel's code object or symbol is missing: the launch
-			// never ran (seed 002 "Kernel Not Found")
-			if a := s.b.get(ClassInvalidLaunch); a != nil && a.f.HIPError != "" {
-				// a launch failure is the primary evidence; the load error goes with it
-				a.evidence(l.ev(s))
-				a.note("also: kernel loading failed with hipErrorNotFound (named symbol not found: HSACO path or kernel name mismatch)")
-				return
-			}
-			a := s.b.add(s, ClassKernelNotFound, l, 0.8)
-			a.setHIP(e)
-			a.strong = true
-			a.addReason("kernel loading failed with hipErrorNotFound: the HSACO file was not found or has no symbol of that kernel name")
-			if s.lastModule != "" {
-				a.evidence(s.lastModuleEv)
-				a.detail("module", s.lastModule)
-				mod := s.lastModule[strings.LastIndexByte(s.lastModule, '/')+1:]
-				a.setKernel(strings.TrimSuffix(strings.TrimSuffix(mod, ".hsaco"), ".co"), "code object being loaded", 50)
-			}
-		} else if e != nil {
-			a := s.b.add(s, ClassArchMismatch, l, 0.5)
-			a.setHIP(e)
-			a.addReason("kernel loading failed with " + e.name)
-		}
-		return
-	}
-	if !strings.Contains(t, "synchronization failed") {
-	} else if m := reSyncFailed.FindStringSubmatch(t); m != nil {
-		s.kernelHint(m[1], "application sync-after-launch check", 75, l)
+		a.note("grid." + f.axis + " = " + f.value + " rejected by the application's check (limit " + f.lo + ".." + f.hi + ")")
+	case lfLoadFailed:
+		s.kernelLoadFailed(l, f)
+	case lfSyncFailed:
+		s.kernelHint(f.kernel, "application sync-after-launch check", 75, l)
 		// a device sync after every launch is what HIP_LAUNCH_BLOCKING=1 /
 		// AMD_SERIALIZE_KERNEL=3 would add: the launches are serialized already
 		s.b.facts.launchBlocking = true
 		// "failed after kernel 'X': hipErrorY" names X as the kernel that failed
-		name := strings.TrimRight(strings.Fields(m[2] + " ")[0], ":,.")
-		if e := lookupHIPName(name); e != nil && e.class != "" {
+		if e := lookupHIPName(f.err); e != nil && e.class != "" {
 			a := s.b.add(s, e.class, l, 0.75)
 			a.setHIP(e)
-			a.setKernel(m[1], "application: device synchronization failed after this kernel", 75)
+			a.setKernel(f.kernel, "application: device synchronization failed after this kernel", 75)
 			a.strong = true
 		}
-		return
-	}
-	if !strings.Contains(t, "Async HIP error") {
-	} else if m := reAsyncHIP.FindStringSubmatch(t); m != nil {
-		if e := lookupHIPCode(atoiDef(m[1], -1)); e != nil && e.class != "" {
+	case lfAsyncHIP:
+		if e := lookupHIPCode(f.code); e != nil && e.class != "" {
 			a := s.b.add(s, e.class, l, 0.6)
 			a.setHIP(e)
 			if k := s.lastLaunch.kernel; k != "" {
@@ -245,21 +153,48 @@ func (p *launchParser) line(l *line) {
 				a.note("the error was detected after the launch of " + shortKernel(k) + ": the suspect, but an asynchronous error may come from any earlier kernel")
 			}
 		}
-		return
-	}
-	if containsAny(t, "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS") {
+	case lfResources:
 		a := s.b.add(s, ClassInvalidLaunch, l, 0.75)
-		switch {
-		case strings.Contains(t, "invalid configuration argument"):
+		switch f.resource {
+		case "invalid configuration argument":
 			a.setHIP(lookupHIPName("hipErrorInvalidConfiguration"))
-		case strings.Contains(t, "too many resources requested"):
+		case "too many resources requested":
 			a.setHIP(lookupHIPName("hipErrorLaunchOutOfResources"))
-		case strings.Contains(t, "scratch_size overflow"):
+		case "scratch_size overflow":
 			a.note("scratch (private segment) size overflow: the kernel needs more scratch than the runtime can map")
 		}
-		if strings.Contains(t, "Failed to launch kernel") {
+		if f.miopen {
 			a.detail("source", "MIOpen")
 		}
+	}
+}
+
+// kernelLoadFailed: hipErrorNotFound while loading means the kernel's code
+// object or symbol is missing and the launch never ran (seed 002 "Kernel
+// Not Found"); other load errors are an architecture mismatch.
+func (s *Session) kernelLoadFailed(l *line, f launchFact) {
+	e := lookupHIPName(f.err)
+	if e != nil && e.name == "hipErrorNotFound" {
+		if a := s.b.get(ClassInvalidLaunch); a != nil && a.f.HIPError != "" {
+			// a launch failure is the primary evidence; the load error goes with it
+			a.evidence(l.ev(s))
+			a.note("also: kernel loading failed with hipErrorNotFound (named symbol not found: HSACO path or kernel name mismatch)")
+			return
+		}
+		a := s.b.add(s, ClassKernelNotFound, l, 0.8)
+		a.setHIP(e)
+		a.strong = true
+		a.addReason("kernel loading failed with hipErrorNotFound: the HSACO file was not found or has no symbol of that kernel name")
+		if s.lastModule != "" {
+			a.evidence(s.lastModuleEv)
+			a.detail("module", s.lastModule)
+			mod := s.lastModule[strings.LastIndexByte(s.lastModule, '/')+1:]
+			a.setKernel(strings.TrimSuffix(strings.TrimSuffix(mod, ".hsaco"), ".co"), "code object being loaded", 50)
+		}
+	} else if e != nil {
+		a := s.b.add(s, ClassArchMismatch, l, 0.5)
+		a.setHIP(e)
+		a.addReason("kernel loading failed with " + e.name)
 	}
 }
 
@@ -339,8 +274,3 @@ func ldsLimitText(f *facts) string {
 	}
 	return "64 KiB"
 }
-
-// launchKeywords feed the line prefilter (prefilter.go): a line reaches this
-// parser only when it holds one of them. A new wording whose line holds
-// none of them needs its keyword here.
-var launchKeywords = []string{"maxThreadsPerBlock", "Workgroup Max Size", "SharedMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", ".hsaco", ".co", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}

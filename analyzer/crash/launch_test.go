@@ -71,3 +71,49 @@ func TestExtractDeviceLimits(t *testing.T) {
 		}
 	}
 }
+
+// Launch-failure lines in real wordings; each row names its source.
+func TestExtractLaunchFailure(t *testing.T) {
+	g := func(x, y, z int64) [3]int64 { return [3]int64{x, y, z} }
+	for _, c := range []struct {
+		src, line string
+		want      launchFact
+	}{
+		// ROCmForge's HIP debugging guide (../shared/testdata/crash fx08, seed 002)
+		{"rocmforge launch failed", "Kernel 'transpose_kernel' launch failed: hipErrorInvalidValue (grid=(2800,1,1), block=(64,64,1))",
+			launchFact{kind: lfLaunchFailed, kernel: "transpose_kernel", err: "hipErrorInvalidValue", cfg: launchConfig{kernel: "transpose_kernel", grid: g(2800, 1, 1), block: g(64, 64, 1), set: true}}},
+		{"launch failed, no geometry", "Kernel 'rope_f32' launch failed: hipErrorNotFound",
+			launchFact{kind: lfLaunchFailed, kernel: "rope_f32", err: "hipErrorNotFound"}},
+		{"rocmforge launch log", "DEBUG Launch: kernel=dequantize_q4_0, grid=(140,1,1), block=(64,1,1), shared=0 bytes",
+			launchFact{kind: lfLaunchLog, kernel: "dequantize_q4_0", cfg: launchConfig{kernel: "dequantize_q4_0", grid: g(140, 1, 1), block: g(64, 1, 1), set: true}}},
+		{"rocmforge LDS", "Shared memory 70000 bytes exceeds limit 65536", launchFact{kind: lfSharedExceeds, sharedBytes: "70000", sharedLimit: "65536"}},
+		{"rocmforge grid check", "grid.x 100000 invalid (limit: 1..2147483647)", launchFact{kind: lfGridInvalid, axis: "x", value: "100000", lo: "1", hi: "2147483647"}},
+		{"rocmforge load", "Error: Kernel loading failed: hipErrorNotFound", launchFact{kind: lfLoadFailed, err: "hipErrorNotFound"}},
+		{"rocmforge sync after launch", "Error: Device synchronization failed after kernel 'rms_norm_f32': hipErrorIllegalAddress",
+			launchFact{kind: lfSyncFailed, kernel: "rms_norm_f32", err: "hipErrorIllegalAddress"}},
+		{"rocmforge async", "2026-05-12T14:41:11.311Z  WARN rocmforge::backend::hip_backend::backend: Async HIP error detected after kernel launch: code=700, msg=an illegal memory access was encountered",
+			launchFact{kind: lfAsyncHIP, code: 700}},
+		// https://github.com/ROCm/MIOpen/issues/3312 (MI300X, ROCm 6.1.2)
+		{"MIOpen invalid configuration", "MIOpen(HIP): Error [EvaluateInvokers] /long_pathname_so_that_rpms_can_package_the_debug_info/src/extlibs/MLOpen/src/hipoc/hipoc_kernel.cpp:104: Failed to launch kernel: invalid configuration argument",
+			launchFact{kind: lfResources, resource: "invalid configuration argument", miopen: true}},
+		// HIP AMD_LOG_LEVEL=3 (testdata/crash-corpus) and https://github.com/MariusVanDerWijden/gpusnarks/issues/8
+		{"hip trace out of resources", ":3:hip_module.cpp           :402 : 2214802541 us: [pid:77120 tid:0x7f4e3c9fe740] hipModuleLaunchKernel: Returned hipErrorLaunchOutOfResources : too many resources requested for launch",
+			launchFact{kind: lfResources, resource: "too many resources requested"}},
+		{"cuda too many resources", "CUDA error: too many resources requested for launch", launchFact{kind: lfResources, resource: "too many resources requested"}},
+		{"device limits are no failure", "Device limits: maxThreadsPerBlock=1024, maxThreadsDim=[1024, 0, 0]", launchFact{}},
+	} {
+		if got := extractLaunchFailure(c.line); got != c.want {
+			t.Errorf("%s: got %+v", c.src, got)
+		}
+	}
+	for _, c := range []struct{ line, want string }{
+		// crash-corpus kernel-not-found case (ROCmForge) and a HIP AMD_LOG_LEVEL=3 trace
+		{"2026-05-12T14:22:10.004Z  INFO rocmforge::backend::hip_backend::backend: Loading HSACO /opt/rocmforge/kernels/rope_f32.hsaco", "/opt/rocmforge/kernels/rope_f32.hsaco"},
+		{":3:hip_module.cpp           :82  : 2214798812 us: [pid:77120 tid:0x7f4e3c9fe740]  hipModuleLoad ( 0x7ffe8a1c3048, gemm_kernels.hsaco )", "gemm_kernels.hsaco"},
+		{"Kernel loading failed: hipErrorNotFound", ""},
+	} {
+		if got := extractModulePath(c.line); got != c.want {
+			t.Errorf("%q: module %q", c.line, got)
+		}
+	}
+}

@@ -29,6 +29,7 @@ var (
 	reTableExit    = lazyre.New(`^\s*exitcode\s*: (-?\d+)(?: \(pid: (\d+)\))?`)
 	reTableSignal  = lazyre.New(`Signal (\d+) \((SIG\w+)\) received by PID (\d+)`)
 	reTableHost    = lazyre.New(`^\s*host\s*: (\S+)`)
+	reWatchdogHang = lazyre.New(`watchdog got stuck for (\d+) seconds|Heartbeat monitor timed out|detected no heartbeat of its watchdog`)
 )
 
 var ncclTransportErrors = []string{"Got completion from peer", "Cuda failure", "hipIpcGetMemHandle failed", "ncclUnhandledCudaError", "invalid device ordinal", "Missing \"amd_iommu=on\"", "ncclSystemError", "ncclInternalError", "ncclRemoteError", "ncclInvalidUsage", "NCCL error", "Call to ibv_", "connect() failed", "Connection refused", "Connection reset by peer"}
@@ -39,6 +40,10 @@ func (p *ncclParser) endFile()           {}
 func (p *ncclParser) line(l *line) {
 	t := l.text
 	s := p.s
+	if h, ok := extractWatchdogHang(t); ok {
+		s.applyWatchdogHang(l, h)
+		return
+	}
 	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") {
 		if p.nccl(l) {
 			return
@@ -257,6 +262,51 @@ func (p *ncclParser) nccl(l *line) bool {
 	return true
 }
 
+// watchdogHang is ProcessGroupNCCL's heartbeat monitor firing: the
+// watchdog itself made no progress ("watchdog got stuck for 480 seconds",
+// "Heartbeat monitor timed out!"), i.e. a NCCL/CUDA call blocked it — a
+// hang in the collectives' path rather than one collective's timeout. The
+// message may be wrapped by the terminal, so the PG / rank tag is optional.
+type watchdogHang struct {
+	rank    int // -1 when the line has no [Rank N] tag
+	seconds int // 0 for the heartbeat wordings that give none
+}
+
+func extractWatchdogHang(t string) (watchdogHang, bool) {
+	m := findIf(t, "eartbeat", reWatchdogHang)
+	if m == nil {
+		m = findIf(t, "got stuck", reWatchdogHang)
+	}
+	if m == nil {
+		return watchdogHang{}, false
+	}
+	h := watchdogHang{rank: -1, seconds: atoiDef(m[1], 0)}
+	if r := submatchIf(t, "Rank ", reRankTag); r != "" {
+		h.rank = atoiDef(r, -1)
+	}
+	return h, true
+}
+
+// applyWatchdogHang: the heartbeat monitor's verdict is a collective hang
+// on that rank (collective_timeout), below a watchdog line's confidence: it
+// names no collective.
+func (s *Session) applyWatchdogHang(l *line, h watchdogHang) {
+	if commandLike(l.text) {
+		return
+	}
+	s.format("nccl_watchdog")
+	a := s.b.add(s, ClassCollectiveTimeout, l, 0.8)
+	if h.seconds > 0 {
+		a.addReason("ProcessGroupNCCL watchdog stuck for " + strconv.Itoa(h.seconds) + " s (heartbeat monitor): a NCCL/CUDA call blocked the collectives")
+		a.detail("watchdog_stuck_s", strconv.Itoa(h.seconds))
+	} else {
+		a.addReason("ProcessGroupNCCL heartbeat monitor timed out: a NCCL/CUDA call blocked the collectives")
+	}
+	if h.rank >= 0 {
+		a.rank(h.rank)
+	}
+}
+
 // applyWatchdog: a watchdog timeout is a collective_timeout on its rank;
 // whether it is the cause or a consequence (a peer's fault, a rank that
 // never called the collective) is decided over all facts (culprit.go,
@@ -318,4 +368,4 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "rank", "exitcode", "Signal ", "host"}
+var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "rank", "exitcode", "Signal ", "host", "watchdog got stuck", "eartbeat"}

@@ -57,3 +57,43 @@ func TestExtractElasticRow(t *testing.T) {
 		t.Error("error_file gave a row")
 	}
 }
+
+// ProcessGroupNCCL's heartbeat monitor (real wordings, URL per row): the
+// watchdog itself stopped making progress. Wrapped pastes keep the phrase.
+func TestExtractWatchdogHang(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      watchdogHang
+		ok        bool
+	}{
+		{"https://github.com/sgl-project/sglang/issues/1691",
+			"[rank2]:[F1019 01:14:03.356851194 ProcessGroupNCCL.cpp:1224] [PG 3 Rank 2] [PG 3 Rank 2] ProcessGroupNCCL's watchdog got stuck for 600 seconds without making progress in monitoring enqueued collectives.",
+			watchdogHang{rank: 2, seconds: 600}, true},
+		{"https://github.com/sgl-project/sglang/issues/1691",
+			"[rank0]:[E1019 01:04:03.356947152 ProcessGroupNCCL.cpp:1413] [PG 3 Rank 0] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=121",
+			watchdogHang{rank: 0}, true},
+		{"https://github.com/sgl-project/sglang/issues/1691",
+			"[rank7]:[E1019 01:04:03.357615073 ProcessGroupNCCL.cpp:1375] [PG 3 Rank 7] First PG on this rank that detected no heartbeat of its watchdog.",
+			watchdogHang{rank: 7}, true},
+		{"https://github.com/verl-project/verl/issues/1158",
+			"[rank2]:[E419 10:53:25.421620797 ProcessGroupNCCL.cpp:1484] [PG ID 2 PG GUID 9 Rank 2] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.",
+			watchdogHang{rank: 2, seconds: 480}, true},
+		{"https://github.com/modelscope/ms-swift/issues/7992",
+			"18:11:06.680 [rank4]:[E205 18:11:06.375750231 ProcessGroupNCCL.cpp:1870] [PG ID 12 PG GUID 99(EXPERT_MODEL_PARALLEL_GROUP) Rank 4] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.",
+			watchdogHang{rank: 4, seconds: 480}, true},
+		// terminal-wrapped: the rank tag stayed on the previous line
+		{"https://github.com/om-ai-lab/VLM-R1/issues/257",
+			"s watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives. This typically indi",
+			watchdogHang{rank: -1, seconds: 480}, true},
+		// the remedy text names the heartbeat env var: not the fact
+		{"https://github.com/hiyouga/LlamaFactory/issues/8549",
+			"HEARTBEAT_TIMEOUT_SEC) to a larger value or disable the heartbeat monitor (TORCH_NCCL_ENABLE_MONITORING=0).",
+			watchdogHang{}, false},
+	}
+	for _, c := range cases {
+		got, ok := extractWatchdogHang(c.text)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s: extractWatchdogHang(%q) = %+v, %v; want %+v, %v", c.src, c.text, got, ok, c.want, c.ok)
+		}
+	}
+}

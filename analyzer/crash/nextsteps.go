@@ -117,6 +117,10 @@ func nextSteps(f *Finding, facts *facts) []string {
 		}
 		add("Watch memory while reproducing: rocm-smi --showmeminfo vram (nvidia-smi)")
 	case ClassHostOOMKill:
+		if step := f.Details["slurm_step"]; step != "" || strings.HasPrefix(f.Details["constraint"], "Slurm") {
+			// the step's memory cgroup, not the node's RAM: the job asked for too little
+			add("Slurm's step memory limit killed the task: sacct -j " + shellOr(step, "<jobid>") + " --format=JobID,ReqMem,MaxRSS,State shows the peak against the request; raise --mem / --mem-per-cpu (or --mem-per-gpu) or lower host RAM per task")
+		}
 		if c := facts.container.name; c != "" {
 			add("Confirm the OOM killer: docker inspect --format '{{.State.OOMKilled}} {{.HostConfig.Memory}}' " + shellOr(c, "<container>") + " (true = the container's memory limit); on the host: sudo dmesg -T | grep -i 'killed process'")
 		} else {
@@ -182,6 +186,16 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add("Take two dumps a few seconds apart: dispatches listed in both are the stuck kernels; Write > Read in info queues = pending packets")
 		add("If HIP_LAUNCH_BLOCKING=1 / AMD_SERIALIZE_KERNEL=3 makes the hang vanish, it is an async race between streams: bisect the racing calls (split-K workspaces, shared buffers)")
 	case ClassTritonCompile:
+		if res := f.Details["out_of_resource"]; res != "" {
+			// OutOfResources: the config's tiles do not fit the device's per-block limit
+			k := "the kernel"
+			if f.Kernel != "" {
+				k = stepWord(f.Kernel, k)
+			}
+			add("Shrink the launch config of " + k + " until its " + res + " fits (" + f.Details["resource_required"] + " needed, " + f.Details["resource_limit"] + " available): fewer num_stages, smaller BLOCK_M/N/K, or prune the autotune configs that exceed the limit")
+			add("The limit is per device (shared memory / LDS per block), so a config tuned on a larger GPU can fail here: pick the configs for this GPU, or upgrade to a version of the library that does")
+			break
+		}
 		add("Clear the caches (rm -rf ~/.triton/cache /tmp/torchinductor_$USER) and retry")
 		// the failing frame names Triton's backend (triton/backends/amd|nvidia|intel/compiler.py,
 		// crash-corpus r042-r044 vs crash-heldout-real x23): advise for that one
@@ -215,6 +229,14 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add("Keep blocks at ≤ 1024 threads (e.g. 32×32 instead of 64×64) and dynamic shared memory within the LDS limit")
 		add("AMD_LOG_LEVEL=3 logs every hipLaunchKernel with its geometry and the returned error (HIP has no hipErrorInvalidLaunchConfig: it returns hipErrorInvalidConfiguration 9 or hipErrorInvalidValue 1)")
 	case ClassNotGPU:
+		if c := f.Culprit; c != nil && c.PID != nil && f.Reason != "" && strings.HasPrefix(f.Reason, "a worker exited with code") {
+			// the launcher's traceback is its own; the worker's is earlier in its output
+			who := "pid " + itoa(*c.PID)
+			if c.Rank != nil {
+				who = "rank " + itoa(*c.Rank) + " (" + who + ")"
+			}
+			add("The launcher only relays the exit: find " + who + "'s own traceback above the launcher's (or rerun with the @record decorator / TORCHELASTIC_ERROR_FILE so the failure table shows it)")
+		}
 		add("Application / environment error: fix the reported exception; no GPU fault was found in the evidence")
 	}
 	// kernel-API log escalation (seed 000)

@@ -21,6 +21,7 @@ var (
 	reTritonCacheMod = lazyre.New(`compiled module (\w+)\.py could not be loaded`)
 	reTritonErrCode  = lazyre.New(`Triton Error \[(HIP|CUDA)\]:\s*Code: (\d+)(?:, Messs?age: (.*))?`)
 	reTritonLaunch   = lazyre.New(`\b([A-Za-z_]\w*)\[(?:grid|\([^\]]*\))\]\(`)
+	reTritonOOR      = lazyre.New(`out of resources?: ([A-Za-z][\w ]*?), Required: (\d+), Hardware limit(?:ation)?: (\d+)`)
 )
 
 func (p *tritonParser) beginFile(*Session) { p.wantName, p.frameNo = 0, 0 }
@@ -41,7 +42,7 @@ func (p *tritonParser) line(l *line) {
 			p.wantName = 0
 		}
 	}
-	if !containsAny(t, "PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR", "ModuleNotFoundError") {
+	if !containsAny(t, tritonKeywords...) {
 		return
 	}
 	if strings.Contains(t, "File \"") && strings.Contains(t, "/triton/") {
@@ -68,6 +69,22 @@ func (p *tritonParser) line(l *line) {
 		a := s.b.add(s, ClassTritonCompile, l, 0.75)
 		a.addReason(strings.TrimSpace(t[strings.Index(t, "ModuleNotFoundError"):]))
 		a.note("a ModuleNotFoundError inside Triton: a corrupted Triton cache or a Triton / PyTorch version mismatch (seed 000 pattern 4), not an application bug")
+	case strings.Contains(t, "out of resource"):
+		// the compiled kernel needs more of a per-block resource (shared
+		// memory / LDS) than the device has: raised when Triton loads it
+		if x, ok := extractTritonOutOfResources(t); ok && !commandLike(t) {
+			s.format("triton")
+			a := s.b.add(s, ClassTritonCompile, l, 0.85)
+			a.strong = true
+			a.addReason("Triton kernel needs " + x.required + " bytes of " + x.resource + ", the device allows " + x.limit)
+			a.detail("out_of_resource", x.resource)
+			a.detail("resource_required", x.required)
+			a.detail("resource_limit", x.limit)
+			a.note("OutOfResources is the kernel's per-block " + x.resource + " (a compile-time tile / num_stages choice) over the device limit, not device memory (VRAM) running out")
+			if k := s.b.facts.lastTritonLaunch; k != "" {
+				a.setKernel(k, "Triton launch in the traceback", 60)
+			}
+		}
 	case strings.Contains(t, "PassManager::run failed"):
 		s.format("triton")
 		a := s.b.add(s, ClassTritonCompile, l, 0.9)
@@ -109,6 +126,7 @@ func (p *tritonParser) line(l *line) {
 		a.addReason(clip(strings.TrimSpace(t), 160))
 	case strings.Contains(t, "[grid]("), strings.Contains(t, "]("):
 		if name := extractTritonLaunch(t); name != "" {
+			s.b.facts.lastTritonLaunch = name
 			s.kernelHint(name, "Triton launch in the traceback", 60, l)
 			if a := s.b.get(ClassTritonCompile); a != nil {
 				a.setKernel(name, "Triton launch in the traceback", 60)
@@ -157,7 +175,20 @@ func extractTritonError(t string) (tritonError, bool) {
 // code line: "_attn_fwd[grid](".
 func extractTritonLaunch(t string) string { return submatch(reTritonLaunch, t) }
 
+// tritonOOR is Triton's OutOfResources text, raised when a compiled kernel
+// is loaded: "out of resource: shared memory, Required: 126978, Hardware
+// limit: 101376" (older Tritons: "Hardware limitation").
+type tritonOOR struct{ resource, required, limit string }
+
+func extractTritonOutOfResources(t string) (tritonOOR, bool) {
+	m := reTritonOOR.FindStringSubmatch(t)
+	if m == nil {
+		return tritonOOR{}, false
+	}
+	return tritonOOR{resource: strings.TrimSpace(m[1]), required: m[2], limit: m[3]}, true
+}
+
 // tritonKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var tritonKeywords = []string{"PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR", "ModuleNotFoundError"}
+var tritonKeywords = []string{"PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR", "ModuleNotFoundError", "out of resource"}

@@ -70,3 +70,38 @@ func TestExtractTritonLaunch(t *testing.T) {
 		}
 	}
 }
+
+// Triton's OutOfResources (raised when a compiled kernel is loaded): the
+// per-block resource, what the kernel needs and what the device allows.
+func TestExtractTritonOutOfResources(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      tritonOOR
+		ok        bool
+	}{
+		{"https://github.com/Yuliang-Liu/MonkeyOCR/issues/86",
+			"triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 126978, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.",
+			tritonOOR{"shared memory", "126978", "101376"}, true},
+		{"https://github.com/state-spaces/mamba/issues/387",
+			"`triton.runtime.autotuner.OutOfResources: out of resource: shared memory, Required: 663808, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.`",
+			tritonOOR{"shared memory", "663808", "101376"}, true},
+		{"https://github.com/alipay/PainlessInferenceAcceleration/issues/35",
+			"triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 163842, Hardware limitation: 101376. reducing the block size or `num_stages` may help",
+			tritonOOR{"shared memory", "163842", "101376"}, true},
+		{"https://github.com/triton-lang/triton/issues/8182 (title, no exception class)",
+			"out of resource: shared memory, Required: 131072, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.",
+			tritonOOR{"shared memory", "131072", "101376"}, true},
+		{"https://github.com/FlashML-org/FreeToken/issues/246",
+			"[16:10:42] health/ERROR  OutOfResources: out of resource: shared memory, Required: 98304, Hardware limit: 65536. Reducing block sizes or `num_stages` may help.  (×5)",
+			tritonOOR{"shared memory", "98304", "65536"}, true},
+		// the raise statement in a traceback frame carries no numbers: not the fact
+		{"https://github.com/pytorch/helion/issues/470",
+			`    raise OutOfResources(self.metadata.shared, max_shared, "shared memory")`, tritonOOR{}, false},
+	}
+	for _, c := range cases {
+		got, ok := extractTritonOutOfResources(c.text)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s: extractTritonOutOfResources(%q) = %+v, %v; want %+v, %v", c.src, c.text, got, ok, c.want, c.ok)
+		}
+	}
+}

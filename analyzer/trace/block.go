@@ -362,7 +362,7 @@ func (r *Reader) Merge(enc []byte) error {
 		} else {
 			o.Op += cpuBase
 		}
-		o.Coll, o.PG, o.PGDesc, o.Dtype = ok(o.Coll), ok(o.PG), ok(o.PGDesc), ok(o.Dtype)
+		o.Coll, o.PG, o.PGDesc, o.Dtype, o.PGRanks = ok(o.Coll), ok(o.PG), ok(o.PGDesc), ok(o.Dtype), ok(o.PGRanks)
 	}
 	if d.bad || len(d.b) != 0 {
 		s.rollback(mark)

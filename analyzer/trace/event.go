@@ -20,11 +20,14 @@ type rawEvent struct {
 	// collective metadata PyTorch writes on record_param_comms and on the
 	// collective's kernel (raw bodies; numbers None when absent)
 	coll, pg, pgDesc, dtype span
-	inN, outN, group, seq   int64
-	ext                     int64
-	corr                    int64
-	stream                  int64
-	device                  int64
+	// pgRanks: args "Process Group Ranks" as written ("[0, 1]" or an
+	// array), the group when no name is (raw value)
+	pgRanks               span
+	inN, outN, group, seq int64
+	ext                   int64
+	corr                  int64
+	stream                int64
+	device                int64
 	// idOver: args.stream or args.device is an integer outside int64
 	idOver bool
 }
@@ -230,6 +233,13 @@ func parseArgs(b []byte, i int, e *rawEvent) (int, bool) {
 			dst = &e.group
 		case kSeq:
 			dst = &e.seq
+		case kPGRanks:
+			j, ok := skipValue(b, i)
+			if !ok {
+				return j, false
+			}
+			e.pgRanks, i = span{lo: i, hi: j, set: true}, j
+			continue
 		case kDims, kTypes, kConcrete:
 			j, ok := skipValue(b, i)
 			if !ok {
@@ -309,6 +319,7 @@ const (
 	kColl
 	kPG
 	kPGDesc
+	kPGRanks
 	kDtype
 	kInN
 	kOutN
@@ -383,6 +394,10 @@ func argKey(k []byte) int {
 	case 18:
 		if k[0] == 'P' && k[14] == 'N' && string(k) == "Process Group Name" {
 			return kPG
+		}
+	case 19:
+		if k[0] == 'P' && k[14] == 'R' && string(k) == "Process Group Ranks" {
+			return kPGRanks
 		}
 	case 25:
 		if k[0] == 'P' && k[14] == 'D' && string(k) == "Process Group Description" {

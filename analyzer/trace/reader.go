@@ -275,7 +275,7 @@ func (r *Reader) comm(raw []byte, op int32, gpu bool) {
 		}
 		return s.internRaw(r.cut(v.get(raw)), &r.scratch)
 	}
-	*add(&s.Comms, r) = Comm{Op: op, OnGPU: gpu, Coll: in(e.coll), PG: in(e.pg), PGDesc: in(e.pgDesc), Dtype: in(e.dtype),
+	*add(&s.Comms, r) = Comm{Op: op, OnGPU: gpu, Coll: in(e.coll), PG: in(e.pg), PGDesc: in(e.pgDesc), Dtype: in(e.dtype), PGRanks: in(e.pgRanks),
 		InN: e.inN, OutN: e.outN, Group: e.group, Seq: e.seq}
 }
 

@@ -164,6 +164,7 @@ type Shapes struct {
 type Comm struct {
 	Op                      int32 // index in Store.GPU (OnGPU) or Store.CPU
 	Coll, PG, PGDesc, Dtype uint32
+	PGRanks                 uint32 // "Process Group Ranks" as written ([0, 1])
 	OnGPU                   bool
 	InN, OutN, Group, Seq   int64
 }

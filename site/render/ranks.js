@@ -93,7 +93,9 @@ function rankSelector(ids, get) {
     sel.value = rank == null ? '' : String(rank);
     view.dataset.rank = rank == null ? 'all' : String(rank);
     if (rank == null) {
-      view.replaceChildren(h('p.dim', `All ${ids.length} ranks: the sections above sum every rank's GPU ops. Pick a rank to see its own breakdown, timeline and idle time (ranks/<rank>/ in the export).`));
+      const fr = get('profile_metadata.json')?.figures_rank;
+      const above = fr != null ? `the sections above are rank ${fr}'s own figures (never a sum over the ranks)` : 'the sections above sum every rank\'s GPU ops';
+      view.replaceChildren(h('p.dim', `All ${ids.length} ranks: ${above}; the tables here compare the ranks. Pick a rank to see its own breakdown, timeline and idle time (ranks/<rank>/ in the export).`));
       return;
     }
     const dir = `ranks/${rank}/`;

@@ -1,0 +1,160 @@
+package crash
+
+import (
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
+)
+
+// Pure extractors of launch failures (seed 002 / fx08 wordings, MIOpen,
+// HIP runtime): one line in, one typed fact out — the launch geometry
+// (grid, block, dynamic LDS) and the error it met. They decide nothing:
+// the rules in launch.go compare the geometry with the device-limit facts
+// (extractThreadLimits, extractWGMax, extractLDSLimit) and pick classes.
+
+// launchFailKind is which launch-failure line a fact comes from.
+type launchFailKind uint8
+
+const (
+	lfNone          launchFailKind = iota
+	lfLaunchFailed                 // "Kernel 'k' launch failed: hipErrorX (grid=(…), block=(…))"
+	lfLaunchLog                    // "kernel=k, grid=(…), block=(…), shared=N"
+	lfSharedExceeds                // "shared memory N bytes exceeds limit M"
+	lfGridInvalid                  // "grid.x N invalid (limit: lo..hi)"
+	lfLoadFailed                   // "Kernel loading failed: hipErrorX"
+	lfSyncFailed                   // "Device synchronization failed after kernel 'k': hipErrorX …"
+	lfAsyncHIP                     // "Async HIP error detected after kernel launch: code=N, msg=…"
+	lfResources                    // invalid configuration / too many resources / scratch overflow / out of registers
+)
+
+// launchFact is one launch-failure line read.
+type launchFact struct {
+	kind   launchFailKind
+	kernel string
+	err    string       // the HIP error name the line gives
+	code   int          // lfAsyncHIP: the numeric code (-1 unreadable)
+	cfg    launchConfig // geometry when cfg.set (ev left for the caller)
+	// lfSharedExceeds: the bytes asked and the limit, as printed
+	sharedBytes, sharedLimit string
+	// lfGridInvalid: axis, value and the allowed range, as printed
+	axis, value, lo, hi string
+	resource            string // lfResources: the phrase met (see resourcePhrases)
+	miopen              bool   // lfResources: MIOpen's "Failed to launch kernel"
+}
+
+type launchConfig struct {
+	fn     string
+	kernel string
+	grid   [3]int64
+	block  [3]int64
+	shared int64
+	set    bool
+	ev     Evidence
+}
+
+var (
+	reAppLaunchFail = lazyre.New(`Kernel '([^']+)' launch failed: (\w+)(?: \(grid=\((\d+), ?(\d+), ?(\d+)\), block=\((\d+), ?(\d+), ?(\d+)\)\))?`)
+	reAppLaunch     = lazyre.New(`kernel=([\w.:<>]+), grid=\((\d+), ?(\d+), ?(\d+)\), block=\((\d+), ?(\d+), ?(\d+)\)(?:, shared=(\d+))?`)
+	reSharedExceed  = lazyre.New(`(?i)shared memory (\d+) bytes exceeds limit (\d+)`)
+	reGridInvalid   = lazyre.New(`grid\.([xyz]) (\d+) invalid \(limit: (\d+)\.\.(\d+)\)`)
+	reMaxThreads    = lazyre.New(`maxThreadsPerBlock[=:]\s*(\d+)`)
+	reMaxDim        = lazyre.New(`maxThreadsDim[=:]\s*[\[(]\s*(\d+),\s*(\d+),\s*(\d+)\s*[\])]`)
+	reWGMax         = lazyre.New(`Workgroup Max Size:\s*(\d+)`)
+	reLDSLimit      = lazyre.New(`(?:sharedMemPerBlock|maxSharedMemoryPerBlock)[=:]\s*(\d+)`)
+	reKernelLoad    = lazyre.New(`Kernel loading failed: (hip\w+)`)
+	reModulePath    = lazyre.New(`(?i)load\w*\b.*?((?:/|\./)?[\w./+-]*?([\w+-]+)\.(?:hsaco|co))\b`)
+	reSyncFailed    = lazyre.New(`Device synchronization failed after kernel '([^']+)': (.*)`)
+	reAsyncHIP      = lazyre.New(`Async HIP error detected after kernel launch: code=(\d+), msg=(.*)`)
+)
+
+// launchGate: a line holding none of these is no launch or limit line.
+var launchGate = []string{"aunch", "grid", "hared memory", "maxThreads", "Workgroup Max", "SharedMem", "Kernel loading", "nvalid configuration", "too many resources", "scratch_size", "synchronization failed", "Async HIP"}
+
+// resourcePhrases: the runtime's launch-resource errors, in the order a
+// line holding several is read.
+var resourcePhrases = []string{"invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}
+
+// launchKeywords feed the line prefilter (prefilter.go): a line reaches this
+// parser only when it holds one of them. A new wording whose line holds
+// none of them needs its keyword here.
+var launchKeywords = []string{"maxThreadsPerBlock", "Workgroup Max Size", "SharedMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", ".hsaco", ".co", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}
+
+// extractLaunchFailure reads a launch-failure line (past launchGate); the
+// first wording that matches wins.
+func extractLaunchFailure(t string) launchFact {
+	if m := findIf(t, "launch failed:", reAppLaunchFail); m != nil {
+		f := launchFact{kind: lfLaunchFailed, kernel: m[1], err: m[2]}
+		if m[3] != "" {
+			f.cfg = launchConfig{kernel: m[1], grid: [3]int64{atoi64(m[3]), atoi64(m[4]), atoi64(m[5])}, block: [3]int64{atoi64(m[6]), atoi64(m[7]), atoi64(m[8])}, set: true}
+		}
+		return f
+	}
+	if m := findIf(t, "kernel=", reAppLaunch); m != nil {
+		cfg := launchConfig{kernel: m[1], grid: [3]int64{atoi64(m[2]), atoi64(m[3]), atoi64(m[4])}, block: [3]int64{atoi64(m[5]), atoi64(m[6]), atoi64(m[7])}, shared: atoi64(m[8]), set: true}
+		return launchFact{kind: lfLaunchLog, kernel: m[1], cfg: cfg}
+	}
+	if m := findIf(t, "exceeds limit", reSharedExceed); m != nil {
+		return launchFact{kind: lfSharedExceeds, sharedBytes: m[1], sharedLimit: m[2]}
+	}
+	if m := findIf(t, "invalid (limit", reGridInvalid); m != nil {
+		return launchFact{kind: lfGridInvalid, axis: m[1], value: m[2], lo: m[3], hi: m[4]}
+	}
+	if m := findIf(t, "Kernel loading failed", reKernelLoad); m != nil {
+		return launchFact{kind: lfLoadFailed, err: m[1]}
+	}
+	if m := findIf(t, "synchronization failed", reSyncFailed); m != nil {
+		// "failed after kernel 'X': hipErrorY …": the error's name is its first word
+		return launchFact{kind: lfSyncFailed, kernel: m[1], err: strings.TrimRight(strings.Fields(m[2] + " ")[0], ":,.")}
+	}
+	if m := findIf(t, "Async HIP error", reAsyncHIP); m != nil {
+		return launchFact{kind: lfAsyncHIP, code: atoiDef(m[1], -1)}
+	}
+	for _, p := range resourcePhrases {
+		if strings.Contains(t, p) {
+			return launchFact{kind: lfResources, resource: p, miopen: strings.Contains(t, "Failed to launch kernel")}
+		}
+	}
+	return launchFact{}
+}
+
+// extractModulePath: "Loading HSACO /path/k.hsaco" — the code object a
+// later load error is about ("" when the line names none).
+func extractModulePath(t string) string {
+	if !strings.Contains(t, ".hsaco") && !strings.Contains(t, ".co ") && !strings.HasSuffix(t, ".co") {
+		return ""
+	}
+	return submatch(reModulePath, t)
+}
+
+// threadLimits: a device-properties line's maxThreadsPerBlock and
+// maxThreadsDim ("maxThreadsDim=[1024, 0, 0]" as a HIP driver printed it,
+// seed 002). The rule, not the extractor, calls a zero dimension a bug.
+type threadLimits struct {
+	maxThreads int64 // 0 when absent
+	hasDim     bool
+	dim        [3]int64
+	dimText    [3]string // as printed
+}
+
+func extractThreadLimits(t string) threadLimits {
+	var tl threadLimits
+	tl.maxThreads = atoi64(submatch(reMaxThreads, t))
+	if m := findIf(t, "maxThreadsDim", reMaxDim); m != nil {
+		tl.hasDim = true
+		tl.dim = [3]int64{atoi64(m[1]), atoi64(m[2]), atoi64(m[3])}
+		tl.dimText = [3]string{m[1], m[2], m[3]}
+	}
+	return tl
+}
+
+// extractWGMax: rocminfo's "Workgroup Max Size: N" (0 when absent).
+func extractWGMax(t string) int64 { return atoi64(submatch(reWGMax, t)) }
+
+// extractLDSLimit: "sharedMemPerBlock=N" / "maxSharedMemoryPerBlock: N"
+// (0 when absent).
+func extractLDSLimit(t string) int64 {
+	if !strings.Contains(t, "SharedMem") {
+		return 0
+	}
+	return atoi64(submatch(reLDSLimit, t))
+}
