@@ -245,3 +245,83 @@ func gzipOrEmpty(b []byte) io.Reader {
 	}
 	return io.LimitReader(zr, 1<<20)
 }
+
+// The ratio guard stops at the same byte whatever chunks a host pushes: the
+// CLI and the Worker push 1 MiB, the page what DecompressionStream hands
+// over (issue 24: the message and the run id quote where it stopped).
+func TestRatioGuardChunking(t *testing.T) {
+	run := func(sizes []int) *Result {
+		j, err := New(Options{Command: "breakdown"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.BeginFile("bomb.json.gz")
+		spaces := bytes.Repeat([]byte{' '}, 1<<20)
+		var pushed int64
+		for i := 0; pushed < 200<<20; i++ {
+			p := spaces[:sizes[i%len(sizes)]]
+			if pushed == 0 {
+				p = append([]byte(`{"traceEvents":[`), p[16:]...)
+			}
+			j.FileRead(pushed/1000 + 1) // a bomb: 1000×, a host slightly ahead
+			_, err := j.Write(p)
+			pushed += int64(len(p))
+			if errors.Is(err, ErrStop) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		j.EndFile()
+		return j.Finish()
+	}
+	want := run([]int{1 << 20})
+	if f := want.Files[0]; want.ExitCode != ExitPartial || !strings.Contains(f.Problem, "decompressed to 68157440 bytes") {
+		t.Fatalf("1 MiB chunks: exit %d, %+v", want.ExitCode, f)
+	}
+	for _, sizes := range [][]int{{64 << 10}, {100003, 7, 65536}, {(1 << 20) - 1}} {
+		got := run(sizes)
+		if !bytes.Equal(got.JSON(), want.JSON()) {
+			t.Errorf("chunks %v: %s\nwant %s", sizes, got.JSON()[:min(600, len(got.JSON()))], want.JSON()[:min(600, len(want.JSON()))])
+		}
+	}
+}
+
+// A JSON side document over --max-side-doc-bytes is a flagged partial, and
+// crash_diagnosis.json names the file, the limit and its flag: the Worker's
+// zip has only the artifacts (issue 24).
+func TestSideDocOverLimitInDiagnosis(t *testing.T) {
+	j, err := New(Options{Command: "diagnose", Limits: limits.Limits{SideDocBytes: 1 << 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.BeginFile("fr_rank0.json")
+	var b strings.Builder
+	b.WriteString(`{"version":"2.4","pg_status":{"0":{"last_enqueued_collective":500,"last_started_collective":500,"last_completed_collective":499}},"entries":[`)
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&b, `%s{"record_id":%d,"pg_id":0,"collective_seq_id":%d,"profiling_name":"nccl:all_reduce","state":"completed"}`, map[bool]string{true: "", false: ","}[i == 1], i, i)
+	}
+	b.WriteString("]}")
+	j.Write([]byte(b.String()))
+	j.EndFile()
+	res := j.Finish()
+	want := "a side document larger than the limit of 1024 bytes (--max-side-doc-bytes): not read"
+	if res.ExitCode != ExitPartial || res.Files[0].Problem != want {
+		t.Fatalf("exit %d, %+v", res.ExitCode, res.Files[0])
+	}
+	d, _ := res.Artifact("crash_diagnosis.json")
+	var doc struct {
+		Partial bool
+		Inputs  []struct{ Name, Problem string }
+	}
+	if err := json.Unmarshal([]byte(d), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !doc.Partial || len(doc.Inputs) != 1 || doc.Inputs[0].Name != "fr_rank0.json" || doc.Inputs[0].Problem != want {
+		t.Errorf("crash_diagnosis.json: %s", d)
+	}
+	if md, _ := res.Artifact("crash_summary.md"); !strings.Contains(md, "fr\\_rank0.json: "+want) && !strings.Contains(md, "fr_rank0.json: "+want) {
+		t.Errorf("crash_summary.md does not say it: %s", md)
+	}
+}

@@ -310,21 +310,59 @@ func (j *Job) Write(p []byte) (int, error) {
 	return j.write(c, p)
 }
 
-// write pushes decompressed bytes of the current file.
+// ratioStep is the spacing of the points of a gzip file's decompressed
+// bytes where the ratio guard looks (limits.Limits.RatioAfter + k × step,
+// k ≥ 1): the CLI and the Worker push 1 MiB chunks, the page whatever
+// DecompressionStream hands over, and the guard must stop all of them at
+// the same byte, or the message ("decompressed to N bytes") differs.
+const ratioStep = 1 << 20
+
+// write pushes decompressed bytes of the current file, cut at the ratio
+// guard's checkpoints when the host says how much it has read compressed.
 func (j *Job) write(c *current, p []byte) (int, error) {
 	c.res = &j.files[len(j.files)-1]
 	if c.stopped {
 		return 0, ErrStop
 	}
-	c.res.Bytes += int64(len(p))
-	c.digest.write(p)
-	if j.opts.Limits.RatioExceeded(c.res.Bytes, c.read) {
-		// (The compressed count is left out: how far a host has read
-		// ahead of what it pushed is timing, not content.)
-		j.stop(c, fmt.Sprintf("decompressed to %d bytes, more than %d× its compressed size (--max-ratio): the rest of the file is not read",
-			c.res.Bytes, j.opts.Limits.Ratio))
+	if c.read <= 0 {
+		return j.writeOn(c, p)
+	}
+	done := 0
+	for {
+		after := j.opts.Limits.RatioAfter
+		cp := after + ratioStep
+		if b := c.res.Bytes; b >= cp {
+			cp = after + ((b-after)/ratioStep+1)*ratioStep
+		}
+		if c.res.Bytes+int64(len(p)) < cp {
+			n, err := j.writeOn(c, p)
+			return done + n, err
+		}
+		// The bytes up to the checkpoint are analysed, then the guard
+		// looks. (The compressed count is left out of its message: how
+		// far a host has read ahead of what it pushed is timing.)
+		k := int(cp - c.res.Bytes)
+		n, err := j.writeOn(c, p[:k])
+		done += n
+		if err != nil {
+			return done, err
+		}
+		p = p[k:]
+		if j.opts.Limits.RatioExceeded(c.res.Bytes, c.read) {
+			j.stop(c, fmt.Sprintf("decompressed to %d bytes, more than %d× its compressed size (--max-ratio): the rest of the file is not read",
+				c.res.Bytes, j.opts.Limits.Ratio))
+			return done, ErrStop
+		}
+	}
+}
+
+// writeOn pushes decompressed bytes of the current file past the ratio guard.
+func (j *Job) writeOn(c *current, p []byte) (int, error) {
+	if c.stopped {
 		return 0, ErrStop
 	}
+	c.res.Bytes += int64(len(p))
+	c.digest.write(p)
 	if c.kind == "" {
 		if len(c.sniff) == 0 {
 			// a run of NUL bytes in front (logrotate copytruncate) carries
@@ -602,6 +640,9 @@ func (j *Job) EndFile() {
 		} else if p := j.crash.FileProblem(); p != "" {
 			c.res.Partial, c.res.Problem = true, p
 		}
+		if c.res.Problem != "" {
+			j.crash.NoteProblem(c.res.Problem)
+		}
 	case "json":
 		f := c.reader.Close()
 		switch {
@@ -662,6 +703,10 @@ func (j *Job) EndFile() {
 			f.Ignore = true
 			c.res.Kind = "json"
 			c.res.Partial, c.res.Problem = true, j.sideDocOver()
+			if j.crash != nil { // a crash input, as the same document under the limit
+				j.crash.Unread(c.res.Name, c.res.Bytes, c.res.Problem)
+				j.nlogs++
+			}
 		default:
 			f.Ignore = true
 			c.res.Kind = "unknown"

@@ -118,7 +118,13 @@ func (j *Job) perRank(parts []rankPart) *rankResults {
 			one(i, j)
 		}
 	}
-	res := &rankResults{ref: outs[0].a, roofline: outs[0].rl, sums: withCollectives(sums)}
+	res := &rankResults{ref: outs[0].a, sums: withCollectives(sums)}
+	if rl := outs[0].rl; rl != nil {
+		x := *rl
+		rank, _ := rankOf(&parts[order[0]].st.Files[parts[order[0]].fi])
+		x.FiguresRank = &rank
+		res.roofline = &x
+	}
 	for _, o := range outs {
 		res.arts = append(res.arts, o.arts...)
 		res.lines = append(res.lines, o.line)
@@ -165,10 +171,21 @@ func (r *rankResults) topLevel(st *trace.Store, files []int) *report.Analysis {
 	}
 	rank, _ := rankOf(&r.ref.Store.Files[r.ref.TraceFiles[0]])
 	a.FiguresRank = &rank
+	// copies: the rank's own results stay as they were written
 	if a.Steps != nil {
 		s := *a.Steps
 		s.FiguresRank = &rank
 		a.Steps = &s
+	}
+	if a.Idle != nil {
+		x := *a.Idle
+		x.FiguresRank = &rank
+		a.Idle = &x
+	}
+	if a.Launch != nil {
+		x := *a.Launch
+		x.FiguresRank = &rank
+		a.Launch = &x
 	}
 	a.PerRank = r.lines
 	return &a

@@ -24,6 +24,7 @@
 /* eslint-disable no-restricted-globals */
 function inflateMain() {
   const BATCH = 64 << 10;
+  const SLICE = 16 << 10; // as inflate.js
   const CREDIT = 32;
   let credit = CREDIT;
   let wake = null;
@@ -47,9 +48,28 @@ function inflateMain() {
       n = 0;
     };
     try {
-      const counted = msg.file.stream().pipeThrough(new TransformStream({
-        transform(chunk, ctl) { read += chunk.byteLength; ctl.enqueue(chunk); },
-      }));
+      // inflate.js's sliced(), inlined (this function is the worker's whole
+      // source): pieces of SLICE compressed bytes, pulled on demand, so one
+      // big chunk of a gzip bomb is not inflated whole, and read counts
+      // what the inflater was really handed.
+      const src = msg.file.stream().getReader();
+      let cur = null;
+      let off = 0;
+      const counted = new ReadableStream({
+        async pull(ctl) {
+          while (!cur || off >= cur.length) {
+            const { done, value } = await src.read();
+            if (done) { ctl.close(); return; }
+            cur = value;
+            off = 0;
+          }
+          const piece = cur.subarray(off, off + SLICE);
+          off += piece.length;
+          read += piece.length;
+          ctl.enqueue(piece);
+        },
+        cancel(reason) { return src.cancel(reason); },
+      }, { highWaterMark: 0 });
       const reader = counted.pipeThrough(new DecompressionStream('gzip')).getReader();
       for (;;) {
         const { done, value } = await reader.read();

@@ -37,6 +37,7 @@ import { instantiateModule } from './instance.js';
 import { compileModule } from 'gputriage-wasm';
 import { gunzipInModule } from './gunzip.js';
 import { inflateInWorker } from './inflate-worker.js';
+import { gunzip } from './inflate.js';
 import { ParserPool } from './parser-pool.js';
 import { Splitter } from './split.js';
 import { sqlite, isSQLite } from './sqlite.js';
@@ -244,10 +245,12 @@ async function pushFile(m, file, name, onChunk, { inflateWorker = false, split =
       const r = inflateInWorker(file);
       reader = { read: async () => { const x = await r.read(); read = r.compressed(); return x; }, cancel: r.cancel };
     } else {
-      let stream = file.stream().pipeThrough(new TransformStream({
-        transform(chunk, ctl) { read += chunk.byteLength; ctl.enqueue(chunk); },
+      // gzip: read counts what the inflater was handed, piece by piece
+      // (inflate.js), so the ratio guard stops a bomb as the CLI's does.
+      const count = (n) => { read += n; };
+      const stream = gz ? gunzip(file.stream(), count) : file.stream().pipeThrough(new TransformStream({
+        transform(chunk, ctl) { count(chunk.byteLength); ctl.enqueue(chunk); },
       }));
-      if (gz) stream = stream.pipeThrough(new DecompressionStream('gzip'));
       reader = stream.getReader();
     }
     let stopped = false;
@@ -294,7 +297,7 @@ async function isDatabase(file) {
   let reader;
   try {
     let stream = file.slice(0, 64 << 10).stream();
-    if (await isGzip(file)) stream = stream.pipeThrough(new DecompressionStream('gzip'));
+    if (await isGzip(file)) stream = gunzip(stream);
     reader = stream.getReader();
     const parts = [];
     let n = 0;
@@ -331,10 +334,10 @@ async function pushDatabase(m, file, name, onChunk, onRead) {
   let read = 0;
   let reader = null;
   try {
-    let stream = file.stream().pipeThrough(new TransformStream({
-      transform(chunk, ctl) { read += chunk.byteLength; ctl.enqueue(chunk); },
+    const count = (n) => { read += n; };
+    const stream = gz ? gunzip(file.stream(), count) : file.stream().pipeThrough(new TransformStream({
+      transform(chunk, ctl) { count(chunk.byteLength); ctl.enqueue(chunk); },
     }));
-    if (gz) stream = stream.pipeThrough(new DecompressionStream('gzip'));
     reader = stream.getReader();
     for (;;) {
       const { done, value } = await reader.read();
@@ -382,6 +385,11 @@ const RETRY = 256 << 10; // after block_ready 0: the next boundary this much lat
 const RETRIES = 16; // then the file is fed whole
 const BLOCK = 16 << 20;
 const HEAD_FEED = 64 << 10; // bytes per feed of a head piece (as parser.js)
+// Bytes past a piece's minimum without an element boundary: the splitter
+// then stops holding them (a gzip bomb of spaces, one huge element). It held
+// every byte until EOF, 1 GiB of a 1 MB bomb, where the module's ratio guard
+// never saw them: minutes and gigabytes instead of the CLI's 64 MiB.
+const NO_CUT = 16 << 20;
 
 /**
  * A file's block feeder: onChunk/onEnd for pushFile.
@@ -485,6 +493,12 @@ function blockFeeder(m, ctx, feedHead, onDispatch) {
         } else {
           s.min = RETRY;
         }
+      }
+      if (s.fill > s.min + NO_CUT) {
+        if (mode === 'blocks') throw new RestartJob(`no element boundary within ${NO_CUT >> 20} MiB`);
+        mode = 'plain'; // the head: feed what is held, then the rest as it comes
+        const rest = s.end();
+        if (rest && head(rest, read)) return true;
       }
       return false;
     },
@@ -716,7 +730,7 @@ async function sniffTrace(file) {
   let n = 0;
   try {
     let stream = file.slice(0, 4 << 20).stream();
-    if (await isGzip(file)) stream = stream.pipeThrough(new DecompressionStream('gzip'));
+    if (await isGzip(file)) stream = gunzip(stream);
     reader = stream.getReader();
     while (n < SNIFF_BYTES) {
       const { done, value } = await reader.read();

@@ -10,9 +10,11 @@ import (
 // every known layout, hang/reset/firmware lines, RAS/ECC, driver-side DMA
 // failures, the host OOM killer and NVIDIA Xid lines.
 type dmesgParser struct {
-	s       *Session
-	recs    map[string]*pageFault // open page-fault record per device (BDF)
-	timeout int                   // line number of the last ring timeout (its process line follows)
+	s         *Session
+	recs      map[string]*pageFault // open page-fault record per device (BDF)
+	timeout   int                   // line number of the last ring timeout (its process line follows)
+	nvGPU     string                // BDF of the last "NVRM: The NVIDIA GPU <bdf>" (continued on the next lines)
+	nvGPULine int
 }
 
 type pageFault struct {
@@ -38,6 +40,7 @@ var (
 	rePFClient   = lazyre.New(`Faulty UTCL2 client ID: (.*)$`)
 	rePFFlag     = lazyre.New(`\b(MORE_FAULTS|WALKER_ERROR|PERMISSION_FAULTS|MAPPING_ERROR|RW): (0x[0-9a-fA-F]+)`)
 	reBDF        = lazyre.New(`amdgpu (\S+):`)
+	rePCIBDF     = lazyre.New(`\b([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b`)
 	reOOMKill    = lazyre.New(`oom-kill:.*?task=([^,]+),pid=(\d+)`)
 	reOOMKilled  = lazyre.New(`(?:Out of memory|Memory cgroup out of memory): Killed process (\d+) \(([^)]*)\)(?: total-vm:(\d+)kB, anon-rss:(\d+)kB)?`)
 	reRingTO     = lazyre.New(`ring (\S+) timeout(?:, signaled seq=(\d+), emitted seq=(\d+))?`)
@@ -47,7 +50,10 @@ var (
 	reVRAM       = lazyre.New(`(\d+)M of VRAM memory ready|VRAM: (\d+)M`)
 )
 
-func (p *dmesgParser) beginFile(*Session) { p.recs = map[string]*pageFault{}; p.timeout = 0 }
+func (p *dmesgParser) beginFile(*Session) {
+	p.recs = map[string]*pageFault{}
+	p.timeout, p.nvGPU, p.nvGPULine = 0, "", 0
+}
 
 func (p *dmesgParser) endFile() {
 	for _, k := range sortedRecKeys(p.recs) {
@@ -101,6 +107,12 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 		return kernelEvent{}, false
 	case strings.Contains(t, "NVRM: Xid"):
 		return kernelEvent{kind: "xid"}, true
+	case strings.Contains(t, "NVRM") && strings.Contains(t, "fallen off the bus"):
+		// without an Xid: "NVRM: GPU at 0000:01:00.0 has fallen off the
+		// bus.", or the open driver's three lines whose BDF is on the first
+		return kernelEvent{kind: "offbus", bdf: submatch(rePCIBDF, t)}, true
+	case strings.Contains(t, "NVRM: The NVIDIA GPU "):
+		return kernelEvent{kind: "nvgpu", bdf: submatch(rePCIBDF, t)}, true
 	}
 	// amdgpu_job_timedout names the hung job's process on the next line:
 	// " Process Main pid 65975 thread vkd3d_queue pid 66181" (6.x),
@@ -192,6 +204,19 @@ func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
 		}
 	case "xid":
 		p.xid(l)
+	case "nvgpu":
+		p.nvGPU, p.nvGPULine = e.bdf, l.no
+	case "offbus":
+		// the GPU stopped answering on PCIe (power, thermals, link, driver):
+		// a device loss, reported like Xid 79
+		if e.bdf == "" && p.nvGPU != "" && l.no-p.nvGPULine <= 3 {
+			e.bdf = p.nvGPU
+		}
+		s.format("nvidia_xid")
+		a := s.b.add(s, ClassGPUHangReset, l, 0.85)
+		a.strong = true
+		a.setStr(&a.f.Device, e.bdf)
+		a.addReason("GPU has fallen off the bus (no longer responding on PCIe)")
 	case "vram":
 		if s.b.facts.vramText == "" {
 			s.b.facts.vramText = e.vram + " MiB VRAM reported by the driver"

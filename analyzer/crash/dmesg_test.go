@@ -160,3 +160,34 @@ Nov 14 10:46:51 leviathan kernel: amdgpu 0000:0c:00.0: amdgpu: GPU reset begin!
 		t.Errorf("%+v", x)
 	}
 }
+
+// NVRM's "fallen off the bus" without an Xid: a device loss (gpu_hang_reset)
+// on the GPU the message names, also when the open driver splits it over
+// three lines and the BDF is only on the first.
+func TestDmesgNVRMOffBus(t *testing.T) {
+	cases := []struct {
+		src, log, bdf string
+	}{
+		{"https://github.com/NVIDIA/NVSentinel/issues/155", `[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0
+               NVRM: (PCI ID: 10de:26b5) installed in this system has
+               NVRM: fallen off the bus and is not responding to commands.
+[ 1843.439662] NVRM: The NVIDIA probe routine failed for 1 device(s).
+`, "0000:b3:00.0"},
+		{"https://github.com/Bumblebee-Project/Bumblebee/issues/554", `[   49.261458] NVRM: GPU at 0000:01:00.0 has fallen off the bus.
+[   49.261465] NVRM: os_pci_init_handle: invalid context!
+`, "0000:01:00.0"},
+		{"../shared/testdata/crash-seedcases c26 (after its Xid 79 line)", `[Tue May 12 21:02:11 2026] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.
+`, "0000:3b:00.0"},
+	}
+	for _, c := range cases {
+		s := New()
+		s.BeginFile("dmesg.txt")
+		s.Write([]byte(c.log))
+		s.EndFile()
+		d := s.Diagnosis()
+		f := hasClass(d, ClassGPUHangReset)
+		if f == nil || f.Device != c.bdf || hasClass(d, ClassGPUMemoryFault) != nil {
+			t.Errorf("%s: %s", c.src, d.JSON())
+		}
+	}
+}

@@ -25,7 +25,9 @@
 //   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels)
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
-//     killer, resets and the timed-out job's process, KFD, RAS, SVM/XNACK);
+//     killer, resets and the timed-out job's process, KFD, RAS, SVM/XNACK,
+//     NVRM "fallen off the bus" without an Xid, BDF from its first line);
+//   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
 //   - nvidia.go: extractSanitizerLine + the sanitizer rule;

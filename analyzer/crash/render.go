@@ -162,6 +162,13 @@ func (d *Diagnosis) Markdown() []byte {
 		}
 		b.WriteString("| " + mdCell(in.Name) + " | " + strconv.FormatInt(in.Bytes, 10) + " | " + strconv.Itoa(in.Lines) + " | " + mdCell(strings.Join(in.Formats, ", ")) + " | " + mdCell(strings.Join(flags, ", ")) + " |\n")
 	}
+	sep := "\n"
+	for _, in := range d.Inputs {
+		if in.Problem != "" {
+			b.WriteString(sep + "- " + mdEscape(in.Name) + ": " + mdEscape(in.Problem) + "\n")
+			sep = ""
+		}
+	}
 	return []byte(b.String())
 }
 

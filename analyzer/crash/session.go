@@ -111,6 +111,28 @@ func (s *Session) SideDocOver() bool { return s.sideOver }
 // it was), so the host flags that input partial instead of dropping it quietly.
 func (s *Session) FileProblem() string { return s.fileProblem }
 
+// NoteProblem records why the file EndFile last ended was not wholly read
+// (InputInfo.Problem).
+func (s *Session) NoteProblem(p string) {
+	if n := len(s.files); n > 0 && s.cur == nil {
+		s.files[n-1].info.Problem = p
+	}
+}
+
+// Unread lists an input the session never saw, with why: a JSON side
+// document over its limit is read by the host's JSON path, not here.
+func (s *Session) Unread(name string, bytes int64, problem string) {
+	if s.cur != nil {
+		s.EndFile()
+	}
+	if len(s.files) >= maxFiles {
+		return
+	}
+	f := &fileState{idx: len(s.files), info: InputInfo{Name: name, Bytes: bytes, Truncated: true, Problem: problem},
+		formats: map[string]bool{}, quality: map[string]bool{"side_document_over_limit": true}}
+	s.files = append(s.files, f)
+}
+
 // Write pushes the next chunk of the current file. It never fails.
 func (s *Session) Write(p []byte) (int, error) {
 	if s.cur == nil {

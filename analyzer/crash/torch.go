@@ -112,6 +112,10 @@ func (p *torchParser) line(l *line) {
 			p.oom(l, m)
 			return
 		}
+		if x, ok := extractGGMLAlloc(t); ok && !commandLike(t) {
+			s.applyGGMLAlloc(l, x)
+			return
+		}
 	}
 	if strings.Contains(t, "Device-side assertion `") {
 		// ROCm's device assert printf (HIP's __assert_fail):

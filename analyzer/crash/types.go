@@ -147,4 +147,8 @@ type InputInfo struct {
 	Formats   []string `json:"formats"`
 	Truncated bool     `json:"truncated"`
 	Quality   []string `json:"quality,omitempty"`
+	// Problem says why the input was not (wholly) read, in the CLI's words,
+	// naming the limit and its flag: an input over a limit is never
+	// dropped from the diagnosis without a word (issue 24).
+	Problem string `json:"problem,omitempty"`
 }

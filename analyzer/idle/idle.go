@@ -122,6 +122,9 @@ type Result struct {
 	Omitted int // step rows left out
 	Syncs   []Sync
 	Waits   []Wait
+	// FiguresRank is, for a rank folder's top level, the rank these
+	// figures are (never a sum over the ranks); nil otherwise.
+	FiguresRank *int
 }
 
 // Analyze computes the idle attribution of every trace file in st.

@@ -258,6 +258,7 @@ func (r *Result) JSON(tool, version string, partial bool) []byte {
 		Tool          string       `json:"tool"`
 		SchemaVersion string       `json:"schema_version"`
 		Partial       bool         `json:"partial"`
+		FiguresRank   *int         `json:"figures_rank,omitempty"`
 		HasStacks     bool         `json:"python_stacks"`
 		Total         windowJSON   `json:"total"`
 		Stages        []windowJSON `json:"stages"`
@@ -266,7 +267,7 @@ func (r *Result) JSON(tool, version string, partial bool) []byte {
 		StepsOmitted  int          `json:"step_rows_omitted"`
 		Syncs         []sync       `json:"syncs"`
 		Waits         []wait       `json:"longest_device_waits"`
-	}{Tool: tool, SchemaVersion: version, Partial: partial, HasStacks: r.HasStacks, Total: toJSON(r.Total, true),
+	}{Tool: tool, SchemaVersion: version, Partial: partial, FiguresRank: r.FiguresRank, HasStacks: r.HasStacks, Total: toJSON(r.Total, true),
 		Stages: []windowJSON{}, StepRows: []windowJSON{}, StepsOmitted: r.Omitted, Syncs: []sync{}, Waits: []wait{}}
 	for _, w := range r.Stages {
 		out.Stages = append(out.Stages, toJSON(w, true))

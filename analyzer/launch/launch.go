@@ -69,6 +69,9 @@ type Result struct {
 	Rows      []Row
 	Histogram []Bucket
 	Verdict   Verdict
+	// FiguresRank is, for a rank folder's top level, the rank these
+	// figures are (never a sum over the ranks); nil otherwise.
+	FiguresRank *int
 }
 
 // Verdict says whether the host is the bottleneck, with the numbers behind.

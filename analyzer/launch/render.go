@@ -69,12 +69,13 @@ func (r *Result) JSON(tool, version string, partial bool) []byte {
 		Tool          string    `json:"tool"`
 		SchemaVersion string    `json:"schema_version"`
 		Partial       bool      `json:"partial"`
+		FiguresRank   *int      `json:"figures_rank,omitempty"`
 		ShortBelow    us        `json:"short_kernel_below_us"`
 		Verdict       verdict   `json:"verdict"`
 		All           rowJSON   `json:"all"`
 		Rows          []rowJSON `json:"categories"`
 		Histogram     []bucket  `json:"kernel_duration_histogram"`
-	}{Tool: tool, SchemaVersion: version, Partial: partial, ShortBelow: us(ShortKernel),
+	}{Tool: tool, SchemaVersion: version, Partial: partial, FiguresRank: r.FiguresRank, ShortBelow: us(ShortKernel),
 		Verdict: verdict{v.Verdict, v.Rule, ratio(v.IdleShare), ratio(v.HostBoundShare), ratio(v.ShortShare), ratio(v.ShortTimeShare), us(v.KernelP50), us(v.CallP50)},
 		All:     toRow(r.All), Rows: []rowJSON{}, Histogram: []bucket{}}
 	for _, x := range r.Rows {

@@ -133,11 +133,12 @@ func (r *Result) JSON(partial bool) []byte {
 		Tool          string      `json:"tool"`
 		SchemaVersion string      `json:"schema_version"`
 		Partial       bool        `json:"partial"`
+		FiguresRank   *int        `json:"figures_rank,omitempty"`
 		Device        *deviceJSON `json:"device"`
 		Target        *targetJSON `json:"target"`
 		Stages        []stageJSON `json:"stages"`
 		Rows          []rowJSON   `json:"rows"`
-	}{Tool: "gputriage", SchemaVersion: SchemaVersion, Partial: partial, Stages: []stageJSON{}, Rows: []rowJSON{}}
+	}{Tool: "gputriage", SchemaVersion: SchemaVersion, Partial: partial, FiguresRank: r.FiguresRank, Stages: []stageJSON{}, Rows: []rowJSON{}}
 	if r.Target != nil {
 		out.Target = &targetJSON{Key: r.Target.Key, Name: r.Target.Name, PeakTFLOPS: peaks(r.Target.Peak), PeakGBPS: num(r.Target.GBPS), Source: r.Target.Source}
 	}

@@ -131,6 +131,9 @@ type Result struct {
 	Peaks       map[string]float64
 	Stages      []StageTotals
 	Rows        []Row
+	// FiguresRank is, for a rank folder's top level, the rank these
+	// figures are (never a sum over the ranks); nil otherwise.
+	FiguresRank *int
 }
 
 // opInfo is what one launching cpu_op resolves to (memoized).

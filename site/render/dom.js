@@ -5,6 +5,7 @@
 // one place, so a cell, tooltip or label written without line()/visible()
 // still cannot clear, retitle or reorder what is shown (issue 24).
 import { visible } from './tsv.js';
+import { parseJSON } from './json.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -65,7 +66,7 @@ export function artifactJSON(result, name) {
   const a = result?.artifacts?.find((x) => x.name === name);
   if (!a) return null;
   try {
-    return JSON.parse(a.text);
+    return parseJSON(a.text);
   } catch {
     return null;
   }

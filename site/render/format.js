@@ -16,6 +16,7 @@ export function pct(r, digits = 1) {
 }
 
 export function int(n) {
+  if (typeof n === 'bigint') return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); // an id past 2^53 (json.js)
   if (n == null || !Number.isFinite(n)) return '—';
   // Not toLocaleString: its first call loads ICU data, a visible stall.
   return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');

@@ -5,6 +5,7 @@
 // per bin (buildLevels: 0.4 B per kernel, built in slices), and a view
 // holding more kernels than pixels reads it instead of the kernels, so a
 // frame costs O(pixels) when zoomed out and O(kernels in view) when in.
+import { parseJSON } from './json.js';
 
 const MAGIC = 'GTS1';
 
@@ -18,7 +19,7 @@ export function decodeSpans(buffer) {
   const b = new Uint8Array(buffer);
   if (String.fromCharCode(b[0], b[1], b[2], b[3]) !== MAGIC) return null;
   const hl = new DataView(buffer).getUint32(4, true);
-  const head = JSON.parse(new TextDecoder().decode(b.subarray(8, 8 + hl)));
+  const head = parseJSON(new TextDecoder().decode(b.subarray(8, 8 + hl)));
   let pre = 8 + hl;
   pre += (8 - (pre % 8)) % 8;
   const n = (buffer.byteLength - pre) / 20;

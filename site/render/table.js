@@ -93,7 +93,8 @@ export function dataTable(spec) {
     if (col) list = list.map((r) => [val(r, col), r]).sort((a, b) => {
       const x = a[0], y = b[0];
       if (x == null || y == null) return x == null ? (y == null ? 0 : 1) : -1;
-      return (typeof x === 'string' ? x.localeCompare(y) : x - y) * st.dir;
+      // (< and > compare a BigInt id with a number; x - y would throw)
+      return (typeof x === 'string' ? x.localeCompare(y) : x < y ? -1 : x > y ? 1 : 0) * st.dir;
     }).map((p) => p[1]);
     shown = st.top ? list.slice(0, st.top) : list;
     let s = `${int(shown.length)} of ${int(list.length)} rows` +

@@ -925,7 +925,7 @@ test('hostile cell names: markup and control characters in kernel and op names r
 // Issue 24 (tools/hostile): a flight-recorder dump over the default 4 MiB
 // side-document limit left the page with "the module could not read these
 // files" and no reason; the CLI names the limit and its flag.
-test('a file the module refuses: the page names its problem and the flag', async () => {
+test('a side document over its limit: a flagged partial naming the file and the flag, the CLI\'s bytes', async () => {
   const dir = fs.mkdtempSync(path.join(TMP, 'sidedoc-'));
   const f = path.join(dir, 'fr_rank0.json');
   const entries = [];
@@ -942,6 +942,14 @@ test('a file the module refuses: the page names its problem and the flag', async
     const text = (await s.page.locator('#error').isVisible()) ? await s.page.textContent('#error') : await s.page.textContent('#report');
     assert.match(text, /fr_rank0\.json/, 'names the file');
     assert.match(text, /--max-side-doc-bytes/, 'names the limit\'s flag');
+    // a flagged partial, not a refusal: the CLI's diagnose bytes, whose
+    // crash_diagnosis.json names the file, the limit and the flag
+    assert.equal(await s.page.evaluate(() => window.__gputriage.stats.exitCode), 1, 'exit 1 (partial)');
+    const got = await pageArtifacts(s.page);
+    assertSameArtifacts(got, cliArtifacts(f, 'diagnose'), 'side document over its limit');
+    const d = JSON.parse(got['crash_diagnosis.json']);
+    assert.equal(d.partial, true);
+    assert.match(d.inputs.find((i) => i.name === 'fr_rank0.json')?.problem ?? '', /limit of 4194304 bytes \(--max-side-doc-bytes\)/);
   } finally {
     await s.close();
   }
@@ -968,6 +976,86 @@ test('64-bit stream ids: stream 2^40+7 is its own lane, not stream 7; artifacts 
     assert.deepEqual(s.errors, [], 'no page errors');
   } finally {
     await s.close();
+  }
+});
+
+// Issue 24: ids past 2^53. JSON.parse rounds stream 2^53+1 to 2^53, which
+// showed the wrong number and keyed the same lane as stream 2^53; the page
+// keeps such ids exact (site/render/json.js) in the lane table, the
+// timeline's lanes (from the spans header) and what it says of them.
+test('ids past 2^53: streams 2^53 and 2^53+1 stay apart and exact; artifacts equal the CLI\'s', async () => {
+  const k = (name, pid, tid, ts, dur, corr) => `{"ph":"X","cat":"kernel","name":"${name}","pid":${pid},"tid":${tid},"ts":${ts},"dur":${dur},"args":{"correlation":${corr}}}`;
+  const dir = fs.mkdtempSync(path.join(TMP, 'ids53-'));
+  const trace = path.join(dir, 'ids53.json');
+  fs.writeFileSync(trace, `{"traceEvents":[${[k('gemm_a', 0, '9007199254740992', 100, 50, '9007199254740995'),
+    k('gemm_b', 0, '9007199254740993', 120, 50, '9007199254740997'), k('gemm_c', '"GPU 9007199254740993"', 7, 300, 5, 1)].join(',')}]}`);
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, [trace]);
+    const text = await s.page.evaluate(() => window.__gputriage.result.artifacts.find((a) => a.name === 'gpu_lanes.json').text);
+    for (const w of ['"stream": 9007199254740992,', '"stream": 9007199254740993,', '"device": 9007199254740993,']) assert.ok(text.includes(w), `gpu_lanes.json has ${w}`);
+    const rows = await s.page.locator('#lanes table.nums tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].slice(0, 3).map((c) => c.textContent).join(' ')));
+    assert.deepEqual(rows, ['0 9007199254740992 1', '0 9007199254740993 1', '9007199254740993 7 1'], 'lane numbers exact: device, stream, ops');
+    // the timeline's lanes get their kernels from the spans header by (device, stream)
+    const canvas = s.page.locator('#lanes canvas.lanes').first();
+    await canvas.scrollIntoViewIfNeeded();
+    await waitAttr(canvas, 'data-kernels');
+    assert.equal(await canvas.getAttribute('data-kernels'), '3', 'every kernel is an interval');
+    await canvas.focus();
+    const said = [];
+    for (const key of ['ArrowDown', 'ArrowDown', 'ArrowDown', 'ArrowUp', 'ArrowUp', 'ArrowUp']) {
+      await s.page.keyboard.press(key);
+      said.push(await s.page.locator('#lanes .kfocus').first().textContent());
+    }
+    for (const w of ['device 0 stream 9007199254740992', 'device 0 stream 9007199254740993', 'device 9007199254740993 stream 7']) {
+      assert.ok(said.some((t) => t.startsWith(w)), `the keyboard says "${w}": ${said.join(' | ')}`);
+    }
+    await s.page.keyboard.press('0');
+    await s.page.keyboard.press(']');
+    const one = await s.page.locator('#lanes .kfocus').first().textContent();
+    assert.match(one, /gemm_/, `] names a kernel of the chosen lane: ${one}`);
+    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(trace), 'ids past 2^53');
+    assert.deepEqual(s.errors, [], 'no page errors');
+  } finally {
+    await s.close();
+  }
+});
+
+// Issue 24: a 1 MB gzip of 1 GiB of spaces. DecompressionStream inflated
+// each chunk File.stream() handed it whole (1 GiB at once) and the ratio
+// guard saw the compressed count of the whole file, so the page ran for
+// minutes; fed in small pieces (jsbridge/inflate.js) it stops at the CLI's
+// byte with the CLI's answer, in both gunzip paths.
+test('gzip bomb: stops at --max-ratio as the CLI does, same artifacts', async () => {
+  const bomb = path.join(TMP, 'bomb.json.gz');
+  const gz = zlib.createGzip({ level: 9 });
+  const out = fs.createWriteStream(bomb);
+  gz.pipe(out);
+  const done = new Promise((res, rej) => { out.on('finish', res); out.on('error', rej); });
+  gz.write('{"traceEvents":[');
+  const spaces = Buffer.alloc(1 << 20, 0x20);
+  for (let i = 0; i < 1024; i++) if (!gz.write(spaces)) await new Promise((r) => gz.once('drain', r));
+  gz.end();
+  await done;
+  assert.ok(fs.statSync(bomb).size < 1.1e6, 'a ~1 MB bomb');
+  const c0 = Date.now();
+  const want = cliArtifacts(bomb);
+  const cliSeconds = (Date.now() - c0) / 1000;
+  for (const query of ['', '?inflate=1']) {
+    const s = await openPage(`${base}/${query}`);
+    try {
+      const t0 = Date.now();
+      await drop(s.page, [bomb]);
+      console.log(`     gzip bomb ${query || '(in the analysis worker)'}: ${((Date.now() - t0) / 1000).toFixed(1)} s (CLI ${cliSeconds.toFixed(1)} s)`);
+      const status = await s.page.locator('#summary table.files tr.partial').textContent();
+      assert.match(status, /bomb\.json\.gz/);
+      assert.match(status, /decompressed to \d+ bytes, more than 200× its compressed size \(--max-ratio\)/);
+      assertSameArtifacts(await pageArtifacts(s.page), want, `gzip bomb ${query}`);
+      const peak = await s.page.evaluate(() => window.__gputriage.peakMemory);
+      assert.ok(peak < 512 << 20, `module memory ${peak >> 20} MiB`);
+    } finally {
+      await s.close();
+    }
   }
 });
 

@@ -301,6 +301,29 @@ await compare("breakdown raw .json", "breakdown", rawTrace);
   check("64-bit ids: stream 1099511627783 and device 1099511627779 kept exactly", j.status === 200 && /"stream": 1099511627783\b/.test(body) && /"device": 1099511627779\b/.test(body) && /"streams": \[\s*7,\s*1099511627783\s*\]/.test(body), body.slice(0, 300));
 }
 
+// Issue 24: a flight-recorder dump over the default side-document limit
+// (4 MiB) is not read; the answer is the CLI's, a flagged partial whose
+// crash_diagnosis.json names the file, the limit and its flag (the zip has
+// no stderr: the artifact itself must say it).
+{
+  const fr = path.join(tmp, "fr_rank0.json");
+  const entries = [];
+  for (let i = 1; i <= 4500; i++) {
+    const frames = Array.from({ length: 12 }, (_, k) => ({ name: `forward_layer_${k}`, filename: "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", line: 1700 + k }));
+    entries.push({ record_id: i, pg_id: 0, collective_seq_id: i, profiling_name: "nccl:all_reduce", state: i === 4500 ? "started" : "completed", frames });
+  }
+  fs.writeFileSync(fr, JSON.stringify({ version: "2.4", rank: 0, pg_status: { 0: { last_enqueued_collective: 4500, last_started_collective: 4500, last_completed_collective: 4499 } }, entries }));
+  await compare("flight-recorder dump over --max-side-doc-bytes (partial)", "diagnose", fr);
+  const z = await post(new URLSearchParams({ cmd: "diagnose", name: "fr_rank0.json" }).toString(), fs.readFileSync(fr), { Accept: "application/zip" });
+  let d = null, md = "";
+  try { const e = unzip(z.body); d = json(e["crash_diagnosis.json"]); md = e["crash_summary.md"].toString("utf8"); } catch {}
+  const input = d?.inputs?.find((i) => i.name === "fr_rank0.json");
+  check("side document over its limit: exit 1, crash_diagnosis.json partial, names the file, the limit and --max-side-doc-bytes",
+    z.headers.get("x-gputriage-exit-code") === "1" && d?.partial === true && /limit of 4194304 bytes \(--max-side-doc-bytes\)/.test(input?.problem ?? "") &&
+    /fr_rank0\.json: a side document larger than the limit of 4194304 bytes \(--max-side-doc-bytes\)/.test(md),
+    JSON.stringify(d)?.slice(0, 400));
+}
+
 // A gzip stream cut short: partial results, exit 1, same problem text.
 const cut = path.join(tmp, "cut.json.gz");
 const gz = fs.readFileSync(qwen);
