@@ -65,7 +65,9 @@
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM
 //     (slurmstepd's "Detected N oom-kill event(s)" → host_oom_kill),
 //     extractShellDeath (a shell's "<pid> Killed", "Aborted (core dumped)"),
-//     extractGoSignal ("signal: aborted") → deathSignal / exitCode;
+//     extractGoSignal ("signal: aborted"), extractSpawnDeath
+//     (torch.multiprocessing.spawn's "process N terminated with signal
+//     SIGKILL") → deathSignal / exitCode;
 //     appFailure (culprit.go): a worker a launcher reports exited with a
 //     plain code (no signal) → not_gpu with that worker as culprit when
 //     nothing else failed;
