@@ -78,8 +78,11 @@ type Op struct {
 	Busy int64    `json:"busy_ns"`
 	Top  []Kernel `json:"top,omitempty"`
 	// Before is the site of the op that ran on the GPU just before it.
-	Before Site  `json:"before"`
-	gpu    int32 // index in the store's GPU slice (Extract's; -1 when read back)
+	Before Site `json:"before"`
+	// Dir is "send" or "recv" for a point-to-point op (Collective name
+	// send/recv: pipeline parallel), matched to its peer, not to the group.
+	Dir string `json:"dir,omitempty"`
+	gpu int32  // index in the store's GPU slice (Extract's; -1 when read back)
 }
 
 // Kernel is a kernel name's time and count in a window.
@@ -214,6 +217,7 @@ func Extract(st *trace.Store, fi int, rank, world int, joins *callsite.Joins) *S
 			if kd := kindOfArg(st.Name(c.Coll)); kd != "" {
 				op.Kind = kd
 			}
+			op.Dir = p2pDir(st.Name(c.Coll))
 			op.PG, op.PGDesc, op.Dtype = st.Name(c.PG), st.Name(c.PGDesc), st.Name(c.Dtype)
 			op.PG, op.PGDesc = pgs.name(op.PG, op.PGDesc, st.Name(c.PGRanks))
 			if c.Seq != trace.None {

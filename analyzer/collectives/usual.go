@@ -61,12 +61,18 @@ type Stall struct {
 // usual computes every instance's excess (the last rank's lateness beyond
 // its usual arrival offset) and collects the stalls.
 func (res *Result) usual() {
-	type gk struct{ pg, kind string }
+	// a group is a process group, kind and rank set (a send/recv pair)
+	type gk struct{ pg, kind, ranks string }
 	groups := map[gk][]int{}
 	var keys []gk
 	for i := range res.Instances {
 		in := &res.Instances[i]
-		k := gk{in.PG, in.Kind}
+		var rs []byte
+		for _, r := range in.Ranks {
+			rs = append(rs, itoa(r.Rank)...)
+			rs = append(rs, ',')
+		}
+		k := gk{in.PG, in.Kind, string(rs)}
 		if groups[k] == nil {
 			keys = append(keys, k)
 		}
@@ -87,9 +93,6 @@ func (res *Result) usual() {
 		}
 		for j, i := range idx {
 			rt := res.Instances[i].Ranks
-			if len(rt) != nr {
-				return // a group whose rank set changes: no baseline
-			}
 			for r := range rt {
 				lo := int64(math.MaxInt64)
 				for q := range rt {
@@ -130,7 +133,9 @@ func (res *Result) usual() {
 				}
 				u, x := US(base[j]), US(ex[j])
 				in.Usual, in.Excess = &u, &x
-				if ex[j] < thr {
+				// a send/recv pair stalls when the receiver waits for a late
+				// sender; a late receiver of a send posted ahead held no one
+				if ex[j] < thr || in.MatchedBy == "peer" && in.last.Dir != "send" {
 					continue
 				}
 				in.Stall = true

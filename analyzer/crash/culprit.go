@@ -254,6 +254,12 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 			who = e.task + " (rank " + strconv.Itoa(e.rank) + ")"
 		}
 		add(mk(e.rank, e.pid, "", "the supervisor reports "+who+" died of "+e.signal+" (exit "+strconv.Itoa(e.code)+")", "a supervisor's child-exit line (the one process reported dead)", e.ev), prioTorchrun)
+	} else if e, ok := b.appFailure(); ok {
+		reason := "the launcher reports pid " + strconv.Itoa(e.pid) + " exited with code " + strconv.Itoa(e.code) + " (no signal)"
+		if len(inc.sigterm) > 0 {
+			reason += "; it then sent SIGTERM to " + strconv.Itoa(len(inc.sigterm)) + " sibling(s) (collateral)"
+		}
+		add(mk(e.rank, e.pid, "", reason, "the launcher's failure line: the one worker that exited on its own", e.ev), prioTorchrun)
 	}
 	// 8. watchdogs from every rank but one
 	if a := work[ClassCollectiveTimeout]; a != nil {
@@ -558,6 +564,28 @@ func workerCulprit(inc *incidentFacts, mk func(int, int, string, string, string,
 		}
 	}
 	return c, true
+}
+
+// appFailure is the worker a launcher reports exited with a plain non-zero
+// code (no signal): torchrun's root-cause entry, else the one pid of the
+// exit lines that name one ("failed (exitcode: 1) local_rank: 7 (pid: N)").
+func (b *builder) appFailure() (exitFact, bool) {
+	if inc := &b.facts.inc; inc.rootEv != nil {
+		if inc.rootExit > 0 && exitSignal(inc.rootExit) == "" {
+			return exitFact{code: inc.rootExit, hasCode: true, rank: inc.rootRank, pid: inc.rootPID, ev: *inc.rootEv}, true
+		}
+		return exitFact{}, false
+	}
+	var got exitFact
+	n := 0
+	for _, e := range b.facts.exits {
+		if !e.hasCode || e.code <= 0 || e.signal != "" || e.pid <= 0 || n > 0 && e.pid == got.pid {
+			continue
+		}
+		got = e
+		n++
+	}
+	return got, n == 1
 }
 
 // deadChild is the one process a supervisor reported dead of a signal other

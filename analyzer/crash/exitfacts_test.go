@@ -146,3 +146,93 @@ slurmstepd: error: *** STEP 3495064.0 ON orion-01-01 CANCELLED AT 2021-10-27T19:
 		t.Errorf("next steps do not ask sacct about the step: %v", f.NextSteps)
 	}
 }
+
+// torch.multiprocessing.spawn's report of a child killed by a signal (real
+// wordings, URL per row).
+func TestExtractSpawnDeath(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      spawnDeath
+		ok        bool
+	}{
+		{"https://github.com/resistzzz/Prompt4NR/issues/3",
+			"torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL", spawnDeath{0, "SIGKILL"}, true},
+		{"https://github.com/dingjiansw101/ZegFormer/issues/19",
+			"torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGKILL", spawnDeath{1, "SIGKILL"}, true},
+		{"https://github.com/yxlu-0102/MP-SENet/issues/7",
+			"torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGSEGV", spawnDeath{0, "SIGSEGV"}, true},
+		{"https://github.com/rshaojimmy/MultiModal-DeepFake/issues/24",
+			"torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGABRT", spawnDeath{1, "SIGABRT"}, true},
+		{"https://github.com/facebookresearch/SlowFast/issues/118 (older torch)",
+			"Exception: process 0 terminated with signal SIGSEGV", spawnDeath{0, "SIGSEGV"}, true},
+		// the raise statement's format string (Lightning's traceback source): not the fact
+		{"https://github.com/Lightning-AI/pytorch-lightning/issues/16475",
+			`    141         "process %d terminated with signal %s" %`, spawnDeath{}, false},
+	}
+	for _, c := range cases {
+		got, ok := extractSpawnDeath(c.text)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s: extractSpawnDeath(%q) = %+v, %v; want %+v, %v", c.src, c.text, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// A launcher reports a worker that exited with a plain non-zero code (no
+// signal) and nothing else failed: the worker's own error (not_gpu), with
+// the worker as culprit. Real wordings: accelerate's "stderr: " relay of
+// torchrun (hiyouga/LlamaFactory#163), torch ≥ 2.2's bracketed level
+// (xiuqhou/Salience-DETR#4), the failure table's root cause
+// (pytorch/pytorch#121209).
+func TestAppExitRule(t *testing.T) {
+	cases := []struct {
+		src, log  string
+		rank, pid int
+	}{
+		{"https://github.com/hiyouga/LlamaFactory/issues/163", `stderr: WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 153929 closing signal SIGTERM
+stderr: WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 153930 closing signal SIGTERM
+stderr: ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 7 (pid: 153932) of binary: /home/panww/miniconda3/tools/bin/python
+stderr: Traceback (most recent call last):
+`, 7, 153932},
+		{"https://github.com/xiuqhou/Salience-DETR/issues/4", `[2024-05-08 08:47:31,261] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 5938 closing signal SIGTERM
+[2024-05-08 08:47:31,877] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 2 (pid: 5939) of binary: /home/ubuntu/anaconda3/envs/salience_detr/bin/python
+`, 2, 5939},
+		{"https://github.com/pytorch/pytorch/issues/121209", `torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+------------------------------------------------------------
+Failures:
+[1]:
+  time      : 2024-03-05_07:01:51
+  host      : node1
+  rank      : 1 (local_rank: 1)
+  exitcode  : 1 (pid: 69812)
+  error_file: <N/A>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2024-03-05_07:01:51
+  host      : node1
+  rank      : 0 (local_rank: 0)
+  exitcode  : 1 (pid: 69811)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+`, 0, 69811},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("run.log", []byte(c.log))
+		f := hasClass(d, ClassNotGPU)
+		if f == nil || len(d.Findings) != 1 {
+			t.Errorf("%s: want one not_gpu finding: %s", c.src, d.JSON())
+			continue
+		}
+		if cp := f.Culprit; cp == nil || cp.PID == nil || *cp.PID != c.pid || cp.Rank == nil || *cp.Rank != c.rank {
+			t.Errorf("%s: culprit: want rank %d pid %d: %s", c.src, c.rank, c.pid, d.JSON())
+		}
+	}
+	// a signal death is not an application exit
+	d := diagnoseWhole("run.log", []byte("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 3 (pid: 407727) of binary: /fs/bin/python\n"))
+	if hasClass(d, ClassNotGPU) != nil || hasClass(d, ClassHostOOMKill) == nil {
+		t.Errorf("exitcode -9 (showlab/EgoVLP#21): want host_oom_kill only: %s", d.JSON())
+	}
+}

@@ -293,6 +293,17 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 		a.f.Location = f.location
 		work[ClassNotGPU] = a
 	}
+	// a worker that exited with a plain code (no signal, no GPU evidence):
+	// its own error, printed in its own output; the launcher only relays it
+	if e, ok := b.appFailure(); ok && len(work) == 0 {
+		a := &agg{f: Finding{Class: ClassNotGPU}, ranks: map[int]bool{}, details: map[string]string{}}
+		a.f.Count = 1
+		a.conf = 0.5
+		a.evidence(e.ev)
+		a.setExit(e.code)
+		a.addReason("a worker exited with code " + itoa(e.code) + " on its own (no signal, no GPU fault in the evidence): an application error")
+		work[ClassNotGPU] = a
+	}
 	b.containerNotGPU(work)
 	b.kernelAPIFindings(s, work) // kernelapi_detail.go
 	// collectives

@@ -229,7 +229,8 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 	cul := b.culprits(s, work)
 	// a multi-process launch (torchrun) names its root cause: the top finding carries it
 	top := ""
-	if _, dead := b.deadChild(); inc.rootEv != nil || len(inc.sigterm) > 0 || dead {
+	_, dead := b.deadChild()
+	if _, app := b.appFailure(); inc.rootEv != nil || len(inc.sigterm) > 0 || dead || app {
 		for _, c := range Classes {
 			if work[c] != nil {
 				top = c

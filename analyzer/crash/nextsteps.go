@@ -229,6 +229,14 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add("Keep blocks at ≤ 1024 threads (e.g. 32×32 instead of 64×64) and dynamic shared memory within the LDS limit")
 		add("AMD_LOG_LEVEL=3 logs every hipLaunchKernel with its geometry and the returned error (HIP has no hipErrorInvalidLaunchConfig: it returns hipErrorInvalidConfiguration 9 or hipErrorInvalidValue 1)")
 	case ClassNotGPU:
+		if c := f.Culprit; c != nil && c.PID != nil && f.Reason != "" && strings.HasPrefix(f.Reason, "a worker exited with code") {
+			// the launcher's traceback is its own; the worker's is earlier in its output
+			who := "pid " + itoa(*c.PID)
+			if c.Rank != nil {
+				who = "rank " + itoa(*c.Rank) + " (" + who + ")"
+			}
+			add("The launcher only relays the exit: find " + who + "'s own traceback above the launcher's (or rerun with the @record decorator / TORCHELASTIC_ERROR_FILE so the failure table shows it)")
+		}
 		add("Application / environment error: fix the reported exception; no GPU fault was found in the evidence")
 	}
 	// kernel-API log escalation (seed 000)

@@ -260,6 +260,10 @@ func (s *Session) stripOne(l *line, str string) int {
 				return m[1]
 			}
 		}
+		if n, r := matchMPITag(str); n > 0 {
+			l.rank = r
+			return n
+		}
 		if strings.HasPrefix(str, "[rank") {
 			if m := reRank.FindStringSubmatchIndex(str); m != nil {
 				l.rank = atoiDef(str[m[2]:m[3]], -1)
@@ -359,6 +363,9 @@ func (s *Session) stripOne(l *line, str string) int {
 			return len("!!! Exception during processing !!!") + countSpaces(str[len("!!! Exception during processing !!!"):])
 		}
 	case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
+		if c == 's' && (strings.HasPrefix(str, "stderr: ") || strings.HasPrefix(str, "stdout: ")) {
+			return len("stderr: ") // a launcher relaying its child's stream (accelerate)
+		}
 		switch c {
 		case 'D', 'I', 'W', 'E', 'C':
 			if vllmLevelStart(str) {
@@ -403,6 +410,24 @@ func (s *Session) stripOne(l *line, str string) int {
 		}
 	}
 	return 0
+}
+
+// matchMPITag matches Open MPI's --tag-output prefix "[job,rank]<stderr>:"
+// (or <stdout>, <stddiag>) and returns its length and the rank.
+func matchMPITag(str string) (n, rank int) {
+	i := digitsFrom(str, 1)
+	if i == 1 || i >= len(str) || str[i] != ',' {
+		return 0, -1
+	}
+	j := digitsFrom(str, i+1)
+	if j == i+1 || !strings.HasPrefix(str[j:], "]<std") {
+		return 0, -1
+	}
+	k := strings.IndexByte(str[j:], '>')
+	if k < 0 || k > 10 || j+k+1 >= len(str) || str[j+k+1] != ':' {
+		return 0, -1
+	}
+	return j + k + 2, atoiDef(str[i+1:j], -1)
 }
 
 func isDayName(d string) bool {

@@ -40,6 +40,17 @@ func TestNormalizePrefixes(t *testing.T) {
 		{"Loading:  75%|███ 3/4 [00:08<00:02,  2.83s/it]Killed", "Killed", -1, 0},
 		{"progress 10%\rprogress 50%\rdone\r", "done", -1, 0},
 		{"Got 2025-12-21T05:01:45.677513 - error text", "Got error text", -1, 0},
+		// accelerate relays its launcher's output with a "stderr: " prefix
+		// (hiyouga/LlamaFactory#163, #701)
+		{"stderr: ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 7 (pid: 153932) of binary: /home/panww/miniconda3/tools/bin/python",
+			"ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 7 (pid: 153932) of binary: /home/panww/miniconda3/tools/bin/python", -1, 0},
+		{"stderr:   rank      : 1 (local_rank: 1)", "  rank      : 1 (local_rank: 1)", -1, 0},
+		{"stdout: [2023-08-26 23:21:50,870] [INFO] x", "[INFO] x", -1, 0},
+		// Open MPI's --tag-output "[job,rank]<stream>:" (graphcore poptorch,
+		// horovod threads in the issues corpus)
+		{"[1,0]<stderr>:Traceback (most recent call last):", "Traceback (most recent call last):", 0, 0},
+		{"[1,3]<stdout>:MARKER_10 sequential-line-10", "MARKER_10 sequential-line-10", 3, 0},
+		{"2026-08-03T09:47:01Z [1,0]<stderr>:  File \"<stdin>\", line 3, in level_three", "  File \"<stdin>\", line 3, in level_three", 0, 0},
 	}
 	s := New()
 	s.BeginFile("t")
