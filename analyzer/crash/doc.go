@@ -51,7 +51,9 @@
 //     resource errors), extractModulePath → launch.go's launchFailure rule
 //     (classes by HIP error; geometry against the limits in checkLaunch);
 //   - cudagdb.go: extractCudaKernelRow, extractCudaThreadRow (info cuda
-//     kernels / threads of an attach) → cudaHang;
+//     kernels / threads of an attach) → cudaHang; extractCudaGdbLine (the
+//     stop: exception banner, focus switch, kernel<<<…>>> frame, kernels
+//     row) → cudaGdbStop (nvidia.go's loop hands cuda-gdb lines to it);
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
@@ -97,9 +99,11 @@
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.
-// Older parsers (gdbhang's assembly, the cuda-gdb
-// stop parts of nvidia.go, the CLR status/trace paths and the host formats not listed
-// here) still match and write into the builder in one step.
+// gdbhang.go holds the rules over the assembled rocgdb dumps (hangFindings:
+// stuck dispatches, stalled queues, wave PC groups, progress between dumps);
+// it reads no text. Older parsers (the CLR status/trace paths and the host
+// formats not listed here) still match and write into the builder in one
+// step.
 //
 // The grammars and the crash-class table follow docs/crash-formats.md of the
 // shared project documentation.
