@@ -55,7 +55,9 @@
 //     resource errors), extractModulePath → launch.go's launchFailure rule
 //     (classes by HIP error; geometry against the limits in checkLaunch);
 //   - cudagdb.go: extractCudaKernelRow, extractCudaThreadRow (info cuda
-//     kernels / threads of an attach) → cudaHang;
+//     kernels / threads of an attach) → cudaHang; extractCudaGdbLine (the
+//     stop: exception banner, focus switch, kernel<<<…>>> frame, kernels
+//     row) → cudaGdbStop (nvidia.go's loop hands cuda-gdb lines to it);
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //     extractHSAStatus (a status name between quotes is a mention — grep
 //     patterns, marker lists, notes — never a finding);
@@ -69,7 +71,9 @@
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM
 //     (slurmstepd's "Detected N oom-kill event(s)" → host_oom_kill),
 //     extractShellDeath (a shell's "<pid> Killed", "Aborted (core dumped)"),
-//     extractGoSignal ("signal: aborted") → deathSignal / exitCode;
+//     extractGoSignal ("signal: aborted"), extractSpawnDeath
+//     (torch.multiprocessing.spawn's "process N terminated with signal
+//     SIGKILL") → deathSignal / exitCode;
 //     appFailure (culprit.go): a worker a launcher reports exited with a
 //     plain code (no signal) → not_gpu with that worker as culprit when
 //     nothing else failed;
@@ -101,9 +105,11 @@
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.
-// Older parsers (gdbhang's assembly, the cuda-gdb
-// stop parts of nvidia.go, the CLR status/trace paths and the host formats not listed
-// here) still match and write into the builder in one step.
+// gdbhang.go holds the rules over the assembled rocgdb dumps (hangFindings:
+// stuck dispatches, stalled queues, wave PC groups, progress between dumps);
+// it reads no text. Older parsers (the CLR status/trace paths and the host
+// formats not listed here) still match and write into the builder in one
+// step.
 //
 // The grammars and the crash-class table follow docs/crash-formats.md of the
 // shared project documentation.
