@@ -147,6 +147,36 @@ slurmstepd: error: *** STEP 3495064.0 ON orion-01-01 CANCELLED AT 2021-10-27T19:
 	}
 }
 
+// torch.multiprocessing.spawn's report of a child killed by a signal (real
+// wordings, URL per row).
+func TestExtractSpawnDeath(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      spawnDeath
+		ok        bool
+	}{
+		{"https://github.com/resistzzz/Prompt4NR/issues/3",
+			"torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL", spawnDeath{0, "SIGKILL"}, true},
+		{"https://github.com/dingjiansw101/ZegFormer/issues/19",
+			"torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGKILL", spawnDeath{1, "SIGKILL"}, true},
+		{"https://github.com/yxlu-0102/MP-SENet/issues/7",
+			"torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGSEGV", spawnDeath{0, "SIGSEGV"}, true},
+		{"https://github.com/rshaojimmy/MultiModal-DeepFake/issues/24",
+			"torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGABRT", spawnDeath{1, "SIGABRT"}, true},
+		{"https://github.com/facebookresearch/SlowFast/issues/118 (older torch)",
+			"Exception: process 0 terminated with signal SIGSEGV", spawnDeath{0, "SIGSEGV"}, true},
+		// the raise statement's format string (Lightning's traceback source): not the fact
+		{"https://github.com/Lightning-AI/pytorch-lightning/issues/16475",
+			`    141         "process %d terminated with signal %s" %`, spawnDeath{}, false},
+	}
+	for _, c := range cases {
+		got, ok := extractSpawnDeath(c.text)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s: extractSpawnDeath(%q) = %+v, %v; want %+v, %v", c.src, c.text, got, ok, c.want, c.ok)
+		}
+	}
+}
+
 // A launcher reports a worker that exited with a plain non-zero code (no
 // signal) and nothing else failed: the worker's own error (not_gpu), with
 // the worker as culprit. Real wordings: accelerate's "stderr: " relay of
@@ -204,5 +234,36 @@ Root Cause (first observed failure):
 	d := diagnoseWhole("run.log", []byte("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 3 (pid: 407727) of binary: /fs/bin/python\n"))
 	if hasClass(d, ClassNotGPU) != nil || hasClass(d, ClassHostOOMKill) == nil {
 		t.Errorf("exitcode -9 (showlab/EgoVLP#21): want host_oom_kill only: %s", d.JSON())
+	}
+}
+
+// A GPU error whose lines all carry one worker's pid prefix and no rank
+// names that worker as culprit (real wordings, URL per case); lines from
+// two workers name none.
+func TestWorkerPrefixCulprit(t *testing.T) {
+	cases := []struct {
+		src, log string
+		pid      int
+	}{
+		{"https://github.com/rhymes-ai/Aria/issues/24",
+			"(VllmWorkerProcess pid=2421) ERROR 10-14 12:32:47 multiproc_worker_utils.py:233] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.88 GiB. GPU 3 has a total capacity of 21.96 GiB of which 1.29 GiB is free.\n", 2421},
+		{"https://github.com/vllm-project/vllm/issues/15598 (Ray worker, with ip)",
+			"(RayWorkerWrapper pid=206994, ip=192.168.10.25) ERROR 03-27 10:29:13 [worker_base.py:620] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. GPU 6 has a total capacity of 44.53 GiB of which 448.00 KiB is free.\n", 206994},
+		{"two workers (vllm-project/vllm#11251 wording, pids 90 and 91)",
+			"(VllmWorkerProcess pid=90) ERROR 12-16 21:40:15 multiproc_worker_utils.py:229] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.\n(VllmWorkerProcess pid=91) ERROR 12-16 21:40:15 multiproc_worker_utils.py:229] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.\n", 0},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("vllm.log", []byte(c.log))
+		f := hasClass(d, ClassVRAMOOM)
+		if f == nil {
+			t.Fatalf("%s: no vram_oom: %s", c.src, d.JSON())
+		}
+		got := 0
+		if f.Culprit != nil && f.Culprit.PID != nil {
+			got = *f.Culprit.PID
+		}
+		if got != c.pid {
+			t.Errorf("%s: culprit pid %d, want %d: %s", c.src, got, c.pid, d.JSON())
+		}
 	}
 }
