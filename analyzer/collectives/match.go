@@ -124,6 +124,9 @@ type StepRow struct {
 	StallRank       *int   `json:"stall_rank"`
 	StallCollective string `json:"stall_collective"`
 	StallExcess     *US    `json:"stall_excess_us"`
+	// Reason says why the straggler was late at the step's collective
+	// when the trace can tell (see explain), else "".
+	Reason string `json:"reason"`
 }
 
 // Culprit is the straggler in diagnose's culprit shape.
@@ -160,10 +163,21 @@ func Match(sums []*Summary) *Result {
 	}
 	groups := map[gkey][]side{}
 	var keys []gkey
+	p2p := map[string][2][]p2pSide{} // by pg: sends, recvs
 	for _, s := range sums {
 		by := map[gkey][]*Op{}
 		for i := range s.Ops {
 			op := &s.Ops[i]
+			if op.Dir != "" {
+				sr := p2p[op.PG]
+				if op.Dir == "send" {
+					sr[0] = append(sr[0], p2pSide{s.Rank, op})
+				} else {
+					sr[1] = append(sr[1], p2pSide{s.Rank, op})
+				}
+				p2p[op.PG] = sr
+				continue
+			}
 			k := gkey{op.PG, op.Kind}
 			if by[k] == nil && groups[k] == nil {
 				keys = append(keys, k)
@@ -242,62 +256,21 @@ func Match(sums []*Summary) *Result {
 			}
 		}
 		negative, mixed := 0, 0
+		ss := make([]*Summary, len(sides))
+		for r, sd := range sides {
+			ss[r] = sd.s
+		}
 		for i, row := range rows {
 			index := i
 			if idxs != nil {
 				index = idxs[i]
 			}
-			in := Instance{PG: k.pg, Kind: k.kind, Index: index, MatchedBy: "order", Ranks: make([]RankTime, len(row)), peers: row}
+			var seq *int64
 			if bySeq {
 				q := seqs[i]
-				in.Seq, in.MatchedBy = &q, "seq"
+				seq = &q
 			}
-			first, last := 0, 0
-			for r, op := range row {
-				if op.Start < row[first].Start {
-					first = r
-				}
-				if op.Start > row[last].Start {
-					last = r
-				}
-			}
-			latest, earliestEnd := row[last].Start, row[0].End
-			for r, op := range row {
-				earliestEnd = min(earliestEnd, op.End)
-				in.Ranks[r] = RankTime{Rank: sides[r].s.Rank, Start: US(op.Start), End: US(op.End), Wait: US(latest - op.Start)}
-				if in.PGDesc == "" {
-					in.PGDesc = op.PGDesc
-				}
-				if in.Dtype == "" {
-					in.Dtype = op.Dtype
-				}
-				if in.Bytes == nil && op.Bytes >= 0 {
-					b := op.Bytes
-					in.Bytes = &b
-				}
-				in.GroupSize = max(in.GroupSize, op.Group)
-			}
-			if in.GroupSize == 0 {
-				in.GroupSize = len(row)
-			}
-			in.FirstRank, in.LastRank = sides[first].s.Rank, sides[last].s.Rank
-			in.Skew = US(latest - row[first].Start)
-			in.Transfer = US(earliestEnd - latest)
-			in.last = row[last]
-			if lo := sides[last].s; row[last].Step >= 0 && row[last].Step < len(lo.Steps) {
-				in.Step = lo.Steps[row[last].Step].Name
-			}
-			if in.Bytes != nil && in.Transfer > 0 {
-				alg := float64(*in.Bytes) / float64(in.Transfer) // bytes/ns = GB/s
-				bus := alg * BusFactor(in.Kind, in.GroupSize)
-				a, b := gbps(alg), gbps(bus)
-				in.AlgBW, in.BusBW = &a, &b
-				if res.Link != nil {
-					p := res.Link.Peak(in.GroupSize)
-					of := units.Round(bus/p, 6)
-					in.PeakGBPS, in.OfPeak = &p, &of
-				}
-			}
+			in := res.instance(k.pg, k.kind, index, seq, row, ss)
 			res.Instances = append(res.Instances, in)
 			if in.Transfer < 0 {
 				negative++
@@ -317,11 +290,95 @@ func Match(sums []*Summary) *Result {
 	if orderFallback {
 		res.Notes = append(res.Notes, "matched by issue order within each process group and kind: the traces carry no Seq argument")
 	}
+	bySum := map[int]*Summary{}
+	for _, s := range sums {
+		bySum[s.Rank] = s
+	}
+	var pgs []string
+	for pg := range p2p {
+		pgs = append(pgs, pg)
+	}
+	slices.Sort(pgs)
+	for _, pg := range pgs {
+		sr := p2p[pg]
+		rows, note := matchP2P(pg, sr[0], sr[1])
+		if note != "" {
+			res.Notes = append(res.Notes, note)
+		}
+		for i, pr := range rows {
+			// ranks in rank order, as every instance lists them
+			a, b := pr[0], pr[1]
+			if b.rank < a.rank {
+				a, b = b, a
+			}
+			in := res.instance(pg, "sendrecv", i, nil, []*Op{a.op, b.op}, []*Summary{bySum[a.rank], bySum[b.rank]})
+			in.MatchedBy = "peer"
+			res.Instances = append(res.Instances, in)
+		}
+		if len(rows) > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: %d point-to-point sends paired with their peers' recvs by kernel overlap (the traces name no peer)", groupName(pg, "sendrecv"), len(rows)))
+		}
+	}
 	res.usual()
 	res.ranks(sums)
 	res.steps()
 	res.straggler(sums)
 	return res
+}
+
+// instance computes one matched instance: row[r] is summary ss[r]'s op.
+func (res *Result) instance(pg, kind string, index int, seq *int64, row []*Op, ss []*Summary) Instance {
+	in := Instance{PG: pg, Kind: kind, Index: index, MatchedBy: "order", Ranks: make([]RankTime, len(row)), peers: row}
+	if seq != nil {
+		in.Seq, in.MatchedBy = seq, "seq"
+	}
+	first, last := 0, 0
+	for r, op := range row {
+		if op.Start < row[first].Start {
+			first = r
+		}
+		if op.Start > row[last].Start {
+			last = r
+		}
+	}
+	latest, earliestEnd := row[last].Start, row[0].End
+	for r, op := range row {
+		earliestEnd = min(earliestEnd, op.End)
+		in.Ranks[r] = RankTime{Rank: ss[r].Rank, Start: US(op.Start), End: US(op.End), Wait: US(latest - op.Start)}
+		if in.PGDesc == "" {
+			in.PGDesc = op.PGDesc
+		}
+		if in.Dtype == "" {
+			in.Dtype = op.Dtype
+		}
+		if in.Bytes == nil && op.Bytes >= 0 {
+			b := op.Bytes
+			in.Bytes = &b
+		}
+		in.GroupSize = max(in.GroupSize, op.Group)
+	}
+	if in.GroupSize == 0 || kind == "sendrecv" && row[0].Dir != "" {
+		in.GroupSize = len(row)
+	}
+	in.FirstRank, in.LastRank = ss[first].Rank, ss[last].Rank
+	in.Skew = US(latest - row[first].Start)
+	in.Transfer = US(earliestEnd - latest)
+	in.last = row[last]
+	if lo := ss[last]; row[last].Step >= 0 && row[last].Step < len(lo.Steps) {
+		in.Step = lo.Steps[row[last].Step].Name
+	}
+	if in.Bytes != nil && in.Transfer > 0 {
+		alg := float64(*in.Bytes) / float64(in.Transfer) // bytes/ns = GB/s
+		bus := alg * BusFactor(in.Kind, in.GroupSize)
+		a, b := gbps(alg), gbps(bus)
+		in.AlgBW, in.BusBW = &a, &b
+		if res.Link != nil {
+			p := res.Link.Peak(in.GroupSize)
+			of := units.Round(bus/p, 6)
+			in.PeakGBPS, in.OfPeak = &p, &of
+		}
+	}
+	return in
 }
 
 // onClock puts the ranks on one clock: Kineto writes times relative to
@@ -370,6 +427,10 @@ func onClock(sums []*Summary, res *Result) []*Summary {
 	return out
 }
 
+// addUS is a + b saturating at int64's ends: sums over instances of times
+// up to 8·10¹⁸ ns (ParseSummary's range, on the common clock) can pass it.
+func addUS(a, b US) US { return US(units.AddSat(int64(a), int64(b))) }
+
 func groupName(pg, kind string) string {
 	if pg == "" {
 		return kind
@@ -398,11 +459,12 @@ func (res *Result) ranks(sums []*Summary) {
 	for i := range res.Instances {
 		in := &res.Instances[i]
 		for _, r := range in.Ranks {
-			res.Ranks[idx[r.Rank]].Wait += r.Wait
+			w := &res.Ranks[idx[r.Rank]].Wait
+			*w = addUS(*w, r.Wait)
 		}
 		if in.Skew > 0 {
 			row := &res.Ranks[idx[in.LastRank]]
-			row.Lateness += in.Skew
+			row.Lateness = addUS(row.Lateness, in.Skew)
 			row.LastAt++
 		}
 	}
@@ -433,8 +495,8 @@ func (res *Result) steps() {
 			order = append(order, in.Step)
 		}
 		a.n++
-		a.skew += in.Skew
-		a.late[in.LastRank] += in.Skew
+		a.skew = addUS(a.skew, in.Skew)
+		a.late[in.LastRank] = addUS(a.late[in.LastRank], in.Skew)
 		if a.max == nil || in.Skew > a.max.Skew {
 			a.max = in
 		}
@@ -466,8 +528,9 @@ func (res *Result) steps() {
 		for i, r := range res.Ranks {
 			row.ByRank[i] = a.late[r.Rank]
 		}
-		if w := a.worst[best]; w != nil {
-			row.Collective = w.Label()
+		at := a.worst[best]
+		if at != nil {
+			row.Collective = at.Label()
 		}
 		row.WorstRank, row.WorstCollective, row.WorstSkew = a.max.LastRank, a.max.Label(), a.max.Skew
 		if st := a.stall; st != nil {
@@ -475,6 +538,10 @@ func (res *Result) steps() {
 			r := st.LastRank
 			row.StallRank, row.StallCollective, row.StallExcess = &r, st.Label(), st.Excess
 			row.StragglerRank, row.Lateness, row.Collective = r, a.late[r], st.Label()
+			at = st
+		}
+		if at != nil {
+			row.Reason = explain(at, row.StragglerRank)
 		}
 		res.Steps = append(res.Steps, row)
 	}
@@ -495,7 +562,7 @@ func (res *Result) straggler(sums []*Summary) {
 	rank := row.Rank
 	var total US
 	for _, r := range res.Ranks {
-		total += r.Lateness
+		total = addUS(total, r.Lateness)
 	}
 	// its worst instance
 	var worst *Instance

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 )
 
 // Lateness against each rank's usual arrival. Ranks of a real job rarely
@@ -61,12 +63,18 @@ type Stall struct {
 // usual computes every instance's excess (the last rank's lateness beyond
 // its usual arrival offset) and collects the stalls.
 func (res *Result) usual() {
-	type gk struct{ pg, kind string }
+	// a group is a process group, kind and rank set (a send/recv pair)
+	type gk struct{ pg, kind, ranks string }
 	groups := map[gk][]int{}
 	var keys []gk
 	for i := range res.Instances {
 		in := &res.Instances[i]
-		k := gk{in.PG, in.Kind}
+		var rs []byte
+		for _, r := range in.Ranks {
+			rs = append(rs, itoa(r.Rank)...)
+			rs = append(rs, ',')
+		}
+		k := gk{in.PG, in.Kind, string(rs)}
 		if groups[k] == nil {
 			keys = append(keys, k)
 		}
@@ -87,9 +95,6 @@ func (res *Result) usual() {
 		}
 		for j, i := range idx {
 			rt := res.Instances[i].Ranks
-			if len(rt) != nr {
-				return // a group whose rank set changes: no baseline
-			}
 			for r := range rt {
 				lo := int64(math.MaxInt64)
 				for q := range rt {
@@ -97,7 +102,7 @@ func (res *Result) usual() {
 						lo = min(lo, int64(rt[q].Start))
 					}
 				}
-				off[r][j] = int64(rt[r].Start) - lo
+				off[r][j] = units.SubSat(int64(rt[r].Start), lo)
 			}
 		}
 		for r := 0; r < nr; r++ {
@@ -112,17 +117,18 @@ func (res *Result) usual() {
 					}
 				}
 				base[j] = medianInt(nb)
-				ex[j] = off[r][j] - base[j]
+				ex[j] = units.SubSat(off[r][j], base[j])
 			}
 			m := medianInt(ex)
 			dev := make([]int64, len(ex))
 			for j, x := range ex {
-				dev[j] = abs64(x - m)
+				dev[j] = abs64(units.SubSat(x, m))
 			}
 			sigma := 1.4826 * float64(medianInt(dev))
 			slices.Sort(dev)
 			p90 := dev[min(len(dev)-1, len(dev)*9/10)]
-			thr := max(int64(stallSigmas*sigma), stallP90*p90, stallFloorNS)
+			// saturating: offsets of rank summaries reach ±8·10¹⁸ ns
+			thr := max(units.Trunc(stallSigmas*sigma), min(p90, math.MaxInt64/stallP90)*stallP90, stallFloorNS)
 			for j, i := range idx {
 				in := &res.Instances[i]
 				if in.Ranks[r].Rank != in.LastRank {
@@ -130,7 +136,9 @@ func (res *Result) usual() {
 				}
 				u, x := US(base[j]), US(ex[j])
 				in.Usual, in.Excess = &u, &x
-				if ex[j] < thr {
+				// a send/recv pair stalls when the receiver waits for a late
+				// sender; a late receiver of a send posted ahead held no one
+				if ex[j] < thr || in.MatchedBy == "peer" && in.last.Dir != "send" {
 					continue
 				}
 				in.Stall = true
@@ -167,10 +175,14 @@ func medianInt(v []int64) int64 {
 	if n%2 == 1 {
 		return s[n/2]
 	}
-	return s[n/2-1] + (s[n/2]-s[n/2-1])/2
+	// the difference in uint64: two offsets ±8·10¹⁸ apart pass int64
+	return s[n/2-1] + int64((uint64(s[n/2])-uint64(s[n/2-1]))/2)
 }
 
 func abs64(x int64) int64 {
+	if x == math.MinInt64 {
+		return math.MaxInt64
+	}
 	if x < 0 {
 		return -x
 	}

@@ -132,6 +132,21 @@ type hsaFact struct {
 	status *hsaStatus
 	abort  bool // a queue abort, not a status quoted in passing
 	byCode bool // the name was looked up from the code
+	quoted bool // the name stands between quotes: a mention, not a print
+}
+
+// quotedAt reports whether t[i:j] stands between a pair of the same quote
+// characters. The runtimes never quote a status name they print; scripts'
+// marker lists, grep patterns and notes do ("if grep -q
+// \"HSA_STATUS_ERROR_EXCEPTION\" \"$LOG\"", _FAULT_MARKERS = ("FAILED",
+// "HSA_STATUS_ERROR_EXCEPTION", …), 'no "HSA_STATUS_ERROR_EXCEPTION", no OOM
+// kill').
+func quotedAt(t string, i, j int) bool {
+	if i == 0 || j >= len(t) {
+		return false
+	}
+	q := t[i-1]
+	return (q == '"' || q == '\'' || q == '`') && t[j] == q
 }
 
 var reAbortStatus = lazyre.New(`aborting with status:? ?(0x[0-9a-fA-F]+)`)
@@ -139,7 +154,9 @@ var reAbortStatus = lazyre.New(`aborting with status:? ?(0x[0-9a-fA-F]+)`)
 func extractHSAStatus(t string) (hsaFact, bool) {
 	f := hsaFact{abort: containsAny(t, "aborting with error", "aborting with status", "Queue error", "callbackQueue")}
 	if strings.Contains(t, "HSA_STATUS_") {
-		f.name = reHSAName.FindString(t)
+		loc := reHSAName.FindStringIndex(t)
+		f.name = t[loc[0]:loc[1]]
+		f.quoted = quotedAt(t, loc[0], loc[1])
 		f.code = submatch(reHSACode, t)
 		f.status = lookupHSA(f.name)
 	} else if c := submatchIf(t, "aborting with status", reAbortStatus); c != "" {
@@ -164,8 +181,8 @@ func (p *clrParser) hsa(l *line, f hsaFact) {
 	t := l.text
 	name, code, st, abort := f.name, f.code, f.status, f.abort
 	class := st.class
-	if class == "" {
-		return
+	if class == "" || f.quoted && !abort {
+		return // defeater: a quoted mention is not the runtime's print
 	}
 	conf := 0.75
 	if class == ClassDeviceAssert {

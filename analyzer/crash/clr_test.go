@@ -84,6 +84,24 @@ func TestExtractHSAStatus(t *testing.T) {
 			t.Errorf("%s\n got %+v ok=%v", c.src, f, ok)
 		}
 	}
+	// Quoted mentions: a shell check of a log, a Python marker tuple (both
+	// seen in public repositories' crash-triage scripts), an on-call note
+	// (crash-heldout2 d36). Never a finding; the runtime's own print is.
+	for _, q := range []string{
+		`    if grep -q "HSA_STATUS_ERROR_EXCEPTION" "$ITER_LOG" 2>/dev/null; then`,
+		`_FAULT_MARKERS = ("FAILED", "HSA_STATUS_ERROR_EXCEPTION", "Memory access fault", "core dumped")`,
+		`Conclusion: no "Memory access fault", no 'HSA_STATUS_ERROR_EXCEPTION', no OOM kill -- the`,
+	} {
+		if f, ok := extractHSAStatus(q); !ok || !f.quoted {
+			t.Errorf("quoted mention not flagged: %q %+v", q, f)
+		}
+		if d := diagnoseWhole("note.log", []byte(q+"\n")); len(d.Findings) != 0 {
+			t.Errorf("quoted mention became a finding: %q\n%s", q, d.JSON())
+		}
+	}
+	if f, _ := extractHSAStatus(cases[1].text); f.quoted {
+		t.Errorf("runtime print taken for a quote: %+v", f)
+	}
 	if f, ok := extractHSAStatus("status HSA_STATUS_SUCCESS"); ok {
 		t.Errorf("success is no fact: %+v", f)
 	}

@@ -23,6 +23,7 @@ type cudaHangFacts struct {
 
 type cudaKernel struct {
 	id, status, grid, block, name string
+	invocation                    string // the Invocation column as printed
 	ev                            Evidence
 }
 
@@ -33,9 +34,12 @@ type cudaThreads struct {
 }
 
 var (
-	reCudaKernelRow = lazyre.New(`^\*?\s*(\d+)\s+(?:-|\d+)\s+(\d+)\s+(\d+)\s+(Active|Terminated|Sleeping|Pending)\s+(0x[0-9a-fA-F]+)\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(.+)$`)
+	reCudaKernelRow = lazyre.New(`^\*?\s*(\d+)\s+(?:-|\d+)\s+(\d+)\s+(\d+)\s+(\w+)\s+(0x[0-9a-fA-F]+)\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(\S.*)$`)
 	reCudaThreadRow = lazyre.New(`^\*?\s*(\([\d,]+\))\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(\([\d,]+\))\s+(\d+)\s+(0x[0-9a-fA-F]+)(?:\s+(\S+)\s+(\d+))?\s*$`)
 )
+
+// cudaKernelStates: the kernel states an attach's table is read for.
+var cudaKernelStates = map[string]bool{"Active": true, "Terminated": true, "Sleeping": true, "Pending": true}
 
 // extractCudaKernelRow: one "info cuda kernels" row; the name is cut at
 // its argument list. ev is left for the caller.
@@ -48,7 +52,7 @@ func extractCudaKernelRow(t string) (cudaKernel, bool) {
 	if i := strings.IndexByte(name, '('); i > 0 {
 		name = name[:i]
 	}
-	return cudaKernel{id: m[1], status: m[4], grid: m[6], block: m[7], name: name}, true
+	return cudaKernel{id: m[1], status: m[4], grid: m[6], block: m[7], name: name, invocation: m[8]}, true
 }
 
 // extractCudaThreadRow: one "info cuda threads" row — a block/thread range,
@@ -74,7 +78,7 @@ func (p *incidentParser) cudaLine(l *line) bool {
 		c.inRows, c.rowLine = true, l.no
 		return true
 	}
-	if k, ok := extractCudaKernelRow(t); ok {
+	if k, ok := extractCudaKernelRow(t); ok && cudaKernelStates[k.status] {
 		if len(c.kernels) < 64 {
 			k.ev = l.ev(s)
 			c.kernels = append(c.kernels, k)
@@ -161,4 +165,83 @@ func (b *builder) cudaHang(s *Session, work map[string]*agg) {
 		a.conf = conf
 	}
 	a.f.Hang = h
+}
+
+// cuda-gdb's stop: "CUDA Exception: Warp Illegal Address" /
+// "CUDA_EXCEPTION_14, Warp Illegal Address.", the focus switch to the
+// faulting thread, a "kernel<<<(g),(b)>>>" frame, an "info cuda kernels" row.
+type cudaGdbLine struct {
+	kind                  string // exception | focus | frame | kernel
+	what                  string // exception: "Warp Illegal Address"
+	block, thread, device string // focus: "x,y,z" as printed, device number
+	kernel                string // frame / kernel row: the kernel as printed
+	active                bool   // kernel row: state Active
+}
+
+var (
+	reCudaExc   = lazyre.New(`(?:CUDA Exception: |CUDA_EXCEPTION_\d+, )((?:Warp|Lane|Device) [A-Za-z -]+?)\.?\s*$`)
+	reCudaFocus = lazyre.New(`\[Switching focus to CUDA kernel (\d+), grid (\d+), block \(([\d,]+)\), thread \(([\d,]+)\), device (\d+), sm (\d+), warp (\d+), lane (\d+)\]`)
+	reCudaFrame = lazyre.New(`^(?:#\d+\s+)?(?:0x[0-9a-fA-F]+ in )?(\S+)<<<\(([\d,]+)\),\(([\d,]+)\)>>>`)
+)
+
+func extractCudaGdbLine(t string) (cudaGdbLine, bool) {
+	if m := reCudaExc.FindStringSubmatch(t); m != nil {
+		return cudaGdbLine{kind: "exception", what: m[1]}, true
+	}
+	if m := reCudaFocus.FindStringSubmatch(t); m != nil {
+		return cudaGdbLine{kind: "focus", block: m[3], thread: m[4], device: m[5]}, true
+	}
+	if m := reCudaFrame.FindStringSubmatch(t); m != nil {
+		return cudaGdbLine{kind: "frame", kernel: m[1]}, true
+	}
+	if k, ok := extractCudaKernelRow(t); ok {
+		return cudaGdbLine{kind: "kernel", kernel: k.invocation, active: k.status == "Active"}, true
+	}
+	return cudaGdbLine{}, false
+}
+
+func cudaExceptionClass(what string) string {
+	switch {
+	case strings.Contains(what, "Assert"):
+		return ClassDeviceAssert
+	case strings.Contains(what, "Illegal Instruction"), strings.Contains(what, "Invalid PC"):
+		return ClassIllegalInstruction
+	case strings.Contains(what, "Address"), strings.Contains(what, "Misaligned"), strings.Contains(what, "Out-of-range"), strings.Contains(what, "Stack Overflow"):
+		return ClassGPUMemoryFault
+	}
+	return ""
+}
+
+// cudaGdbStop rules on a cuda-gdb stop fact: an exception is its class
+// (strong: the debugger saw it); the focus line places the fault (block,
+// thread, device) on the finding already made; frames and active kernel
+// rows name the kernel.
+func (s *Session) cudaGdbStop(l *line, x cudaGdbLine) {
+	switch x.kind {
+	case "exception":
+		if c := cudaExceptionClass(x.what); c != "" {
+			s.format("cuda_gdb")
+			a := s.b.add(s, c, l, 0.85)
+			a.strong = true
+			a.addReason("CUDA exception: " + x.what)
+		}
+	case "focus":
+		s.format("cuda_gdb")
+		for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction} {
+			if a := s.b.get(c); a != nil {
+				a.evidence(l.ev(s))
+				a.detail("cuda_block", "("+x.block+")")
+				a.detail("cuda_thread", "("+x.thread+")")
+				a.detail("cuda_device", x.device)
+				break
+			}
+		}
+	case "frame":
+		s.kernelHint(x.kernel, "cuda-gdb frame", 70, l)
+	case "kernel":
+		s.format("cuda_gdb_info_kernels")
+		if x.active {
+			s.kernelHint(x.kernel, "cuda-gdb info cuda kernels (active)", 60, l)
+		}
+	}
 }

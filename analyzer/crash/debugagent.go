@@ -24,6 +24,15 @@ type agentParser struct {
 	regs     regReader
 	running  int
 	stopped  int
+	runWaves []runningWave // running waves not yet ruled (endFile)
+}
+
+// runningWave: one "(running)" header, held until the file ends — with a
+// stopped wave beside it, it is an --all bystander, not a hang.
+type runningWave struct {
+	ev     Evidence
+	rank   int
+	kernel string
 }
 
 type waveAgg struct {
@@ -125,7 +134,7 @@ func (p *agentParser) line(l *line) {
 			return
 		}
 	}
-	if strings.HasPrefix(t, "--------------------------------------------------------") && len(strings.Trim(t, "-")) == 0 {
+	if agentSeparator(t) {
 		s.format("rocm_debug_agent")
 		return
 	}
@@ -143,6 +152,16 @@ func (p *agentParser) line(l *line) {
 		s.format("rocm_debug_agent")
 		s.b.facts.notes = appendCap(s.b.facts.notes, "debug agent: "+clip(strings.TrimSpace(t), 200), 8)
 	}
+}
+
+// agentSeparator: the agent prints exactly 56 dashes before every wave
+// (debug_agent.cpp; fx01–fx04). Other tools' rules are other widths and say
+// nothing about the vendor: FlashInfer's API log draws 80 ("-"×80 under
+// each call, fx07 / crash-heldout2 d16), py-spy --subprocesses the terminal
+// width, pytest and kubectl their own.
+func agentSeparator(t string) bool {
+	t = strings.TrimRight(t, " \t")
+	return len(t) == 56 && strings.Trim(t, "-") == ""
 }
 
 // waveHeader: one "wave_N: pc=0x… [(kernel_code_entry=0x… <sym>,
@@ -233,8 +252,9 @@ func (p *agentParser) wave(l *line, h waveHeader) {
 		p.running++
 		agg := p.agg("running")
 		p.note(agg, h.pc, h.kernel, "running")
-		a := s.b.add(s, ClassGPUKernelHang, l, 0.5)
-		a.setKernel(h.kernel, "rocm-debug-agent wave header", 90)
+		if len(p.runWaves) < 1024 {
+			p.runWaves = append(p.runWaves, runningWave{ev: l.ev(s), rank: l.rank, kernel: h.kernel})
+		}
 		return
 	}
 	cls := stopReasonClass(h.reason)
@@ -456,6 +476,7 @@ func firstWord(s string) string {
 
 func (p *agentParser) endFile() {
 	s := p.s
+	p.ruleRunning()
 	for _, cls := range sortedAggKeys(p.byClass) {
 		w := p.byClass[cls]
 		fcls := cls
@@ -540,6 +561,32 @@ func appendBlock(xs []*disasmBlock, b *disasmBlock) []*disasmBlock {
 		return xs
 	}
 	return append(xs, b)
+}
+
+// ruleRunning is the rule for running waves: with no stopped wave they are
+// a hang candidate (a SIGQUIT dump of a stuck kernel, rocr_debug_agent user
+// guide: "print the state of all AMDGPU wavefronts by sending a SIGQUIT");
+// defeated by a stopped wave — with --all the agent prints every wave of the
+// process at a fault, and the running ones are bystanders (crash-heldout2
+// d01: a fill kernel running beside moe_sum_reduce's MEMORY_VIOLATION).
+func (p *agentParser) ruleRunning() {
+	s := p.s
+	if len(p.runWaves) == 0 {
+		return
+	}
+	if p.stopped > 0 {
+		p.runWaves = p.runWaves[:0]
+		return
+	}
+	for _, w := range p.runWaves {
+		a := s.b.add(s, ClassGPUKernelHang, nil, 0.5)
+		a.evidence(w.ev)
+		if w.rank >= 0 {
+			a.rank(w.rank)
+		}
+		a.setKernel(w.kernel, "rocm-debug-agent wave header", 90)
+	}
+	p.runWaves = p.runWaves[:0]
 }
 
 // attachBlock copies a disassembly block's facts onto a finding.

@@ -2,6 +2,7 @@ package crash
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -125,6 +126,50 @@ func TestExtractDisasmRow(t *testing.T) {
 		got, ok := extractDisasmRow(c.line)
 		if got != c.want || ok != c.ok {
 			t.Errorf("%s: got %+v %v", c.src, got, ok)
+		}
+	}
+}
+
+// Running waves: a hang candidate alone (SIGQUIT dump), bystanders beside a
+// stopped wave (--all prints every wave at a fault). Wordings: the agent's
+// header grammar (rocr_debug_agent debug_agent.cpp: "(running)" vs
+// "(stopped, reason: …)"), crash-heldout2 d01 / d03.
+func TestRunningWavesBesideAFault(t *testing.T) {
+	run := "--------------------------------------------------------\n" +
+		"wave_0: pc=0x7f9a51e08a40 (kernel_code_entry=0x7f9a51e08100 <void fill_kernel(int)>, kernargs=0x7f9a2e000000) (running)\n\n"
+	stop := "--------------------------------------------------------\n" +
+		"wave_6: pc=0x7f9a4b41c19c (kernel_code_entry=0x7f9a4b41a000 <void moe_sum_reduce_kernel(int)>, kernargs=0x7f9a2e001000) (stopped, reason: MEMORY_VIOLATION)\n\n"
+	for _, order := range [][]string{{run, stop}, {stop, run}} {
+		d := diagnoseWhole("agent.log", []byte(order[0]+order[1]))
+		if hasClass(d, ClassGPUKernelHang) != nil {
+			t.Errorf("running bystander became a hang:\n%s", d.JSON())
+		}
+		if f := hasClass(d, ClassGPUMemoryFault); f == nil || !strings.Contains(f.Kernel, "moe_sum_reduce_kernel") {
+			t.Errorf("fault lost:\n%s", d.JSON())
+		}
+	}
+	d := diagnoseWhole("sigquit.log", []byte(run+run))
+	if f := hasClass(d, ClassGPUKernelHang); f == nil || !strings.Contains(f.Kernel, "fill_kernel") {
+		t.Errorf("SIGQUIT dump of running waves is a hang candidate:\n%s", d.JSON())
+	}
+}
+
+// Only the agent's 56-dash rule is the agent's: FlashInfer's 80-dash rule
+// under each API call (fx07, crash-heldout2 d16) must not make an NVIDIA log
+// a ROCm one.
+func TestAgentSeparatorWidth(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{strings.Repeat("-", 56), true},
+		{strings.Repeat("-", 56) + "  ", true},
+		{strings.Repeat("-", 80), false},
+		{strings.Repeat("-", 20), false},
+		{strings.Repeat("-", 55) + "x", false},
+	} {
+		if got := agentSeparator(c.text); got != c.want {
+			t.Errorf("%q: %v, want %v", c.text, got, c.want)
 		}
 	}
 }

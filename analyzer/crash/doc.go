@@ -39,8 +39,11 @@
 //   - rocgdb.go: extractGdbStop (stop banner), extractDispatchRow and
 //     extractMIDispatches (info dispatches, table and MI), extractQueueRow
 //     (info queues; write ahead of read = packets never consumed);
-//   - gdbdump.go: extractGdbAttach (the attached pid), extractLaneRow
-//     (info lanes: wave, work-group, threadIdx.x, frame);
+//   - gdbdump_extract.go: extractGdbDumpLine (every hang-dump line as one
+//     fact: attach pid, section header, "No … are currently active", agent /
+//     queue / dispatch / lane / wave rows, lane switch, bt frame, host
+//     thread) with extractGdbAttach, extractAgentRow, extractLaneRow;
+//     gdbdump.go's section state machine only cuts them into dumps;
 //   - launch_extract.go: extractThreadLimits, extractWGMax, extractLDSLimit
 //     (device limits; a zero maxThreadsDim is the driver bug, decided by
 //     applyThreadLimits), extractLaunchFailure (launch failed / launch log
@@ -48,7 +51,9 @@
 //     resource errors), extractModulePath → launch.go's launchFailure rule
 //     (classes by HIP error; geometry against the limits in checkLaunch);
 //   - cudagdb.go: extractCudaKernelRow, extractCudaThreadRow (info cuda
-//     kernels / threads of an attach) → cudaHang;
+//     kernels / threads of an attach) → cudaHang; extractCudaGdbLine (the
+//     stop: exception banner, focus switch, kernel<<<…>>> frame, kernels
+//     row) → cudaGdbStop (nvidia.go's loop hands cuda-gdb lines to it);
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
@@ -60,7 +65,9 @@
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM
 //     (slurmstepd's "Detected N oom-kill event(s)" → host_oom_kill),
 //     extractShellDeath (a shell's "<pid> Killed", "Aborted (core dumped)"),
-//     extractGoSignal ("signal: aborted") → deathSignal / exitCode;
+//     extractGoSignal ("signal: aborted"), extractSpawnDeath
+//     (torch.multiprocessing.spawn's "process N terminated with signal
+//     SIGKILL") → deathSignal / exitCode;
 //     appFailure (culprit.go): a worker a launcher reports exited with a
 //     plain code (no signal) → not_gpu with that worker as culprit when
 //     nothing else failed;
@@ -92,9 +99,11 @@
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.
-// Older parsers (the rest of gdbdump, gdbhang, the cuda-gdb
-// stop parts of nvidia.go, the CLR status/trace paths and the host formats not listed
-// here) still match and write into the builder in one step.
+// gdbhang.go holds the rules over the assembled rocgdb dumps (hangFindings:
+// stuck dispatches, stalled queues, wave PC groups, progress between dumps);
+// it reads no text. Older parsers (the CLR status/trace paths and the host
+// formats not listed here) still match and write into the builder in one
+// step.
 //
 // The grammars and the crash-class table follow docs/crash-formats.md of the
 // shared project documentation.

@@ -21,6 +21,7 @@ var (
 	reSlurm      = lazyre.New(`srun: error: (\S+): tasks? ([\d,\-]+): (Killed|Aborted|Segmentation fault|Bus error|Out Of Memory|Exited with exit code (\d+))`)
 	reSlurmOOM   = lazyre.New(`Detected (\d+) oom[-_]kill events?(?:\(s\))? in (?:StepId=|step )(\S+?)\.?(?:\s|$)`)
 	reGoSignal   = lazyre.New(`signal: (aborted|killed|segmentation fault)`)
+	reSpawnDeath = lazyre.New(`Exception: process (\d+) terminated with signal (SIG[A-Z]+)`)
 	// a supervisor reporting a dead child with its pid, in the wordings of
 	// SGLang ("Child process unexpectedly failed with exitcode=134. pid=71533"),
 	// vLLM's multiproc executor ("Worker VllmWorkerProcess pid 1234 died,
@@ -50,7 +51,7 @@ func (p *exitParser) line(l *line) {
 	t := l.text
 	s := p.s
 	low := t
-	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process") {
+	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ") {
 		return
 	}
 	if commandLike(t) {
@@ -85,6 +86,17 @@ func (p *exitParser) line(l *line) {
 	if containsAny(t, childFailureWords...) && s.b.facts.childFailure == nil {
 		ev := l.ev(s)
 		s.b.facts.childFailure = &ev
+	}
+	if x, ok := extractSpawnDeath(t); ok {
+		// torch.multiprocessing.spawn: the parent reports the child the
+		// signal killed (its process index is the spawned rank)
+		s.format("torch_spawn")
+		code := 0
+		if c, ok := signalCode[x.sig]; ok {
+			code = 128 + c
+		}
+		s.deathSignal(l, x.sig, code, code > 0, "", "spawned process "+itoa(x.index))
+		return
 	}
 	if c, ok := extractChildExit(t); ok {
 		s.exitCode(l, c.code, -1, c.pid)
@@ -138,6 +150,22 @@ func (p *exitParser) line(l *line) {
 	if strings.Contains(t, "Segmentation fault (core dumped)") {
 		s.deathSignal(l, "SIGSEGV", 0, false, "", "")
 	}
+}
+
+// spawnDeath is torch.multiprocessing.spawn's report of a child killed by a
+// signal: "torch.multiprocessing.spawn.ProcessExitedException: process 0
+// terminated with signal SIGKILL" (older torch: "Exception: process 0 …").
+type spawnDeath struct {
+	index int
+	sig   string
+}
+
+func extractSpawnDeath(t string) (spawnDeath, bool) {
+	m := findIf(t, " terminated with signal ", reSpawnDeath)
+	if m == nil {
+		return spawnDeath{}, false
+	}
+	return spawnDeath{index: atoiDef(m[1], -1), sig: m[2]}, true
 }
 
 // slurmTask is srun's "srun: error: <host>: task(s) <list>: <death>": the
@@ -288,4 +316,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // exitKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = []string{"oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode"}
+var exitKeywords = []string{"oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal "}

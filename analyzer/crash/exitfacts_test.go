@@ -147,6 +147,36 @@ slurmstepd: error: *** STEP 3495064.0 ON orion-01-01 CANCELLED AT 2021-10-27T19:
 	}
 }
 
+// torch.multiprocessing.spawn's report of a child killed by a signal (real
+// wordings, URL per row).
+func TestExtractSpawnDeath(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      spawnDeath
+		ok        bool
+	}{
+		{"https://github.com/resistzzz/Prompt4NR/issues/3",
+			"torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL", spawnDeath{0, "SIGKILL"}, true},
+		{"https://github.com/dingjiansw101/ZegFormer/issues/19",
+			"torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGKILL", spawnDeath{1, "SIGKILL"}, true},
+		{"https://github.com/yxlu-0102/MP-SENet/issues/7",
+			"torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGSEGV", spawnDeath{0, "SIGSEGV"}, true},
+		{"https://github.com/rshaojimmy/MultiModal-DeepFake/issues/24",
+			"torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGABRT", spawnDeath{1, "SIGABRT"}, true},
+		{"https://github.com/facebookresearch/SlowFast/issues/118 (older torch)",
+			"Exception: process 0 terminated with signal SIGSEGV", spawnDeath{0, "SIGSEGV"}, true},
+		// the raise statement's format string (Lightning's traceback source): not the fact
+		{"https://github.com/Lightning-AI/pytorch-lightning/issues/16475",
+			`    141         "process %d terminated with signal %s" %`, spawnDeath{}, false},
+	}
+	for _, c := range cases {
+		got, ok := extractSpawnDeath(c.text)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s: extractSpawnDeath(%q) = %+v, %v; want %+v, %v", c.src, c.text, got, ok, c.want, c.ok)
+		}
+	}
+}
+
 // A launcher reports a worker that exited with a plain non-zero code (no
 // signal) and nothing else failed: the worker's own error (not_gpu), with
 // the worker as culprit. Real wordings: accelerate's "stderr: " relay of

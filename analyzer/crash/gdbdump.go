@@ -3,8 +3,6 @@ package crash
 import (
 	"strconv"
 	"strings"
-
-	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
 // A rocgdb hang dump (seed 003 R3/R3.5/R4): one attach of rocgdb to a
@@ -57,47 +55,6 @@ type gdbWave struct {
 	ev                         Evidence
 }
 
-var (
-	reGdbThreadWave = lazyre.New(`AMDGPU Wave (\d+:\d+:\d+:\d+) \((\d+,\d+,\d+)\)/(\d+)`)
-	reGdbLaneRow    = lazyre.New(`^\*?\s*\d+\s+(?:([AI])\s+)?AMDGPU Lane (\d+:\d+:\d+:\d+)/(\d+) \((\d+,\d+,\d+)\)\[(\d+),(\d+),(\d+)\]`)
-	// "Attaching to process N", or the attach command echoed before its
-	// output ("$ timeout 90 rocgdb -p N -batch …")
-	reGdbAttach = lazyre.New(`Attaching to (?:process|program: \S+, process) (\d+)|^(?:\$ )?(?:timeout \d+\w? )?(?:sudo )?(?:roc|cuda-)?gdb\b.*?\s-p\s+(\d+)\b`)
-	reFilePID   = lazyre.New(`(?i)(?:pid|process)[_-]?(\d{2,9})`)
-	reFrameNo   = lazyre.New(`^#(\d+)\s+`)
-)
-
-// extractGdbAttach: the attached pid of "Attaching to process N" (or
-// "… program: P, process N"), or of the echoed "rocgdb -p N" command.
-func extractGdbAttach(t string) (pid int, ok bool) {
-	m := reGdbAttach.FindStringSubmatch(t)
-	if m == nil {
-		return 0, false
-	}
-	if m[1] == "" {
-		m[1] = m[2]
-	}
-	return atoiDef(m[1], 0), true
-}
-
-// laneRow: one "info lanes" row, "[*] N [A|I] AMDGPU Lane
-// a:q:d:w/L (wg)[x,y,z] [frame]".
-type laneRow struct {
-	inactive  bool   // state column "I"
-	wave      string // agent:queue:dispatch:wave
-	workgroup string // "x,y,z"
-	x         int    // threadIdx.x, -1 when unreadable
-	frame     string // what follows the work-item, "" when absent
-}
-
-func extractLaneRow(t string) (laneRow, bool) {
-	m := reGdbLaneRow.FindStringSubmatch(t)
-	if m == nil {
-		return laneRow{}, false
-	}
-	return laneRow{inactive: m[1] == "I", wave: m[2], workgroup: m[4], x: atoiDef(m[5], -1), frame: frameAfter(t, "]")}, true
-}
-
 // gdbState is the rocgdb parser's hang-dump state for the current file.
 type gdbState struct {
 	cur  *gdbDump
@@ -134,6 +91,14 @@ func (p *rocgdbParser) curDump(l *line) *gdbDump {
 	return g.cur
 }
 
+// row: a table row of section sec belongs to the current dump.
+func (p *rocgdbParser) row(l *line, sec int) *gdbDump {
+	d := p.curDump(l)
+	d.sections |= sec
+	p.g.last = l.no
+	return d
+}
+
 // section starts section sec of a dump; a section that the current dump
 // already has starts the next dump.
 func (p *rocgdbParser) section(l *line, sec int) *gdbDump {
@@ -152,14 +117,15 @@ func (p *rocgdbParser) section(l *line, sec int) *gdbDump {
 	return d
 }
 
-// dumpLine reads the hang-dump view of a rocgdb line; it returns true when
-// the line was consumed.
+// dumpLine reads the hang-dump view of a rocgdb line (extractGdbDumpLine)
+// into the current dump; it returns true when the line was consumed.
 func (p *rocgdbParser) dumpLine(l *line) bool {
-	t := strings.TrimSpace(l.text)
 	g := &p.g
 	s := p.s
-	if pid, ok := extractGdbAttach(t); ok {
-		p.attachPID = pid
+	r := extractGdbDumpLine(strings.TrimSpace(l.text))
+	switch r.kind {
+	case glAttach:
+		p.attachPID = r.pid
 		if g.cur != nil && g.cur.sections == 0 {
 			g.cur.pid = p.attachPID
 		}
@@ -167,150 +133,100 @@ func (p *rocgdbParser) dumpLine(l *line) bool {
 		p.curDump(l).pid = p.attachPID
 		g.last = l.no
 		return true
-	}
-	switch {
-	case strings.Contains(t, "Target Id"):
-		switch {
-		case strings.Contains(t, "Kernel Function"):
-			p.section(l, secDispatches)
-		case strings.Contains(t, "Location") || strings.Contains(t, "PCI Slot"):
-			p.section(l, secAgents)
-		case strings.Contains(t, "Read") && strings.Contains(t, "Write"):
-			p.section(l, secQueues)
-		case strings.Contains(t, "Frame") && strings.Contains(t, "State"):
+	case glHeader:
+		if r.sec == secLanes && g.cur != nil && g.cur.sections&secLanes == 0 {
 			// info lanes belongs to the threads of the same dump
-			if g.cur == nil || g.cur.sections&secLanes != 0 {
-				p.section(l, secLanes)
-			} else {
-				g.cur.sections |= secLanes
-				g.last = l.no
-			}
-		case strings.Contains(t, "Frame"):
-			p.section(l, secThreads)
+			g.cur.sections |= secLanes
+			g.last = l.no
+		} else {
+			p.section(l, r.sec)
 		}
 		return false
-	case strings.HasPrefix(t, "No dispatches are currently active"):
-		d := p.section(l, secDispatches)
-		d.noDisp = true
+	case glNoActive:
+		d := p.section(l, r.sec)
+		if r.sec == secAgents {
+			d.noAgents = true
+			return true
+		}
+		if r.sec == secDispatches {
+			d.noDisp = true
+		} else {
+			d.noQueues = true
+		}
 		if d.noEv == nil {
 			ev := l.ev(s)
 			d.noEv = &ev
 		}
+		return r.sec == secQueues
+	case glClaimed:
 		return false
-	case strings.HasPrefix(t, "No queues are currently active"):
-		d := p.section(l, secQueues)
-		d.noQueues = true
-		if d.noEv == nil {
-			ev := l.ev(s)
-			d.noEv = &ev
+	case glAgent:
+		d := p.row(l, secAgents)
+		if len(d.agents) < maxGdbRows {
+			d.agents = append(d.agents, r.agent)
 		}
-		return true
-	case strings.HasPrefix(t, "No agents are currently active"):
-		p.section(l, secAgents).noAgents = true
-		return true
-	}
-	if strings.Contains(t, "AMDGPU Agent") {
-		if m := reGdbAgent.FindStringSubmatch(t); m != nil {
-			d := p.curDump(l)
-			d.sections |= secAgents
-			g.last = l.no
-			if len(d.agents) < maxGdbRows {
-				d.agents = append(d.agents, GPUAgent{ID: atoiDef(m[1], 0), GPUID: m[3], Arch: m[4], Name: strings.TrimSpace(m[5]), Location: m[8]})
+		return false
+	case glQueue:
+		d := p.row(l, secQueues)
+		if len(d.queues) < maxGdbRows {
+			q := QueueState{ID: r.queue.id, QID: r.queue.qid, Type: r.queue.typ}
+			if r.queue.read != "" {
+				q.Read, q.Write = atoi64(r.queue.read), atoi64(r.queue.write)
+				q.Pending = q.Write - q.Read
 			}
+			d.queues = append(d.queues, q)
 		}
 		return false
-	}
-	if strings.Contains(t, "AMDGPU Queue") {
-		if m := reGdbQueue.FindStringSubmatch(t); m != nil {
-			d := p.curDump(l)
-			d.sections |= secQueues
-			g.last = l.no
-			if len(d.queues) < maxGdbRows {
-				q := QueueState{ID: m[2] + ":" + m[3], QID: m[4], Type: m[5]}
-				if m[6] != "" {
-					q.Read, q.Write = atoi64(m[6]), atoi64(m[7])
-					q.Pending = q.Write - q.Read
-				}
-				d.queues = append(d.queues, q)
+	case glDispatch:
+		d := p.row(l, secDispatches)
+		if len(d.disp) < maxGdbRows {
+			x := r.disp
+			d.disp = append(d.disp, gdbDispatch{Dispatch: Dispatch{ID: x.id, Queue: x.queue, PKID: x.pkid, Grid: x.grid, Workgroup: x.workgroup, Fence: x.fence, Kernel: clip(x.kernel, 1024)}, ev: l.ev(s)})
+		}
+		return false
+	case glLaneSwitch, glWaveBT:
+		// the backtrace that follows is this wave's
+		d := p.curDump(l)
+		g.last = l.no
+		p.wave(l, d, r.wave, r.workgroup)
+		g.wave, g.mode = r.wave, btWave
+		return false
+	case glLane:
+		d := p.curDump(l)
+		g.last = l.no
+		if x := r.lane; !x.inactive {
+			w := p.wave(l, d, x.wave, x.workgroup)
+			if len(w.lanes) < maxWaveLanes && !containsInt(w.lanes, x.x) {
+				w.lanes = append(w.lanes, x.x)
 			}
-		}
-		return false
-	}
-	if strings.Contains(t, "AMDGPU Dispatch") {
-		if m := reGdbDispatch.FindStringSubmatch(t); m != nil {
-			d := p.curDump(l)
-			d.sections |= secDispatches
-			g.last = l.no
-			if len(d.disp) < maxGdbRows {
-				id := m[2] + ":" + m[3] + ":" + m[4]
-				d.disp = append(d.disp, gdbDispatch{Dispatch: Dispatch{ID: id, Queue: m[2] + ":" + m[3], PKID: m[5], Grid: m[6], Workgroup: m[7], Fence: m[8], Kernel: clip(strings.TrimSpace(m[9]), 1024)}, ev: l.ev(s)})
+			if x.frame != "" && w.pc == "" && w.loc == "" {
+				w.pc, w.fn, w.loc = splitFrame(x.frame)
 			}
 		}
 		return false
-	}
-	if strings.Contains(t, "AMDGPU Lane") {
-		if strings.HasPrefix(t, "[Switching to thread") {
-			// "thread N" of R3.5: the bt that follows is this wave's
-			if m := reGdbLane.FindStringSubmatch(t); m != nil {
-				d := p.curDump(l)
-				g.last = l.no
-				p.wave(l, d, m[1], m[3])
-				g.wave, g.mode = m[1], btWave
-			}
-			return false
-		}
-		if r, ok := extractLaneRow(t); ok {
-			d := p.curDump(l)
-			g.last = l.no
-			if !r.inactive {
-				w := p.wave(l, d, r.wave, r.workgroup)
-				if len(w.lanes) < maxWaveLanes && !containsInt(w.lanes, r.x) {
-					w.lanes = append(w.lanes, r.x)
-				}
-				if r.frame != "" && w.pc == "" && w.loc == "" {
-					w.pc, w.fn, w.loc = splitFrame(r.frame)
-				}
-			}
-		}
-		return false
-	}
-	if strings.Contains(t, "AMDGPU Wave") {
-		if m := reGdbThreadWave.FindStringSubmatch(t); m != nil {
-			d := p.curDump(l)
-			g.last = l.no
-			w := p.wave(l, d, m[1], m[2])
-			switch {
-			case strings.HasPrefix(t, "Thread ") || strings.HasPrefix(t, "[Switching to thread"):
-				// a backtrace of this wave follows
-				g.wave, g.mode = m[1], btWave
-			default:
-				// an info threads row: the frame follows the quoted name
-				d.sections |= secThreads
-				rest := t[strings.Index(t, m[0])+len(m[0]):]
-				if i := strings.IndexByte(rest, '"'); i >= 0 {
-					if j := strings.IndexByte(rest[i+1:], '"'); j >= 0 {
-						rest = rest[i+j+2:]
-					}
-				}
-				if fr := strings.TrimSpace(rest); fr != "" {
-					w.pc, w.fn, w.loc = splitFrame(fr)
-				}
-			}
+	case glWaveRow:
+		d := p.curDump(l)
+		g.last = l.no
+		w := p.wave(l, d, r.wave, r.workgroup)
+		d.sections |= secThreads
+		if r.frame != "" {
+			w.pc, w.fn, w.loc = splitFrame(r.frame)
 		}
 		return false
 	}
 	if g.cur == nil {
 		return false
 	}
-	// backtrace frames: of a wave after "Thread N (AMDGPU Wave …)", else of
-	// the host thread (the main-thread bt of R3)
-	if m := reFrameNo.FindStringSubmatch(t); m != nil {
+	switch r.kind {
+	case glFrame:
+		// backtrace frames: of a wave after "Thread N (AMDGPU Wave …)", else
+		// of the host thread (the main-thread bt of R3)
 		g.last = l.no
 		switch g.mode {
 		case btWave:
-			if m[1] == "0" {
+			if r.frameNo == "0" {
 				if w := g.cur.waves[g.wave]; w != nil {
-					w.pc, w.fn, w.loc = splitFrame(t[len(m[0]):])
+					w.pc, w.fn, w.loc = splitFrame(r.frame)
 					w.ev = l.ev(s)
 				}
 			}
@@ -318,25 +234,23 @@ func (p *rocgdbParser) dumpLine(l *line) bool {
 		case btSkip:
 			return true
 		case btNone:
-			if m[1] != "0" {
+			if r.frameNo != "0" {
 				return true
 			}
 			p.section(l, secBT)
 		}
 		d := g.cur
 		if len(d.bt) < 64 {
-			_, fn, _ := splitFrame(t[len(m[0]):])
+			_, fn, _ := splitFrame(r.frame)
 			d.bt = append(d.bt, fn)
 			if len(d.btEv) < 8 {
 				d.btEv = append(d.btEv, l.ev(s))
 			}
 		}
 		return true
-	}
-	if strings.HasPrefix(t, "Thread ") && strings.Contains(t, "(Thread 0x") {
-		// "Thread N (Thread 0x… (LWP n) "python3"):" of thread apply all
-		// bt: thread 1 is the main thread
-		if strings.HasPrefix(t, "Thread 1 ") {
+	case glHostThread:
+		// thread apply all bt: thread 1 is the main thread
+		if r.main {
 			p.section(l, secBT)
 		} else {
 			g.mode = btSkip

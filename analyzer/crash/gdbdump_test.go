@@ -43,3 +43,44 @@ func TestExtractLaneRow(t *testing.T) {
 		}
 	}
 }
+
+// Every kind of hang-dump line, in real wordings: ROCgdb's docs and tests
+// as quoted in ../shared/testdata/crash/fx05_… (SOURCES.md), the lane
+// switch of https://github.com/llvm/llvm-project/issues/170211, and gdb's
+// "thread apply all bt" host-thread header.
+func TestExtractGdbDumpLine(t *testing.T) {
+	for _, c := range []struct {
+		src, line string
+		want      gdbLine
+	}{
+		{"attach", "Attaching to process 4242", gdbLine{kind: glAttach, pid: 4242}},
+		{"fx05 agents header", "Id State Target Id                  Architecture Device Name        Cores Threads Location", gdbLine{kind: glHeader, sec: secAgents}},
+		{"fx05 queues header", "Id   Target Id                Type         Read   Write  Size     Address", gdbLine{kind: glHeader, sec: secQueues}},
+		{"fx05 dispatches header", "Id   Target Id                      Grid    Workgroup Fence   Kernel Function", gdbLine{kind: glHeader, sec: secDispatches}},
+		{"fx05 threads header", "Id   Target Id                                     Frame", gdbLine{kind: glHeader, sec: secThreads}},
+		{"fx05 lanes header", "Id   State Target Id                            Frame", gdbLine{kind: glHeader, sec: secLanes}},
+		{"unknown header", "Id   Target Id", gdbLine{kind: glClaimed}},
+		{"fx05 no dispatches", "No dispatches are currently active.", gdbLine{kind: glNoActive, sec: secDispatches}},
+		{"no queues", "No queues are currently active.", gdbLine{kind: glNoActive, sec: secQueues}},
+		{"fx05 agent", "* 1  A     AMDGPU Agent (GPUID 35090) gfx90a       AMD Instinct MI210 416   3328    0000:4a:00.0",
+			gdbLine{kind: glAgent, agent: GPUAgent{ID: 1, GPUID: "35090", Arch: "gfx90a", Name: "AMD Instinct MI210", Location: "0000:4a:00.0"}}},
+		{"fx05 queue", "* 2    AMDGPU Queue 1:2 (QID 1) HSA          0      2      1048576  0x00007fffe5800000",
+			gdbLine{kind: glQueue, queue: queueRow{id: "1:2", typ: "HSA", qid: "1", read: "0", write: "2"}}},
+		{"ROCgdb#42 dispatch", "* 1    AMDGPU Dispatch 1:1:1 (PKID 1) [1,1,1] [1,1,1]   B|Aa|Ra single_wave_kernel1()",
+			gdbLine{kind: glDispatch, disp: dispatchRow{target: "1:1:1 PKID 1", kernel: "single_wave_kernel1()", fence: "B|Aa|Ra", id: "1:1:1", queue: "1:1", pkid: "1", grid: "[1,1,1]", workgroup: "[1,1,1]"}}},
+		{"llvm#170211 lane switch", "[Switching to thread 6, lane 0 (AMDGPU Lane 1:1:1:8/0 (0,0,0)[224,0,0])]", gdbLine{kind: glLaneSwitch, wave: "1:1:1:8", workgroup: "0,0,0"}},
+		{"fx05 lane", "* 0    A     AMDGPU Lane 1:2:1:1/0 (0,0,0)[0,0,0] kern () at /home/user/saxpy.cpp:7",
+			gdbLine{kind: glLane, lane: laneRow{wave: "1:2:1:1", workgroup: "0,0,0", x: 0, frame: "kern () at /home/user/saxpy.cpp:7"}}},
+		{"fx05 threads row", `* 7    AMDGPU Wave 1:2:1:1 (0,0,0)/0 "saxpy"      kern () at /home/user/saxpy.cpp:7`,
+			gdbLine{kind: glWaveRow, wave: "1:2:1:1", workgroup: "0,0,0", frame: "kern () at /home/user/saxpy.cpp:7"}},
+		{"wave bt header", `Thread 7 (AMDGPU Wave 1:2:1:1 (0,0,0)/0 "saxpy"):`, gdbLine{kind: glWaveBT, wave: "1:2:1:1", workgroup: "0,0,0"}},
+		{"fx05 frame", "#1  0x00007ffff608ee40 in kern () at /home/user/saxpy.cpp:4", gdbLine{kind: glFrame, frameNo: "1", frame: "0x00007ffff608ee40 in kern () at /home/user/saxpy.cpp:4"}},
+		{"main thread", `Thread 1 (Thread 0x7ffff7e8b740 (LWP 2920) "python3"):`, gdbLine{kind: glHostThread, main: true}},
+		{"other host thread", `Thread 3 (Thread 0x7fffe37fe640 (LWP 2931) "python3"):`, gdbLine{kind: glHostThread}},
+		{"fx05 stop banner", `Thread 68 "rocke_eleme-2920" received signal SIGSEGV, Segmentation fault.`, gdbLine{}},
+	} {
+		if got := extractGdbDumpLine(c.line); got != c.want {
+			t.Errorf("%s: got %+v", c.src, got)
+		}
+	}
+}

@@ -6,8 +6,10 @@ import (
 	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
 )
 
-// nvidiaParser reads NVIDIA analogues: compute-sanitizer reports, cuda-gdb
-// exceptions, focus lines and "info cuda kernels" tables.
+// nvidiaParser reads NVIDIA analogues: compute-sanitizer reports
+// (extractSanitizerLine → sanitizer) and cuda-gdb stops (exceptions, focus
+// lines, frames, "info cuda kernels" rows: extractCudaGdbLine →
+// cudaGdbStop, cudagdb.go).
 type nvidiaParser struct {
 	s       *Session
 	san     *agg // finding of the current sanitizer error
@@ -22,26 +24,10 @@ var (
 	reSanAddr    = lazyre.New(`Address (0x[0-9a-fA-F]+) (is .*)$`)
 	reSanSummary = lazyre.New(`ERROR SUMMARY: (\d+) errors?`)
 	reSanRace    = lazyre.New(`(?:Error|Warning): Race reported between`)
-	reCudaExc    = lazyre.New(`(?:CUDA Exception: |CUDA_EXCEPTION_\d+, )((?:Warp|Lane|Device) [A-Za-z -]+?)\.?\s*$`)
-	reCudaFocus  = lazyre.New(`\[Switching focus to CUDA kernel (\d+), grid (\d+), block \(([\d,]+)\), thread \(([\d,]+)\), device (\d+), sm (\d+), warp (\d+), lane (\d+)\]`)
-	reCudaKRow   = lazyre.New(`^\*?\s*(\d+)\s+(?:-|\d+)\s+(\d+)\s+(\d+)\s+(Active|Terminated|Sleeping|\w+)\s+0x[0-9a-fA-F]+\s+\(([\d,]+)\)\s+\(([\d,]+)\)\s+(\S.*)$`)
-	reCudaFrame  = lazyre.New(`^(?:#\d+\s+)?(?:0x[0-9a-fA-F]+ in )?(\S+)<<<\(([\d,]+)\),\(([\d,]+)\)>>>`)
 )
 
 func (p *nvidiaParser) beginFile(*Session) { p.san = nil }
 func (p *nvidiaParser) endFile()           { p.san = nil }
-
-func cudaExceptionClass(what string) string {
-	switch {
-	case strings.Contains(what, "Assert"):
-		return ClassDeviceAssert
-	case strings.Contains(what, "Illegal Instruction"), strings.Contains(what, "Invalid PC"):
-		return ClassIllegalInstruction
-	case strings.Contains(what, "Address"), strings.Contains(what, "Misaligned"), strings.Contains(what, "Out-of-range"), strings.Contains(what, "Stack Overflow"):
-		return ClassGPUMemoryFault
-	}
-	return ""
-}
 
 func (p *nvidiaParser) line(l *line) {
 	t := l.text
@@ -53,37 +39,8 @@ func (p *nvidiaParser) line(l *line) {
 	if !containsAny(t, "CUDA", "<<<", "Active", "Terminated") {
 		return
 	}
-	if m := reCudaExc.FindStringSubmatch(t); m != nil {
-		if c := cudaExceptionClass(m[1]); c != "" {
-			s.format("cuda_gdb")
-			a := s.b.add(s, c, l, 0.85)
-			a.strong = true
-			a.addReason("CUDA exception: " + m[1])
-		}
-		return
-	}
-	if m := reCudaFocus.FindStringSubmatch(t); m != nil {
-		s.format("cuda_gdb")
-		for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction} {
-			if a := s.b.get(c); a != nil {
-				a.evidence(l.ev(s))
-				a.detail("cuda_block", "("+m[3]+")")
-				a.detail("cuda_thread", "("+m[4]+")")
-				a.detail("cuda_device", m[5])
-				break
-			}
-		}
-		return
-	}
-	if m := reCudaFrame.FindStringSubmatch(t); m != nil {
-		s.kernelHint(m[1], "cuda-gdb frame", 70, l)
-		return
-	}
-	if m := reCudaKRow.FindStringSubmatch(t); m != nil {
-		s.format("cuda_gdb_info_kernels")
-		if m[4] == "Active" {
-			s.kernelHint(m[7], "cuda-gdb info cuda kernels (active)", 60, l)
-		}
+	if x, ok := extractCudaGdbLine(t); ok {
+		s.cudaGdbStop(l, x)
 	}
 }
 

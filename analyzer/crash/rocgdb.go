@@ -112,7 +112,7 @@ func (p *rocgdbParser) line(l *line) {
 			}
 		}
 	case strings.Contains(t, "AMDGPU Agent"):
-		if m := reGdbAgent.FindStringSubmatch(t); m != nil {
+		if _, ok := extractAgentRow(t); ok {
 			s.format("rocgdb_info_agents")
 		}
 	}
@@ -138,6 +138,9 @@ type dispatchRow struct {
 	target string // "agent:queue:dispatch PKID n" (table) or "agent:queue:dispatch" (MI)
 	kernel string
 	fence  string // "B|Aa|Rs" as printed, "" when absent
+	// table rows only
+	id, queue, pkid string // "agent:queue:dispatch", "agent:queue", PKID
+	grid, workgroup string // "[x,y,z]" as printed
 }
 
 func extractDispatchRow(t string) (dispatchRow, bool) {
@@ -145,7 +148,9 @@ func extractDispatchRow(t string) (dispatchRow, bool) {
 	if m == nil {
 		return dispatchRow{}, false
 	}
-	return dispatchRow{target: m[2] + ":" + m[3] + ":" + m[4] + " PKID " + m[5], kernel: strings.TrimSpace(m[9]), fence: m[8]}, true
+	id := m[2] + ":" + m[3] + ":" + m[4]
+	return dispatchRow{target: id + " PKID " + m[5], kernel: strings.TrimSpace(m[9]), fence: m[8],
+		id: id, queue: m[2] + ":" + m[3], pkid: m[5], grid: m[6], workgroup: m[7]}, true
 }
 
 // extractMIDispatches reads up to 64 dispatches of an MI "dispatches=[…]" record.
@@ -161,6 +166,7 @@ func extractMIDispatches(t string) []dispatchRow {
 // indices as printed, "" in versions that print neither.
 type queueRow struct {
 	id, typ     string // "agent:queue", "HSA (Multiple)"
+	qid         string
 	read, write string
 }
 
@@ -169,7 +175,7 @@ func extractQueueRow(t string) (queueRow, bool) {
 	if m == nil {
 		return queueRow{}, false
 	}
-	return queueRow{id: m[2] + ":" + m[3], typ: m[5], read: m[6], write: m[7]}, true
+	return queueRow{id: m[2] + ":" + m[3], typ: m[5], qid: m[4], read: m[6], write: m[7]}, true
 }
 
 func (p *rocgdbParser) dispatch(l *line, target, kernel, fence string) {

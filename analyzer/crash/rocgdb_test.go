@@ -37,10 +37,10 @@ func TestExtractRocgdbRows(t *testing.T) {
 		ok        bool
 	}{
 		// https://github.com/ROCm/ROCgdb/pull/42 (info dispatches test, show-info.cpp kernels; fx05)
-		{"ROCgdb#42", "* 1    AMDGPU Dispatch 1:1:1 (PKID 1) [1,1,1] [1,1,1]   B|Aa|Ra single_wave_kernel1()", dispatchRow{target: "1:1:1 PKID 1", kernel: "single_wave_kernel1()", fence: "B|Aa|Ra"}, true},
-		{"ROCgdb#42 second", "  2    AMDGPU Dispatch 1:3:2 (PKID 0) [1,1,1] [1,1,1]   B|Aa|Ra single_wave_kernel2()", dispatchRow{target: "1:3:2 PKID 0", kernel: "single_wave_kernel2()", fence: "B|Aa|Ra"}, true},
+		{"ROCgdb#42", "* 1    AMDGPU Dispatch 1:1:1 (PKID 1) [1,1,1] [1,1,1]   B|Aa|Ra single_wave_kernel1()", dispatchRow{target: "1:1:1 PKID 1", kernel: "single_wave_kernel1()", fence: "B|Aa|Ra", id: "1:1:1", queue: "1:1", pkid: "1", grid: "[1,1,1]", workgroup: "[1,1,1]"}, true},
+		{"ROCgdb#42 second", "  2    AMDGPU Dispatch 1:3:2 (PKID 0) [1,1,1] [1,1,1]   B|Aa|Ra single_wave_kernel2()", dispatchRow{target: "1:3:2 PKID 0", kernel: "single_wave_kernel2()", fence: "B|Aa|Ra", id: "1:3:2", queue: "1:3", pkid: "0", grid: "[1,1,1]", workgroup: "[1,1,1]"}, true},
 		// "info dispatches -full" (ROCgdb docs, fx05): the shared/private/address columns are skipped
-		{"ROCgdb -full", "* 1    AMDGPU Dispatch 1:1:1 (PKID 0) [1,1,1] [1,1,1]   B|Aa|Ra Shared(0), Private(0) 0x00007ffff5dd8740 0x00007ffee0c00000 (nil)              single_wave_kernel1()", dispatchRow{target: "1:1:1 PKID 0", kernel: "single_wave_kernel1()", fence: "B|Aa|Ra"}, true},
+		{"ROCgdb -full", "* 1    AMDGPU Dispatch 1:1:1 (PKID 0) [1,1,1] [1,1,1]   B|Aa|Ra Shared(0), Private(0) 0x00007ffff5dd8740 0x00007ffee0c00000 (nil)              single_wave_kernel1()", dispatchRow{target: "1:1:1 PKID 0", kernel: "single_wave_kernel1()", fence: "B|Aa|Ra", id: "1:1:1", queue: "1:1", pkid: "0", grid: "[1,1,1]", workgroup: "[1,1,1]"}, true},
 		{"not a row", "Id   Target Id                                Grid      Workgroup Fence   Kernel Function", dispatchRow{}, false},
 	} {
 		got, ok := extractDispatchRow(c.line)
@@ -58,10 +58,10 @@ func TestExtractRocgdbRows(t *testing.T) {
 		ok        bool
 	}{
 		// ROCgdb docs "info queues" (fx05): read 0 < write 2 on the current queue
-		{"ROCgdb docs pending", "* 2    AMDGPU Queue 1:2 (QID 1) HSA          0      2      1048576  0x00007fffe5800000", queueRow{id: "1:2", typ: "HSA", read: "0", write: "2"}, true},
-		{"ROCgdb docs drained", "  1    AMDGPU Queue 1:1 (QID 0) HSA          2      2      4096     0x00007ffff626e000", queueRow{id: "1:1", typ: "HSA", read: "2", write: "2"}, true},
+		{"ROCgdb docs pending", "* 2    AMDGPU Queue 1:2 (QID 1) HSA          0      2      1048576  0x00007fffe5800000", queueRow{id: "1:2", typ: "HSA", qid: "1", read: "0", write: "2"}, true},
+		{"ROCgdb docs drained", "  1    AMDGPU Queue 1:1 (QID 0) HSA          2      2      4096     0x00007ffff626e000", queueRow{id: "1:1", typ: "HSA", qid: "0", read: "2", write: "2"}, true},
 		// older rocgdb prints no read/write columns
-		{"no indices", "  1    AMDGPU Queue 1:1 (QID 0) HSA (Multiple) 4096 0x00007ffff626e000", queueRow{id: "1:1", typ: "HSA (Multiple)"}, true},
+		{"no indices", "  1    AMDGPU Queue 1:1 (QID 0) HSA (Multiple) 4096 0x00007ffff626e000", queueRow{id: "1:1", typ: "HSA (Multiple)", qid: "0"}, true},
 	} {
 		got, ok := extractQueueRow(c.line)
 		if got != c.want || ok != c.ok {

@@ -24,60 +24,8 @@ SPEC keys (all optional but plants):
 Key: matched by each kernel's identity in the unplanted trace (pg, kind, index); kind and
 pg from the planted trace's final args/names (the analyzer's view).
 """
-import decimal, gzip, json, os, re, sys, copy
-
-D = decimal.Decimal
-GPU = ("kernel", "gpu_memcpy", "gpu_memset")
-SIZES = {1: "Bool Byte Char QInt8 QUInt8 UInt8 Int8 Float8_e4m3fn Float8_e5m2 Float8_e4m3fnuz Float8_e5m2fnuz",
-         2: "Short Half BFloat16 UInt16 Int16", 4: "Int Float QInt32 UInt32 ComplexHalf",
-         8: "Long Double ComplexFloat UInt64", 16: "ComplexDouble"}
-SIZE = {n: s for s, names in SIZES.items() for n in names.split()}
-COLLRE = re.compile(r"nccl|rccl|msccl", re.I)
-
-
-def is_coll(e):
-    return e.get("cat") == "kernel" and e.get("ph") == "X" and (COLLRE.search(e.get("name", "")) or "Collective name" in (e.get("args") or {}))
-
-
-def kind_of(e, cpu_args):
-    a = dict(cpu_args.get((e.get("args") or {}).get("External id"), {}))
-    a.update(e.get("args") or {})
-    c = a.get("Collective name")
-    if c:
-        k = c.lower().lstrip("_")
-        for suf in ("_coalesced", "_base", "_into_tensor", "_tensor"):
-            if k.endswith(suf):
-                k = k[: -len(suf)]
-        k = k.replace("_", "")
-        return {"send": "sendrecv", "recv": "sendrecv", "alltoallv": "alltoall"}.get(k, k), a
-    n = e["name"].lower()
-    for frag, kind in (("allreduce", "allreduce"), ("all_reduce", "allreduce"), ("reducescatter", "reducescatter"),
-                       ("reduce_scatter", "reducescatter"), ("allgather", "allgather"), ("all_gather", "allgather"),
-                       ("alltoall", "alltoall"), ("sendrecv", "sendrecv"), ("broadcast", "broadcast"),
-                       ("_send", "sendrecv"), ("_recv", "sendrecv"), ("_reduce_", "reduce")):
-        if frag in n:
-            return kind, a
-    return "collective", a
-
-
-def factor(kind, n):
-    if n <= 1:
-        return 1.0
-    if kind == "allreduce":
-        return 2 * (n - 1) / n
-    if kind in ("allgather", "reducescatter", "alltoall"):
-        return (n - 1) / n
-    return 1.0
-
-
-def is_launch(e):
-    c = e.get("cat", "")
-    return c.endswith("_runtime") or c.endswith("_driver") or c in ("runtime", "driver")
-
-
-def load(path):
-    with gzip.open(path) if path.endswith(".gz") else open(path, "rb") as f:
-        return json.load(f, parse_float=D, parse_int=D)
+import copy, gzip, json, os, re, sys
+from plantlib import D, GPU, factor, is_coll, is_launch, kind_of, load, nbytes
 
 
 def index(doc):
@@ -267,16 +215,14 @@ def main():
         transfer = (min(end.values()) - latest) / 1000
         kind_final = any_[0][1]
         _, a = kind_of(any_[1], any_[3])
-        nel = max(int(a.get("In msg nelems", 0) or 0), int(a.get("Out msg nelems", 0) or 0))
-        size = SIZE.get(a.get("dtype", ""), 0)
-        nbytes = nel * size if nel and size else None
+        nb = nbytes(a)
         group = int(a.get("Group size", 0) or 0) or len(per)
-        algbw = nbytes / (transfer * 1e3) if nbytes and transfer > 0 else None
+        algbw = nb / (transfer * 1e3) if nb and transfer > 0 else None
         late[lastr] += skew
         out.append({"orig": [okey[0], okey[1], oi], "id": [okey[2], okey[3], oi], "pg": any_[0][0], "kind": kind_final, "skew_us": skew, "last_rank": lastr,
                     "start_ns": {str(r): s for r, s in sorted(start.items())},
                     "wait_us": {str(r): (latest - s) / 1000 for r, s in sorted(start.items())},
-                    "transfer_us": transfer, "bytes": nbytes,
+                    "transfer_us": transfer, "bytes": nb,
                     "busbw_gbps": algbw * factor(kind_final, group) if algbw is not None else None})
     straggler = max(sorted(late), key=lambda rk: late[rk])
     os.makedirs(os.path.join(outdir, "traces"), exist_ok=True)

@@ -2,12 +2,14 @@
 """Compare gputriage's collectives.json/ranks.json with plantcase.py's key
 (gputriage issue 19; written for the planted-straggler sweep of 2026-11-26).
 
-Usage: plantcompare.py CASE_DIR OUT_DIR   (CASE_DIR/key.json from plantcase.py; OUT_DIR from
+Usage: plantcompare.py CASE_DIR OUT_DIR [--require-named-us N]   (CASE_DIR/key.json from plantcase.py; OUT_DIR from
 `gputriage breakdown -o OUT_DIR CASE_DIR/traces/*`). Each gputriage instance is identified by
 its ranks' kernel starts (ns) and must hold kernels of one key instance (else: misaligned);
 every key instance must be found with skew, transfer, each rank's wait and busbw within 2 %
-(or 2 ns); each planted instance must have the planted rank last and its step name it, as
-the step's straggler or its largest single skew; the overall straggler must be the key's.
+(or 2 ns); each plant is named (its instance's last rank, and its step's straggler or a stall
+there), absorbed (the key has another rank last: it made nobody wait) or missed, with the
+reason its mode implies (host launched late / GPU was busier); plants of at least N µs must be
+named (or absorbed) with that reason; the overall straggler must be the key's.
 Prints PASS or FAIL and why. Standard library only."""
 import json, sys, os
 keydir, outdir = sys.argv[1], sys.argv[2]
@@ -59,24 +61,38 @@ for k in key["instances"]:
         errs.append("busbw %s key %s" % (gb, kb))
     if errs:
         bad.append("%s: %s" % (k["orig"], "; ".join(errs[:4])))
-# planted
+# planted: named (the instance's last rank, and its step's straggler or a
+# stall naming that instance), absorbed (the key has another rank last
+# there: the plant made nobody wait) or missed; the reason by the plant's
+# mode (host: "host launched late", gpu: "GPU was busier")
+need = float(sys.argv[sys.argv.index("--require-named-us") + 1]) if "--require-named-us" in sys.argv else None
 steprows = {s["step"]: s for s in ranks.get("steps", [])}
+stalls = ranks.get("stalls") or []
+WHY = {"host": "host launched late", "gpu": "GPU was busier"}
 for p in key["spec"].get("plants", []):
     orig = (p.get("pg", ""), p["kind"], p["index"])
-    row = next((v for kk, v in found.items() if kk[:3] == orig and any(rt["rank"] == p["rank"] for rt in v["ranks"])), None)
-    if row is None:
+    kk = next((k for k in key["instances"] if tuple(k["orig"]) == orig and str(p["rank"]) in k["wait_us"]), None)
+    row = next((v for kk2, v in found.items() if kk2[:3] == orig and any(rt["rank"] == p["rank"] for rt in v["ranks"])), None)
+    if row is None or kk is None:
         bad.append("PLANT %s not matched" % (orig,)); continue
-    if row["last_rank"] != p["rank"]:
-        bad.append("PLANT %s last rank %s want %s" % (orig, row["last_rank"], p["rank"]))
-    s = steprows.get(row.get("step"))
-    if s is None:
-        bad.append("PLANT %s step %r has no row" % (orig, row.get("step")))
-    elif s["straggler_rank"] != p["rank"]:
-        w = "worst %s at %s" % (s.get("worst_rank"), s.get("worst_collective"))
-        if s.get("worst_rank") == p["rank"]:
-            print("  plant %s: step %s sum-straggler %s, but %s" % (orig, s["step"], s["straggler_rank"], w))
-        else:
-            bad.append("PLANT %s step %s straggler %s want %s (%s); %s" % (orig, s["step"], s["straggler_rank"], p["rank"], s["collective"], w))
+    label = "%s #%s" % (row["kind"], row["index"])
+    s = steprows.get(row.get("step")) or {}
+    stall = next((x for x in stalls if x["rank"] == p["rank"] and x["kind"] == row["kind"] and x["index"] == row["index"] and x["pg"] == row["pg"]), None)
+    if kk["last_rank"] != p["rank"]:
+        outcome, reason = "absorbed", None
+    elif row["last_rank"] == p["rank"] and (stall or (s.get("straggler_rank") == p["rank"] and (s.get("collective") or "").startswith(label + " ")
+                                                     or s.get("collective") == label)):
+        outcome, reason = "named", (stall or s).get("reason", "")
+    else:
+        outcome, reason = "missed", None
+    why = WHY.get(p.get("mode"))
+    rs = "" if reason is None else ("reason ok" if why and why in reason else "reason %r" % reason[:80])
+    print("PLANT %s rank %d %s %s us: %s %s" % (orig, p["rank"], p.get("mode"), p["delay_us"], outcome, rs))
+    if need is not None and p["delay_us"] >= need:
+        if outcome == "missed":
+            bad.append("PLANT %s rank %d %s us: missed (step %s straggler %s at %s)" % (orig, p["rank"], p["delay_us"], s.get("step"), s.get("straggler_rank"), s.get("collective")))
+        elif outcome == "named" and why and why not in reason:
+            bad.append("PLANT %s rank %d %s: reason %r" % (orig, p["rank"], p.get("mode"), reason[:120]))
 st = ranks.get("straggler") or {}
 if st.get("rank") != key["straggler_rank"]:
     bad.append("straggler %s key %s" % (st.get("rank"), key["straggler_rank"]))

@@ -40,53 +40,13 @@ matches each group among the ranks that hold it.
 
 Usage: plantkey.py SPEC.json RANK_TRACE... > KEY.json
 """
-import decimal, gzip, json, sys
-
-D = decimal.Decimal
-GPU = ("kernel", "gpu_memcpy", "gpu_memset")
-SIZES = {1: "Bool Byte Char QInt8 QUInt8 UInt8 Int8 Float8_e4m3fn Float8_e5m2 Float8_e4m3fnuz Float8_e5m2fnuz",
-         2: "Short Half BFloat16 UInt16 Int16", 4: "Int Float QInt32 UInt32 ComplexHalf",
-         8: "Long Double ComplexFloat UInt64", 16: "ComplexDouble"}
-SIZE = {n: s for s, names in SIZES.items() for n in names.split()}
-
-
-def is_coll(e):
-    n = e.get("name", "").lower()
-    return e.get("cat") == "kernel" and e.get("ph") == "X" and ("nccl" in n or "rccl" in n or "Collective name" in e.get("args", {}))
-
-
-def kind_of(e):
-    a = e.get("args", {}).get("Collective name")
-    if a:
-        k = a.lower().lstrip("_")
-        for suf in ("_coalesced", "_base", "_into_tensor", "_tensor"):
-            if k.endswith(suf):
-                k = k[: -len(suf)]
-        k = k.replace("_", "")
-        return {"send": "sendrecv", "recv": "sendrecv", "alltoallv": "alltoall"}.get(k, k)
-    n = e["name"].lower()
-    for frag, kind in (("allreduce", "allreduce"), ("all_reduce", "allreduce"), ("reducescatter", "reducescatter"),
-                       ("reduce_scatter", "reducescatter"), ("allgather", "allgather"), ("all_gather", "allgather"),
-                       ("alltoall", "alltoall"), ("sendrecv", "sendrecv"), ("broadcast", "broadcast"),
-                       ("_send", "sendrecv"), ("_recv", "sendrecv"), ("_reduce_", "reduce")):
-        if frag in n:
-            return kind
-    return "collective"
-
-
-def factor(kind, n):
-    if n <= 1:
-        return 1.0
-    if kind == "allreduce":
-        return 2 * (n - 1) / n
-    if kind in ("allgather", "reducescatter", "alltoall"):
-        return (n - 1) / n
-    return 1.0
+import json, sys
+from plantlib import D, GPU, factor, is_coll, kind_of, nbytes
+from plantlib import load as load_doc
 
 
 def load(path):
-    with gzip.open(path) if path.endswith(".gz") else open(path, "rb") as f:
-        doc = json.load(f, parse_float=D, parse_int=D)
+    doc = load_doc(path)
     rank = int(doc["distributedInfo"]["rank"])
     base = int(doc.get("baseTimeNanoseconds", 0) or 0)
     ev = [e for e in doc["traceEvents"] if isinstance(e, dict)]
@@ -101,7 +61,7 @@ def load(path):
     for e in ev:
         if is_coll(e):
             a = e.get("args", {})
-            key = (str(a.get("Process Group Name", "")), kind_of(e))
+            key = (str(a.get("Process Group Name", "")), kind_of(e)[0])
             colls.setdefault(key, []).append(e)
     for key, ks in colls.items():
         ks.sort(key=lambda e: (launch.get(e.get("args", {}).get("correlation"), e["ts"]), e["ts"]))
@@ -153,7 +113,7 @@ def setargs(ranks, spec):
                     if e is not None:
                         e.setdefault("args", {}).update(a["set"])
                 new = next(e for e in ks if e is not None)
-                moved[(pg, kind)] = (str(new["args"].get("Process Group Name", "")), kind_of(new))
+                moved[(pg, kind)] = (str(new["args"].get("Process Group Name", "")), kind_of(new)[0])
             for old, new in moved.items():
                 r["colls"][new] = r["colls"].pop(old)
 
@@ -175,15 +135,13 @@ def key(ranks):
             skew = float(latest - earliest)
             transfer = float(min(end.values()) - latest)
             a = ks[0][1].get("args", {})
-            nel = max(int(a.get("In msg nelems", 0) or 0), int(a.get("Out msg nelems", 0) or 0))
-            size = SIZE.get(a.get("dtype", ""), 0)
-            nbytes = nel * size if nel and size else None
+            nb = nbytes(a)
             group = int(a.get("Group size", 0) or 0) or len(members)
-            algbw = nbytes / (transfer * 1e3) if nbytes and transfer > 0 else None
+            algbw = nb / (transfer * 1e3) if nb and transfer > 0 else None
             late[last] += skew
             out.append({"pg": k[0], "kind": k[1], "index": i, "skew_us": skew, "last_rank": last,
                         "wait_us": {str(rk): float(latest - s) for rk, s in sorted(start.items())},
-                        "transfer_us": transfer, "bytes": nbytes,
+                        "transfer_us": transfer, "bytes": nb,
                         "busbw_gbps": algbw * factor(k[1], group) if algbw is not None else None})
     straggler = max(sorted(late), key=lambda rk: late[rk])
     return {"instances": out, "lateness_us": {str(k): v for k, v in sorted(late.items())}, "straggler_rank": straggler}

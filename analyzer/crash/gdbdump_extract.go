@@ -1,0 +1,181 @@
+package crash
+
+import (
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
+)
+
+// Pure extractors of a rocgdb hang dump (seed 003 R3/R3.5/R4): each line
+// is one typed fact — the attach, a section header, an agent / queue /
+// dispatch / lane / wave row, a backtrace frame, a host thread header.
+// The section state machine (gdbdump.go) only cuts them into dumps.
+
+type gdbLineKind uint8
+
+const (
+	glOther      gdbLineKind = iota // nothing of a dump
+	glClaimed                       // a dump keyword without a readable row
+	glAttach                        // pid
+	glHeader                        // a "Target Id" table header: sec
+	glNoActive                      // "No dispatches / queues / agents are currently active": sec
+	glAgent                         // info agents row
+	glQueue                         // info queues row
+	glDispatch                      // info dispatches row
+	glLaneSwitch                    // "[Switching to thread … AMDGPU Lane …]": wave, workgroup
+	glLane                          // info lanes row
+	glWaveRow                       // info threads row of a wave: wave, workgroup, frame
+	glWaveBT                        // "Thread N (AMDGPU Wave …)": the wave's backtrace follows
+	glFrame                         // "#N …": frameNo, frame
+	glHostThread                    // "Thread N (Thread 0x… (LWP n) …)": main when N is 1
+)
+
+// gdbLine is one rocgdb hang-dump line read.
+type gdbLine struct {
+	kind            gdbLineKind
+	pid             int
+	sec             int
+	agent           GPUAgent
+	queue           queueRow
+	disp            dispatchRow
+	lane            laneRow
+	wave, workgroup string
+	frameNo, frame  string
+	main            bool
+}
+
+var (
+	reGdbThreadWave = lazyre.New(`AMDGPU Wave (\d+:\d+:\d+:\d+) \((\d+,\d+,\d+)\)/(\d+)`)
+	reGdbLaneRow    = lazyre.New(`^\*?\s*\d+\s+(?:([AI])\s+)?AMDGPU Lane (\d+:\d+:\d+:\d+)/(\d+) \((\d+,\d+,\d+)\)\[(\d+),(\d+),(\d+)\]`)
+	// "Attaching to process N", or the attach command echoed before its
+	// output ("$ timeout 90 rocgdb -p N -batch …")
+	reGdbAttach = lazyre.New(`Attaching to (?:process|program: \S+, process) (\d+)|^(?:\$ )?(?:timeout \d+\w? )?(?:sudo )?(?:roc|cuda-)?gdb\b.*?\s-p\s+(\d+)\b`)
+	reFilePID   = lazyre.New(`(?i)(?:pid|process)[_-]?(\d{2,9})`)
+	reFrameNo   = lazyre.New(`^#(\d+)\s+`)
+)
+
+// extractGdbDumpLine reads one trimmed line of a rocgdb dump.
+func extractGdbDumpLine(t string) gdbLine {
+	if pid, ok := extractGdbAttach(t); ok {
+		return gdbLine{kind: glAttach, pid: pid}
+	}
+	switch {
+	case strings.Contains(t, "Target Id"):
+		h := gdbLine{kind: glClaimed}
+		switch {
+		case strings.Contains(t, "Kernel Function"):
+			h.kind, h.sec = glHeader, secDispatches
+		case strings.Contains(t, "Location") || strings.Contains(t, "PCI Slot"):
+			h.kind, h.sec = glHeader, secAgents
+		case strings.Contains(t, "Read") && strings.Contains(t, "Write"):
+			h.kind, h.sec = glHeader, secQueues
+		case strings.Contains(t, "Frame") && strings.Contains(t, "State"):
+			h.kind, h.sec = glHeader, secLanes
+		case strings.Contains(t, "Frame"):
+			h.kind, h.sec = glHeader, secThreads
+		}
+		return h
+	case strings.HasPrefix(t, "No dispatches are currently active"):
+		return gdbLine{kind: glNoActive, sec: secDispatches}
+	case strings.HasPrefix(t, "No queues are currently active"):
+		return gdbLine{kind: glNoActive, sec: secQueues}
+	case strings.HasPrefix(t, "No agents are currently active"):
+		return gdbLine{kind: glNoActive, sec: secAgents}
+	}
+	if strings.Contains(t, "AMDGPU Agent") {
+		if a, ok := extractAgentRow(t); ok {
+			return gdbLine{kind: glAgent, agent: a}
+		}
+		return gdbLine{kind: glClaimed}
+	}
+	if strings.Contains(t, "AMDGPU Queue") {
+		if q, ok := extractQueueRow(t); ok {
+			return gdbLine{kind: glQueue, queue: q}
+		}
+		return gdbLine{kind: glClaimed}
+	}
+	if strings.Contains(t, "AMDGPU Dispatch") {
+		if d, ok := extractDispatchRow(t); ok {
+			return gdbLine{kind: glDispatch, disp: d}
+		}
+		return gdbLine{kind: glClaimed}
+	}
+	if strings.Contains(t, "AMDGPU Lane") {
+		if strings.HasPrefix(t, "[Switching to thread") {
+			// "thread N" of R3.5: the bt that follows is this wave's
+			if m := reGdbLane.FindStringSubmatch(t); m != nil {
+				return gdbLine{kind: glLaneSwitch, wave: m[1], workgroup: m[3]}
+			}
+			return gdbLine{kind: glClaimed}
+		}
+		if r, ok := extractLaneRow(t); ok {
+			return gdbLine{kind: glLane, lane: r}
+		}
+		return gdbLine{kind: glClaimed}
+	}
+	if strings.Contains(t, "AMDGPU Wave") {
+		m := reGdbThreadWave.FindStringSubmatch(t)
+		if m == nil {
+			return gdbLine{kind: glClaimed}
+		}
+		if strings.HasPrefix(t, "Thread ") || strings.HasPrefix(t, "[Switching to thread") {
+			return gdbLine{kind: glWaveBT, wave: m[1], workgroup: m[2]}
+		}
+		// an info threads row: the frame follows the quoted name
+		rest := t[strings.Index(t, m[0])+len(m[0]):]
+		if i := strings.IndexByte(rest, '"'); i >= 0 {
+			if j := strings.IndexByte(rest[i+1:], '"'); j >= 0 {
+				rest = rest[i+j+2:]
+			}
+		}
+		return gdbLine{kind: glWaveRow, wave: m[1], workgroup: m[2], frame: strings.TrimSpace(rest)}
+	}
+	if m := reFrameNo.FindStringSubmatch(t); m != nil {
+		return gdbLine{kind: glFrame, frameNo: m[1], frame: t[len(m[0]):]}
+	}
+	if strings.HasPrefix(t, "Thread ") && strings.Contains(t, "(Thread 0x") {
+		// "Thread N (Thread 0x… (LWP n) "python3"):" of thread apply all bt
+		return gdbLine{kind: glHostThread, main: strings.HasPrefix(t, "Thread 1 ")}
+	}
+	return gdbLine{}
+}
+
+// extractGdbAttach: the attached pid of "Attaching to process N" (or
+// "… program: P, process N"), or of the echoed "rocgdb -p N" command.
+func extractGdbAttach(t string) (pid int, ok bool) {
+	m := reGdbAttach.FindStringSubmatch(t)
+	if m == nil {
+		return 0, false
+	}
+	if m[1] == "" {
+		m[1] = m[2]
+	}
+	return atoiDef(m[1], 0), true
+}
+
+// extractAgentRow: one "info agents" row.
+func extractAgentRow(t string) (GPUAgent, bool) {
+	m := reGdbAgent.FindStringSubmatch(t)
+	if m == nil {
+		return GPUAgent{}, false
+	}
+	return GPUAgent{ID: atoiDef(m[1], 0), GPUID: m[3], Arch: m[4], Name: strings.TrimSpace(m[5]), Location: m[8]}, true
+}
+
+// laneRow: one "info lanes" row, "[*] N [A|I] AMDGPU Lane
+// a:q:d:w/L (wg)[x,y,z] [frame]".
+type laneRow struct {
+	inactive  bool   // state column "I"
+	wave      string // agent:queue:dispatch:wave
+	workgroup string // "x,y,z"
+	x         int    // threadIdx.x, -1 when unreadable
+	frame     string // what follows the work-item, "" when absent
+}
+
+func extractLaneRow(t string) (laneRow, bool) {
+	m := reGdbLaneRow.FindStringSubmatch(t)
+	if m == nil {
+		return laneRow{}, false
+	}
+	return laneRow{inactive: m[1] == "I", wave: m[2], workgroup: m[4], x: atoiDef(m[5], -1), frame: frameAfter(t, "]")}, true
+}
