@@ -58,8 +58,10 @@
 //   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
 //     minority rank in another collective at the same opCount / SeqNum),
-//     extractElasticRow (ChildFailedError rows), extractWatchdogHang (the
-//     heartbeat monitor: "watchdog got stuck for N seconds");
+//     extractElasticRows (ChildFailedError rows, several when a paste ran
+//     them together; read by the table rule and the root-cause entry),
+//     extractWatchdogHang (the heartbeat monitor: "watchdog got stuck for N
+//     seconds");
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
 //     extractSlurmTask (srun's task death: host, tasks, signal / exit code,
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM
