@@ -91,10 +91,17 @@ func TestExtractShellDeath(t *testing.T) {
 			shellDeath{sig: "SIGSEGV", whole: true}, true},
 		{"https://github.com/Zerg-Overmind/Strivec/issues/5", "Aborted (core dumped)",
 			shellDeath{sig: "SIGABRT", whole: true}, true},
-		// known gap, kept by this behaviour-preserving refactor: bash's
-		// column padding before "(core dumped)" is not read as whole
+		// bash pads the signal name to a column before "(core dumped)"
 		{"https://github.com/li3cmz/GRADE/issues/1", "Segmentation fault      (core dumped)",
-			shellDeath{sig: "SIGSEGV"}, true},
+			shellDeath{sig: "SIGSEGV", whole: true}, true},
+		{"issues corpus (stable-diffusion webui.sh, HSA event 0x1008)", `./webui.sh: line 254: 154003 Aborted                 (core dumped) "${python_cmd}" "${LAUNCH_SCRIPT}" "$@"`,
+			shellDeath{pid: 154003, sig: "SIGABRT", whole: true}, true},
+		{"issues corpus (Wine mtgo launcher)", `/usr/local/bin/mtgo: line 26:   852 Segmentation fault      (core dumped) "${@}"`,
+			shellDeath{pid: 852, sig: "SIGSEGV", whole: true}, true},
+		{"issues corpus (git check-mailmap report)", `3724814 Segmentation fault      (core dumped) git check-mailmap "bugs@company.xx"`,
+			shellDeath{pid: 3724814, sig: "SIGSEGV", whole: true}, true},
+		{"issues corpus (a.out under bash)", "Aborted                 (core dumped)",
+			shellDeath{sig: "SIGABRT", whole: true}, true},
 		// the word opens a sentence: not a report of a death
 		{"prose", "Killed processes are restarted by the supervisor", shellDeath{sig: "SIGKILL"}, true},
 		{"no death word", "Training finished", shellDeath{}, false},
