@@ -9,6 +9,7 @@ import (
 	"github.com/gputriage/gputriage/analyzer/arch"
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/collectives"
+	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/analyzer/report"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
@@ -81,7 +82,9 @@ func summarize(p rankPart) *collectives.Summary {
 	if ds := arch.ParseDevices(f.Header["deviceProperties"]); len(ds) > 0 {
 		s.Device = ds[0].Name
 	}
-	if b, err := strconv.ParseInt(strings.Trim(string(f.Header["baseTimeNanoseconds"]), `" `), 10, 64); err == nil {
+	// a clock base outside the reader's time range is no clock base: ranks
+	// shifted by it could leave int64
+	if b, err := strconv.ParseInt(strings.Trim(string(f.Header["baseTimeNanoseconds"]), `" `), 10, 64); err == nil && b >= 0 && b <= limits.MaxArtifactNS {
 		s.ClockBase = b
 	}
 	return s

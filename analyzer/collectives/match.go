@@ -427,6 +427,10 @@ func onClock(sums []*Summary, res *Result) []*Summary {
 	return out
 }
 
+// addUS is a + b saturating at int64's ends: sums over instances of times
+// up to 8·10¹⁸ ns (ParseSummary's range, on the common clock) can pass it.
+func addUS(a, b US) US { return US(units.AddSat(int64(a), int64(b))) }
+
 func groupName(pg, kind string) string {
 	if pg == "" {
 		return kind
@@ -455,11 +459,12 @@ func (res *Result) ranks(sums []*Summary) {
 	for i := range res.Instances {
 		in := &res.Instances[i]
 		for _, r := range in.Ranks {
-			res.Ranks[idx[r.Rank]].Wait += r.Wait
+			w := &res.Ranks[idx[r.Rank]].Wait
+			*w = addUS(*w, r.Wait)
 		}
 		if in.Skew > 0 {
 			row := &res.Ranks[idx[in.LastRank]]
-			row.Lateness += in.Skew
+			row.Lateness = addUS(row.Lateness, in.Skew)
 			row.LastAt++
 		}
 	}
@@ -490,8 +495,8 @@ func (res *Result) steps() {
 			order = append(order, in.Step)
 		}
 		a.n++
-		a.skew += in.Skew
-		a.late[in.LastRank] += in.Skew
+		a.skew = addUS(a.skew, in.Skew)
+		a.late[in.LastRank] = addUS(a.late[in.LastRank], in.Skew)
 		if a.max == nil || in.Skew > a.max.Skew {
 			a.max = in
 		}
@@ -557,7 +562,7 @@ func (res *Result) straggler(sums []*Summary) {
 	rank := row.Rank
 	var total US
 	for _, r := range res.Ranks {
-		total += r.Lateness
+		total = addUS(total, r.Lateness)
 	}
 	// its worst instance
 	var worst *Instance

@@ -79,7 +79,10 @@ func (r *Result) Markdown() string {
 	if v := r.Verdict(); v != "" {
 		w("%s\n\n", units.Text(v))
 	}
-	w("| Rank | File | Kernel (ms) | GPU busy (ms) | GPU idle | Collective (ms) | Exposed comm (ms) | Waiting in collectives (ms) | Lateness caused (ms) | Last at |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	// Kernels only (cat kernel, no copies or fills), in the first-to-last
+	// kernel window: not the GPU op figures of a rank's own breakdown.
+	w("Kernel figures count kernels only: their summed time, their union (busy) and the idle share of the first-to-last kernel window.\n\n")
+	w("| Rank | File | Kernel time, kernels only (ms) | Kernel busy (ms) | Kernel-window idle | Collective (ms) | Exposed comm (ms) | Waiting in collectives (ms) | Lateness caused (ms) | Last at |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, x := range r.Ranks {
 		w("| %d | `%s` | %s | %s | %s | %s | %s | %s | %s | %d |\n", x.Rank, units.Cell(x.File), ms(x.Kernel), ms(x.Busy), units.Pct(float64(x.IdleShare)), ms(x.Collective), ms(x.ExposedComm), ms(x.Wait), ms(x.Lateness), x.LastAt)
 	}

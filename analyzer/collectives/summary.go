@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
@@ -165,7 +166,7 @@ func Extract(st *trace.Store, fi int, rank, world int, joins *callsite.Joins) *S
 		if o.File != file || o.Kind != trace.KindKernel {
 			continue
 		}
-		s.KernelNS += o.Dur
+		s.KernelNS = units.AddSat(s.KernelNS, o.Dur) // records × 10¹² ns can pass int64
 		c, ok := isColl[o.Name]
 		if !ok {
 			c = IsCollective(st.Name(o.Name))
@@ -173,7 +174,7 @@ func Extract(st *trace.Store, fi int, rank, world int, joins *callsite.Joins) *S
 		}
 		if c || onGPU[int32(i)] != nil {
 			coll = append(coll, int32(i))
-			s.CommNS += o.Dur
+			s.CommNS = units.AddSat(s.CommNS, o.Dur)
 		} else {
 			compute = append(compute, int32(i))
 		}
@@ -460,6 +461,9 @@ func ParseSummary(b []byte) (*Summary, error) {
 	if s.Version != SummaryVersion {
 		return nil, fmt.Errorf("not a rank summary (version %q, want %q: rank_summary.json from gputriage extract)", s.Version, SummaryVersion)
 	}
+	if err := s.checkTimes(); err != nil {
+		return nil, fmt.Errorf("rank summary %s: %v", s.File, err)
+	}
 	for i := range s.Ops {
 		if st := s.Ops[i].Step; st < -1 || st >= len(s.Steps) {
 			return nil, fmt.Errorf("rank summary %s: op %d names step %d of %d", s.File, i, st, len(s.Steps))
@@ -472,6 +476,47 @@ func ParseSummary(b []byte) (*Summary, error) {
 		s.Ops = []Op{}
 	}
 	return &s, nil
+}
+
+// checkTimes refuses a summary whose times or totals leave the trace
+// reader's range (a start up to trace.MaxTS, an end up to MaxDur past it;
+// the clock base too), as diff refuses such an artifact folder: then a
+// time on the common clock is below 8.1·10¹⁸ ns, every difference of two
+// fits in int64, and sums over ranks saturate (units.AddSat) instead of
+// wrapping.
+func (s *Summary) checkTimes() error {
+	const max = trace.MaxTS + trace.MaxDur
+	bad := func(what string, v int64, lo int64) error {
+		if v < lo || v > max {
+			return fmt.Errorf("%s %d is outside 0 … 4.000000001·10¹⁸ ns: refused (a rank summary from gputriage extract holds trace times)", what, v)
+		}
+		return nil
+	}
+	for _, c := range []struct {
+		what string
+		v    int64
+	}{{"clock_base_ns", s.ClockBase}, {"kernel_ns", s.KernelNS}, {"comm_ns", s.CommNS}, {"exposed_comm_ns", s.ExposedNS}, {"busy_ns", s.BusyNS}, {"window_ns", s.WindowNS}} {
+		if err := bad(c.what, c.v, 0); err != nil {
+			return err
+		}
+	}
+	for i, st := range s.Steps {
+		if err := cmp.Or(bad(fmt.Sprintf("step %d start_ns", i), st.Start, 0), bad(fmt.Sprintf("step %d end_ns", i), st.End, 0)); err != nil {
+			return err
+		}
+	}
+	for i := range s.Ops {
+		o := &s.Ops[i]
+		err := cmp.Or(bad(fmt.Sprintf("op %d start_ns", i), o.Start, 0), bad(fmt.Sprintf("op %d end_ns", i), o.End, 0),
+			bad(fmt.Sprintf("op %d launch_ns", i), o.Launch, -1), bad(fmt.Sprintf("op %d busy_ns", i), o.Busy, 0))
+		for _, k := range o.Top {
+			err = cmp.Or(err, bad(fmt.Sprintf("op %d top kernel ns", i), k.NS, 0))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pgs is a trace's process groups from distributedInfo.pg_config

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 )
 
 // Lateness against each rank's usual arrival. Ranks of a real job rarely
@@ -100,7 +102,7 @@ func (res *Result) usual() {
 						lo = min(lo, int64(rt[q].Start))
 					}
 				}
-				off[r][j] = int64(rt[r].Start) - lo
+				off[r][j] = units.SubSat(int64(rt[r].Start), lo)
 			}
 		}
 		for r := 0; r < nr; r++ {
@@ -115,17 +117,18 @@ func (res *Result) usual() {
 					}
 				}
 				base[j] = medianInt(nb)
-				ex[j] = off[r][j] - base[j]
+				ex[j] = units.SubSat(off[r][j], base[j])
 			}
 			m := medianInt(ex)
 			dev := make([]int64, len(ex))
 			for j, x := range ex {
-				dev[j] = abs64(x - m)
+				dev[j] = abs64(units.SubSat(x, m))
 			}
 			sigma := 1.4826 * float64(medianInt(dev))
 			slices.Sort(dev)
 			p90 := dev[min(len(dev)-1, len(dev)*9/10)]
-			thr := max(int64(stallSigmas*sigma), stallP90*p90, stallFloorNS)
+			// saturating: offsets of rank summaries reach ±8·10¹⁸ ns
+			thr := max(units.Trunc(stallSigmas*sigma), min(p90, math.MaxInt64/stallP90)*stallP90, stallFloorNS)
 			for j, i := range idx {
 				in := &res.Instances[i]
 				if in.Ranks[r].Rank != in.LastRank {
@@ -172,10 +175,14 @@ func medianInt(v []int64) int64 {
 	if n%2 == 1 {
 		return s[n/2]
 	}
-	return s[n/2-1] + (s[n/2]-s[n/2-1])/2
+	// the difference in uint64: two offsets ±8·10¹⁸ apart pass int64
+	return s[n/2-1] + int64((uint64(s[n/2])-uint64(s[n/2-1]))/2)
 }
 
 func abs64(x int64) int64 {
+	if x == math.MinInt64 {
+		return math.MaxInt64
+	}
 	if x < 0 {
 		return -x
 	}

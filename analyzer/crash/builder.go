@@ -99,6 +99,7 @@ type agg struct {
 	details    map[string]string
 	seqs       []int
 	strong     bool // evidence beyond a generic trap status (HSA 0x1016, hipErrorLaunchFailure)
+	linePID    int  // the worker-prefix pid of its lines ("(VllmWorkerProcess pid=2421)"); -1 when they differ
 }
 
 // add returns the aggregate of class, creating it, and records evidence.
@@ -117,6 +118,13 @@ func (b *builder) add(s *Session, class string, l *line, conf float64) *agg {
 		a.evidence(l.ev(s))
 		if l.rank >= 0 {
 			a.rank(l.rank)
+		}
+		switch {
+		case l.pid <= 0:
+		case a.linePID == 0:
+			a.linePID = l.pid
+		case a.linePID != l.pid:
+			a.linePID = -1
 		}
 	}
 	return a

@@ -72,7 +72,7 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 	// terminated with exception: CUDA error", crash-heldout-real x16)
 	waited := work[ClassCollectiveTimeout] != nil || work[ClassCPUHang] != nil
 	{
-		for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassHostSegfault} {
+		for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassHostSegfault, ClassVRAMOOM} {
 			a := work[c]
 			if a == nil {
 				continue
@@ -80,11 +80,19 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 			if !waited {
 				// the weakest rule: any other one (a supervisor's exit line,
 				// a dump) is more specific and wins
-				if len(a.ranks) == 1 && c != ClassHostSegfault {
+				ev := append([]Evidence(nil), a.evFirst[:min(2, len(a.evFirst))]...)
+				switch {
+				case len(a.ranks) == 1 && c != ClassHostSegfault:
 					r := sortedInts(a.ranks)[0]
-					ev := append([]Evidence(nil), a.evFirst[:min(2, len(a.evFirst))]...)
 					add(mk(r, 0, a.f.Device, "the only rank whose lines carry the "+c, "the rank prefix of the error lines", ev...), prioMissing+1)
+				case len(a.ranks) == 0 && a.linePID > 0 && c != ClassHostSegfault:
+					// a worker prefix without a rank ("(VllmWorkerProcess
+					// pid=2421) ERROR … OutOfMemoryError"): that worker
+					add(mk(-1, a.linePID, a.f.Device, "the only worker whose lines carry the "+c, "the worker prefix (pid) of the error lines", ev...), prioMissing+1)
 				}
+				break
+			}
+			if c == ClassVRAMOOM {
 				break
 			}
 			ranks := sortedInts(a.ranks)

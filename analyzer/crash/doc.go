@@ -27,7 +27,9 @@
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
 //     killer, resets and the timed-out job's process, KFD, RAS, SVM/XNACK,
-//     NVRM "fallen off the bus" without an Xid, BDF from its first line);
+//     NVRM "fallen off the bus" without an Xid, BDF from its first line;
+//     a paste that begins inside a decode block is a fault only when no
+//     header of that device follows: dmesgParser.orphans);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
@@ -58,8 +60,10 @@
 //   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
 //     minority rank in another collective at the same opCount / SeqNum),
-//     extractElasticRow (ChildFailedError rows), extractWatchdogHang (the
-//     heartbeat monitor: "watchdog got stuck for N seconds");
+//     extractElasticRows (ChildFailedError rows, several when a paste ran
+//     them together; read by the table rule and the root-cause entry),
+//     extractWatchdogHang (the heartbeat monitor: "watchdog got stuck for N
+//     seconds");
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
 //     extractSlurmTask (srun's task death: host, tasks, signal / exit code,
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM

@@ -17,7 +17,7 @@ var (
 	reExitedWith = lazyre.New(`(?i)\bexited with (?:code|status) (-?\d+)`)
 	reExitcodeEq = lazyre.New(`\(exitcode=(-?\d+)\)`)
 	reNonZero    = lazyre.New(`returned non-zero exit status (-?\d+)`)
-	reShellDeath = lazyre.New(`^(?:\S+: )?(?:line \d+: )?\s*(\d+)?\s*(Killed|Aborted|Segmentation fault|Bus error|Illegal instruction|Floating point exception)(?: \(core dumped\))?(?:\s|$)`)
+	reShellDeath = lazyre.New(`^(?:\S+: )?(?:line \d+: )?\s*(\d+)?\s*(Killed|Aborted|Segmentation fault|Bus error|Illegal instruction|Floating point exception)(?:\s+\(core dumped\))?(?:\s|$)`)
 	reSlurm      = lazyre.New(`srun: error: (\S+): tasks? ([\d,\-]+): (Killed|Aborted|Segmentation fault|Bus error|Out Of Memory|Exited with exit code (\d+))`)
 	reSlurmOOM   = lazyre.New(`Detected (\d+) oom[-_]kill events?(?:\(s\))? in (?:StepId=|step )(\S+?)\.?(?:\s|$)`)
 	reGoSignal   = lazyre.New(`signal: (aborted|killed|segmentation fault)`)
@@ -240,7 +240,8 @@ func extractShellDeath(tt string) (shellDeath, bool) {
 	if m == nil {
 		return shellDeath{}, false
 	}
-	whole := m[1] != "" || len(tt) <= len(m[0])+1 || strings.HasPrefix(tt, m[2]+" (core dumped)") || strings.Contains(tt, ": line ")
+	// bash pads the signal name to a column before "(core dumped)"
+	whole := m[1] != "" || len(tt) <= len(m[0])+1 || strings.Contains(m[0], "(core dumped)") || strings.Contains(tt, ": line ")
 	return shellDeath{pid: atoiDef(m[1], 0), sig: deathSignal[m[2]], whole: whole}, true
 }
 

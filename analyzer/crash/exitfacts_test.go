@@ -91,10 +91,17 @@ func TestExtractShellDeath(t *testing.T) {
 			shellDeath{sig: "SIGSEGV", whole: true}, true},
 		{"https://github.com/Zerg-Overmind/Strivec/issues/5", "Aborted (core dumped)",
 			shellDeath{sig: "SIGABRT", whole: true}, true},
-		// known gap, kept by this behaviour-preserving refactor: bash's
-		// column padding before "(core dumped)" is not read as whole
+		// bash pads the signal name to a column before "(core dumped)"
 		{"https://github.com/li3cmz/GRADE/issues/1", "Segmentation fault      (core dumped)",
-			shellDeath{sig: "SIGSEGV"}, true},
+			shellDeath{sig: "SIGSEGV", whole: true}, true},
+		{"issues corpus (stable-diffusion webui.sh, HSA event 0x1008)", `./webui.sh: line 254: 154003 Aborted                 (core dumped) "${python_cmd}" "${LAUNCH_SCRIPT}" "$@"`,
+			shellDeath{pid: 154003, sig: "SIGABRT", whole: true}, true},
+		{"issues corpus (Wine mtgo launcher)", `/usr/local/bin/mtgo: line 26:   852 Segmentation fault      (core dumped) "${@}"`,
+			shellDeath{pid: 852, sig: "SIGSEGV", whole: true}, true},
+		{"issues corpus (git check-mailmap report)", `3724814 Segmentation fault      (core dumped) git check-mailmap "bugs@company.xx"`,
+			shellDeath{pid: 3724814, sig: "SIGSEGV", whole: true}, true},
+		{"issues corpus (a.out under bash)", "Aborted                 (core dumped)",
+			shellDeath{sig: "SIGABRT", whole: true}, true},
 		// the word opens a sentence: not a report of a death
 		{"prose", "Killed processes are restarted by the supervisor", shellDeath{sig: "SIGKILL"}, true},
 		{"no death word", "Training finished", shellDeath{}, false},
@@ -234,5 +241,36 @@ Root Cause (first observed failure):
 	d := diagnoseWhole("run.log", []byte("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 3 (pid: 407727) of binary: /fs/bin/python\n"))
 	if hasClass(d, ClassNotGPU) != nil || hasClass(d, ClassHostOOMKill) == nil {
 		t.Errorf("exitcode -9 (showlab/EgoVLP#21): want host_oom_kill only: %s", d.JSON())
+	}
+}
+
+// A GPU error whose lines all carry one worker's pid prefix and no rank
+// names that worker as culprit (real wordings, URL per case); lines from
+// two workers name none.
+func TestWorkerPrefixCulprit(t *testing.T) {
+	cases := []struct {
+		src, log string
+		pid      int
+	}{
+		{"https://github.com/rhymes-ai/Aria/issues/24",
+			"(VllmWorkerProcess pid=2421) ERROR 10-14 12:32:47 multiproc_worker_utils.py:233] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.88 GiB. GPU 3 has a total capacity of 21.96 GiB of which 1.29 GiB is free.\n", 2421},
+		{"https://github.com/vllm-project/vllm/issues/15598 (Ray worker, with ip)",
+			"(RayWorkerWrapper pid=206994, ip=192.168.10.25) ERROR 03-27 10:29:13 [worker_base.py:620] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. GPU 6 has a total capacity of 44.53 GiB of which 448.00 KiB is free.\n", 206994},
+		{"two workers (vllm-project/vllm#11251 wording, pids 90 and 91)",
+			"(VllmWorkerProcess pid=90) ERROR 12-16 21:40:15 multiproc_worker_utils.py:229] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.\n(VllmWorkerProcess pid=91) ERROR 12-16 21:40:15 multiproc_worker_utils.py:229] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.\n", 0},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("vllm.log", []byte(c.log))
+		f := hasClass(d, ClassVRAMOOM)
+		if f == nil {
+			t.Fatalf("%s: no vram_oom: %s", c.src, d.JSON())
+		}
+		got := 0
+		if f.Culprit != nil && f.Culprit.PID != nil {
+			got = *f.Culprit.PID
+		}
+		if got != c.pid {
+			t.Errorf("%s: culprit pid %d, want %d: %s", c.src, got, c.pid, d.JSON())
+		}
 	}
 }

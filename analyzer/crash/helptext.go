@@ -10,18 +10,39 @@ import "bytes"
 // section headers ("options:", "positional arguments:") until the next
 // unindented line.
 
+// argparse prints the parser's description between the usage line and
+// the first section; the description is read as log (it is one short
+// paragraph), and a section header right after it resumes the block.
+// Go's flag package opens its block with "Usage of prog:".
+
+// helpDescMax bounds the description paragraph (lines after the usage line).
+const helpDescMax = 8
+
 // helpLine reports whether line b belongs to a help block (and so is not
 // handed to any parser).
 func (s *Session) helpLine(b []byte) bool {
 	f := s.cur
 	if f.help {
 		if len(b) == 0 || b[0] == ' ' || b[0] == '\t' || helpHeader(b) {
+			if len(b) > 0 && b[0] != ' ' && b[0] != '\t' {
+				f.helpDesc = 0 // a section: the block is confirmed
+			}
 			return true
 		}
 		f.help = false
 	}
-	if len(b) > 7 && (bytes.HasPrefix(b, []byte("usage: ")) || bytes.HasPrefix(b, []byte("Usage: "))) {
-		f.help = true
+	if f.helpDesc > 0 {
+		f.helpDesc++
+		switch {
+		case helpHeader(b):
+			f.help, f.helpDesc = true, 0
+			return true
+		case f.helpDesc > helpDescMax || bytes.Contains(b, []byte(": error: ")):
+			f.helpDesc = 0 // no section followed (argparse's "prog: error:")
+		}
+	}
+	if len(b) > 7 && (bytes.HasPrefix(b, []byte("usage: ")) || bytes.HasPrefix(b, []byte("Usage: ")) || bytes.HasPrefix(b, []byte("Usage of "))) {
+		f.help, f.helpDesc = true, 1
 		f.quality["help_text_skipped"] = true
 		return true
 	}

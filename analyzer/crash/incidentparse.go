@@ -23,9 +23,6 @@ var (
 	reIncEnq       = lazyre.New(`(?i)last enqueued (?:\w+ )?work: (-?\d+), last completed (?:\w+ )?work: (-?\d+)`)
 	reIncDumpFrom  = lazyre.New(`dump signal due to a collective timeout from\s+(this local rank|rank\s+(\d+))`)
 	reIncInit      = lazyre.New(`^(\S+):(\d+):\d+ \[(\d+)\] NCCL INFO .*?\bcomm 0x[0-9a-fA-F]+ rank (\d+) nranks (\d+)`)
-	reIncRootRank  = lazyre.New(`^\s*rank\s*: (\d+)`)
-	reIncRootExit  = lazyre.New(`^\s*exitcode\s*: (-?\d+) \(pid: (\d+)\)`)
-	reIncRootHost  = lazyre.New(`^\s*host\s*: (\S+)`)
 	reIncSigterm   = lazyre.New(`Sending process (\d+) closing signal SIGTERM`)
 	reIncSMI       = lazyre.New(`^(GPU\[\d+\])\s*:\s*GPU use \(%\)\s*:\s*(\d+)`)
 	reIncWorld     = lazyre.New(`\b(?:world_size|WORLD_SIZE|tp_size|tensor_parallel_size)\s*[=:]\s*(\d+)|\bin world size (\d+)`)
@@ -130,23 +127,30 @@ func (p *incidentParser) line(l *line) {
 		if inc.rootEv == nil {
 			inc.rootRank = -1
 		}
-	case strings.Contains(t, "local_rank") && p.rootLine > 0 && l.no-p.rootLine <= 8:
-		if m := reIncRootRank.FindStringSubmatch(t); m != nil && inc.rootEv == nil {
-			inc.rootRank = atoiDef(m[1], -1)
-		}
-	case strings.Contains(t, "exitcode") && p.rootLine > 0 && l.no-p.rootLine <= 10:
-		if m := reIncRootExit.FindStringSubmatch(t); m != nil && inc.rootEv == nil {
-			inc.rootPID = atoiDef(m[2], 0)
-			inc.rootExit = atoiDef(m[1], 0)
-			ev := l.ev(s)
-			inc.rootEv = &ev
-			inc.mapPID(inc.rootPID, inc.rootRank)
-			if p.rootHost != "" {
-				inc.hostOf(inc.rootPID, p.rootHost)
+	case p.rootLine > 0 && l.no-p.rootLine <= 10 && containsAny(t, "rank", "exitcode", "host"):
+		// the root-cause entry's rows (extractElasticRows, nccl.go)
+		for _, r := range extractElasticRows(t) {
+			if inc.rootEv != nil {
+				break
+			}
+			switch r.field {
+			case "rank":
+				inc.rootRank = r.a
+			case "host":
+				p.rootHost = r.host
+			case "exitcode":
+				if r.b <= 0 {
+					continue
+				}
+				inc.rootPID, inc.rootExit = r.b, r.a
+				ev := l.ev(s)
+				inc.rootEv = &ev
+				inc.mapPID(inc.rootPID, inc.rootRank)
+				if p.rootHost != "" {
+					inc.hostOf(inc.rootPID, p.rootHost)
+				}
 			}
 		}
-	case strings.Contains(t, "host") && p.rootLine > 0 && l.no-p.rootLine <= 8:
-		p.rootHost = submatch(reIncRootHost, t)
 	case strings.Contains(t, "closing signal"):
 		if m := reIncSigterm.FindStringSubmatch(t); m != nil && len(inc.sigterm) < 256 {
 			inc.sigterm = append(inc.sigterm, atoiDef(m[1], 0))

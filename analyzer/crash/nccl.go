@@ -25,9 +25,11 @@ var (
 	reNCCLLine     = lazyre.New(`^(\S+):(\d+):(\d+) \[(\d+)\] (?:\S+ )?NCCL (INFO|WARN|TRACE|ERROR) (.*)$`)
 	reRCCLVersion  = lazyre.New(`RCCL version\s*:?\s*(\S+)`)
 	reTorchrunFail = lazyre.New(`failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)`)
-	reTableRank    = lazyre.New(`^\s*rank\s*: (\d+) \(local_rank: (\d+)\)`)
-	reTableExit    = lazyre.New(`^\s*exitcode\s*: (-?\d+)(?: \(pid: (\d+)\))?`)
-	reTableSignal  = lazyre.New(`Signal (\d+) \((SIG\w+)\) received by PID (\d+)`)
+	// table rows at the line start, or run together after a ")" in a
+	// paste that lost its line breaks ("rank2 (local rank: 2)exitcode: -9")
+	reTableRank    = lazyre.New(`^\s*rank\s*:?\s*(\d+) \(local[_ ]rank: (\d+)\)`)
+	reTableExit    = lazyre.New(`(?:^\s*|\))exitcode\s*: (-?\d+)(?: \(pid: (\d+)\))?`)
+	reTableSignal  = lazyre.New(`[Ss]ignal (\d+) \((SIG\w+)\) received by PID (\d+)`)
 	reTableHost    = lazyre.New(`^\s*host\s*: (\S+)`)
 	reWatchdogHang = lazyre.New(`watchdog got stuck for (\d+) seconds|Heartbeat monitor timed out|detected no heartbeat of its watchdog`)
 )
@@ -49,7 +51,7 @@ func (p *ncclParser) line(l *line) {
 			return
 		}
 	}
-	if !containsAny(t, "rank", "exitcode", "Signal ", "host") {
+	if !containsAny(t, "rank", "exitcode", "ignal ", "host") {
 		return
 	}
 	if m := reTorchrunFail.FindStringSubmatch(t); m != nil {
@@ -57,10 +59,16 @@ func (p *ncclParser) line(l *line) {
 		s.exitCode(l, atoiDef(m[1], 0), atoiDef(m[2], -1), atoiDef(m[3], 0))
 		return
 	}
-	r, ok := extractElasticRow(t)
-	if !ok {
-		return
+	for _, r := range extractElasticRows(t) {
+		p.tableRow(l, r)
 	}
+}
+
+// tableRow is the rule for one failure-table row: the rank row opens an
+// entry, the exit code (or the traceback's signal) within a few lines
+// belongs to it.
+func (p *ncclParser) tableRow(l *line, r elasticRow) {
+	s := p.s
 	switch r.field {
 	case "rank":
 		s.format("torchrun")
@@ -93,19 +101,33 @@ type elasticRow struct {
 }
 
 func extractElasticRow(t string) (elasticRow, bool) {
-	if m := reTableRank.FindStringSubmatch(t); m != nil {
-		return elasticRow{field: "rank", a: atoiDef(m[1], -1), b: atoiDef(m[2], -1)}, true
-	}
-	if m := reTableExit.FindStringSubmatch(t); m != nil {
-		return elasticRow{field: "exitcode", a: atoiDef(m[1], 0), b: atoiDef(m[2], 0)}, true
-	}
-	if m := findIf(t, "Signal ", reTableSignal); m != nil {
-		return elasticRow{field: "signal", a: atoiDef(m[1], 0), b: atoiDef(m[3], 0)}, true
-	}
-	if m := reTableHost.FindStringSubmatch(t); m != nil {
-		return elasticRow{field: "host", host: m[1]}, true
+	if rows := extractElasticRows(t); len(rows) > 0 {
+		return rows[0], true
 	}
 	return elasticRow{}, false
+}
+
+// extractElasticRows reads every row of a line, in order: one for a clean
+// table, several when a paste ran the fields together.
+func extractElasticRows(t string) []elasticRow {
+	var rows []elasticRow
+	if m := reTableRank.FindStringSubmatch(t); m != nil {
+		rows = append(rows, elasticRow{field: "rank", a: atoiDef(m[1], -1), b: atoiDef(m[2], -1)})
+	}
+	if m := reTableExit.FindStringSubmatch(t); m != nil {
+		rows = append(rows, elasticRow{field: "exitcode", a: atoiDef(m[1], 0), b: atoiDef(m[2], 0)})
+	}
+	if strings.Contains(t, "ignal ") {
+		if m := reTableSignal.FindStringSubmatch(t); m != nil {
+			rows = append(rows, elasticRow{field: "signal", a: atoiDef(m[1], 0), b: atoiDef(m[3], 0)})
+		}
+	}
+	if len(rows) == 0 {
+		if m := reTableHost.FindStringSubmatch(t); m != nil {
+			rows = append(rows, elasticRow{field: "host", host: m[1]})
+		}
+	}
+	return rows
 }
 
 // watchdogTimeout: c10d's "[PG … Rank R] Watchdog caught collective
@@ -368,4 +390,4 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "rank", "exitcode", "Signal ", "host", "watchdog got stuck", "eartbeat"}
+var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "rank", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat"}

@@ -53,6 +53,28 @@ func TestExtractElasticRow(t *testing.T) {
 			t.Errorf("%q: got %+v, want %+v", in, got, want)
 		}
 	}
+	// a pasted table whose fields ran together (amvur/AMVUR issue 2): every
+	// row of the line, in order; the traceback's "signal" in lower case
+	rows := extractElasticRows("rank2 (local rank: 2)exitcode: -9 (pid: 36071)error file: <N/A>")
+	if want := []elasticRow{{field: "rank", a: 2, b: 2}, {field: "exitcode", a: -9, b: 36071}}; len(rows) != 2 || rows[0] != want[0] || rows[1] != want[1] {
+		t.Errorf("glued rows: got %+v, want %+v", rows, want)
+	}
+	if r, ok := extractElasticRow("traceback : signal 9 (SIGKILL) received by PID 36071"); !ok || r != (elasticRow{field: "signal", a: 9, b: 36071}) {
+		t.Errorf("lower-case signal row: got %+v, %v", r, ok)
+	}
+	// accelerate's relay strips to the plain row (hiyouga/LlamaFactory#701)
+	if r, ok := extractElasticRow("  exitcode  : 1 (pid: 8835)"); !ok || r != (elasticRow{field: "exitcode", a: 1, b: 8835}) {
+		t.Errorf("LlamaFactory#701 row: got %+v, %v", r, ok)
+	}
+	// not rows: torchrun's failed line (read whole by reTorchrunFail), prose
+	for _, t2 := range []string{
+		"ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 17966) of binary: /usr/bin/python",
+		"the job's exitcode: 1 was reported by the scheduler",
+	} {
+		if rows := extractElasticRows(t2); len(rows) != 0 {
+			t.Errorf("%q gave rows %+v", t2, rows)
+		}
+	}
 	if _, ok := extractElasticRow("  error_file: <N/A>"); ok {
 		t.Error("error_file gave a row")
 	}

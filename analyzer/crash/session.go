@@ -54,7 +54,11 @@ type fileState struct {
 	dec     logDecoder
 	fmtSeen uint64 // kwFmt* bits of the formats recorded by prefix stripping
 	help    bool   // inside a command's usage / --help text (helptext.go)
-	problem string // why the file could not be read (an unreadable pickle)
+	// helpDesc counts the lines since a usage line whose block a
+	// description paragraph interrupted (0: none); a section header
+	// within helpDescMax lines resumes the block
+	helpDesc int
+	problem  string // why the file could not be read (an unreadable pickle)
 }
 
 // parser is implemented by every format parser.

@@ -190,16 +190,16 @@ func collect(s Side) sideData {
 				d.kernels[r.Kernel] = k
 			}
 			k.t = units.AddSat(k.t, r.GPUTime)
-			k.n += r.Launches
+			k.n = units.AddSat(k.n, r.Launches)
 			c := d.cats[r.Category]
 			if c == nil {
 				c = &acc{}
 				d.cats[r.Category] = c
 			}
 			c.t = units.AddSat(c.t, r.GPUTime)
-			c.n += r.Launches
+			c.n = units.AddSat(c.n, r.Launches)
 			d.total = units.AddSat(d.total, r.GPUTime)
-			d.info.Launches += r.Launches
+			d.info.Launches = units.AddSat(d.info.Launches, r.Launches)
 		}
 		for _, st := range b.Stages {
 			d.stages[st.Stage] = st
@@ -317,8 +317,8 @@ func mkDelta(a, b *acc, at, bt int64) Delta {
 	if b != nil {
 		d.BUS, d.BLaun = us(b.t), b.n
 	}
-	d.DUS = d.BUS - d.AUS
-	d.DLaun = d.BLaun - d.ALaun
+	d.DUS = subUS(d.BUS, d.AUS)
+	d.DLaun = units.SubSat(d.BLaun, d.ALaun)
 	if d.AUS > 0 {
 		d.Ratio = ratio(float64(d.BUS) / float64(d.AUS))
 	}
@@ -331,6 +331,11 @@ func mkDelta(a, b *acc, at, bt int64) Delta {
 	d.DShare = d.BShare - d.AShare
 	return d
 }
+
+// subUS and addUS saturate: the sums they take apart or add up (a window
+// summed over files, every stage's window) may sit at int64's end.
+func subUS(b, a us) us { return us(units.SubSat(int64(b), int64(a))) }
+func addUS(a, b us) us { return us(units.AddSat(int64(a), int64(b))) }
 
 func abs[T us | int64](x T) T {
 	if x < 0 {
@@ -381,7 +386,7 @@ func Compare(a, b Side, opt Options) *Result {
 		}
 	}
 	r.Total = mkDelta(&acc{t: da.total, n: da.info.Launches}, &acc{t: db.total, n: db.info.Launches}, da.total, db.total)
-	r.Busy = Delta{AUS: da.info.BusyUS, BUS: db.info.BusyUS, DUS: db.info.BusyUS - da.info.BusyUS}
+	r.Busy = Delta{AUS: da.info.BusyUS, BUS: db.info.BusyUS, DUS: subUS(db.info.BusyUS, da.info.BusyUS)}
 	if da.info.BusyUS > 0 {
 		r.Busy.Ratio = ratio(float64(db.info.BusyUS) / float64(da.info.BusyUS))
 	}
@@ -423,7 +428,7 @@ func Compare(a, b Side, opt Options) *Result {
 		sa, oka := da.stages[name]
 		sb, okb := db.stages[name]
 		s := StageDelta{Stage: name, Status: "both", AWindow: us(sa.Window), BWindow: us(sb.Window)}
-		s.DWindow = s.BWindow - s.AWindow
+		s.DWindow = subUS(s.BWindow, s.AWindow)
 		if sa.Window > 0 {
 			s.WindowX = ratio(float64(sb.Window) / float64(sa.Window))
 		}

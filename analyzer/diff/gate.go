@@ -87,19 +87,18 @@ func gate(r *Result, da, db sideData, ths []Threshold) []GateResult {
 		case "busy":
 			d = r.Busy
 		case "idle":
-			d = Delta{AUS: da.info.IdleUS, BUS: db.info.IdleUS, DUS: db.info.IdleUS - da.info.IdleUS}
+			d = Delta{AUS: da.info.IdleUS, BUS: db.info.IdleUS, DUS: subUS(db.info.IdleUS, da.info.IdleUS)}
 			found = da.info.IdleUS > 0 || db.info.IdleUS > 0
 		case "step":
-			d = Delta{AUS: da.info.StepUS, BUS: db.info.StepUS, DUS: db.info.StepUS - da.info.StepUS}
+			d = Delta{AUS: da.info.StepUS, BUS: db.info.StepUS, DUS: subUS(db.info.StepUS, da.info.StepUS)}
 			found = da.info.Steps > 0 && db.info.Steps > 0
 			g.Subject = "mean step time"
 		case "window":
 			found = false
 			for _, s := range r.Stages {
 				if t.Name == "" || strings.EqualFold(s.Stage, t.Name) {
-					d.AUS += s.AWindow
-					d.BUS += s.BWindow
-					d.DUS += s.DWindow
+					d.AUS, d.BUS = addUS(d.AUS, s.AWindow), addUS(d.BUS, s.BWindow)
+					d.DUS = subUS(d.BUS, d.AUS)
 					found = true
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 
 	"github.com/gputriage/gputriage/analyzer/kernels"
 	"github.com/gputriage/gputriage/analyzer/trace"
@@ -214,7 +215,9 @@ func heaviest(st *trace.Store) (uint16, int64, bool) {
 // analysed files follow one another: files of separate profiler sessions
 // (or separate processes) whose clocks overlap must not be taken for
 // concurrent work. Files that already follow one another (one process's
-// stage windows) are not moved.
+// stage windows) are not moved. Shifted times saturate at int64's end
+// (units.AddSat): three files each spanning 3.9·10¹⁸ ns cannot follow one
+// another inside int64, and wrapping would put the third before the first.
 func fileShifts(st *trace.Store, devOf map[uint16]int64) map[uint16]int64 {
 	shift := map[uint16]int64{}
 	if len(devOf) < 2 {
@@ -250,9 +253,9 @@ func fileShifts(st *trace.Store, devOf map[uint16]int64) map[uint16]int64 {
 	var last int64
 	for k, s := range order {
 		if k > 0 && s.start <= last {
-			shift[s.file] = last - s.start + 1000 // 1 µs apart
+			shift[s.file] = units.AddSat(last-s.start, 1000) // 1 µs apart
 		}
-		last = max(last, s.end+shift[s.file])
+		last = max(last, units.AddSat(s.end, shift[s.file]))
 	}
 	return shift
 }
@@ -316,7 +319,7 @@ func analyze(formal, mapping *trace.Store, opt Options) (*Result, *analyzer) {
 			a.byStream = append(a.byStream, nil)
 		}
 		c := a.canon(formal, o)
-		p := op{i: int32(i), ts: o.TS + shift[o.File], end: o.End() + shift[o.File], stream: sid, canon: c, bucket: bucketOf(a.canonCat[c]),
+		p := op{i: int32(i), ts: units.AddSat(o.TS, shift[o.File]), end: units.AddSat(o.End(), shift[o.File]), stream: sid, canon: c, bucket: bucketOf(a.canonCat[c]),
 			kernel: o.Kind == trace.KindKernel}
 		s := jf.stage(o)
 		staged = staged || s != ""

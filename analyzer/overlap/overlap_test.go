@@ -1,8 +1,10 @@
 package overlap
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	sharedfix "github.com/gputriage/gputriage/internal/fixture"
 	"math"
 	"os"
@@ -150,5 +152,46 @@ func TestEmpty(t *testing.T) {
 	r := Analyze(st, nil, Options{})
 	if !json.Valid(r.JSON()) || len(r.Rows) != 0 || len(r.Markdown()) == 0 {
 		t.Error("empty store")
+	}
+}
+
+// Stage files whose clocks span 3.9·10¹⁸ ns each cannot follow one another
+// inside int64: the third file's shifted times saturate at int64's end
+// instead of wrapping to before the first file's (issue 24).
+func TestFileShiftsSaturate(t *testing.T) {
+	st := trace.NewStore()
+	for i := range 3 {
+		r := st.NewReader(fmt.Sprintf("1700000000-TP-0-%d.trace.json", i))
+		r.Write([]byte(`{"traceEvents":[` +
+			`{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":10,"dur":5,"args":{"stream":7}},` +
+			`{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":3900000000000000,"dur":5,"args":{"stream":7}}]}`))
+		if f := r.Close(); !f.Complete {
+			t.Fatal(f.Problem)
+		}
+	}
+	devOf := st.HeaviestDevices()
+	shift := fileShifts(st, devOf)
+	const start, end int64 = 10_000, 3_900_000_000_000_005_000 // ns
+	s1 := end - start + 1000
+	if s2 := end + s1 - start + 1000; shift[0] != 0 || shift[1] != s1 || shift[2] != s2 {
+		t.Fatalf("shifts %v, want 0, %d, %d", shift, s1, s2)
+	}
+	r, a := analyze(st, nil, Options{})
+	for k, o := range a.ops {
+		if o.ts < start || o.end < o.ts {
+			t.Errorf("op %d: %d → %d", k, o.ts, o.end)
+		}
+		if k > 0 && o.ts < a.ops[k-1].ts {
+			t.Errorf("op %d at %d before op %d at %d", k, o.ts, k-1, a.ops[k-1].ts)
+		}
+	}
+	// the third file's last kernel is at int64's end, 0 long
+	if s := r.Summary; s.Ops != 6 || s.BusyUS != 25_000 || s.OverlapUS != 0 {
+		t.Errorf("summary %+v", s)
+	}
+	for _, b := range [][]byte{r.JSON(), r.Markdown()} {
+		if bytes.Contains(b, []byte("-92233720368547")) || bytes.Contains(b, []byte("-67467")) {
+			t.Errorf("a wrapped-around time: %.2000s", b)
+		}
 	}
 }

@@ -50,8 +50,9 @@ func LineOf(a *Analysis, rank int, dir string) RankLine {
 // perRankMarkdown is the summary's Per rank table.
 func perRankMarkdown(ls []RankLine) string {
 	var b strings.Builder
-	b.WriteString("\n## Per rank\n\nEach rank analysed on its own; its breakdown, timeline, idle, launch and roofline artifacts are in the folder named.\n\n" +
-		"| Rank | Trace | Kernel time (ms) | Window (ms) | Busy (ms) | Idle (ms) | Exposed comm (ms) | Steps | Step p50 / p90 (ms) | Launch | Top kernel | Artifacts |\n" +
+	b.WriteString("\n## Per rank\n\nEach rank analysed on its own; its breakdown, timeline, idle, launch and roofline artifacts are in the folder named. " +
+		"GPU op figures count kernels, copies and fills, in the rank's GPU window (its breakdown.json stages and gpu_timeline.json); the Ranks section counts kernels only.\n\n" +
+		"| Rank | Trace | GPU op time (ms) | GPU window (ms) | GPU busy (ms) | GPU idle (ms) | Exposed comm (ms) | Steps | Step p50 / p90 (ms) | Launch | Top kernel | Artifacts |\n" +
 		"|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n")
 	for _, l := range ls {
 		st := "–"

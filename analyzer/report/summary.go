@@ -68,7 +68,7 @@ func Summary(a *Analysis) []byte {
 		return []byte(b.String())
 	}
 
-	w("\n## Stages\n\n| Stage | GPU ops | Kernel time (ms) | GPU window (ms) | Avg parallelism | Top categories |\n|---|---:|---:|---:|---:|---|\n")
+	w("\n## Stages\n\n| Stage | GPU ops | GPU op time (ms) | GPU window (ms) | Avg parallelism | Top categories |\n|---|---:|---:|---:|---:|---|\n")
 	for _, s := range bd.Stages {
 		var tops []string
 		for i, c := range s.Categories {
@@ -131,7 +131,7 @@ func Summary(a *Analysis) []byte {
 	if a.CrossRanks != "" {
 		w("\n%s", a.CrossRanks)
 	} else if rk := rankSummary(a); rk != nil {
-		w("\n## Ranks\n\n| Rank | File | Kernel time (ms) | Collective (ms) | Collective share | Exposed comm (ms) |\n|---:|---|---:|---:|---:|---:|\n")
+		w("\n## Ranks\n\n| Rank | File | Kernel time, kernels only (ms) | Collective (ms) | Collective share | Exposed comm (ms) |\n|---:|---|---:|---:|---:|---:|\n")
 		for _, r := range rk.Rows {
 			w("| %d | `%s` | %s | %s | %s | %s |\n", r.Rank, mdCode(r.File), ms(int64(r.KernelTime)), ms(int64(r.Collective)), pct(float64(r.CollectiveOf)), ms(int64(r.ExposedComm)))
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gputriage/gputriage/analyzer"
+	"github.com/gputriage/gputriage/analyzer/collectives"
 )
 
 // Extreme values (issue 24, "one answer on every engine"): every float →
@@ -86,5 +88,131 @@ func TestBoundsDiffWindowSum(t *testing.T) {
 	}
 	if outs[0] != outs[1] {
 		t.Errorf("engines differ:\n%s\n---\n%s", outs[0], outs[1])
+	}
+}
+
+// Two ranks whose clock bases are 4·10¹⁸ ns apart wait about 8·10¹⁸ ns at
+// each collective: the per-rank totals of ranks.json saturate at int64's
+// end on both engines (they wrapped negative), and a rank summary whose
+// times leave the trace range is refused naming the field.
+func TestBoundsRanksSums(t *testing.T) {
+	dir := t.TempDir()
+	traces := filepath.Join(dir, "traces")
+	os.MkdirAll(traces, 0o755)
+	for r, c := range []struct {
+		base string
+		ts   int64 // µs
+	}{{"1", 100}, {"4000000000000000000", 3900000000000000}} {
+		var ev []string
+		for i := range 3 {
+			ev = append(ev, fmt.Sprintf(`{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL","pid":0,"tid":7,"ts":%d,"dur":50,"args":{"device":0,"stream":7}}`, c.ts+int64(i)*1000))
+		}
+		doc := fmt.Sprintf(`{"distributedInfo":{"rank":%d,"world_size":2},"baseTimeNanoseconds":%s,"traceEvents":[%s]}`, r, c.base, strings.Join(ev, ","))
+		os.WriteFile(filepath.Join(traces, fmt.Sprintf("rank%d.json", r)), []byte(doc), 0o644)
+	}
+	var outs [2]string
+	for i, eng := range []string{"native", "wasm"} {
+		var so, se bytes.Buffer
+		out := filepath.Join(dir, "out_"+eng)
+		code := run([]string{"breakdown", "--engine", eng, "-q", "-o", out, traces}, nil, &so, &se)
+		rj, _ := os.ReadFile(filepath.Join(out, "ranks.json"))
+		if code != 0 || !strings.Contains(string(rj), `"wait_us": 9223372036854775.807`) || strings.Contains(string(rj), `"wait_us": -`) || strings.Contains(string(rj), `"lateness_us": -`) {
+			t.Errorf("%s: exit %d %s\n%s", eng, code, se.String(), firstLines(string(rj), 60))
+		}
+		outs[i] = string(rj)
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("engines differ:\n%s\n---\n%s", outs[0], outs[1])
+	}
+
+	sums := filepath.Join(dir, "sums")
+	for r := range 2 {
+		var so, se bytes.Buffer
+		if code := run([]string{"extract", "-q", "--engine", "native", "-o", filepath.Join(sums, fmt.Sprint(r)), filepath.Join(traces, fmt.Sprintf("rank%d.json", r))}, nil, &so, &se); code != 0 {
+			t.Fatalf("extract: exit %d %s", code, se.String())
+		}
+	}
+	p := filepath.Join(sums, "1", "rank_summary.json")
+	b, _ := os.ReadFile(p)
+	b = bytes.Replace(b, []byte(`"clock_base_ns": 4000000000000000000`), []byte(`"clock_base_ns": 9000000000000000000`), 1)
+	os.WriteFile(p, b, 0o644)
+	var errs [2]string
+	for i, eng := range []string{"native", "wasm"} {
+		var so, se bytes.Buffer
+		code := run([]string{"ranks", "--engine", eng, "-q", "-o", filepath.Join(dir, "reduce_"+eng), sums}, nil, &so, &se)
+		if code == 0 || !strings.Contains(se.String(), "clock_base_ns 9000000000000000000 is outside") {
+			t.Errorf("%s: exit %d %q", eng, code, se.String())
+		}
+		errs[i] = se.String()
+	}
+	if errs[0] != errs[1] {
+		t.Errorf("engines differ: %q vs %q", errs[0], errs[1])
+	}
+}
+
+// Stage files of one rank whose clocks span 3.9·10¹⁸ ns each: the overlap
+// sweep lays them one after another, saturating at int64's end instead of
+// wrapping the third file before the first; same bytes on both engines.
+func TestBoundsStageFileShifts(t *testing.T) {
+	dir := t.TempDir()
+	for _, s := range []string{"EXTEND", "DECODE", "PREFILL"} {
+		doc := `{"traceEvents":[` +
+			`{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":10,"dur":5,"args":{"stream":7}},` +
+			`{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":3900000000000000,"dur":5,"args":{"stream":7}},` +
+			`{"ph":"X","cat":"kernel","name":"nccl_allreduce","pid":0,"tid":8,"ts":12,"dur":5,"args":{"stream":8}}]}`
+		os.WriteFile(filepath.Join(dir, "1700000000-TP-0-"+s+".trace.json"), []byte(doc), 0o644)
+	}
+	var outs [2]string
+	for i, eng := range []string{"native", "wasm"} {
+		var so, se bytes.Buffer
+		out := filepath.Join(t.TempDir(), eng)
+		code := run([]string{"triage", "--engine", eng, "-q", "-o", out, dir}, nil, &so, &se)
+		ov, _ := os.ReadFile(filepath.Join(out, "overlap_opportunities.json"))
+		md, _ := os.ReadFile(filepath.Join(out, "profile_summary.md"))
+		// the third file's late gemm sits at int64's end, 0 long: 8 ops of 5 µs, 3 × 3 µs crossing
+		if code != 0 || !strings.Contains(string(ov), `"busy_us": 31.000`) || strings.Contains(string(ov)+string(md), "-67467") || strings.Contains(string(ov)+string(md), "-92233") {
+			t.Errorf("%s: exit %d %s\n%s", eng, code, se.String(), firstLines(string(ov), 30))
+		}
+		outs[i] = string(ov) + string(md)
+	}
+	if outs[0] != outs[1] {
+		t.Error("engines differ")
+	}
+}
+
+// Two ranks whose arrival order swings by 4·10¹⁸ ns at every collective
+// (rank summaries in range): the stall threshold, ten robust sigmas of
+// that, is past int64; converted and summed saturating, both engines
+// write the same collectives.json (int64(5.9e19) differs between them).
+func TestBoundsUsualOffsets(t *testing.T) {
+	dir := t.TempDir()
+	for r := range 2 {
+		s := collectives.Summary{Version: collectives.SummaryVersion, File: fmt.Sprintf("rank%d.json", r), Rank: r, World: 2,
+			Steps: []collectives.Step{{Name: "ProfilerStep#0", Start: 0, End: 4e18 + 1e9}}}
+		for i := range 60 {
+			start := int64((i+r)%2)*4e18 + int64(i)*1000
+			s.Ops = append(s.Ops, collectives.Op{Kind: "allreduce", PG: "0", Seq: int64(i), Bytes: 1 << 20, Group: 2, Start: start, End: start + 100_000, Launch: -1})
+			s.KernelNS += 100_000
+			s.CommNS += 100_000
+		}
+		b, _ := json.Marshal(s)
+		d := filepath.Join(dir, "sums", fmt.Sprint(r))
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, "rank_summary.json"), b, 0o644)
+	}
+	var outs [2]string
+	for i, eng := range []string{"native", "wasm"} {
+		var so, se bytes.Buffer
+		out := filepath.Join(dir, "out_"+eng)
+		code := run([]string{"ranks", "--engine", eng, "-q", "-o", out, filepath.Join(dir, "sums")}, nil, &so, &se)
+		cj, _ := os.ReadFile(filepath.Join(out, "collectives.json"))
+		rj, _ := os.ReadFile(filepath.Join(out, "ranks.json"))
+		if code != 0 || len(cj) == 0 || strings.Contains(string(cj)+string(rj), "-92233720368547") {
+			t.Errorf("%s: exit %d %s", eng, code, se.String())
+		}
+		outs[i] = string(cj) + string(rj)
+	}
+	if outs[0] != outs[1] {
+		t.Error("engines differ")
 	}
 }

@@ -40,6 +40,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gputriage/gputriage/analyzer"
@@ -515,11 +516,16 @@ func completeBy(ctx context.Context, path string) bool {
 	if regular(path) != nil {
 		return false
 	}
-	f, err := os.Open(path)
+	// O_NONBLOCK: a file swapped for a named pipe since it was listed
+	// opens at once instead of waiting for a writer, and fails the check
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
 	if strings.HasSuffix(path, ".gz") {
 		z, err := gzip.NewReader(ctxReader{ctx, f})
 		if err != nil {

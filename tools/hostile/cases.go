@@ -295,6 +295,26 @@ func gen(dir, shared string, scale int) ([]Case, error) {
 		map[string][]byte{"nccl_trace_rank_0": {0x80, 2, 'X', 0xff, 0xff, 0xff, 0xff, 'a', 'b', '.'}}, nil)
 	add(Case{ID: "fr-1e30", Kind: "numbers", What: "flight recorder last_enqueued_collective 1e30", Cmd: "diagnose", Inputs: one("fr_rank0.json"), Hosts: all4},
 		map[string][]byte{"fr_rank0.json": []byte(`{"version":"2.4","pg_status":{"0":{"last_enqueued_collective":1e30,"last_started_collective":5,"last_completed_collective":5}},"entries":[]}`)}, nil)
+	// sums of times over files and ranks near int64's end (saturated, never wrapped; one answer)
+	stage := func() []byte {
+		return []byte(`{"traceEvents":[{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":10,"dur":5,"args":{"stream":7}},` +
+			`{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":3900000000000000,"dur":5,"args":{"stream":7}},` +
+			`{"ph":"X","cat":"kernel","name":"nccl_allreduce","pid":0,"tid":8,"ts":12,"dur":5,"args":{"stream":8}}]}`)
+	}
+	stages := []string{"1700000000-TP-0-EXTEND.trace.json", "1700000000-TP-0-DECODE.trace.json", "1700000000-TP-0-PREFILL.trace.json"}
+	add(Case{ID: "stage-shift-4e18", Kind: "numbers", What: "three stage files of one rank spanning 3.9·10¹⁸ ns each (overlap lays them end to end)", Cmd: "triage",
+		Inputs: stages, Hosts: noWorker, Want: `"busy_us": 31.000`, Reason: "worker: one file per request"},
+		map[string][]byte{stages[0]: stage(), stages[1]: stage(), stages[2]: stage()}, nil)
+	rankTrace := func(r int, base string, ts int64) []byte {
+		var ev []string
+		for i := range 3 {
+			ev = append(ev, fmt.Sprintf(`{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL","pid":0,"tid":7,"ts":%d,"dur":50,"args":{"device":0,"stream":7}}`, ts+int64(i)*1000))
+		}
+		return fmt.Appendf(nil, `{"distributedInfo":{"rank":%d,"world_size":2},"baseTimeNanoseconds":%s,"traceEvents":[%s]}`, r, base, strings.Join(ev, ","))
+	}
+	add(Case{ID: "ranks-clock-4e18", Kind: "numbers", What: "two ranks whose clock bases are 4·10¹⁸ ns apart (per-rank wait sums)", Cmd: "breakdown",
+		Inputs: []string{"rank0.json", "rank1.json"}, Hosts: noWorker, Want: `"wait_us": 9223372036854775.807`, Reason: "worker: one file per request"},
+		map[string][]byte{"rank0.json": rankTrace(0, "1", 100), "rank1.json": rankTrace(1, "4000000000000000000", 3900000000000000)}, nil)
 	add(Case{ID: "fr-real-size", Kind: "sidedoc", What: "a 2.7 MB flight-recorder dump (2,000 entries with stacks) is read", Cmd: "diagnose", Inputs: one("fr_rank0.json"), Hosts: all4, Want: "collective_timeout"},
 		map[string][]byte{"fr_rank0.json": frDump(2000)}, nil)
 	add(Case{ID: "fr-over-limit", Kind: "sidedoc", What: "a flight-recorder dump over --max-side-doc-bytes is a flagged partial", Cmd: "diagnose", Args: []string{"--max-side-doc-bytes", "1048576"},

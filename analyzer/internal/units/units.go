@@ -73,6 +73,18 @@ func AddSat(a, b int64) int64 {
 	return a + b
 }
 
+// SubSat returns a-b, saturating at int64's ends instead of wrapping (a
+// delta between two saturated sums).
+func SubSat(a, b int64) int64 {
+	if b == math.MinInt64 {
+		if a >= 0 {
+			return math.MaxInt64
+		}
+		return a - b
+	}
+	return AddSat(a, -b)
+}
+
 // Trunc converts x to int64 as int64(x) does inside int64's range, and
 // saturates outside it (NaN is 0). Go leaves an out-of-range conversion
 // to the platform: amd64 gives -2^63 where wasm saturates, so a 10^20 ns

@@ -45,3 +45,12 @@ func TestTrunc(t *testing.T) {
 		t.Error("Round")
 	}
 }
+
+func TestSubSat(t *testing.T) {
+	for _, c := range [][3]int64{{5, 3, 2}, {math.MaxInt64, -1, math.MaxInt64}, {math.MinInt64, 1, math.MinInt64}, {0, math.MinInt64, math.MaxInt64},
+		{-1, math.MinInt64, math.MaxInt64}, {-5, math.MinInt64, math.MaxInt64 - 4}, {math.MaxInt64, math.MaxInt64, 0}} {
+		if got := SubSat(c[0], c[1]); got != c[2] {
+			t.Errorf("SubSat(%d, %d) = %d, want %d", c[0], c[1], got, c[2])
+		}
+	}
+}
