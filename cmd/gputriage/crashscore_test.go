@@ -26,6 +26,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real2"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real3"),
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
 }
 
