@@ -15,9 +15,16 @@ type dmesgParser struct {
 	timeout   int                   // line number of the last ring timeout (its process line follows)
 	nvGPU     string                // BDF of the last "NVRM: The NVIDIA GPU <bdf>" (continued on the next lines)
 	nvGPULine int
+	// a paste that begins inside a decode block (fault-status fields, no
+	// header, no address): kept apart and ruled at the end of the file —
+	// a fault only when no header of that device follows (else it is the
+	// tail of a fault the paste cut, and the following records speak)
+	orphans map[string]*pageFault
+	headers map[string]bool
 }
 
 type pageFault struct {
+	faulted    bool // an orphan's permission / mapping bit was set
 	bdf, hub   string
 	process    string
 	pid        int
@@ -53,9 +60,15 @@ var (
 func (p *dmesgParser) beginFile(*Session) {
 	p.recs = map[string]*pageFault{}
 	p.timeout, p.nvGPU, p.nvGPULine = 0, "", 0
+	p.orphans, p.headers = map[string]*pageFault{}, map[string]bool{}
 }
 
 func (p *dmesgParser) endFile() {
+	for _, k := range sortedRecKeys(p.orphans) {
+		if o := p.orphans[k]; !p.headers[k] && p.recs[k] == nil && o.faulted {
+			p.recs[k] = o
+		}
+	}
 	for _, k := range sortedRecKeys(p.recs) {
 		p.flush(k)
 	}
@@ -351,6 +364,7 @@ func (p *dmesgParser) pageFault(l *line) bool {
 		return false
 	}
 	if x.kind == pfHeader {
+		p.headers[x.bdf] = true
 		p.flush(x.bdf)
 		if len(p.recs) > 64 {
 			for _, k := range sortedRecKeys(p.recs) {
@@ -370,6 +384,23 @@ func (p *dmesgParser) pageFault(l *line) bool {
 		for _, r := range p.recs {
 			pf = r
 		}
+	}
+	if pf == nil && x.kind == pfFlag && x.bdf != "" && !p.headers[x.bdf] {
+		o := p.orphans[x.bdf]
+		if o == nil {
+			o = &pageFault{bdf: x.bdf, flags: map[string]string{}, first: keepLine(l), headless: true}
+			p.orphans[x.bdf] = o
+			p.s.format("dmesg_page_fault")
+		}
+		o.flags[x.flag] = x.val
+		// a permission / mapping fault bit set: the fields are a fault's
+		if (x.flag == "PERMISSION_FAULTS" || x.flag == "MAPPING_ERROR") && !isZeroHex(x.val) {
+			o.faulted = true
+		}
+		if len(o.lines) < 12 {
+			o.lines = append(o.lines, l.ev(p.s))
+		}
+		return true
 	}
 	if pf == nil {
 		// a paste that begins mid-block: the address line opens a record

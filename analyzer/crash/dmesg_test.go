@@ -191,3 +191,30 @@ func TestDmesgNVRMOffBus(t *testing.T) {
 		}
 	}
 }
+
+// A paste that begins inside a fault's decode fields (no header, no
+// address) proves a VM fault on that device only when no fault header of
+// the device follows; otherwise it is the cut tail of a fault and the
+// complete records that follow speak (real pastes, URL per case).
+func TestDmesgOrphanFaultFields(t *testing.T) {
+	cases := []struct {
+		src, log string
+		fault    bool
+	}{
+		{"https://github.com/ROCm/legacy-rocm-build/issues/1020", "[  501.631604] amdgpu 0000:67:00.0: \t MORE_FAULTS: 0x1\n[  501.631606] amdgpu 0000:67:00.0: \t WALKER_ERROR: 0x7\n[  501.631608] amdgpu 0000:67:00.0: \t PERMISSION_FAULTS: 0xf\n[  501.631610] amdgpu 0000:67:00.0: \t MAPPING_ERROR: 0x1\n[  501.631612] amdgpu 0000:67:00.0: \t RW: 0x1\n[  510.633583] qcm fence wait loop timeout expired\n[  510.633592] amdgpu 0000:67:00.0: GPU reset begin!\n", true},
+		// the cut tail is followed by complete vmid-0 / pid-0 records: those decide
+		{"https://github.com/ROCm/legacy-rocm-build/issues/2755", "[266017.022902] amdgpu 0000:83:00.0: amdgpu: \t WALKER_ERROR: 0x1\n[266017.022907] amdgpu 0000:83:00.0: amdgpu: \t PERMISSION_FAULTS: 0x3\n[266017.022911] amdgpu 0000:83:00.0: amdgpu: \t MAPPING_ERROR: 0x1\n[266017.022914] amdgpu 0000:83:00.0: amdgpu: \t RW: 0x0\n[266017.033202] amdgpu 0000:83:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:153 vmid:0 pasid:0, for process  pid 0 thread  pid 0)\n[266017.033213] amdgpu 0000:83:00.0: amdgpu:   in page starting at address 0x00007fffec27d000 from client 10\n", true},
+		// all-zero fields (a continuation record's tail): no fault
+		{"https://github.com/ValveSoftware/csgo-osx-linux/issues/3298", "[68747.506936] amdgpu 0000:06:00.0: amdgpu: \tWALKER_ERROR: 0x0\n[68747.506938] amdgpu 0000:06:00.0: amdgpu: \tPERMISSION_FAULTS: 0x0\n[68747.506941] amdgpu 0000:06:00.0: amdgpu: \tMAPPING_ERROR: 0x0\n[68747.506943] amdgpu 0000:06:00.0: amdgpu: \tRW: 0x0\n", false},
+	}
+	for _, c := range cases {
+		s := New()
+		s.BeginFile("dmesg.txt")
+		s.Write([]byte(c.log))
+		s.EndFile()
+		d := s.Diagnosis()
+		if got := hasClass(d, ClassGPUMemoryFault) != nil; got != c.fault {
+			t.Errorf("%s: gpu_memory_fault %v, want %v: %s", c.src, got, c.fault, d.JSON())
+		}
+	}
+}

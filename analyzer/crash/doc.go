@@ -27,7 +27,9 @@
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
 //     killer, resets and the timed-out job's process, KFD, RAS, SVM/XNACK,
-//     NVRM "fallen off the bus" without an Xid, BDF from its first line);
+//     NVRM "fallen off the bus" without an Xid, BDF from its first line;
+//     a paste that begins inside a decode block is a fault only when no
+//     header of that device follows: dmesgParser.orphans);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
