@@ -154,9 +154,10 @@ var reAbortStatus = lazyre.New(`aborting with status:? ?(0x[0-9a-fA-F]+)`)
 func extractHSAStatus(t string) (hsaFact, bool) {
 	f := hsaFact{abort: containsAny(t, "aborting with error", "aborting with status", "Queue error", "callbackQueue")}
 	if strings.Contains(t, "HSA_STATUS_") {
-		loc := reHSAName.FindStringIndex(t)
-		f.name = t[loc[0]:loc[1]]
-		f.quoted = quotedAt(t, loc[0], loc[1])
+		if loc := reHSAName.FindStringIndex(t); loc != nil {
+			f.name = t[loc[0]:loc[1]]
+			f.quoted = quotedAt(t, loc[0], loc[1])
+		}
 		f.code = submatch(reHSACode, t)
 		f.status = lookupHSA(f.name)
 	} else if c := submatchIf(t, "aborting with status", reAbortStatus); c != "" {

@@ -102,6 +102,9 @@ func TestExtractHSAStatus(t *testing.T) {
 	if f, _ := extractHSAStatus(cases[1].text); f.quoted {
 		t.Errorf("runtime print taken for a quote: %+v", f)
 	}
+	if f, ok := extractHSAStatus("HSA_STATUS_ alone, HSA_STATUS_0x1016"); ok {
+		t.Errorf("a bare prefix is no status: %+v", f) // and never a panic
+	}
 	if f, ok := extractHSAStatus("status HSA_STATUS_SUCCESS"); ok {
 		t.Errorf("success is no fact: %+v", f)
 	}

@@ -38,13 +38,17 @@
 //   - debugagent.go: extractWaveHeaders (every header of a line, kernel
 //     symbol, stop reasons, running; spliced when interleaved) → wave,
 //     extractSplicedStop → splicedStop, extractDisasmRow (the "=>" stop row);
+//     running waves are ruled at the end of the file (ruleRunning: a hang
+//     only without a stopped wave; --all prints bystanders), and only the
+//     agent's 56-dash rule marks the format (agentSeparator);
 //   - rocgdb.go: extractGdbStop (stop banner), extractDispatchRow and
 //     extractMIDispatches (info dispatches, table and MI), extractQueueRow
 //     (info queues; write ahead of read = packets never consumed);
 //   - gdbdump_extract.go: extractGdbDumpLine (every hang-dump line as one
 //     fact: attach pid, section header, "No … are currently active", agent /
 //     queue / dispatch / lane / wave rows, lane switch, bt frame, host
-//     thread) with extractGdbAttach, extractAgentRow, extractLaneRow;
+//     thread, gdb's "[Inferior N (process P) detached]" naming the dump's
+//     pid) with extractGdbAttach, extractAgentRow, extractLaneRow;
 //     gdbdump.go's section state machine only cuts them into dumps;
 //   - launch_extract.go: extractThreadLimits, extractWGMax, extractLDSLimit
 //     (device limits; a zero maxThreadsDim is the driver bug, decided by
@@ -57,6 +61,8 @@
 //     stop: exception banner, focus switch, kernel<<<…>>> frame, kernels
 //     row) → cudaGdbStop (nvidia.go's loop hands cuda-gdb lines to it);
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
+//     extractHSAStatus (a status name between quotes is a mention — grep
+//     patterns, marker lists, notes — never a finding);
 //   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
 //     minority rank in another collective at the same opCount / SeqNum),

@@ -133,6 +133,24 @@ func (p *rocgdbParser) dumpLine(l *line) bool {
 		p.curDump(l).pid = p.attachPID
 		g.last = l.no
 		return true
+	case glDetach:
+		// The dump just read belonged to this pid when no attach line said
+		// so (a -batch log that kept only gdb's own output). Defeated before
+		// any table was read: gdb also detaches the parent when following a
+		// fork ("[Detaching after fork from parent process N]" then
+		// "[Inferior 1 (process N) detached]"), and that pid is not the one
+		// examined.
+		if g.cur == nil || g.cur.sections == 0 {
+			return true
+		}
+		if g.cur.pid == 0 {
+			g.cur.pid = r.pid
+		}
+		if p.attachPID == 0 {
+			p.attachPID = r.pid
+		}
+		g.last = l.no
+		return true
 	case glHeader:
 		if r.sec == secLanes && g.cur != nil && g.cur.sections&secLanes == 0 {
 			// info lanes belongs to the threads of the same dump

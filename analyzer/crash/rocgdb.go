@@ -51,8 +51,13 @@ var (
 	reGdbStop     = lazyre.New(`Thread (\d+)(?: "([^"]*)")? received signal (SIG\w+|CUDA_EXCEPTION_\d+), ([^.]*)`)
 	reGdbLane     = lazyre.New(`AMDGPU Lane (\d+:\d+:\d+:\d+)/(\d+) \((\d+,\d+,\d+)\)\[(\d+,\d+,\d+)\]`)
 	reGdbWave     = lazyre.New(`AMDGPU Wave (\d+:\d+:\d+:\d+) \((\d+,\d+,\d+)\)/(\d+)`)
-	reGdbFrame    = lazyre.New(`^(?:#\d+\s+)?(?:0x[0-9a-fA-F]+ in )?([^\s(][^(]*?) \((.*?)\)(?: at (\S+:\d+)| from (\S+))?\s*$`)
-	reMIDispatch  = lazyre.New(`target-id="AMDGPU Dispatch (\d+:\d+:\d+)[^"]*"[^}]*?kernel-function="([^"]*)"`)
+	// A frame's function may carry its demangled parameter list when there
+	// is no debug info ("0x… in gather_kv_pages_kernel(int const*, …) ()
+	// from memory://…", "rocr::core::InterruptSignal::WaitRelaxed(…) () from
+	// …/libhsa-runtime64.so.1"): the last " (…)" before at/from is the
+	// frame's argument list, not the first "(".
+	reGdbFrame   = lazyre.New(`^(?:#\d+\s+)?(?:0x[0-9a-fA-F]+ in )?([^\s(].*?) \(([^()]*)\)(?: at (\S+:\d+)| from (\S+))?\s*$`)
+	reMIDispatch = lazyre.New(`target-id="AMDGPU Dispatch (\d+:\d+:\d+)[^"]*"[^}]*?kernel-function="([^"]*)"`)
 )
 
 func (p *rocgdbParser) beginFile(*Session) {
@@ -343,4 +348,4 @@ func sortedDispatchKeys(m map[string]*dispatchSeen) []string {
 // rocgdbKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var rocgdbKeywords = []string{"gdb ", "AMDGPU", "received signal", "Target Id", "No dispatches", "No queues", "No agents", "dispatches=", "Attaching to"}
+var rocgdbKeywords = []string{"gdb ", "AMDGPU", "received signal", "Target Id", "No dispatches", "No queues", "No agents", "dispatches=", "Attaching to", ") detached]"}

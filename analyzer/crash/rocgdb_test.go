@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestRocgdbGolden(t *testing.T) {
 	d := goldenCase(t, "rocgdb_fx05.golden.json", "shared:fx05_rocgdb_info_agents_queues_dispatches_threads_docs_and_tests.txt")
@@ -81,5 +84,36 @@ func TestExtractRocgdbRows(t *testing.T) {
 		if got, ok := extractGdbStop(c.line); !ok || got != c.want {
 			t.Errorf("%s: got %+v %v", c.src, got, ok)
 		}
+	}
+}
+
+// A stop frame without debug info carries the demangled parameter list
+// before gdb's own "()" (ROCgdb on a kernel from a memory:// code object,
+// crash-heldout2 d05; host frames of the same shape in every rocgdb bt, e.g.
+// "rocr::core::InterruptSignal::WaitRelaxed(…) () from libhsa-runtime64");
+// the kernel is the function, parameters and all.
+func TestGdbFrameWithParameterList(t *testing.T) {
+	for _, c := range []struct{ text, fn, from, at string }{
+		{"0x00007fffe1c2a3d8 in gather_kv_pages_kernel(int const*, __hip_bfloat16 const*, __hip_bfloat16*, int, int) () from memory://220301#offset=0x7fffe1c00000&size=412672",
+			"gather_kv_pages_kernel(int const*, __hip_bfloat16 const*, __hip_bfloat16*, int, int)", "memory://220301#offset=0x7fffe1c00000&size=412672", ""},
+		{"#1  0x00007f7c9c4b2f11 in rocr::core::InterruptSignal::WaitRelaxed(hsa_signal_condition_t, long, unsigned long, hsa_wait_state_t) () from /opt/rocm-5.4.3/lib/libhsa-runtime64.so.1",
+			"rocr::core::InterruptSignal::WaitRelaxed(hsa_signal_condition_t, long, unsigned long, hsa_wait_state_t)", "/opt/rocm-5.4.3/lib/libhsa-runtime64.so.1", ""},
+		{"0x00007ffee189d014 in foo (this=generic#0xe8) at bar.cpp:42", "foo", "", "bar.cpp:42"},
+		{"#0  0x00007f1e2d51a1f4 in __futex_abstimed_wait_common () from /lib/x86_64-linux-gnu/libc.so.6", "__futex_abstimed_wait_common", "/lib/x86_64-linux-gnu/libc.so.6", ""},
+	} {
+		m := reGdbFrame.FindStringSubmatch(c.text)
+		if m == nil || m[1] != c.fn || m[4] != c.from || m[3] != c.at {
+			t.Errorf("%q\n got %q", c.text, m)
+		}
+	}
+	d := diagnoseWhole("rocgdb.log", []byte(`[Switching to thread 9, lane 0 (AMDGPU Lane 1:2:1:1/0 (0,0,0)[0,0,0])]
+
+Thread 9 "python3" received signal SIGBUS, Bus error.
+Warning: precise memory violation signal reporting is not enabled, reported
+location may not be accurate.  See "show amdgpu precise-memory".
+0x00007fffe1c2a3d8 in gather_kv_pages_kernel(int const*, int) () from memory://220301#offset=0x7fffe1c00000&size=412672
+`))
+	if f := hasClass(d, ClassGPUMemoryFault); f == nil || !strings.Contains(f.Kernel, "gather_kv_pages_kernel") {
+		t.Errorf("kernel of the stop frame not named:\n%s", d.JSON())
 	}
 }
