@@ -85,7 +85,8 @@
 //     frGroupCulprit (the rank behind inside any group of a TP×DP mesh);
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
 //     collective, or whose stack differs from all others);
-//   - torch.go: extractTraceFrame, extractPyException, extractAsyncHint,
+//   - torch.go: extractTraceFrame (faulthandler: the "Current thread"
+//     block's first frame is the crash location), extractPyException, extractAsyncHint,
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
 //     the runtime's suggestion), extractTorchError (HIP/CUDA error text,
 //     "Search for" name, error name, runtime phrase) → the error rule;

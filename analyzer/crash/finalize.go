@@ -210,6 +210,11 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 			}
 		}
 	}
+	// a native crash under faulthandler: where the crashing thread was
+	if a := work[ClassHostSegfault]; a != nil && f.crashLoc != "" {
+		a.setStr(&a.f.Location, f.crashLoc)
+		a.evidence(*f.crashLocEv)
+	}
 	// asynchronous error reporting
 	var base *agg
 	for _, c := range []string{ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction} {

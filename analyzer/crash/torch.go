@@ -18,6 +18,7 @@ type torchParser struct {
 	wantCode   bool
 	asserts    map[string]*assertGroup
 	faultStack bool // inside a faulthandler "Current thread" block
+	curThread  bool // inside the crashing thread's block (no frame read yet)
 }
 
 type assertGroup struct {
@@ -71,6 +72,12 @@ func (p *torchParser) line(l *line) {
 				if f.location == "" {
 					f.location = loc
 				}
+				if p.curThread {
+					p.curThread = false
+					f.crashLoc = loc
+					ev := l.ev(s)
+					f.crashLocEv = &ev
+				}
 			} else {
 				f.location = loc
 				f.locCode = ""
@@ -88,6 +95,7 @@ func (p *torchParser) line(l *line) {
 	}
 	if strings.HasPrefix(t, "Current thread 0x") || strings.HasPrefix(t, "Thread 0x") {
 		p.faultStack = true
+		p.curThread = strings.HasPrefix(t, "Current thread 0x")
 		f.location = ""
 		return
 	}

@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Real wordings of PyTorch's runtime-error block (URLs per row) and the
 // facts the torch extractors read from them.
@@ -114,5 +117,27 @@ func TestExtractTorchError(t *testing.T) {
 		if got := extractTorchError(c.text); got != c.want {
 			t.Errorf("%s: extractTorchError(%q) =\n %+v, want\n %+v", c.src, c.text, got, c.want)
 		}
+	}
+}
+
+// faulthandler's dump after "Fatal Python error: Segmentation fault": the
+// crashing thread is the "Current thread" block, not the first thread
+// printed (Genesis-Embodied-AI/Genesis#492; the same layout in CPython's
+// faulthandler docs and py-spy-less crash reports).
+func TestFaulthandlerCurrentThread(t *testing.T) {
+	log := `Fatal Python error: Segmentation fault
+
+Thread 0x00007fa040e2b700 (most recent call first):
+  File "/usr/lib/python3.10/threading.py", line 324 in wait
+  File "/usr/lib/python3.10/queue.py", line 180 in get
+
+Current thread 0x00007fa2972464c0 (most recent call first):
+  File "/home/u/Genesis/examples/locomotion/reward_wrapper.py", line 88 in _reward_feet_air_time
+  File "/home/u/Genesis/examples/locomotion/env.py", line 498 in compute_reward
+`
+	d := diagnoseWhole("fh.log", []byte(log))
+	f := hasClass(d, ClassHostSegfault)
+	if f == nil || !strings.Contains(f.Location, "reward_wrapper.py") {
+		t.Fatalf("want the current thread's frame as location: %s", d.JSON())
 	}
 }
