@@ -104,6 +104,8 @@ type agg struct {
 	seqs       []int
 	strong     bool // evidence beyond a generic trap status (HSA 0x1016, hipErrorLaunchFailure)
 	linePID    int  // the worker-prefix pid of its lines ("(VllmWorkerProcess pid=2421)"); -1 when they differ
+	kernelPID  int  // the process the kernel's own line names (OOM victim, owner of a timed-out job); -1 when several
+	kernelEv   Evidence
 }
 
 // add returns the aggregate of class, creating it, and records evidence.
@@ -209,6 +211,18 @@ func (a *agg) setNode(n int) {
 func (a *agg) setPID(pid int) {
 	if pid > 0 && a.f.PID == nil {
 		a.f.PID = intp(pid)
+	}
+}
+
+// kernelNamed records a process the kernel itself named for this finding;
+// two different ones leave no single process to blame.
+func (a *agg) kernelNamed(pid int, ev Evidence) {
+	switch {
+	case pid <= 0:
+	case a.kernelPID == 0:
+		a.kernelPID, a.kernelEv = pid, ev
+	case a.kernelPID != pid:
+		a.kernelPID = -1
 	}
 }
 

@@ -19,6 +19,10 @@ type culpritCand struct {
 type culpritSet struct {
 	cands []culpritCand
 	multi *Culprit // several ranks failed at once
+	// kernel: per class, the one process the kernel's own line named (the
+	// OOM killer's victim, the owner of a timed-out GPU job); the weakest
+	// rule, used only when no straggler rule names anyone
+	kernel map[string]Culprit
 }
 
 const (
@@ -337,6 +341,17 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 		break
 	}
 	sort.SliceStable(cs.cands, func(i, j int) bool { return cs.cands[i].prio < cs.cands[j].prio })
+	for c, why := range map[string]string{
+		ClassHostOOMKill:  "the kernel's OOM killer killed this process",
+		ClassGPUHangReset: "the kernel named this process as the owner of the GPU job that timed out",
+	} {
+		if a := work[c]; a != nil && a.kernelPID > 0 {
+			if cs.kernel == nil {
+				cs.kernel = map[string]Culprit{}
+			}
+			cs.kernel[c] = mk(-1, a.kernelPID, a.f.Device, why, "the process named by the kernel's own line (dmesg)", a.kernelEv)
+		}
+	}
 	return cs
 }
 
@@ -367,6 +382,10 @@ func (cs *culpritSet) forClass(class string, a *agg) *Culprit {
 		if cs.multi != nil {
 			m := *cs.multi
 			return &m
+		}
+		if k, ok := cs.kernel[class]; ok {
+			k.Evidence = append([]Evidence{}, k.Evidence...)
+			return &k
 		}
 		return &Culprit{Reason: "not determined: the evidence does not show which rank the others waited for (add every rank's log, py-spy dumps of all ranks, or flight-recorder dumps)", Method: "none", Evidence: []Evidence{}}
 	}

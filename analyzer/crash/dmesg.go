@@ -205,6 +205,7 @@ func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
 		s.format("dmesg_oom_kill")
 		a := s.b.add(s, ClassHostOOMKill, l, 0.95)
 		a.setPID(e.pid)
+		a.kernelNamed(e.pid, l.ev(s))
 		a.setStr(&a.f.Process, e.task)
 		a.setStr(&a.f.Signal, "SIGKILL")
 		if e.rssKB != "" {
@@ -255,6 +256,7 @@ func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
 		if p.timeout > 0 && l.no-p.timeout <= 2 {
 			if a := s.b.get(ClassGPUHangReset); a != nil {
 				a.setPID(e.pid)
+				a.kernelNamed(e.pid, l.ev(s))
 				a.setStr(&a.f.Process, e.task)
 				a.evidence(l.ev(s))
 			}

@@ -100,3 +100,37 @@ func TestPrecompileTracebackIsTritonCompile(t *testing.T) {
 		t.Fatalf("%s", d.JSON())
 	}
 }
+
+// The process the kernel's own line names is the culprit when no other rule
+// names one: the OOM killer's victim, the owner of a timed-out GPU job. Two
+// different processes named leave no single culprit.
+func TestKernelNamedProcessIsCulprit(t *testing.T) {
+	for _, c := range []struct {
+		src, class, log string
+		pid             int // 0: no culprit process
+	}{
+		// dmesg -T, thousands separators in the kB figures (AutoVOD#7)
+		{"autovod7", ClassHostOOMKill, "Killed\n[Sun Mar 30 08:24:00 2025] Out of memory: Killed process 7899 (python) total-vm:26,184,840kB, anon-rss:153,700,88kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:38964kB oom_score_adj:0\n", 7899},
+		// dmesg --time-format iso (ert#7797)
+		{"ert7797", ClassHostOOMKill, "2023-05-02T10:15:01,123456+00:00 Out of memory: Killed process 1440763 (perl) total-vm:60000000kB, anon-rss:59000000kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:120000kB oom_score_adj:0\n", 1440763},
+		// a kill loop over several processes: no single culprit
+		{"kill loop", ClassHostOOMKill, "[  100.1] Out of memory: Killed process 2100 (containerd) total-vm:100kB, anon-rss:50kB\n[  101.4] Out of memory: Killed process 2200 (dockerd) total-vm:100kB, anon-rss:50kB\n", 0},
+		// 5.x "Process information:" wording (picom#1390)
+		{"picom1390", ClassGPUHangReset, "Nov 14 10:46:51 leviathan kernel: [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=5235351, emitted seq=5235353\nNov 14 10:46:51 leviathan kernel: [drm:amdgpu_job_timedout [amdgpu]] *ERROR* Process information: process picom pid 37593 thread picom:cs0 pid 37625\nNov 14 10:46:51 leviathan kernel: amdgpu 0000:0c:00.0: amdgpu: GPU reset begin!\n", 37593},
+		// 6.x " Process … pid" wording (SteamOS#2802)
+		{"steamos2802", ClassGPUHangReset, "amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=1203, emitted seq=1205\namdgpu 0000:03:00.0: amdgpu:  Process WoWClassic.exe pid 47714 thread WoWClassic:cs0 pid 47720\namdgpu 0000:03:00.0: amdgpu: GPU reset begin!\n", 47714},
+	} {
+		d := diagnoseWhole("dmesg.log", []byte(c.log))
+		f := hasClass(d, c.class)
+		if f == nil {
+			t.Fatalf("%s: no %s\n%s", c.src, c.class, d.JSON())
+		}
+		got := 0
+		if f.Culprit != nil && f.Culprit.PID != nil {
+			got = *f.Culprit.PID
+		}
+		if got != c.pid {
+			t.Errorf("%s: culprit pid %d, want %d\n%s", c.src, got, c.pid, d.JSON())
+		}
+	}
+}
