@@ -31,6 +31,8 @@
 //     a paste that begins inside a decode block is a fault only when no
 //     header of that device follows: dmesgParser.orphans);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
+//   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
+//     the device's arch) → arch_mismatch;
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
 //   - nvidia.go: extractSanitizerLine + the sanitizer rule;

@@ -134,3 +134,23 @@ func TestKernelNamedProcessIsCulprit(t *testing.T) {
 		}
 	}
 }
+
+// rocBLAS without a Tensile library for the device's arch is an arch
+// mismatch; the same message without the arch is a broken install, not read.
+func TestTensileLibraryForArch(t *testing.T) {
+	for _, c := range []struct{ src, log, arch string }{
+		{"brknsoul/ROCmLibs#4", `rocBLAS error: Cannot read C:\Program Files\AMD\ROCm\6.1\bin\/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1103` + "\n", "gfx1103"},
+		{"llama.cpp#14421", "rocBLAS error: Cannot read /opt/rocm-6.4.1/lib/llvm/bin/../../../lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1036\nAborted (core dumped)\n", "gfx1036"},
+		{"FramePack-ZLUDA#4", `ocBLAS error: Cannot read C:\Program Files\AMD\ROCm\6.2\bin\/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1201` + "\nrocBLAS error: Could not initialize Tensile host:\n", "gfx1201"},
+		{"rocBLAS#1339 (install, no arch)", "rocBLAS error: Cannot read /opt/rocm-5.4.0/lib/rocblas/library/TensileLibrary.dat: Illegal seek\nAborted (core dumped)\n", ""},
+	} {
+		d := diagnoseWhole("run.log", []byte(c.log))
+		f := hasClass(d, ClassArchMismatch)
+		switch {
+		case c.arch == "" && f != nil:
+			t.Errorf("%s: arch_mismatch without an arch\n%s", c.src, d.JSON())
+		case c.arch != "" && (f == nil || f.Details["missing_isa"] != c.arch):
+			t.Errorf("%s: want arch_mismatch for %s\n%s", c.src, c.arch, d.JSON())
+		}
+	}
+}

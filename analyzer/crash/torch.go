@@ -125,6 +125,10 @@ func (p *torchParser) line(l *line) {
 			return
 		}
 	}
+	if x, ok := extractTensileArch(t); ok && !commandLike(t) {
+		s.applyTensileArch(l, x)
+		return
+	}
 	if strings.Contains(t, "Device-side assertion `") {
 		// ROCm's device assert printf (HIP's __assert_fail):
 		// "file.cpp:50: void f(…): Device-side assertion `cond' failed."
