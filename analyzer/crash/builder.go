@@ -125,13 +125,7 @@ func (b *builder) add(s *Session, class string, l *line, conf float64) *agg {
 		if l.rank >= 0 {
 			a.rank(l.rank)
 		}
-		switch {
-		case l.pid <= 0:
-		case a.linePID == 0:
-			a.linePID = l.pid
-		case a.linePID != l.pid:
-			a.linePID = -1
-		}
+		a.linePID = onePID(a.linePID, l.pid)
 	}
 	return a
 }
@@ -217,13 +211,24 @@ func (a *agg) setPID(pid int) {
 // kernelNamed records a process the kernel itself named for this finding;
 // two different ones leave no single process to blame.
 func (a *agg) kernelNamed(pid int, ev Evidence) {
+	if a.kernelPID == 0 && pid > 0 {
+		a.kernelEv = ev
+	}
+	a.kernelPID = onePID(a.kernelPID, pid)
+}
+
+// onePID folds one more pid into "the one pid seen so far": 0 none yet, -1
+// several; a pid ≤ 0 is no reading.
+func onePID(cur, pid int) int {
 	switch {
 	case pid <= 0:
-	case a.kernelPID == 0:
-		a.kernelPID, a.kernelEv = pid, ev
-	case a.kernelPID != pid:
-		a.kernelPID = -1
+		return cur
+	case cur == 0:
+		return pid
+	case cur != pid:
+		return -1
 	}
+	return cur
 }
 
 func (a *agg) setExit(code int) {

@@ -180,11 +180,7 @@ func TestDmesgNVRMOffBus(t *testing.T) {
 `, "0000:3b:00.0"},
 	}
 	for _, c := range cases {
-		s := New()
-		s.BeginFile("dmesg.txt")
-		s.Write([]byte(c.log))
-		s.EndFile()
-		d := s.Diagnosis()
+		d := diagnoseWhole("dmesg.txt", []byte(c.log))
 		f := hasClass(d, ClassGPUHangReset)
 		if f == nil || f.Device != c.bdf || hasClass(d, ClassGPUMemoryFault) != nil {
 			t.Errorf("%s: %s", c.src, d.JSON())
@@ -208,11 +204,7 @@ func TestDmesgOrphanFaultFields(t *testing.T) {
 		{"https://github.com/ValveSoftware/csgo-osx-linux/issues/3298", "[68747.506936] amdgpu 0000:06:00.0: amdgpu: \tWALKER_ERROR: 0x0\n[68747.506938] amdgpu 0000:06:00.0: amdgpu: \tPERMISSION_FAULTS: 0x0\n[68747.506941] amdgpu 0000:06:00.0: amdgpu: \tMAPPING_ERROR: 0x0\n[68747.506943] amdgpu 0000:06:00.0: amdgpu: \tRW: 0x0\n", false},
 	}
 	for _, c := range cases {
-		s := New()
-		s.BeginFile("dmesg.txt")
-		s.Write([]byte(c.log))
-		s.EndFile()
-		d := s.Diagnosis()
+		d := diagnoseWhole("dmesg.txt", []byte(c.log))
 		if got := hasClass(d, ClassGPUMemoryFault) != nil; got != c.fault {
 			t.Errorf("%s: gpu_memory_fault %v, want %v: %s", c.src, got, c.fault, d.JSON())
 		}

@@ -182,11 +182,7 @@ func TestUnpickleRejects(t *testing.T) {
 		}
 	}
 	// an unreadable pickle is named, not dropped
-	s := New()
-	s.BeginFile("fr_dump_rank_9")
-	s.Write([]byte{0x80, 2, '}', 'q', 0, 'I', '1', '\n', '.'})
-	s.EndFile()
-	d := s.Diagnosis()
+	d := diagnoseWhole("fr_dump_rank_9", []byte{0x80, 2, '}', 'q', 0, 'I', '1', '\n', '.'})
 	if !contains(d.Inputs[0].Quality, "pickle_unreadable") {
 		t.Fatalf("%s", d.JSON())
 	}
@@ -279,11 +275,7 @@ func TestRocgdbThreadSwitchBT(t *testing.T) {
 		"Thread 13 (AMDGPU Wave 2:1:77:4 (3,0,0)/0):\n" +
 		"#0  0x00007f55aa10c2d8 in ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>) () from memory://9911#offset=0x7f55aa100000&size=1048576\n" +
 		"#1  0x0000000000000000 in ?? ()\n"
-	s := New()
-	s.BeginFile("rocgdb_thread_bt.txt")
-	s.Write([]byte(in))
-	s.EndFile()
-	d := s.Diagnosis()
+	d := diagnoseWhole("rocgdb_thread_bt.txt", []byte(in))
 	f := hasClass(d, ClassGPUKernelHang)
 	if f == nil || f.Hang == nil || len(f.Hang.HostStack) != 0 || len(f.Hang.WaveGroups) != 1 || f.Hang.WaveGroups[0].Waves != 2 || f.Hang.WaveGroups[0].PC != "0x7f55aa10c2d8" {
 		t.Fatalf("%s", d.JSON())
