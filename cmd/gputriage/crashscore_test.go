@@ -28,6 +28,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout-real2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real3"),
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
+	filepath.Join("..", "..", "testdata", "crash-heldout3"),
 }
 
 // crashMissesGolden lists the keyed cases `diagnose` still misses, one
