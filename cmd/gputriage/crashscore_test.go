@@ -28,7 +28,9 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout-real2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real3"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real4"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real5"),
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
+	filepath.Join("..", "..", "testdata", "crash-heldout3"),
 }
 
 // crashMissesGolden lists the keyed cases `diagnose` still misses, one
