@@ -28,6 +28,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout-real2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real3"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real4"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real5"),
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout3"),
 }
