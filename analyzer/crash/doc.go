@@ -95,7 +95,10 @@
 //   - triton.go: extractTritonPass (failed MLIR pass, kernel on the same
 //     line), extractTritonAtName (the wrapped "@kernel]"), extractTritonError
 //     (Triton Error [HIP|CUDA] code), extractTritonLaunch ("k[grid]("),
-//     extractTritonOutOfResources (per-block shared memory over the limit);
+//     extractTritonOutOfResources (per-block shared memory over the limit),
+//     extractTritonCacheFrame / extractTritonCachePath → tritonCacheFailure
+//     (an exception raised in Triton's cache manager or naming a Triton
+//     cache file is seed 000 pattern 4, not an application error);
 //   - container.go: extractContainerLine (docker inspect JSON fields and
 //     --format answer, Kubernetes OOMKilled, "signal N" as 128+N, the
 //     container's name) → containerState / the exit-code rule;
