@@ -98,7 +98,10 @@
 //   - triton.go: extractTritonPass (failed MLIR pass, kernel on the same
 //     line), extractTritonAtName (the wrapped "@kernel]"), extractTritonError
 //     (Triton Error [HIP|CUDA] code), extractTritonLaunch ("k[grid]("),
-//     extractTritonOutOfResources (per-block shared memory over the limit);
+//     extractTritonOutOfResources (per-block shared memory over the limit),
+//     extractTritonCacheFrame / extractTritonCachePath → tritonCacheFailure
+//     (an exception raised in Triton's cache manager or naming a Triton
+//     cache file is seed 000 pattern 4, not an application error);
 //   - container.go: extractContainerLine (docker inspect JSON fields and
 //     --format answer, Kubernetes OOMKilled, "signal N" as 128+N, the
 //     container's name) → containerState / the exit-code rule;
@@ -110,8 +113,9 @@
 //     kernelapi_rules.go: crashedLog (the dead process's %i log),
 //     crashedDump, crashedDumpFinding, the first-NaN finding;
 //   - culprit.go's weakest rule: the one process the kernel's own line
-//     names (the OOM killer's victim, the owner of a timed-out GPU job) when
-//     no straggler rule names anyone; two processes named leave none;
+//     names (the OOM killer's victim, the owner of a timed-out GPU job, the
+//     process a page-fault decode names) when no straggler rule names
+//     anyone; two processes named leave none;
 //   - the help-text, world-size, child-failure and reset-debris defeaters;
 //     interleave.go reads a kernel name spliced by several writers back from
 //     all its copies (assembleNames when no copy is clean).
