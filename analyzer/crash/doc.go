@@ -63,6 +63,11 @@
 //     kernels / threads of an attach) → cudaHang; extractCudaGdbLine (the
 //     stop: exception banner, focus switch, kernel<<<…>>> frame, kernels
 //     row) → cudaGdbStop (nvidia.go's loop hands cuda-gdb lines to it);
+//   - clrtrace.go: extractCLRTrace (AMD_LOG_LEVEL API trace: launch with
+//     its geometry, hipModuleGetFunction's name, "Cannot find the
+//     function", "api: Returned hipErrorX") → clrParser.trace (a module
+//     launch names its kernel only when its process looked up exactly one
+//     function: the launch's handle is not the address the lookup prints);
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //     extractHSAStatus (a status name between quotes is a mention — grep
 //     patterns, marker lists, notes — never a finding);
@@ -124,7 +129,7 @@
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.
 // gdbhang.go holds the rules over the assembled rocgdb dumps (hangFindings:
 // stuck dispatches, stalled queues, wave PC groups, progress between dumps);
-// it reads no text. Older parsers (the CLR status/trace paths and the host
+// it reads no text. Older parsers (the CLR status path and the host
 // formats not listed here) still match and write into the builder in one
 // step.
 //
