@@ -500,6 +500,7 @@ func (p *dmesgParser) flush(bdf string) {
 	if pf.pid > 0 {
 		a.setPID(pf.pid)
 		a.detail("dmesg_pid", itoa(pf.pid))
+		a.kernelNamed(pf.pid, pidLine(pf.lines, pf.pid))
 	}
 	a.setStr(&a.f.Process, pf.process)
 	if pf.addr != "" {
@@ -519,6 +520,21 @@ func (p *dmesgParser) flush(bdf string) {
 	if !zeroStatus {
 		a.detail("client_meaning", clientMeaning(cl))
 	}
+}
+
+// pidLine is the decode line that names the faulting process (the header
+// or its own "Process … pid N" line), else the first line.
+func pidLine(evs []Evidence, pid int) Evidence {
+	want := "pid " + itoa(pid)
+	for _, e := range evs {
+		if strings.Contains(e.Text, want) {
+			return e
+		}
+	}
+	if len(evs) > 0 {
+		return evs[0]
+	}
+	return Evidence{}
 }
 
 func dmesgReason(pf *pageFault) string {

@@ -110,8 +110,9 @@
 //     kernelapi_rules.go: crashedLog (the dead process's %i log),
 //     crashedDump, crashedDumpFinding, the first-NaN finding;
 //   - culprit.go's weakest rule: the one process the kernel's own line
-//     names (the OOM killer's victim, the owner of a timed-out GPU job) when
-//     no straggler rule names anyone; two processes named leave none;
+//     names (the OOM killer's victim, the owner of a timed-out GPU job, the
+//     process a page-fault decode names) when no straggler rule names
+//     anyone; two processes named leave none;
 //   - the help-text, world-size, child-failure and reset-debris defeaters;
 //     interleave.go reads a kernel name spliced by several writers back from
 //     all its copies (assembleNames when no copy is clean).
