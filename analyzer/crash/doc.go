@@ -27,7 +27,8 @@
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, any other vmid-0 fault without a process = the driver's own
 //     VM → dma_driver_fault, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
-//     killer, resets and the timed-out job's process, KFD, RAS, SVM/XNACK,
+//     killer — also the pre-4.19 victim line without "Out of memory:",
+//     known by its kB accounting — resets and the timed-out job's process, KFD, RAS, SVM/XNACK,
 //     NVRM "fallen off the bus" without an Xid, BDF from its first line;
 //     a paste that begins inside a decode block is a fault only when no
 //     header of that device follows: dmesgParser.orphans);
@@ -66,7 +67,9 @@
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //     extractHSAStatus (a status name between quotes is a mention — grep
 //     patterns, marker lists, notes — never a finding);
-//   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
+//   - nccl.go: extractWatchdog (also the header alone with its c10d stamp,
+//     cut before "WorkNCCL(", and a line wrapped inside the work, joined
+//     with the next line by ncclParser.unwrap), extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
 //     minority rank in another collective at the same opCount / SeqNum),
 //     extractElasticRows (ChildFailedError rows, several when a paste ran

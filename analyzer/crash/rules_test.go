@@ -114,6 +114,14 @@ func TestKernelNamedProcessIsCulprit(t *testing.T) {
 		{"autovod7", ClassHostOOMKill, "Killed\n[Sun Mar 30 08:24:00 2025] Out of memory: Killed process 7899 (python) total-vm:26,184,840kB, anon-rss:153,700,88kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:38964kB oom_score_adj:0\n", 7899},
 		// dmesg --time-format iso (ert#7797)
 		{"ert7797", ClassHostOOMKill, "2023-05-02T10:15:01,123456+00:00 Out of memory: Killed process 1440763 (perl) total-vm:60000000kB, anon-rss:59000000kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:120000kB oom_score_adj:0\n", 1440763},
+		// kernels before 4.19: the victim line without "Out of memory:" after
+		// "Kill process N (x) score S or sacrifice child" (platform-resource-manager#42)
+		{"prm42", ClassHostOOMKill, "[Thu Mar 14 01:57:55 2019] Out of memory: Kill process 89746 (python) score 1031 or sacrifice child\n[Thu Mar 14 01:57:55 2019] Killed process 89746 (python) total-vm:118026216kB, anon-rss:109819332kB, file-rss:3324kB, shmem-rss:0kB\n", 89746},
+		// syslog prefix, the victim line alone (systemd#6966)
+		{"systemd6966", ClassHostOOMKill, "Aug 18 03:19:11 169 kernel: Killed process 7748 (python) total-vm:12907828kB, anon-rss:11500204kB, file-rss:0kB\n", 7748},
+		// syslog with a dmesg stamp, the victim line alone (cadvisor
+		// utils/oomparser/oomparser_test.go endLine)
+		{"cadvisor oomparser", ClassHostOOMKill, "Jan 21 22:01:49 localhost kernel: [62279.421192] Killed process 19667 (evilprogram2) total-vm:1460016kB, anon-rss:1414008kB, file-rss:4kB\n", 19667},
 		// a kill loop over several processes: no single culprit
 		{"kill loop", ClassHostOOMKill, "[  100.1] Out of memory: Killed process 2100 (containerd) total-vm:100kB, anon-rss:50kB\n[  101.4] Out of memory: Killed process 2200 (dockerd) total-vm:100kB, anon-rss:50kB\n", 0},
 		// 5.x "Process information:" wording (picom#1390)
