@@ -25,7 +25,8 @@
 //     legacy fault lines, fault event, faulting page, CLR Memory Fault Error;
 //   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels)
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
-//     debris, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
+//     debris, any other vmid-0 fault without a process = the driver's own
+//     VM → dma_driver_fault, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
 //     killer — also the pre-4.19 victim line without "Out of memory:",
 //     known by its kB accounting — resets and the timed-out job's process, KFD, RAS, SVM/XNACK,
 //     NVRM "fallen off the bus" without an Xid, BDF from its first line;
