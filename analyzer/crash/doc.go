@@ -132,7 +132,8 @@
 // gdbhang.go holds the rules over the assembled rocgdb dumps (hangFindings:
 // stuck dispatches, stalled queues, wave PC groups, progress between dumps;
 // drainedIdle: no dispatches and every listed queue drained is an idle
-// worker, not an inconclusive dump);
+// worker, not an inconclusive dump; workConsumed: the first dump's
+// dispatches gone or a queue's Read advanced is a GPU at work, no hang);
 // it reads no text. Older parsers (the CLR status path and the host
 // formats not listed here) still match and write into the builder in one
 // step.

@@ -324,6 +324,16 @@ func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 	if created && conf == 0 {
 		return
 	}
+	// the GPU finished work between the dumps (seed 001/003: two dumps a few
+	// seconds apart; a dispatch listed in both is the stuck one): no dispatch
+	// of the first dump is left in the last, or a queue's Read moved on.
+	// Nothing else pointing at a hang, the dumps show a GPU at work, not a
+	// hung one — no finding (moved wave PCs alone may cycle in a spin loop
+	// and stay a low-confidence hang)
+	if created && first != nil && last != nil && first != last && workConsumed(first, last) &&
+		len(h.WaveGroups) == 0 && len(cleanQ) < 2 && h.HostWait == "" && len(inc.smiBusy) == 0 {
+		return
+	}
 	a.f.Count++
 	a.strong = true
 	work[ClassGPUKernelHang] = a
@@ -344,6 +354,33 @@ func drainedIdle(d *gdbDump) bool {
 		}
 	}
 	return true
+}
+
+// workConsumed: between two dumps of one worker the GPU completed work —
+// none of the first dump's dispatches is listed in the last, or the Read
+// pointer of a queue listed in both advanced.
+func workConsumed(f, l *gdbDump) bool {
+	if len(f.disp) > 0 && len(l.disp) > 0 {
+		kept := false
+		for _, x := range f.disp {
+			for _, y := range l.disp {
+				if x.ID == y.ID && x.Kernel == y.Kernel {
+					kept = true
+				}
+			}
+		}
+		if !kept {
+			return true
+		}
+	}
+	for _, q := range f.queues {
+		for _, r := range l.queues {
+			if q.ID == r.ID && r.Read > q.Read {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // progress compares two dumps of one worker.

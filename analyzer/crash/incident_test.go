@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"testing"
 )
 
@@ -339,5 +340,25 @@ func TestWatchdogLastRankMissing(t *testing.T) {
 	d = diagnoseFiles(t, "shared:s08_nccl_watchdog_timeout_allreduce_basicsr737.log")
 	if f := hasClass(d, ClassCollectiveTimeout); f == nil || f.Culprit == nil || f.Culprit.Method != "none" {
 		t.Fatalf("%s", d.JSON())
+	}
+}
+
+// Two rocgdb dumps of one worker in which the GPU finished work between
+// them — the first dump's dispatch is gone, or the queue's Read moved on
+// (seed 001/003: a dispatch listed in both dumps is the stuck one) — show a
+// GPU at work: no hang finding. The same dispatch in both stays a hang.
+func TestRocgdbWorkConsumedNotHung(t *testing.T) {
+	dump := func(id, kernel string, read, write int) string {
+		return "=== info agents ===\n  Id State Target Id                     Architecture Device Name        Cores Threads Location\n* 1  A     AMDGPU Agent (GPUID 48212)    gfx942       AMD Instinct MI300X 304   19456   0000:0c:00.0\n\n" +
+			"=== info dispatches ===\n  Id   Target Id                           Grid           Workgroup  Fence    Kernel Function\n* 1    AMDGPU Dispatch 1:1:" + id + " (PKID " + id + ") [262144,1,1]  [256,1,1]  B|As|Rs  " + kernel + "\n\n" +
+			"=== info queues ===\n  Id   Target Id                  Type   Read    Write   Size      Address\n* 1    AMDGPU Queue 1:1 (QID 0)   HSA    " + strconv.Itoa(read) + "    " + strconv.Itoa(write) + "    4194304   0x00007f02aa600000\n"
+	}
+	moved := dump("9914", "fmha_fwd_kernel(...)", 9914, 9918) + "\n" + dump("21877", "softmax_forward(...)", 21877, 21879)
+	if d := diagnoseWhole("two.txt", []byte(moved)); hasClass(d, ClassGPUKernelHang) != nil {
+		t.Errorf("dispatches changed, Read advanced: %s", d.JSON())
+	}
+	stuck := dump("9914", "fmha_fwd_kernel(...)", 9914, 9918) + "\n" + dump("9914", "fmha_fwd_kernel(...)", 9914, 9918)
+	if d := diagnoseWhole("two.txt", []byte(stuck)); hasClass(d, ClassGPUKernelHang) == nil {
+		t.Errorf("the same dispatch in both dumps: %s", d.JSON())
 	}
 }
