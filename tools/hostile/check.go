@@ -145,6 +145,8 @@ func judge(dir string, c Case, h string) (probs []string, note string) {
 		case ".csv", ".xml", ".tsv":
 			if p := rawControl(b); p != "" {
 				probs = append(probs, n+": raw "+p)
+			} else if loneCR(b) {
+				probs = append(probs, n+": raw lone CR (a line break to CommonMark, a line overwrite on a terminal)")
 			}
 		}
 	}
@@ -283,6 +285,17 @@ func rawControl(b []byte) string {
 		}
 	}
 	return ""
+}
+
+// loneCR tells whether b holds a CR not followed by LF (the reports
+// write LF line ends; a lone CR came from the input).
+func loneCR(b []byte) bool {
+	for i, c := range b {
+		if c == '\r' && (i+1 == len(b) || b[i+1] != '\n') {
+			return true
+		}
+	}
+	return false
 }
 
 // steps pastes every suggested step (and each tail after ": ", where prose
