@@ -74,7 +74,7 @@ func gen3(add adder, shared string, scale int) error {
 		Inputs: []string{"a.json", "b.json"}, Hosts: cli2, Reason: "page: no --force; worker: one file"},
 		map[string][]byte{"a.json": kineto(100, map[string]string{"kernel": pMarkup3, "op": pTerm3, "annotation": pMarkup3}), "b.json": kineto(160, map[string]string{"kernel": pMarkup3, "op": pTerm3, "annotation": pMarkup3})}, nil)
 	add(Case{ID: "n3-diff-refusal", Kind: "markup", What: "diff's refusal reason from --server-flags with markup3", Cmd: "diff",
-		Args: []string{"--server-flags", pMarkup3 + pTerm3, "--b-server-flags", "--tp 2"}, Inputs: []string{"a.json", "b.json"}, Hosts: cli2, Exits: []int{2, 3},
+		Args: []string{"--server-flags", pMarkup3 + strings.ReplaceAll(pTerm3, "\x00", ""), "--b-server-flags", "--tp 2"}, Inputs: []string{"a.json", "b.json"}, Hosts: cli2, Exits: []int{2, 3},
 		Reason: "page/worker: identity flags are CLI"},
 		map[string][]byte{"a.json": kineto(100, nil), "b.json": kineto(120, nil)}, nil)
 	// file names: CR, markup3, term3 (no '/' in a name)
