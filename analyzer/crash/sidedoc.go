@@ -42,7 +42,8 @@ func (d *sideDoc) write(p []byte) {
 		// a log whose first byte is '[' (dmesg's "[1234.5] …") or '{' is
 		// no side document: only JSON (or a pickle) over the limit is one
 		// left unread; the log's lines were read as any log's
-		d.over = IsPickle(d.buf) || jsonPrefix(append(d.buf, p...))
+		head := append(d.buf, p[:min(int64(len(p)), d.max-int64(len(d.buf))+1)]...)
+		d.over = IsPickle(head) || jsonPrefix(head)
 		d.json = d.over
 		d.buf = nil
 		return
