@@ -115,7 +115,7 @@ func TestSideDocOverLimitOnlyJSON(t *testing.T) {
 		over      bool
 	}{
 		{"dmesg.log", dmesg.String(), false},
-		{"docker.log", strings.Repeat(`{"log":"x`, 1) + strings.Repeat("y", 5<<20) + `"}` + "\nplain text\n", false},
+		{"app.log", strings.Repeat(`{"level":"error"} HIP error: an illegal memory access was encountered`+"\n", 80000), false},
 		{"fr_rank0.json", fr.String(), true},
 	} {
 		d := diagnoseWhole(tc.name, []byte(tc.doc))
