@@ -35,6 +35,16 @@ func check(dir string, w io.Writer) error {
 	fmt.Fprintf(w, "| case | kind | %s |\n|---|---|%s\n", strings.Join(hosts, " | "), strings.Repeat("---|", len(hosts)))
 	var findings []string
 	runs, bad := 0, 0
+	type verdict struct {
+		Case, Kind, Host string
+		Problems         []string `json:",omitempty"`
+		Note             string
+	}
+	var verdicts []verdict
+	defer func() {
+		b, _ := json.MarshalIndent(verdicts, "", " ")
+		os.WriteFile(filepath.Join(dir, "verdicts.json"), b, 0o644)
+	}()
 	for _, c := range cases {
 		row := []string{"`" + c.ID + "`", c.Kind}
 		for _, h := range hosts {
@@ -43,6 +53,7 @@ func check(dir string, w io.Writer) error {
 				continue
 			}
 			probs, note := judge(dir, c, h)
+			verdicts = append(verdicts, verdict{c.ID, c.Kind, h, probs, note})
 			runs++
 			if len(probs) == 0 {
 				row = append(row, "ok"+note)
