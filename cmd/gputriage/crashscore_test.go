@@ -27,7 +27,10 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout-real"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real3"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real4"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real5"),
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
+	filepath.Join("..", "..", "testdata", "crash-heldout3"),
 }
 
 // crashMissesGolden lists the keyed cases `diagnose` still misses, one
