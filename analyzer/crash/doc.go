@@ -66,7 +66,9 @@
 //     row) → cudaGdbStop (nvidia.go's loop hands cuda-gdb lines to it);
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //     extractHSAStatus (a status name between quotes is a mention — grep
-//     patterns, marker lists, notes — never a finding);
+//     patterns, marker lists, notes — never a finding; a status an API call
+//     returned at start-up, rocminfo's "Call returned HSA_STATUS_…", is a
+//     setup problem, never a finding);
 //   - nccl.go: extractWatchdog (also the header alone with its c10d stamp,
 //     cut before "WorkNCCL(", and a line wrapped inside the work, joined
 //     with the next line by ncclParser.unwrap), extractNCCLColl (collective per rank,
