@@ -65,6 +65,9 @@
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //     extractHSAStatus (a status name between quotes is a mention — grep
 //     patterns, marker lists, notes — never a finding);
+//   - codes.go: cudaErrors / lookupCUDA (CUDA's reading of an error HIP
+//     reads otherwise or lacks; finalize.go hipReading undoes it on a ROCm
+//     session);
 //   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
 //     minority rank in another collective at the same opCount / SeqNum),
