@@ -53,6 +53,7 @@ type facts struct {
 	launchBlocking   bool
 	kernelHints      []kernelHint
 	lastTritonLaunch string        // kernel of the last "k[grid](" traceback line (triton.go)
+	tritonCacheFrame lineRef       // the last traceback frame inside Triton's cache manager (triton.go)
 	childFailure     *Evidence     // a supervisor saw a child die (exit.go): defeats a later bare "Killed"
 	vendorNV         bool          // NVIDIA-only evidence formats (session.go)
 	vendorAMD        bool          // ROCm-only evidence formats

@@ -344,6 +344,8 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 	for c, why := range map[string]string{
 		ClassHostOOMKill:  "the kernel's OOM killer killed this process",
 		ClassGPUHangReset: "the kernel named this process as the owner of the GPU job that timed out",
+		// the page-fault decode names the process whose GPU address space faulted
+		ClassGPUMemoryFault: "the kernel's page-fault report named this process as the owner of the faulting GPU address space",
 	} {
 		if a := work[c]; a != nil && a.kernelPID > 0 {
 			if cs.kernel == nil {

@@ -40,21 +40,26 @@ type pageFault struct {
 }
 
 var (
-	rePFHeader   = lazyre.New(`(?:amdgpu (\S+): )?(?:amdgpu: )?\[(\w+)\] (retry |no-retry |VMC |UTCL2 )?page fault \(src_id:(\d+) ring:(\d+) vm_?id:(\d+) pas_?id:(\d+)(?:, for process (\S*) pid (\d+) thread (\S*) pid (\d+))?`)
-	rePFProcess  = lazyre.New(`(?:for process|in process|Process information: process|Process) (\S*) pid (\d+) thread (\S*) pid (\d+)`)
-	rePFAddr     = lazyre.New(`(?:in page starting at address|^\s*at page) (0x[0-9a-fA-F]+)(?: from (?:IH )?(?:client )?(.*))?`)
-	rePFStatus   = lazyre.New(`(?:GC)?VM_L2_PROTECTION_FAULT_STATUS:(0x[0-9a-fA-F]+)`)
-	rePFClient   = lazyre.New(`Faulty UTCL2 client ID: (.*)$`)
-	rePFFlag     = lazyre.New(`\b(MORE_FAULTS|WALKER_ERROR|PERMISSION_FAULTS|MAPPING_ERROR|RW): (0x[0-9a-fA-F]+)`)
-	reBDF        = lazyre.New(`amdgpu (\S+):`)
-	rePCIBDF     = lazyre.New(`\b([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b`)
-	reOOMKill    = lazyre.New(`oom-kill:.*?task=([^,]+),pid=(\d+)`)
-	reOOMKilled  = lazyre.New(`(?:Out of memory|Memory cgroup out of memory): Killed process (\d+) \(([^)]*)\)(?: total-vm:(\d+)kB, anon-rss:(\d+)kB)?`)
-	reRingTO     = lazyre.New(`ring (\S+) timeout(?:, signaled seq=(\d+), emitted seq=(\d+))?`)
-	reMESFail    = lazyre.New(`MES failed to respond to msg=(\w+)`)
-	reXid        = lazyre.New(`NVRM: Xid \(([^)]*)\): (\d+),(?: pid=(\d+|'<unknown>'),)?(?: name=([^,]*),)?\s*(.*)`)
-	reSuspendPID = lazyre.New(`Failed to suspend process pid (\d+)`)
-	reVRAM       = lazyre.New(`(\d+)M of VRAM memory ready|VRAM: (\d+)M`)
+	rePFHeader  = lazyre.New(`(?:amdgpu (\S+): )?(?:amdgpu: )?\[(\w+)\] (retry |no-retry |VMC |UTCL2 )?page fault \(src_id:(\d+) ring:(\d+) vm_?id:(\d+) pas_?id:(\d+)(?:, for process (\S*) pid (\d+) thread (\S*) pid (\d+))?`)
+	rePFProcess = lazyre.New(`(?:for process|in process|Process information: process|Process) (\S*) pid (\d+) thread (\S*) pid (\d+)`)
+	rePFAddr    = lazyre.New(`(?:in page starting at address|^\s*at page) (0x[0-9a-fA-F]+)(?: from (?:IH )?(?:client )?(.*))?`)
+	rePFStatus  = lazyre.New(`(?:GC)?VM_L2_PROTECTION_FAULT_STATUS:(0x[0-9a-fA-F]+)`)
+	rePFClient  = lazyre.New(`Faulty UTCL2 client ID: (.*)$`)
+	rePFFlag    = lazyre.New(`\b(MORE_FAULTS|WALKER_ERROR|PERMISSION_FAULTS|MAPPING_ERROR|RW): (0x[0-9a-fA-F]+)`)
+	reBDF       = lazyre.New(`amdgpu (\S+):`)
+	rePCIBDF    = lazyre.New(`\b([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b`)
+	reOOMKill   = lazyre.New(`oom-kill:.*?task=([^,]+),pid=(\d+)`)
+	reOOMKilled = lazyre.New(`(?:Out of memory|Memory cgroup out of memory): Killed process (\d+) \(([^)]*)\)(?: total-vm:(\d+)kB, anon-rss:(\d+)kB)?`)
+	// Kernels before 4.19 printed the victim on a line of its own after
+	// "Out of memory: Kill process N (x) score S or sacrifice child"; the
+	// kB accounting that follows is the kernel's signature, so prose ("Killed
+	// processes are restarted") never matches.
+	reOOMKilledBare = lazyre.New(`(?:^|[\]:] )Killed process (\d+) \(([^)]*)\) total-vm:(\d+)kB, anon-rss:(\d+)kB`)
+	reRingTO        = lazyre.New(`ring (\S+) timeout(?:, signaled seq=(\d+), emitted seq=(\d+))?`)
+	reMESFail       = lazyre.New(`MES failed to respond to msg=(\w+)`)
+	reXid           = lazyre.New(`NVRM: Xid \(([^)]*)\): (\d+),(?: pid=(\d+|'<unknown>'),)?(?: name=([^,]*),)?\s*(.*)`)
+	reSuspendPID    = lazyre.New(`Failed to suspend process pid (\d+)`)
+	reVRAM          = lazyre.New(`(\d+)M of VRAM memory ready|VRAM: (\d+)M`)
 )
 
 func (p *dmesgParser) beginFile(*Session) {
@@ -116,6 +121,9 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 	case strings.Contains(t, "Killed process"):
 		if m := reOOMKilled.FindStringSubmatch(t); m != nil {
 			return kernelEvent{kind: "oom_kill", pid: atoiDef(m[1], 0), task: m[2], vmKB: m[3], rssKB: m[4], cgroup: strings.HasPrefix(t, "Memory cgroup")}, true
+		}
+		if m := reOOMKilledBare.FindStringSubmatch(t); m != nil {
+			return kernelEvent{kind: "oom_kill", pid: atoiDef(m[1], 0), task: m[2], vmKB: m[3], rssKB: m[4]}, true
 		}
 		return kernelEvent{}, false
 	case strings.Contains(t, "NVRM: Xid"):
@@ -500,6 +508,7 @@ func (p *dmesgParser) flush(bdf string) {
 	if pf.pid > 0 {
 		a.setPID(pf.pid)
 		a.detail("dmesg_pid", itoa(pf.pid))
+		a.kernelNamed(pf.pid, pidLine(pf.lines, pf.pid))
 	}
 	a.setStr(&a.f.Process, pf.process)
 	if pf.addr != "" {
@@ -519,6 +528,21 @@ func (p *dmesgParser) flush(bdf string) {
 	if !zeroStatus {
 		a.detail("client_meaning", clientMeaning(cl))
 	}
+}
+
+// pidLine is the decode line that names the faulting process (the header
+// or its own "Process … pid N" line), else the first line.
+func pidLine(evs []Evidence, pid int) Evidence {
+	want := "pid " + itoa(pid)
+	for _, e := range evs {
+		if strings.Contains(e.Text, want) {
+			return e
+		}
+	}
+	if len(evs) > 0 {
+		return evs[0]
+	}
+	return Evidence{}
 }
 
 func dmesgReason(pf *pageFault) string {

@@ -26,7 +26,8 @@
 //   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels)
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
-//     killer, resets and the timed-out job's process, KFD, RAS, SVM/XNACK,
+//     killer — also the pre-4.19 victim line without "Out of memory:",
+//     known by its kB accounting — resets and the timed-out job's process, KFD, RAS, SVM/XNACK,
 //     NVRM "fallen off the bus" without an Xid, BDF from its first line;
 //     a paste that begins inside a decode block is a fault only when no
 //     header of that device follows: dmesgParser.orphans);
@@ -68,7 +69,9 @@
 //   - codes.go: cudaErrors / lookupCUDA (CUDA's reading of an error HIP
 //     reads otherwise or lacks; finalize.go hipReading undoes it on a ROCm
 //     session);
-//   - nccl.go: extractWatchdog, extractNCCLColl (collective per rank,
+//   - nccl.go: extractWatchdog (also the header alone with its c10d stamp,
+//     cut before "WorkNCCL(", and a line wrapped inside the work, joined
+//     with the next line by ncclParser.unwrap), extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
 //     minority rank in another collective at the same opCount / SeqNum),
 //     extractElasticRows (ChildFailedError rows, several when a paste ran
@@ -98,7 +101,10 @@
 //   - triton.go: extractTritonPass (failed MLIR pass, kernel on the same
 //     line), extractTritonAtName (the wrapped "@kernel]"), extractTritonError
 //     (Triton Error [HIP|CUDA] code), extractTritonLaunch ("k[grid]("),
-//     extractTritonOutOfResources (per-block shared memory over the limit);
+//     extractTritonOutOfResources (per-block shared memory over the limit),
+//     extractTritonCacheFrame / extractTritonCachePath → tritonCacheFailure
+//     (an exception raised in Triton's cache manager or naming a Triton
+//     cache file is seed 000 pattern 4, not an application error);
 //   - container.go: extractContainerLine (docker inspect JSON fields and
 //     --format answer, Kubernetes OOMKilled, "signal N" as 128+N, the
 //     container's name) → containerState / the exit-code rule;
@@ -110,8 +116,9 @@
 //     kernelapi_rules.go: crashedLog (the dead process's %i log),
 //     crashedDump, crashedDumpFinding, the first-NaN finding;
 //   - culprit.go's weakest rule: the one process the kernel's own line
-//     names (the OOM killer's victim, the owner of a timed-out GPU job) when
-//     no straggler rule names anyone; two processes named leave none;
+//     names (the OOM killer's victim, the owner of a timed-out GPU job, the
+//     process a page-fault decode names) when no straggler rule names
+//     anyone; two processes named leave none;
 //   - the help-text, world-size, child-failure and reset-debris defeaters;
 //     interleave.go reads a kernel name spliced by several writers back from
 //     all its copies (assembleNames when no copy is clean).

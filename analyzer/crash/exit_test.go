@@ -35,7 +35,7 @@ func TestExitStatuses(t *testing.T) {
 		}
 	}
 	// not deaths
-	for _, l := range []string{"If exit code is -9 (SIGKILL), a common cause is the OS OOM killer.", "Killed process accounting enabled", "exit_code=0", "the thread was Killed by user request and resumed"} {
+	for _, l := range []string{"If exit code is -9 (SIGKILL), a common cause is the OS OOM killer.", "Killed process accounting enabled", "the supervisor Killed process 4242 (python) after the timeout", "exit_code=0", "the thread was Killed by user request and resumed"} {
 		s := New()
 		s.BeginFile("x")
 		s.Write([]byte(l + "\n"))

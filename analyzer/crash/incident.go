@@ -249,8 +249,9 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 		one := len(a.ranks) == 1 && gpuErr ||
 			// … or one worker's pid prefix without a rank (culprit.go rule 1)
 			len(a.ranks) == 0 && a.linePID > 0 && (gpuErr || c == ClassVRAMOOM) ||
-			// … or the kernel named the one process (OOM victim, timed-out job's owner)
-			a.kernelPID > 0 && (c == ClassHostOOMKill || c == ClassGPUHangReset)
+			// … or the kernel named the one process (OOM victim, timed-out
+			// job's owner, the faulting address space's process)
+			a.kernelPID > 0 && (c == ClassHostOOMKill || c == ClassGPUHangReset || c == ClassGPUMemoryFault)
 		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi && !one && c != top {
 			continue
 		}

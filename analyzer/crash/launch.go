@@ -46,6 +46,12 @@ func (p *launchParser) line(l *line) {
 		return
 	}
 	s := p.s
+	// read before the thread limits: one "Device limits:" line may carry
+	// both (an LDS limit left at 64 KiB turned gfx950's legal 128 KiB into a
+	// violation, crash-heldout3 e26)
+	if v := extractLDSLimit(t); v > 0 {
+		s.limits.lds, s.b.facts.ldsLog = v, v
+	}
 	switch {
 	case strings.Contains(t, "maxThreadsPerBlock") || strings.Contains(t, "maxThreadsDim"):
 		s.applyThreadLimits(l, extractThreadLimits(t))
@@ -55,9 +61,6 @@ func (p *launchParser) line(l *line) {
 			s.limits.maxThreads, s.limits.fromLog = v, true
 		}
 		return
-	}
-	if v := extractLDSLimit(t); v > 0 {
-		s.limits.lds, s.b.facts.ldsLog = v, v
 	}
 	if f := extractLaunchFailure(t); f.kind != lfNone {
 		f.cfg.ev = l.ev(s)

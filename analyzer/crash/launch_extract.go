@@ -68,7 +68,7 @@ var (
 )
 
 // launchGate: a line holding none of these is no launch or limit line.
-var launchGate = []string{"aunch", "grid", "hared memory", "maxThreads", "Workgroup Max", "SharedMem", "Kernel loading", "nvalid configuration", "too many resources", "scratch_size", "synchronization failed", "Async HIP"}
+var launchGate = []string{"aunch", "grid", "hared memory", "maxThreads", "Workgroup Max", "haredMem", "Kernel loading", "nvalid configuration", "too many resources", "scratch_size", "synchronization failed", "Async HIP"}
 
 // resourcePhrases: the runtime's launch-resource errors, in the order a
 // line holding several is read.
@@ -77,7 +77,7 @@ var resourcePhrases = []string{"invalid configuration argument", "too many resou
 // launchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var launchKeywords = []string{"maxThreadsPerBlock", "Workgroup Max Size", "SharedMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", ".hsaco", ".co", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}
+var launchKeywords = []string{"maxThreadsPerBlock", "Workgroup Max Size", "haredMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", ".hsaco", ".co", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}
 
 // extractLaunchFailure reads a launch-failure line (past launchGate); the
 // first wording that matches wins.
@@ -153,7 +153,7 @@ func extractWGMax(t string) int64 { return atoi64(submatch(reWGMax, t)) }
 // extractLDSLimit: "sharedMemPerBlock=N" / "maxSharedMemoryPerBlock: N"
 // (0 when absent).
 func extractLDSLimit(t string) int64 {
-	if !strings.Contains(t, "SharedMem") {
+	if !strings.Contains(t, "haredMem") {
 		return 0
 	}
 	return atoi64(submatch(reLDSLimit, t))

@@ -63,7 +63,8 @@ func TestExtractDeviceLimits(t *testing.T) {
 	for line, want := range map[string]int64{
 		"maxSharedMemoryPerBlock=65536":        65536,
 		"maxSharedMemoryPerBlock: 163840":      163840,
-		"sharedMemPerBlock is not in this one": 0, // gated on "SharedMem" (case-sensitive) as before the split
+		"sharedMemPerBlock is not in this one": 0,      // no "=" or ":" after the name
+		"sharedMemPerBlock=163840":             163840, // hipDeviceProp_t spelling (lower-case s), seed 002 limits lines
 		"LDS: 65536":                           0,
 	} {
 		if got := extractLDSLimit(line); got != want {
@@ -114,6 +115,28 @@ func TestExtractLaunchFailure(t *testing.T) {
 	} {
 		if got := extractModulePath(c.line); got != c.want {
 			t.Errorf("%q: module %q", c.line, got)
+		}
+	}
+}
+
+// One limits line that carries both the thread and the LDS limit: each is
+// read, and launches within them (gfx950's 160 KiB LDS) make no finding;
+// the same 128 KiB launch over a 64 KiB device is still a violation.
+func TestLimitsLineCarriesLDS(t *testing.T) {
+	const launches = "DEBUG Launch: kernel=flash_attn_prefill_f16_d128, grid=(64,32,1), block=(256,1,1), shared=131072 bytes\n" +
+		"DEBUG Launch: kernel=softmax_rows_f16, grid=(8192,1,1), block=(1024,1,1), shared=4096 bytes\n" +
+		"test result: ok. 4 passed; 0 failed\n"
+	for _, c := range []struct {
+		src, limits string
+		want        bool
+	}{
+		{"seed 002 Device limits line with sharedMemPerBlock (crash-heldout3 e26, MI355X)", "DEBUG Device limits: maxThreadsPerBlock=1024, maxThreadsDim=[1024, 1024, 1024], maxGridSize=[2147483647, 65535, 65535], sharedMemPerBlock=163840, gcnArchName=gfx950:sramecc+:xnack-", false},
+		{"the same line order reversed", "Device limits: sharedMemPerBlock=163840, maxThreadsPerBlock=1024, maxThreadsDim=[1024, 1024, 1024]", false},
+		{"a 64 KiB device (crash-heldout3 e25 limits)", "DEBUG Device limits: maxThreadsPerBlock=1024, maxThreadsDim=[1024, 1024, 1024], maxGridSize=[2147483647, 2147483647, 2147483647], sharedMemPerBlock=65536, gcnArchName=gfx90a:sramecc+:xnack-", true},
+	} {
+		d := diagnoseWhole("x.log", []byte(c.limits+"\n"+launches))
+		if got := hasClass(d, ClassInvalidLaunch) != nil; got != c.want {
+			t.Errorf("%s: invalid_launch = %v, want %v\n%s", c.src, got, c.want, d.JSON())
 		}
 	}
 }

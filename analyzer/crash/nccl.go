@@ -14,14 +14,22 @@ type ncclParser struct {
 	tableRank int // "rank : N (local_rank: M)" of the torchrun failure table
 	tableLine int
 	tablePID  int
+	// a watchdog line that ends inside "WorkNCCL(" waits for the next
+	// line, which holds the rest of the work (terminal-wrapped pastes)
+	wrap     *line
+	wrapText string
 }
 
 var (
-	reWatchdog  = lazyre.New(`Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?(?:, Timeout\(ms\)=(\d+))?\)(?: ran for (\d+) milliseconds)?`)
-	reRankTag   = lazyre.New(`\[(?:PG ID \d+ PG GUID [^ \]]* )?(?:PG \d+ )?Rank (\d+)\]`)
-	reWorkState = lazyre.New(`(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (\d+), last completed NCCL work: (\d+)`)
-	reIBStatus  = lazyre.New(`Got completion from peer \S+ with (?:error |status=)(\d+)`)
-	reIBVendor  = lazyre.New(`vendor err (\d+)`)
+	reWatchdog = lazyre.New(`Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?(?:, Timeout\(ms\)=(\d+))?\)(?: ran for (\d+) milliseconds)?`)
+	// the watchdog's header from its c10d source stamp, for a line cut
+	// before (or wrapped inside) "WorkNCCL(": without the stamp the bare
+	// sentence is what troubleshooting notes and READMEs quote
+	reWatchdogHead = lazyre.New(`ProcessGroupNCCL\.cpp:\d+\] (?:\[[^\]]*\] )?Watchdog caught collective operation timeout`)
+	reRankTag      = lazyre.New(`\[(?:PG ID \d+ PG GUID [^ \]]* )?(?:PG \d+ )?Rank (\d+)\]`)
+	reWorkState    = lazyre.New(`(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (\d+), last completed NCCL work: (\d+)`)
+	reIBStatus     = lazyre.New(`Got completion from peer \S+ with (?:error |status=)(\d+)`)
+	reIBVendor     = lazyre.New(`vendor err (\d+)`)
 	// host:pid:tid [dev]; some containers log "host [dev]" without pid:tid (NVIDIA/nccl#1920)
 	reNCCLLine     = lazyre.New(`^(\S+?)(?::(\d+):(\d+))? \[(\d+)\] (?:\S+ )?NCCL (INFO|WARN|TRACE|ERROR) (.*)$`)
 	reRCCLVersion  = lazyre.New(`RCCL version\s*:?\s*(\S+)`)
@@ -39,17 +47,49 @@ var ncclTransportErrors = []string{"Got completion from peer", "Cuda failure", "
 	// the socket transport and proxy losing a peer (nccl_test.go cites the threads)
 	"Connection closed by remote peer", "Software caused connection abort", "Broken pipe", "Socket recv failed", "Failed to execute operation Connect"}
 
-func (p *ncclParser) beginFile(*Session) { p.tableRank, p.tableLine, p.tablePID = -1, 0, 0 }
-func (p *ncclParser) endFile()           {}
+func (p *ncclParser) beginFile(*Session) {
+	p.tableRank, p.tableLine, p.tablePID = -1, 0, 0
+	p.wrap, p.wrapText = nil, ""
+}
+
+func (p *ncclParser) endFile() {
+	if p.wrap != nil {
+		w, _ := extractWatchdog(p.wrapText)
+		p.s.applyWatchdog(p.wrap, w)
+		p.wrap, p.wrapText = nil, ""
+	}
+}
+
+// unwrap joins the held watchdog line with the line after it — the
+// terminal cut anywhere, even inside a word ("WorkNCCL(S" / "eqNum=…") or
+// after a comma with the next line indented — and reports whether that
+// line was the rest of the work.
+func (p *ncclParser) unwrap(t string) bool {
+	held, text := p.wrap, p.wrapText
+	p.wrap, p.wrapText = nil, ""
+	rest := strings.TrimLeft(t, " \t")
+	for _, sep := range []string{"", " "} {
+		if w, ok := extractWatchdog(text + sep + rest); ok && w.seq >= 0 {
+			p.s.applyWatchdog(held, w)
+			return true
+		}
+	}
+	w, _ := extractWatchdog(text)
+	p.s.applyWatchdog(held, w)
+	return false
+}
 
 func (p *ncclParser) line(l *line) {
 	t := l.text
 	s := p.s
+	if p.wrap != nil && p.unwrap(t) {
+		return
+	}
 	if h, ok := extractWatchdogHang(t); ok {
 		s.applyWatchdogHang(l, h)
 		return
 	}
-	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Got completion from peer") {
+	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog caught") || strings.Contains(t, "Got completion from peer") {
 		if p.nccl(l) {
 			return
 		}
@@ -143,14 +183,31 @@ type watchdogTimeout struct {
 	op                string
 	numelIn, numelOut string
 	timeoutMS, ranMS  string
+	// open: the line ends inside "WorkNCCL(" (a terminal or paste wrapped
+	// it); the rest of the work, SeqNum and OpType, is on the next line
+	open bool
 }
 
 func extractWatchdog(t string) (watchdogTimeout, bool) {
-	m := findIf(t, "Watchdog caught", reWatchdog)
-	if m == nil {
+	if !strings.Contains(t, "Watchdog caught") {
 		return watchdogTimeout{}, false
 	}
-	w := watchdogTimeout{rank: -1, seq: atoiDef(m[1], -1), op: m[2], numelIn: m[3], numelOut: m[4], timeoutMS: m[5], ranMS: m[6]}
+	var w watchdogTimeout
+	if m := reWatchdog.FindStringSubmatch(t); m != nil {
+		w = watchdogTimeout{rank: -1, seq: atoiDef(m[1], -1), op: m[2], numelIn: m[3], numelOut: m[4], timeoutMS: m[5], ranMS: m[6]}
+	} else if reWatchdogHead.MatchString(t) || strings.Contains(t, "Watchdog caught collective operation timeout: WorkNCCL(") {
+		// cut after the header (a progress bar glued before it, a paste
+		// cut short) or wrapped inside the work
+		w = watchdogTimeout{rank: -1, seq: -1}
+		if i := strings.Index(t, "WorkNCCL("); i >= 0 && !strings.Contains(t[i:], ")") {
+			w.open = true
+		}
+		if !w.open && !reWatchdogHead.MatchString(t) {
+			return watchdogTimeout{}, false
+		}
+	} else {
+		return watchdogTimeout{}, false
+	}
 	if r := submatchIf(t, "Rank ", reRankTag); r != "" {
 		w.rank = atoiDef(r, -1)
 	}
@@ -206,7 +263,16 @@ func (p *ncclParser) nccl(l *line) bool {
 	t := l.text
 	s := p.s
 	f := &s.b.facts
-	if w, ok := extractWatchdog(t); ok {
+	w, ok := extractWatchdog(t)
+	if !ok && strings.Contains(l.raw, "ProcessGroupNCCL.cpp:") {
+		// the c10d stamp is a log prefix the normaliser strips from text
+		w, ok = extractWatchdog(l.raw)
+	}
+	if ok {
+		if w.open {
+			p.wrap, p.wrapText = keepLine(l), t
+			return true
+		}
 		s.applyWatchdog(l, w)
 		return true
 	}
@@ -342,11 +408,15 @@ func (s *Session) applyWatchdogHang(l *line, h watchdogHang) {
 func (s *Session) applyWatchdog(l *line, w watchdogTimeout) {
 	s.format("nccl_watchdog")
 	a := s.b.add(s, ClassCollectiveTimeout, l, 0.95)
-	if a.f.SeqNum == nil {
-		a.f.SeqNum = intp(w.seq)
+	if w.seq >= 0 {
+		if a.f.SeqNum == nil {
+			a.f.SeqNum = intp(w.seq)
+		}
+		a.seq(w.seq)
 	}
-	a.seq(w.seq)
-	a.setStr(&a.f.OpType, w.op)
+	if w.op != "" {
+		a.setStr(&a.f.OpType, w.op)
+	}
 	a.addReason("Watchdog caught collective operation timeout")
 	a.detail("numel_in", w.numelIn)
 	a.detail("timeout_ms", w.timeoutMS)
@@ -396,4 +466,4 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "rank", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer"}
+var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "Watchdog caught", "rank", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer"}

@@ -25,6 +25,22 @@ func TestExtractWatchdog(t *testing.T) {
 		// pytorch/pytorch#118369: the same fact inside the c10::DistBackendError what()
 		{"  what():  [Rank 6] NCCL watchdog thread terminated with exception: [Rank 6] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, OpType=BROADCAST, NumelIn=131137536, NumelOut=131137536, Timeout(ms)=1800000) ran for 1800902 milliseconds before timing out.",
 			watchdogTimeout{rank: 6, seq: 880, op: "BROADCAST", numelIn: "131137536", numelOut: "131137536", timeoutMS: "1800000", ranMS: "1800902"}},
+		// hiyouga/LlamaFactory#8261: glued after a tqdm bar, the paste cut
+		// before "WorkNCCL(": the header with its c10d stamp still says it
+		{"  1%|▏         | 24/1752 [01:08<1:22:56,  2.88s/it][rank5]:[E602 11:17:52.185053341 ProcessGroupNCCL.cpp:632] [Rank 5] Watchdog caught collective operation timeout",
+			watchdogTimeout{rank: 5, seq: -1}},
+		// agiresearch/InstructGLM#3 (torch 2.0 stamp, cut after the colon)
+		{"[E ProcessGroupNCCL.cpp:821] [Rank 1] Watchdog caught collective operation timeout:",
+			watchdogTimeout{rank: 1, seq: -1}},
+		// pytorch/pytorch#118369: glued after a Lightning progress bar
+		{"Epoch 0:   6%|██      | 32040/500150 [6:28:43<94:39:17,  1.37it/s, loss=2.6, v_num=95nc, consumed_samples=2.56e+7][E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=96120, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 25624887 milliseconds before timing out.",
+			watchdogTimeout{rank: 0, seq: 96120, op: "ALLREDUCE", timeoutMS: "1800000", ranMS: "25624887"}},
+		// wrapped inside the work: the rest is on the next line (see
+		// TestWatchdogWrapped) — sgl-project/sglang#3424, huggingface/open-r1#620
+		{"[rank1]:[E210 02:06:33.347835395 ProcessGroupNCCL.cpp:1595] [PG ID 2 PG GUID 3 Rank 1] Process group watchdog thread terminated with exception: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(S",
+			watchdogTimeout{rank: 1, seq: -1, open: true}},
+		{"ed with exception: [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4, OpType=BROADCAST, NumelIn=112, NumelOut=112,",
+			watchdogTimeout{rank: 2, seq: -1, open: true}},
 	}
 	for _, c := range cases {
 		got, ok := extractWatchdog(c.text)
@@ -34,6 +50,47 @@ func TestExtractWatchdog(t *testing.T) {
 	}
 	if _, ok := extractWatchdog("[PG ID 0 PG GUID 0(default_pg) Rank 1] Exception (either an error or timeout) detected by watchdog at work: 808"); ok {
 		t.Error("a work-state line gave a watchdog fact")
+	}
+	// troubleshooting notes quote the sentence without the c10d stamp
+	// (training READMEs in the code corpus: "RuntimeError: [Rank 1]
+	// Watchdog caught collective operation timeout" under "Symptoms:")
+	for _, l := range []string{"RuntimeError: [Rank 1] Watchdog caught collective operation timeout", "[Rank 0] Watchdog caught collective operation timeout"} {
+		if w, ok := extractWatchdog(l); ok {
+			t.Errorf("%q: %+v", l, w)
+		}
+	}
+}
+
+// A watchdog line the terminal wrapped inside WorkNCCL(…) is read across the
+// break, wherever it fell: inside "SeqNum" (sgl-project/sglang#3424), after
+// a comma with the rest indented (huggingface/open-r1#620) or not
+// (MarioPasc/MU-Diff's NCCL_TIMEOUT_FIX.md quoting its cluster's log).
+func TestWatchdogWrapped(t *testing.T) {
+	cases := []struct {
+		src, log, op string
+		seq          int
+	}{
+		{"sglang#3424", "[rank1]:[E210 02:06:33.347835395 ProcessGroupNCCL.cpp:1595] [PG ID 2 PG GUID 3 Rank 1] Process group watchdog thread terminated with exception: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(S\neqNum=1522789, OpType=_ALLGATHER_BASE, NumelIn=298960, NumelOut=4783360, Timeout(ms)=600000) ran for 600003 milliseconds before timing out.\n", "_ALLGATHER_BASE", 1522789},
+		{"open-r1#620", "[rank2]:[E424 01:17:25.031978332 ProcessGroupNCCL.cpp:1895] [PG ID 0 PG GUID 0(default_pg) Rank 2] Process group watchdog thread terminat\ned with exception: [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4, OpType=BROADCAST, NumelIn=112, NumelOut=112,\n Timeout(ms)=1800000) ran for 1800010 milliseconds before timing out.\n", "BROADCAST", 4},
+		{"MarioPasc/MU-Diff NCCL_TIMEOUT_FIX.md", "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=668, OpType=ALLREDUCE,\nNumelIn=52, NumelOut=52, Timeout(ms)=600000) ran for 600097 milliseconds before timing out.\n", "ALLREDUCE", 668},
+		// glued after tqdm, cut before "WorkNCCL(" (hiyouga/LlamaFactory#8261)
+		{"llamafactory8261", "  1%|▏         | 24/1752 [01:08<1:22:56,  2.88s/it][rank5]:[E602 11:17:52.185053341 ProcessGroupNCCL.cpp:632] [Rank 5] Watchdog caught collective operation timeout\n", "", -1},
+		// the paste ends on the cut: the header alone still counts
+		{"cut at the end", "[rank1]:[E210 02:06:33.347835395 ProcessGroupNCCL.cpp:1595] [PG ID 2 PG GUID 3 Rank 1] Watchdog caught collective operation timeout: WorkNCCL(S", "", -1},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("w.log", []byte(c.log))
+		f := hasClass(d, ClassCollectiveTimeout)
+		if f == nil {
+			t.Fatalf("%s: no collective_timeout\n%s", c.src, d.JSON())
+		}
+		seq := -1
+		if f.SeqNum != nil {
+			seq = *f.SeqNum
+		}
+		if f.OpType != c.op || seq != c.seq {
+			t.Errorf("%s: op %q seq %d, want %q %d\n%s", c.src, f.OpType, seq, c.op, c.seq, d.JSON())
+		}
 	}
 }
 

@@ -102,7 +102,8 @@ func TestPrecompileTracebackIsTritonCompile(t *testing.T) {
 }
 
 // The process the kernel's own line names is the culprit when no other rule
-// names one: the OOM killer's victim, the owner of a timed-out GPU job. Two
+// names one: the OOM killer's victim, the owner of a timed-out GPU job, the
+// process whose GPU address space a page-fault decode names. Two
 // different processes named leave no single culprit.
 func TestKernelNamedProcessIsCulprit(t *testing.T) {
 	for _, c := range []struct {
@@ -113,12 +114,31 @@ func TestKernelNamedProcessIsCulprit(t *testing.T) {
 		{"autovod7", ClassHostOOMKill, "Killed\n[Sun Mar 30 08:24:00 2025] Out of memory: Killed process 7899 (python) total-vm:26,184,840kB, anon-rss:153,700,88kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:38964kB oom_score_adj:0\n", 7899},
 		// dmesg --time-format iso (ert#7797)
 		{"ert7797", ClassHostOOMKill, "2023-05-02T10:15:01,123456+00:00 Out of memory: Killed process 1440763 (perl) total-vm:60000000kB, anon-rss:59000000kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:120000kB oom_score_adj:0\n", 1440763},
+		// kernels before 4.19: the victim line without "Out of memory:" after
+		// "Kill process N (x) score S or sacrifice child" (platform-resource-manager#42)
+		{"prm42", ClassHostOOMKill, "[Thu Mar 14 01:57:55 2019] Out of memory: Kill process 89746 (python) score 1031 or sacrifice child\n[Thu Mar 14 01:57:55 2019] Killed process 89746 (python) total-vm:118026216kB, anon-rss:109819332kB, file-rss:3324kB, shmem-rss:0kB\n", 89746},
+		// syslog prefix, the victim line alone (systemd#6966)
+		{"systemd6966", ClassHostOOMKill, "Aug 18 03:19:11 169 kernel: Killed process 7748 (python) total-vm:12907828kB, anon-rss:11500204kB, file-rss:0kB\n", 7748},
+		// syslog with a dmesg stamp, the victim line alone (cadvisor
+		// utils/oomparser/oomparser_test.go endLine)
+		{"cadvisor oomparser", ClassHostOOMKill, "Jan 21 22:01:49 localhost kernel: [62279.421192] Killed process 19667 (evilprogram2) total-vm:1460016kB, anon-rss:1414008kB, file-rss:4kB\n", 19667},
 		// a kill loop over several processes: no single culprit
 		{"kill loop", ClassHostOOMKill, "[  100.1] Out of memory: Killed process 2100 (containerd) total-vm:100kB, anon-rss:50kB\n[  101.4] Out of memory: Killed process 2200 (dockerd) total-vm:100kB, anon-rss:50kB\n", 0},
 		// 5.x "Process information:" wording (picom#1390)
 		{"picom1390", ClassGPUHangReset, "Nov 14 10:46:51 leviathan kernel: [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=5235351, emitted seq=5235353\nNov 14 10:46:51 leviathan kernel: [drm:amdgpu_job_timedout [amdgpu]] *ERROR* Process information: process picom pid 37593 thread picom:cs0 pid 37625\nNov 14 10:46:51 leviathan kernel: amdgpu 0000:0c:00.0: amdgpu: GPU reset begin!\n", 37593},
 		// 6.x " Process … pid" wording (SteamOS#2802)
 		{"steamos2802", ClassGPUHangReset, "amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=1203, emitted seq=1205\namdgpu 0000:03:00.0: amdgpu:  Process WoWClassic.exe pid 47714 thread WoWClassic:cs0 pid 47720\namdgpu 0000:03:00.0: amdgpu: GPU reset begin!\n", 47714},
+		// the page-fault decode names the faulting address space's process:
+		// 5.x "for process … pid" inside the header (tensorflow-upstream#998)
+		{"tfupstream998", ClassGPUMemoryFault, "[  797.904843] amdgpu 0000:03:00.0: [gfxhub0] retry page fault (src_id:0 ring:0 vmid:8 pasid:32779, for process python3 pid 11287 thread python3 pid 11287)\n[  797.904847] amdgpu 0000:03:00.0:   in page starting at address 0x000000000000d000 from client 27\n[  797.904850] amdgpu 0000:03:00.0: VM_L2_PROTECTION_FAULT_STATUS:0x00841051\n", 11287},
+		// 6.x "Process … pid" on its own line, dmesg -T (ROCm#5745)
+		{"rocm5745", ClassGPUMemoryFault, "[Tue Dec  9 17:04:29 2025] amdgpu 0000:c1:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:8 pasid:32771)\n[Tue Dec  9 17:04:29 2025] amdgpu 0000:c1:00.0: amdgpu:  Process python pid 135872 thread python pid 135872\n[Tue Dec  9 17:04:29 2025] amdgpu 0000:c1:00.0: amdgpu:   in page starting at address 0x00007fc0ae772000 from client 10\n[Tue Dec  9 17:04:29 2025] amdgpu 0000:c1:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00801031\n", 135872},
+		// newest " in process … pid" line, journal (cosmic-greeter#344)
+		{"cosmicgreeter344", ClassGPUMemoryFault, "nov 04 13:30:18 odys25 kernel: amdgpu 0000:0d:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:3 pasid:32770)\nnov 04 13:30:18 odys25 kernel: amdgpu 0000:0d:00.0: amdgpu:  in process cosmic-comp pid 4732 thread cosmic-com:cs0 pid 4753)\nnov 04 13:30:18 odys25 kernel: amdgpu 0000:0d:00.0: amdgpu:   in page starting at address 0x00008001089f0000 from client 10\nnov 04 13:30:18 odys25 kernel: amdgpu 0000:0d:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00301031\n", 4732},
+		// FreeBSD "drmn0:" with an empty process name (drm-kmod#78)
+		{"drmkmod78", ClassGPUMemoryFault, "Jun  9 19:25:15 verdandi kernel: drmn0: [gfxhub0] retry page fault (src_id:0 ring:0 vmid:3 pasid:32770, for process  pid 101779 thread  pid 101779)\nJun  9 19:25:15 verdandi kernel: drmn0:   in page starting at address 0x000080011e074000 from client 27\nJun  9 19:25:15 verdandi kernel: drmn0: VM_L2_PROTECTION_FAULT_STATUS:0x00341051\n", 101779},
+		// two processes fault: no single culprit
+		{"two faulting processes", ClassGPUMemoryFault, "[  629.844077] amdgpu 0000:0b:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:8 pasid:32770, for process python pid 1796 thread python pid 1796)\n[  629.844087] amdgpu 0000:0b:00.0: amdgpu:   in page starting at address 0x00007f5279bab000 from client 0x1b (UTCL2)\n[  629.844090] amdgpu 0000:0b:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00801031\n[  630.844077] amdgpu 0000:0b:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:9 pasid:32771, for process python pid 1900 thread python pid 1900)\n[  630.844087] amdgpu 0000:0b:00.0: amdgpu:   in page starting at address 0x00007f5279bac000 from client 0x1b (UTCL2)\n[  630.844090] amdgpu 0000:0b:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00801031\n", 0},
 	} {
 		d := diagnoseWhole("dmesg.log", []byte(c.log))
 		f := hasClass(d, c.class)

@@ -103,6 +103,7 @@ func (p *torchParser) line(l *line) {
 		f.lastException = exc
 		ev := l.ev(s)
 		f.lastExcEv = &ev
+		s.tritonCacheFailure(l, exc) // triton.go
 	}
 	if extractLaunchBlocking(l.raw, t) {
 		f.launchBlocking = true

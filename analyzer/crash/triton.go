@@ -48,6 +48,9 @@ func (p *tritonParser) line(l *line) {
 	if strings.Contains(t, "File \"") && strings.Contains(t, "/triton/") {
 		p.frameNo = l.no
 	}
+	if extractTritonCacheFrame(t) {
+		s.b.facts.tritonCacheFrame = lineRef{file: l.file, no: l.no}
+	}
 	switch {
 	case strings.Contains(t, "could not be loaded") && strings.Contains(t, "compiled module"):
 		// Inductor: "Triton cache error: compiled module <kernel>.py could not be loaded"
@@ -136,6 +139,29 @@ func (p *tritonParser) line(l *line) {
 	}
 }
 
+// tritonCacheFailure is the rule for an exception raised inside Triton's
+// cache manager (a traceback frame in triton/runtime/cache.py at most 40
+// lines before it) or naming a file in a Triton cache directory: a
+// truncated, corrupt or concurrently written cache entry, or a cache
+// directory that cannot be written (seed 000 pattern 4), not an application
+// error. torch.go calls it for every Python exception line.
+func (s *Session) tritonCacheFailure(l *line, exc string) {
+	fr := s.b.facts.tritonCacheFrame
+	inCache := fr.no > 0 && fr.file == l.file && l.no > fr.no && l.no-fr.no <= 40
+	if !inCache && !extractTritonCachePath(exc) {
+		return
+	}
+	s.b.facts.tritonCacheFrame = lineRef{}
+	s.format("triton")
+	a := s.b.add(s, ClassTritonCompile, l, 0.8)
+	a.addReason(clip(strings.TrimSpace(exc), 160))
+	a.detail("triton_cache", "exception raised in Triton's cache")
+	a.note("the exception comes from Triton's kernel cache (a truncated, corrupt or concurrently written entry, or a cache directory that cannot be written): seed 000 pattern 4, not an application bug")
+	if k := s.b.facts.lastTritonLaunch; k != "" {
+		a.setKernel(k, "Triton launch in the traceback", 60)
+	}
+}
+
 // Extractors (doc.go, Layering): pure functions from one line's text to a
 // typed fact; they keep no session state and never decide a class.
 
@@ -188,7 +214,22 @@ func extractTritonOutOfResources(t string) (tritonOOR, bool) {
 	return tritonOOR{resource: strings.TrimSpace(m[1]), required: m[2], limit: m[3]}, true
 }
 
+// extractTritonCacheFrame: a traceback frame inside Triton's cache manager
+// ('File ".../triton/runtime/cache.py", line 77, in get_group').
+func extractTritonCacheFrame(t string) bool {
+	return strings.Contains(t, "File \"") && containsAny(t, "triton/runtime/cache.py", `triton\runtime\cache.py`)
+}
+
+// extractTritonCachePath: an exception text naming a file in a Triton cache
+// directory ("No such file or directory: '/root/.triton/cache/<hash>/k.json.tmp…'").
+func extractTritonCachePath(t string) bool {
+	return containsAny(t, "/.triton/cache/", `\.triton\cache\`, "/triton_cache/")
+}
+
 // tritonKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
 var tritonKeywords = []string{"PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR", "ModuleNotFoundError", "out of resource"}
+
+// lineRef names one line of one input file.
+type lineRef struct{ file, no int }

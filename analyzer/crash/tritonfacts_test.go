@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Real wordings of Triton compile / launch failures (URLs per row) and the
 // facts the triton extractors read from them.
@@ -103,5 +106,50 @@ func TestExtractTritonOutOfResources(t *testing.T) {
 		if ok != c.ok || got != c.want {
 			t.Errorf("%s: extractTritonOutOfResources(%q) = %+v, %v; want %+v, %v", c.src, c.text, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// An exception raised inside Triton's cache manager, or naming a file in a
+// Triton cache directory, is a Triton cache failure (seed 000 pattern 4),
+// not an application error; the same exception text elsewhere is not.
+func TestTritonCacheFailure(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      bool
+	}{
+		{"triton runtime/cache.py FileCacheManager.get_group (grp_data = json.load(f)) on an empty __grp__ file; crash-heldout3 e38", `Traceback (most recent call last):
+  File "/opt/venv/lib/python3.12/site-packages/triton/compiler/compiler.py", line 258, in compile
+    metadata_group = fn_cache_manager.get_group(metadata_filename) or {}
+  File "/opt/venv/lib/python3.12/site-packages/triton/runtime/cache.py", line 77, in get_group
+    grp_data = json.load(f)
+  File "/usr/lib/python3.12/json/decoder.py", line 355, in raw_decode
+    raise JSONDecodeError("Expecting value", s, err.value) from None
+json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)`, true},
+		{"a rank's os.replace in FileCacheManager.put (mamba training note quoting [rank3] output)", `[rank3]:   File "/home/share/u/.conda/envs/py10/lib/python3.10/site-packages/triton/runtime/cache.py", line 109, in put
+[rank3]:     os.replace(temp_path, filepath)
+[rank3]: FileNotFoundError: [Errno 2] No such file or directory: '/home/share/u/.triton/cache/8c4cc4f09876dc2a96c889dd587edceb/_state_passing_bwd_kernel.llir.tmp.pid_1010641_731384'`, true},
+		{"vLLM engine whose HOME is /: FileCacheManager.__init__ cannot create the cache dir", `(EngineCore pid=84)   File "/usr/local/lib/python3.12/dist-packages/triton/runtime/cache.py", line 55, in __init__
+(EngineCore pid=84)     os.makedirs(self.cache_dir, exist_ok=True)
+(EngineCore pid=84) torch._inductor.exc.InductorError: PermissionError: [Errno 13] Permission denied: '/.triton'`, true},
+		{"https://github.com/vllm-project/vllm/issues/6276 (the path alone, no frame pasted)",
+			`FileNotFoundError: [Errno 2] No such file or directory: '/root/.triton/cache/de758c429c9ff1f18930bbd9c3004506/fused_moe_kernel.json.tmp.pid_1528_587007'`, true},
+		{"the same JSONDecodeError from an application's own config: no Triton frame", `Traceback (most recent call last):
+  File "/app/serve.py", line 12, in <module>
+    cfg = json.load(open("config.json"))
+json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)`, false},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("x.log", []byte(c.text+"\n"))
+		if got := hasClass(d, ClassTritonCompile) != nil; got != c.want {
+			t.Errorf("%s: triton_compile = %v, want %v\n%s", c.src, got, c.want, d.JSON())
+		}
+		if c.want && hasClass(d, ClassNotGPU) != nil {
+			t.Errorf("%s: also not_gpu\n%s", c.src, d.JSON())
+		}
+	}
+	// a frame far above an unrelated exception does not reach it
+	far := "  File \"/x/triton/runtime/cache.py\", line 77, in get_group\n" + strings.Repeat("INFO step\n", 60) + "ValueError: bad request\n"
+	if d := diagnoseWhole("x.log", []byte(far)); hasClass(d, ClassTritonCompile) != nil {
+		t.Errorf("a cache frame 60 lines above an unrelated exception made a Triton finding\n%s", d.JSON())
 	}
 }
