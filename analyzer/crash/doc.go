@@ -92,7 +92,8 @@
 //   - flightrecorder.go: extractFRGroups (every process group of a dump) →
 //     frGroupCulprit (the rank behind inside any group of a TP×DP mesh);
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
-//     collective, or whose stack differs from all others);
+//     collective, or whose stack differs from all others); progressed (two
+//     dumps of one process in different functions: slow, not hung);
 //   - torch.go: extractTraceFrame (faulthandler: the "Current thread"
 //     block's first frame is the crash location), extractPyException, extractAsyncHint,
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
@@ -126,7 +127,9 @@
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.
 // gdbhang.go holds the rules over the assembled rocgdb dumps (hangFindings:
-// stuck dispatches, stalled queues, wave PC groups, progress between dumps);
+// stuck dispatches, stalled queues, wave PC groups, progress between dumps;
+// drainedIdle: no dispatches and every listed queue drained is an idle
+// worker, not an inconclusive dump);
 // it reads no text. Older parsers (the CLR status/trace paths and the host
 // formats not listed here) still match and write into the builder in one
 // step.

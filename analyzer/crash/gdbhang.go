@@ -270,6 +270,12 @@ func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 	}
 	// "No dispatches / No queues are currently active"
 	for _, d := range ds {
+		if drainedIdle(d) && h.HostWait == "" && len(h.Dispatches) == 0 && len(h.WaveGroups) == 0 {
+			// rocgdb sees the process's queues and every one is drained: the
+			// worker has no GPU work at all — nothing hung on this GPU
+			// (crash-heldout3 e10); not the inconclusive case below
+			break
+		}
 		if (d.noDisp || d.noQueues) && len(d.disp) == 0 && d.noEv != nil {
 			a.evidence(*d.noEv)
 			msg := "rocgdb lists no dispatches / queues"
@@ -321,6 +327,23 @@ func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 	a.f.Count++
 	a.strong = true
 	work[ClassGPUKernelHang] = a
+}
+
+// drainedIdle: a dump that says "No dispatches are currently active" and
+// lists the process's queues with every Read equal to its Write — rocgdb
+// has the debugger hook (it sees the queues) and no packet is waiting: an
+// idle worker, not an inconclusive dump (the debug agent hides the queues;
+// a dispatcher has none).
+func drainedIdle(d *gdbDump) bool {
+	if !d.noDisp || len(d.disp) > 0 || len(d.waves) > 0 || len(d.queues) == 0 {
+		return false
+	}
+	for _, q := range d.queues {
+		if q.Write != q.Read {
+			return false
+		}
+	}
+	return true
 }
 
 // progress compares two dumps of one worker.

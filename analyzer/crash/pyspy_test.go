@@ -94,3 +94,33 @@ func TestPyspyPairCollectiveVsGPUWait(t *testing.T) {
 		t.Fatalf("%s", d.JSON())
 	}
 }
+
+// Two py-spy dumps of one process (py-spy's "Process N: cmd" / "Thread N
+// (active+gil)" grammar, benfred/py-spy src/dump.rs): in different
+// functions the process moves between them — slow, not hung (crash-heldout3
+// e39); in the same function twice it is a busy loop (crash-heldout2 d10).
+func TestPyspyTwoDumpsProgress(t *testing.T) {
+	dump := func(status, frame string) string {
+		return "Process 90412: sglang::scheduler_TP0\nPython v3.12.3 (/usr/bin/python3.12)\n\n" +
+			"Thread 90412 (" + status + "): \"MainThread\"\n    " + frame + "\n    run_scheduler_process (sglang/srt/managers/scheduler.py:2960)\n\n"
+	}
+	for _, c := range []struct {
+		name, text string
+		class      string // "" = no finding of a hang class
+	}{
+		{"different functions", dump("active", "forward_decode (sglang/srt/layers/attention/aiter_backend.py:1180)") +
+			dump("active+gil", "process_batch_result_decode (sglang/srt/managers/scheduler_output_processor_mixin.py:201)"), ""},
+		{"the same function, another line", dump("active+gil", "_compile_regex (xgrammar/compiler.py:214)") +
+			dump("active+gil", "_compile_regex (xgrammar/compiler.py:219)"), ClassCPUHang},
+		{"one dump", dump("active+gil", "_compile_regex (xgrammar/compiler.py:214)"), ClassCPUHang},
+		{"the second dump waits on the GPU", dump("active", "forward_decode (sglang/srt/layers/attention/aiter_backend.py:1180)") +
+			dump("idle", "synchronize (torch/cuda/__init__.py:985)"), ClassGPUKernelHang},
+	} {
+		d := diagnoseWhole("pyspy.txt", []byte(c.text))
+		for _, k := range []string{ClassCPUHang, ClassGPUKernelHang} {
+			if got, want := hasClass(d, k) != nil, k == c.class; got != want {
+				t.Errorf("%s: %s = %v, want %v\n%s", c.name, k, got, want, d.JSON())
+			}
+		}
+	}
+}

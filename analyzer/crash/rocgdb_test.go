@@ -117,3 +117,34 @@ location may not be accurate.  See "show amdgpu precise-memory".
 		t.Errorf("kernel of the stop frame not named:\n%s", d.JSON())
 	}
 }
+
+// A rocgdb dump of an idle worker: "No dispatches are currently active."
+// (ROCgdb amd-dbgapi-target.c) with its queues listed and every Read equal
+// to its Write — rocgdb holds the debugger hook and nothing waits: no hang.
+// A pending queue, or no queues at all (the debug agent holds the hook, or
+// the dispatcher was attached), keeps the hang / inconclusive finding.
+func TestRocgdbDrainedIdleWorker(t *testing.T) {
+	const head = "=== info agents ===\n" +
+		"  Id State Target Id                  Architecture Device Name     Cores Threads Location\n" +
+		"* 1  A     AMDGPU Agent (GPUID 52911) gfx942       AMD Instinct MI325X 304  19456  0000:05:00.0\n" +
+		"=== info dispatches ===\n" +
+		"No dispatches are currently active.\n" +
+		"=== info queues ===\n"
+	const queues = "  Id   Target Id                        Type  Read  Write Size     Address\n" +
+		"* 1    AMDGPU Queue 1:1 (QID 0)         HSA   91288 %s 1048576  0x00007f0b18e00000\n" +
+		"  2    AMDGPU Queue 1:2 (QID 1)         DMA   6610  6610  1048576  0x00007f0b17e00000\n"
+	const bt = "=== main thread bt ===\n#0  0x00007f0d7e11e9ee in epoll_wait () from /lib/x86_64-linux-gnu/libc.so.6\n[Inferior 1 (process 80131) detached]\n"
+	for _, c := range []struct {
+		name, text string
+		hang       bool
+	}{
+		{"drained queues (crash-heldout3 e10)", head + strings.Replace(queues, "%s", "91288", 1) + bt, false},
+		{"one queue with a pending packet", head + strings.Replace(queues, "%s", "91290", 1) + bt, true},
+		{"no queues visible (debug agent holds the hook)", head + "No queues are currently active.\n" + bt, true},
+	} {
+		d := diagnoseWhole("rocgdb_dump.txt", []byte(c.text))
+		if got := hasClass(d, ClassGPUKernelHang) != nil; got != c.hang {
+			t.Errorf("%s: gpu_kernel_hang = %v, want %v\n%s", c.name, got, c.hang, d.JSON())
+		}
+	}
+}

@@ -659,6 +659,55 @@ test('ranks apart: rank × step heatmap and the collectives table sort by skew a
     await s.close();
   }
 });
+/** Two generated ranks of 4 profiler steps × 10 all-reduces: rank 1 usually 20–30 µs behind, and
+ *  5 ms behind at all-reduce #25 (a stall: a real one planted into the H200 pair takes minutes to
+ *  write and read here; tools/plantstraggler and TestStragglerBlindScore cover those). */
+function stallTraces(dir) {
+  const files = [];
+  for (const rank of [0, 1]) {
+    const ev = [];
+    let corr = 1;
+    for (let st = 0; st < 4; st++) ev.push({ ph: 'X', cat: 'user_annotation', name: `ProfilerStep#${st}`, pid: 1, tid: 1, ts: st * 100000, dur: 100000 });
+    for (let i = 0; i < 40; i++) {
+      const t0 = i * 10000 + 2000;
+      const lag = 20 + (i * 7) % 11 + (i === 25 ? 5000 : 0);
+      const late = rank === 1 ? lag : 0;
+      const g = t0 - 400 + late;
+      ev.push({ ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 1, ts: g - 30, dur: 5, args: { correlation: corr } });
+      ev.push({ ph: 'X', cat: 'kernel', name: 'ampere_sgemm_128x64_tn', pid: 0, tid: 7, ts: g, dur: 300, args: { stream: 7, correlation: corr++, device: 0 } });
+      const s = t0 + late;
+      ev.push({ ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 1, ts: s - 30, dur: 5, args: { correlation: corr } });
+      ev.push({ ph: 'X', cat: 'kernel', name: 'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)', pid: 0, tid: 17, ts: s, dur: t0 + lag + 40 - s,
+        args: { stream: 17, correlation: corr++, device: 0, 'Collective name': 'allreduce', 'In msg nelems': 1048576, 'Out msg nelems': 1048576, dtype: 'Float', 'Group size': 2, 'Process Group Name': '0', 'Process Group Description': 'default_pg' } });
+    }
+    const doc = { schemaVersion: 1, distributedInfo: { backend: 'nccl', rank, world_size: 2 }, deviceProperties: [{ id: 0, name: 'NVIDIA H100 80GB HBM3', computeMajor: 9, computeMinor: 0, numSms: 132, totalGlobalMem: 85000000000 }], traceEvents: ev };
+    const f = `${dir}/stall_rank${rank}.json`;
+    fs.writeFileSync(f, JSON.stringify(doc));
+    files.push(f);
+  }
+  return files;
+}
+
+test('ranks apart: a stall is listed and marked in the heatmap', async () => {
+  const files = stallTraces(fs.mkdtempSync(path.join(TMP, 'stall-')));
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, files);
+    const rj = JSON.parse(cliArtifacts(files)['ranks.json'].toString());
+    assert.deepEqual(rj.stalls.map((st) => [st.rank, st.kind, st.index, st.step]), [[1, 'allreduce', 25, 'ProfilerStep#2']], 'the CLI names the stall');
+    const rows = s.page.locator('#ranks table.stalls tbody tr');
+    assert.equal(await rows.count(), 1, 'one row per stall');
+    assert.match(await rows.first().textContent(), /^1ProfilerStep#2allreduce #25 \(pg 0 default_pg\)5\.00\d? ms/);
+    assert.equal(await s.page.locator('#ranks table.stalls tr[data-stall-rank="1"]').count(), 1);
+    const heat = s.page.locator('#ranks table.heat');
+    assert.equal(await heat.locator('td.cell.stall').count(), 1, 'one marked cell: the step with the stall');
+    assert.equal(await heat.locator('tbody tr[data-heat-rank="1"] td.cell.stall').count(), 1, 'in rank 1\'s row');
+    assert.match(await heat.locator('td.cell.stall').getAttribute('title'), /^rank 1 · ProfilerStep#2: .* stall at allreduce #25 \(pg 0 default_pg\), 5\.00\d? ms past its usual arrival$/);
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
 // ---- end ranks apart
 
 test('served: Fix for Perfetto gives the CLI\'s perfetto-fix bytes', async () => {
