@@ -64,11 +64,19 @@
 //     kernels / threads of an attach) → cudaHang; extractCudaGdbLine (the
 //     stop: exception banner, focus switch, kernel<<<…>>> frame, kernels
 //     row) → cudaGdbStop (nvidia.go's loop hands cuda-gdb lines to it);
+//   - clrtrace.go: extractCLRTrace (AMD_LOG_LEVEL API trace: launch with
+//     its geometry, hipModuleGetFunction's name, "Cannot find the
+//     function", "api: Returned hipErrorX") → clrParser.trace (a module
+//     launch names its kernel only when its process looked up exactly one
+//     function: the launch's handle is not the address the lookup prints);
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //     extractHSAStatus (a status name between quotes is a mention — grep
 //     patterns, marker lists, notes — never a finding; a status an API call
 //     returned at start-up, rocminfo's "Call returned HSA_STATUS_…", is a
 //     setup problem, never a finding);
+//   - codes.go: cudaErrors / lookupCUDA (CUDA's reading of an error HIP
+//     reads otherwise or lacks; finalize.go hipReading undoes it on a ROCm
+//     session);
 //   - nccl.go: extractWatchdog (also the header alone with its c10d stamp,
 //     cut before "WorkNCCL(", and a line wrapped inside the work, joined
 //     with the next line by ncclParser.unwrap), extractNCCLColl (collective per rank,
@@ -130,7 +138,7 @@
 // stuck dispatches, stalled queues, wave PC groups, progress between dumps;
 // drainedIdle: no dispatches and every listed queue drained is an idle
 // worker, not an inconclusive dump);
-// it reads no text. Older parsers (the CLR status/trace paths and the host
+// it reads no text. Older parsers (the CLR status path and the host
 // formats not listed here) still match and write into the builder in one
 // step.
 //
