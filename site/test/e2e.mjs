@@ -1108,6 +1108,49 @@ test('gzip bomb: stops at --max-ratio as the CLI does, same artifacts', async ()
   }
 });
 
+// Issue 24: a zip's deflate entry was inflated whole (a 1 MB entry made
+// 1 GiB at once); it is bounded as a gzip file is (--max-ratio): past
+// 64 MiB, more than 200× its compressed size refuses the zip, naming it.
+test('zip bomb: a deflate entry past --max-ratio is refused, naming the entry and the flag', async () => {
+  const file = path.join(TMP, 'bomb-run.zip');
+  const parts = [];
+  const df = zlib.createDeflateRaw({ level: 9 });
+  df.on('data', (d) => parts.push(d));
+  const ended = new Promise((res) => df.on('end', res));
+  const spaces = Buffer.alloc(1 << 20, 0x20);
+  let crc = 0;
+  for (let i = 0; i < 1024; i++) {
+    crc = zlib.crc32(spaces, crc);
+    if (!df.write(spaces)) await new Promise((r) => df.once('drain', r));
+  }
+  df.end();
+  await ended;
+  const data = Buffer.concat(parts);
+  const name = Buffer.from('t.json');
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0); local.writeUInt16LE(20, 4); local.writeUInt16LE(8, 8);
+  local.writeUInt32LE(crc >>> 0, 14); local.writeUInt32LE(data.length, 18); local.writeUInt32LE(0xffffffff, 22); local.writeUInt16LE(name.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0); central.writeUInt16LE(20, 4); central.writeUInt16LE(20, 6); central.writeUInt16LE(8, 10);
+  central.writeUInt32LE(crc >>> 0, 16); central.writeUInt32LE(data.length, 20); central.writeUInt32LE(0xffffffff, 24); central.writeUInt16LE(name.length, 28);
+  const cdOff = 30 + name.length + data.length;
+  const eocd = Buffer.alloc(22);
+  eocd.writeUInt32LE(0x06054b50, 0); eocd.writeUInt16LE(1, 8); eocd.writeUInt16LE(1, 10);
+  eocd.writeUInt32LE(46 + name.length, 12); eocd.writeUInt32LE(cdOff, 16);
+  fs.writeFileSync(file, Buffer.concat([local, name, data, central, name, eocd]));
+  assert.ok(fs.statSync(file).size < 1.1e6, 'a ~1 MB zip');
+  const s = await openPage(`${base}/`);
+  try {
+    const t0 = Date.now();
+    await dropAny(s.page, [file], 60_000);
+    console.log(`     zip bomb: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    assert.equal(await s.page.evaluate(() => document.body.dataset.state), 'error');
+    assert.match(await s.page.textContent('#error'), /zip: t\.json: inflates to more than 200× its compressed size of \d+ bytes \(--max-ratio\): not read/);
+  } finally {
+    await s.close();
+  }
+});
+
 test('a truncated .gz is analysed as partial, naming the file', async () => {
   const cut = path.join(TMP, 'cut_trace.json.gz');
   const src = fs.readFileSync(TRACES.mi300);
