@@ -72,6 +72,8 @@
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //     extractHSAStatus (a status name between quotes is a mention — grep
 //     patterns, marker lists, notes — never a finding);
+//   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure)
+//     → gpu_memory_fault;
 //   - codes.go: cudaErrors / lookupCUDA (CUDA's reading of an error HIP
 //     reads otherwise or lacks; finalize.go hipReading undoes it on a ROCm
 //     session);
