@@ -43,7 +43,7 @@ func gunzipTable(t *testing.T) string {
 	sort.Strings(traces)
 	base := os.Getenv("GPUTRIAGE_BENCH_GUNZIP_BASE")
 	out := t.TempDir()
-	const n = 5
+	const n = 3
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n## Issue 19: gunzip, native end to end against zcat\n\nMeasured by `GPUTRIAGE_BENCH_GUNZIP=1 go test ./cmd/gputriage -run TestBenchGunzip` (cmd/gputriage/benchgunzip_test.go) on %s, median wall of %d runs each, in one run: `zcat FILE >/dev/null`, then `gputriage breakdown -q -o DIR FILE` (default engine, native)", gunzipBegin, time.Now().UTC().Format("2006-01-02 15:04 MST"), n)
 	if base != "" {
