@@ -1,6 +1,14 @@
 // A STORE-only zip writer: the artifacts are small text files, so
 // compression buys little and a dependency buys nothing.
 
+import { sliced } from '../jsbridge/inflate.js';
+
+// A deflate entry is bounded as a gzip file is (--max-ratio, docs/limits.md):
+// past RATIO_AFTER inflated bytes, an entry expanding more than RATIO× its
+// compressed size is refused. Inflated whole, a 1 MB entry was 1 GiB at once.
+export const RATIO = 200;
+export const RATIO_AFTER = 64 << 20;
+
 const CRC_TABLE = (() => {
   const t = new Uint32Array(256);
   for (let n = 0; n < 256; n++) {
@@ -110,10 +118,36 @@ export async function unzip(blob) {
     const raw = buf.subarray(start, start + csize);
     let data;
     if (method === 0) data = raw;
-    else if (method === 8) data = new Uint8Array(await new Response(new Blob([raw]).stream().pipeThrough(new DecompressionStream('deflate-raw'))).arrayBuffer());
+    else if (method === 8) data = await inflate(name, raw);
     else throw new Error(`zip: ${name}: compression method ${method} is not supported`);
     if (crc32(data) !== crc) throw new Error(`zip: ${name}: CRC mismatch`);
     out.push({ name, data });
   }
+  return out;
+}
+
+/**
+ * A deflate entry's bytes, fed to the inflater in small pieces (inflate.js)
+ * and stopped by the ratio guard.
+ * @param {string} name
+ * @param {Uint8Array} raw
+ */
+async function inflate(name, raw) {
+  const r = sliced(new Blob([raw]).stream()).pipeThrough(new DecompressionStream('deflate-raw')).getReader();
+  const parts = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await r.read();
+    if (done) break;
+    n += value.length;
+    if (n > RATIO_AFTER && n > RATIO * raw.length) {
+      await r.cancel();
+      throw new Error(`zip: ${name}: inflates to more than ${RATIO}× its compressed size of ${raw.length} bytes (--max-ratio): not read`);
+    }
+    parts.push(value);
+  }
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
   return out;
 }

@@ -108,6 +108,9 @@ type agg struct {
 	linePID    int  // the worker-prefix pid of its lines ("(VllmWorkerProcess pid=2421)"); -1 when they differ
 	kernelPID  int  // the process the kernel's own line names (OOM victim, owner of a timed-out job); -1 when several
 	kernelEv   Evidence
+	// lines whose class is CUDA's reading of an error HIP reads otherwise
+	// (codes.go cudaErrors); undone on a ROCm session (finalize.go)
+	cudaReadings int
 }
 
 // add returns the aggregate of class, creating it, and records evidence.

@@ -12,7 +12,8 @@ import (
 type clrParser struct {
 	s     *Session
 	pkt   packetDump
-	abort queueAbort // the last "Callback: Queue … aborting" (its dump may follow it)
+	abort queueAbort       // the last "Callback: Queue … aborting" (its dump may follow it)
+	funcs map[int]*fetched // per pid: functions looked up by name (clrtrace.go)
 }
 
 // queueAbort: where a queue abort was read and the finding it made, so a
@@ -48,14 +49,14 @@ var (
 	rePktSeg       = lazyre.New(`private_seg_size=(\d+), ?group_seg_size=(\d+)`)
 	rePktRW        = lazyre.New(`rptr=(\d+), ?wptr=(\d+)`)
 	reHipLaunch    = lazyre.New(`hipLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), \{(\d+),(\d+),(\d+)\}, \{(\d+),(\d+),(\d+)\}, [^,]*, (\d+)`)
-	reHipModLaunch = lazyre.New(`hipModuleLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)`)
+	reHipModLaunch = lazyre.New(`hip(?:Ext)?ModuleLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)`)
 	reReturned     = lazyre.New(`(\w+): Returned (hip\w+)`)
 	reMissingCO    = lazyre.New(`Missing CO for these ISAs ?-? ?(.*)$`)
 	reCannotFindCO = lazyre.New(`Cannot find CO in the bundle.*?for ISA: ?(\S+)`)
 	reNoCompatCO   = lazyre.New(`No compatible code objects? found for: ?(\S+)`)
 )
 
-func (p *clrParser) beginFile(*Session) { p.pkt, p.abort = packetDump{}, queueAbort{} }
+func (p *clrParser) beginFile(*Session) { p.pkt, p.abort, p.funcs = packetDump{}, queueAbort{}, nil }
 func (p *clrParser) endFile()           { p.s.applyOverrideMismatch() }
 
 func (p *clrParser) line(l *line) {
@@ -74,7 +75,7 @@ func (p *clrParser) line(l *line) {
 	if f, ok := extractHSAStatus(t); ok {
 		p.hsa(l, f)
 	}
-	if l.hipLevel >= 0 || strings.Contains(t, "Returned hip") || strings.Contains(t, "LaunchKernel (") {
+	if l.hipLevel >= 0 || strings.Contains(t, "Returned hip") || strings.Contains(t, "LaunchKernel (") || strings.Contains(t, "GetFunction (") || strings.Contains(t, "Cannot find the function") {
 		p.trace(l)
 	}
 	if strings.Contains(t, "CO ") || strings.Contains(t, "code object") {
@@ -265,24 +266,51 @@ func (p *clrParser) dumpAfterAbort(l *line) {
 
 func (p *clrParser) trace(l *line) {
 	s := p.s
-	t := l.text
-	if m, ok := matchHipLaunch(t); ok {
-		s.lastLaunch = launchConfig{fn: m[1], grid: [3]int64{atoi64(m[2]), atoi64(m[3]), atoi64(m[4])}, block: [3]int64{atoi64(m[5]), atoi64(m[6]), atoi64(m[7])}, shared: atoi64(m[8]), set: true, ev: l.ev(s)}
+	c, ok := extractCLRTrace(l.text)
+	if !ok {
 		return
 	}
-	if !strings.Contains(t, "hipModuleLaunchKernel (") {
-	} else if m := reHipModLaunch.FindStringSubmatch(t); m != nil {
-		s.lastLaunch = launchConfig{fn: m[1], grid: [3]int64{atoi64(m[2]), atoi64(m[3]), atoi64(m[4])}, block: [3]int64{atoi64(m[5]), atoi64(m[6]), atoi64(m[7])}, shared: atoi64(m[8]), set: true, ev: l.ev(s)}
+	switch c.kind {
+	case ctLaunch:
+		lc := c.launch
+		lc.ev = l.ev(s)
+		if strings.Contains(l.text, "ModuleLaunchKernel") {
+			lc.kernel = p.funcs[l.pid].only()
+		}
+		s.lastLaunch = lc
+		return
+	case ctGetFunction:
+		if p.funcs == nil {
+			p.funcs = map[int]*fetched{}
+		}
+		if p.funcs[l.pid] == nil {
+			if len(p.funcs) >= maxFetched*4 {
+				return
+			}
+			p.funcs[l.pid] = &fetched{}
+		}
+		p.funcs[l.pid].add(c.name)
+		return
+	case ctNotFound:
+		// CLR prints it without the pid prefix on some paths
+		for pid, f := range p.funcs {
+			if pid == l.pid || l.pid == 0 {
+				f.drop(c.name)
+			}
+		}
 		return
 	}
-	api, name, ok := findReturned(t)
-	if !ok || name == "hipSuccess" {
-		return
+	if c.api == "hipModuleGetFunction" {
+		// the lookup failed: its name is not a function the process holds
+		if f := p.funcs[l.pid]; f != nil {
+			f.drop(f.last)
+		}
 	}
-	e := lookupHIPName(name)
+	e := lookupHIPName(c.status)
 	if e == nil {
 		return
 	}
+	api := c.api
 	launch := strings.Contains(api, "Launch")
 	class := e.class
 	if e.name == "hipErrorInvalidValue" && launch {
@@ -301,6 +329,9 @@ func (p *clrParser) trace(l *line) {
 	if launch && s.lastLaunch.set {
 		a.evidence(s.lastLaunch.ev)
 		s.checkLaunch(a, s.lastLaunch)
+		if k := s.lastLaunch.kernel; k != "" && strings.Contains(api, "ModuleLaunch") {
+			a.setKernel(k, "the one function the process looked up (hipModuleGetFunction) before the launch", 60)
+		}
 	}
 }
 
@@ -434,7 +465,7 @@ func hipLaunchRest(t string, i int, m *[9]string) bool {
 // clrKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var clrKeywords = []string{"aborting with status", "HSA_OVERRIDE_GFX_VERSION", "gfx", "Marketing Name", "Board name", "Card series", "Product Name", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "CO ", "code object"}
+var clrKeywords = []string{"aborting with status", "HSA_OVERRIDE_GFX_VERSION", "gfx", "Marketing Name", "Board name", "Card series", "Product Name", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "GetFunction (", "Cannot find the function", "CO ", "code object"}
 
 // clrReturnedKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds

@@ -112,6 +112,29 @@ var hipErrors = []hipErr{
 	{"hipErrorRuntimeOther", 1053, "runtime call other than memory returned error", "", "", "HSA runtime failure: check ROCr/KFD logs"},
 }
 
+// cudaErrors are CUDA runtime errors read on CUDA evidence where HIP has no
+// counterpart or HIP's reading does not carry over: CUDA documents
+// cudaErrorLaunchFailure as "an exception occurred on the device while
+// executing a kernel" (an invalid device pointer, out-of-bounds shared
+// memory), a fault — not ROCm's trap without assert text.
+var cudaErrors = []hipErr{
+	{"", 719, "unspecified launch failure", "cudaErrorLaunchFailure", ClassGPUMemoryFault, "an exception on the device while a kernel ran (CUDA: an invalid device pointer, out-of-bounds shared memory), reported at a later API call"},
+	{"", 716, "misaligned address", "cudaErrorMisalignedAddress", ClassGPUMemoryFault, "a kernel accessed memory at an address not aligned for the access size (a vectorised load or store on an odd offset) — a memory fault; the context is unusable"},
+}
+
+// lookupCUDA is the CUDA reading of an error: by its cudaError name (given or
+// from the HIP entry e), else by its text; nil when CUDA reads it as HIP does.
+func lookupCUDA(e *hipErr, text string) *hipErr {
+	t := strings.TrimRight(strings.ToLower(strings.TrimSpace(text)), ". ")
+	for i := range cudaErrors {
+		c := &cudaErrors[i]
+		if e != nil && e.cuda == c.cuda || e == nil && t != "" && strings.HasPrefix(t, c.text) {
+			return c
+		}
+	}
+	return nil
+}
+
 var hipAliases = map[string]string{
 	"hipErrorMemoryAllocation":      "hipErrorOutOfMemory",
 	"hipErrorInitializationError":   "hipErrorNotInitialized",

@@ -496,8 +496,18 @@ func (p *dmesgParser) flush(bdf string) {
 			return
 		}
 	}
+	// without a reset the same vmid-0, process-less fault is still the
+	// driver's own access (kernel GART: firmware, copy or display engines,
+	// module load), not an application kernel's
+	kernelVM := pf.vmid == "0" && pf.pid == 0 && !pf.headless
+	if kernelVM {
+		class = ClassDMADriverFault
+	}
 	conf := 0.85
 	a := s.b.add(s, class, nil, conf)
+	if kernelVM {
+		a.note("the fault is in vmid 0 with no process: the driver's own VM (firmware / copy / display engines), not an application's memory")
+	}
 	for _, e := range pf.lines {
 		a.evidence(e)
 	}

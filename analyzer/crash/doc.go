@@ -25,7 +25,8 @@
 //     legacy fault lines, fault event, faulting page, CLR Memory Fault Error;
 //   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels)
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
-//     debris, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
+//     debris, any other vmid-0 fault without a process = the driver's own
+//     VM → dma_driver_fault, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
 //     killer — also the pre-4.19 victim line without "Out of memory:",
 //     known by its kB accounting — resets and the timed-out job's process, KFD, RAS, SVM/XNACK,
 //     NVRM "fallen off the bus" without an Xid, BDF from its first line;
@@ -63,9 +64,17 @@
 //     kernels / threads of an attach) → cudaHang; extractCudaGdbLine (the
 //     stop: exception banner, focus switch, kernel<<<…>>> frame, kernels
 //     row) → cudaGdbStop (nvidia.go's loop hands cuda-gdb lines to it);
+//   - clrtrace.go: extractCLRTrace (AMD_LOG_LEVEL API trace: launch with
+//     its geometry, hipModuleGetFunction's name, "Cannot find the
+//     function", "api: Returned hipErrorX") → clrParser.trace (a module
+//     launch names its kernel only when its process looked up exactly one
+//     function: the launch's handle is not the address the lookup prints);
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //     extractHSAStatus (a status name between quotes is a mention — grep
 //     patterns, marker lists, notes — never a finding);
+//   - codes.go: cudaErrors / lookupCUDA (CUDA's reading of an error HIP
+//     reads otherwise or lacks; finalize.go hipReading undoes it on a ROCm
+//     session);
 //   - nccl.go: extractWatchdog (also the header alone with its c10d stamp,
 //     cut before "WorkNCCL(", and a line wrapped inside the work, joined
 //     with the next line by ncclParser.unwrap), extractNCCLColl (collective per rank,
@@ -130,7 +139,7 @@
 // stuck dispatches, stalled queues, wave PC groups, progress between dumps;
 // drainedIdle: no dispatches and every listed queue drained is an idle
 // worker, not an inconclusive dump);
-// it reads no text. Older parsers (the CLR status/trace paths and the host
+// it reads no text. Older parsers (the CLR status path and the host
 // formats not listed here) still match and write into the builder in one
 // step.
 //

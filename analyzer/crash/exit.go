@@ -262,6 +262,11 @@ type childExit struct {
 // before 0.4.6 printed the raw wait status ("with an exit code 256"): a
 // multiple of 256 is the exit status shifted by 8 (256 = exit 1).
 func extractChildExit(t string) (childExit, bool) {
+	// both wordings hold "exit code": without it the lazy .*? backtracked
+	// over every "process" line (an OOM-killer dmesg: 55% of the time)
+	if !containsFoldASCII(t, "exit") {
+		return childExit{}, false
+	}
 	m := reChildExit.FindStringSubmatch(t)
 	if m == nil {
 		return childExit{}, false

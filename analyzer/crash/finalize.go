@@ -142,6 +142,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	}
 	b.hangFindings(s, work) // rocgdb hang dumps (gdbhang.go)
 	runtimeVendor(f, work)  // evidence.go
+	hipReading(f, work)
 	// a generic trap status (HSA 0x1016 / hipErrorLaunchFailure) next to a
 	// specific wave reason belongs to that finding
 	if da := work[ClassDeviceAssert]; da != nil && isWeakTrap(da) {
@@ -635,4 +636,33 @@ func (b *builder) failureReason(d *Diagnosis) string {
 	}
 	r += b.kernelAPIReason(f.Class)
 	return clip(strings.ReplaceAll(r, "\n", " "), 600)
+}
+
+// hipReading undoes CUDA's reading of an error (codes.go cudaErrors) on a
+// ROCm session: ROCm 7 PyTorch prints "CUDA error: unspecified launch
+// failure" too, and there the HIP reading (a trap without assert text) holds.
+// Only a finding all of whose lines were such readings moves.
+func hipReading(f *facts, work map[string]*agg) {
+	if !f.vendorAMD && !f.runtimeAMD {
+		return
+	}
+	for c, a := range work {
+		if a.cudaReadings == 0 || a.cudaReadings != a.f.Count {
+			continue
+		}
+		e := lookupHIPName(a.f.CUDAError)
+		if e == nil || e.class == "" || e.class == c {
+			continue
+		}
+		delete(work, c)
+		a.cudaReadings = 0
+		if dst := work[e.class]; dst != nil {
+			mergeInto(dst, a)
+			continue
+		}
+		a.f.Class = e.class
+		a.f.HIPError = ""
+		a.setHIP(e)
+		work[e.class] = a
+	}
 }

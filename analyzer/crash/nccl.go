@@ -30,7 +30,8 @@ var (
 	reWorkState    = lazyre.New(`(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (\d+), last completed NCCL work: (\d+)`)
 	reIBStatus     = lazyre.New(`Got completion from peer \S+ with (?:error |status=)(\d+)`)
 	reIBVendor     = lazyre.New(`vendor err (\d+)`)
-	reNCCLLine     = lazyre.New(`^(\S+):(\d+):(\d+) \[(\d+)\] (?:\S+ )?NCCL (INFO|WARN|TRACE|ERROR) (.*)$`)
+	// host:pid:tid [dev]; some containers log "host [dev]" without pid:tid (NVIDIA/nccl#1920)
+	reNCCLLine     = lazyre.New(`^(\S+?)(?::(\d+):(\d+))? \[(\d+)\] (?:\S+ )?NCCL (INFO|WARN|TRACE|ERROR) (.*)$`)
 	reRCCLVersion  = lazyre.New(`RCCL version\s*:?\s*(\S+)`)
 	reTorchrunFail = lazyre.New(`failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)`)
 	// table rows at the line start, or run together after a ")" in a
@@ -42,7 +43,9 @@ var (
 	reWatchdogHang = lazyre.New(`watchdog got stuck for (\d+) seconds|Heartbeat monitor timed out|detected no heartbeat of its watchdog`)
 )
 
-var ncclTransportErrors = []string{"Got completion from peer", "Cuda failure", "hipIpcGetMemHandle failed", "ncclUnhandledCudaError", "invalid device ordinal", "Missing \"amd_iommu=on\"", "ncclSystemError", "ncclInternalError", "ncclRemoteError", "ncclInvalidUsage", "NCCL error", "Call to ibv_", "connect() failed", "Connection refused", "Connection reset by peer"}
+var ncclTransportErrors = []string{"Got completion from peer", "Cuda failure", "hipIpcGetMemHandle failed", "ncclUnhandledCudaError", "invalid device ordinal", "Missing \"amd_iommu=on\"", "ncclSystemError", "ncclInternalError", "ncclRemoteError", "ncclInvalidUsage", "NCCL error", "Call to ibv_", "connect() failed", "Connection refused", "Connection reset by peer",
+	// the socket transport and proxy losing a peer (nccl_test.go cites the threads)
+	"Connection closed by remote peer", "Software caused connection abort", "Broken pipe", "Socket recv failed", "Failed to execute operation Connect"}
 
 func (p *ncclParser) beginFile(*Session) {
 	p.tableRank, p.tableLine, p.tablePID = -1, 0, 0
@@ -86,7 +89,7 @@ func (p *ncclParser) line(l *line) {
 		s.applyWatchdogHang(l, h)
 		return
 	}
-	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog caught") {
+	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog caught") || strings.Contains(t, "Got completion from peer") {
 		if p.nccl(l) {
 			return
 		}
@@ -301,7 +304,10 @@ func (p *ncclParser) nccl(l *line) bool {
 	}
 	m := reNCCLLine.FindStringSubmatch(t)
 	warn := m != nil && (m[5] == "WARN" || m[5] == "ERROR")
-	if m == nil && !strings.Contains(t, "ncclUnhandledCudaError") && !strings.Contains(t, "NCCL error") {
+	// the IB transport's completion error is NCCL's own wording even when
+	// the paste dropped the debug prefix (an issue title: NVIDIA/nccl#1664)
+	bareIB := m == nil && strings.Contains(t, "NET/IB") && strings.Contains(t, "Got completion from peer")
+	if m == nil && !bareIB && !strings.Contains(t, "ncclUnhandledCudaError") && !strings.Contains(t, "NCCL error") {
 		return false
 	}
 	if m != nil {
@@ -460,4 +466,4 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "Watchdog caught", "rank", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat"}
+var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "Watchdog caught", "rank", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer"}

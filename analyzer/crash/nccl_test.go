@@ -119,3 +119,55 @@ func TestExtractWatchdogHang(t *testing.T) {
 		}
 	}
 }
+
+// NCCL's socket and IB transports losing a peer: each wording from a
+// different public thread, and lines that must not count.
+func TestNCCLTransportWordings(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      bool
+	}{
+		{"https://github.com/NVIDIA/nccl-tests/issues/166",
+			"ubuntu:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to 10.0.0.2<45763> failed : Software caused connection abort", true},
+		{"https://github.com/NVIDIA/nccl-tests/issues/166",
+			"ubuntu:39964:40044 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer node1<57557>", true},
+		{"https://github.com/NVIDIA/nccl-tests/issues/166",
+			"ubuntu:39964:40044 [0] proxy.cc:1143 NCCL WARN Socket recv failed while polling for opId=0x7f6f18cb7f40", true},
+		{"https://github.com/NVIDIA/nccl/issues/795",
+			"a100-st-p4d24xlarge-22:183006:183220 [1] misc/socket.cc:518 NCCL WARN Net : Call to recv from 10.200.84.247<58355> failed : Broken pipe", true},
+		{"https://github.com/NVIDIA/nccl/issues/795",
+			"a100-st-p4d24xlarge-22:183006:183220 [1] proxy.cc:1119 NCCL WARN [Proxy Service 9] Failed to execute operation Connect from rank 9, retcode 6", true},
+		{"https://github.com/NVIDIA/nccl-tests/issues/188",
+			"user:16901:16967 [2] proxy.cc:1519 NCCL WARN [Proxy Service 2] Failed to execute operation Connect from rank 2, retcode 3", true},
+		{"https://github.com/NVIDIA/nccl-tests/issues/166",
+			"ubuntu:39964:40075 [0] proxy.cc:1519 NCCL WARN [Proxy Service 0] Failed to execute operation Connect from rank 0, retcode 2", true},
+		{"https://github.com/NVIDIA/nccl-tests/issues/252",
+			"kolyoz2:25146:25854 [0] ib_plugin.c:1105 NCCL WARN NET/IB : Got completion from peer 10.0.35.1<49189> with error 4, opcode 5327, len 5327, vendor err 81 (Send)", true},
+		// "host [dev]" without pid:tid (container logs)
+		{"https://github.com/NVIDIA/nccl/issues/1920",
+			"2025-11-24T03:20:21.001125857Z [2025-11-24 11:20:21] gpu-server320 [5] misc/socket.cc:46 NCCL WARN socketProgressOpt: Call to send to 10.44.137.149<52905> failed : Connection reset by peer", true},
+		// the IB plugin's completion error without NCCL's prefix (an issue title)
+		{"https://github.com/NVIDIA/nccl/issues/1664",
+			"NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)", true},
+		{"https://github.com/NVIDIA/nccl/issues/1405",
+			"kp-ddp-worker-0:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer 10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid fd00:1148:9000:5000:4:200:3:ff22 remoteGidsfd00:1148:9000:5000:4:200:3:ff1f", true},
+		// INFO lines of the same unwinding are not evidence
+		{"https://github.com/NVIDIA/nccl-tests/issues/166",
+			"ubuntu:39964:40044 [0] NCCL INFO misc/socket.cc:749 -> 6", false},
+		// a broken pipe outside NCCL's own lines is not NCCL's
+		{"https://github.com/pytorch/pytorch/issues/128970",
+			"BrokenPipeError: [Errno 32] Broken pipe", false},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("x.log", []byte(c.text+"\n"))
+		got := false
+		for _, f := range d.Findings {
+			if f.Class == ClassRCCLTransport {
+				got = true
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: %q: rccl_transport = %v, want %v", c.src, c.text, got, c.want)
+		}
+	}
+}

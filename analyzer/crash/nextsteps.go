@@ -66,7 +66,7 @@ func nextSteps(f *Finding, facts *facts) []string {
 			add("Check the index tensors of indexing ops (index_copy_, index_put_, gather, scatter, embedding): 0 <= idx < size(dim)")
 		}
 		if assertText {
-			add("The failing check is " + clip(f.Location, 160) + ": read that condition in the source and find which input broke it")
+			add("The failing check is " + proseOr(clip(f.Location, 160), "in the assert's source file") + ": read that condition in the source and find which input broke it")
 		} else {
 			add("Get the assert text on ROCm: build/use PyTorch with TORCH_USE_HIP_DSA=1 (CUDA: TORCH_USE_CUDA_DSA=1)")
 		}
@@ -280,6 +280,19 @@ func tritonBackend(loc string) string {
 	}
 	be, _, _ := strings.Cut(rest, "/")
 	return be
+}
+
+// proseOr keeps an input value as it is in a step's prose when no shell
+// reads anything in it ("Indexing.cu:1478 in indexSelectSmallIndex"), else
+// quotes it as one word (a file name holding $(…) or quotes: a pasted step
+// ran it), else gives the placeholder.
+func proseOr(v, placeholder string) string {
+	for _, r := range v {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(" ._:/,+=@()[]-", r)) {
+			return shellOr(v, placeholder)
+		}
+	}
+	return v
 }
 
 // shellOr quotes an input value for a suggested command, or gives the

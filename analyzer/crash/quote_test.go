@@ -38,6 +38,8 @@ func TestStepsQuoteInput(t *testing.T) {
 			`torch.load('` + sgDir + `/inputs.pt')`, nil},
 		{"python breakout", []file{{"log.txt", "FLASHINFER_LOGLEVEL=10\nFlashInfer API Call: flashinfer.decode.run\nDumped inputs to: " + fiDir + "\n" + assert}},
 			"replay_from_dump(sys.argv[1])", []string{"-c", "import sys; from flashinfer.api_logging import replay_from_dump; replay_from_dump(sys.argv[1])", fiDir}},
+		{"assert location", []file{{"log.txt", "/pytorch/aten/src/ATen/native/cuda/Indexing.cux'$(touch${IFS}pwned)'`touch${IFS}pwned2`:1478: indexSelectSmallIndex: block: [0,0,0], thread: [0,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n" + assert}},
+			`The failing check is 'Indexing.cux'\''$(touch${IFS}pwned)'\''`, nil},
 		{"python breakout in torch.load", []file{{"log.txt", "SGLANG_KERNEL_API_LOGLEVEL=10\nSGLang Kernel API Call: sglang.custom_op.fused\nDumped inputs to: " + fiDir + "\n" + assert}},
 			`torch.load('/tmp/d/x\');__import__(\'os\').system(\'touch${IFS}pwned\');(\'/inputs.pt')`, nil},
 	} {

@@ -174,3 +174,28 @@ func TestTensileLibraryForArch(t *testing.T) {
 		}
 	}
 }
+
+// A page fault in vmid 0 with no process is the driver's own VM (kernel
+// GART: firmware, copy, display engines, module load), not an application
+// kernel's memory fault; during a reset it is the reset's debris.
+func TestKernelVMFaultIsDriverPath(t *testing.T) {
+	for _, c := range []struct {
+		src, log, class string
+	}{
+		// 5.x header with an empty process, client CPC, every OpenCL event fine (ROCm#2766, gfx1102)
+		{"rocm2766", "[428921.293036] amdgpu 0000:83:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:153 vmid:0 pasid:0, for process  pid 0 thread  pid 0)\n[428921.293048] amdgpu 0000:83:00.0: amdgpu:   in page starting at address 0x00000000e8601000 from client 10\n[428921.293053] amdgpu 0000:83:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00000B32\n[428921.293058] amdgpu 0000:83:00.0: amdgpu: \t Faulty UTCL2 client ID: CPC (0x5)\n[428921.293067] amdgpu 0000:83:00.0: amdgpu: \t WALKER_ERROR: 0x1\n", ClassDMADriverFault},
+		// the same thread's second report, dmesg -H relative stamps (ROCm 6.0, gfx1100)
+		{"rocm2766 7900xtx", "[Dez26 08:58] amdgpu 0000:09:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:153 vmid:0 pasid:0, for process  pid 0 thread  pid 0)\n[  +0,000007] amdgpu 0000:09:00.0: amdgpu:   in page starting at address 0x0000000000b91000 from client 10\n", ClassDMADriverFault},
+		// 6.x header with no process line, an app (MIGraphX) running (ROCm#5670, gfx1101)
+		{"rocm5670", "[10265.148838] amdgpu 0000:28:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:153 vmid:0 pasid:0)\n", ClassDMADriverFault},
+		// 4.1x "VMC page fault … vm_id:0 pas_id:0" at module load (FreeBSD kms-drm#76)
+		{"kmsdrm76", "drmn0: [mmhub] VMC page fault (src_id:0 ring:153 vm_id:0 pas_id:0)\ndrmn0:   at page 0x00005b7199707000 from 18\ndrmn0: VM_L2_PROTECTION_FAULT_STATUS:0x00000000\n", ClassDMADriverFault},
+		// after a compute ring reset: the reset's debris (ROCm#5997)
+		{"rocm5997", "Feb 25 19:15:17 minty kernel: amdgpu 0000:03:00.0: amdgpu: ring comp_1.1.0 timeout, signaled seq=125, emitted seq=129\nFeb 25 19:15:17 minty kernel: amdgpu 0000:03:00.0: amdgpu:  Process firefox-bin pid 7401 thread firefox:cs0 pid 7453\nFeb 25 19:15:17 minty kernel: amdgpu 0000:03:00.0: amdgpu: Starting comp_1.1.0 ring reset\nFeb 25 19:15:17 minty kernel: amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:32 vmid:0 pasid:0)\nFeb 25 19:15:17 minty kernel: amdgpu 0000:03:00.0: amdgpu:   in page starting at address 0x0000000000000000 from client 10\nFeb 25 19:15:17 minty kernel: amdgpu 0000:03:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00040A40\n", ClassGPUHangReset},
+	} {
+		d := diagnoseWhole("dmesg.log", []byte(c.log))
+		if hasClass(d, c.class) == nil || hasClass(d, ClassGPUMemoryFault) != nil {
+			t.Errorf("%s: want %s and no %s\n%s", c.src, c.class, ClassGPUMemoryFault, d.JSON())
+		}
+	}
+}

@@ -3,6 +3,7 @@ package crash
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -38,11 +39,34 @@ func (d *sideDoc) write(p []byte) {
 		}
 	}
 	if int64(len(d.buf)+len(p)) > d.max {
-		d.over = true
+		// a log whose first byte is '[' (dmesg's "[1234.5] …") or '{' is
+		// no side document: only JSON (or a pickle) over the limit is one
+		// left unread; the log's lines were read as any log's
+		head := append(d.buf, p[:min(int64(len(p)), d.max-int64(len(d.buf))+1)]...)
+		d.over = IsPickle(head) || jsonPrefix(head)
+		d.json = d.over
 		d.buf = nil
 		return
 	}
 	d.buf = append(d.buf, p...)
+}
+
+// jsonPrefix reports whether b is the start of JSON values (one document,
+// an array or JSON lines) cut anywhere: no syntax error before its end.
+func jsonPrefix(b []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for {
+		_, err := dec.Token()
+		switch {
+		case err == nil:
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return true
+		default:
+			var se *json.SyntaxError
+			// a cut inside a string or number is no error of the document
+			return errors.As(err, &se) && se.Offset >= int64(len(b))-1
+		}
+	}
 }
 
 // crashDiagnostics is seed 000's post-failure collector output.

@@ -94,3 +94,33 @@ func TestPickleElementBudget(t *testing.T) {
 		t.Errorf("decoding %d bytes allocated %d MiB", len(b), got>>20)
 	}
 }
+
+// A log over the side-document limit whose first byte is '[' (dmesg) or '{'
+// is read as a log, not flagged as an unread side document (a 79 MB dmesg
+// log of OOM kills said "a side document larger than the limit …: not read"
+// under its evidence, exit 1); JSON over the limit still is.
+func TestSideDocOverLimitOnlyJSON(t *testing.T) {
+	var dmesg strings.Builder
+	for i := 0; dmesg.Len() < 5<<20; i++ {
+		fmt.Fprintf(&dmesg, "[%d.%06d] Out of memory: Killed process %d (python3) total-vm:1000kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:1kB oom_score_adj:0\n", 1000+i/1000, i%1000000, 100000+i)
+	}
+	var fr strings.Builder
+	fr.WriteString(`{"version":"2.4","entries":[`)
+	for i := 0; fr.Len() < 5<<20; i++ {
+		fmt.Fprintf(&fr, `{"record_id":%d,"profiling_name":"nccl:all_reduce","state":"completed"},`, i)
+	}
+	fr.WriteString(`{"record_id":0}]}`)
+	for _, tc := range []struct {
+		name, doc string
+		over      bool
+	}{
+		{"dmesg.log", dmesg.String(), false},
+		{"app.log", strings.Repeat(`{"level":"error"} HIP error: an illegal memory access was encountered`+"\n", 80000), false},
+		{"fr_rank0.json", fr.String(), true},
+	} {
+		d := diagnoseWhole(tc.name, []byte(tc.doc))
+		if over := slices.Contains(d.Inputs[0].Quality, "side_document_over_limit"); over != tc.over {
+			t.Errorf("%s: over %v, quality %v", tc.name, over, d.Inputs[0].Quality)
+		}
+	}
+}

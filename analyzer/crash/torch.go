@@ -378,6 +378,17 @@ func (p *torchParser) errorText(l *line) {
 	if e == nil && x.phrase != "" {
 		e = lookupHIPText(x.phrase)
 	}
+	cudaReading := false
+	if x.cuda {
+		text := x.text
+		if text == "" {
+			text = x.phrase
+		}
+		if c := lookupCUDA(e, text); c != nil {
+			cudaReading = e != nil && e.name != "" // HIP reads it otherwise: finalize may restore that
+			e = c
+		}
+	}
 	if e == nil || e.class == "" {
 		return
 	}
@@ -390,7 +401,14 @@ func (p *torchParser) errorText(l *line) {
 		conf = 0.6
 	}
 	a := s.b.add(s, e.class, l, conf)
-	a.setHIP(e)
+	if e.name != "" {
+		a.setHIP(e)
+	} else if a.f.CUDAError == "" {
+		a.f.CUDAError = e.cuda // a CUDA-only reading names no HIP error
+	}
+	if cudaReading {
+		a.cudaReadings++
+	}
 	if x.cudaName != "" {
 		a.f.CUDAError = x.cudaName
 	}
@@ -455,6 +473,7 @@ func extractDebugSetting(t string) string { return submatch(reForDebug, t) }
 // torchErrFact is what a "<HIP|CUDA> error: …" line, its "Search for
 // `hipError…'" hint or a bare runtime error name / phrase says.
 type torchErrFact struct {
+	cuda     bool   // CUDA's wording ("CUDA error: ", THCudaCheck, a cudaError / CUDA_ERROR_ name)
 	text     string // after "HIP error: " / "CUDA error: "
 	search   string // the name in "Search for `hipErrorX'"
 	name     string // the first hipError*/cudaError* name (not on an API trace "Returned" line)
@@ -462,12 +481,16 @@ type torchErrFact struct {
 	cudaName string // the first error name when it is a cudaError* one
 }
 
-var torchErrPhrases = []string{"device-side assert triggered", "an illegal memory access was encountered", "invalid device function", "no kernel image is available for execution on the device", "unspecified launch failure", "the launch timed out and was terminated", "uncorrectable ECC error encountered"}
+var torchErrPhrases = []string{"device-side assert triggered", "an illegal memory access was encountered", "invalid device function", "no kernel image is available for execution on the device", "unspecified launch failure", "the launch timed out and was terminated", "uncorrectable ECC error encountered", "misaligned address"}
 
 func extractTorchError(t string) torchErrFact {
 	var x torchErrFact
 	if m := findIf(t, " error: ", reTorchErr); m != nil {
 		x.text = m[2]
+		x.cuda = m[1] == "CUDA"
+	}
+	if containsAny(t, "THCudaCheck", "cudaError", "CUDA_ERROR_") {
+		x.cuda = true
 	}
 	x.search = submatchIf(t, "Search for `", reSearchFor)
 	if !strings.Contains(t, "Returned ") {

@@ -43,3 +43,53 @@ func FuzzTorch(f *testing.F) {
 		fuzzParser(t, only(func(s *Session) parser { return &torchParser{s: s} }), data, cut)
 	})
 }
+
+// CUDA's reading of errors HIP reads otherwise or lacks (codes.go
+// cudaErrors): each wording from a different public thread; on a ROCm
+// session (its own rerun hint) the launch failure keeps HIP's reading.
+func TestCUDAReadings(t *testing.T) {
+	cases := []struct {
+		src, text, class, cudaErr string
+	}{
+		{"https://github.com/XPixelGroup/BasicSR/issues/211", "RuntimeError: CUDA error: unspecified launch failure", ClassGPUMemoryFault, "cudaErrorLaunchFailure"},
+		{"https://github.com/facebookresearch/DeepSDF/issues/40", "  what():  CUDA error: unspecified launch failure (insert_events at /opt/conda/conda-bld/pytorch_1544202130060/work/aten/src/THC/THCCachingAllocator.cpp:470)", ClassGPUMemoryFault, "cudaErrorLaunchFailure"},
+		{"https://github.com/pytorch/pytorch/issues/21276", "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCCachingHostAllocator.cpp line=271 error=4 : unspecified launch failure       x", ClassGPUMemoryFault, "cudaErrorLaunchFailure"},
+		{"https://github.com/pytorch/pytorch/issues/49832", "  what():  CUDA error: unspecified launch failure (insert_events at /pytorch/c10/cuda/CUDACachingAllocator.cpp:764)", ClassGPUMemoryFault, "cudaErrorLaunchFailure"},
+		{"https://github.com/deepspeedai/DeepSpeedExamples/issues/530", "CUDA error: misaligned address", ClassGPUMemoryFault, "cudaErrorMisalignedAddress"},
+		{"https://github.com/modelscope/ms-swift/issues/3283", "RuntimeError: CUDA error: misaligned address", ClassGPUMemoryFault, "cudaErrorMisalignedAddress"},
+		{"https://github.com/drubinstein/pokemonred_puffer/issues/8", "RuntimeError: CUDA error: misaligned address\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1", ClassGPUMemoryFault, "cudaErrorMisalignedAddress"},
+		// ROCm 7 prints "CUDA error" too; its hints say HIP: HIP's reading stays
+		{"testdata/crash-heldout3 e37 (ROCm 7 wording)", "torch.AcceleratorError: CUDA error: unspecified launch failure\nSearch for `hipErrorLaunchFailure' in https://rocm.docs.amd.com/projects/HIP/en/latest/index.html for more information.\nFor debugging consider passing AMD_SERIALIZE_KERNEL=3", ClassDeviceAssert, ""},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("x.log", []byte(c.text+"\n"))
+		var got *Finding
+		for i := range d.Findings {
+			if d.Findings[i].Class == c.class {
+				got = &d.Findings[i]
+			}
+		}
+		if got == nil {
+			t.Errorf("%s: %q: no %s finding in %v", c.src, c.text, c.class, classesOf(d))
+			continue
+		}
+		if c.cudaErr != "" && (got.CUDAError != c.cudaErr || got.HIPError != "") {
+			t.Errorf("%s: cuda_error %q hip_error %q, want %q and none", c.src, got.CUDAError, got.HIPError, c.cudaErr)
+		}
+		if c.class == ClassDeviceAssert {
+			for _, f := range d.Findings {
+				if f.Class == ClassGPUMemoryFault {
+					t.Errorf("%s: a ROCm session kept CUDA's reading", c.src)
+				}
+			}
+		}
+	}
+}
+
+func classesOf(d *Diagnosis) []string {
+	var c []string
+	for _, f := range d.Findings {
+		c = append(c, f.Class)
+	}
+	return c
+}

@@ -100,7 +100,7 @@ func TestExtractTorchError(t *testing.T) {
 		{"https://github.com/etched-ai/open-oasis/issues/27", "RuntimeError: HIP error: invalid device function",
 			torchErrFact{text: "invalid device function", phrase: "invalid device function"}},
 		{"https://github.com/zai-org/CodeGeeX/issues/160", "RuntimeError: CUDA error: an illegal memory access was encountered",
-			torchErrFact{text: "an illegal memory access was encountered", phrase: "an illegal memory access was encountered"}},
+			torchErrFact{cuda: true, text: "an illegal memory access was encountered", phrase: "an illegal memory access was encountered"}},
 		{"https://github.com/ROCm/TheRock/issues/2707", "Search for `hipErrorInvalidValue' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__HIPRT__TYPES.html for more information.",
 			torchErrFact{search: "hipErrorInvalidValue", name: "hipErrorInvalidValue"}},
 		{"https://github.com/pytorch/pytorch/issues/164346", "Search for `hipErrorInvalidDeviceFunction' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__HIPRT__TYPES.html for more information.",
@@ -110,8 +110,11 @@ func TestExtractTorchError(t *testing.T) {
 			torchErrFact{}},
 		{"https://github.com/llnl/smith/issues/1586", `C++ exception with description "scan failed on 2nd step: hipErrorInvalidDeviceFunction: invalid device function" thrown in SetUp().`,
 			torchErrFact{name: "hipErrorInvalidDeviceFunction", phrase: "invalid device function"}},
+		// THC's check names no vendor word but is CUDA's own
+		{"https://github.com/pytorch/pytorch/issues/21276", "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCCachingHostAllocator.cpp line=271 error=4 : unspecified launch failure       x",
+			torchErrFact{cuda: true, phrase: "unspecified launch failure"}},
 		{"CUDA runtime name", "RuntimeError: CUDA error: an illegal memory access was encountered (cudaErrorIllegalAddress)",
-			torchErrFact{text: "an illegal memory access was encountered (cudaErrorIllegalAddress)", name: "cudaErrorIllegalAddress", phrase: "an illegal memory access was encountered", cudaName: "cudaErrorIllegalAddress"}},
+			torchErrFact{cuda: true, text: "an illegal memory access was encountered (cudaErrorIllegalAddress)", name: "cudaErrorIllegalAddress", phrase: "an illegal memory access was encountered", cudaName: "cudaErrorIllegalAddress"}},
 	}
 	for _, c := range cases {
 		if got := extractTorchError(c.text); got != c.want {

@@ -47,3 +47,24 @@ func TestCSVTimeRange(t *testing.T) {
 		t.Errorf("%d ops, numbers %+v", len(st.GPU), f.Numbers)
 	}
 }
+
+// A rocprofv3 JSON document is decoded whole: one time that is not an
+// integer within int64 (1e400, 1.5, 2^64) refused the whole document (exit
+// 2); now its record is skipped and counted like any out-of-range time.
+func TestJSONTimeNotAnInteger(t *testing.T) {
+	st := trace.NewStore()
+	rec := func(start, end string) string {
+		return `{"correlation_id":{"internal":1},"start_timestamp":` + start + `,"end_timestamp":` + end +
+			`,"dispatch_info":{"agent_id":{"handle":2},"queue_id":{"handle":1},"kernel_id":8}}`
+	}
+	doc := `{"rocprofiler-sdk-tool":[{"metadata":{"pid":908,"init_time":1e400,"fini_time":2},"kernel_symbols":[{"kernel_id":8,"formatted_kernel_name":"k"}],` +
+		`"buffer_records":{"kernel_dispatch":[` + rec("100", "200") + `,` + rec("1e400", "1e400") + `,` + rec("1.5", "300") + `,` +
+		rec("300", "18446744073709551616") + `,` + rec("-0", "5") + `]}}]}`
+	if err := ReadJSON(st, "908_results.json", []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	f := st.Files[0]
+	if len(st.GPU) != 2 || f.Numbers.TSRange != 2 || f.Numbers.DurRange != 1 || !f.Partial() {
+		t.Errorf("%d ops, numbers %+v", len(st.GPU), f.Numbers)
+	}
+}

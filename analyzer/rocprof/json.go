@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/gputriage/gputriage/analyzer/trace"
@@ -41,8 +42,8 @@ type jsonProcess struct {
 			Hostname string `json:"hostname"`
 		} `json:"node"`
 		Pid      int64 `json:"pid"`
-		InitTime int64 `json:"init_time"`
-		FiniTime int64 `json:"fini_time"`
+		InitTime ns    `json:"init_time"`
+		FiniTime ns    `json:"fini_time"`
 	} `json:"metadata"`
 	Agents []struct {
 		ID        handle `json:"id"`
@@ -73,8 +74,8 @@ type jsonProcess struct {
 		KernelDispatch []struct {
 			Thread int64  `json:"thread_id"`
 			Corr   corrID `json:"correlation_id"`
-			Start  int64  `json:"start_timestamp"`
-			End    int64  `json:"end_timestamp"`
+			Start  ns     `json:"start_timestamp"`
+			End    ns     `json:"end_timestamp"`
 			Info   struct {
 				Agent  handle `json:"agent_id"`
 				Queue  handle `json:"queue_id"`
@@ -86,8 +87,8 @@ type jsonProcess struct {
 			Operation int    `json:"operation"`
 			Thread    int64  `json:"thread_id"`
 			Corr      corrID `json:"correlation_id"`
-			Start     int64  `json:"start_timestamp"`
-			End       int64  `json:"end_timestamp"`
+			Start     ns     `json:"start_timestamp"`
+			End       ns     `json:"end_timestamp"`
 			Dst       handle `json:"dst_agent_id"`
 			Src       handle `json:"src_agent_id"`
 			Bytes     *int64 `json:"bytes"`
@@ -97,13 +98,28 @@ type jsonProcess struct {
 	} `json:"buffer_records"`
 }
 
+// ns is a time in nanoseconds as rocprofv3 writes it. A value that is not an
+// integer within int64 (1e400, 1.5, 2^64, a string) does not refuse the whole
+// document: it reads as math.MaxInt64, outside 0 … 4·10¹⁸, so its record is
+// skipped and counted as any out-of-range time is (docs/limits.md, Values).
+type ns int64
+
+func (v *ns) UnmarshalJSON(b []byte) error {
+	if n, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+		*v = ns(n)
+	} else if string(b) != "null" {
+		*v = math.MaxInt64
+	}
+	return nil
+}
+
 type apiRecord struct {
 	Kind      int    `json:"kind"`
 	Operation int    `json:"operation"`
 	Thread    int64  `json:"thread_id"`
 	Corr      corrID `json:"correlation_id"`
-	Start     int64  `json:"start_timestamp"`
-	End       int64  `json:"end_timestamp"`
+	Start     ns     `json:"start_timestamp"`
+	End       ns     `json:"end_timestamp"`
 }
 
 // ReadJSON reads a whole rocprofv3 JSON document into a new file of st.
@@ -131,7 +147,7 @@ func ReadJSON(st *trace.Store, name string, doc []byte) error {
 func readProcess(im *trace.Importer, p *jsonProcess) {
 	b := newBuilder(im, "rocprofv3 JSON")
 	b.src.Hostname, b.src.Pid = p.Metadata.Node.Hostname, p.Metadata.Pid
-	b.src.InitNS, b.src.FiniNS = p.Metadata.InitTime, p.Metadata.FiniTime
+	b.src.InitNS, b.src.FiniNS = int64(p.Metadata.InitTime), int64(p.Metadata.FiniTime)
 	var as []trace.Agent
 	explicit := true
 	for _, a := range p.Agents {
@@ -184,7 +200,7 @@ func readProcess(im *trace.Importer, p *jsonProcess) {
 	br := &p.BufferRecords
 	for _, a := range [][]apiRecord{br.HIPAPI, br.HSAAPI} {
 		for _, r := range a {
-			if !b.api(r.Start, r.End, r.Corr.Internal, op(r.Kind, r.Operation), p.Metadata.Pid, r.Thread) {
+			if !b.api(int64(r.Start), int64(r.End), r.Corr.Internal, op(r.Kind, r.Operation), p.Metadata.Pid, r.Thread) {
 				return
 			}
 		}
@@ -194,7 +210,7 @@ func readProcess(im *trace.Importer, p *jsonProcess) {
 		if !ok {
 			n = "kernel " + strconv.FormatInt(k.Info.Kernel, 10)
 		}
-		if !b.kernel(k.Start, k.End, k.Corr.Internal, n, b.device(k.Info.Agent.Handle), k.Info.Queue.Handle) {
+		if !b.kernel(int64(k.Start), int64(k.End), k.Corr.Internal, n, b.device(k.Info.Agent.Handle), k.Info.Queue.Handle) {
 			return
 		}
 	}
@@ -207,7 +223,7 @@ func readProcess(im *trace.Importer, p *jsonProcess) {
 			b.src.CopiesWithSize++
 			b.src.CopyBytes += *c.Bytes
 		}
-		if !b.copy(c.Start, c.End, c.Corr.Internal, op(c.Kind, c.Operation), dev, -1) {
+		if !b.copy(int64(c.Start), int64(c.End), c.Corr.Internal, op(c.Kind, c.Operation), dev, -1) {
 			return
 		}
 	}

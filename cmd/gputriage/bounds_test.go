@@ -297,3 +297,20 @@ func TestBoundsStreamIDs64(t *testing.T) {
 		}
 	}
 }
+
+// A rocprofv3 JSON document whose times are not integers within int64
+// (1e400, 1.5) is read, those records skipped and counted, the same on both
+// engines (it was refused whole, exit 2: the hostile sweep's
+// rocprof-json-names).
+func TestBoundsRocprofJSONTimes(t *testing.T) {
+	rec := func(start, end string) string {
+		return `{"correlation_id":{"internal":1},"start_timestamp":` + start + `,"end_timestamp":` + end +
+			`,"dispatch_info":{"agent_id":{"handle":2},"queue_id":{"handle":1},"kernel_id":8}}`
+	}
+	doc := `{"rocprofiler-sdk-tool":[{"metadata":{"pid":908,"init_time":1,"fini_time":2},"kernel_symbols":[{"kernel_id":8,"formatted_kernel_name":"k"}],` +
+		`"buffer_records":{"kernel_dispatch":[` + rec("100", "200") + `,` + rec("1e400", "1e400") + `,` + rec("1.5", "300") + `]}}]}`
+	res := both(t, analyzer.Options{Command: "breakdown"}, "908_results.json", func() io.Reader { return strings.NewReader(doc) })
+	if res.ExitCode != analyzer.ExitPartial || len(res.Files) != 1 || len(res.Files[0].Problems) == 0 {
+		t.Errorf("exit %d, files %+v", res.ExitCode, res.Files)
+	}
+}

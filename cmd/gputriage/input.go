@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -177,18 +176,30 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 			return err
 		}
 	}
+	// A seekable input can be read again from here: gunzip.go's fast
+	// inflater falls back to compress/gzip on a damaged stream.
+	var reopen func() (io.Reader, error)
+	if rs, ok := r.(io.ReadSeeker); ok {
+		if start, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			reopen = func() (io.Reader, error) {
+				_, err := rs.Seek(start, io.SeekStart)
+				return rs, err
+			}
+		}
+	}
 	br := bufio.NewReaderSize(r, chunk)
 	var src io.Reader = br
 	counted := &countingReader{r: br}
+	var compressed interface{ n() int64 } = counted
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(counted)
+		zr, err := newGunzip(counted, reopen)
 		if err != nil {
 			if err := eng.FileError(fmt.Sprintf("gzip header unreadable: %v", err)); err != nil {
 				return err
 			}
 			return eng.FileEnd()
 		}
-		src = zr
+		src, compressed = zr, zr
 	} else {
 		src = counted
 	}
@@ -226,7 +237,7 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 		if len(c.data) > 0 {
 			total += int64(len(c.data))
 			if gz {
-				if err := eng.FileRead(counted.n()); err != nil {
+				if err := eng.FileRead(compressed.n()); err != nil {
 					return err
 				}
 			}
@@ -238,7 +249,7 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 				return ferr
 			}
 			if progress != nil {
-				progress(counted.n())
+				progress(compressed.n())
 			}
 		}
 		c.release()
@@ -253,7 +264,7 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 				// (sqlrows), worded as the page and the Worker word it.
 				msg = c.err.Error()
 			case gz:
-				msg = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", total, counted.n(), c.err)
+				msg = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", total, compressed.n(), c.err)
 			}
 			if bf != nil {
 				if err := bf.end(); err != nil {

@@ -1,8 +1,10 @@
 // Several ranks of one job, apart: breakdown.json `ranks` (per-rank kernel
 // and collective time), a rank selector over each rank's own artifacts
 // (ranks/<rank>/…: its breakdown, timeline and idle), the rank × step
-// lateness heatmap (ranks.json `steps`) and the collectives table
-// (collectives.json, sortable by skew and busbw). The selection lives in the
+// lateness heatmap (ranks.json `steps`, a stall marked in its cell), the stalls
+// (ranks.json `stalls`: late arrivals past the rank's usual offset, which a
+// stall below the natural skew never shows in the raw figures) and the
+// collectives table (collectives.json, sortable by skew and busbw). The selection lives in the
 // URL fragment (`rank=N`), beside whatever else the fragment holds.
 import { h, section, artifactJSON } from './dom.js';
 import { dur, int, pct, bytes } from './format.js';
@@ -26,6 +28,7 @@ export function renderRanks(bd, ctx = {}) {
     rj?.straggler?.reason && h('p.straggler', h('b', 'Across ranks: '), rj.straggler.reason),
     rk?.rows?.length > 0 && rankTable(rk),
     own.length > 1 && rankSelector(own, get),
+    rj?.stalls?.length > 0 && stallsTable(rj.stalls),
     rj?.steps?.length > 0 && heatmap(rj),
     co?.rows?.length > 0 && collectivesTable(co),
   );
@@ -146,11 +149,33 @@ function heatmap(rj) {
       h('tbody', ids.map((r, i) => h('tr', { dataset: { heatRank: r } }, h('th', { scope: 'row' }, String(r)), steps.map((s) => {
         const v = s.lateness_by_rank_us?.[i] ?? 0;
         const lead = s.straggler_rank === r;
-        return h(`td.cell${lead ? '.lead' : ''}`, {
-          title: `rank ${r} · ${s.step}: ${dur(v)}${lead ? ` — straggler, worst at ${s.collective}` : ''}`,
+        const stall = s.stall_rank === r;
+        return h(`td.cell${lead ? '.lead' : ''}${stall ? '.stall' : ''}`, {
+          title: `rank ${r} · ${s.step}: ${dur(v)}${lead ? ` — straggler, worst at ${s.collective}` : ''}` +
+            (stall ? ` — stall at ${s.stall_collective}, ${dur(s.stall_excess_us)} past its usual arrival` : ''),
           style: { '--heat': max > 0 ? (v / max).toFixed(3) : '0' },
         }, '');
       })))),
+    ])),
+  ]);
+}
+
+/** One row per stall: a late arrival past the rank's usual offset at that collective. */
+function stallsTable(stalls) {
+  return h('div.stalls', [
+    h('h3', `Stalls (${int(stalls.length)})`),
+    h('p.dim', 'A rank that arrived at a collective later than it usually does, by more than its own variation: one late launch or extra work before one layer, named even when it is smaller than the natural skew. Marked ◆ in the heatmap.'),
+    h('div.tablewrap', h('table.nums.stalls', [
+      h('thead', h('tr', ['rank', 'step', 'collective', 'past usual', 'threshold', 'skew', 'why'].map((c) => h('th', { scope: 'col' }, c)))),
+      h('tbody', stalls.map((st) => h('tr', { dataset: { stallRank: st.rank } }, [
+        h('td.num', String(st.rank)),
+        h('td.mono', st.step ?? ''),
+        h('td.mono', st.collective),
+        h('td.num', dur(st.excess_us)),
+        h('td.num', dur(st.threshold_us)),
+        h('td.num', dur(st.skew_us)),
+        h('td', st.reason ?? ''),
+      ]))),
     ])),
   ]);
 }

@@ -659,6 +659,55 @@ test('ranks apart: rank × step heatmap and the collectives table sort by skew a
     await s.close();
   }
 });
+/** Two generated ranks of 4 profiler steps × 10 all-reduces: rank 1 usually 20–30 µs behind, and
+ *  5 ms behind at all-reduce #25 (a stall: a real one planted into the H200 pair takes minutes to
+ *  write and read here; tools/plantstraggler and TestStragglerBlindScore cover those). */
+function stallTraces(dir) {
+  const files = [];
+  for (const rank of [0, 1]) {
+    const ev = [];
+    let corr = 1;
+    for (let st = 0; st < 4; st++) ev.push({ ph: 'X', cat: 'user_annotation', name: `ProfilerStep#${st}`, pid: 1, tid: 1, ts: st * 100000, dur: 100000 });
+    for (let i = 0; i < 40; i++) {
+      const t0 = i * 10000 + 2000;
+      const lag = 20 + (i * 7) % 11 + (i === 25 ? 5000 : 0);
+      const late = rank === 1 ? lag : 0;
+      const g = t0 - 400 + late;
+      ev.push({ ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 1, ts: g - 30, dur: 5, args: { correlation: corr } });
+      ev.push({ ph: 'X', cat: 'kernel', name: 'ampere_sgemm_128x64_tn', pid: 0, tid: 7, ts: g, dur: 300, args: { stream: 7, correlation: corr++, device: 0 } });
+      const s = t0 + late;
+      ev.push({ ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 1, ts: s - 30, dur: 5, args: { correlation: corr } });
+      ev.push({ ph: 'X', cat: 'kernel', name: 'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)', pid: 0, tid: 17, ts: s, dur: t0 + lag + 40 - s,
+        args: { stream: 17, correlation: corr++, device: 0, 'Collective name': 'allreduce', 'In msg nelems': 1048576, 'Out msg nelems': 1048576, dtype: 'Float', 'Group size': 2, 'Process Group Name': '0', 'Process Group Description': 'default_pg' } });
+    }
+    const doc = { schemaVersion: 1, distributedInfo: { backend: 'nccl', rank, world_size: 2 }, deviceProperties: [{ id: 0, name: 'NVIDIA H100 80GB HBM3', computeMajor: 9, computeMinor: 0, numSms: 132, totalGlobalMem: 85000000000 }], traceEvents: ev };
+    const f = `${dir}/stall_rank${rank}.json`;
+    fs.writeFileSync(f, JSON.stringify(doc));
+    files.push(f);
+  }
+  return files;
+}
+
+test('ranks apart: a stall is listed and marked in the heatmap', async () => {
+  const files = stallTraces(fs.mkdtempSync(path.join(TMP, 'stall-')));
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, files);
+    const rj = JSON.parse(cliArtifacts(files)['ranks.json'].toString());
+    assert.deepEqual(rj.stalls.map((st) => [st.rank, st.kind, st.index, st.step]), [[1, 'allreduce', 25, 'ProfilerStep#2']], 'the CLI names the stall');
+    const rows = s.page.locator('#ranks table.stalls tbody tr');
+    assert.equal(await rows.count(), 1, 'one row per stall');
+    assert.match(await rows.first().textContent(), /^1ProfilerStep#2allreduce #25 \(pg 0 default_pg\)5\.00\d? ms/);
+    assert.equal(await s.page.locator('#ranks table.stalls tr[data-stall-rank="1"]').count(), 1);
+    const heat = s.page.locator('#ranks table.heat');
+    assert.equal(await heat.locator('td.cell.stall').count(), 1, 'one marked cell: the step with the stall');
+    assert.equal(await heat.locator('tbody tr[data-heat-rank="1"] td.cell.stall').count(), 1, 'in rank 1\'s row');
+    assert.match(await heat.locator('td.cell.stall').getAttribute('title'), /^rank 1 · ProfilerStep#2: .* stall at allreduce #25 \(pg 0 default_pg\), 5\.00\d? ms past its usual arrival$/);
+    assert.deepEqual(s.errors, [], 'no console errors');
+  } finally {
+    await s.close();
+  }
+});
 // ---- end ranks apart
 
 test('served: Fix for Perfetto gives the CLI\'s perfetto-fix bytes', async () => {
@@ -1056,6 +1105,49 @@ test('gzip bomb: stops at --max-ratio as the CLI does, same artifacts', async ()
     } finally {
       await s.close();
     }
+  }
+});
+
+// Issue 24: a zip's deflate entry was inflated whole (a 1 MB entry made
+// 1 GiB at once); it is bounded as a gzip file is (--max-ratio): past
+// 64 MiB, more than 200× its compressed size refuses the zip, naming it.
+test('zip bomb: a deflate entry past --max-ratio is refused, naming the entry and the flag', async () => {
+  const file = path.join(TMP, 'bomb-run.zip');
+  const parts = [];
+  const df = zlib.createDeflateRaw({ level: 9 });
+  df.on('data', (d) => parts.push(d));
+  const ended = new Promise((res) => df.on('end', res));
+  const spaces = Buffer.alloc(1 << 20, 0x20);
+  let crc = 0;
+  for (let i = 0; i < 1024; i++) {
+    crc = zlib.crc32(spaces, crc);
+    if (!df.write(spaces)) await new Promise((r) => df.once('drain', r));
+  }
+  df.end();
+  await ended;
+  const data = Buffer.concat(parts);
+  const name = Buffer.from('t.json');
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0); local.writeUInt16LE(20, 4); local.writeUInt16LE(8, 8);
+  local.writeUInt32LE(crc >>> 0, 14); local.writeUInt32LE(data.length, 18); local.writeUInt32LE(0xffffffff, 22); local.writeUInt16LE(name.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0); central.writeUInt16LE(20, 4); central.writeUInt16LE(20, 6); central.writeUInt16LE(8, 10);
+  central.writeUInt32LE(crc >>> 0, 16); central.writeUInt32LE(data.length, 20); central.writeUInt32LE(0xffffffff, 24); central.writeUInt16LE(name.length, 28);
+  const cdOff = 30 + name.length + data.length;
+  const eocd = Buffer.alloc(22);
+  eocd.writeUInt32LE(0x06054b50, 0); eocd.writeUInt16LE(1, 8); eocd.writeUInt16LE(1, 10);
+  eocd.writeUInt32LE(46 + name.length, 12); eocd.writeUInt32LE(cdOff, 16);
+  fs.writeFileSync(file, Buffer.concat([local, name, data, central, name, eocd]));
+  assert.ok(fs.statSync(file).size < 1.1e6, 'a ~1 MB zip');
+  const s = await openPage(`${base}/`);
+  try {
+    const t0 = Date.now();
+    await dropAny(s.page, [file], 60_000);
+    console.log(`     zip bomb: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    assert.equal(await s.page.evaluate(() => document.body.dataset.state), 'error');
+    assert.match(await s.page.textContent('#error'), /zip: t\.json: inflates to more than 200× its compressed size of \d+ bytes \(--max-ratio\): not read/);
+  } finally {
+    await s.close();
   }
 });
 

@@ -35,6 +35,16 @@ func check(dir string, w io.Writer) error {
 	fmt.Fprintf(w, "| case | kind | %s |\n|---|---|%s\n", strings.Join(hosts, " | "), strings.Repeat("---|", len(hosts)))
 	var findings []string
 	runs, bad := 0, 0
+	type verdict struct {
+		Case, Kind, Host string
+		Problems         []string `json:",omitempty"`
+		Note             string
+	}
+	var verdicts []verdict
+	defer func() {
+		b, _ := json.MarshalIndent(verdicts, "", " ")
+		os.WriteFile(filepath.Join(dir, "verdicts.json"), b, 0o644)
+	}()
 	for _, c := range cases {
 		row := []string{"`" + c.ID + "`", c.Kind}
 		for _, h := range hosts {
@@ -43,6 +53,7 @@ func check(dir string, w io.Writer) error {
 				continue
 			}
 			probs, note := judge(dir, c, h)
+			verdicts = append(verdicts, verdict{c.ID, c.Kind, h, probs, note})
 			runs++
 			if len(probs) == 0 {
 				row = append(row, "ok"+note)
@@ -145,6 +156,8 @@ func judge(dir string, c Case, h string) (probs []string, note string) {
 		case ".csv", ".xml", ".tsv":
 			if p := rawControl(b); p != "" {
 				probs = append(probs, n+": raw "+p)
+			} else if loneCR(b) {
+				probs = append(probs, n+": raw lone CR (a line break to CommonMark, a line overwrite on a terminal)")
 			}
 		}
 	}
@@ -283,6 +296,17 @@ func rawControl(b []byte) string {
 		}
 	}
 	return ""
+}
+
+// loneCR tells whether b holds a CR not followed by LF (the reports
+// write LF line ends; a lone CR came from the input).
+func loneCR(b []byte) bool {
+	for i, c := range b {
+		if c == '\r' && (i+1 == len(b) || b[i+1] != '\n') {
+			return true
+		}
+	}
+	return false
 }
 
 // steps pastes every suggested step (and each tail after ": ", where prose

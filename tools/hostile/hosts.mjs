@@ -81,6 +81,30 @@ function startServer() {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
+// treeCPU sums the CPU seconds of pid and its descendants (Chromium's
+// renderer and worker processes): the page's CPU, judged as the CLI's is,
+// whatever the machine's load.
+function treeCPU(root) {
+  const kids = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const f = fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ');
+      const ppid = Number(f[1]);
+      if (!kids.has(ppid)) kids.set(ppid, []);
+      kids.get(ppid).push(Number(d));
+    } catch { /* gone */ }
+  }
+  let sum = 0;
+  const todo = [root];
+  while (todo.length) {
+    const p = todo.pop();
+    sum += cpuSeconds(p);
+    todo.push(...(kids.get(p) ?? []));
+  }
+  return sum;
+}
+
 async function pageCase(browser, base, c) {
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
@@ -94,6 +118,7 @@ async function pageCase(browser, base, c) {
     await page.waitForFunction(() => window.__gputriage?.moduleMs != null, null, { timeout: 60_000 });
     if (c.cmd === 'triage' || c.cmd === 'diff') await page.selectOption('#command', c.cmd);
     const t0 = Date.now();
+    const cpu0 = browser.__pid ? treeCPU(browser.__pid) : 0;
     await page.setInputFiles('#pick-files', c.inputs.map((f) => path.join(DIR, 'cases', c.id, 'in', f)));
     try {
       await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 2000 * c.time_s, polling: 100 });
@@ -101,6 +126,7 @@ async function pageCase(browser, base, c) {
       run.exit = -1; run.timed_out = true; run.error = `still working after ${2 * c.time_s} s`;
     }
     run.seconds = (Date.now() - t0) / 1000;
+    if (browser.__pid) run.cpu_seconds = treeCPU(browser.__pid) - cpu0;
     const st = await page.evaluate(() => ({ state: document.body.dataset.state, err: document.querySelector('#error')?.textContent ?? '', xss: window.__xss, mem: window.__gputriage?.stats?.memory ?? 0 }));
     run.rss_mb = st.mem / 2 ** 20; // the module's linear memory (the page's own RSS is Chromium's)
     if (st.xss !== undefined) problems.push('a script from the input ran');
@@ -122,7 +148,10 @@ async function pageCase(browser, base, c) {
     } else if (st.state === 'done') {
       if (await page.locator('#summary .banner.warn').count()) run.exit = 1;
       const [d] = await Promise.all([page.waitForEvent('download'), page.locator('#export a[download$=".zip"]').click()]);
-      arts = unzip(fs.readFileSync(await d.path()));
+      const zp = path.join(DIR, "out", c.id, "page.zip");
+      await d.saveAs(zp);
+      arts = unzip(fs.readFileSync(zp));
+      fs.rmSync(zp);
     }
   } catch (e) {
     run.exit = -1; run.error = String(e).slice(0, 300);
@@ -221,11 +250,14 @@ async function workerCase(c) {
 
 if (hosts.includes('page')) {
   const server = await startServer();
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const browserServer = await chromium.launchServer({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const browser = await chromium.connect(browserServer.wsEndpoint());
+  browser.__pid = browserServer.process().pid;
   try {
     for (const c of cases) if (c.hosts.includes('page')) await pageCase(browser, `http://127.0.0.1:${server.address().port}`, c);
   } finally {
     await browser.close();
+    await browserServer.close();
     server.close();
   }
 }
