@@ -134,6 +134,10 @@ type hsaFact struct {
 	abort  bool // a queue abort, not a status quoted in passing
 	byCode bool // the name was looked up from the code
 	quoted bool // the name stands between quotes: a mention, not a print
+	// setup: a tool reports the status an HSA API call returned ("hsa api
+	// call failure at: …rocminfo.cc:1102" / "Call returned HSA_STATUS_…"):
+	// the runtime could not start (permissions, /dev/kfd, unsupported GPU)
+	setup bool
 }
 
 // quotedAt reports whether t[i:j] stands between a pair of the same quote
@@ -154,6 +158,7 @@ var reAbortStatus = lazyre.New(`aborting with status:? ?(0x[0-9a-fA-F]+)`)
 
 func extractHSAStatus(t string) (hsaFact, bool) {
 	f := hsaFact{abort: containsAny(t, "aborting with error", "aborting with status", "Queue error", "callbackQueue")}
+	f.setup = !f.abort && strings.Contains(t, "Call returned HSA_STATUS_")
 	if strings.Contains(t, "HSA_STATUS_") {
 		if loc := reHSAName.FindStringIndex(t); loc != nil {
 			f.name = t[loc[0]:loc[1]]
@@ -185,6 +190,9 @@ func (p *clrParser) hsa(l *line, f hsaFact) {
 	class := st.class
 	if class == "" || f.quoted && !abort {
 		return // defeater: a quoted mention is not the runtime's print
+	}
+	if f.setup {
+		return // defeater: a start-up API status (rocminfo) is a setup problem, no GPU failed
 	}
 	conf := 0.75
 	if class == ClassDeviceAssert {

@@ -113,3 +113,30 @@ func TestExtractHSAStatus(t *testing.T) {
 		t.Errorf("code-only abort: %s", d.JSON())
 	}
 }
+
+// A status an HSA API call returned at start-up, as rocminfo reports it, is
+// a setup problem (permissions, /dev/kfd, unsupported GPU), not a GPU
+// failure; the same status in a queue abort still is one.
+func TestHSAStartupStatusIsNotAFailure(t *testing.T) {
+	for _, c := range []struct {
+		src, log string
+		want     string // "" no finding
+	}{
+		// ROCm 2.9 rocminfo on an iGPU laptop (ROCm#930)
+		{"rocm930", "hsa api call failure at: /data/jenkins_workspace/compute-rocm-rel-2.9/rocminfo/rocminfo.cc:1102\nCall returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. This error may also occur when the core runtime library needs to spawn threads or create internal OS-specific events.\n", ""},
+		// after "Unable to open /dev/kfd read-write: Cannot allocate memory" (ROCm#2232, PITCAIRN)
+		{"rocm2232", "ROCk module is loaded\nUnable to open /dev/kfd read-write: Cannot allocate memory\nigor is member of render group\nhsa api call failure at: /src/rocminfo/rocminfo.cc:1142\nCall returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. This error may also occur when the core runtime library needs to spawn threads or create internal OS-specific events.\n", ""},
+		// under strace, the write(1, …) of the same report (ROCm#1088)
+		{"rocm1088", "openat(AT_FDCWD, \"/dev/kfd\", O_RDWR|O_CLOEXEC) = -1 ENOMEM (Cannot allocate memory)\nwrite(1, \"\\33[31mhsa api call failure at: /d\"..., 101hsa api call failure at: /data/jenkins-workspace/compute-rocm-rel-3.3/rocminfo/rocminfo.cc:1102\n) = 101\nwrite(1, \"\\33[31mCall returned HSA_STATUS_ER\"..., 228Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. This error may also occur when the core runtime library needs to spawn threads or create internal OS-specific events.\n) = 228\n", ""},
+		// a queue abort with the same status is the runtime's own failure (Legion#1339)
+		{"legion1339", ":0:rocdevice.cpp            :2652: 4238358292712 us: 48946: [tid:0x7fffd023f700] Device::callbackQueue aborting with error : HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. This error may also occur when the core runtime library needs to spawn threads or create internal OS-specific events. code: 0x1008\n", ClassVRAMOOM},
+	} {
+		d := diagnoseWhole("run.log", []byte(c.log))
+		switch {
+		case c.want == "" && len(d.Findings) > 0:
+			t.Errorf("%s: want no finding\n%s", c.src, d.JSON())
+		case c.want != "" && hasClass(d, c.want) == nil:
+			t.Errorf("%s: want %s\n%s", c.src, c.want, d.JSON())
+		}
+	}
+}

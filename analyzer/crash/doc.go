@@ -71,7 +71,9 @@
 //     function: the launch's handle is not the address the lookup prints);
 //   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
 //     extractHSAStatus (a status name between quotes is a mention — grep
-//     patterns, marker lists, notes — never a finding);
+//     patterns, marker lists, notes — never a finding; a status an API call
+//     returned at start-up, rocminfo's "Call returned HSA_STATUS_…", is a
+//     setup problem, never a finding);
 //   - codes.go: cudaErrors / lookupCUDA (CUDA's reading of an error HIP
 //     reads otherwise or lacks; finalize.go hipReading undoes it on a ROCm
 //     session);

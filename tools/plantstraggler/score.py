@@ -2,12 +2,14 @@
 """Score gputriage's cross-rank artifacts against plant.py's keys.
 
     score.py KEYS.json OUTROOT [--json]   # OUTROOT/<case>/{ranks,collectives}.json from `gputriage breakdown -o`
+                                          # --json: the score as JSON on stdout, the text on stderr
 
 A plant (rank R, step S, collective C) is NAMED when ranks.json names it: a `stalls` row with
 R, S and C, or S's step row with straggler_rank R and collective C (or stall_rank R and
 stall_collective C). Lenient (reported apart): S's row names R and C as its largest skew
 (worst_rank/worst_collective). EFFECTIVE plants are those that made R arrive later relative to its
-peers by at least half the planted µs (a host stall a queued GPU absorbed is not a straggler).
+peers by at least half the planted µs and made R the last to arrive (a host stall a queued GPU
+absorbed, or a delay with another rank later still, made no one wait for R).
 Per instance: skew, every rank's wait, transfer and busbw within 2 % of the key (+1 ns rounding).
 FALSE: a stall on a control, or on an instance no plant changed.
 Step labels: plant.py numbers repeated top-level annotations from 1 (decode_step#1); gputriage
@@ -31,8 +33,10 @@ def close(a, k):
     return abs(a - k) <= 0.02 * abs(k) + 0.001
 
 
-def coll_name(kind, index):
-    return "%s #%d " % (kind, index)
+def names(label, kind, index):
+    """gputriage's collective label: "allreduce #7", with " (pg …)" when the group has a name."""
+    c = "%s #%d" % (kind, index)
+    return label == c or (label or "").startswith(c + " (")
 
 
 def score_case(case, out):
@@ -67,7 +71,8 @@ def score_case(case, out):
             for rk, kw in it["wait_us"].items():
                 if not close(w.get(rk), kw):
                     bad.append("wait[%s] %s vs %s" % (rk, w.get(rk), kw))
-            if r["last_rank"] != it["last_rank"] and it["skew_us"] > 1.0:
+            # a tie at the latest start: any rank there is last
+            if r["last_rank"] != it["last_rank"] and it["wait_us"].get(str(r["last_rank"])) != 0:
                 bad.append("last_rank %s vs %s" % (r["last_rank"], it["last_rank"]))
         if bad:
             res["instance_fail"].append({"pg": it["pg"], "kind": it["kind"], "index": it["index"], "why": bad})
@@ -77,14 +82,14 @@ def score_case(case, out):
     for p in case["plants"]:
         planted.add((p["rank"], p["coll"], p["index"]))
         st = step_label(p["step"], counts)
-        c = coll_name(p["coll"], p["index"])
+        c = "%s #%d" % (p["coll"], p["index"])
         row = steps.get(st) or {}
         by_stall = any(s["rank"] == p["rank"] and s["kind"] == p["coll"] and s["index"] == p["index"] for s in stalls)
-        by_step = (row.get("straggler_rank") == p["rank"] and (row.get("collective") or "").startswith(c)) or \
-                  (row.get("stall_rank") == p["rank"] and (row.get("stall_collective") or "").startswith(c))
-        lenient = row.get("worst_rank") == p["rank"] and (row.get("worst_collective") or "").startswith(c)
-        effective = p["offset_gain_us"] >= 0.5 * p["us"]
-        res["plants"].append({"rank": p["rank"], "kind": p["kind"], "coll": c.strip(), "step": st, "us": p["us"],
+        by_step = (row.get("straggler_rank") == p["rank"] and names(row.get("collective"), p["coll"], p["index"])) or \
+                  (row.get("stall_rank") == p["rank"] and names(row.get("stall_collective"), p["coll"], p["index"]))
+        lenient = row.get("worst_rank") == p["rank"] and names(row.get("worst_collective"), p["coll"], p["index"])
+        effective = p["offset_gain_us"] >= 0.5 * p["us"] and p["last_rank_after"] == p["rank"]
+        res["plants"].append({"rank": p["rank"], "kind": p["kind"], "coll": c, "step": st, "us": p["us"],
                               "effective": effective, "offset_gain_us": p["offset_gain_us"],
                               "named": by_stall or by_step, "by_stall": by_stall, "by_step": by_step,
                               "lenient": by_stall or by_step or lenient,
@@ -103,6 +108,10 @@ def main():
     keys = json.load(open(sys.argv[1]))
     root = sys.argv[2]
     allres = [score_case(c, os.path.join(root, c["name"])) for c in keys["cases"]]
+    text = sys.stderr if "--json" in sys.argv else sys.stdout
+
+    def print_(*a):
+        print(*a, file=text)
     tot = {"plants": 0, "effective": 0, "named": 0, "lenient": 0, "instances": 0, "instance_fail": 0, "false": 0}
     for r in allres:
         eff = [p for p in r["plants"] if p["effective"]]
@@ -116,15 +125,15 @@ def main():
         line = "%-18s named %d/%d (lenient %d, planted %d)  instances %d/%d within 2%%  false stalls %d%s" % (
             r["name"], sum(p["named"] for p in eff), len(eff), sum(p["lenient"] for p in eff), len(r["plants"]),
             r["instances"] - len(r["instance_fail"]), r["instances"], len(r["false"]), "  ERROR " + r["error"] if "error" in r else "")
-        print(line)
+        print_(line)
         for p in r["plants"]:
             if p["effective"] and not p["named"]:
-                print("    missed r%d %s %s %s %gus gain %.0f: %s" % (p["rank"], p["kind"], p["coll"], p["step"], p["us"], p["offset_gain_us"], p["step_row"]))
+                print_("    missed r%d %s %s %s %gus gain %.0f: %s" % (p["rank"], p["kind"], p["coll"], p["step"], p["us"], p["offset_gain_us"], p["step_row"]))
         for f in r["instance_fail"][:3]:
-            print("    instance", f)
+            print_("    instance", f)
         for f in r["false"][:3]:
-            print("    false", f)
-    print("TOTAL named %(named)d/%(effective)d effective plants (lenient %(lenient)d; %(plants)d planted), "
+            print_("    false", f)
+    print_("TOTAL named %(named)d/%(effective)d effective plants (lenient %(lenient)d; %(plants)d planted), "
           "instances within 2%%: %(ok)d/%(instances)d, false stalls %(false)d" % dict(tot, ok=tot["instances"] - tot["instance_fail"]))
     if "--json" in sys.argv:
         json.dump({"total": tot, "cases": allres}, sys.stdout, indent=1)
