@@ -96,6 +96,9 @@
 //     extractGoSignal ("signal: aborted"), extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal
 //     SIGKILL") → deathSignal / exitCode;
+//     extractDeadWorker (hang.go: an executor's "Worker proc VllmWorker-N
+//     died unexpectedly" / Ray "RayWorkerProc rank=[N]") → deadWorker, the
+//     culprit when it is the one worker reported dead;
 //     appFailure (culprit.go): a worker a launcher reports exited with a
 //     plain code (no signal) → not_gpu with that worker as culprit when
 //     nothing else failed;
