@@ -266,6 +266,11 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 			who = e.task + " (rank " + strconv.Itoa(e.rank) + ")"
 		}
 		add(mk(e.rank, e.pid, "", "the supervisor reports "+who+" died of "+e.signal+" (exit "+strconv.Itoa(e.code)+")", "a supervisor's child-exit line (the one process reported dead)", e.ev), prioTorchrun)
+	} else if w, ok := b.deadWorker(); ok && work[ClassCollectiveTimeout] == nil {
+		// after a collective timeout the first worker to die is the one
+		// whose watchdog fired first (it takes its process down): a waiter
+		pid := inc.pidOfRank(w.rank)
+		add(mk(w.rank, pid, "", "the executor reports "+w.name+" (rank "+strconv.Itoa(w.rank)+") died unexpectedly: the one worker that failed, the others were shut down after it", "the executor's dead-worker line (the one worker reported dead)", w.ev), prioTorchrun)
 	} else if e, ok := b.appFailure(); ok {
 		reason := "the launcher reports pid " + strconv.Itoa(e.pid) + " exited with code " + strconv.Itoa(e.code) + " (no signal)"
 		if len(inc.sigterm) > 0 {
@@ -612,6 +617,21 @@ func (b *builder) appFailure() (exitFact, bool) {
 			continue
 		}
 		got = e
+		n++
+	}
+	return got, n == 1
+}
+
+// deadWorker is the one worker an executor reported dead; ok is false
+// when none or several differ.
+func (b *builder) deadWorker() (deadWorker, bool) {
+	var got deadWorker
+	n := 0
+	for _, w := range b.facts.deadWorkers {
+		if w.rank < 0 || n > 0 && w.rank == got.rank {
+			continue
+		}
+		got = w
 		n++
 	}
 	return got, n == 1

@@ -74,6 +74,8 @@
 //     patterns, marker lists, notes — never a finding; a status an API call
 //     returned at start-up, rocminfo's "Call returned HSA_STATUS_…", is a
 //     setup problem, never a finding);
+//   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure)
+//     → gpu_memory_fault;
 //   - codes.go: cudaErrors / lookupCUDA (CUDA's reading of an error HIP
 //     reads otherwise or lacks; finalize.go hipReading undoes it on a ROCm
 //     session);
@@ -94,6 +96,9 @@
 //     extractGoSignal ("signal: aborted"), extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal
 //     SIGKILL") → deathSignal / exitCode;
+//     extractDeadWorker (hang.go: an executor's "Worker proc VllmWorker-N
+//     died unexpectedly" / Ray "RayWorkerProc rank=[N]") → deadWorker, the
+//     culprit when it is the one worker reported dead;
 //     appFailure (culprit.go): a worker a launcher reports exited with a
 //     plain code (no signal) → not_gpu with that worker as culprit when
 //     nothing else failed;

@@ -164,6 +164,10 @@ func (p *hangParser) line(l *line) {
 		if m := reVLLMDied.FindStringSubmatch(t); m != nil {
 			s.b.facts.notes = appendCap(s.b.facts.notes, "vLLM worker "+m[1]+" died unexpectedly: look for the first GPU error of that worker", 8)
 		}
+		if w, ok := extractDeadWorker(t); ok && len(s.b.facts.deadWorkers) < maxRanks {
+			w.ev = l.ev(s)
+			s.b.facts.deadWorkers = append(s.b.facts.deadWorkers, w)
+		}
 	}
 	if strings.Contains(t, "redacted") {
 		s.flag("redacted")
@@ -412,6 +416,31 @@ func (p *hangParser) endFile() {
 	}
 	p.gpuWait, p.collWait, p.busy, p.compile, p.threads = nil, nil, nil, nil, 0
 	p.status = map[string]int{}
+}
+
+// deadWorker is an executor's report that one worker process died: vLLM's
+// multiproc executor names it VllmWorker-<rank>, Ray's executor
+// "RayWorkerProc rank=[<rank>]".
+type deadWorker struct {
+	name string
+	rank int
+	ev   Evidence
+}
+
+var (
+	reDeadVLLMWorker = lazyre.New(`Worker proc (VllmWorker-(\d+)) died unexpectedly`)
+	reDeadRayWorker  = lazyre.New(`(RayWorkerProc) rank=\[(\d+)\] died unexpectedly`)
+)
+
+// extractDeadWorker reads the executor's dead-worker line ("Worker proc
+// VllmWorker-5 died unexpectedly, shutting down executor.").
+func extractDeadWorker(t string) (deadWorker, bool) {
+	for _, re := range []*lazyre.Regexp{reDeadVLLMWorker, reDeadRayWorker} {
+		if m := re.FindStringSubmatch(t); m != nil {
+			return deadWorker{name: m[1], rank: atoiDef(m[2], -1)}, true
+		}
+	}
+	return deadWorker{}, false
 }
 
 // progressed: this file holds two or more dumps of one process, none of

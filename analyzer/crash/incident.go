@@ -230,7 +230,9 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 	// a multi-process launch (torchrun) names its root cause: the top finding carries it
 	top := ""
 	_, dead := b.deadChild()
-	if _, app := b.appFailure(); inc.rootEv != nil || len(inc.sigterm) > 0 || dead || app {
+	_, deadW := b.deadWorker()
+	deadW = deadW && work[ClassCollectiveTimeout] == nil // culprit.go: a watchdog's own exit
+	if _, app := b.appFailure(); inc.rootEv != nil || len(inc.sigterm) > 0 || dead || deadW || app {
 		for _, c := range Classes {
 			if work[c] != nil {
 				top = c

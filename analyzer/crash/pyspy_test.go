@@ -124,3 +124,49 @@ func TestPyspyTwoDumpsProgress(t *testing.T) {
 		}
 	}
 }
+
+// The executor's dead-worker line names the worker (and so the rank) that
+// failed; real wordings from vLLM's multiproc executor and Ray executor.
+func TestExtractDeadWorker(t *testing.T) {
+	for _, c := range []struct {
+		src, text string
+		rank      int
+		ok        bool
+	}{
+		{"vLLM v1 paste (EngineCore_DP0 prefix)", "(EngineCore_DP0 pid=265) ERROR 02-27 10:31:24 [multiproc_executor.py:231] Worker proc VllmWorker-0 died unexpectedly, shutting down executor.", 0, true},
+		{"vLLM V1 report (no prefix)", "Worker proc VllmWorker-2 died unexpectedly, shutting down executor.", 2, true},
+		{"vLLM Ray executor v2", "ERROR ... [ray_executor_v2.py:464] RayWorkerProc rank=[3] died unexpectedly, shutting down executor.", 3, true},
+		{"the engine core, not a worker", "(APIServer pid=1) ERROR 11-26 12:30:11 [core_client.py:564] Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.", -1, false},
+	} {
+		w, ok := extractDeadWorker(c.text)
+		if ok != c.ok || ok && w.rank != c.rank {
+			t.Errorf("%s: extractDeadWorker = %+v, %v; want rank %d, %v", c.src, w, ok, c.rank, c.ok)
+		}
+	}
+	const fault = "Memory access fault by GPU node-7 (Agent handle: 0x5584c0e91b30) on address 0x7a2e41a00000. Reason: Unknown.\n"
+	one := fault + "(EngineCore_DP0 pid=2260) ERROR 11-26 13:06:14 [multiproc_executor.py:154] Worker proc VllmWorker-5 died unexpectedly, shutting down executor.\n"
+	d := diagnoseWhole("x.log", []byte(one))
+	if f := hasClass(d, ClassGPUMemoryFault); f == nil || f.Culprit == nil || f.Culprit.Rank == nil || *f.Culprit.Rank != 5 {
+		t.Errorf("one dead worker: want culprit rank 5\n%s", d.JSON())
+	}
+	two := one + "(EngineCore_DP0 pid=2260) ERROR 11-26 13:06:14 [multiproc_executor.py:154] Worker proc VllmWorker-1 died unexpectedly, shutting down executor.\n"
+	d = diagnoseWhole("x.log", []byte(two))
+	if f := hasClass(d, ClassGPUMemoryFault); f != nil && f.Culprit != nil && f.Culprit.Rank != nil {
+		t.Errorf("two dead workers name none\n%s", d.JSON())
+	}
+}
+
+// After a collective timeout the dead worker is the one whose watchdog took
+// its process down first (PyTorch: "To avoid data inconsistency, we are
+// taking the entire process down."): a waiter, never the culprit.
+func TestDeadWorkerAfterWatchdog(t *testing.T) {
+	text := "[rank0]:[E520 10:32:11.103222411 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4521, OpType=ALLREDUCE, NumelIn=16777216, NumelOut=16777216, Timeout(ms)=600000) ran for 600043 milliseconds before timing out.\n" +
+		"[rank0]:[E520 10:32:11.103500000 ProcessGroupNCCL.cpp:704] [Rank 0] To avoid data inconsistency, we are taking the entire process down.\n" +
+		"(EngineCore_DP0 pid=41190) ERROR 05-20 10:32:12 [multiproc_executor.py:146] Worker proc VllmWorker-0 died unexpectedly, shutting down executor.\n"
+	d := diagnoseWhole("x.log", []byte(text))
+	for _, f := range d.Findings {
+		if f.Culprit != nil && f.Culprit.Rank != nil && *f.Culprit.Rank == 0 && strings.Contains(f.Culprit.Method, "dead-worker") {
+			t.Errorf("the watchdog's own exit named as culprit\n%s", d.JSON())
+		}
+	}
+}
