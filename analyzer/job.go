@@ -429,7 +429,7 @@ func (j *Job) decide(c *current) {
 		// container exit evidence, not a trace-event array
 		c.kind = "log"
 		j.crash.BeginFile(c.res.Name)
-	case looksJSON(b) && !crash.JSONLog(b) || b[0] == '"' && j.wantsTraces():
+	case looksJSON(b) && !crash.JSONLog(b) || len(b) > 0 && b[0] == '"' && j.wantsTraces():
 		c.kind = "json"
 		st := j.store
 		switch {

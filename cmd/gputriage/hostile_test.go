@@ -269,3 +269,28 @@ func TestHostileJUnitStdout(t *testing.T) {
 		t.Errorf("the escaped name is not shown: %q", out.String())
 	}
 }
+
+// Whitespace past the sniff window (64 KiB) is taken for a log; the
+// sniffer once indexed the trimmed, empty window and panicked natively.
+// Gzipped the same (under the ratio guard's 64 MiB floor, so read whole).
+func TestHostileBlankPastSniff(t *testing.T) {
+	blanks := strings.Repeat(" ", 70_000)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.Repeat(" ", 4<<20)))
+	zw.Close()
+	for _, c := range []struct {
+		name, cmd, in string
+		exit          int
+	}{
+		{"server.log", "diagnose", blanks, analyzer.ExitOK},
+		{"server.log", "auto", blanks, analyzer.ExitOK},
+		{"server.log.gz", "diagnose", gz.String(), analyzer.ExitOK},
+		{"server.log.gz", "auto", gz.String(), analyzer.ExitOK},
+	} {
+		res := both(t, analyzer.Options{Command: c.cmd}, c.name, func() io.Reader { return strings.NewReader(c.in) })
+		if res.ExitCode != c.exit {
+			t.Errorf("%s (%s): exit %d, error %q, files %+v; want exit %d", c.name, c.cmd, res.ExitCode, res.Error, res.Files, c.exit)
+		}
+	}
+}
