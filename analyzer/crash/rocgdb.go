@@ -48,9 +48,12 @@ var (
 	reGdbDispatch = lazyre.New(`^\*?\s*(\d+)\s+AMDGPU Dispatch (\d+):(\d+):(\d+) \(PKID (\d+)\)\s+(\[[\d,]*\])\s+(\[[\d,]*\])\s+([BAaRs|]+|-)?\s*(?:Shared\(\d+\), Private\(\d+\)\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+)?(.*)$`)
 	reGdbQueue    = lazyre.New(`^\*?\s*(\d+)\s+AMDGPU Queue (\d+):(\d+) \(QID (\d+)\)\s+(HSA(?: \(\w+\))?|DMA|XGMI|PM4|Unknown)\s+(?:(\d+)\s+(\d+)\s+)?(\d+)\s+(0x[0-9a-fA-F]+)`)
 	reGdbAgent    = lazyre.New(`^\*?\s*(\d+)\s+(?:(\w)\s+)?AMDGPU Agent \(GPUID (\d+)\)\s+(?:(gfx\w+)\s+)?(.*?)\s+(\d+)\s+(\d+)\s+((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\s*$`)
-	reGdbStop     = lazyre.New(`Thread (\d+)(?: "([^"]*)")? received signal (SIG\w+|CUDA_EXCEPTION_\d+), ([^.]*)`)
-	reGdbLane     = lazyre.New(`AMDGPU Lane (\d+:\d+:\d+:\d+)/(\d+) \((\d+,\d+,\d+)\)\[(\d+,\d+,\d+)\]`)
-	reGdbWave     = lazyre.New(`AMDGPU Wave (\d+:\d+:\d+:\d+) \((\d+,\d+,\d+)\)/(\d+)`)
+	// gdb names the thread when the inferior has several ("Thread N "x"
+	// received signal"), and says "Program received signal" when it has
+	// one; a paste may lose the banner's first letter ("hread 27 …").
+	reGdbStop = lazyre.New(`(?:\b[Tt]?hread (\d+)(?: "([^"]*)")?|\bProgram) received signal (SIG\w+|CUDA_EXCEPTION_\d+), ([^.]*)`)
+	reGdbLane = lazyre.New(`AMDGPU Lane (\d+:\d+:\d+:\d+)/(\d+) \((\d+,\d+,\d+)\)\[(\d+,\d+,\d+)\]`)
+	reGdbWave = lazyre.New(`AMDGPU Wave (\d+:\d+:\d+:\d+) \((\d+,\d+,\d+)\)/(\d+)`)
 	// A frame's function may carry its demangled parameter list when there
 	// is no debug info ("0x… in gather_kv_pages_kernel(int const*, …) ()
 	// from memory://…", "rocr::core::InterruptSignal::WaitRelaxed(…) () from

@@ -80,8 +80,17 @@ func TestExtractRocgdbRows(t *testing.T) {
 		// a GPU wave's stop in a flang offload run (s18)
 		{"flang offload", `Thread 6 "a.out" received signal SIGSEGV, Segmentation fault.`, gdbStopBanner{thread: "6", name: "a.out", sig: "SIGSEGV", what: "Segmentation fault"}},
 		{"no name", `Thread 1 received signal SIGABRT, Aborted.`, gdbStopBanner{thread: "1", sig: "SIGABRT", what: "Aborted"}},
+		// one-thread inferiors: gdb says "Program received signal"
+		// https://github.com/pytorch/pytorch/issues/23820 (in CUDAHooks::initCUDA)
+		{"pytorch#23820", `Program received signal SIGSEGV, Segmentation fault.`, gdbStopBanner{sig: "SIGSEGV", what: "Segmentation fault"}},
+		// https://github.com/pytorch/pytorch/issues/33135 (in libcuda.so.1), Open MPI users list quoting it after ">>>"
+		{"ompi-users quoted", `>>>             Program received signal SIGSEGV, Segmentation fault.`, gdbStopBanner{sig: "SIGSEGV", what: "Segmentation fault"}},
+		// https://github.com/ROCm/ROCm/issues/2270: the paste lost the banner's first letter
+		{"ROCm#2270", `hread 27 "python3" received signal SIGSEGV, Segmentation fault.`, gdbStopBanner{thread: "27", name: "python3", sig: "SIGSEGV", what: "Segmentation fault"}},
+		// prose that mentions a signal is not a banner
+		{"prose", `the child process received signal SIGSEGV, so we retry`, gdbStopBanner{}},
 	} {
-		if got, ok := extractGdbStop(c.line); !ok || got != c.want {
+		if got, ok := extractGdbStop(c.line); ok != (c.want != gdbStopBanner{}) || got != c.want {
 			t.Errorf("%s: got %+v %v", c.src, got, ok)
 		}
 	}
