@@ -56,7 +56,7 @@ var (
 	// processes are restarted") never matches.
 	reOOMKilledBare = lazyre.New(`(?:^|[\]:] )Killed process (\d+) \(([^)]*)\) total-vm:(\d+)kB, anon-rss:(\d+)kB`)
 	reRingTO        = lazyre.New(`ring (\S+) timeout(?:, signaled seq=(\d+), emitted seq=(\d+))?`)
-	reMESFail       = lazyre.New(`MES failed to respond to msg=(\w+)`)
+	reMESFail       = lazyre.New(`MES failed to respon(?:d to|se) msg=(\w+)`) // "response": kernels before 6.10
 	reXid           = lazyre.New(`NVRM: Xid \(([^)]*)\): (\d+),(?: pid=(\d+|'<unknown>'),)?(?: name=([^,]*),)?\s*(.*)`)
 	reSuspendPID    = lazyre.New(`Failed to suspend process pid (\d+)`)
 	reVRAM          = lazyre.New(`(\d+)M of VRAM memory ready|VRAM: (\d+)M`)
@@ -149,7 +149,7 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 		return kernelEvent{kind: "vram", vram: v}, true
 	}
 	switch {
-	case strings.Contains(t, "MES failed to respond"), strings.Contains(t, "failed to remove hardware queue from MES"),
+	case strings.Contains(t, "MES failed to respon"), strings.Contains(t, "failed to remove hardware queue from MES"),
 		strings.Contains(t, "MES might be in unrecoverable state"), strings.Contains(t, "GPU reset begin"),
 		strings.Contains(t, "device wedged"), strings.Contains(t, "Ring ") && strings.Contains(t, "reset failed"),
 		strings.Contains(t, "Queue preemption time out"), strings.Contains(t, "timeout") && reRingTO.MatchString(t),

@@ -212,3 +212,23 @@ func TestDmesgOrphanFaultFields(t *testing.T) {
 		}
 	}
 }
+
+// MES's older wording "MES failed to response msg=N" (DRM_ERROR in
+// mes_v11_0.c before it became "failed to respond to msg=…") is the same
+// GPU hang as the newer one.
+func TestDmesgMESOldWording(t *testing.T) {
+	for _, c := range []struct{ src, line, reason string }{
+		{"https://github.com/ROCm/ROCm/issues/2820", `[283919.087877] [drm:mes_v11_0_submit_pkt_and_poll_completion.constprop.0 [amdgpu]] *ERROR* MES failed to response msg=14`, "MES failed to respond to msg=14"},
+		{"https://github.com/ROCm/ROCm/issues/3452", `[Tue Jul 23 13:49:25 2024] [drm:amdgpu_debugfs_mes_event_log_init [amdgpu]] *ERROR* MES failed to response msg=3`, "MES failed to respond to msg=3"},
+		{"https://github.com/ROCm/ROCm/issues/2196 (journal)", `Apr 29 00:58:13 ArchDesktop kernel: [drm:mes_v11_0_submit_pkt_and_poll_completion.constprop.0 [amdgpu]] *ERROR* MES failed to response msg=14`, "MES failed to respond to msg=14"},
+		{"newer wording", `amdgpu 0000:03:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE`, "MES failed to respond to msg=REMOVE_QUEUE"},
+	} {
+		e, ok := extractKernelEvent(c.line)
+		if !ok || e.kind != "reset" || !e.strong || e.reason != c.reason {
+			t.Errorf("%s: %+v %v", c.src, e, ok)
+		}
+		if f := hasClass(diagnoseWhole("dmesg.txt", []byte(c.line+"\n")), ClassGPUHangReset); f == nil {
+			t.Errorf("%s: no gpu_hang_reset", c.src)
+		}
+	}
+}
