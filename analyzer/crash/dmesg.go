@@ -49,7 +49,10 @@ var (
 	reBDF       = lazyre.New(`amdgpu (\S+):`)
 	rePCIBDF    = lazyre.New(`\b([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b`)
 	reOOMKill   = lazyre.New(`oom-kill:.*?task=([^,]+),pid=(\d+)`)
-	reOOMKilled = lazyre.New(`(?:Out of memory|Memory cgroup out of memory): Killed process (\d+) \(([^)]*)\)(?: total-vm:(\d+)kB, anon-rss:(\d+)kB)?`)
+	// "python invoked oom-killer: gfp_mask=…" opens the OOM killer's report;
+	// the process named is the one whose allocation failed, not the victim
+	reOOMInvoked = lazyre.New(`(\S+) invoked oom-killer: gfp_mask=`)
+	reOOMKilled  = lazyre.New(`(?:Out of memory|Memory cgroup out of memory): Killed process (\d+) \(([^)]*)\)(?: total-vm:(\d+)kB, anon-rss:(\d+)kB)?`)
 	// Kernels before 4.19 printed the victim on a line of its own after
 	// "Out of memory: Kill process N (x) score S or sacrifice child"; the
 	// kB accounting that follows is the kernel's signature, so prose ("Killed
@@ -113,6 +116,11 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 		return kernelEvent{kind: "xnack_on"}, true
 	case strings.Contains(t, "failed to find prange"), strings.Contains(t, "not in any svm range"):
 		return kernelEvent{kind: "svm_miss"}, true
+	case strings.Contains(t, "invoked oom-killer:"):
+		if m := reOOMInvoked.FindStringSubmatch(t); m != nil {
+			return kernelEvent{kind: "oom_invoked", task: m[1]}, true
+		}
+		return kernelEvent{}, false
 	case strings.Contains(t, "oom-kill:"):
 		if m := reOOMKill.FindStringSubmatch(t); m != nil {
 			return kernelEvent{kind: "oom_kill", pid: atoiDef(m[2], 0), task: m[1]}, true
@@ -224,6 +232,13 @@ func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
 		if e.cgroup {
 			a.detail("constraint", "memory cgroup limit (container)")
 		}
+	case "oom_invoked":
+		// the report's first line: the OOM killer ran even when the paste
+		// stops before the victim line (which then names the pid)
+		s.format("dmesg_oom_kill")
+		a := s.b.add(s, ClassHostOOMKill, l, 0.8)
+		a.setStr(&a.f.Signal, "SIGKILL")
+		a.detail("invoked_by", e.task)
 	case "xid":
 		p.xid(l)
 	case "nvgpu":

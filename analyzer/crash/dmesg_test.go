@@ -232,3 +232,29 @@ func TestDmesgMESOldWording(t *testing.T) {
 		}
 	}
 }
+
+// The OOM killer's first line ("X invoked oom-killer: gfp_mask=…") is a
+// host OOM kill also when the paste ends before the victim line; X is the
+// process whose allocation failed, not the victim, so it is no culprit.
+func TestDmesgOOMInvoked(t *testing.T) {
+	for _, c := range []struct{ src, log, task string }{
+		{"https://github.com/pytorch/pytorch/issues/5522", "[Fri Mar  2 11:34:55 2018] java invoked oom-killer: gfp_mask=0x24201ca, order=0, oom_score_adj=0\n[Fri Mar  2 11:34:55 2018] java cpuset=/ mems_allowed=0\n[Fri Mar  2 11:34:55 2018]  [<ffffffff81193eb2>] oom_kill_process+0x202/0x3c0\n", "java"},
+		{"LKML report (2.6 kernel, syslog)", "Jun 18 07:44:52 jbarnes-g45 kernel: [64377.426677] apt-check invoked oom-killer: gfp_mask=0x201da, order=0, oom_adj=0\n", "apt-check"},
+		{"LTP oom02 (comm:pid, flag names)", "[  364.737486] oom02:4583 invoked oom-killer: gfp_mask=0x16080c0(GFP_KERNEL|__GFP_ZERO|__GFP_NOTRACK), nodemask=1,  order=0, oom_score_adj=0\n", "oom02:4583"},
+		{"dmesg | tail walkthrough (call trace follows)", "[9927609.690053] ffmpeg invoked oom-killer: gfp_mask=0x201da, order=0, oom_score_adj=0\n[9927609.690106]  [<ffffffff81184c7e>] oom_kill_process+0x24e/0x3c0\n", "ffmpeg"},
+	} {
+		f := hasClass(diagnoseWhole("dmesg.txt", []byte(c.log)), ClassHostOOMKill)
+		if f == nil || f.PID != nil || f.Details["invoked_by"] != c.task {
+			t.Errorf("%s: %+v", c.src, f)
+		}
+	}
+	// the victim line that follows names the pid
+	f := hasClass(diagnoseWhole("dmesg.txt", []byte("[  581.376828] python invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0\n[  581.600000] Out of memory: Killed process 4242 (python) total-vm:1000kB, anon-rss:900kB\n")), ClassHostOOMKill)
+	if f == nil || f.PID == nil || *f.PID != 4242 {
+		t.Errorf("victim: %+v", f)
+	}
+	// prose about the OOM killer is no report
+	if f := hasClass(diagnoseWhole("notes.txt", []byte("if the kernel invoked oom-killer, raise the limit\n")), ClassHostOOMKill); f != nil {
+		t.Errorf("prose: %+v", f)
+	}
+}
