@@ -28,7 +28,10 @@
 //     debris, any other vmid-0 fault without a process = the driver's own
 //     VM → dma_driver_fault, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
 //     killer — also the pre-4.19 victim line without "Out of memory:",
-//     known by its kB accounting — resets and the timed-out job's process, KFD, RAS, SVM/XNACK,
+//     known by its kB accounting, and the report's "X invoked oom-killer:"
+//     line alone (X is invoked_by, never the victim) — resets (MES's
+//     "failed to respond to msg=" and its older "failed to response msg=")
+//     and the timed-out job's process, KFD, RAS, SVM/XNACK,
 //     NVRM "fallen off the bus" without an Xid, BDF from its first line;
 //     a paste that begins inside a decode block is a fault only when no
 //     header of that device follows: dmesgParser.orphans);
@@ -45,7 +48,8 @@
 //     running waves are ruled at the end of the file (ruleRunning: a hang
 //     only without a stopped wave; --all prints bystanders), and only the
 //     agent's 56-dash rule marks the format (agentSeparator);
-//   - rocgdb.go: extractGdbStop (stop banner), extractDispatchRow and
+//   - rocgdb.go: extractGdbStop (stop banner: "Thread N", one-thread
+//     "Program received signal", a first letter cut by the paste), extractDispatchRow and
 //     extractMIDispatches (info dispatches, table and MI), extractQueueRow
 //     (info queues; write ahead of read = packets never consumed);
 //   - gdbdump_extract.go: extractGdbDumpLine (every hang-dump line as one
