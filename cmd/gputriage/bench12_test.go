@@ -122,17 +122,5 @@ func TestBenchIssue12(t *testing.T) {
 	if os.Getenv("GPUTRIAGE_BENCH12") == "" {
 		t.Skip("set GPUTRIAGE_BENCH12=1")
 	}
-	path := filepath.Join("..", "..", "BENCHMARKS.md")
-	old, _ := os.ReadFile(path)
-	s := string(old)
-	table := issue12Table(t)
-	if i, j := strings.Index(s, issue12Begin), strings.Index(s, issue12End); i >= 0 && j > i {
-		s = s[:i] + table + s[j+len(issue12End)+1:]
-	} else {
-		s += "\n" + table
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Log("\n" + table)
+	writeBenchTable(t, issue12Table(t), issue12Begin, issue12End, "")
 }

@@ -81,8 +81,7 @@ func gunzipTable(t *testing.T) string {
 		}
 		b.WriteString("\n")
 	}
-	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Fprintf(&b, "\nLoad average at the end of the run (1, 5, 15 min): %s (2 cores shared with other sessions: wall times are inflated by it, CPU times much less).\n", strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], ", "))
+	b.WriteString(loadAverageLine())
 	b.WriteString("\nThe CLI inflates with github.com/klauspost/compress/gzip (cmd/gputriage/gunzip.go) and falls back to compress/gzip from the stream's start at its first error, so a damaged file ends with the page's and the Worker's bytes and message (TestGunzipMatchesStdlib); the wasm module and the Worker keep compress/gzip.\n")
 	b.WriteString(gunzipEnd + "\n")
 	return b.String()
@@ -94,20 +93,5 @@ func TestBenchGunzip(t *testing.T) {
 	if os.Getenv("GPUTRIAGE_BENCH_GUNZIP") == "" {
 		t.Skip("set GPUTRIAGE_BENCH_GUNZIP=1")
 	}
-	path := filepath.Join("..", "..", "BENCHMARKS.md")
-	old, _ := os.ReadFile(path)
-	s := string(old)
-	table := gunzipTable(t)
-	if i, j := strings.Index(s, gunzipBegin), strings.Index(s, gunzipEnd); i >= 0 && j > i {
-		s = s[:i] + table + s[j+len(gunzipEnd)+1:]
-	} else if k := strings.Index(s, ranksEnd); k >= 0 {
-		k += len(ranksEnd) + 1
-		s = s[:k] + "\n" + table + s[k:]
-	} else {
-		s += "\n" + table
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Log("\n" + table)
+	writeBenchTable(t, gunzipTable(t), gunzipBegin, gunzipEnd, ranksEnd)
 }

@@ -128,8 +128,7 @@ func ranksTable(t *testing.T) string {
 		fmt.Fprintf(&b, "| reference build (`%s`) on the folder | %s = %.2f× zcat | %.2f× the one file's wall (CPU %.2f×, RSS %.2f×) | |\n", filepath.Base(base), fb, z.wall.Seconds()/fb.wall.Seconds(),
 			fb.wall.Seconds()/fo.wall.Seconds(), fb.cpu.Seconds()/fo.cpu.Seconds(), fb.rssMB/fo.rssMB)
 	}
-	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Fprintf(&b, "\nLoad average at the end of the run (1, 5, 15 min): %s (2 cores shared with other sessions: wall times are inflated by it, CPU times much less).\n", strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], ", "))
+	b.WriteString(loadAverageLine())
 	b.WriteString("\nThe folder is analysed once, rank by rank: each rank on its own (`ranks/<rank>/`, a view of its records in the folder's store, as many ranks at a time as there are cores), the top level assembled from those analyses (the lowest rank's figures and every rank's per-file rows: docs/ranks.md), then the collectives matched across ranks; gunzip stays serial per file. The one store's record slices, shared by all files, are sized for the whole folder while its first file is read (the host passes the folder's bytes, `Job.ExpectBytes`), not copied again per file. RSS is each run's own peak (GNU time).\n")
 	b.WriteString(ranksEnd + "\n")
 	return b.String()
@@ -141,17 +140,5 @@ func TestBenchRanks(t *testing.T) {
 	if os.Getenv("GPUTRIAGE_BENCH_RANKS") == "" {
 		t.Skip("set GPUTRIAGE_BENCH_RANKS=1")
 	}
-	path := filepath.Join("..", "..", "BENCHMARKS.md")
-	old, _ := os.ReadFile(path)
-	s := string(old)
-	table := ranksTable(t)
-	if i, j := strings.Index(s, ranksBegin), strings.Index(s, ranksEnd); i >= 0 && j > i {
-		s = s[:i] + table + s[j+len(ranksEnd)+1:]
-	} else {
-		s += "\n" + table
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Log("\n" + table)
+	writeBenchTable(t, ranksTable(t), ranksBegin, ranksEnd, "")
 }

@@ -155,17 +155,5 @@ func TestBenchRecords(t *testing.T) {
 	if os.Getenv("GPUTRIAGE_BENCH_RECORDS") == "" {
 		t.Skip("set GPUTRIAGE_BENCH_RECORDS=1")
 	}
-	path := filepath.Join("..", "..", "BENCHMARKS.md")
-	old, _ := os.ReadFile(path)
-	s := string(old)
-	table := recordsTable(t)
-	if i, j := strings.Index(s, recordsBegin), strings.Index(s, recordsEnd); i >= 0 && j > i {
-		s = s[:i] + table + s[j+len(recordsEnd)+1:]
-	} else {
-		s += "\n" + table
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Log("\n" + table)
+	writeBenchTable(t, recordsTable(t), recordsBegin, recordsEnd, "")
 }
