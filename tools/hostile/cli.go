@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -27,10 +28,11 @@ func runCLI(dir, bin, only string) error {
 	if bin, err = filepath.Abs(bin); err != nil {
 		return err
 	}
-	for _, c := range cases {
-		if !selected(only, c.ID) {
-			continue
-		}
+	// the runs start in each case's in/ folder: /usr/bin/time -o needs an absolute path
+	if dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	for _, c := range ordered(cases, only) {
 		for _, host := range []string{"native", "wasm"} {
 			if !has(c.Hosts, host) {
 				continue
@@ -124,4 +126,23 @@ func wallFactor() int {
 		return n
 	}
 	return 3
+}
+
+// ordered lists the cases of only in its order (all cases when empty), so
+// a re-run can put the slow ones first.
+func ordered(cases []Case, only string) []Case {
+	if only == "" {
+		return cases
+	}
+	byID := map[string]Case{}
+	for _, c := range cases {
+		byID[c.ID] = c
+	}
+	var out []Case
+	for _, id := range strings.Split(only, ",") {
+		if c, ok := byID[id]; ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -208,7 +208,7 @@ async function workerCase(c) {
   let arts = {}, stderr = '';
   try {
     for (let t0 = Date.now(); ; await new Promise((r) => setTimeout(r, 200))) {
-      try { await (await fetch(`${base}/analyze`)).arrayBuffer(); break; } catch { if (Date.now() - t0 > 30000) throw new Error(`workerd did not start: ${log.slice(-300)}`); }
+      try { await (await fetch(`${base}/analyze`)).arrayBuffer(); break; } catch { if (Date.now() - t0 > 180000) throw new Error(`workerd did not start: ${log.slice(-300)}`); }
     }
     const file = path.join(DIR, 'cases', c.id, 'in', c.inputs[0]);
     const q = new URLSearchParams({ cmd: c.cmd, name: c.inputs[0] });
