@@ -4,6 +4,8 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+
+	"github.com/gputriage/gputriage/internal/gzpos"
 )
 
 // The page gunzips with the browser's DecompressionStream, which stops at
@@ -24,6 +26,7 @@ type gunzipper struct {
 	in, out int64 // compressed bytes pushed, decompressed bytes produced
 	err     error // the gzip stream's damage, if any
 	header  bool  // the error is in the header: nothing was decompressed
+	pos     *gzpos.Reader
 }
 
 // FileGzip says the current file's bytes from now on are its gzip stream,
@@ -38,7 +41,10 @@ func (j *Job) FileGzip(skip int64) {
 	c.gz = g
 	go func() {
 		defer close(g.done)
-		zr, err := gzip.NewReader(pr)
+		// the damage is reported at the compressed byte gzip stopped at
+		// (gzpos), not at g.in, which is however much the page pushed
+		g.pos = gzpos.New(pr)
+		zr, err := gzip.NewReader(g.pos)
 		if err != nil {
 			g.err, g.header = err, true
 			pr.CloseWithError(err)
@@ -97,6 +103,6 @@ func (j *Job) endGzip(c *current) {
 	case g.header:
 		c.hostErr = fmt.Sprintf("gzip header unreadable: %v", g.err)
 	default:
-		c.hostErr = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", g.out, g.in, g.err)
+		c.hostErr = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", g.out, g.pos.N(), g.err)
 	}
 }

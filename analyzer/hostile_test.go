@@ -343,3 +343,31 @@ func TestSideDocOverLimitInDiagnosis(t *testing.T) {
 		t.Errorf("crash_summary.md does not say it: %s", md)
 	}
 }
+
+// TestGzipFallbackDamageOffset: the page's fallback names a damaged
+// stream's offset by what gzip consumed, whatever chunks the page pushes
+// (it pushes 2 MiB File chunks; the CLI and the Worker read differently):
+// the same words as the CLI's for hostile sweep 3's gzip-trailing-junk.
+func TestGzipFallbackDamageOffset(t *testing.T) {
+	var m bytes.Buffer
+	zw := gzip.NewWriter(&m)
+	zw.Write([]byte(`{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":1}]}`))
+	zw.Close()
+	data := append(append([]byte(nil), m.Bytes()...), bytes.Repeat([]byte{0x1f, 0x8b, 0}, 3<<20)...)
+	want := fmt.Sprintf("(%d compressed): gzip: invalid header", m.Len()+10)
+	for _, step := range []int{4096, 2 << 20, 7} {
+		j, _ := New(Options{Command: "breakdown"})
+		j.BeginFile("t.json.gz")
+		j.FileGzip(0)
+		for i := 0; i < len(data); i += step {
+			if _, err := j.Write(data[i:min(i+step, len(data))]); err != nil {
+				break
+			}
+		}
+		j.EndFile()
+		r := j.Finish()
+		if !strings.Contains(r.Files[0].Problem, want) {
+			t.Errorf("chunks of %d: problem %q, want it to hold %q", step, r.Files[0].Problem, want)
+		}
+	}
+}

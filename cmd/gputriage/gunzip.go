@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/gputriage/gputriage/internal/gzpos"
 	kgzip "github.com/klauspost/compress/gzip"
 )
 
@@ -34,8 +35,9 @@ type gunzipReader struct {
 	reopen func() (io.Reader, error) // the stream again from its start; nil: compress/gzip only
 	buf    []byte                    // fast's output, buf[r:w] not yet handed over
 	r, w   int
-	out    int64 // bytes handed over
-	ended  bool  // fast reached a clean end
+	out    int64         // bytes handed over
+	ended  bool          // fast reached a clean end
+	pos    *gzpos.Reader // compress/gzip's source: where it stopped
 }
 
 // newGunzip starts decoding the stream read through counted (a counting
@@ -55,7 +57,8 @@ func newGunzip(counted *countingReader, reopen func() (io.Reader, error)) (*gunz
 		}
 		return g, nil
 	}
-	z, err := gzip.NewReader(counted)
+	g.pos = gzpos.New(counted)
+	z, err := gzip.NewReader(g.pos)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +67,16 @@ func newGunzip(counted *countingReader, reopen func() (io.Reader, error)) (*gunz
 }
 
 func (g *gunzipReader) n() int64 { return g.count.Load().n() }
+
+// damagedAt is the compressed byte compress/gzip stopped at: the damage's
+// offset in the input, the same on every host (internal/gzpos); n() is
+// how far the buffers read ahead. Read it after the error was received.
+func (g *gunzipReader) damagedAt() int64 {
+	if g.pos != nil {
+		return g.pos.N()
+	}
+	return g.n()
+}
 
 // fallback decodes the stream again from its start with compress/gzip and
 // skips the bytes already handed over; an error is compress/gzip's (a
@@ -76,7 +89,8 @@ func (g *gunzipReader) fallback() error {
 	}
 	c := &countingReader{r: bufio.NewReaderSize(src, chunk)}
 	g.count.Store(c)
-	z, err := gzip.NewReader(c)
+	g.pos = gzpos.New(c)
+	z, err := gzip.NewReader(g.pos)
 	if err != nil {
 		return err
 	}

@@ -294,3 +294,27 @@ func TestHostileBlankPastSniff(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileGzipJunkOffset: a gzipped trace followed by junk names the
+// damage at the input's own offset (the member's end plus the 10 header
+// bytes gzip read of the junk), on both engines, whether the file is read
+// by the fast inflater's fallback (seekable) or compress/gzip alone (a
+// stream). The page said 2097152 and the CLI 4096 for hostile sweep 3's
+// gzip-trailing-junk: how far each host read ahead (issue 24).
+func TestHostileGzipJunkOffset(t *testing.T) {
+	var m bytes.Buffer
+	zw := gzip.NewWriter(&m)
+	zw.Write([]byte(`{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":1,"args":{"stream":7}}]}`))
+	zw.Close()
+	data := append(append([]byte(nil), m.Bytes()...), bytes.Repeat([]byte{0x1f, 0x8b, 0}, 3<<20)...)
+	want := fmt.Sprintf("(%d compressed): gzip: invalid header", m.Len()+10)
+	for name, in := range map[string]func() io.Reader{
+		"seekable": func() io.Reader { return bytes.NewReader(data) },
+		"stream":   func() io.Reader { return io.MultiReader(bytes.NewReader(data)) },
+	} {
+		res := both(t, analyzer.Options{Command: "breakdown"}, "t.json.gz", in)
+		if res.ExitCode != analyzer.ExitPartial || len(res.Files) == 0 || !strings.Contains(res.Files[0].Problem, want) {
+			t.Errorf("%s: exit %d, files %+v; want a partial whose problem holds %q", name, res.ExitCode, res.Files, want)
+		}
+	}
+}

@@ -264,7 +264,11 @@ func push(eng engine, name string, r io.Reader, progress func(n int64)) error {
 				// (sqlrows), worded as the page and the Worker word it.
 				msg = c.err.Error()
 			case gz:
-				msg = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", total, compressed.n(), c.err)
+				at := compressed.n()
+				if g, ok := compressed.(*gunzipReader); ok {
+					at = g.damagedAt()
+				}
+				msg = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", total, at, c.err)
 			}
 			if bf != nil {
 				if err := bf.end(); err != nil {

@@ -27,6 +27,7 @@ import (
 
 	"github.com/gputriage/gputriage/analyzer"
 	"github.com/gputriage/gputriage/analyzer/roofline"
+	"github.com/gputriage/gputriage/internal/gzpos"
 )
 
 // Limits. Cloudflare rejects request bodies over 100 MB on the Free and Pro
@@ -219,8 +220,12 @@ func (s *Server) push(job *analyzer.Job, name string, body io.Reader) (stopReaso
 	job.BeginFile(name)
 	counted := &countingReader{r: br}
 	var src io.Reader = counted
+	var pos *gzpos.Reader
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(counted)
+		// the damage is reported at the compressed byte gzip stopped at
+		// (gzpos), the same on every host, not at what was read ahead
+		pos = gzpos.New(counted)
+		zr, err := gzip.NewReader(pos)
 		if err != nil {
 			job.FileError(fmt.Sprintf("gzip header unreadable: %v", err))
 			job.EndFile()
@@ -276,7 +281,7 @@ func (s *Server) push(job *analyzer.Job, name string, body io.Reader) (stopReaso
 			case db:
 				msg = err.Error() // SQLite's own words, as the CLI's
 			case gz:
-				msg = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", total, counted.n, err)
+				msg = fmt.Sprintf("gzip stream damaged or truncated after %d decompressed bytes (%d compressed): %v", total, pos.N(), err)
 			}
 			job.FileError(msg)
 			break
