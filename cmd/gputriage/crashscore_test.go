@@ -31,6 +31,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout-real5"),
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout3"),
+	filepath.Join("..", "..", "testdata", "crash-heldout4"),
 }
 
 // crashMissesGolden lists the keyed cases `diagnose` still misses, one
