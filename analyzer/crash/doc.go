@@ -78,11 +78,13 @@
 //     patterns, marker lists, notes — never a finding; a status an API call
 //     returned at start-up, rocminfo's "Call returned HSA_STATUS_…", is a
 //     setup problem, never a finding);
-//   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure)
-//     → gpu_memory_fault;
+//   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure
+//     → gpu_memory_fault; their ALLOC_FAILED, the handle or workspace not
+//     allocated on the device → vram_oom);
 //   - codes.go: cudaErrors / lookupCUDA (CUDA's reading of an error HIP
-//     reads otherwise or lacks; finalize.go hipReading undoes it on a ROCm
-//     session);
+//     reads otherwise or lacks — an illegal instruction, 715, whoever prints
+//     it; finalize.go hipReading undoes it on a ROCm session); error texts
+//     compare without case (the runtime prints "ECC");
 //   - nccl.go: extractWatchdog (also the header alone with its c10d stamp,
 //     cut before "WorkNCCL(", and a line wrapped inside the work, joined
 //     with the next line by ncclParser.unwrap), extractNCCLColl (collective per rank,
