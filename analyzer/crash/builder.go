@@ -108,6 +108,9 @@ type agg struct {
 	linePID    int  // the worker-prefix pid of its lines ("(VllmWorkerProcess pid=2421)"); -1 when they differ
 	kernelPID  int  // the process the kernel's own line names (OOM victim, owner of a timed-out job); -1 when several
 	kernelEv   Evidence
+	// host_oom_kill: a record of memory pressure (the kernel's OOM killer,
+	// a cgroup's OOM event) backs it, not a bare SIGKILL / exit 137
+	memProof bool
 	// lines whose class is CUDA's reading of an error HIP reads otherwise
 	// (codes.go cudaErrors); undone on a ROCm session (finalize.go)
 	cudaReadings int
