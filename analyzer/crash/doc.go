@@ -99,7 +99,11 @@
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM
 //     (slurmstepd's "Detected N oom-kill event(s)" → host_oom_kill),
 //     extractShellDeath (a shell's "<pid> Killed", "Aborted (core dumped)"),
-//     extractGoSignal ("signal: aborted"), extractSpawnDeath
+//     extractGoSignal ("signal: aborted"), deathlines.go's
+//     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
+//     worker (pid N) is killed by signal", the Go runtime's SIGSEGV) → the
+//     pid a death line names is the culprit when alone (deathNamed),
+//     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal
 //     SIGKILL") → deathSignal / exitCode;
 //     extractDeadWorker (hang.go: an executor's "Worker proc VllmWorker-N
