@@ -110,6 +110,9 @@ type agg struct {
 	kernelEv   Evidence
 	deathPID   int // the process the death line itself names (a shell's job line); -1 when several
 	deathEv    Evidence
+	// host_oom_kill: a record of memory pressure (the kernel's OOM killer,
+	// a cgroup's OOM event) backs it, not a bare SIGKILL / exit 137
+	memProof bool
 	// lines whose class is CUDA's reading of an error HIP reads otherwise
 	// (codes.go cudaErrors); undone on a ROCm session (finalize.go)
 	cudaReadings int

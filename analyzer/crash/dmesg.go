@@ -220,6 +220,7 @@ func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
 	case "oom_kill":
 		s.format("dmesg_oom_kill")
 		a := s.b.add(s, ClassHostOOMKill, l, 0.95)
+		a.memProof = true
 		a.setPID(e.pid)
 		a.kernelNamed(e.pid, l.ev(s))
 		a.setStr(&a.f.Process, e.task)
@@ -237,6 +238,7 @@ func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
 		// stops before the victim line (which then names the pid)
 		s.format("dmesg_oom_kill")
 		a := s.b.add(s, ClassHostOOMKill, l, 0.8)
+		a.memProof = true
 		a.setStr(&a.f.Signal, "SIGKILL")
 		a.detail("invoked_by", e.task)
 	case "xid":

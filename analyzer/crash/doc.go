@@ -87,7 +87,8 @@
 //     compare without case (the runtime prints "ECC");
 //   - nccl.go: extractWatchdog (also the header alone with its c10d stamp,
 //     cut before "WorkNCCL(", and a line wrapped inside the work, joined
-//     with the next line by ncclParser.unwrap), extractNCCLColl (collective per rank,
+//     with the next lines by ncclParser.unwrap, also a header hard-wrapped
+//     inside its sentence), extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
 //     minority rank in another collective at the same opCount / SeqNum),
 //     extractElasticRows (ChildFailedError rows, several when a paste ran
@@ -98,7 +99,11 @@
 //     extractSlurmTask (srun's task death: host, tasks, signal / exit code,
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM
 //     (slurmstepd's "Detected N oom-kill event(s)" → host_oom_kill),
-//     extractShellDeath (a shell's "<pid> Killed", "Aborted (core dumped)"),
+//     extractShellDeath (a shell's "<pid> Killed", "Aborted (core dumped)";
+//     the job line's pid is the killed process, named like the OOM
+//     killer's victim), extractWindowsException (NTSTATUS 0xC0000005 …
+//     in a crash handler, Event Viewer, WER or an IDE's exit line, read as
+//     the POSIX signal),
 //     extractGoSignal ("signal: aborted"), deathlines.go's
 //     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
 //     worker (pid N) is killed by signal", the Go runtime's SIGSEGV) → the
@@ -124,14 +129,24 @@
 //     "Search for" name, error name, runtime phrase) → the error rule;
 //   - triton.go: extractTritonPass (failed MLIR pass, kernel on the same
 //     line), extractTritonAtName (the wrapped "@kernel]"), extractTritonError
-//     (Triton Error [HIP|CUDA] code), extractTritonLaunch ("k[grid]("),
+//     (Triton Error [HIP|CUDA] with a code or, CUDA's wording, only the
+//     message) → tritonErrorClass (a code object that does not load is a
+//     compile / cache failure, an argument the launch refuses an invalid
+//     launch), extractTritonLaunch ("k[grid]("),
 //     extractTritonOutOfResources (per-block shared memory over the limit),
 //     extractTritonCacheFrame / extractTritonCachePath → tritonCacheFailure
 //     (an exception raised in Triton's cache manager or naming a Triton
 //     cache file is seed 000 pattern 4, not an application error);
 //   - container.go: extractContainerLine (docker inspect JSON fields and
 //     --format answer, Kubernetes OOMKilled, "signal N" as 128+N, the
-//     container's name) → containerState / the exit-code rule;
+//     container's name, Kubernetes' Terminated state and its reason) →
+//     containerState / the exit-code rule; applyContainer: a SIGKILL / exit
+//     137 the runtime says was not OOM-killed, with no record of memory
+//     pressure (agg.memProof: the kernel's OOM killer, a cgroup OOM event),
+//     is no host_oom_kill;
+//   - nvml.go: extractDeviceLost (nvidia-smi "Unable to determine the
+//     device handle … GPU is lost / Unknown Error", NVML GPU_IS_LOST, an
+//     agent's "XID 79(…) detected on PCI:…") → deviceLostRule;
 //   - kernelapi*.go: extractKAPILine (call / exception boundaries, dump
 //     folders, dump filters, levels, metadata.json lines, %i file names),
 //     extractKAPILogName, extractKAPIRow + extractKAPIFields (argument rows,
