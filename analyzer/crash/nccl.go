@@ -18,6 +18,7 @@ type ncclParser struct {
 	// line, which holds the rest of the work (terminal-wrapped pastes)
 	wrap     *line
 	wrapText string
+	wrapN    int // lines joined so far (a hard-wrapped paste cuts it more than once)
 }
 
 var (
@@ -26,10 +27,13 @@ var (
 	// before (or wrapped inside) "WorkNCCL(": without the stamp the bare
 	// sentence is what troubleshooting notes and READMEs quote
 	reWatchdogHead = lazyre.New(`ProcessGroupNCCL\.cpp:\d+\] (?:\[[^\]]*\] )?Watchdog caught collective operation timeout`)
-	reRankTag      = lazyre.New(`\[(?:PG ID \d+ PG GUID [^ \]]* )?(?:PG \d+ )?Rank (\d+)\]`)
-	reWorkState    = lazyre.New(`(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (\d+), last completed NCCL work: (\d+)`)
-	reIBStatus     = lazyre.New(`Got completion from peer \S+ with (?:error |status=)(\d+)`)
-	reIBVendor     = lazyre.New(`vendor err (\d+)`)
+	// the header cut inside its sentence at the line end (text hard-wrapped
+	// at a fixed width: "…cpp:565] [Rank 0] Watchdog" / "caught collective …")
+	reWatchdogCut = lazyre.New(`ProcessGroupNCCL\.cpp:\d+\] (?:\[[^\]]*\] )?Watchdog(?: caught(?: collective(?: operation(?: timeout:?)?)?)?)?\s*$`)
+	reRankTag     = lazyre.New(`\[(?:PG ID \d+ PG GUID [^ \]]* )?(?:PG \d+ )?Rank (\d+)\]`)
+	reWorkState   = lazyre.New(`(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (\d+), last completed NCCL work: (\d+)`)
+	reIBStatus    = lazyre.New(`Got completion from peer \S+ with (?:error |status=)(\d+)`)
+	reIBVendor    = lazyre.New(`vendor err (\d+)`)
 	// host:pid:tid [dev]; some containers log "host [dev]" without pid:tid (NVIDIA/nccl#1920)
 	reNCCLLine     = lazyre.New(`^(\S+?)(?::(\d+):(\d+))? \[(\d+)\] (?:\S+ )?NCCL (INFO|WARN|TRACE|ERROR) (.*)$`)
 	reRCCLVersion  = lazyre.New(`RCCL version\s*:?\s*(\S+)`)
@@ -69,11 +73,20 @@ func (p *ncclParser) unwrap(t string) bool {
 	p.wrap, p.wrapText = nil, ""
 	rest := strings.TrimLeft(t, " \t")
 	for _, sep := range []string{"", " "} {
-		if w, ok := extractWatchdog(text + sep + rest); ok && w.seq >= 0 {
+		w, ok := extractWatchdog(text + sep + rest)
+		if ok && w.seq >= 0 {
+			p.wrapN = 0
 			p.s.applyWatchdog(held, w)
 			return true
 		}
+		if ok && w.open && p.wrapN < 3 {
+			// still inside the sentence or the work: wait for one more line
+			p.wrap, p.wrapText = held, text+sep+rest
+			p.wrapN++
+			return true
+		}
 	}
+	p.wrapN = 0
 	w, _ := extractWatchdog(text)
 	p.s.applyWatchdog(held, w)
 	return false
@@ -89,7 +102,7 @@ func (p *ncclParser) line(l *line) {
 		s.applyWatchdogHang(l, h)
 		return
 	}
-	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog caught") || strings.Contains(t, "Got completion from peer") {
+	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog") || strings.Contains(t, "Got completion from peer") {
 		if p.nccl(l) {
 			return
 		}
@@ -189,10 +202,22 @@ type watchdogTimeout struct {
 }
 
 func extractWatchdog(t string) (watchdogTimeout, bool) {
-	if !strings.Contains(t, "Watchdog caught") {
+	if !strings.Contains(t, "Watchdog") {
 		return watchdogTimeout{}, false
 	}
 	var w watchdogTimeout
+	if !strings.Contains(t, "Watchdog caught collective operation timeout: ") {
+		if reWatchdogCut.MatchString(t) {
+			w = watchdogTimeout{rank: -1, seq: -1, open: true}
+			if r := submatchIf(t, "Rank ", reRankTag); r != "" {
+				w.rank = atoiDef(r, -1)
+			}
+			return w, true
+		}
+		if !strings.Contains(t, "Watchdog caught") {
+			return watchdogTimeout{}, false
+		}
+	}
 	if m := reWatchdog.FindStringSubmatch(t); m != nil {
 		w = watchdogTimeout{rank: -1, seq: atoiDef(m[1], -1), op: m[2], numelIn: m[3], numelOut: m[4], timeoutMS: m[5], ranMS: m[6]}
 	} else if reWatchdogHead.MatchString(t) || strings.Contains(t, "Watchdog caught collective operation timeout: WorkNCCL(") {
@@ -264,13 +289,15 @@ func (p *ncclParser) nccl(l *line) bool {
 	s := p.s
 	f := &s.b.facts
 	w, ok := extractWatchdog(t)
+	text := t
 	if !ok && strings.Contains(l.raw, "ProcessGroupNCCL.cpp:") {
 		// the c10d stamp is a log prefix the normaliser strips from text
 		w, ok = extractWatchdog(l.raw)
+		text = l.raw
 	}
 	if ok {
 		if w.open {
-			p.wrap, p.wrapText = keepLine(l), t
+			p.wrap, p.wrapText, p.wrapN = keepLine(l), text, 0
 			return true
 		}
 		s.applyWatchdog(l, w)
@@ -466,4 +493,4 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "Watchdog caught", "rank", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer"}
+var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer"}
