@@ -114,7 +114,11 @@
 //     killer's victim), extractWindowsException (NTSTATUS 0xC0000005 …
 //     in a crash handler, Event Viewer, WER or an IDE's exit line, read as
 //     the POSIX signal),
-//     extractGoSignal ("signal: aborted"), extractSpawnDeath
+//     extractGoSignal ("signal: aborted"), deathlines.go's
+//     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
+//     worker (pid N) is killed by signal", the Go runtime's SIGSEGV) → the
+//     pid a death line names is the culprit when alone (deathNamed),
+//     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal
 //     SIGKILL") → deathSignal / exitCode;
 //     extractDeadWorker (hang.go: an executor's "Worker proc VllmWorker-N
