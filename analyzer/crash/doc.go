@@ -32,12 +32,16 @@
 //     line alone (X is invoked_by, never the victim) — resets (MES's
 //     "failed to respond to msg=" and its older "failed to response msg=")
 //     and the timed-out job's process, KFD, RAS, SVM/XNACK,
-//     NVRM "fallen off the bus" without an Xid, BDF from its first line;
+//     NVRM "fallen off the bus" without an Xid, BDF from its first line,
+//     a kernel oops whose RIP/IP is in the GPU driver module within 12
+//     lines of its "BUG:"/"Oops:" header → dma_driver_fault (a WARN
+//     splat's RIP or a call-trace frame is none);
 //     a paste that begins inside a decode block is a fault only when no
 //     header of that device follows: dmesgParser.orphans);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
 //   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
-//     the device's arch) → arch_mismatch;
+//     the device's arch, named, or the 5.2–5.7 fallback to the generic
+//     TensileLibrary.dat without the arch, less sure) → arch_mismatch;
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
 //   - nvidia.go: extractSanitizerLine + the sanitizer rule;
@@ -83,6 +87,8 @@
 //     notes — never a finding; a status an API call returned at start-up,
 //     rocminfo's "Call returned HSA_STATUS_…", is a setup problem, never a
 //     finding) → clrParser.hsa, which reads facts only;
+//     extractMissingDeviceSymbol (CLR's "Cannot find Symbol with name: X":
+//     a registered kernel the GPU's code object lacks) → arch_mismatch;
 //   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure
 //     → gpu_memory_fault; their ALLOC_FAILED, the handle or workspace not
 //     allocated on the device → vram_oom);
@@ -109,7 +115,11 @@
 //     killer's victim), extractWindowsException (NTSTATUS 0xC0000005 …
 //     in a crash handler, Event Viewer, WER or an IDE's exit line, read as
 //     the POSIX signal),
-//     extractGoSignal ("signal: aborted"), extractSpawnDeath
+//     extractGoSignal ("signal: aborted"), deathlines.go's
+//     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
+//     worker (pid N) is killed by signal", the Go runtime's SIGSEGV) → the
+//     pid a death line names is the culprit when alone (deathNamed),
+//     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal
 //     SIGKILL") → deathSignal / exitCode;
 //     extractDeadWorker (hang.go: an executor's "Worker proc VllmWorker-N
@@ -133,7 +143,9 @@
 //     (Triton Error [HIP|CUDA] with a code or, CUDA's wording, only the
 //     message) → tritonErrorClass (a code object that does not load is a
 //     compile / cache failure, an argument the launch refuses an invalid
-//     launch), extractTritonLaunch ("k[grid]("),
+//     launch), extractTritonLoadBinaryNull (the launcher's load_binary
+//     returned NULL, short or CPython SystemError form),
+//     extractTritonLaunch ("k[grid]("),
 //     extractTritonOutOfResources (per-block shared memory over the limit),
 //     extractTritonCacheFrame / extractTritonCachePath → tritonCacheFailure
 //     (an exception raised in Triton's cache manager or naming a Triton

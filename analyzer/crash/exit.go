@@ -52,7 +52,7 @@ func (p *exitParser) line(l *line) {
 	t := l.text
 	s := p.s
 	low := t
-	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ") {
+	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point") {
 		return
 	}
 	if commandLike(t) {
@@ -106,6 +106,11 @@ func (p *exitParser) line(l *line) {
 		s.deathSignal(l, x.sig, code, code > 0, "", "spawned process "+itoa(x.index))
 		return
 	}
+	if d, ok := extractSignalDeath(l.raw, t); ok { // deathlines.go
+		s.deathSignal(l, d.sig, 0, false, "", "")
+		s.deathNamed(l, d.sig, d.pid)
+		return
+	}
 	if c, ok := extractChildExit(t); ok {
 		s.exitCode(l, c.code, -1, c.pid)
 		return
@@ -133,6 +138,7 @@ func (p *exitParser) line(l *line) {
 		s.deathSignal(l, sig, 0, false, "", "")
 		return
 	}
+
 	if strings.Contains(t, "OOMKilled") {
 		return // container.go
 	}
@@ -140,24 +146,8 @@ func (p *exitParser) line(l *line) {
 		if !d.whole {
 			return
 		}
-		pid := d.pid
 		s.deathSignal(l, d.sig, 0, false, "", "")
-		if pid > 0 {
-			if sig := d.sig; sig == "SIGSEGV" {
-				if a := s.b.get(ClassHostSegfault); a != nil {
-					a.setPID(pid)
-				}
-			} else if sig == "SIGKILL" {
-				// the shell's job line names the process the signal killed
-				// ("line 28:  8156 Killed  python3 main.py"): like the OOM
-				// killer's victim line, the one process the evidence names
-				if a := s.b.get(ClassHostOOMKill); a != nil && a.f.PID == nil {
-					a.setPID(pid)
-					a.kernelNamed(pid, l.ev(s))
-					a.detail("killed_pid", itoa(pid))
-				}
-			}
-		}
+		s.deathNamed(l, d.sig, d.pid)
 		return
 	}
 	if strings.Contains(t, "Segmentation fault (core dumped)") {
@@ -317,6 +307,33 @@ func extractChildExit(t string) (childExit, bool) {
 	return c, true
 }
 
+// deathNamed: the line that reports the death names the dead process (a
+// shell's job line "line 28:  8156 Killed", zsh's "[1] 83815 segmentation
+// fault", "DataLoader worker (pid 25902) is killed by signal: …"): that pid
+// is the finding's process and, named alone, its culprit (culprit.go).
+func (s *Session) deathNamed(l *line, sig string, pid int) {
+	if pid <= 0 {
+		return
+	}
+	switch sig {
+	case "SIGSEGV", "SIGBUS":
+		if a := s.b.get(ClassHostSegfault); a != nil {
+			a.setPID(pid)
+			a.deathNamed(pid, l.ev(s))
+		}
+	case "SIGKILL":
+		// like the OOM killer's victim line, the one process the evidence names
+		if a := s.b.get(ClassHostOOMKill); a != nil {
+			if a.f.PID == nil {
+				a.setPID(pid)
+				a.kernelNamed(pid, l.ev(s))
+				a.detail("killed_pid", itoa(pid))
+			}
+			a.deathNamed(pid, l.ev(s))
+		}
+	}
+}
+
 // deathSignal records a process death by signal without (or with a shell) exit code.
 func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host, what string) {
 	f := &s.b.facts
@@ -359,4 +376,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // exitKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = []string{"oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION "}
+var exitKeywords = []string{"oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point"}

@@ -253,7 +253,9 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			len(a.ranks) == 0 && a.linePID > 0 && (gpuErr || c == ClassVRAMOOM) ||
 			// … or the kernel named the one process (OOM victim, timed-out
 			// job's owner, the faulting address space's process)
-			a.kernelPID > 0 && (c == ClassHostOOMKill || c == ClassGPUHangReset || c == ClassGPUMemoryFault)
+			a.kernelPID > 0 && (c == ClassHostOOMKill || c == ClassGPUHangReset || c == ClassGPUMemoryFault) ||
+			// … or the line reporting the death named the one process
+			a.deathPID > 0 && (c == ClassHostOOMKill || c == ClassHostSegfault)
 		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi && !one && c != top {
 			continue
 		}

@@ -124,7 +124,7 @@ func (p *tritonParser) line(l *line) {
 			}
 			a.setHIP(e)
 		}
-	case strings.Contains(t, "load_binary returned NULL"), strings.Contains(t, ".hsaco") && strings.Contains(t, "No such file"),
+	case extractTritonLoadBinaryNull(t), strings.Contains(t, ".hsaco") && strings.Contains(t, "No such file"),
 		strings.Contains(t, "_precompile_config") && containsAny(t, "rror", "xception"),
 		strings.Contains(t, "triton.compiler.errors.CompilationError"), strings.Contains(t, "failures have been detected while processing an MLIR pass pipeline"):
 		s.format("triton")
@@ -249,6 +249,15 @@ func extractTritonOutOfResources(t string) (tritonOOR, bool) {
 		return tritonOOR{}, false
 	}
 	return tritonOOR{resource: strings.TrimSpace(m[1]), required: m[2], limit: m[3]}, true
+}
+
+// extractTritonLoadBinaryNull: Triton's C launcher failed to load the
+// compiled code object and raised without an exception set, in either the
+// short form ("load_binary returned NULL") or CPython's own SystemError
+// ("<built-in function load_binary> returned NULL without setting an
+// exception"); seen with stale cache entries and ROCm/Triton mismatches.
+func extractTritonLoadBinaryNull(t string) bool {
+	return containsAny(t, "load_binary returned NULL", "load_binary> returned NULL")
 }
 
 // extractTritonCacheFrame: a traceback frame inside Triton's cache manager

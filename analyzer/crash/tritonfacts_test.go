@@ -38,6 +38,30 @@ func TestExtractTritonPass(t *testing.T) {
 	}
 }
 
+func TestExtractTritonLoadBinaryNull(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      bool
+	}{
+		{"https://github.com/ROCm/legacy-rocm-build/issues/3131",
+			"SystemError: <built-in function load_binary> returned NULL without setting an exception", true},
+		{"https://github.com/ROCm/triton/issues/323",
+			"SystemError: <built-in function load_binary> returned NULL without setting an exception", true},
+		{"https://github.com/pytorch/pytorch/issues/98707 (title)",
+			"Ubuntu 22.04 LTS issue <built-in function load_binary> returned NULL without setting an exception", true},
+		{"short form (crash-formats.md §14)", "RuntimeError: load_binary returned NULL", true},
+		// the traceback frame that calls it is not the failure
+		{"https://github.com/ROCm/legacy-rocm-build/issues/3131",
+			`    mod, func, n_regs, n_spills = fn_load_binary(self.metadata["name"], self.asm[bin_path], self.shared, device)`, false},
+		{"a CPython SystemError of another builtin", "SystemError: <built-in function dump> returned NULL without setting an exception", false},
+	}
+	for _, c := range cases {
+		if got := extractTritonLoadBinaryNull(c.text); got != c.want {
+			t.Errorf("%s: extractTritonLoadBinaryNull(%q) = %v, want %v", c.src, c.text, got, c.want)
+		}
+	}
+}
+
 func TestExtractTritonError(t *testing.T) {
 	cases := []struct {
 		src, text string
