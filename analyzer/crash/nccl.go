@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -19,6 +20,9 @@ type ncclParser struct {
 	wrap     *line
 	wrapText string
 	wrapN    int // lines joined so far (a hard-wrapped paste cuts it more than once)
+	// init-time verbs warnings per "host:pid", held until the file ends:
+	// the same process's later "Init COMPLETE" defeats them (ncclInitWarn)
+	initWarn map[string]*line
 }
 
 var (
@@ -54,9 +58,20 @@ var ncclTransportErrors = []string{"Got completion from peer", "Cuda failure", "
 func (p *ncclParser) beginFile(*Session) {
 	p.tableRank, p.tableLine, p.tablePID = -1, 0, 0
 	p.wrap, p.wrapText = nil, ""
+	p.initWarn = nil
 }
 
 func (p *ncclParser) endFile() {
+	keys := make([]string, 0, len(p.initWarn))
+	for k := range p.initWarn {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		l := p.initWarn[k]
+		p.transport(l, l.text, reNCCLLine.FindStringSubmatch(l.text), "Call to ibv_")
+	}
+	p.initWarn = nil
 	if p.wrap != nil {
 		w, _ := extractWatchdog(p.wrapText)
 		p.s.applyWatchdog(p.wrap, w)
@@ -341,46 +356,75 @@ func (p *ncclParser) nccl(l *line) bool {
 		s.format("nccl_debug")
 	}
 	if !warn && m != nil {
+		if p.initWarn != nil && strings.Contains(m[6], "Init COMPLETE") {
+			delete(p.initWarn, m[1]+":"+m[2])
+		}
 		return true
 	}
 	for _, e := range ncclTransportErrors {
 		if strings.Contains(t, e) {
-			conf := 0.8
-			if strings.HasPrefix(e, "Missing") {
-				conf = 0.35
-			}
-			a := s.b.add(s, ClassRCCLTransport, l, conf)
-			if strings.HasPrefix(a.f.Reason, "Missing") && !strings.HasPrefix(e, "Missing") {
-				a.f.Reason = e
-			}
-			if e == "Got completion from peer" {
-				// NET/IB (and the IBP plugin's "NET/IBP:") completion
-				// errors: the RDMA fabric or the peer failed (seed 000
-				// pattern 5), in both wordings "with error 4, opcode …" and
-				// "with status=12 opcode=…"
-				e = "NET/IB completion error"
-				if st := submatch(reIBStatus, t); st != "" {
-					e += " (status " + st + ")"
-					a.detail("ib_status", st)
+			if ncclInitWarn(e) && m != nil && m[2] != "" {
+				// hold it: NCCL falls back (IB → socket) and may still
+				// complete the init of this process
+				if p.initWarn == nil {
+					p.initWarn = map[string]*line{}
 				}
-				if v := submatch(reIBVendor, t); v != "" {
-					a.detail("ib_vendor_err", v)
+				if k := m[1] + ":" + m[2]; p.initWarn[k] == nil && len(p.initWarn) < maxRanks {
+					p.initWarn[k] = keepLine(l)
 				}
-				a.detail("transport", "net_ib")
+				return true
 			}
-			a.addReason(e)
-			if m != nil {
-				a.setStr(&a.f.Host, m[1])
-				a.setPID(atoiDef(m[2], 0))
-				a.detail("nccl_device", m[4])
-			}
-			if strings.Contains(t, "/hipify/") || strings.Contains(t, "RCCL") {
-				a.detail("library", "RCCL")
-			}
+			p.transport(l, t, m, e)
 			return true
 		}
 	}
 	return true
+}
+
+// ncclInitWarn: a verbs call failing while NCCL probes the network at
+// init ("Call to ibv_open_device failed", "Call to ibv_get_async_event
+// failed"). Defeater: when the same host:pid later logs "Init COMPLETE",
+// NCCL fell back (NET/Socket) and the communicator works — the warning is
+// init noise, not the failure (NVIDIA/nccl#925 shows the failing case
+// without a completed init; horovod#685 the socket fallback).
+func ncclInitWarn(e string) bool { return e == "Call to ibv_" }
+
+// transport records one transport error line (m: its NCCL debug prefix,
+// nil for a bare line).
+func (p *ncclParser) transport(l *line, t string, m []string, e string) {
+	s := p.s
+	conf := 0.8
+	if strings.HasPrefix(e, "Missing") {
+		conf = 0.35
+	}
+	a := s.b.add(s, ClassRCCLTransport, l, conf)
+	if strings.HasPrefix(a.f.Reason, "Missing") && !strings.HasPrefix(e, "Missing") {
+		a.f.Reason = e
+	}
+	if e == "Got completion from peer" {
+		// NET/IB (and the IBP plugin's "NET/IBP:") completion
+		// errors: the RDMA fabric or the peer failed (seed 000
+		// pattern 5), in both wordings "with error 4, opcode …" and
+		// "with status=12 opcode=…"
+		e = "NET/IB completion error"
+		if st := submatch(reIBStatus, t); st != "" {
+			e += " (status " + st + ")"
+			a.detail("ib_status", st)
+		}
+		if v := submatch(reIBVendor, t); v != "" {
+			a.detail("ib_vendor_err", v)
+		}
+		a.detail("transport", "net_ib")
+	}
+	a.addReason(e)
+	if m != nil {
+		a.setStr(&a.f.Host, m[1])
+		a.setPID(atoiDef(m[2], 0))
+		a.detail("nccl_device", m[4])
+	}
+	if strings.Contains(t, "/hipify/") || strings.Contains(t, "RCCL") {
+		a.detail("library", "RCCL")
+	}
 }
 
 // watchdogHang is ProcessGroupNCCL's heartbeat monitor firing: the

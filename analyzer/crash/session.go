@@ -58,6 +58,7 @@ type fileState struct {
 	// description paragraph interrupted (0: none); a section header
 	// within helpDescMax lines resumes the block
 	helpDesc int
+	mdTable  bool   // inside a Markdown table's rows (helptext.go)
 	problem  string // why the file could not be read (an unreadable pickle)
 }
 
