@@ -37,23 +37,24 @@ type packetDump struct {
 }
 
 var (
-	reHSAName      = lazyre.New(`HSA_STATUS_[A-Z_]+`)
-	reHSACode      = lazyre.New(`code: ?(0x[0-9a-fA-F]+)`)
-	reQueueAddr    = lazyre.New(`Queue (0x[0-9a-fA-F]+)`)
-	reHSAText      = lazyre.New(`HSA_STATUS_[A-Z_]+: ([^.]*\.?)`)
-	reBracketInfo  = lazyre.New(`\[((?:host: [^\]]*, )?GPU index: [^\]]*)\]`)
-	reKernelName   = lazyre.New(`Kernel Name: (\S.*)$`)
-	reHWq          = lazyre.New(`HWq=(0x[0-9a-fA-F]+)`)
-	reSWq          = lazyre.New(`SWq=(0x[0-9a-fA-F]+)`)
-	rePktGrid      = lazyre.New(`grid=\[(\d+), ?(\d+), ?(\d+)\], ?workgroup=\[(\d+), ?(\d+), ?(\d+)\]`)
-	rePktSeg       = lazyre.New(`private_seg_size=(\d+), ?group_seg_size=(\d+)`)
-	rePktRW        = lazyre.New(`rptr=(\d+), ?wptr=(\d+)`)
-	reHipLaunch    = lazyre.New(`hipLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), \{(\d+),(\d+),(\d+)\}, \{(\d+),(\d+),(\d+)\}, [^,]*, (\d+)`)
-	reHipModLaunch = lazyre.New(`hip(?:Ext)?ModuleLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)`)
-	reReturned     = lazyre.New(`(\w+): Returned (hip\w+)`)
-	reMissingCO    = lazyre.New(`Missing CO for these ISAs ?-? ?(.*)$`)
-	reCannotFindCO = lazyre.New(`Cannot find CO in the bundle.*?for ISA: ?(\S+)`)
-	reNoCompatCO   = lazyre.New(`No compatible code objects? found for: ?(\S+)`)
+	reHSAName       = lazyre.New(`HSA_STATUS_[A-Z_]+`)
+	reHSACode       = lazyre.New(`code: ?(0x[0-9a-fA-F]+)`)
+	reQueueAddr     = lazyre.New(`Queue (0x[0-9a-fA-F]+)`)
+	reHSAText       = lazyre.New(`HSA_STATUS_[A-Z_]+: ([^.]*\.?)`)
+	reBracketInfo   = lazyre.New(`\[((?:host: [^\]]*, )?GPU index: [^\]]*)\]`)
+	reKernelName    = lazyre.New(`Kernel Name: (\S.*)$`)
+	reHWq           = lazyre.New(`HWq=(0x[0-9a-fA-F]+)`)
+	reSWq           = lazyre.New(`SWq=(0x[0-9a-fA-F]+)`)
+	rePktGrid       = lazyre.New(`grid=\[(\d+), ?(\d+), ?(\d+)\], ?workgroup=\[(\d+), ?(\d+), ?(\d+)\]`)
+	rePktSeg        = lazyre.New(`private_seg_size=(\d+), ?group_seg_size=(\d+)`)
+	rePktRW         = lazyre.New(`rptr=(\d+), ?wptr=(\d+)`)
+	reHipLaunch     = lazyre.New(`hipLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), \{(\d+),(\d+),(\d+)\}, \{(\d+),(\d+),(\d+)\}, [^,]*, (\d+)`)
+	reHipModLaunch  = lazyre.New(`hip(?:Ext)?ModuleLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)`)
+	reReturned      = lazyre.New(`(\w+): Returned (hip\w+)`)
+	reMissingCO     = lazyre.New(`Missing CO for these ISAs ?-? ?(.*)$`)
+	reCannotFindCO  = lazyre.New(`Cannot find CO in the bundle.*?for ISA: ?(\S+)`)
+	reMissingSymbol = lazyre.New(`Cannot find Symbol with name: ?(\S+)`)
+	reNoCompatCO    = lazyre.New(`No compatible code objects? found for: ?(\S+)`)
 )
 
 func (p *clrParser) beginFile(*Session) { p.pkt, p.abort, p.funcs = packetDump{}, queueAbort{}, nil }
@@ -81,6 +82,36 @@ func (p *clrParser) line(l *line) {
 	if strings.Contains(t, "CO ") || strings.Contains(t, "code object") {
 		p.codeObject(l)
 	}
+	if name, ok := extractMissingDeviceSymbol(t); ok {
+		p.missingDeviceSymbol(l, name)
+	}
+}
+
+// extractMissingDeviceSymbol reads CLR's kernel registration failure,
+// "hip_global.cpp:114 : … Cannot find Symbol with name: _Z20GPU_DeviceMap…"
+// (DeviceFunc: the host stub registered a kernel the loaded device program
+// does not hold), and returns the kernel's symbol.
+func extractMissingDeviceSymbol(t string) (string, bool) {
+	m := findIf(t, "Cannot find Symbol with name", reMissingSymbol)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// missingDeviceSymbol: the host side knows the kernel (its stub registered
+// the name, so it is no typo or mangling slip) but the code object loaded
+// for this GPU has no such symbol — the fat binary's slice for this gfx
+// target was built without the kernel (a library built for another arch,
+// or arch-guarded device code). CLR aborts the process right after.
+func (p *clrParser) missingDeviceSymbol(l *line, name string) {
+	s := p.s
+	s.format("clr_code_object")
+	a := s.b.add(s, ClassArchMismatch, l, 0.75)
+	a.setKernel(name, "CLR: no device symbol for the registered kernel", 70)
+	a.detail("missing_symbol", name)
+	a.addReason("the code object loaded for this GPU has no device code for kernel " + clip(name, 80) + " (Cannot find Symbol with name)")
+	a.note("the kernel's host stub exists, so the name is right: the device code for this GPU's gfx target is what is missing (a binary or library built only for other targets)")
 }
 
 func (p *clrParser) packet(l *line) {
@@ -473,7 +504,7 @@ func hipLaunchRest(t string, i int, m *[9]string) bool {
 // clrKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var clrKeywords = []string{"aborting with status", "HSA_OVERRIDE_GFX_VERSION", "gfx", "Marketing Name", "Board name", "Card series", "Product Name", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "GetFunction (", "Cannot find the function", "CO ", "code object"}
+var clrKeywords = []string{"Cannot find Symbol", "aborting with status", "HSA_OVERRIDE_GFX_VERSION", "gfx", "Marketing Name", "Board name", "Card series", "Product Name", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "GetFunction (", "Cannot find the function", "CO ", "code object"}
 
 // clrReturnedKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds

@@ -140,3 +140,33 @@ func TestHSAStartupStatusIsNotAFailure(t *testing.T) {
 		}
 	}
 }
+
+// CLR's "Cannot find Symbol with name: X" (hip_global.cpp, DeviceFunc): the
+// host registered kernel X but the code object loaded for this GPU lacks
+// it — device code missing for the gfx target (arch_mismatch), in the
+// wordings of several ROCm releases (the file:line moves: :109, :114, :117).
+func TestCLRMissingDeviceSymbol(t *testing.T) {
+	for _, c := range []struct{ src, log, sym string }{
+		{"https://github.com/ROCm/composable_kernel/issues/3095 (CK-Tile fp8 WMMA GEMM not built for the device)",
+			":0:/longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_profiles/src/clr/hipamd/src/hip_global.cpp:117 : 2498557848212 us:  Cannot find Symbol with name: _ZN7ck_tile6kentryILi1ENS_10GemmKernelIEEEvDpT1_\nAborted (core dumped)\n",
+			"_ZN7ck_tile6kentryILi1ENS_10GemmKernelIEEEvDpT1_"},
+		{"a DaCe slurm log on gfx942 (pid in the prefix, the shell's Aborted after)",
+			":0:/long_pathname_so_that_rpms_can_package_the_debug_info/src/external/clr/hipamd/src/hip_global.cpp:114 : 2813161128841 us: [pid:165941 tid:0x14a21b4cab80] Cannot find Symbol with name: _Z20GPU_DeviceMap_0_0_13PKN6thrust7complexIfEES3_PS1_iii\n/var/spool/slurmd/job109282/slurm_script: line 41: 165941 Aborted                 (core dumped) python complex_gemm.py\n",
+			"_Z20GPU_DeviceMap_0_0_13PKN6thrust7complexIfEES3_PS1_iii"},
+		{"campaign notes: a gfx950-only prebuilt .so run on an MI300X (gfx942)",
+			"hip_global.cpp:109 : Cannot find Symbol with name: _ZN12primus_turbo25compute_group_offs_deviceIlEEv\ntimeout: the monitored command dumped core\n",
+			"_ZN12primus_turbo25compute_group_offs_deviceIlEEv"},
+	} {
+		d := diagnoseWhole("run.log", []byte(c.log))
+		f := hasClass(d, ClassArchMismatch)
+		if f == nil || f.Details["missing_symbol"] != c.sym || f.Kernel == "" {
+			t.Errorf("%s: %s", c.src, d.JSON())
+		}
+	}
+	// other "cannot find symbol" texts (a compiler's, a SYCL runtime's) are not CLR's
+	for _, l := range []string{"Cannot find symbol with name 'x'", "error: cannot find symbol: class Foo"} {
+		if _, ok := extractMissingDeviceSymbol(l); ok {
+			t.Errorf("%q read as CLR's missing device symbol", l)
+		}
+	}
+}

@@ -258,3 +258,35 @@ func TestDmesgOOMInvoked(t *testing.T) {
 		t.Errorf("prose: %+v", f)
 	}
 }
+
+// A kernel oops whose faulting instruction is in the GPU driver module is a
+// driver bug (dma_driver_fault), in the oops wordings of several kernels;
+// a RIP outside the driver, a call-trace frame in amdgpu and a RIP line
+// without an oops header (a WARN splat) are not.
+func TestDmesgDriverOops(t *testing.T) {
+	for _, c := range []struct{ src, log, fn string }{
+		{"https://github.com/ROCm/amdgpu/issues/70 (4.15, 'IP: fn+off [amdgpu]')", "[  279.910283] BUG: unable to handle kernel NULL pointer dereference at 0000000000000000\n[  279.910345] IP: kfd_dbgmgr_wave_control+0x12/0x60 [amdgpu]\n[  279.910347] PGD 7e8155067 P4D 7e8155067 PUD 81419b067 PMD 0 \n[  279.910352] Oops: 0000 [#1] SMP NOPTI\n", "kfd_dbgmgr_wave_control"},
+		{"https://github.com/ROCm/amdgpu/issues/71", "[   28.478193] BUG: unable to handle kernel NULL pointer dereference at 0000000000000000\n[   28.478255] IP: kfd_dbgmgr_address_watch+0x12/0x60 [amdgpu]\n", "kfd_dbgmgr_address_watch"},
+		{"https://github.com/ROCm/hip/issues/15 (journal, 'IP: [<addr>] fn')", "Mar 24 11:53:49 pandemonium kernel: [   19.067885] BUG: unable to handle kernel NULL pointer dereference at 0000000000000010\nMar 24 11:53:49 pandemonium kernel: [   19.067889] IP: [<ffffffffc01cc246>] amdgpu_bo_list_set+0x196/0x3d0 [amdgpu]\nMar 24 11:53:49 pandemonium kernel: [   19.067905] PGD 0 \n", "amdgpu_bo_list_set"},
+		{"https://github.com/marazmista/radeon-profile/issues/147 (5.0, 'RIP: 0010:')", "[ 1747.571494] BUG: unable to handle kernel NULL pointer dereference at 00000000000000a8\n[ 1747.571497] #PF error: [normal kernel read fault]\n[ 1747.571499] PGD 0 P4D 0 \n[ 1747.571502] Oops: 0000 [#4] SMP NOPTI\n[ 1747.571505] CPU: 4 PID: 10587 Comm: radeon-profile Tainted: G      D    OE     5.0.0-29-generic #31~18.04.1-Ubuntu\n[ 1747.571567] RIP: 0010:amdgpu_get_dpm_state+0x4b/0xb0 [amdgpu]\n", "amdgpu_get_dpm_state"},
+	} {
+		f := hasClass(diagnoseWhole("dmesg.txt", []byte(c.log)), ClassDMADriverFault)
+		if f == nil || f.Details["driver_function"] != c.fn {
+			t.Errorf("%s: %+v", c.src, f)
+		}
+	}
+	for _, c := range []struct{ src, log string }{
+		// the oops stopped in core kernel code, not in the driver
+		{"https://github.com/ROCm/ROCm/issues/2596", "Nov 26 01:10:31 code01 kernel: BUG: kernel NULL pointer dereference, address: 0000000000000002\nNov 26 01:10:31 code01 kernel: Oops: 0000 [#1] PREEMPT SMP NOPTI\nNov 26 01:10:31 code01 kernel: RIP: 0010:__list_add_valid_or_report+0x1a/0xa0\n"},
+		// a hung task's call trace passes through amdgpu: no oops
+		{"https://github.com/ROCm/tensorflow-upstream/issues/180", "[Wed Sep 26 00:30:18 2018] INFO: task python:19772 blocked for more than 120 seconds.\n[Wed Sep 26 00:30:18 2018]  amdgpu_bo_create+0x42/0x210 [amdgpu]\n"},
+		// a WARN splat prints a RIP in the driver without an oops header
+		{"WARN splat", "[  100.1] WARNING: CPU: 3 PID: 812 at drivers/gpu/drm/amd/amdgpu/amdgpu_vm.c:2712 amdgpu_vm_fini+0x2f1/0x330 [amdgpu]\n[  100.1] RIP: 0010:amdgpu_vm_fini+0x2f1/0x330 [amdgpu]\n"},
+		// a user-space RIP
+		{"https://github.com/ollama/ollama/pull/16983", "kern  :warn  : [qua jul  8 09:49:25 2026] RIP: 0033:0x7f1920815480\n"},
+	} {
+		if f := hasClass(diagnoseWhole("dmesg.txt", []byte(c.log)), ClassDMADriverFault); f != nil {
+			t.Errorf("%s: %+v", c.src, f)
+		}
+	}
+}

@@ -112,7 +112,7 @@ func (p *torchParser) line(l *line) {
 		ev := l.ev(s)
 		f.fp8 = &ev
 	}
-	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "_STATUS_EXECUTION_FAILED") {
+	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED") {
 		return
 	}
 	if x, ok := extractLibExecFailed(t); ok && !commandLike(t) {
@@ -383,7 +383,7 @@ func (p *torchParser) errorText(l *line) {
 		e = lookupHIPText(x.phrase)
 	}
 	cudaReading := false
-	if x.cuda {
+	if x.cuda || e == nil { // an error only CUDA has is CUDA's, whoever prints it ("[CUDA] Error: …")
 		text := x.text
 		if text == "" {
 			text = x.phrase
@@ -485,7 +485,7 @@ type torchErrFact struct {
 	cudaName string // the first error name when it is a cudaError* one
 }
 
-var torchErrPhrases = []string{"device-side assert triggered", "an illegal memory access was encountered", "invalid device function", "no kernel image is available for execution on the device", "unspecified launch failure", "the launch timed out and was terminated", "uncorrectable ECC error encountered", "misaligned address"}
+var torchErrPhrases = []string{"device-side assert triggered", "an illegal memory access was encountered", "invalid device function", "no kernel image is available for execution on the device", "unspecified launch failure", "the launch timed out and was terminated", "uncorrectable ECC error encountered", "misaligned address", "an illegal instruction was encountered"}
 
 func extractTorchError(t string) torchErrFact {
 	var x torchErrFact
@@ -597,7 +597,7 @@ func errName(t string) string {
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var torchKeywords = []string{"_STATUS_EXECUTION_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
+var torchKeywords = []string{"_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
 
 // torchRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
