@@ -65,6 +65,14 @@ func (p *containerParser) line(l *line) {
 		c.name = x.name
 	}
 	switch {
+	case x.evictedMemory:
+		// the kubelet's eviction for node memory pressure: the pod died for
+		// the host's memory, the same diagnosis as an OOM kill
+		s.format("kubernetes")
+		a := s.b.add(s, ClassHostOOMKill, l, 0.8)
+		a.memProof = true
+		a.addReason("the kubelet evicted the pod: the node was low on memory (memory-pressure eviction)")
+		a.detail("source", "kubernetes eviction")
 	case x.k8sTerminated:
 		p.terminated = l.no
 	case x.k8sReason != "" && p.terminated > 0 && l.no-p.terminated <= 6:
@@ -95,6 +103,9 @@ type containerLine struct {
 	// Kubernetes: a "Terminated" container state, the reason line inside it
 	k8sTerminated bool
 	k8sReason     string
+	// the kubelet evicted the pod for the node's memory ("The node was low
+	// on resource: memory.", "The node had condition: [MemoryPressure].")
+	evictedMemory bool
 }
 
 // extractContainerLine reads one trimmed, non-command line (a pure
@@ -105,6 +116,10 @@ func extractContainerLine(t string) containerLine {
 		x.name = m[1]
 	} else if m := findFoldIf(t, "container ", reContainerName); m != nil && !containerWord(m[1]) {
 		x.name = m[1]
+	}
+	if strings.Contains(t, "The node was low on resource: memory") || strings.Contains(t, "The node had condition: [MemoryPressure]") {
+		x.evictedMemory = true
+		return x
 	}
 	if m := reInspectFormat.FindStringSubmatch(t); m != nil {
 		x.source, x.code, x.hasCode, x.oom, x.hasOOM = "docker inspect --format", atoiDef(m[1], 0), true, m[2] == "true", true
@@ -339,4 +354,4 @@ func containerWord(w string) bool {
 // containerKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var containerKeywords = []string{" true", " false", "OOMKilled", "\"ExitCode\"", "ignal ", "IGNAL ", "container ", "\"Name\"", "Terminated", "terminated", "eason"}
+var containerKeywords = []string{"low on resource: memory", "[MemoryPressure]", " true", " false", "OOMKilled", "\"ExitCode\"", "ignal ", "IGNAL ", "container ", "\"Name\"", "Terminated", "terminated", "eason"}

@@ -73,3 +73,25 @@ func TestExit137WithoutOOMKilled(t *testing.T) {
 		t.Errorf("the kernel's OOM killer line outweighs the runtime: %s", d.JSON())
 	}
 }
+
+// The kubelet's eviction for node memory pressure is a kill for the host's
+// memory (host_oom_kill); an eviction for disk is not.
+func TestK8sMemoryEviction(t *testing.T) {
+	cases := []struct {
+		src, text string
+		oom       bool
+	}{
+		{"https://github.com/FederatedAI/KubeFATE/issues/64", "4m11s       Warning   Evicted               pod/egg-<id here>    The node was low on resource: memory. Container egg was using 5053216Ki, which exceeds its request of 0.", true},
+		{"https://github.com/FederatedAI/KubeFATE/issues/64", "4m7s        Warning   Evicted               pod/egg-<id2 here>    The node had condition: [MemoryPressure].", true},
+		{"https://github.com/derailed/k9s/issues/174", "Message:            The node was low on resource: memory. Container proprietary-crawler was using 9402820Ki, which exceeds its request of 7G. ", true},
+		{"https://github.com/kubeflow/kubeflow/issues/1261", "`The node was low on resource: memory.`", true},
+		{"https://github.com/kubernetes/kubernetes/issues/112927", "Message:        The node was low on resource: memory. Container citadel was using 43536Ki, which exceeds its request of 0.**", true},
+		{"https://github.com/caoyingjunz/go-learning/issues/55", "Warning  Evicted           6m5s   kubelet            The node was low on resource: ephemeral-storage. Container harbor-chart-rsync-client was using 76Ki, which exceeds its request of 0.", false},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("events.txt", []byte(c.text+"\n"))
+		if got := hasClass(d, ClassHostOOMKill) != nil; got != c.oom {
+			t.Errorf("%s: %q: %v, want host_oom_kill %v", c.src, c.text, classesOf(d), c.oom)
+		}
+	}
+}

@@ -61,6 +61,7 @@ var (
 	reOOMKilledBare = lazyre.New(`(?:^|[\]:] )Killed process (\d+) \(([^)]*)\) total-vm:(\d+)kB, anon-rss:(\d+)kB`)
 	reRingTO        = lazyre.New(`ring (\S+) timeout(?:, signaled seq=(\d+), emitted seq=(\d+))?`)
 	reMESFail       = lazyre.New(`MES failed to respon(?:d to|se) msg=(\w+)`) // "response": kernels before 6.10
+	reXidCause      = lazyre.New(`caused by previous Xid (\d+)`)
 	reXid           = lazyre.New(`NVRM: Xid \(([^)]*)\): (\d+),(?: pid=(\d+|'<unknown>'),)?(?: name=([^,]*),)?\s*(.*)`)
 	reSuspendPID    = lazyre.New(`Failed to suspend process pid (\d+)`)
 	reVRAM          = lazyre.New(`(\d+)M of VRAM memory ready|VRAM: (\d+)M`)
@@ -145,6 +146,10 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 		return kernelEvent{}, false
 	case strings.Contains(t, "NVRM: Xid"):
 		return kernelEvent{kind: "xid"}, true
+	case strings.Contains(t, "NVRM") && containsAny(t, "GSP RPC timeout", "_kgspIsHeartbeatTimedOut: Heartbeat timed out", "_kgspLogRpcTimeout: ***"):
+		// the GPU's GSP firmware stopped answering without an Xid 119 line:
+		// the open module's heartbeat check and RPC-timeout banner
+		return kernelEvent{kind: "gsp_timeout", bdf: submatch(rePCIBDF, t)}, true
 	case strings.Contains(t, "NVRM") && strings.Contains(t, "fallen off the bus"):
 		// without an Xid: "NVRM: GPU at 0000:01:00.0 has fallen off the
 		// bus.", or the open driver's three lines whose BDF is on the first
@@ -260,6 +265,11 @@ func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
 		a.detail("invoked_by", e.task)
 	case "xid":
 		p.xid(l)
+	case "gsp_timeout":
+		s.format("nvidia_xid")
+		a := s.b.add(s, ClassGPUHangReset, l, 0.8)
+		a.setStr(&a.f.Device, e.bdf)
+		a.addReason("the GPU's GSP firmware stopped answering (RPC / heartbeat timeout): the GPU needs a reset")
 	case "nvgpu":
 		p.nvGPU, p.nvGPULine = e.bdf, l.no
 	case "offbus":
@@ -666,35 +676,49 @@ func (p *dmesgParser) xid(l *line) {
 	}
 	s.format("nvidia_xid")
 	code := atoiDef(m[2], 0)
-	// NVIDIA's Xid catalog: 13 graphics engine exception (out-of-range
-	// address / illegal instruction in a user kernel) and 31 MMU fault are
-	// the application's memory faults; 43 "GPU stopped processing" and 45
-	// "preemptive cleanup" follow them; 69 graphics class error; 48/63/64/
-	// 92/94/95 ECC and row remapping, 74 NVLink: hardware; 8/109/119/120
-	// timeouts and 79 "fallen off the bus": hang / reset.
-	class, conf := "", 0.75
-	switch code {
-	case 13, 31:
-		class = ClassGPUMemoryFault
-	case 43, 45:
-		class, conf = ClassGPUMemoryFault, 0.5
-	case 69:
-		class = ClassDeviceAssert
-	case 48, 63, 64, 74, 92, 94, 95:
-		class = ClassECCRAS
-	case 8, 79, 109, 119, 120:
-		class = ClassGPUHangReset
+	class, conf := xidClass(code)
+	reason := "Xid " + m[2] + ": " + strings.TrimSpace(m[5])
+	// "Xid 45, … Ch 00000001 caused by previous Xid 149": the channel
+	// teardown is the consequence, the earlier Xid its cause and class
+	if prev := atoiDef(submatchIf(m[5], "caused by previous Xid", reXidCause), 0); prev > 0 {
+		if c, k := xidClass(prev); c != "" {
+			class, conf = c, k
+			reason = "Xid " + itoa(prev) + " (cause of Xid " + m[2] + ": " + strings.TrimSpace(m[5]) + ")"
+		}
 	}
 	if class == "" {
 		return
 	}
 	a := s.b.add(s, class, l, conf)
 	a.setStr(&a.f.Device, m[1])
-	a.addReason("Xid " + m[2] + ": " + strings.TrimSpace(m[5]))
+	a.addReason(reason)
 	if pid := atoiDef(m[3], 0); pid > 0 {
 		a.setPID(pid)
 	}
 	a.setStr(&a.f.Process, m[4])
+}
+
+// xidClass reads NVIDIA's Xid catalog: 13 graphics engine exception
+// (out-of-range address / illegal instruction in a user kernel) and 31 MMU
+// fault are the application's memory faults; 43 "GPU stopped processing"
+// and 45 "preemptive cleanup" follow them; 69 graphics class error;
+// 48/63/64/92/94/95 ECC and row remapping, 74 and 144–150 NVLink: hardware;
+// 8/109/119/120 timeouts, 79 "fallen off the bus" and 154 "GPU recovery
+// action changed … (GPU Reset Required)": hang / reset.
+func xidClass(code int) (string, float64) {
+	switch code {
+	case 13, 31:
+		return ClassGPUMemoryFault, 0.75
+	case 43, 45:
+		return ClassGPUMemoryFault, 0.5
+	case 69:
+		return ClassDeviceAssert, 0.75
+	case 48, 63, 64, 74, 92, 94, 95, 144, 145, 146, 147, 148, 149, 150:
+		return ClassECCRAS, 0.75
+	case 8, 79, 109, 119, 120, 154:
+		return ClassGPUHangReset, 0.75
+	}
+	return "", 0
 }
 
 // pageFaultKeywords: a line can be part of a page-fault decode only when

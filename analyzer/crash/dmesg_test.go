@@ -290,3 +290,35 @@ func TestDmesgDriverOops(t *testing.T) {
 		}
 	}
 }
+
+// NVRM lines the Xid table reads beyond the application faults: a teardown
+// "caused by previous Xid N" takes N's class (the cause), NVLink Xids
+// 144–150 are hardware, Xid 154 asks for a reset, and the open module's GSP
+// timeouts without an Xid 119 are a firmware hang.
+func TestNVRMCauseNVLinkGSP(t *testing.T) {
+	cases := []struct{ src, text, want string }{
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1150", "kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149", ClassECCRAS},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1150", "kernel: NVRM: Xid (PCI:0000:ed:00): 45, pid=1818992, name=python3, Ch 0000000c caused by previous Xid 145", ClassECCRAS},
+		{"https://github.com/leptonai/gpud/pull/1174", "NVRM: Xid (PCI:0000:00:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 00 (0x025001c6 0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)", ClassECCRAS},
+		{"https://github.com/leptonai/gpud/pull/1160", "NVRM: Xid (PCI:0000:01:00): 144, SAW_MVB Nonfatal XC0 i0 Link 0 (0x00000001 0x00000008 0x00000000 0x00000000 0x00000000 0x00000000)", ClassECCRAS},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/446", "192.168.11.119: kern: warning: [2026-04-22T21:30:51.870495804Z]: NVRM: Xid (PCI:0000:0b:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)", ClassGPUHangReset},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/446", "192.168.11.119: kern: warning: [2026-04-22T21:30:51.526447914Z]: NVRM: nvAssertFailedNoLog: Assertion failed: Back to back GSP RPC timeout detected! GPU marked for reset @ kernel_gsp.c:2387", ClassGPUHangReset},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1230", "[   24.302465] NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 812751949 heartbeat 1899482 heartbeatWithOffsetMs 812745879 diff 6070 timeout 5200", ClassGPUHangReset},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1230", "[   84.300488] NVRM: GPU6 _kgspLogRpcTimeout: ********************************* GSP Timeout **********************************", ClassGPUHangReset},
+		// a teardown without a cause, or a cause the table does not know,
+		// keeps the teardown's own reading
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1045 (title wording)", "NVRM: Xid (PCI:0000:01:00): 45, pid=4242, name=python, Ch 00000010", ClassGPUMemoryFault},
+		{"synthetic: unknown cause code", "NVRM: Xid (PCI:0000:01:00): 45, pid=4242, name=python, Ch 00000010 caused by previous Xid 999", ClassGPUMemoryFault},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("dmesg.log", []byte(c.text+"\n"))
+		if len(d.Findings) == 0 || d.Findings[0].Class != c.want {
+			t.Errorf("%s: %q: %v, want %s", c.src, c.text, classesOf(d), c.want)
+		}
+	}
+	// the driver's load banner and a heartbeat *setting* are no timeout
+	d := diagnoseWhole("dmesg.log", []byte("[   14.650646] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  595.71.05  Release Build\n"))
+	if len(d.Findings) != 0 {
+		t.Errorf("load banner: %v", classesOf(d))
+	}
+}

@@ -33,6 +33,8 @@
 //     "failed to respond to msg=" and its older "failed to response msg=")
 //     and the timed-out job's process, KFD, RAS, SVM/XNACK,
 //     NVRM "fallen off the bus" without an Xid, BDF from its first line,
+//     GSP heartbeat / RPC timeouts without an Xid 119, xidClass (an Xid
+//     "caused by previous Xid N" takes N's class),
 //     a kernel oops whose RIP/IP is in the GPU driver module within 12
 //     lines of its "BUG:"/"Oops:" header → dma_driver_fault (a WARN
 //     splat's RIP or a call-trace frame is none);
@@ -146,7 +148,8 @@
 //     (an exception raised in Triton's cache manager or naming a Triton
 //     cache file is seed 000 pattern 4, not an application error);
 //   - container.go: extractContainerLine (docker inspect JSON fields and
-//     --format answer, Kubernetes OOMKilled, "signal N" as 128+N, the
+//     --format answer, Kubernetes OOMKilled, the kubelet's eviction for node
+//     memory → host_oom_kill, "signal N" as 128+N, the
 //     container's name, Kubernetes' Terminated state and its reason) →
 //     containerState / the exit-code rule; applyContainer: a SIGKILL / exit
 //     137 the runtime says was not OOM-killed, with no record of memory
