@@ -79,13 +79,18 @@
 //     function", "api: Returned hipErrorX") → clrParser.trace (a module
 //     launch names its kernel only when its process looked up exactly one
 //     function: the launch's handle is not the address the lookup prints);
-//   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
-//     extractHSAStatus (a status name between quotes is a mention — grep
-//     patterns, marker lists, notes — never a finding; a status an API call
-//     returned at start-up, rocminfo's "Call returned HSA_STATUS_…", is a
-//     setup problem, never a finding); extractMissingDeviceSymbol (CLR's
-//     "Cannot find Symbol with name: X": a registered kernel the GPU's code
-//     object lacks) → arch_mismatch;
+//   - clr.go: extractPacketLine (the queue-error / dispatch dump: Kernel
+//     Name, HWq/SWq, grid, segments, rptr/wptr) assembled by packet;
+//     dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
+//     extractHSAStatus (the status by name or code, queue, "[host: …, GPU
+//     index: …, kernel: …]", and the pid of CLR's own stamp wherever it
+//     stands — a runner's prefix keeps it from the line start; a status
+//     name between quotes is a mention — grep patterns, marker lists,
+//     notes — never a finding; a status an API call returned at start-up,
+//     rocminfo's "Call returned HSA_STATUS_…", is a setup problem, never a
+//     finding) → clrParser.hsa, which reads facts only;
+//     extractMissingDeviceSymbol (CLR's "Cannot find Symbol with name: X":
+//     a registered kernel the GPU's code object lacks) → arch_mismatch;
 //   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure
 //     → gpu_memory_fault; their ALLOC_FAILED, the handle or workspace not
 //     allocated on the device → vram_oom);
