@@ -258,3 +258,118 @@ func TestDmesgOOMInvoked(t *testing.T) {
 		t.Errorf("prose: %+v", f)
 	}
 }
+
+// A kernel oops whose faulting instruction is in the GPU driver module is a
+// driver bug (dma_driver_fault), in the oops wordings of several kernels;
+// a RIP outside the driver, a call-trace frame in amdgpu and a RIP line
+// without an oops header (a WARN splat) are not.
+func TestDmesgDriverOops(t *testing.T) {
+	for _, c := range []struct{ src, log, fn string }{
+		{"https://github.com/ROCm/amdgpu/issues/70 (4.15, 'IP: fn+off [amdgpu]')", "[  279.910283] BUG: unable to handle kernel NULL pointer dereference at 0000000000000000\n[  279.910345] IP: kfd_dbgmgr_wave_control+0x12/0x60 [amdgpu]\n[  279.910347] PGD 7e8155067 P4D 7e8155067 PUD 81419b067 PMD 0 \n[  279.910352] Oops: 0000 [#1] SMP NOPTI\n", "kfd_dbgmgr_wave_control"},
+		{"https://github.com/ROCm/amdgpu/issues/71", "[   28.478193] BUG: unable to handle kernel NULL pointer dereference at 0000000000000000\n[   28.478255] IP: kfd_dbgmgr_address_watch+0x12/0x60 [amdgpu]\n", "kfd_dbgmgr_address_watch"},
+		{"https://github.com/ROCm/hip/issues/15 (journal, 'IP: [<addr>] fn')", "Mar 24 11:53:49 pandemonium kernel: [   19.067885] BUG: unable to handle kernel NULL pointer dereference at 0000000000000010\nMar 24 11:53:49 pandemonium kernel: [   19.067889] IP: [<ffffffffc01cc246>] amdgpu_bo_list_set+0x196/0x3d0 [amdgpu]\nMar 24 11:53:49 pandemonium kernel: [   19.067905] PGD 0 \n", "amdgpu_bo_list_set"},
+		{"https://github.com/marazmista/radeon-profile/issues/147 (5.0, 'RIP: 0010:')", "[ 1747.571494] BUG: unable to handle kernel NULL pointer dereference at 00000000000000a8\n[ 1747.571497] #PF error: [normal kernel read fault]\n[ 1747.571499] PGD 0 P4D 0 \n[ 1747.571502] Oops: 0000 [#4] SMP NOPTI\n[ 1747.571505] CPU: 4 PID: 10587 Comm: radeon-profile Tainted: G      D    OE     5.0.0-29-generic #31~18.04.1-Ubuntu\n[ 1747.571567] RIP: 0010:amdgpu_get_dpm_state+0x4b/0xb0 [amdgpu]\n", "amdgpu_get_dpm_state"},
+	} {
+		f := hasClass(diagnoseWhole("dmesg.txt", []byte(c.log)), ClassDMADriverFault)
+		if f == nil || f.Details["driver_function"] != c.fn {
+			t.Errorf("%s: %+v", c.src, f)
+		}
+	}
+	for _, c := range []struct{ src, log string }{
+		// the oops stopped in core kernel code, not in the driver
+		{"https://github.com/ROCm/ROCm/issues/2596", "Nov 26 01:10:31 code01 kernel: BUG: kernel NULL pointer dereference, address: 0000000000000002\nNov 26 01:10:31 code01 kernel: Oops: 0000 [#1] PREEMPT SMP NOPTI\nNov 26 01:10:31 code01 kernel: RIP: 0010:__list_add_valid_or_report+0x1a/0xa0\n"},
+		// a hung task's call trace passes through amdgpu: no oops
+		{"https://github.com/ROCm/tensorflow-upstream/issues/180", "[Wed Sep 26 00:30:18 2018] INFO: task python:19772 blocked for more than 120 seconds.\n[Wed Sep 26 00:30:18 2018]  amdgpu_bo_create+0x42/0x210 [amdgpu]\n"},
+		// a WARN splat prints a RIP in the driver without an oops header
+		{"WARN splat", "[  100.1] WARNING: CPU: 3 PID: 812 at drivers/gpu/drm/amd/amdgpu/amdgpu_vm.c:2712 amdgpu_vm_fini+0x2f1/0x330 [amdgpu]\n[  100.1] RIP: 0010:amdgpu_vm_fini+0x2f1/0x330 [amdgpu]\n"},
+		// a user-space RIP
+		{"https://github.com/ollama/ollama/pull/16983", "kern  :warn  : [qua jul  8 09:49:25 2026] RIP: 0033:0x7f1920815480\n"},
+	} {
+		if f := hasClass(diagnoseWhole("dmesg.txt", []byte(c.log)), ClassDMADriverFault); f != nil {
+			t.Errorf("%s: %+v", c.src, f)
+		}
+	}
+}
+
+// NVRM lines the Xid table reads beyond the application faults: a teardown
+// "caused by previous Xid N" takes N's class (the cause), NVLink Xids
+// 144–150 are hardware, Xid 154 asks for a reset, and the open module's GSP
+// timeouts without an Xid 119 are a firmware hang.
+func TestNVRMCauseNVLinkGSP(t *testing.T) {
+	cases := []struct{ src, text, want string }{
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1150", "kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149", ClassECCRAS},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1150", "kernel: NVRM: Xid (PCI:0000:ed:00): 45, pid=1818992, name=python3, Ch 0000000c caused by previous Xid 145", ClassECCRAS},
+		{"https://github.com/leptonai/gpud/pull/1174", "NVRM: Xid (PCI:0000:00:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 00 (0x025001c6 0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)", ClassECCRAS},
+		{"https://github.com/leptonai/gpud/pull/1160", "NVRM: Xid (PCI:0000:01:00): 144, SAW_MVB Nonfatal XC0 i0 Link 0 (0x00000001 0x00000008 0x00000000 0x00000000 0x00000000 0x00000000)", ClassECCRAS},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/446", "192.168.11.119: kern: warning: [2026-04-22T21:30:51.870495804Z]: NVRM: Xid (PCI:0000:0b:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)", ClassGPUHangReset},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/446", "192.168.11.119: kern: warning: [2026-04-22T21:30:51.526447914Z]: NVRM: nvAssertFailedNoLog: Assertion failed: Back to back GSP RPC timeout detected! GPU marked for reset @ kernel_gsp.c:2387", ClassGPUHangReset},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1230", "[   24.302465] NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 812751949 heartbeat 1899482 heartbeatWithOffsetMs 812745879 diff 6070 timeout 5200", ClassGPUHangReset},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1230", "[   84.300488] NVRM: GPU6 _kgspLogRpcTimeout: ********************************* GSP Timeout **********************************", ClassGPUHangReset},
+		// a teardown without a cause, or a cause the table does not know,
+		// keeps the teardown's own reading
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1045 (title wording)", "NVRM: Xid (PCI:0000:01:00): 45, pid=4242, name=python, Ch 00000010", ClassGPUMemoryFault},
+		{"synthetic: unknown cause code", "NVRM: Xid (PCI:0000:01:00): 45, pid=4242, name=python, Ch 00000010 caused by previous Xid 999", ClassGPUMemoryFault},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("dmesg.log", []byte(c.text+"\n"))
+		if len(d.Findings) == 0 || d.Findings[0].Class != c.want {
+			t.Errorf("%s: %q: %v, want %s", c.src, c.text, classesOf(d), c.want)
+		}
+	}
+	// the driver's load banner and a heartbeat *setting* are no timeout
+	d := diagnoseWhole("dmesg.log", []byte("[   14.650646] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  595.71.05  Release Build\n"))
+	if len(d.Findings) != 0 {
+		t.Errorf("load banner: %v", classesOf(d))
+	}
+}
+
+// A paste that begins after a decode's header: the process line that
+// follows the header ("for process P pid N …)" in 5.x, " Process P pid N …"
+// in 6.x) opens no record on its own but names the owner of the address
+// line that comes next on the same device, also when another GPU's decode
+// interleaves; a process line with no address after it (a ring timeout's
+// job) is no page fault.
+func TestDmesgHeadlessProcessLine(t *testing.T) {
+	for _, c := range []struct {
+		src, log string
+		pid      int
+	}{
+		{"https://github.com/sgl-project/sglang/issues/10195 (MI300X, dmesg -T, two GPUs interleaved)", `[Tue Sep  9 02:30:28 2025] amdgpu 0000:a6:00.0: amdgpu:   cookie node_id 2 fault from die AID0.XCD1
+[Tue Sep  9 02:30:28 2025] amdgpu 0000:06:00.0: amdgpu:  for process python3 pid 132529 thread python3 pid 132529)
+[Tue Sep  9 02:30:28 2025] amdgpu 0000:a6:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00341051
+[Tue Sep  9 02:30:28 2025] amdgpu 0000:a6:00.0: amdgpu:          Faulty UTCL2 client ID: TCP (0x8)
+[Tue Sep  9 02:30:28 2025] amdgpu 0000:06:00.0: amdgpu:   in page starting at address 0x00007ef7cd5fd000 from IH client 0x1b (UTCL2)
+[Tue Sep  9 02:30:28 2025] amdgpu 0000:06:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00341051
+[Tue Sep  9 02:30:28 2025] amdgpu 0000:06:00.0: amdgpu:          PERMISSION_FAULTS: 0x5
+`, 132529},
+		{"https://github.com/ROCm/ROCm/issues/5616 (6.x ' Process' line, header cut)", `[   67.058806] amdgpu 0000:c4:00.0: amdgpu:  Process python3 pid 3370 thread python3 pid 3370
+[   67.058809] amdgpu 0000:c4:00.0: amdgpu:   in page starting at address 0x00007fa4808cb000 from client 10
+[   67.058812] amdgpu 0000:c4:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00800932
+[   67.058813] amdgpu 0000:c4:00.0: amdgpu:      Faulty UTCL2 client ID: CPF (0x4)
+`, 3370},
+		{"https://github.com/ROCm/amdgpu/issues/172 (5.x split header, first line cut)", `[ 4778.916081] amdgpu 0000:c6:00.0: amdgpu:  for process pt_main_thread pid 12924 thread pt_main_thread pid 12924)
+[ 4778.916571] amdgpu 0000:c6:00.0: amdgpu:   in page starting at address 0x0000ae8570611000 from IH client 0x1b (UTCL2)
+[ 4778.917054] amdgpu 0000:c6:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00301031
+[ 4778.917532] amdgpu 0000:c6:00.0: amdgpu: 	 Faulty UTCL2 client ID: TCP (0x8)
+`, 12924},
+	} {
+		d := diagnoseWhole("dmesg.txt", []byte(c.log))
+		var f *Finding
+		for _, cl := range []string{ClassGPUMemoryFault, ClassDMADriverFault} {
+			if f = hasClass(d, cl); f != nil {
+				break
+			}
+		}
+		if f == nil || f.PID == nil || *f.PID != c.pid {
+			t.Errorf("%s: %s", c.src, d.JSON())
+		}
+	}
+	// a timeout's job line with no decode after it opens no fault (pop-os/cosmic-epoch#3764)
+	d := diagnoseWhole("dmesg.txt", []byte("[  312.522692] amdgpu 0000:28:00.0: ring gfx_0.0.0 timeout, signaled seq=57638, emitted seq=57641\n[  312.522700] amdgpu 0000:28:00.0:  Process cosmic-comp pid 2288 thread cosmic-com:cs0 pid 2316\n[  312.522706] amdgpu 0000:28:00.0: Starting gfx_0.0.0 ring reset\n"))
+	if hasClass(d, ClassGPUMemoryFault) != nil || hasClass(d, ClassDMADriverFault) != nil {
+		t.Errorf("timeout job line: %s", d.JSON())
+	}
+	if f := hasClass(d, ClassGPUHangReset); f == nil || f.PID == nil || *f.PID != 2288 {
+		t.Errorf("timeout job line lost its pid: %s", d.JSON())
+	}
+}

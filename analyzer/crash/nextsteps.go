@@ -145,6 +145,12 @@ func nextSteps(f *Finding, facts *facts) []string {
 			add("On an APU (node-0 is the CPU agent's host memory), check the GTT / TTM limits and the amdgpu-dkms / kernel version against the ROCm release notes")
 			break
 		}
+		if fn := f.Details["driver_function"]; fn != "" {
+			// a kernel oops in the driver: nothing in the program to fix
+			add("The kernel oopsed inside the " + f.Details["driver_module"] + " driver at " + fn + ": a driver bug; update amdgpu-dkms / the kernel (or the ROCm release that ships the driver) and report the full oops (BUG line, RIP, Call Trace) upstream")
+			add("Reboot before the next run: after a driver oops the GPU and KFD state are unreliable")
+			break
+		}
 		add("Copy-engine / driver path, not a shader bug: update amdgpu-dkms / the kernel; try HSA_ENABLE_SDMA=0 to route copies through shaders")
 		add("'Failed to resume KFD' (userptr restore): check host memory pressure, IOMMU and HMM settings")
 	case ClassCollectiveTimeout:
@@ -161,10 +167,17 @@ func nextSteps(f *Finding, facts *facts) []string {
 			add("Check P2P/IPC and IOMMU (amd_iommu=on iommu=pt), HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES and the rank→GPU map, container --ipc=host and --device flags")
 		}
 	case ClassCPUHang:
-		if facts.pyspyMiss != nil {
+		pids := "<scheduler pid>"
+		if len(facts.pyspyFailPIDs) > 0 {
+			pids = intsString(facts.pyspyFailPIDs)
+		}
+		switch {
+		case facts.pyspyDenied:
+			add("py-spy is installed but was denied ptrace on " + pids + ": give the container the right (docker run --cap-add SYS_PTRACE, or kernel.yama.ptrace_scope=0 on the host) or run py-spy as root, then py-spy dump --pid " + pids + " --native")
+		case facts.pyspyMiss != nil:
 			add("py-spy is missing: pip install py-spy in the container so the watchdog can dump the scheduler stacks")
 		}
-		add("py-spy dump --pid <scheduler pid> --native on every rank: idle in NCCL/gloo waits = distributed deadlock; active+gil = busy loop")
+		add("py-spy dump --pid " + pids + " --native on every rank: idle in NCCL/gloo waits = distributed deadlock; active+gil = busy loop")
 		add("If the main thread waits in synchronize / .item(), a kernel never completed: " + rocgdbCmd)
 	case ClassGPUKernelHang:
 		if f.Details["hang_kind"] == "cross_rank_barrier_spin" || strings.Contains(kernelMeaning(f.Kernel), "collective kernel") {
