@@ -94,6 +94,7 @@ class Rank:
         self.orig = [(e.get("ts"), e.get("dur")) for e in self.ev]
         self.n0 = len(self.ev)
         self.added = 0
+        self.pushed = 0
         self.ins_at = {}  # inserted op index -> the real time it was put at
         self.index()
 
@@ -142,7 +143,9 @@ class Rank:
         colls.sort(key=lambda x: (x[2], x[3]))
         self.colls = {}  # (pg, kind) -> [event index] in launch order
         self.all_colls = []  # every collective kernel index in launch order
+        self.coll_key = {}  # kernel index -> (pg, kind, index)
         for pg, k, _, _, i in colls:
+            self.coll_key[i] = (pg, k, len(self.colls.get((pg, k), [])))
             self.colls.setdefault((pg, k), []).append(i)
             self.all_colls.append(i)
         # top-level CPU annotations (steps), sorted
@@ -214,24 +217,33 @@ class Rank:
         """Stream order: a GPU op starts no earlier than the op before it on its stream ends
         (ops a plant lengthened or inserted push the rest of their stream later until a gap
         absorbs it). Order is the real trace's; an inserted op goes before the ops that started
-        where it was put."""
+        where it was put. A collective kernel is not pushed here: a stream stops before it and
+        it is returned with the start it needs, (needed ts, index), the earliest one, else None
+        (the caller settles its instance and pushes again)."""
         per = {}
         for i, e in enumerate(self.ev):
             if e.get("cat") in GPU_OPS and e.get("ph") == "X":
                 o = (self.orig[i][0], 0) if i < self.n0 else (self.ins_at[i], -1)
                 per.setdefault((e["pid"], e["tid"]), []).append((o, i))
+        colls = set(self.all_colls)
         moved = []
+        pending = None
         for ops in per.values():
             ops.sort()
             end = None
             for _, i in ops:
                 e = self.ev[i]
                 if end is not None and e["ts"] < end:
+                    if i in colls:
+                        if pending is None or e["ts"] < self.ev[pending[1]]["ts"]:
+                            pending = (end, i)
+                        break
                     e["ts"] = end
                     moved.append(i)
                 end = e["ts"] + e["dur"] if end is None else max(end, e["ts"] + e["dur"])
         self.fix_flows(moved)
-        return len(moved)
+        self.pushed += len(moved)
+        return pending
 
     def prev_coll_end(self, kidx, edge="end"):
         """End (or start) of this rank's collective kernel just before kidx (any kind), else the
@@ -269,7 +281,7 @@ def latest_start(pairs):
     return max(r.ev[k]["ts"] for r, k in pairs)
 
 
-def settle(ranks, pairs, old_ends, L0, planted, moved=()):
+def settle(ranks, pairs, old_ends, L0, planted, moved=(), from_ts=None):
     """After a plant moved the planted rank's kernel start, move the instance's ends and every
     rank's later events by D (module docstring). old_ends: rank -> its kernel's end before;
     moved: the planted rank's events the plant already placed."""
@@ -279,11 +291,35 @@ def settle(ranks, pairs, old_ends, L0, planted, moved=()):
         e = r.ev[k]
         new_end = old_ends[r.rank] + D
         if D > 0:
-            r.shift_from(old_ends[r.rank], D, skip=(set(moved) if r is planted else set()) | {k})
+            t = from_ts if r is planted and from_ts is not None else old_ends[r.rank]
+            r.shift_from(t, D, skip=(set(moved) if r is planted else set()) | {k})
         e["dur"] = new_end - e["ts"]
         if e["dur"] <= 0:
             raise SystemExit("plant left a non-positive collective duration on rank %d" % r.rank)
     return D
+
+
+def push_and_settle(ranks, r):
+    """Push the planted rank's streams; a collective kernel the push reaches starts later, its
+    instance is settled like a plant's (the job moves on together), and the push goes on.
+    Returns the knock-on instances: a plant that makes the rank late at a later collective too."""
+    knock = []
+    r.pushed = 0
+    while True:
+        pend = r.push()
+        if pend is None:
+            return knock
+        need, c = pend
+        pg, kind, j = r.coll_key[c]
+        pairs = inst(ranks, pg, kind, j)
+        L0 = latest_start(pairs)
+        old_ends = {q.rank: q.ev[kk]["ts"] + q.ev[kk]["dur"] for q, kk in pairs}
+        r.ev[c]["ts"] = need
+        r.fix_flows([c])
+        # the planted rank moves on from the kernel's new start: the ops pushed before it
+        # (now between its old end and its new start) must not move again
+        D = settle(ranks, pairs, old_ends, L0, r, from_ts=need)
+        knock.append({"pg": pg, "kind": kind, "index": j, "lateness_added_us": round(D, 3)})
 
 
 def plant_one(ranks, p, log):
@@ -347,7 +383,8 @@ def plant_one(ranks, p, log):
         extra["phase_kernels"] = len(phase)
         extra["phase_kernel_us"] = round(kt, 3)
         D = settle(ranks, pairs, old_ends, L0, r, moved=phase)
-        extra["pushed_ops"] = r.push()
+        extra["knock_on"] = push_and_settle(ranks, r)
+        extra["pushed_ops"] = r.pushed
     elif method == "gemm":
         coll_set = set(r.all_colls)
         names = {}
@@ -378,7 +415,8 @@ def plant_one(ranks, p, log):
         D = settle(ranks, pairs, old_ends, L0, r)
         r.ev.append(g)  # after settle: it must not move with the peers' shift
         r.ins_at[len(r.ev) - 1] = s
-        extra["pushed_ops"] = r.push()
+        extra["knock_on"] = push_and_settle(ranks, r)
+        extra["pushed_ops"] = r.pushed
         extra["kernel"] = g["name"]
         extra["stream"] = g["tid"]
     else:
