@@ -1,8 +1,10 @@
 package analyzer
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestTableCSV(t *testing.T) {
@@ -27,7 +29,7 @@ func TestTableCSV(t *testing.T) {
 func TestStamp(t *testing.T) {
 	in := "{\n  \"tool\": \"x\",\n  \"rows\": [\n    1\n  ],\n  \"partial\": true\n}\n"
 	got := stamp(in, "run-1", false)
-	want := "{\n  \"tool\": \"gputriage\",\n  \"schema_version\": \"0.2.0\",\n  \"run_id\": \"run-1\",\n  \"partial\": true,\n  \"rows\": [\n    1\n  ]\n}\n"
+	want := "{\n  \"tool\": \"gputriage\",\n  \"schema_version\": \"0.3.0\",\n  \"run_id\": \"run-1\",\n  \"partial\": true,\n  \"rows\": [\n    1\n  ]\n}\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -53,4 +55,26 @@ func TestDigest(t *testing.T) {
 	if other.sum() == again.sum() {
 		t.Error("a changed last byte left the digest unchanged")
 	}
+}
+
+// The walker writes what decoding writes, for any valid JSON (it is only
+// ever given encoding/json's output, which is valid UTF-8 too).
+func FuzzTableCSV(f *testing.F) {
+	for _, s := range []string{
+		`{"tool":"gputriage","rows":[{"kernel":"=HYPERLINK(\"x\")","delta_us":-12.5,"cpu_op":null,"tags":["a",{"b":"]}"}],"note":"a, \"quoted\"\nline"},{"kernel":"@sum","delta_us":3,"cpu_op":"-cmd","tags":[],"note":"\tx"}]}`,
+		"{\n  \"rows\": [\n    {\n      \"a\": 1,\n      \"b\": \"x\\\\\"\n    },\n    {\n      \"b\": \"y\",\n      \"a\": 2,\n      \"a\": 3\n    }\n  ],\n  \"rows\": null\n}\n",
+		`{"rows":[{}]}`, `{"rows":[{"a":1},{}]}`, `{"rows":{}}`, `{"r\u006fws":[{"k\"":"\u001b[2J"}]}`, `[1]`, `{"rows":[1]}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		if !json.Valid([]byte(doc)) || !utf8.ValidString(doc) {
+			return
+		}
+		got, ok := tableCSV(doc, "rows")
+		want, wok := tableCSVDecoded(doc, "rows")
+		if got != want || ok != wok {
+			t.Errorf("%q: walker %v %q, decoder %v %q", doc, ok, got, wok, want)
+		}
+	})
 }

@@ -30,6 +30,20 @@ func isArtifact(b []byte) bool {
 	return json.Unmarshal(b, &h) == nil && h.Tool == "gputriage"
 }
 
+// artifactStart tells a gputriage artifact by how every one begins
+// (`{"tool": "gputriage"`, the writer's first key), for documents too big
+// to keep whole (a 30 MB collectives.json).
+func artifactStart(b []byte) bool {
+	for _, tok := range []string{"{", `"tool"`, ":", `"gputriage"`} {
+		b = bytes.TrimLeft(b, " \t\r\n")
+		if !bytes.HasPrefix(b, []byte(tok)) {
+			return false
+		}
+		b = b[len(tok):]
+	}
+	return true
+}
+
 func (j *Job) side(file int) int {
 	if file < j.opts.SplitA {
 		return 0

@@ -147,6 +147,9 @@ type FileResult struct {
 	Problems []trace.Count `json:"problems,omitempty"`
 
 	zip bool // a zip archive: maybe a torch.save tensor of a dump folder
+	// artifact: gputriage's own output from an earlier run (-o into the
+	// traces' folder), not an input of this one.
+	artifact bool
 }
 
 // Artifact is one output file.
@@ -252,6 +255,7 @@ type current struct {
 	reader    *trace.Reader
 	head      []byte // JSON kept in case it is a sidecar, not a trace
 	headBig   bool
+	ours      bool // begins as a gputriage artifact does
 	sniff     []byte
 	hostErr   string
 	size      int64 // the host's estimate of the decompressed size, 0 = unknown
@@ -431,6 +435,7 @@ func (j *Job) decide(c *current) {
 		j.crash.BeginFile(c.res.Name)
 	case looksJSON(b) && !crash.JSONLog(b) || len(b) > 0 && b[0] == '"' && j.wantsTraces():
 		c.kind = "json"
+		c.ours = artifactStart(b)
 		st := j.store
 		switch {
 		case j.opts.Command == "diff" && j.opts.SplitA > 0:
@@ -688,6 +693,13 @@ func (j *Job) EndFile() {
 			f.Ignore = true
 			c.res.Kind = "json"
 			j.docs = append(j.docs, artifactDoc{file: len(j.files) - 1, name: c.res.Name, body: c.head})
+		case j.opts.Command != "diff" && (c.ours || !c.headBig && f.Complete && isArtifact(c.head)):
+			// An earlier run's artifact left beside the traces (-o into
+			// their folder): neither a trace nor crash evidence — read as
+			// evidence, a crash_diagnosis.json would confirm itself.
+			f.Ignore = true
+			c.res.Kind, c.res.artifact = "json", true
+			c.res.Problem = "a gputriage artifact (an earlier run's output), not an input: ignored"
 		case !c.headBig && f.Complete && j.opts.Command != "breakdown" && j.opts.Command != "triage":
 			// A JSON side document (crash_diagnostics.json, a dump's
 			// metadata.json): evidence for the crash analysis.
@@ -766,6 +778,13 @@ func (j *Job) Finish() *Result {
 		// unreadable input: listed, not opened.
 		if f := &j.files[i]; f.zip && j.crash != nil && j.crash.DumpFolder(path.Dir(strings.ReplaceAll(f.Name, "\\", "/"))) {
 			f.Kind, f.Problem = "tensor", ""
+		}
+	}
+	if len(j.files) > 0 && !slices.ContainsFunc(j.files, func(f FileResult) bool { return !f.artifact }) {
+		// Only artifacts: nothing of this run's kind was given.
+		for i := range j.files {
+			j.files[i].Kind = "unknown"
+			j.files[i].Problem = "a gputriage artifact (an earlier run's output), not an input; to compare two runs' artifacts use gputriage diff"
 		}
 	}
 	for _, f := range j.files {

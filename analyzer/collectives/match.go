@@ -41,6 +41,8 @@ type Instance struct {
 	Usual  *US   `json:"last_rank_usual_offset_us"`
 	Excess *US   `json:"excess_us"`
 	Stall  bool  `json:"stall"`
+	weight US    // a stall's size (Stall.weight)
+	stallX *US   // a stall's Stall.Excess
 	last   *Op   // the last rank's op
 	peers  []*Op // every rank's op, in Ranks order
 }
@@ -79,6 +81,10 @@ type Result struct {
 	Notes   []string
 	Link    *Link
 	Partial bool
+	// gap is each op's issue time minus that of the rank's previous
+	// collective (any group or kind): how long its host (or GPU, without
+	// launches) took to reach it.
+	gap map[*Op]int64
 }
 
 // RankRow is one rank's totals.
@@ -319,7 +325,20 @@ func Match(sums []*Summary) *Result {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: %d point-to-point sends paired with their peers' recvs by kernel overlap (the traces name no peer)", groupName(pg, "sendrecv"), len(rows)))
 		}
 	}
+	res.gap = map[*Op]int64{}
+	for _, s := range sums {
+		ops := make([]*Op, len(s.Ops))
+		for i := range s.Ops {
+			ops[i] = &s.Ops[i]
+		}
+		slices.SortStableFunc(ops, func(a, b *Op) int { return cmp.Compare(issue(a), issue(b)) })
+		for i := 1; i < len(ops); i++ {
+			res.gap[ops[i]] = issue(ops[i]) - issue(ops[i-1])
+		}
+	}
 	res.usual()
+	res.byWork()
+	res.sortStalls()
 	res.ranks(sums)
 	res.steps()
 	res.straggler(sums)
@@ -470,14 +489,20 @@ func (res *Result) ranks(sums []*Summary) {
 	}
 }
 
-// steps names each step's straggler: the rank whose late arrivals cost the
-// most skew in it.
+// steps names each step's straggler: the rank that came later than it
+// usually does where that delay arose in the step (see arose), else,
+// without a usual to judge by, the rank whose late arrivals cost the most
+// skew in it.
 func (res *Result) steps() {
 	type acc struct {
 		late  map[int]US
 		worst map[int]*Instance
 		max   *Instance
 		stall *Instance
+		// unusual: the instances whose last rank came later than usual
+		unusual []*Instance
+		// first: the step's first instance of each group of ranks
+		first map[string]*Instance
 		n     int
 		skew  US
 	}
@@ -490,7 +515,7 @@ func (res *Result) steps() {
 		}
 		a := by[in.Step]
 		if a == nil {
-			a = &acc{late: map[int]US{}, worst: map[int]*Instance{}}
+			a = &acc{late: map[int]US{}, worst: map[int]*Instance{}, first: map[string]*Instance{}}
 			by[in.Step] = a
 			order = append(order, in.Step)
 		}
@@ -503,8 +528,15 @@ func (res *Result) steps() {
 		if w := a.worst[in.LastRank]; w == nil || in.Skew > w.Skew {
 			a.worst[in.LastRank] = in
 		}
-		if in.Stall && (a.stall == nil || *in.Excess > *a.stall.Excess) {
+		if in.Stall && (a.stall == nil || in.weight > a.stall.weight) {
 			a.stall = in
+		}
+		if e := in.beyond(); e > 0 {
+			a.unusual = append(a.unusual, in)
+		}
+		k := rankKey(in)
+		if f := a.first[k]; f == nil || in.Ranks[in.firstAt()].Start < f.Ranks[f.firstAt()].Start {
+			a.first[k] = in
 		}
 	}
 	// steps in time order of their first instance on the rank that names them
@@ -534,17 +566,100 @@ func (res *Result) steps() {
 		}
 		row.WorstRank, row.WorstCollective, row.WorstSkew = a.max.LastRank, a.max.Label(), a.max.Skew
 		if st := a.stall; st != nil {
-			// a stall outweighs a rank that is late by habit
 			r := st.LastRank
-			row.StallRank, row.StallCollective, row.StallExcess = &r, st.Label(), st.Excess
-			row.StragglerRank, row.Lateness, row.Collective = r, a.late[r], st.Label()
-			at = st
+			row.StallRank, row.StallCollective, row.StallExcess = &r, st.Label(), st.stallX
+		}
+		if u := res.arose(a.unusual, a.first); u != nil {
+			// an unusual arrival outweighs a rank that is late by habit
+			r := u.LastRank
+			row.StragglerRank, row.Lateness, row.Collective = r, a.late[r], u.Label()
+			at = u
 		}
 		if at != nil {
 			row.Reason = explain(at, row.StragglerRank)
 		}
 		res.Steps = append(res.Steps, row)
 	}
+}
+
+// beyond is how much later than usual the last rank came: a stall's
+// excess, else the instance's excess over the last rank's usual offset
+// (0 without one).
+func (in *Instance) beyond() US {
+	switch {
+	case in.stallX != nil:
+		return *in.stallX
+	case in.Excess != nil:
+		return *in.Excess
+	}
+	return 0
+}
+
+// arose picks a step's straggler instance among its unusual ones (a rank
+// that came later than usual). A delay carries: a host that fell behind
+// stays behind until the next synchronisation and shows at the next step's
+// first collective, where the ranks also arrive apart for reasons of the
+// step boundary (loading data, a host sync: DLRM's first send/recv of a
+// step is 7.6 ms apart unplanted). So a delay at the step's first
+// collective that the rank's own time to reach it does not explain (see
+// own: less than half its excess) is carried, and among the instances at
+// least half as far past usual as the step's largest, one that is not
+// carried is named first, a stall before others, then the largest.
+func (res *Result) arose(unusual []*Instance, first map[string]*Instance) *Instance {
+	var top US
+	for _, in := range unusual {
+		top = max(top, in.beyond())
+	}
+	var best *Instance
+	bestCarried := false
+	for _, in := range unusual {
+		e := in.beyond()
+		if e < top/2 {
+			continue
+		}
+		carried := first[rankKey(in)] == in && res.own(in) < int64(e)/2
+		switch {
+		case best == nil,
+			!carried && bestCarried,
+			carried == bestCarried && in.Stall && !best.Stall,
+			carried == bestCarried && in.Stall == best.Stall && e > best.beyond():
+			best, bestCarried = in, carried
+		}
+	}
+	return best
+}
+
+// rankKey is an instance's ranks as text ("0,1,"): its group of ranks.
+func rankKey(in *Instance) string {
+	var rs []byte
+	for _, r := range in.Ranks {
+		rs = append(rs, itoa(r.Rank)...)
+		rs = append(rs, ',')
+	}
+	return string(rs)
+}
+
+// own is how much more time the last rank took to reach the instance than
+// its peers' median: the larger of its extra host gap (issue time since its
+// previous collective) and its extra GPU work since its previous
+// collective.
+func (res *Result) own(in *Instance) int64 {
+	var busy, gap []int64
+	lastGap, haveGap := res.gap[in.last]
+	for _, op := range in.peers {
+		if op == in.last {
+			continue
+		}
+		busy = append(busy, op.Busy)
+		if g, ok := res.gap[op]; ok {
+			gap = append(gap, g)
+		}
+	}
+	x := units.SubSat(in.last.Busy, median(busy))
+	if haveGap && len(gap) == len(in.peers)-1 {
+		x = max(x, units.SubSat(lastGap, median(gap)))
+	}
+	return x
 }
 
 // straggler names the rank that made the others wait the most and why.

@@ -105,7 +105,7 @@ func (r *Result) Markdown() string {
 		}
 	}
 	if len(r.Stalls) > 0 {
-		w("\nStalls (a rank far later than it usually arrives at that collective):\n")
+		w("\nStalls (a rank far later than it usually arrives at that collective, or late by far more GPU work before it than its peers ran):\n")
 		for i := range r.Stalls {
 			if i == 10 {
 				w("\n- … %d more in ranks.json", len(r.Stalls)-10)

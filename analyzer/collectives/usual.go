@@ -52,12 +52,19 @@ type Stall struct {
 	Index      int    `json:"index"`
 	// Offset is the rank's start minus the earliest peer's start, Usual
 	// its median over the neighbouring instances, Excess the difference.
-	Offset    US     `json:"offset_us"`
-	Usual     US     `json:"usual_offset_us"`
-	Excess    US     `json:"excess_us"`
-	Threshold US     `json:"threshold_us"`
-	Skew      US     `json:"skew_us"`
+	Offset    US `json:"offset_us"`
+	Usual     US `json:"usual_offset_us"`
+	Excess    US `json:"excess_us"`
+	Threshold US `json:"threshold_us"`
+	Skew      US `json:"skew_us"`
+	// By is how it was judged: "usual_offset" (Excess past Threshold) or
+	// "gpu_work" (ExtraBusy, its GPU's work before the collective beyond
+	// its peers' median, past Threshold and at least half of Excess:
+	// work.go).
+	By        string `json:"by"`
+	ExtraBusy *US    `json:"extra_busy_us"`
 	Reason    string `json:"reason"`
+	weight    US     // what orders stalls: Excess, or the lateness the extra work explains
 }
 
 // usual computes every instance's excess (the last rank's lateness beyond
@@ -69,12 +76,7 @@ func (res *Result) usual() {
 	var keys []gk
 	for i := range res.Instances {
 		in := &res.Instances[i]
-		var rs []byte
-		for _, r := range in.Ranks {
-			rs = append(rs, itoa(r.Rank)...)
-			rs = append(rs, ',')
-		}
-		k := gk{in.PG, in.Kind, string(rs)}
+		k := gk{in.PG, in.Kind, rankKey(in)}
 		if groups[k] == nil {
 			keys = append(keys, k)
 		}
@@ -141,14 +143,19 @@ func (res *Result) usual() {
 				if ex[j] < thr || in.MatchedBy == "peer" && in.last.Dir != "send" {
 					continue
 				}
-				in.Stall = true
+				in.Stall, in.weight, in.stallX = true, x, &x
 				res.Stalls = append(res.Stalls, Stall{Rank: in.LastRank, Step: in.Step, Collective: in.Label(), PG: in.PG, Kind: in.Kind,
-					Index: in.Index, Offset: US(off[r][j]), Usual: u, Excess: x, Threshold: US(thr), Skew: in.Skew, Reason: explain(in, in.LastRank)})
+					Index: in.Index, Offset: US(off[r][j]), Usual: u, Excess: x, Threshold: US(thr), Skew: in.Skew, By: "usual_offset",
+					Reason: explain(in, in.LastRank), weight: x})
 			}
 		}
 	}
+}
+
+// sortStalls orders the stalls largest first.
+func (res *Result) sortStalls() {
 	slices.SortStableFunc(res.Stalls, func(a, b Stall) int {
-		return cmp.Or(cmp.Compare(b.Excess, a.Excess), cmp.Compare(a.Rank, b.Rank))
+		return cmp.Or(cmp.Compare(b.weight, a.weight), cmp.Compare(a.Rank, b.Rank))
 	})
 }
 
@@ -158,7 +165,11 @@ func (s *Stall) text() string {
 	if s.Step != "" {
 		t += " in " + s.Step
 	}
-	t += fmt.Sprintf(": %s ms later than its usual %s ms behind the earliest peer (skew %s ms)", ms(s.Excess), ms(s.Usual), ms(s.Skew))
+	if s.By == "gpu_work" && s.ExtraBusy != nil {
+		t += fmt.Sprintf(": its GPU ran %s ms more work before it than its peers' median, %s ms behind the earliest peer, %s ms past its usual (skew %s ms)", ms(*s.ExtraBusy), ms(s.Offset), ms(s.Excess), ms(s.Skew))
+	} else {
+		t += fmt.Sprintf(": %s ms later than its usual %s ms behind the earliest peer (skew %s ms)", ms(s.Excess), ms(s.Usual), ms(s.Skew))
+	}
 	if s.Reason != "" {
 		t += "; " + s.Reason
 	}

@@ -108,6 +108,11 @@ type agg struct {
 	linePID    int  // the worker-prefix pid of its lines ("(VllmWorkerProcess pid=2421)"); -1 when they differ
 	kernelPID  int  // the process the kernel's own line names (OOM victim, owner of a timed-out job); -1 when several
 	kernelEv   Evidence
+	deathPID   int // the process the death line itself names (a shell's job line); -1 when several
+	deathEv    Evidence
+	// host_oom_kill: a record of memory pressure (the kernel's OOM killer,
+	// a cgroup's OOM event) backs it, not a bare SIGKILL / exit 137
+	memProof bool
 	// lines whose class is CUDA's reading of an error HIP reads otherwise
 	// (codes.go cudaErrors); undone on a ROCm session (finalize.go)
 	cudaReadings int
@@ -220,6 +225,14 @@ func (a *agg) kernelNamed(pid int, ev Evidence) {
 		a.kernelEv = ev
 	}
 	a.kernelPID = onePID(a.kernelPID, pid)
+}
+
+// deathNamed records a process the line reporting its death named.
+func (a *agg) deathNamed(pid int, ev Evidence) {
+	if a.deathPID == 0 && pid > 0 {
+		a.deathEv = ev
+	}
+	a.deathPID = onePID(a.deathPID, pid)
 }
 
 // onePID folds one more pid into "the one pid seen so far": 0 none yet, -1

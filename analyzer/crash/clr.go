@@ -37,23 +37,24 @@ type packetDump struct {
 }
 
 var (
-	reHSAName      = lazyre.New(`HSA_STATUS_[A-Z_]+`)
-	reHSACode      = lazyre.New(`code: ?(0x[0-9a-fA-F]+)`)
-	reQueueAddr    = lazyre.New(`Queue (0x[0-9a-fA-F]+)`)
-	reHSAText      = lazyre.New(`HSA_STATUS_[A-Z_]+: ([^.]*\.?)`)
-	reBracketInfo  = lazyre.New(`\[((?:host: [^\]]*, )?GPU index: [^\]]*)\]`)
-	reKernelName   = lazyre.New(`Kernel Name: (\S.*)$`)
-	reHWq          = lazyre.New(`HWq=(0x[0-9a-fA-F]+)`)
-	reSWq          = lazyre.New(`SWq=(0x[0-9a-fA-F]+)`)
-	rePktGrid      = lazyre.New(`grid=\[(\d+), ?(\d+), ?(\d+)\], ?workgroup=\[(\d+), ?(\d+), ?(\d+)\]`)
-	rePktSeg       = lazyre.New(`private_seg_size=(\d+), ?group_seg_size=(\d+)`)
-	rePktRW        = lazyre.New(`rptr=(\d+), ?wptr=(\d+)`)
-	reHipLaunch    = lazyre.New(`hipLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), \{(\d+),(\d+),(\d+)\}, \{(\d+),(\d+),(\d+)\}, [^,]*, (\d+)`)
-	reHipModLaunch = lazyre.New(`hip(?:Ext)?ModuleLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)`)
-	reReturned     = lazyre.New(`(\w+): Returned (hip\w+)`)
-	reMissingCO    = lazyre.New(`Missing CO for these ISAs ?-? ?(.*)$`)
-	reCannotFindCO = lazyre.New(`Cannot find CO in the bundle.*?for ISA: ?(\S+)`)
-	reNoCompatCO   = lazyre.New(`No compatible code objects? found for: ?(\S+)`)
+	reHSAName       = lazyre.New(`HSA_STATUS_[A-Z_]+`)
+	reHSACode       = lazyre.New(`code: ?(0x[0-9a-fA-F]+)`)
+	reQueueAddr     = lazyre.New(`Queue (0x[0-9a-fA-F]+)`)
+	reHSAText       = lazyre.New(`HSA_STATUS_[A-Z_]+: ([^.]*\.?)`)
+	reBracketInfo   = lazyre.New(`\[((?:host: [^\]]*, )?GPU index: [^\]]*)\]`)
+	reKernelName    = lazyre.New(`Kernel Name: (\S.*)$`)
+	reHWq           = lazyre.New(`HWq=(0x[0-9a-fA-F]+)`)
+	reSWq           = lazyre.New(`SWq=(0x[0-9a-fA-F]+)`)
+	rePktGrid       = lazyre.New(`grid=\[(\d+), ?(\d+), ?(\d+)\], ?workgroup=\[(\d+), ?(\d+), ?(\d+)\]`)
+	rePktSeg        = lazyre.New(`private_seg_size=(\d+), ?group_seg_size=(\d+)`)
+	rePktRW         = lazyre.New(`rptr=(\d+), ?wptr=(\d+)`)
+	reHipLaunch     = lazyre.New(`hipLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), \{(\d+),(\d+),(\d+)\}, \{(\d+),(\d+),(\d+)\}, [^,]*, (\d+)`)
+	reHipModLaunch  = lazyre.New(`hip(?:Ext)?ModuleLaunchKernel \( ?(0x[0-9a-fA-F]+|\S+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+)`)
+	reReturned      = lazyre.New(`(\w+): Returned (hip\w+)`)
+	reMissingCO     = lazyre.New(`Missing CO for these ISAs ?-? ?(.*)$`)
+	reCannotFindCO  = lazyre.New(`Cannot find CO in the bundle.*?for ISA: ?(\S+)`)
+	reMissingSymbol = lazyre.New(`Cannot find Symbol with name: ?(\S+)`)
+	reNoCompatCO    = lazyre.New(`No compatible code objects? found for: ?(\S+)`)
 )
 
 func (p *clrParser) beginFile(*Session) { p.pkt, p.abort, p.funcs = packetDump{}, queueAbort{}, nil }
@@ -81,44 +82,108 @@ func (p *clrParser) line(l *line) {
 	if strings.Contains(t, "CO ") || strings.Contains(t, "code object") {
 		p.codeObject(l)
 	}
+	if name, ok := extractMissingDeviceSymbol(t); ok {
+		p.missingDeviceSymbol(l, name)
+	}
 }
 
-func (p *clrParser) packet(l *line) {
-	t := l.text
+// extractMissingDeviceSymbol reads CLR's kernel registration failure,
+// "hip_global.cpp:114 : … Cannot find Symbol with name: _Z20GPU_DeviceMap…"
+// (DeviceFunc: the host stub registered a kernel the loaded device program
+// does not hold), and returns the kernel's symbol.
+func extractMissingDeviceSymbol(t string) (string, bool) {
+	m := findIf(t, "Cannot find Symbol with name", reMissingSymbol)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// missingDeviceSymbol: the host side knows the kernel (its stub registered
+// the name, so it is no typo or mangling slip) but the code object loaded
+// for this GPU has no such symbol — the fat binary's slice for this gfx
+// target was built without the kernel (a library built for another arch,
+// or arch-guarded device code). CLR aborts the process right after.
+func (p *clrParser) missingDeviceSymbol(l *line, name string) {
+	s := p.s
+	s.format("clr_code_object")
+	a := s.b.add(s, ClassArchMismatch, l, 0.75)
+	a.setKernel(name, "CLR: no device symbol for the registered kernel", 70)
+	a.detail("missing_symbol", name)
+	a.addReason("the code object loaded for this GPU has no device code for kernel " + clip(name, 80) + " (Cannot find Symbol with name)")
+	a.note("the kernel's host stub exists, so the name is right: the device code for this GPU's gfx target is what is missing (a binary or library built only for other targets)")
+}
+
+// packetLine is one line of CLR's queue-error / dispatch dump as a typed
+// fact: "Kernel Name: k" (or "Couldn't find kernel", a dump without a
+// name), "HWq=0x…, SWq=0x…", "grid=[…], workgroup=[…]",
+// "private_seg_size=…, group_seg_size=…", "rptr=…, wptr=…".
+type packetLine struct {
+	start             bool   // the line opens a dump
+	kernel            string // its kernel, when named
+	hwq, swq          string
+	grid, wg          string
+	privSeg, groupSeg string
+	rw                string
+}
+
+func extractPacketLine(t string) (packetLine, bool) {
 	if !containsAny(t, "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel") {
+		return packetLine{}, false
+	}
+	var x packetLine
+	if m := reKernelName.FindStringSubmatch(t); m != nil {
+		x.start, x.kernel = true, strings.TrimSpace(m[1])
+	}
+	if strings.Contains(t, "Couldn't find kernel") {
+		x.start, x.kernel = true, ""
+	}
+	if m := reHWq.FindStringSubmatch(t); m != nil {
+		x.hwq = strings.ToLower(m[1])
+	}
+	x.swq = submatch(reSWq, t)
+	if m := rePktGrid.FindStringSubmatch(t); m != nil {
+		x.grid = "[" + m[1] + "," + m[2] + "," + m[3] + "]"
+		x.wg = "[" + m[4] + "," + m[5] + "," + m[6] + "]"
+	}
+	if m := rePktSeg.FindStringSubmatch(t); m != nil {
+		x.privSeg, x.groupSeg = m[1], m[2]
+	}
+	if m := rePktRW.FindStringSubmatch(t); m != nil {
+		x.rw = "rptr=" + m[1] + " wptr=" + m[2]
+	}
+	return x, true
+}
+
+// packet assembles the dump's lines (at most 20 lines apart; an HWq line
+// opens one without a name) into p.pkt, which the status rule reads.
+func (p *clrParser) packet(l *line) {
+	x, ok := extractPacketLine(l.text)
+	if !ok {
 		return
 	}
 	s := p.s
-	if m := reKernelName.FindStringSubmatch(t); m != nil {
-		p.pkt = packetDump{kernel: strings.TrimSpace(m[1]), line: l.no, ev: l.ev(s), set: true}
+	if x.start {
+		p.pkt = packetDump{kernel: x.kernel, line: l.no, ev: l.ev(s), set: true}
 		s.format("clr_queue_error_dump")
-		p.dumpAfterAbort(l)
-	}
-	if strings.Contains(t, "Couldn't find kernel") {
-		p.pkt = packetDump{line: l.no, ev: l.ev(s), set: true}
-		s.format("clr_queue_error_dump")
+		if x.kernel != "" {
+			p.dumpAfterAbort(l)
+		}
 	}
 	if !p.pkt.set || l.no-p.pkt.line > 20 {
-		if !strings.Contains(t, "HWq=") {
+		if x.hwq == "" {
 			return
 		}
 		p.pkt = packetDump{line: l.no, ev: l.ev(s), set: true}
 	}
-	if m := reHWq.FindStringSubmatch(t); m != nil {
-		p.pkt.hwq = strings.ToLower(m[1])
-	}
-	if m := reSWq.FindStringSubmatch(t); m != nil {
-		p.pkt.swq = m[1]
-	}
-	if m := rePktGrid.FindStringSubmatch(t); m != nil {
-		p.pkt.grid = "[" + m[1] + "," + m[2] + "," + m[3] + "]"
-		p.pkt.wg = "[" + m[4] + "," + m[5] + "," + m[6] + "]"
-	}
-	if m := rePktSeg.FindStringSubmatch(t); m != nil {
-		p.pkt.privSeg, p.pkt.groupSeg = m[1], m[2]
-	}
-	if m := rePktRW.FindStringSubmatch(t); m != nil {
-		p.pkt.rw = "rptr=" + m[1] + " wptr=" + m[2]
+	pk := &p.pkt
+	for _, f := range []struct {
+		dst *string
+		v   string
+	}{{&pk.hwq, x.hwq}, {&pk.swq, x.swq}, {&pk.grid, x.grid}, {&pk.wg, x.wg}, {&pk.privSeg, x.privSeg}, {&pk.groupSeg, x.groupSeg}, {&pk.rw, x.rw}} {
+		if f.v != "" {
+			*f.dst = f.v
+		}
 	}
 }
 
@@ -138,6 +203,11 @@ type hsaFact struct {
 	// call failure at: …rocminfo.cc:1102" / "Call returned HSA_STATUS_…"):
 	// the runtime could not start (permissions, /dev/kfd, unsupported GPU)
 	setup bool
+	// the line's own facts beside the status
+	queue     string // "Queue 0x…" (lower case)
+	pid       int    // CLR's stamp "us: [pid:N tid:…]" / "us: N: [tid:…]" anywhere in the line
+	host, gpu string // "[host: h, GPU index: g …]"
+	kernel    string // "[… kernel: name]"
 }
 
 // quotedAt reports whether t[i:j] stands between a pair of the same quote
@@ -154,7 +224,14 @@ func quotedAt(t string, i, j int) bool {
 	return (q == '"' || q == '\'' || q == '`') && t[j] == q
 }
 
-var reAbortStatus = lazyre.New(`aborting with status:? ?(0x[0-9a-fA-F]+)`)
+var (
+	reAbortStatus = lazyre.New(`aborting with status:? ?(0x[0-9a-fA-F]+)`)
+	// CLR's log stamp "<us> us: [pid:N tid:0x…]" (ROCm 6+) or "<us> us: N : [tid:0x…]"
+	// (ROCm 5): read wherever it stands, since a runner's or a report's
+	// prefix ("brax.0 [stderr] ", "[Bug]: ", a backtick) keeps the normaliser
+	// from taking it off the line start
+	reCLRStampPID = lazyre.New(`\d us:\s*(?:(\d+)\s*: )?\[(?:pid:(\d+) )?tid:0x`)
+)
 
 func extractHSAStatus(t string) (hsaFact, bool) {
 	f := hsaFact{abort: containsAny(t, "aborting with error", "aborting with status", "Queue error", "callbackQueue")}
@@ -176,6 +253,15 @@ func extractHSAStatus(t string) (hsaFact, bool) {
 	if f.status == nil || f.name == "HSA_STATUS_SUCCESS" {
 		return hsaFact{}, false
 	}
+	f.queue = strings.ToLower(submatchIf(t, "Queue 0x", reQueueAddr))
+	if m := findIf(t, " us:", reCLRStampPID); m != nil {
+		f.pid = atoiDef(m[1]+m[2], 0)
+	}
+	if m := findIf(t, "GPU index: ", reBracketInfo); m != nil {
+		f.host = submatch(reMFEHost, m[1])
+		f.gpu = submatch(reMFEGPU, m[1])
+		f.kernel = submatch(reMFEKernel, m[1])
+	}
 	return f, true
 }
 
@@ -185,7 +271,6 @@ func extractHSAStatus(t string) (hsaFact, bool) {
 // the kernel.
 func (p *clrParser) hsa(l *line, f hsaFact) {
 	s := p.s
-	t := l.text
 	name, code, st, abort := f.name, f.code, f.status, f.abort
 	class := st.class
 	if class == "" || f.quoted && !abort {
@@ -219,8 +304,7 @@ func (p *clrParser) hsa(l *line, f hsaFact) {
 		}
 	}
 	a.detail("hsa_meaning", st.meaning)
-	if q := submatch(reQueueAddr, t); q != "" {
-		q = strings.ToLower(q)
+	if q := f.queue; q != "" {
 		a.addQueue(q)
 		if p.pkt.set && p.pkt.kernel != "" && (p.pkt.hwq == q || (p.pkt.hwq == "" && l.no-p.pkt.line < 30)) {
 			a.setKernel(p.pkt.kernel, "CLR queue-error packet dump (Kernel Name)", 85)
@@ -236,23 +320,23 @@ func (p *clrParser) hsa(l *line, f hsaFact) {
 		a.setKernel(p.pkt.kernel, "CLR queue-error packet dump (Kernel Name)", 85)
 		a.evidence(p.pkt.ev)
 	}
-	if m := reBracketInfo.FindStringSubmatch(t); m != nil {
-		info := m[1]
-		if h := submatch(reMFEHost, info); h != "" {
-			a.setStr(&a.f.Host, h)
-		}
-		if g := submatch(reMFEGPU, info); g != "" {
-			a.detail("gpu_index", g)
-		}
-		if k := submatch(reMFEKernel, info); k != "" {
-			a.setKernel(k, "CLR queue abort [kernel: …]", 85)
-		}
+	a.setStr(&a.f.Host, f.host)
+	a.detail("gpu_index", f.gpu)
+	if f.kernel != "" {
+		a.setKernel(f.kernel, "CLR queue abort [kernel: …]", 85)
 	}
-	if l.pid > 0 {
-		a.setPID(l.pid)
+	pid := l.pid
+	if pid == 0 && f.pid > 0 {
+		// the stamp a prefix kept from the line start names the line's
+		// process, as the normaliser's l.pid would have
+		pid = f.pid
+		a.linePID = onePID(a.linePID, pid)
+	}
+	if pid > 0 {
+		a.setPID(pid)
 	}
 	if abort && a.f.Kernel == "" {
-		p.abort = queueAbort{line: l.no, class: class, pid: l.pid}
+		p.abort = queueAbort{line: l.no, class: class, pid: pid}
 	}
 }
 
@@ -473,7 +557,7 @@ func hipLaunchRest(t string, i int, m *[9]string) bool {
 // clrKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var clrKeywords = []string{"aborting with status", "HSA_OVERRIDE_GFX_VERSION", "gfx", "Marketing Name", "Board name", "Card series", "Product Name", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "GetFunction (", "Cannot find the function", "CO ", "code object"}
+var clrKeywords = []string{"Cannot find Symbol", "aborting with status", "HSA_OVERRIDE_GFX_VERSION", "gfx", "Marketing Name", "Board name", "Card series", "Product Name", "Kernel Name:", "HWq=", "grid=[", "_seg_size=", "rptr=", "Couldn't find kernel", "HSA_STATUS_", "Kernel (", "GetFunction (", "Cannot find the function", "CO ", "code object"}
 
 // clrReturnedKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds

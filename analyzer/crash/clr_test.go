@@ -140,3 +140,89 @@ func TestHSAStartupStatusIsNotAFailure(t *testing.T) {
 		}
 	}
 }
+
+// The CLR status line's own facts beside the status: the queue and the
+// pid of CLR's stamp wherever the stamp stands — at the line start, behind
+// a benchmark runner's prefix (mila-iqia/milabench#335), a bug title's
+// "[Bug]: " (AUTOMATIC1111/stable-diffusion-webui#9283) or a backtick
+// (parthenon-hpc-lab/parthenon#1101), ROCm 5's "us: N: [tid:" and ROCm 6's
+// "us: [pid:N tid:" — and none from a line without a stamp
+// (ggml-org/whisper.cpp#3576).
+func TestExtractHSAStatusFacts(t *testing.T) {
+	cases := []struct {
+		src, text, queue string
+		pid              int
+	}{
+		{"https://github.com/mila-iqia/milabench/issues/335", "brax.0 [stderr] :0:rocdevice.cpp            :2984: 159730272363 us: [pid:403868 tid:0x7f37b81ff640] Callback: Queue 0x7ef728200000 aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest legal address. code: 0x29", "0x7ef728200000", 403868},
+		{"https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/9283", "[Bug]: :0:rocdevice.cpp :2673: 1263352162 us: 21870: [tid:0x7f64e3eff640] Device::callbackQueue aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory b", "", 21870},
+		{"https://github.com/parthenon-hpc-lab/parthenon/issues/1101", "`:0:rocdevice.cpp            :2660: 556940992572 us: 32834: [tid:0x7f9e41945700] Device::callbackQueue aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest legal address. code: 0x29`", "", 32834},
+		{"https://github.com/ROCm/legacy-rocm-build/issues/2153", ":0:rocdevice.cpp :2672: 0696142325 us: 5999 : [tid:0x7f676e4c7640] Device::callbackQueue aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest legal address. code: 0x29", "", 5999},
+		{"https://github.com/ggml-org/whisper.cpp/issues/3576", "rocdevice.cpp Callback: Queue 0x7fc220400000 aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the largest legal address. code: 0x29", "0x7fc220400000", 0},
+	}
+	for _, c := range cases {
+		f, ok := extractHSAStatus(c.text)
+		if !ok || f.queue != c.queue || f.pid != c.pid || !f.abort {
+			t.Errorf("%s\n got %+v ok=%v; want queue %q pid %d", c.src, f, ok, c.queue, c.pid)
+		}
+	}
+	d := diagnoseWhole("m.log", []byte(cases[0].text+"\n"))
+	if f := hasClass(d, ClassGPUMemoryFault); f == nil || f.Culprit == nil || f.Culprit.PID == nil || *f.Culprit.PID != 403868 {
+		t.Errorf("the stamp's pid behind a runner prefix is the culprit: %s", d.JSON())
+	}
+}
+
+// CLR's queue-error dump lines (ROCm/TheRock#1844, crash-heldout2 d32's
+// AMD_LOG_LEVEL=4 one-line packet) as facts.
+func TestExtractPacketLine(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      packetLine
+		ok        bool
+	}{
+		{"https://github.com/ROCm/TheRock/issues/1844", "Kernel Name: Cijk_Ailk_Bljk_BBS_BH_MT128x96x32_ISA908_WG128_2_1_WGM2",
+			packetLine{start: true, kernel: "Cijk_Ailk_Bljk_BBS_BH_MT128x96x32_ISA908_WG128_2_1_WGM2"}, true},
+		{"https://github.com/ROCm/TheRock/issues/1844", "VGPU=0x3279ee90 SWq=0x738a0ff8c000, HWq=0x7387a8e00000, id=1",
+			packetLine{hwq: "0x7387a8e00000", swq: "0x738a0ff8c000"}, true},
+		{"https://github.com/ROCm/TheRock/issues/1844", "        grid=[27136, 46, 1], workgroup=[256, 1, 1]",
+			packetLine{grid: "[27136,46,1]", wg: "[256,1,1]"}, true},
+		{"crash-heldout2 d32 (AMD_LOG_LEVEL=4, one line)", "VGPU=0x55a9c6e10b40 SWq=0x7f91d0a12000, HWq=0x7f91c2200000, id=1, Dispatch Header = 0xb02 (type=2, barrier=1, acquire=1, release=1), setup=3, grid=[262144, 64, 1], workgroup=[256, 1, 1], private_seg_size=0, group_seg_size=33792, kernel_obj=0x7f91b9a1e0c0, kernarg_address=0x0x7f91b5c00000, completion_signal=0x0, correlation_id=0, rptr=17, wptr=17",
+			packetLine{hwq: "0x7f91c2200000", swq: "0x7f91d0a12000", grid: "[262144,64,1]", wg: "[256,1,1]", privSeg: "0", groupSeg: "33792", rw: "rptr=17 wptr=17"}, true},
+		{"no dump", "Callback: Queue 0x7ef728200000 aborting with error", packetLine{}, false},
+	}
+	for _, c := range cases {
+		got, ok := extractPacketLine(c.text)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s: extractPacketLine(%q) =\n %+v, %v; want\n %+v, %v", c.src, c.text, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// CLR's "Cannot find Symbol with name: X" (hip_global.cpp, DeviceFunc): the
+// host registered kernel X but the code object loaded for this GPU lacks
+// it — device code missing for the gfx target (arch_mismatch), in the
+// wordings of several ROCm releases (the file:line moves: :109, :114, :117).
+func TestCLRMissingDeviceSymbol(t *testing.T) {
+	for _, c := range []struct{ src, log, sym string }{
+		{"https://github.com/ROCm/composable_kernel/issues/3095 (CK-Tile fp8 WMMA GEMM not built for the device)",
+			":0:/longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_profiles/src/clr/hipamd/src/hip_global.cpp:117 : 2498557848212 us:  Cannot find Symbol with name: _ZN7ck_tile6kentryILi1ENS_10GemmKernelIEEEvDpT1_\nAborted (core dumped)\n",
+			"_ZN7ck_tile6kentryILi1ENS_10GemmKernelIEEEvDpT1_"},
+		{"a DaCe slurm log on gfx942 (pid in the prefix, the shell's Aborted after)",
+			":0:/long_pathname_so_that_rpms_can_package_the_debug_info/src/external/clr/hipamd/src/hip_global.cpp:114 : 2813161128841 us: [pid:165941 tid:0x14a21b4cab80] Cannot find Symbol with name: _Z20GPU_DeviceMap_0_0_13PKN6thrust7complexIfEES3_PS1_iii\n/var/spool/slurmd/job109282/slurm_script: line 41: 165941 Aborted                 (core dumped) python complex_gemm.py\n",
+			"_Z20GPU_DeviceMap_0_0_13PKN6thrust7complexIfEES3_PS1_iii"},
+		{"campaign notes: a gfx950-only prebuilt .so run on an MI300X (gfx942)",
+			"hip_global.cpp:109 : Cannot find Symbol with name: _ZN12primus_turbo25compute_group_offs_deviceIlEEv\ntimeout: the monitored command dumped core\n",
+			"_ZN12primus_turbo25compute_group_offs_deviceIlEEv"},
+	} {
+		d := diagnoseWhole("run.log", []byte(c.log))
+		f := hasClass(d, ClassArchMismatch)
+		if f == nil || f.Details["missing_symbol"] != c.sym || f.Kernel == "" {
+			t.Errorf("%s: %s", c.src, d.JSON())
+		}
+	}
+	// other "cannot find symbol" texts (a compiler's, a SYCL runtime's) are not CLR's
+	for _, l := range []string{"Cannot find symbol with name 'x'", "error: cannot find symbol: class Foo"} {
+		if _, ok := extractMissingDeviceSymbol(l); ok {
+			t.Errorf("%q read as CLR's missing device symbol", l)
+		}
+	}
+}

@@ -120,15 +120,16 @@ var hipErrors = []hipErr{
 var cudaErrors = []hipErr{
 	{"", 719, "unspecified launch failure", "cudaErrorLaunchFailure", ClassGPUMemoryFault, "an exception on the device while a kernel ran (CUDA: an invalid device pointer, out-of-bounds shared memory), reported at a later API call"},
 	{"", 716, "misaligned address", "cudaErrorMisalignedAddress", ClassGPUMemoryFault, "a kernel accessed memory at an address not aligned for the access size (a vectorised load or store on an odd offset) — a memory fault; the context is unusable"},
+	{"", 715, "an illegal instruction was encountered", "cudaErrorIllegalInstruction", ClassIllegalInstruction, "a kernel executed an instruction the GPU cannot run (code built for another arch, a compiler or driver bug, corrupt code); sticky — the context is unusable"},
 }
 
 // lookupCUDA is the CUDA reading of an error: by its cudaError name (given or
 // from the HIP entry e), else by its text; nil when CUDA reads it as HIP does.
 func lookupCUDA(e *hipErr, text string) *hipErr {
-	t := strings.TrimRight(strings.ToLower(strings.TrimSpace(text)), ". ")
+	t := strings.TrimRight(strings.TrimSpace(text), ". ")
 	for i := range cudaErrors {
 		c := &cudaErrors[i]
-		if e != nil && e.cuda == c.cuda || e == nil && t != "" && strings.HasPrefix(t, c.text) {
+		if e != nil && e.cuda == c.cuda || e == nil && t != "" && hasPrefixFold(t, c.text) {
 			return c
 		}
 	}
@@ -187,13 +188,12 @@ func lookupHIPCode(code int) *hipErr {
 // lookupHIPText resolves an error string as printed after "HIP error:" /
 // "CUDA error:".
 func lookupHIPText(text string) *hipErr {
-	t := strings.ToLower(strings.TrimSpace(text))
-	t = strings.TrimRight(t, ". ")
+	t := strings.TrimRight(strings.TrimSpace(text), ". ")
 	if t == "" {
 		return nil
 	}
 	for i := range hipErrors {
-		if hipErrors[i].text == t || strings.HasPrefix(t, hipErrors[i].text) {
+		if hasPrefixFold(t, hipErrors[i].text) { // the table keeps the runtime's case ("ECC")
 			return &hipErrors[i]
 		}
 	}
@@ -215,3 +215,8 @@ func exitSignal(code int) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// hasPrefixFold is strings.HasPrefix ignoring ASCII/Unicode case.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}

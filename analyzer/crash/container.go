@@ -15,7 +15,10 @@ import (
 // "Reason: OOMKilled", and the seed's shorthand "signal 137" / "signal 139"
 // / "exited with signal 9 (SIGKILL)". A line that is a command or a question
 // is never evidence: it only names what to look for.
-type containerParser struct{ s *Session }
+type containerParser struct {
+	s          *Session
+	terminated int // line of the last Kubernetes "Terminated" state
+}
 
 // containerFact is what the container runtime said about the process end.
 type containerFact struct {
@@ -32,6 +35,11 @@ var (
 	reJSONOOM       = lazyre.New(`"OOMKilled"\s*:\s*(true|false)`)
 	reJSONExit      = lazyre.New(`"ExitCode"\s*:\s*(-?\d+)`)
 	reK8sOOM        = lazyre.New(`\b(?:Reason|reason)\s*[:=]\s*"?OOMKilled\b`)
+	// a Kubernetes container state: kubectl describe's "Last State:
+	// Terminated" / "Reason: Error", the API object's "terminated": { and
+	// "reason": "Error"
+	reK8sTerminated = lazyre.New(`^(?:(?:Last )?State:\s+Terminated\b|"terminated"\s*:\s*\{)`)
+	reK8sReason     = lazyre.New(`^"?[Rr]eason"?\s*:\s*"?([A-Za-z]+)"?,?$`)
 	// "signal 137" (the seed's shorthand for exit 137), "killed by signal 9",
 	// "exited with signal 9 (SIGKILL)", "terminated by signal 11".
 	// "container amdpilot-trial-1", "container: x", docker inspect "Name": "/x"
@@ -40,7 +48,7 @@ var (
 	reSignalN       = lazyre.New(`(?i)\b(?:(?:exited|killed|terminated|died|ended|stopped) (?:with|by|due to|on) |received |got )?signal (\d{1,3})\b(?:\s*\((SIG[A-Z]+)\))?`)
 )
 
-func (p *containerParser) beginFile(*Session) {}
+func (p *containerParser) beginFile(*Session) { p.terminated = 0 }
 func (p *containerParser) endFile()           {}
 func (p *containerParser) gate() uint64       { return kwContainer }
 func (p *containerParser) active(int) bool    { return false }
@@ -57,6 +65,21 @@ func (p *containerParser) line(l *line) {
 		c.name = x.name
 	}
 	switch {
+	case x.evictedMemory:
+		// the kubelet's eviction for node memory pressure: the pod died for
+		// the host's memory, the same diagnosis as an OOM kill
+		s.format("kubernetes")
+		a := s.b.add(s, ClassHostOOMKill, l, 0.8)
+		a.memProof = true
+		a.addReason("the kubelet evicted the pod: the node was low on memory (memory-pressure eviction)")
+		a.detail("source", "kubernetes eviction")
+	case x.k8sTerminated:
+		p.terminated = l.no
+	case x.k8sReason != "" && p.terminated > 0 && l.no-p.terminated <= 6:
+		// the reason of a terminated state: OOMKilled is the cgroup OOM
+		// killer; any other (Error, Completed) says it did not act
+		p.terminated = 0
+		s.containerState(l, "kubernetes", 0, false, x.k8sReason == "OOMKilled", true)
 	case x.source != "":
 		if x.source == "docker inspect --format" {
 			s.format("docker_inspect_format")
@@ -77,6 +100,12 @@ type containerLine struct {
 	hasCode     bool
 	oom, hasOOM bool
 	sigCode     int // 128+N of "signal N" (N itself when ≥ 64); 0 when none
+	// Kubernetes: a "Terminated" container state, the reason line inside it
+	k8sTerminated bool
+	k8sReason     string
+	// the kubelet evicted the pod for the node's memory ("The node was low
+	// on resource: memory.", "The node had condition: [MemoryPressure].")
+	evictedMemory bool
 }
 
 // extractContainerLine reads one trimmed, non-command line (a pure
@@ -87,6 +116,10 @@ func extractContainerLine(t string) containerLine {
 		x.name = m[1]
 	} else if m := findFoldIf(t, "container ", reContainerName); m != nil && !containerWord(m[1]) {
 		x.name = m[1]
+	}
+	if strings.Contains(t, "The node was low on resource: memory") || strings.Contains(t, "The node had condition: [MemoryPressure]") {
+		x.evictedMemory = true
+		return x
 	}
 	if m := reInspectFormat.FindStringSubmatch(t); m != nil {
 		x.source, x.code, x.hasCode, x.oom, x.hasOOM = "docker inspect --format", atoiDef(m[1], 0), true, m[2] == "true", true
@@ -106,6 +139,14 @@ func extractContainerLine(t string) containerLine {
 	}
 	if strings.Contains(t, "OOMKilled") && reK8sOOM.MatchString(t) {
 		x.source, x.code, x.oom, x.hasOOM = "kubernetes", 137, true, true
+		return x
+	}
+	if reK8sTerminated.MatchString(t) {
+		x.k8sTerminated = true
+		return x
+	}
+	if m := findFoldIf(t, "reason", reK8sReason); m != nil {
+		x.k8sReason = m[1]
 		return x
 	}
 	if m := findFoldIf(t, "signal ", reSignalN); m != nil {
@@ -200,6 +241,14 @@ func (b *builder) applyContainer(s *Session, work map[string]*agg) {
 	case oomKnown:
 		// the runtime says the OOM killer did not act
 		if a := work[ClassHostOOMKill]; a != nil {
+			if !a.memProof {
+				// only a SIGKILL / exit 137 backed the finding: a kill
+				// without OOMKilled is SIGKILL from something else (a
+				// liveness probe, a stop timeout, kill -9), not a proven OOM
+				delete(work, ClassHostOOMKill)
+				b.facts.notes = appendCap(b.facts.notes, "exit 137 is SIGKILL; "+c.source+" reports the container was not OOM-killed: a liveness probe, a stop / orchestrator timeout or a manual kill -9, not the OOM killer", 8)
+				return
+			}
 			if code == 137 || code == -9 || a.f.ExitCode != nil && (*a.f.ExitCode == 137 || *a.f.ExitCode == -9) {
 				a.evidence(*c.ev)
 				a.conf = min(a.conf, 0.5)
@@ -305,4 +354,4 @@ func containerWord(w string) bool {
 // containerKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var containerKeywords = []string{" true", " false", "OOMKilled", "\"ExitCode\"", "ignal ", "IGNAL ", "container ", "\"Name\""}
+var containerKeywords = []string{"low on resource: memory", "[MemoryPressure]", " true", " false", "OOMKilled", "\"ExitCode\"", "ignal ", "IGNAL ", "container ", "\"Name\"", "Terminated", "terminated", "eason"}

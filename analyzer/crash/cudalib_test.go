@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // cuBLAS / cuDNN execution failures as frameworks print them, each from a
 // different public thread.
@@ -17,6 +20,11 @@ func TestLibExecFailed(t *testing.T) {
 		{"https://github.com/PaddlePaddle/PaddleSeg/issues/159", "Error: CUDNN_STATUS_EXECUTION_FAILED at (/paddle/paddle/fluid/operators/conv_cudnn_op.cu:288)", true},
 		{"https://github.com/mjq11302010044/TATT/issues/18", "'RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED' occurred after several training epoches.", true},
 		{"https://github.com/microsoft/CNTK/issues/2847", "cuDNN failure 8: CUDNN_STATUS_EXECUTION_FAILED when training model", true},
+		// allocation failures: device memory exhausted (VRAM OOM)
+		{"https://github.com/DeepMotionAIResearch/DenseMatchingBenchmark/issues/20", "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`", true},
+		{"https://github.com/tensorflow/tensorflow/issues/7072", `E c:\tf_jenkins\home\workspace\release-win\device\gpu\os\windows\tensorflow\stream_executor\cuda\cuda_blas.cc:372] failed to create cublas handle: CUBLAS_STATUS_ALLOC_FAILED`, true},
+		{"https://github.com/microsoft/CNTK/issues/1688", ">RuntimeError: CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=0 ; ", true},
+		{"https://github.com/QwenLM/Qwen3/issues/873", "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`", true},
 		// another status, a command line: not this fact
 		{"cuBLAS docs", "CUBLAS_STATUS_NOT_INITIALIZED", false},
 		{"a grep", "$ grep -n CUBLAS_STATUS_EXECUTION_FAILED train.log", false},
@@ -25,7 +33,11 @@ func TestLibExecFailed(t *testing.T) {
 		d := diagnoseWhole("x.log", []byte(c.text+"\n"))
 		got := false
 		for _, f := range d.Findings {
-			if f.Class == ClassGPUMemoryFault && f.Details["library_status"] != "" {
+			want := ClassGPUMemoryFault
+			if strings.HasSuffix(f.Details["library_status"], "_ALLOC_FAILED") {
+				want = ClassVRAMOOM
+			}
+			if f.Class == want && f.Details["library_status"] != "" {
 				got = true
 			}
 		}

@@ -359,6 +359,19 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 			cs.kernel[c] = mk(-1, a.kernelPID, a.f.Device, why, "the process named by the kernel's own line (dmesg)", a.kernelEv)
 		}
 	}
+	// the line reporting the death names the process (a shell's job line):
+	// weaker than the kernel's own line, which it never overrides
+	for _, c := range []string{ClassHostSegfault, ClassHostOOMKill} {
+		if a := work[c]; a != nil && a.deathPID > 0 {
+			if _, ok := cs.kernel[c]; ok {
+				continue
+			}
+			if cs.kernel == nil {
+				cs.kernel = map[string]Culprit{}
+			}
+			cs.kernel[c] = mk(-1, a.deathPID, a.f.Device, "the line reporting the death named this process", "the pid on the death line (shell job notice, DataLoader worker)", a.deathEv)
+		}
+	}
 	return cs
 }
 

@@ -21,6 +21,7 @@ type dmesgParser struct {
 	// tail of a fault the paste cut, and the following records speak)
 	orphans map[string]*pageFault
 	headers map[string]bool
+	oops    int // line number of the last kernel oops header ("BUG: …", "Oops: …")
 }
 
 type pageFault struct {
@@ -60,15 +61,22 @@ var (
 	reOOMKilledBare = lazyre.New(`(?:^|[\]:] )Killed process (\d+) \(([^)]*)\) total-vm:(\d+)kB, anon-rss:(\d+)kB`)
 	reRingTO        = lazyre.New(`ring (\S+) timeout(?:, signaled seq=(\d+), emitted seq=(\d+))?`)
 	reMESFail       = lazyre.New(`MES failed to respon(?:d to|se) msg=(\w+)`) // "response": kernels before 6.10
+	reXidCause      = lazyre.New(`caused by previous Xid (\d+)`)
 	reXid           = lazyre.New(`NVRM: Xid \(([^)]*)\): (\d+),(?: pid=(\d+|'<unknown>'),)?(?: name=([^,]*),)?\s*(.*)`)
 	reSuspendPID    = lazyre.New(`Failed to suspend process pid (\d+)`)
 	reVRAM          = lazyre.New(`(\d+)M of VRAM memory ready|VRAM: (\d+)M`)
+	// the faulting instruction of a kernel oops inside a GPU driver module:
+	// "RIP: 0010:amdgpu_get_dpm_state+0x4b/0xb0 [amdgpu]" (4.16+),
+	// "IP: kfd_dbgmgr_wave_control+0x12/0x60 [amdgpu]" and
+	// "IP: [<ffffffffc01cc246>] amdgpu_bo_list_set+0x196/0x3d0 [amdgpu]" (older)
+	reOopsIP = lazyre.New(`\b(?:RIP|IP): (?:\d{4}:)?(?:\[<[0-9a-f]+>\] )?([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+ \[(amdgpu|amdkfd|amdttm|amdkcl|amd_sched|gpu_sched)\]`)
 )
 
 func (p *dmesgParser) beginFile(*Session) {
 	p.recs = map[string]*pageFault{}
 	p.timeout, p.nvGPU, p.nvGPULine = 0, "", 0
 	p.orphans, p.headers = map[string]*pageFault{}, map[string]bool{}
+	p.oops = 0
 }
 
 func (p *dmesgParser) endFile() {
@@ -93,7 +101,7 @@ func sortedRecKeys(m map[string]*pageFault) []string {
 
 // kernelEvent is one non-page-fault kernel-log line as a typed fact.
 type kernelEvent struct {
-	kind    string // oom_kill | xnack_on | svm_miss | xid | reset | kfd_resume | ras | vram
+	kind    string // oom_kill | xnack_on | svm_miss | xid | reset | kfd_resume | ras | vram | oops | oops_ip
 	pid     int
 	task    string
 	rssKB   string // anon-rss of a killed process
@@ -105,6 +113,8 @@ type kernelEvent struct {
 	susPID  string // reset: "Failed to suspend process pid N"
 	timeout bool   // reset: a ring / job timeout (the hung job's process line follows)
 	vram    string
+	fn      string // oops_ip: the driver function the oops stopped in
+	module  string // oops_ip: its module ([amdgpu], [amdkfd], …)
 }
 
 // extractKernelEvent reads the OOM killer, SVM/XNACK, reset/hang, KFD and
@@ -136,12 +146,24 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 		return kernelEvent{}, false
 	case strings.Contains(t, "NVRM: Xid"):
 		return kernelEvent{kind: "xid"}, true
+	case strings.Contains(t, "NVRM") && containsAny(t, "GSP RPC timeout", "_kgspIsHeartbeatTimedOut: Heartbeat timed out", "_kgspLogRpcTimeout: ***"):
+		// the GPU's GSP firmware stopped answering without an Xid 119 line:
+		// the open module's heartbeat check and RPC-timeout banner
+		return kernelEvent{kind: "gsp_timeout", bdf: submatch(rePCIBDF, t)}, true
 	case strings.Contains(t, "NVRM") && strings.Contains(t, "fallen off the bus"):
 		// without an Xid: "NVRM: GPU at 0000:01:00.0 has fallen off the
 		// bus.", or the open driver's three lines whose BDF is on the first
 		return kernelEvent{kind: "offbus", bdf: submatch(rePCIBDF, t)}, true
 	case strings.Contains(t, "NVRM: The NVIDIA GPU "):
 		return kernelEvent{kind: "nvgpu", bdf: submatch(rePCIBDF, t)}, true
+	case strings.Contains(t, "BUG: unable to handle kernel"), strings.Contains(t, "BUG: kernel NULL pointer dereference"),
+		strings.Contains(t, "general protection fault"), strings.Contains(t, "Oops: "):
+		// a kernel oops header; the RIP/IP line after it says where
+		return kernelEvent{kind: "oops"}, true
+	case strings.Contains(t, "IP: "):
+		if m := reOopsIP.FindStringSubmatch(t); m != nil {
+			return kernelEvent{kind: "oops_ip", fn: m[1], module: m[2]}, true
+		}
 	}
 	// amdgpu_job_timedout names the hung job's process on the next line:
 	// " Process Main pid 65975 thread vkd3d_queue pid 66181" (6.x),
@@ -193,7 +215,7 @@ func (p *dmesgParser) line(l *line) {
 	if containsAny(t, pageFaultKeywords...) && p.pageFault(l) {
 		return
 	}
-	if !containsAny(t, "amdgpu", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable") {
+	if !containsAny(t, "amdgpu", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ") {
 		return
 	}
 	if e, ok := extractKernelEvent(t); ok {
@@ -220,6 +242,7 @@ func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
 	case "oom_kill":
 		s.format("dmesg_oom_kill")
 		a := s.b.add(s, ClassHostOOMKill, l, 0.95)
+		a.memProof = true
 		a.setPID(e.pid)
 		a.kernelNamed(e.pid, l.ev(s))
 		a.setStr(&a.f.Process, e.task)
@@ -237,10 +260,16 @@ func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
 		// stops before the victim line (which then names the pid)
 		s.format("dmesg_oom_kill")
 		a := s.b.add(s, ClassHostOOMKill, l, 0.8)
+		a.memProof = true
 		a.setStr(&a.f.Signal, "SIGKILL")
 		a.detail("invoked_by", e.task)
 	case "xid":
 		p.xid(l)
+	case "gsp_timeout":
+		s.format("nvidia_xid")
+		a := s.b.add(s, ClassGPUHangReset, l, 0.8)
+		a.setStr(&a.f.Device, e.bdf)
+		a.addReason("the GPU's GSP firmware stopped answering (RPC / heartbeat timeout): the GPU needs a reset")
 	case "nvgpu":
 		p.nvGPU, p.nvGPULine = e.bdf, l.no
 	case "offbus":
@@ -285,6 +314,24 @@ func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
 			}
 		}
 		p.timeout = 0
+	case "oops":
+		p.oops = l.no
+	case "oops_ip":
+		// a kernel oops whose faulting instruction is in the GPU driver: a
+		// driver bug (the kernel's own NULL dereference / GP fault), neither
+		// a shader's memory fault nor a user-space segfault. A RIP line
+		// without an oops header just before it (a WARN splat) is no crash.
+		if p.oops == 0 || l.no-p.oops > 12 {
+			return
+		}
+		p.oops = 0
+		s.format("dmesg_amdgpu_oops")
+		a := s.b.add(s, ClassDMADriverFault, l, 0.8)
+		a.strong = true
+		a.addReason("kernel oops in the " + e.module + " driver at " + e.fn)
+		a.detail("driver_function", e.fn)
+		a.detail("driver_module", e.module)
+		a.note("the kernel itself faulted inside the GPU driver (a driver bug, often reachable from user space): not a shader fault and not a user-space segfault")
 	case "kfd_resume":
 		s.format("dmesg_kfd")
 		a := s.b.add(s, ClassDMADriverFault, l, 0.55)
@@ -629,35 +676,49 @@ func (p *dmesgParser) xid(l *line) {
 	}
 	s.format("nvidia_xid")
 	code := atoiDef(m[2], 0)
-	// NVIDIA's Xid catalog: 13 graphics engine exception (out-of-range
-	// address / illegal instruction in a user kernel) and 31 MMU fault are
-	// the application's memory faults; 43 "GPU stopped processing" and 45
-	// "preemptive cleanup" follow them; 69 graphics class error; 48/63/64/
-	// 92/94/95 ECC and row remapping, 74 NVLink: hardware; 8/109/119/120
-	// timeouts and 79 "fallen off the bus": hang / reset.
-	class, conf := "", 0.75
-	switch code {
-	case 13, 31:
-		class = ClassGPUMemoryFault
-	case 43, 45:
-		class, conf = ClassGPUMemoryFault, 0.5
-	case 69:
-		class = ClassDeviceAssert
-	case 48, 63, 64, 74, 92, 94, 95:
-		class = ClassECCRAS
-	case 8, 79, 109, 119, 120:
-		class = ClassGPUHangReset
+	class, conf := xidClass(code)
+	reason := "Xid " + m[2] + ": " + strings.TrimSpace(m[5])
+	// "Xid 45, … Ch 00000001 caused by previous Xid 149": the channel
+	// teardown is the consequence, the earlier Xid its cause and class
+	if prev := atoiDef(submatchIf(m[5], "caused by previous Xid", reXidCause), 0); prev > 0 {
+		if c, k := xidClass(prev); c != "" {
+			class, conf = c, k
+			reason = "Xid " + itoa(prev) + " (cause of Xid " + m[2] + ": " + strings.TrimSpace(m[5]) + ")"
+		}
 	}
 	if class == "" {
 		return
 	}
 	a := s.b.add(s, class, l, conf)
 	a.setStr(&a.f.Device, m[1])
-	a.addReason("Xid " + m[2] + ": " + strings.TrimSpace(m[5]))
+	a.addReason(reason)
 	if pid := atoiDef(m[3], 0); pid > 0 {
 		a.setPID(pid)
 	}
 	a.setStr(&a.f.Process, m[4])
+}
+
+// xidClass reads NVIDIA's Xid catalog: 13 graphics engine exception
+// (out-of-range address / illegal instruction in a user kernel) and 31 MMU
+// fault are the application's memory faults; 43 "GPU stopped processing"
+// and 45 "preemptive cleanup" follow them; 69 graphics class error;
+// 48/63/64/92/94/95 ECC and row remapping, 74 and 144–150 NVLink: hardware;
+// 8/109/119/120 timeouts, 79 "fallen off the bus" and 154 "GPU recovery
+// action changed … (GPU Reset Required)": hang / reset.
+func xidClass(code int) (string, float64) {
+	switch code {
+	case 13, 31:
+		return ClassGPUMemoryFault, 0.75
+	case 43, 45:
+		return ClassGPUMemoryFault, 0.5
+	case 69:
+		return ClassDeviceAssert, 0.75
+	case 48, 63, 64, 74, 92, 94, 95, 144, 145, 146, 147, 148, 149, 150:
+		return ClassECCRAS, 0.75
+	case 8, 79, 109, 119, 120, 154:
+		return ClassGPUHangReset, 0.75
+	}
+	return "", 0
 }
 
 // pageFaultKeywords: a line can be part of a page-fault decode only when
@@ -668,4 +729,4 @@ var pageFaultKeywords = []string{"amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:"
 // dmesgKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var dmesgKeywords = []string{"amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable"}
+var dmesgKeywords = []string{"amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: "}

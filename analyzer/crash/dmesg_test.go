@@ -258,3 +258,67 @@ func TestDmesgOOMInvoked(t *testing.T) {
 		t.Errorf("prose: %+v", f)
 	}
 }
+
+// A kernel oops whose faulting instruction is in the GPU driver module is a
+// driver bug (dma_driver_fault), in the oops wordings of several kernels;
+// a RIP outside the driver, a call-trace frame in amdgpu and a RIP line
+// without an oops header (a WARN splat) are not.
+func TestDmesgDriverOops(t *testing.T) {
+	for _, c := range []struct{ src, log, fn string }{
+		{"https://github.com/ROCm/amdgpu/issues/70 (4.15, 'IP: fn+off [amdgpu]')", "[  279.910283] BUG: unable to handle kernel NULL pointer dereference at 0000000000000000\n[  279.910345] IP: kfd_dbgmgr_wave_control+0x12/0x60 [amdgpu]\n[  279.910347] PGD 7e8155067 P4D 7e8155067 PUD 81419b067 PMD 0 \n[  279.910352] Oops: 0000 [#1] SMP NOPTI\n", "kfd_dbgmgr_wave_control"},
+		{"https://github.com/ROCm/amdgpu/issues/71", "[   28.478193] BUG: unable to handle kernel NULL pointer dereference at 0000000000000000\n[   28.478255] IP: kfd_dbgmgr_address_watch+0x12/0x60 [amdgpu]\n", "kfd_dbgmgr_address_watch"},
+		{"https://github.com/ROCm/hip/issues/15 (journal, 'IP: [<addr>] fn')", "Mar 24 11:53:49 pandemonium kernel: [   19.067885] BUG: unable to handle kernel NULL pointer dereference at 0000000000000010\nMar 24 11:53:49 pandemonium kernel: [   19.067889] IP: [<ffffffffc01cc246>] amdgpu_bo_list_set+0x196/0x3d0 [amdgpu]\nMar 24 11:53:49 pandemonium kernel: [   19.067905] PGD 0 \n", "amdgpu_bo_list_set"},
+		{"https://github.com/marazmista/radeon-profile/issues/147 (5.0, 'RIP: 0010:')", "[ 1747.571494] BUG: unable to handle kernel NULL pointer dereference at 00000000000000a8\n[ 1747.571497] #PF error: [normal kernel read fault]\n[ 1747.571499] PGD 0 P4D 0 \n[ 1747.571502] Oops: 0000 [#4] SMP NOPTI\n[ 1747.571505] CPU: 4 PID: 10587 Comm: radeon-profile Tainted: G      D    OE     5.0.0-29-generic #31~18.04.1-Ubuntu\n[ 1747.571567] RIP: 0010:amdgpu_get_dpm_state+0x4b/0xb0 [amdgpu]\n", "amdgpu_get_dpm_state"},
+	} {
+		f := hasClass(diagnoseWhole("dmesg.txt", []byte(c.log)), ClassDMADriverFault)
+		if f == nil || f.Details["driver_function"] != c.fn {
+			t.Errorf("%s: %+v", c.src, f)
+		}
+	}
+	for _, c := range []struct{ src, log string }{
+		// the oops stopped in core kernel code, not in the driver
+		{"https://github.com/ROCm/ROCm/issues/2596", "Nov 26 01:10:31 code01 kernel: BUG: kernel NULL pointer dereference, address: 0000000000000002\nNov 26 01:10:31 code01 kernel: Oops: 0000 [#1] PREEMPT SMP NOPTI\nNov 26 01:10:31 code01 kernel: RIP: 0010:__list_add_valid_or_report+0x1a/0xa0\n"},
+		// a hung task's call trace passes through amdgpu: no oops
+		{"https://github.com/ROCm/tensorflow-upstream/issues/180", "[Wed Sep 26 00:30:18 2018] INFO: task python:19772 blocked for more than 120 seconds.\n[Wed Sep 26 00:30:18 2018]  amdgpu_bo_create+0x42/0x210 [amdgpu]\n"},
+		// a WARN splat prints a RIP in the driver without an oops header
+		{"WARN splat", "[  100.1] WARNING: CPU: 3 PID: 812 at drivers/gpu/drm/amd/amdgpu/amdgpu_vm.c:2712 amdgpu_vm_fini+0x2f1/0x330 [amdgpu]\n[  100.1] RIP: 0010:amdgpu_vm_fini+0x2f1/0x330 [amdgpu]\n"},
+		// a user-space RIP
+		{"https://github.com/ollama/ollama/pull/16983", "kern  :warn  : [qua jul  8 09:49:25 2026] RIP: 0033:0x7f1920815480\n"},
+	} {
+		if f := hasClass(diagnoseWhole("dmesg.txt", []byte(c.log)), ClassDMADriverFault); f != nil {
+			t.Errorf("%s: %+v", c.src, f)
+		}
+	}
+}
+
+// NVRM lines the Xid table reads beyond the application faults: a teardown
+// "caused by previous Xid N" takes N's class (the cause), NVLink Xids
+// 144–150 are hardware, Xid 154 asks for a reset, and the open module's GSP
+// timeouts without an Xid 119 are a firmware hang.
+func TestNVRMCauseNVLinkGSP(t *testing.T) {
+	cases := []struct{ src, text, want string }{
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1150", "kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149", ClassECCRAS},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1150", "kernel: NVRM: Xid (PCI:0000:ed:00): 45, pid=1818992, name=python3, Ch 0000000c caused by previous Xid 145", ClassECCRAS},
+		{"https://github.com/leptonai/gpud/pull/1174", "NVRM: Xid (PCI:0000:00:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 00 (0x025001c6 0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)", ClassECCRAS},
+		{"https://github.com/leptonai/gpud/pull/1160", "NVRM: Xid (PCI:0000:01:00): 144, SAW_MVB Nonfatal XC0 i0 Link 0 (0x00000001 0x00000008 0x00000000 0x00000000 0x00000000 0x00000000)", ClassECCRAS},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/446", "192.168.11.119: kern: warning: [2026-04-22T21:30:51.870495804Z]: NVRM: Xid (PCI:0000:0b:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)", ClassGPUHangReset},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/446", "192.168.11.119: kern: warning: [2026-04-22T21:30:51.526447914Z]: NVRM: nvAssertFailedNoLog: Assertion failed: Back to back GSP RPC timeout detected! GPU marked for reset @ kernel_gsp.c:2387", ClassGPUHangReset},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1230", "[   24.302465] NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 812751949 heartbeat 1899482 heartbeatWithOffsetMs 812745879 diff 6070 timeout 5200", ClassGPUHangReset},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1230", "[   84.300488] NVRM: GPU6 _kgspLogRpcTimeout: ********************************* GSP Timeout **********************************", ClassGPUHangReset},
+		// a teardown without a cause, or a cause the table does not know,
+		// keeps the teardown's own reading
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1045 (title wording)", "NVRM: Xid (PCI:0000:01:00): 45, pid=4242, name=python, Ch 00000010", ClassGPUMemoryFault},
+		{"synthetic: unknown cause code", "NVRM: Xid (PCI:0000:01:00): 45, pid=4242, name=python, Ch 00000010 caused by previous Xid 999", ClassGPUMemoryFault},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("dmesg.log", []byte(c.text+"\n"))
+		if len(d.Findings) == 0 || d.Findings[0].Class != c.want {
+			t.Errorf("%s: %q: %v, want %s", c.src, c.text, classesOf(d), c.want)
+		}
+	}
+	// the driver's load banner and a heartbeat *setting* are no timeout
+	d := diagnoseWhole("dmesg.log", []byte("[   14.650646] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  595.71.05  Release Build\n"))
+	if len(d.Findings) != 0 {
+		t.Errorf("load banner: %v", classesOf(d))
+	}
+}

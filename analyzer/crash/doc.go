@@ -32,12 +32,18 @@
 //     line alone (X is invoked_by, never the victim) — resets (MES's
 //     "failed to respond to msg=" and its older "failed to response msg=")
 //     and the timed-out job's process, KFD, RAS, SVM/XNACK,
-//     NVRM "fallen off the bus" without an Xid, BDF from its first line;
+//     NVRM "fallen off the bus" without an Xid, BDF from its first line,
+//     GSP heartbeat / RPC timeouts without an Xid 119, xidClass (an Xid
+//     "caused by previous Xid N" takes N's class),
+//     a kernel oops whose RIP/IP is in the GPU driver module within 12
+//     lines of its "BUG:"/"Oops:" header → dma_driver_fault (a WARN
+//     splat's RIP or a call-trace frame is none);
 //     a paste that begins inside a decode block is a fault only when no
 //     header of that device follows: dmesgParser.orphans);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
 //   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
-//     the device's arch) → arch_mismatch;
+//     the device's arch, named, or the 5.2–5.7 fallback to the generic
+//     TensileLibrary.dat without the arch, less sure) → arch_mismatch;
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
 //   - nvidia.go: extractSanitizerLine + the sanitizer rule;
@@ -73,19 +79,29 @@
 //     function", "api: Returned hipErrorX") → clrParser.trace (a module
 //     launch names its kernel only when its process looked up exactly one
 //     function: the launch's handle is not the address the lookup prints);
-//   - clr.go: dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
-//     extractHSAStatus (a status name between quotes is a mention — grep
-//     patterns, marker lists, notes — never a finding; a status an API call
-//     returned at start-up, rocminfo's "Call returned HSA_STATUS_…", is a
-//     setup problem, never a finding);
-//   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure)
-//     → gpu_memory_fault;
+//   - clr.go: extractPacketLine (the queue-error / dispatch dump: Kernel
+//     Name, HWq/SWq, grid, segments, rptr/wptr) assembled by packet;
+//     dumpAfterAbort (a "Kernel Name:" dump after the queue abort);
+//     extractHSAStatus (the status by name or code, queue, "[host: …, GPU
+//     index: …, kernel: …]", and the pid of CLR's own stamp wherever it
+//     stands — a runner's prefix keeps it from the line start; a status
+//     name between quotes is a mention — grep patterns, marker lists,
+//     notes — never a finding; a status an API call returned at start-up,
+//     rocminfo's "Call returned HSA_STATUS_…", is a setup problem, never a
+//     finding) → clrParser.hsa, which reads facts only;
+//     extractMissingDeviceSymbol (CLR's "Cannot find Symbol with name: X":
+//     a registered kernel the GPU's code object lacks) → arch_mismatch;
+//   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure
+//     → gpu_memory_fault; their ALLOC_FAILED, the handle or workspace not
+//     allocated on the device → vram_oom);
 //   - codes.go: cudaErrors / lookupCUDA (CUDA's reading of an error HIP
-//     reads otherwise or lacks; finalize.go hipReading undoes it on a ROCm
-//     session);
+//     reads otherwise or lacks — an illegal instruction, 715, whoever prints
+//     it; finalize.go hipReading undoes it on a ROCm session); error texts
+//     compare without case (the runtime prints "ECC");
 //   - nccl.go: extractWatchdog (also the header alone with its c10d stamp,
 //     cut before "WorkNCCL(", and a line wrapped inside the work, joined
-//     with the next line by ncclParser.unwrap), extractNCCLColl (collective per rank,
+//     with the next lines by ncclParser.unwrap, also a header hard-wrapped
+//     inside its sentence), extractNCCLColl (collective per rank,
 //     opCount and communicator) → opDivergenceCulprit (ncclops.go: a
 //     minority rank in another collective at the same opCount / SeqNum),
 //     extractElasticRows (ChildFailedError rows, several when a paste ran
@@ -96,8 +112,16 @@
 //     extractSlurmTask (srun's task death: host, tasks, signal / exit code,
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM
 //     (slurmstepd's "Detected N oom-kill event(s)" → host_oom_kill),
-//     extractShellDeath (a shell's "<pid> Killed", "Aborted (core dumped)"),
-//     extractGoSignal ("signal: aborted"), extractSpawnDeath
+//     extractShellDeath (a shell's "<pid> Killed", "Aborted (core dumped)";
+//     the job line's pid is the killed process, named like the OOM
+//     killer's victim), extractWindowsException (NTSTATUS 0xC0000005 …
+//     in a crash handler, Event Viewer, WER or an IDE's exit line, read as
+//     the POSIX signal),
+//     extractGoSignal ("signal: aborted"), deathlines.go's
+//     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
+//     worker (pid N) is killed by signal", the Go runtime's SIGSEGV) → the
+//     pid a death line names is the culprit when alone (deathNamed),
+//     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal
 //     SIGKILL") → deathSignal / exitCode;
 //     extractDeadWorker (hang.go: an executor's "Worker proc VllmWorker-N
@@ -118,14 +142,27 @@
 //     "Search for" name, error name, runtime phrase) → the error rule;
 //   - triton.go: extractTritonPass (failed MLIR pass, kernel on the same
 //     line), extractTritonAtName (the wrapped "@kernel]"), extractTritonError
-//     (Triton Error [HIP|CUDA] code), extractTritonLaunch ("k[grid]("),
+//     (Triton Error [HIP|CUDA] with a code or, CUDA's wording, only the
+//     message) → tritonErrorClass (a code object that does not load is a
+//     compile / cache failure, an argument the launch refuses an invalid
+//     launch), extractTritonLoadBinaryNull (the launcher's load_binary
+//     returned NULL, short or CPython SystemError form),
+//     extractTritonLaunch ("k[grid]("),
 //     extractTritonOutOfResources (per-block shared memory over the limit),
 //     extractTritonCacheFrame / extractTritonCachePath → tritonCacheFailure
 //     (an exception raised in Triton's cache manager or naming a Triton
 //     cache file is seed 000 pattern 4, not an application error);
 //   - container.go: extractContainerLine (docker inspect JSON fields and
-//     --format answer, Kubernetes OOMKilled, "signal N" as 128+N, the
-//     container's name) → containerState / the exit-code rule;
+//     --format answer, Kubernetes OOMKilled, the kubelet's eviction for node
+//     memory → host_oom_kill, "signal N" as 128+N, the
+//     container's name, Kubernetes' Terminated state and its reason) →
+//     containerState / the exit-code rule; applyContainer: a SIGKILL / exit
+//     137 the runtime says was not OOM-killed, with no record of memory
+//     pressure (agg.memProof: the kernel's OOM killer, a cgroup OOM event),
+//     is no host_oom_kill;
+//   - nvml.go: extractDeviceLost (nvidia-smi "Unable to determine the
+//     device handle … GPU is lost / Unknown Error", NVML GPU_IS_LOST, an
+//     agent's "XID 79(…) detected on PCI:…") → deviceLostRule;
 //   - kernelapi*.go: extractKAPILine (call / exception boundaries, dump
 //     folders, dump filters, levels, metadata.json lines, %i file names),
 //     extractKAPILogName, extractKAPIRow + extractKAPIFields (argument rows,

@@ -22,6 +22,7 @@ var (
 	reSlurmOOM   = lazyre.New(`Detected (\d+) oom[-_]kill events?(?:\(s\))? in (?:StepId=|step )(\S+?)\.?(?:\s|$)`)
 	reGoSignal   = lazyre.New(`signal: (aborted|killed|segmentation fault)`)
 	reSpawnDeath = lazyre.New(`Exception: process (\d+) terminated with signal (SIG[A-Z]+)`)
+	reWinExc     = lazyre.New(`(?i)(?:exception code:?\s*(?:0x)?|exit(?:ed with)? code -?\d+ \(0x)(c0000005|c000001d|c00000fd|c0000409)\b`)
 	// a supervisor reporting a dead child with its pid, in the wordings of
 	// SGLang ("Child process unexpectedly failed with exitcode=134. pid=71533"),
 	// vLLM's multiproc executor ("Worker VllmWorkerProcess pid 1234 died,
@@ -51,11 +52,16 @@ func (p *exitParser) line(l *line) {
 	t := l.text
 	s := p.s
 	low := t
-	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ") {
+	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point") {
 		return
 	}
 	if commandLike(t) {
 		return // a command or a question names evidence, it is none (container.go)
+	}
+	if sig := extractWindowsException(t); sig != "" {
+		s.format("windows_exception")
+		s.deathSignal(l, sig, 0, false, "", "")
+		return
 	}
 	if x, ok := extractSlurmTask(t); ok {
 		s.format("slurm")
@@ -64,6 +70,7 @@ func (p *exitParser) line(l *line) {
 		if a := s.b.get(ClassHostOOMKill); a != nil && x.sig == "SIGKILL" {
 			a.rank(r)
 			if x.oom {
+				a.memProof = true
 				a.detail("constraint", "Slurm step memory cgroup limit")
 			}
 		}
@@ -77,6 +84,7 @@ func (p *exitParser) line(l *line) {
 		// slurmstepd read the step cgroup's memory.events: the kernel's
 		// OOM killer did kill a task, whichever later line names it
 		a := s.b.add(s, ClassHostOOMKill, l, 0.9)
+		a.memProof = true
 		a.setStr(&a.f.Signal, "SIGKILL")
 		a.detail("constraint", "Slurm step memory cgroup limit")
 		a.detail("oom_kill_events", itoa(x.events))
@@ -96,6 +104,11 @@ func (p *exitParser) line(l *line) {
 			code = 128 + c
 		}
 		s.deathSignal(l, x.sig, code, code > 0, "", "spawned process "+itoa(x.index))
+		return
+	}
+	if d, ok := extractSignalDeath(l.raw, t); ok { // deathlines.go
+		s.deathSignal(l, d.sig, 0, false, "", "")
+		s.deathNamed(l, d.sig, d.pid)
 		return
 	}
 	if c, ok := extractChildExit(t); ok {
@@ -125,6 +138,7 @@ func (p *exitParser) line(l *line) {
 		s.deathSignal(l, sig, 0, false, "", "")
 		return
 	}
+
 	if strings.Contains(t, "OOMKilled") {
 		return // container.go
 	}
@@ -132,19 +146,8 @@ func (p *exitParser) line(l *line) {
 		if !d.whole {
 			return
 		}
-		pid := d.pid
 		s.deathSignal(l, d.sig, 0, false, "", "")
-		if pid > 0 {
-			if sig := d.sig; sig == "SIGSEGV" {
-				if a := s.b.get(ClassHostSegfault); a != nil {
-					a.setPID(pid)
-				}
-			} else if sig == "SIGKILL" {
-				if a := s.b.get(ClassHostOOMKill); a != nil && a.f.PID == nil {
-					a.detail("killed_pid", itoa(pid))
-				}
-			}
-		}
+		s.deathNamed(l, d.sig, d.pid)
 		return
 	}
 	if strings.Contains(t, "Segmentation fault (core dumped)") {
@@ -245,6 +248,30 @@ func extractShellDeath(tt string) (shellDeath, bool) {
 	return shellDeath{pid: atoiDef(m[1], 0), sig: deathSignal[m[2]], whole: whole}, true
 }
 
+// extractWindowsException reads a Windows process crash as the signal a
+// POSIX host would report: the NTSTATUS in a crash handler's "Exception
+// Code: 0xC0000005", Event Viewer's "Exception code: 0xc0000005", Windows
+// Error Reporting's "Exception Code:   c0000005" or an IDE's "Process
+// finished with exit code -1073741819 (0xC0000005)". Access violation and
+// stack overflow are SIGSEGV, illegal instruction SIGILL, a fail-fast
+// (stack buffer overrun, abort()) SIGABRT.
+func extractWindowsException(t string) string {
+	if !containsFoldASCII(t, "c0000") {
+		return ""
+	}
+	m := reWinExc.FindStringSubmatch(t)
+	if m == nil {
+		return ""
+	}
+	switch strings.ToLower(m[1]) {
+	case "c0000005", "c00000fd":
+		return "SIGSEGV"
+	case "c000001d":
+		return "SIGILL"
+	}
+	return "SIGABRT"
+}
+
 // extractGoSignal reads Go's os/exec "signal: aborted" as a signal name.
 func extractGoSignal(t string) string {
 	if m := findIf(t, "signal: ", reGoSignal); m != nil {
@@ -278,6 +305,33 @@ func extractChildExit(t string) (childExit, bool) {
 		c.code >>= 8
 	}
 	return c, true
+}
+
+// deathNamed: the line that reports the death names the dead process (a
+// shell's job line "line 28:  8156 Killed", zsh's "[1] 83815 segmentation
+// fault", "DataLoader worker (pid 25902) is killed by signal: …"): that pid
+// is the finding's process and, named alone, its culprit (culprit.go).
+func (s *Session) deathNamed(l *line, sig string, pid int) {
+	if pid <= 0 {
+		return
+	}
+	switch sig {
+	case "SIGSEGV", "SIGBUS":
+		if a := s.b.get(ClassHostSegfault); a != nil {
+			a.setPID(pid)
+			a.deathNamed(pid, l.ev(s))
+		}
+	case "SIGKILL":
+		// like the OOM killer's victim line, the one process the evidence names
+		if a := s.b.get(ClassHostOOMKill); a != nil {
+			if a.f.PID == nil {
+				a.setPID(pid)
+				a.kernelNamed(pid, l.ev(s))
+				a.detail("killed_pid", itoa(pid))
+			}
+			a.deathNamed(pid, l.ev(s))
+		}
+	}
 }
 
 // deathSignal records a process death by signal without (or with a shell) exit code.
@@ -322,4 +376,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // exitKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = []string{"oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal "}
+var exitKeywords = []string{"oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point"}

@@ -274,3 +274,40 @@ func TestWorkerPrefixCulprit(t *testing.T) {
 		}
 	}
 }
+
+// A Windows process crash, in the wordings of a crash handler, Event
+// Viewer, Windows Error Reporting and an IDE (real lines, URL per row).
+func TestExtractWindowsException(t *testing.T) {
+	for _, c := range []struct{ src, text, want string }{
+		{"https://github.com/ROCm/rocm-libraries/issues/5205", "Exception Code: 0xC0000005", "SIGSEGV"},
+		{"https://github.com/aqarooni02/Comfyui-AMD-Windows-Install-Script/issues/4", "Exception Code: 0xC0000005", "SIGSEGV"},
+		{"https://github.com/mhammond/pywin32/issues/2155", "Exception code: 0xc0000005", "SIGSEGV"},
+		{"https://github.com/parkin/pypore/issues/14", "  Exception Code:	c0000005", "SIGSEGV"},
+		{"https://github.com/WenmuZhou/PSENet.pytorch/issues/82", "Process finished with exit code -1073741819 (0xC0000005)", "SIGSEGV"},
+		{"https://github.com/python/cpython/issues/79435", "Process finished with exit code -1073741795 (0xC000001D)", "SIGILL"},
+		{"https://github.com/lee-zq/VesselSeg-Pytorch/issues/13", "Process finished with exit code -1073740791 (0xC0000409)", "SIGABRT"},
+		// a missing DLL (0xc0000135) is a load failure, not a crash
+		{"https://github.com/pytorch/pytorch/issues/16690", "The program '[3944] example-app.exe' has exited with code -1073741515 (0xc0000135).", ""},
+		{"prose", "Exception code tables list 0xC0000005 as an access violation", ""},
+	} {
+		if got := extractWindowsException(c.text); got != c.want {
+			t.Errorf("%s: extractWindowsException(%q) = %q, want %q", c.src, c.text, got, c.want)
+		}
+	}
+}
+
+// The shell's job line names the process the signal killed: with the
+// cgroup's OOM report it is the culprit pid (a Slurm batch script,
+// https://github.com/c3nl-neuraldynamics/c3nl_cluster/issues/20 and
+// https://github.com/ArjunaCluster/ArjunaUsers/issues/52).
+func TestShellJobLineNamesKilledPID(t *testing.T) {
+	log := `Killed
+/var/spool/slurmd/job00191/slurm_script: line 28:  8156 Killed                  python3 main.py --epochs 400
+slurmstepd: error: Detected 1 oom-kill event(s) in StepId=191.batch cgroup. Some of your processes may have been killed by the cgroup out-of-memory handler.
+`
+	d := diagnoseWhole("slurm.log", []byte(log))
+	f := hasClass(d, ClassHostOOMKill)
+	if f == nil || f.Culprit == nil || f.Culprit.PID == nil || *f.Culprit.PID != 8156 {
+		t.Fatalf("want host_oom_kill with culprit pid 8156: %s", d.JSON())
+	}
+}

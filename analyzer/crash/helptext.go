@@ -22,6 +22,9 @@ const helpDescMax = 8
 // handed to any parser).
 func (s *Session) helpLine(b []byte) bool {
 	f := s.cur
+	if s.mdTableLine(b) {
+		return true
+	}
 	if f.help {
 		if len(b) == 0 || b[0] == ' ' || b[0] == '\t' || helpHeader(b) {
 			if len(b) > 0 && b[0] != ' ' && b[0] != '\t' {
@@ -58,6 +61,45 @@ func helpHeader(b []byte) bool {
 	}
 	for _, c := range b[:len(b)-1] {
 		if !(c == ' ' || c == '-' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// Defeater: the rows of a Markdown table are documentation. Runbooks,
+// skills and wiki pages tabulate the errors they explain ("| hipErrorAssert
+// | Device-side assert triggered | … |", "| Signal 137 | OOM killed by host
+// kernel |"); read as log lines every row becomes a finding. A table is
+// known by its delimiter row ("|---|:---:|"), so tool output drawn with
+// '|' (nvidia-smi's "|=====|" and "+----+" frames) stays evidence; the
+// header row above the delimiter names columns and is harmless.
+func (s *Session) mdTableLine(b []byte) bool {
+	f := s.cur
+	t := bytes.TrimLeft(b, " \t")
+	if f.mdTable {
+		if len(t) > 0 && t[0] == '|' {
+			return true
+		}
+		f.mdTable = false
+	}
+	if mdDelimiterRow(t) {
+		f.mdTable = true
+		f.quality["markdown_table_skipped"] = true
+		return true
+	}
+	return false
+}
+
+// mdDelimiterRow: "|---|---:|", "| :--- | --- |" — pipes, dashes, colons
+// and spaces only, with at least two cells.
+func mdDelimiterRow(t []byte) bool {
+	t = bytes.TrimRight(t, " \t\r")
+	if len(t) < 5 || t[0] != '|' || !bytes.Contains(t, []byte("---")) || bytes.Count(t, []byte("|")) < 3 {
+		return false
+	}
+	for _, c := range t {
+		if c != '|' && c != '-' && c != ':' && c != ' ' && c != '\t' {
 			return false
 		}
 	}

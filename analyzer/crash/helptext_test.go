@@ -76,3 +76,32 @@ positional arguments:
 		t.Errorf("the fault after an argparse error is lost: %s", d.JSON())
 	}
 }
+
+// Markdown tables that tabulate errors are documentation: seed 000's "ROCm
+// Error Codes" table (../shared/seeds/000_*), an error-code reference with a
+// number column and aligned delimiters, and a troubleshooting table in
+// Chinese quoting PyTorch's texts (wordings seen in public skill/runbook
+// files found with the code search). The log after a table is still read,
+// and tool output framed with '|' (nvidia-smi) is not a table.
+func TestMarkdownTableIsNotEvidence(t *testing.T) {
+	tables := []string{
+		"| Error | Meaning | What to Check |\n|---|---|---|\n| hipErrorIllegalAddress | Out-of-bounds GPU memory access | Tensor shapes |\n| hipErrorAssert | Device-side assert triggered | Input validation |\n| hipErrorOutOfMemory | GPU VRAM exhaustion | Batch size |\n| Signal 137 | OOM killed by host kernel | Container memory limit |\n| Signal 139 | Segmentation fault | Usually host-side pointer corruption |\n",
+		"| Error Code | Name | Common Cause |\n|------------|:----:|-------------:|\n| 2 | `hipErrorOutOfMemory` | GPU VRAM exhausted |\n| 700 | `hipErrorIllegalAddress` | an illegal memory access was encountered |\n| 209 | `hipErrorNoBinaryForGpu` | Wrong GPU arch target |\n",
+		"  | 错误信息 | 原因 |\n  | --- | --- |\n  | `CUDA error: device-side assert triggered` | 张量索引越界 |\n  | `HIP out of memory. Tried to allocate 2.00 GiB` | 显存不足 |\n",
+	}
+	for i, tb := range tables {
+		d := diagnoseWhole("notes.md", []byte(tb))
+		if len(d.Findings) != 0 || !contains(d.Inputs[0].Quality, "markdown_table_skipped") {
+			t.Errorf("table %d became evidence: %s", i, d.JSON())
+		}
+		d = diagnoseWhole("notes.md", []byte(tb+"\nMemory access fault by GPU node-2 (Agent handle: 0x1) on address 0x7f0000001000. Reason: Page not present or supervisor privilege.\n"))
+		if hasClass(d, ClassGPUMemoryFault) == nil || len(d.Findings) != 1 {
+			t.Errorf("table %d: the fault after the table is lost: %s", i, d.JSON())
+		}
+	}
+	for _, frame := range []string{"|=========================================+========================+======================|", "+-----------------------------------------+------------------------+----------------------+", "| GPU  Name | Bus-Id | ECC |"} {
+		if mdDelimiterRow([]byte(frame)) {
+			t.Errorf("%q taken for a Markdown delimiter row", frame)
+		}
+	}
+}

@@ -180,7 +180,7 @@ func newAgg(class string, conf float64) *agg {
 // match wins: a reset or watchdog caused by a hang never outranks the hang.
 var causes = map[string][]string{
 	ClassGPUHangReset:      {ClassGPUKernelHang},
-	ClassCollectiveTimeout: {ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUKernelHang, ClassGPUHangReset, ClassHostSegfault},
+	ClassCollectiveTimeout: {ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUKernelHang, ClassGPUHangReset, ClassHostSegfault, ClassRCCLTransport},
 	ClassCPUHang:           {ClassGPUKernelHang, ClassGPUMemoryFault, ClassDeviceAssert, ClassCollectiveTimeout},
 	ClassHostOOMKill:       {},
 	ClassRCCLTransport:     {},
@@ -203,6 +203,12 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			// a reset explains a host-side wait as well as a hang explains
 			// the reset: only a kernel seen stuck in a debugger dump wins
 			if c == ClassGPUHangReset && (ca.f.Hang == nil || len(ca.f.Hang.Dispatches)+len(ca.f.Hang.WaveGroups) == 0) {
+				continue
+			}
+			// a lost link or peer (NET/IB completion error, socket closed)
+			// stalls the collective; a start-up warning ("Missing
+			// amd_iommu=on", weak) explains no timeout
+			if cause == ClassRCCLTransport && ca.conf < 0.5 {
 				continue
 			}
 			a.f.ConsequenceOf = cause
@@ -253,7 +259,9 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			len(a.ranks) == 0 && a.linePID > 0 && (gpuErr || c == ClassVRAMOOM) ||
 			// … or the kernel named the one process (OOM victim, timed-out
 			// job's owner, the faulting address space's process)
-			a.kernelPID > 0 && (c == ClassHostOOMKill || c == ClassGPUHangReset || c == ClassGPUMemoryFault)
+			a.kernelPID > 0 && (c == ClassHostOOMKill || c == ClassGPUHangReset || c == ClassGPUMemoryFault) ||
+			// … or the line reporting the death named the one process
+			a.deathPID > 0 && (c == ClassHostOOMKill || c == ClassHostSegfault)
 		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi && !one && c != top {
 			continue
 		}

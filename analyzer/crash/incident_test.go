@@ -362,3 +362,31 @@ func TestRocgdbWorkConsumedNotHung(t *testing.T) {
 		t.Errorf("the same dispatch in both dumps: %s", d.JSON())
 	}
 }
+
+// The world size in its wordings: vLLM's "world_size=4", an env dump's
+// WORLD_SIZE=4, RCCL's "in world size 4" and torchrun's rendezvous result
+// "global_world_sizes=[4, 4, 4, 4]" (torch.distributed.elastic agent, as in
+// hpcaitech/ColossalAI#3514 and OpenBMB/MiniCPM-V#770 pastes). With it, the
+// one rank absent from the watchdog lines is the culprit.
+func TestWatchdogWorldSizeWordings(t *testing.T) {
+	watchdogs := ""
+	for _, r := range []string{"0", "1", "2"} {
+		watchdogs += "[E ProcessGroupNCCL.cpp:475] [Rank " + r + "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=48211, OpType=ALLREDUCE, NumelIn=16777216, NumelOut=16777216, Timeout(ms)=1800000) ran for 1800559 milliseconds before timing out.\n"
+	}
+	for _, ws := range []string{
+		"INFO 11-26 world_size=4 rank=0 local_rank=0 distributed_init_method=tcp://127.0.0.1:29500 backend=nccl\n",
+		"MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 WORLD_SIZE=4\n",
+		"  restart_count=0\n  master_addr=127.0.0.1\n  group_world_size=1\n  local_ranks=[0, 1, 2, 3]\n  role_world_sizes=[4, 4, 4, 4]\n  global_world_sizes=[4, 4, 4, 4]\n",
+	} {
+		d := diagnoseWhole("train.log", []byte(ws+watchdogs))
+		f := hasClass(d, ClassCollectiveTimeout)
+		if f == nil || culpritRank(f) != 3 {
+			t.Errorf("%q: rank 3 not named: %s", ws, d.JSON())
+		}
+	}
+	// group_world_size is the number of agents (nodes), not the world size
+	d := diagnoseWhole("train.log", []byte("  group_world_size=1\n"+watchdogs))
+	if f := hasClass(d, ClassCollectiveTimeout); f == nil || culpritRank(f) == 3 {
+		t.Errorf("group_world_size read as the world size: %s", d.JSON())
+	}
+}

@@ -19,13 +19,15 @@ type incidentParser struct {
 }
 
 var (
-	reIncSeq       = lazyre.New(`WorkNCCL\(SeqNum=(\d+), OpType=(\w+)`)
-	reIncEnq       = lazyre.New(`(?i)last enqueued (?:\w+ )?work: (-?\d+), last completed (?:\w+ )?work: (-?\d+)`)
-	reIncDumpFrom  = lazyre.New(`dump signal due to a collective timeout from\s+(this local rank|rank\s+(\d+))`)
-	reIncInit      = lazyre.New(`^(\S+):(\d+):\d+ \[(\d+)\] NCCL INFO .*?\bcomm 0x[0-9a-fA-F]+ rank (\d+) nranks (\d+)`)
-	reIncSigterm   = lazyre.New(`Sending process (\d+) closing signal SIGTERM`)
-	reIncSMI       = lazyre.New(`^(GPU\[\d+\])\s*:\s*GPU use \(%\)\s*:\s*(\d+)`)
-	reIncWorld     = lazyre.New(`\b(?:world_size|WORLD_SIZE|tp_size|tensor_parallel_size)\s*[=:]\s*(\d+)|\bin world size (\d+)`)
+	reIncSeq      = lazyre.New(`WorkNCCL\(SeqNum=(\d+), OpType=(\w+)`)
+	reIncEnq      = lazyre.New(`(?i)last enqueued (?:\w+ )?work: (-?\d+), last completed (?:\w+ )?work: (-?\d+)`)
+	reIncDumpFrom = lazyre.New(`dump signal due to a collective timeout from\s+(this local rank|rank\s+(\d+))`)
+	reIncInit     = lazyre.New(`^(\S+):(\d+):\d+ \[(\d+)\] NCCL INFO .*?\bcomm 0x[0-9a-fA-F]+ rank (\d+) nranks (\d+)`)
+	reIncSigterm  = lazyre.New(`Sending process (\d+) closing signal SIGTERM`)
+	reIncSMI      = lazyre.New(`^(GPU\[\d+\])\s*:\s*GPU use \(%\)\s*:\s*(\d+)`)
+	// torchrun's rendezvous result prints "global_world_sizes=[4, 4, 4, 4]"
+	// (one entry per local worker, each the world size)
+	reIncWorld     = lazyre.New(`\b(?:world_size|WORLD_SIZE|tp_size|tensor_parallel_size)\s*[=:]\s*(\d+)|\bin world size (\d+)|\bglobal_world_sizes=\[(\d+)`)
 	reIncPyspyPID  = lazyre.New(`Pyspy dump for PID (\d+)`)
 	reIncPGRankTag = lazyre.New(`\bRank (\d+)\]`)
 )
@@ -174,7 +176,7 @@ func (p *incidentParser) line(l *line) {
 		m := reIncWorld.FindStringSubmatch(t)
 		n := 0
 		if m != nil {
-			n = atoiDef(m[1]+m[2], 0)
+			n = atoiDef(m[1]+m[2]+m[3], 0)
 		}
 		if n > 0 && n <= maxRanks && inc.worldSize == 0 {
 			inc.worldSize = n

@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,10 @@ type ncclParser struct {
 	// line, which holds the rest of the work (terminal-wrapped pastes)
 	wrap     *line
 	wrapText string
+	wrapN    int // lines joined so far (a hard-wrapped paste cuts it more than once)
+	// init-time verbs warnings per "host:pid", held until the file ends:
+	// the same process's later "Init COMPLETE" defeats them (ncclInitWarn)
+	initWarn map[string]*line
 }
 
 var (
@@ -26,10 +31,13 @@ var (
 	// before (or wrapped inside) "WorkNCCL(": without the stamp the bare
 	// sentence is what troubleshooting notes and READMEs quote
 	reWatchdogHead = lazyre.New(`ProcessGroupNCCL\.cpp:\d+\] (?:\[[^\]]*\] )?Watchdog caught collective operation timeout`)
-	reRankTag      = lazyre.New(`\[(?:PG ID \d+ PG GUID [^ \]]* )?(?:PG \d+ )?Rank (\d+)\]`)
-	reWorkState    = lazyre.New(`(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (\d+), last completed NCCL work: (\d+)`)
-	reIBStatus     = lazyre.New(`Got completion from peer \S+ with (?:error |status=)(\d+)`)
-	reIBVendor     = lazyre.New(`vendor err (\d+)`)
+	// the header cut inside its sentence at the line end (text hard-wrapped
+	// at a fixed width: "…cpp:565] [Rank 0] Watchdog" / "caught collective …")
+	reWatchdogCut = lazyre.New(`ProcessGroupNCCL\.cpp:\d+\] (?:\[[^\]]*\] )?Watchdog(?: caught(?: collective(?: operation(?: timeout:?)?)?)?)?\s*$`)
+	reRankTag     = lazyre.New(`\[(?:PG ID \d+ PG GUID [^ \]]* )?(?:PG \d+ )?Rank (\d+)\]`)
+	reWorkState   = lazyre.New(`(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (\d+), last completed NCCL work: (\d+)`)
+	reIBStatus    = lazyre.New(`Got completion from peer \S+ with (?:error |status=)(\d+)`)
+	reIBVendor    = lazyre.New(`vendor err (\d+)`)
 	// host:pid:tid [dev]; some containers log "host [dev]" without pid:tid (NVIDIA/nccl#1920)
 	reNCCLLine     = lazyre.New(`^(\S+?)(?::(\d+):(\d+))? \[(\d+)\] (?:\S+ )?NCCL (INFO|WARN|TRACE|ERROR) (.*)$`)
 	reRCCLVersion  = lazyre.New(`RCCL version\s*:?\s*(\S+)`)
@@ -50,9 +58,20 @@ var ncclTransportErrors = []string{"Got completion from peer", "Cuda failure", "
 func (p *ncclParser) beginFile(*Session) {
 	p.tableRank, p.tableLine, p.tablePID = -1, 0, 0
 	p.wrap, p.wrapText = nil, ""
+	p.initWarn = nil
 }
 
 func (p *ncclParser) endFile() {
+	keys := make([]string, 0, len(p.initWarn))
+	for k := range p.initWarn {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		l := p.initWarn[k]
+		p.transport(l, l.text, reNCCLLine.FindStringSubmatch(l.text), "Call to ibv_")
+	}
+	p.initWarn = nil
 	if p.wrap != nil {
 		w, _ := extractWatchdog(p.wrapText)
 		p.s.applyWatchdog(p.wrap, w)
@@ -69,11 +88,20 @@ func (p *ncclParser) unwrap(t string) bool {
 	p.wrap, p.wrapText = nil, ""
 	rest := strings.TrimLeft(t, " \t")
 	for _, sep := range []string{"", " "} {
-		if w, ok := extractWatchdog(text + sep + rest); ok && w.seq >= 0 {
+		w, ok := extractWatchdog(text + sep + rest)
+		if ok && w.seq >= 0 {
+			p.wrapN = 0
 			p.s.applyWatchdog(held, w)
 			return true
 		}
+		if ok && w.open && p.wrapN < 3 {
+			// still inside the sentence or the work: wait for one more line
+			p.wrap, p.wrapText = held, text+sep+rest
+			p.wrapN++
+			return true
+		}
 	}
+	p.wrapN = 0
 	w, _ := extractWatchdog(text)
 	p.s.applyWatchdog(held, w)
 	return false
@@ -89,7 +117,7 @@ func (p *ncclParser) line(l *line) {
 		s.applyWatchdogHang(l, h)
 		return
 	}
-	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog caught") || strings.Contains(t, "Got completion from peer") {
+	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog") || strings.Contains(t, "Got completion from peer") {
 		if p.nccl(l) {
 			return
 		}
@@ -189,10 +217,22 @@ type watchdogTimeout struct {
 }
 
 func extractWatchdog(t string) (watchdogTimeout, bool) {
-	if !strings.Contains(t, "Watchdog caught") {
+	if !strings.Contains(t, "Watchdog") {
 		return watchdogTimeout{}, false
 	}
 	var w watchdogTimeout
+	if !strings.Contains(t, "Watchdog caught collective operation timeout: ") {
+		if reWatchdogCut.MatchString(t) {
+			w = watchdogTimeout{rank: -1, seq: -1, open: true}
+			if r := submatchIf(t, "Rank ", reRankTag); r != "" {
+				w.rank = atoiDef(r, -1)
+			}
+			return w, true
+		}
+		if !strings.Contains(t, "Watchdog caught") {
+			return watchdogTimeout{}, false
+		}
+	}
 	if m := reWatchdog.FindStringSubmatch(t); m != nil {
 		w = watchdogTimeout{rank: -1, seq: atoiDef(m[1], -1), op: m[2], numelIn: m[3], numelOut: m[4], timeoutMS: m[5], ranMS: m[6]}
 	} else if reWatchdogHead.MatchString(t) || strings.Contains(t, "Watchdog caught collective operation timeout: WorkNCCL(") {
@@ -264,13 +304,15 @@ func (p *ncclParser) nccl(l *line) bool {
 	s := p.s
 	f := &s.b.facts
 	w, ok := extractWatchdog(t)
+	text := t
 	if !ok && strings.Contains(l.raw, "ProcessGroupNCCL.cpp:") {
 		// the c10d stamp is a log prefix the normaliser strips from text
 		w, ok = extractWatchdog(l.raw)
+		text = l.raw
 	}
 	if ok {
 		if w.open {
-			p.wrap, p.wrapText = keepLine(l), t
+			p.wrap, p.wrapText, p.wrapN = keepLine(l), text, 0
 			return true
 		}
 		s.applyWatchdog(l, w)
@@ -314,46 +356,75 @@ func (p *ncclParser) nccl(l *line) bool {
 		s.format("nccl_debug")
 	}
 	if !warn && m != nil {
+		if p.initWarn != nil && strings.Contains(m[6], "Init COMPLETE") {
+			delete(p.initWarn, m[1]+":"+m[2])
+		}
 		return true
 	}
 	for _, e := range ncclTransportErrors {
 		if strings.Contains(t, e) {
-			conf := 0.8
-			if strings.HasPrefix(e, "Missing") {
-				conf = 0.35
-			}
-			a := s.b.add(s, ClassRCCLTransport, l, conf)
-			if strings.HasPrefix(a.f.Reason, "Missing") && !strings.HasPrefix(e, "Missing") {
-				a.f.Reason = e
-			}
-			if e == "Got completion from peer" {
-				// NET/IB (and the IBP plugin's "NET/IBP:") completion
-				// errors: the RDMA fabric or the peer failed (seed 000
-				// pattern 5), in both wordings "with error 4, opcode …" and
-				// "with status=12 opcode=…"
-				e = "NET/IB completion error"
-				if st := submatch(reIBStatus, t); st != "" {
-					e += " (status " + st + ")"
-					a.detail("ib_status", st)
+			if ncclInitWarn(e) && m != nil && m[2] != "" {
+				// hold it: NCCL falls back (IB → socket) and may still
+				// complete the init of this process
+				if p.initWarn == nil {
+					p.initWarn = map[string]*line{}
 				}
-				if v := submatch(reIBVendor, t); v != "" {
-					a.detail("ib_vendor_err", v)
+				if k := m[1] + ":" + m[2]; p.initWarn[k] == nil && len(p.initWarn) < maxRanks {
+					p.initWarn[k] = keepLine(l)
 				}
-				a.detail("transport", "net_ib")
+				return true
 			}
-			a.addReason(e)
-			if m != nil {
-				a.setStr(&a.f.Host, m[1])
-				a.setPID(atoiDef(m[2], 0))
-				a.detail("nccl_device", m[4])
-			}
-			if strings.Contains(t, "/hipify/") || strings.Contains(t, "RCCL") {
-				a.detail("library", "RCCL")
-			}
+			p.transport(l, t, m, e)
 			return true
 		}
 	}
 	return true
+}
+
+// ncclInitWarn: a verbs call failing while NCCL probes the network at
+// init ("Call to ibv_open_device failed", "Call to ibv_get_async_event
+// failed"). Defeater: when the same host:pid later logs "Init COMPLETE",
+// NCCL fell back (NET/Socket) and the communicator works — the warning is
+// init noise, not the failure (NVIDIA/nccl#925 shows the failing case
+// without a completed init; horovod#685 the socket fallback).
+func ncclInitWarn(e string) bool { return e == "Call to ibv_" }
+
+// transport records one transport error line (m: its NCCL debug prefix,
+// nil for a bare line).
+func (p *ncclParser) transport(l *line, t string, m []string, e string) {
+	s := p.s
+	conf := 0.8
+	if strings.HasPrefix(e, "Missing") {
+		conf = 0.35
+	}
+	a := s.b.add(s, ClassRCCLTransport, l, conf)
+	if strings.HasPrefix(a.f.Reason, "Missing") && !strings.HasPrefix(e, "Missing") {
+		a.f.Reason = e
+	}
+	if e == "Got completion from peer" {
+		// NET/IB (and the IBP plugin's "NET/IBP:") completion
+		// errors: the RDMA fabric or the peer failed (seed 000
+		// pattern 5), in both wordings "with error 4, opcode …" and
+		// "with status=12 opcode=…"
+		e = "NET/IB completion error"
+		if st := submatch(reIBStatus, t); st != "" {
+			e += " (status " + st + ")"
+			a.detail("ib_status", st)
+		}
+		if v := submatch(reIBVendor, t); v != "" {
+			a.detail("ib_vendor_err", v)
+		}
+		a.detail("transport", "net_ib")
+	}
+	a.addReason(e)
+	if m != nil {
+		a.setStr(&a.f.Host, m[1])
+		a.setPID(atoiDef(m[2], 0))
+		a.detail("nccl_device", m[4])
+	}
+	if strings.Contains(t, "/hipify/") || strings.Contains(t, "RCCL") {
+		a.detail("library", "RCCL")
+	}
 }
 
 // watchdogHang is ProcessGroupNCCL's heartbeat monitor firing: the
@@ -466,4 +537,4 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "Watchdog caught", "rank", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer"}
+var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer"}

@@ -171,3 +171,53 @@ func TestNCCLTransportWordings(t *testing.T) {
 		}
 	}
 }
+
+// A verbs call failing while NCCL probes the network at init is noise when
+// the same process completes its init (the IB probe fails, NET/Socket is
+// used: horovod#685's "Failed to open libibverbs" / socket fallback); it
+// stays a transport failure when no init completes for that process
+// (NVIDIA/nccl#925 "Call to ibv_modify_qp failed with error No such
+// device"), and another process's init does not defeat it.
+func TestNCCLInitVerbsWarningDefeatedByInitComplete(t *testing.T) {
+	warn := "h1:51203:51293 [3] misc/ibvwrap.cc:123 NCCL WARN Call to ibv_open_device failed\n"
+	sock := "h1:51203:51293 [3] NCCL INFO NET/Socket : Using [0]ens9f0:10.20.1.31<0>\n"
+	done := "h1:51203:51293 [3] NCCL INFO comm 0x55e23a1c0 rank 3 nranks 8 cudaDev 3 nvmlDev 3 busId 5d000 commId 0x4f1e2d3c4b5a6978 - Init COMPLETE\n"
+	other := "h1:51204:51294 [4] NCCL INFO comm 0x55e24a1c0 rank 4 nranks 8 cudaDev 4 nvmlDev 4 busId 9a000 commId 0x4f1e2d3c4b5a6978 - Init COMPLETE\n"
+	qp := "worker-0:195626:198757 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error No such device\n"
+	for _, c := range []struct {
+		log  string
+		want bool
+	}{
+		{warn + sock + done, false},
+		{"h1:51203:51293 [3] misc/ibvwrap.cc:105 NCCL WARN Call to ibv_get_device_list failed\n" + done, false},
+		{warn + sock + other, true},
+		{qp + "worker-0:195626:198757 [0] NCCL INFO transport/net_ib.cc:1077 -> 2\n", true},
+		{warn, true},
+	} {
+		d := diagnoseWhole("nccl.log", []byte(c.log))
+		if got := hasClass(d, ClassRCCLTransport) != nil; got != c.want {
+			t.Errorf("rccl_transport %v, want %v:\n%s\n%s", got, c.want, c.log, d.JSON())
+		}
+	}
+}
+
+// A lost link explains the watchdog timeouts that follow it: the transport
+// failure is the root cause, the collective timeout its consequence (seed
+// 000 pattern 5). A start-up warning alone ("Missing amd_iommu=on") is not.
+func TestTransportFailureCausesCollectiveTimeout(t *testing.T) {
+	wd := "[rank3]:[E1122 04:41:52.208871 ProcessGroupNCCL.cpp:632] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=40622, OpType=ALLREDUCE, NumelIn=25165824, NumelOut=25165824, Timeout(ms)=1800000) ran for 1800402 milliseconds before timing out.\n"
+	for _, link := range []string{
+		"b05:77120:77561 [3] transport/net_ib.cc:2112 NCCL WARN NET/IB : Got completion from peer 10.42.7.14<54109> with status=12 opcode=1 len=0 vendor err 0 (Recv) localGid ::ffff:10.42.7.15 remoteGids::ffff:10.42.7.14\n",
+		"node48:34050:34121 [0] transport/net_ib.cc:1238 NCCL WARN NET/IB : Got completion from peer node48<37948> with error 12, opcode 2, len 1, vendor err 129\n",
+		"gpu7:1001:1100 [1] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer gpu3<43270>\n",
+	} {
+		d := diagnoseWhole("job.log", []byte(link+wd))
+		if len(d.Findings) < 2 || d.Findings[0].Class != ClassRCCLTransport || hasClass(d, ClassCollectiveTimeout).ConsequenceOf != ClassRCCLTransport {
+			t.Errorf("%q: transport not the root cause: %s", link, d.JSON())
+		}
+	}
+	d := diagnoseWhole("job.log", []byte("h:1:2 [0] NCCL WARN Missing \"amd_iommu=on\" from kernel command line which can lead to system instablity or hang!\n"+wd))
+	if f := hasClass(d, ClassCollectiveTimeout); f == nil || f.ConsequenceOf != "" || d.Findings[0].Class != ClassCollectiveTimeout {
+		t.Errorf("a start-up warning taken for the cause: %s", d.JSON())
+	}
+}

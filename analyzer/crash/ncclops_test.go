@@ -27,11 +27,12 @@ func TestExtractWatchdog(t *testing.T) {
 			watchdogTimeout{rank: 6, seq: 880, op: "BROADCAST", numelIn: "131137536", numelOut: "131137536", timeoutMS: "1800000", ranMS: "1800902"}},
 		// hiyouga/LlamaFactory#8261: glued after a tqdm bar, the paste cut
 		// before "WorkNCCL(": the header with its c10d stamp still says it
+		// (open: the work may follow on the next line)
 		{"  1%|▏         | 24/1752 [01:08<1:22:56,  2.88s/it][rank5]:[E602 11:17:52.185053341 ProcessGroupNCCL.cpp:632] [Rank 5] Watchdog caught collective operation timeout",
-			watchdogTimeout{rank: 5, seq: -1}},
+			watchdogTimeout{rank: 5, seq: -1, open: true}},
 		// agiresearch/InstructGLM#3 (torch 2.0 stamp, cut after the colon)
 		{"[E ProcessGroupNCCL.cpp:821] [Rank 1] Watchdog caught collective operation timeout:",
-			watchdogTimeout{rank: 1, seq: -1}},
+			watchdogTimeout{rank: 1, seq: -1, open: true}},
 		// pytorch/pytorch#118369: glued after a Lightning progress bar
 		{"Epoch 0:   6%|██      | 32040/500150 [6:28:43<94:39:17,  1.37it/s, loss=2.6, v_num=95nc, consumed_samples=2.56e+7][E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=96120, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 25624887 milliseconds before timing out.",
 			watchdogTimeout{rank: 0, seq: 96120, op: "ALLREDUCE", timeoutMS: "1800000", ranMS: "25624887"}},
@@ -41,6 +42,9 @@ func TestExtractWatchdog(t *testing.T) {
 			watchdogTimeout{rank: 1, seq: -1, open: true}},
 		{"ed with exception: [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4, OpType=BROADCAST, NumelIn=112, NumelOut=112,",
 			watchdogTimeout{rank: 2, seq: -1, open: true}},
+		// hard-wrapped inside the sentence, with the c10d stamp (pytorch/pytorch#123023)
+		{"[E329 19:15:11.775879730 ProcessGroupNCCL.cpp:565] [Rank 0] Watchdog",
+			watchdogTimeout{rank: 0, seq: -1, open: true}},
 	}
 	for _, c := range cases {
 		got, ok := extractWatchdog(c.text)
@@ -75,6 +79,13 @@ func TestWatchdogWrapped(t *testing.T) {
 		{"MarioPasc/MU-Diff NCCL_TIMEOUT_FIX.md", "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=668, OpType=ALLREDUCE,\nNumelIn=52, NumelOut=52, Timeout(ms)=600000) ran for 600097 milliseconds before timing out.\n", "ALLREDUCE", 668},
 		// glued after tqdm, cut before "WorkNCCL(" (hiyouga/LlamaFactory#8261)
 		{"llamafactory8261", "  1%|▏         | 24/1752 [01:08<1:22:56,  2.88s/it][rank5]:[E602 11:17:52.185053341 ProcessGroupNCCL.cpp:632] [Rank 5] Watchdog caught collective operation timeout\n", "", -1},
+		// hard-wrapped at ~70 columns, cut twice: inside the sentence and
+		// inside the work (pytorch/pytorch#123023's test output)
+		{"pytorch#123023", "[E329 19:15:11.775879730 ProcessGroupNCCL.cpp:565] [Rank 0] Watchdog\ncaught collective operation timeout: WorkNCCL(SeqNum=2,\nOpType=ALLREDUCE, NumelIn=10, NumelOut=10, Timeout(ms)=10000) ran for\n10028 milliseconds before timing out.\n", "ALLREDUCE", 2},
+		// real lines re-wrapped at 80 columns, the cut after "caught" and
+		// after "timeout:" (hiyouga/LlamaFactory#7396, agiresearch/InstructGLM#3)
+		{"llamafactory7396 at 80 columns", "[rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught\ncollective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168,\nNumelOut=466119168, Timeout(ms)=600000) ran for 600060 milliseconds before timing out.\n", "ALLREDUCE", 1580},
+		{"instructglm3 cut after the colon", "[E ProcessGroupNCCL.cpp:821] [Rank 1] Watchdog caught collective operation timeout:\nWorkNCCL(SeqNum=12, OpType=BROADCAST, Timeout(ms)=1800000) ran for 1800305 milliseconds before timing out.\n", "BROADCAST", 12},
 		// the paste ends on the cut: the header alone still counts
 		{"cut at the end", "[rank1]:[E210 02:06:33.347835395 ProcessGroupNCCL.cpp:1595] [PG ID 2 PG GUID 3 Rank 1] Watchdog caught collective operation timeout: WorkNCCL(S", "", -1},
 	}

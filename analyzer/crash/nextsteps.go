@@ -145,6 +145,12 @@ func nextSteps(f *Finding, facts *facts) []string {
 			add("On an APU (node-0 is the CPU agent's host memory), check the GTT / TTM limits and the amdgpu-dkms / kernel version against the ROCm release notes")
 			break
 		}
+		if fn := f.Details["driver_function"]; fn != "" {
+			// a kernel oops in the driver: nothing in the program to fix
+			add("The kernel oopsed inside the " + f.Details["driver_module"] + " driver at " + fn + ": a driver bug; update amdgpu-dkms / the kernel (or the ROCm release that ships the driver) and report the full oops (BUG line, RIP, Call Trace) upstream")
+			add("Reboot before the next run: after a driver oops the GPU and KFD state are unreliable")
+			break
+		}
 		add("Copy-engine / driver path, not a shader bug: update amdgpu-dkms / the kernel; try HSA_ENABLE_SDMA=0 to route copies through shaders")
 		add("'Failed to resume KFD' (userptr restore): check host memory pressure, IOMMU and HMM settings")
 	case ClassCollectiveTimeout:

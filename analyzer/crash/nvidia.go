@@ -36,6 +36,10 @@ func (p *nvidiaParser) line(l *line) {
 		p.sanitizer(l)
 		return
 	}
+	if x, ok := extractDeviceLost(t); ok {
+		p.deviceLostRule(l, x)
+		return
+	}
 	if !containsAny(t, "CUDA", "<<<", "Active", "Terminated") {
 		return
 	}
@@ -154,4 +158,4 @@ func (p *nvidiaParser) sanitizer(l *line) {
 // nvidiaKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var nvidiaKeywords = []string{"=====", "CUDA", "<<<", "Active", "Terminated"}
+var nvidiaKeywords = append([]string{"=====", "CUDA", "<<<", "Active", "Terminated"}, deviceLostKeywords...)

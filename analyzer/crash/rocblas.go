@@ -7,11 +7,19 @@ import "github.com/gputriage/gputriage/analyzer/internal/lazyre"
 // "rocBLAS error: Cannot read /opt/rocm-6.4.1/lib/rocblas/library/
 // TensileLibrary.dat: No such file or directory for GPU arch : gfx1036"
 // (Linux and the Windows HIP SDK alike; the first letter is sometimes lost
-// to a carriage return: "ocBLAS error: …"). Without "for GPU arch" the same
-// message is a broken install ("Illegal seek", a wrong path), not read here.
+// to a carriage return: "ocBLAS error: …"). Before that wording (ROCm 5.2 –
+// 5.7) rocBLAS looked for the per-arch TensileLibrary_<gfx>.dat, and when
+// none matched the device it fell back to the single TensileLibrary.dat that
+// 5.2 split away, so the same failure reads "Cannot read …/library/
+// TensileLibrary.dat: Illegal seek" (or "No such file or directory"): no
+// library for this GPU, arch unnamed (the rocBLAS maintainers in rocBLAS#1267).
 // The torch parser hands it lines with "rror" (torch.go).
 
-var reTensileArch = lazyre.New(`BLAS error: Cannot read (.*TensileLibrary\S*?):? .*for GPU arch ?: ?(gfx[0-9a-f]+)`)
+var (
+	reTensileArch = lazyre.New(`BLAS error: Cannot read (.*TensileLibrary\S*?):? .*for GPU arch ?: ?(gfx[0-9a-f]+)`)
+	// the fallback name itself, no arch suffix: "…/library/TensileLibrary.dat: Illegal seek"
+	reTensileFallback = lazyre.New(`BLAS error: Cannot read (.*[/\\]TensileLibrary\.dat):? `)
+)
 
 // tensileArch is rocBLAS's missing Tensile library for the device's arch.
 type tensileArch struct {
@@ -19,17 +27,28 @@ type tensileArch struct {
 }
 
 func extractTensileArch(t string) (tensileArch, bool) {
-	m := findIf(t, "for GPU arch", reTensileArch)
-	if m == nil {
-		return tensileArch{}, false
+	if m := findIf(t, "for GPU arch", reTensileArch); m != nil {
+		return tensileArch{library: m[1], arch: m[2]}, true
 	}
-	return tensileArch{library: m[1], arch: m[2]}, true
+	if m := findIf(t, "TensileLibrary.dat", reTensileFallback); m != nil {
+		return tensileArch{library: m[1]}, true
+	}
+	return tensileArch{}, false
 }
 
 // applyTensileArch: the installed rocBLAS has no kernels for this GPU's arch
 // — the same failure as a fat binary without the gfx target.
 func (s *Session) applyTensileArch(l *line, x tensileArch) {
 	s.format("rocblas")
+	if x.arch == "" {
+		// the fallback name: no per-arch library matched the device, which
+		// the message does not name (an unsupported GPU or an install
+		// missing that GPU's files), so less sure than the named form
+		a := s.b.add(s, ClassArchMismatch, l, 0.65)
+		a.detail("library", "rocBLAS Tensile ("+x.library+")")
+		a.addReason("rocBLAS found no Tensile library for this GPU's arch (it fell back to the generic TensileLibrary.dat): this rocBLAS build or install does not cover the GPU")
+		return
+	}
 	a := s.b.add(s, ClassArchMismatch, l, 0.85)
 	a.detail("missing_isa", x.arch)
 	a.detail("library", "rocBLAS Tensile ("+x.library+")")

@@ -58,6 +58,7 @@ type fileState struct {
 	// description paragraph interrupted (0: none); a section header
 	// within helpDescMax lines resumes the block
 	helpDesc int
+	mdTable  bool   // inside a Markdown table's rows (helptext.go)
 	problem  string // why the file could not be read (an unreadable pickle)
 }
 
@@ -496,7 +497,7 @@ func splitLines(s string) []string {
 var nvidiaFormats = map[string]bool{"compute_sanitizer": true, "cuda_gdb": true, "cuda_gdb_info_kernels": true, "nvidia_xid": true}
 
 func amdFormat(name string) bool {
-	for _, p := range []string{"rocr_", "rocgdb_", "rocm_", "clr_", "amd_log_level", "hsa_status", "dmesg_page_fault", "dmesg_gpu_reset", "dmesg_kfd", "dmesg_ras", "llvm_offload"} {
+	for _, p := range []string{"rocr_", "rocgdb_", "rocm_", "clr_", "amd_log_level", "hsa_status", "dmesg_page_fault", "dmesg_gpu_reset", "dmesg_kfd", "dmesg_ras", "dmesg_amdgpu_oops", "llvm_offload"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}

@@ -19,7 +19,7 @@ var (
 	reTritonAtName   = lazyre.New(`^@([A-Za-z_]\w*)\]?`)
 	reTritonOpName   = lazyre.New(`operation: ?@([A-Za-z_]\w*)`)
 	reTritonCacheMod = lazyre.New(`compiled module (\w+)\.py could not be loaded`)
-	reTritonErrCode  = lazyre.New(`Triton Error \[(HIP|CUDA)\]:\s*Code: (\d+)(?:, Messs?age: (.*))?`)
+	reTritonErrCode  = lazyre.New(`Triton Error \[(HIP|CUDA)\]:\s*(?:Code: (\d+)(?:, Messs?age: (.*))?|([a-z][^:]*)$)`)
 	reTritonLaunch   = lazyre.New(`\b([A-Za-z_]\w*)\[(?:grid|\([^\]]*\))\]\(`)
 	reTritonOOR      = lazyre.New(`out of resources?: ([A-Za-z][\w ]*?), Required: (\d+), Hardware limit(?:ation)?: (\d+)`)
 )
@@ -115,13 +115,16 @@ func (p *tritonParser) line(l *line) {
 	case strings.Contains(t, "Triton Error ["):
 		if x, ok := extractTritonError(t); ok {
 			s.format("triton")
-			a := s.b.add(s, ClassTritonCompile, l, 0.85)
-			a.addReason("Triton Error [" + x.api + "] Code " + x.code + " " + x.msg)
-			if e := lookupHIPCode(atoiDef(x.code, -1)); e != nil {
-				a.setHIP(e)
+			e := x.hipErr()
+			a := s.b.add(s, tritonErrorClass(e), l, 0.85)
+			if x.code != "" {
+				a.addReason("Triton Error [" + x.api + "] Code " + x.code + " " + x.msg)
+			} else {
+				a.addReason("Triton Error [" + x.api + "] " + x.msg)
 			}
+			a.setHIP(e)
 		}
-	case strings.Contains(t, "load_binary returned NULL"), strings.Contains(t, ".hsaco") && strings.Contains(t, "No such file"),
+	case extractTritonLoadBinaryNull(t), strings.Contains(t, ".hsaco") && strings.Contains(t, "No such file"),
 		strings.Contains(t, "_precompile_config") && containsAny(t, "rror", "xception"),
 		strings.Contains(t, "triton.compiler.errors.CompilationError"), strings.Contains(t, "failures have been detected while processing an MLIR pass pipeline"):
 		s.format("triton")
@@ -194,7 +197,41 @@ func extractTritonError(t string) (tritonError, bool) {
 	if m == nil {
 		return tritonError{}, false
 	}
-	return tritonError{api: m[1], code: m[2], msg: m[3]}, true
+	if m[2] == "" {
+		// the CUDA driver's wording carries only the message
+		return tritonError{api: m[1], msg: strings.TrimSpace(m[4])}, true
+	}
+	return tritonError{api: m[1], code: m[2], msg: strings.TrimSpace(m[3])}, true
+}
+
+// hipErr is the runtime error the Triton error carries, by code or, without
+// one, by its message.
+func (x tritonError) hipErr() *hipErr {
+	if x.code != "" {
+		return lookupHIPCode(atoiDef(x.code, -1))
+	}
+	return lookupHIPText(x.msg)
+}
+
+// tritonErrorClass is the rule for "Triton Error [HIP|CUDA]": Triton's
+// driver raises it from load_binary (loading the compiled code object) and
+// from launch (driver.py's self.launch). A code object that does not load
+// (invalid image, no binary for the GPU, symbol not found) is a compile /
+// cache problem; an error of the launch itself — invalid argument
+// (hipErrorInvalidValue: grid, block or kernel arguments the driver
+// refuses), too many resources — is an invalid launch; a fault the launch
+// reports (illegal address, OOM, assert) keeps its own class.
+func tritonErrorClass(e *hipErr) string {
+	if e == nil {
+		return ClassTritonCompile
+	}
+	switch {
+	case e.code == 1 || e.class == ClassInvalidLaunch:
+		return ClassInvalidLaunch
+	case e.class == ClassGPUMemoryFault, e.class == ClassVRAMOOM, e.class == ClassDeviceAssert, e.class == ClassGPUHangReset:
+		return e.class
+	}
+	return ClassTritonCompile
 }
 
 // extractTritonLaunch reads the kernel of a Triton launch in a traceback's
@@ -212,6 +249,15 @@ func extractTritonOutOfResources(t string) (tritonOOR, bool) {
 		return tritonOOR{}, false
 	}
 	return tritonOOR{resource: strings.TrimSpace(m[1]), required: m[2], limit: m[3]}, true
+}
+
+// extractTritonLoadBinaryNull: Triton's C launcher failed to load the
+// compiled code object and raised without an exception set, in either the
+// short form ("load_binary returned NULL") or CPython's own SystemError
+// ("<built-in function load_binary> returned NULL without setting an
+// exception"); seen with stale cache entries and ROCm/Triton mismatches.
+func extractTritonLoadBinaryNull(t string) bool {
+	return containsAny(t, "load_binary returned NULL", "load_binary> returned NULL")
 }
 
 // extractTritonCacheFrame: a traceback frame inside Triton's cache manager

@@ -38,6 +38,30 @@ func TestExtractTritonPass(t *testing.T) {
 	}
 }
 
+func TestExtractTritonLoadBinaryNull(t *testing.T) {
+	cases := []struct {
+		src, text string
+		want      bool
+	}{
+		{"https://github.com/ROCm/legacy-rocm-build/issues/3131",
+			"SystemError: <built-in function load_binary> returned NULL without setting an exception", true},
+		{"https://github.com/ROCm/triton/issues/323",
+			"SystemError: <built-in function load_binary> returned NULL without setting an exception", true},
+		{"https://github.com/pytorch/pytorch/issues/98707 (title)",
+			"Ubuntu 22.04 LTS issue <built-in function load_binary> returned NULL without setting an exception", true},
+		{"short form (crash-formats.md §14)", "RuntimeError: load_binary returned NULL", true},
+		// the traceback frame that calls it is not the failure
+		{"https://github.com/ROCm/legacy-rocm-build/issues/3131",
+			`    mod, func, n_regs, n_spills = fn_load_binary(self.metadata["name"], self.asm[bin_path], self.shared, device)`, false},
+		{"a CPython SystemError of another builtin", "SystemError: <built-in function dump> returned NULL without setting an exception", false},
+	}
+	for _, c := range cases {
+		if got := extractTritonLoadBinaryNull(c.text); got != c.want {
+			t.Errorf("%s: extractTritonLoadBinaryNull(%q) = %v, want %v", c.src, c.text, got, c.want)
+		}
+	}
+}
+
 func TestExtractTritonError(t *testing.T) {
 	cases := []struct {
 		src, text string
@@ -48,9 +72,13 @@ func TestExtractTritonError(t *testing.T) {
 			tritonError{"HIP", "1", "invalid argument"}, true},
 		{"https://github.com/ROCm/triton/issues/552", "RuntimeError: Triton Error [HIP]:  Code: 1, Messsage: invalid argument",
 			tritonError{"HIP", "1", "invalid argument"}, true},
-		// the CUDA driver's wording carries no code: not this fact
+		// the CUDA driver's wording carries no code, only the message
 		{"https://github.com/InternLM/lmdeploy/issues/3322", "(RayWorkerWrapper pid=3014724) RuntimeError: Triton Error [CUDA]: invalid argument",
-			tritonError{}, false},
+			tritonError{"CUDA", "", "invalid argument"}, true},
+		{"https://github.com/ModelTC/LightLLM/issues/34", "RuntimeError: Triton Error [CUDA]: invalid argument",
+			tritonError{"CUDA", "", "invalid argument"}, true},
+		{"seed case c16b (load_binary)", "RuntimeError: Triton Error [HIP]:  Code: 200, Messsage: device kernel image is invalid",
+			tritonError{"HIP", "200", "device kernel image is invalid"}, true},
 	}
 	for _, c := range cases {
 		got, ok := extractTritonError(c.text)
@@ -151,5 +179,29 @@ json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)`, false}
 	far := "  File \"/x/triton/runtime/cache.py\", line 77, in get_group\n" + strings.Repeat("INFO step\n", 60) + "ValueError: bad request\n"
 	if d := diagnoseWhole("x.log", []byte(far)); hasClass(d, ClassTritonCompile) != nil {
 		t.Errorf("a cache frame 60 lines above an unrelated exception made a Triton finding\n%s", d.JSON())
+	}
+}
+
+// Triton's driver raises "Triton Error [X]" from load_binary and from
+// launch: a code object that does not load is a compile / cache problem,
+// an argument the launch refuses is an invalid launch.
+func TestTritonErrorClass(t *testing.T) {
+	cases := []struct{ src, text, want string }{
+		// driver.py's self.launch in the traceback (lmdeploy#3322), launch
+		// args shown under pdb (ROCm/triton#552)
+		{"https://github.com/ROCm/triton/issues/552", "RuntimeError: Triton Error [HIP]:  Code: 1, Messsage: invalid argument", ClassInvalidLaunch},
+		{"https://github.com/InternLM/lmdeploy/issues/3322", "RuntimeError: Triton Error [CUDA]: invalid argument", ClassInvalidLaunch},
+		{"https://github.com/lucidrains/titans-pytorch/issues/50", "RuntimeError: Triton Error [CUDA]: invalid argument", ClassInvalidLaunch},
+		{"seed case c16b", "RuntimeError: Triton Error [HIP]:  Code: 200, Messsage: device kernel image is invalid", ClassTritonCompile},
+		{"crash-heldout2 d38", "RuntimeError: Triton Error [HIP]:  Code: 209, Messsage: no kernel image is available for execution on the device", ClassTritonCompile},
+	}
+	for _, c := range cases {
+		x, ok := extractTritonError(c.text)
+		if !ok {
+			t.Fatalf("%s: extractTritonError(%q) read nothing", c.src, c.text)
+		}
+		if got := tritonErrorClass(x.hipErr()); got != c.want {
+			t.Errorf("%s: class of %q = %s, want %s", c.src, c.text, got, c.want)
+		}
 	}
 }

@@ -90,6 +90,13 @@ func (l Limits) MemoryBound() int64 {
 // Real traces have a few streams per device, under 20 per file.
 const Lanes = 128
 
+// KernelRows bounds the rows of kernel_table.json (and its CSV) per stage:
+// a stage with more distinct kernels keeps its KernelRows largest, and the
+// rest are summed into "(other kernels)" rows, one per category, that say
+// how many kernels they hold. Real traces have tens to a few hundred
+// kernels per stage; 500 k distinct names made a 160 MB table.
+const KernelRows = 2000
+
 // Fixed bounds of the flight-recorder pickle decoder (no flag: a real dump
 // of 2,000 entries with stacks has about 100 k elements and 1 M opcodes).
 const (

@@ -1,11 +1,17 @@
 package report
 
 import (
+	"cmp"
+	"slices"
+	"strings"
+
 	"github.com/gputriage/gputriage/analyzer/arch"
 	"github.com/gputriage/gputriage/analyzer/breakdown"
 	"github.com/gputriage/gputriage/analyzer/identity"
 	"github.com/gputriage/gputriage/analyzer/idle"
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 	"github.com/gputriage/gputriage/analyzer/launch"
+	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/analyzer/steps"
 	"github.com/gputriage/gputriage/analyzer/timeline"
 	"github.com/gputriage/gputriage/analyzer/trace"
@@ -14,8 +20,10 @@ import (
 // Tool identifies the writer in every artifact.
 const Tool = "gputriage"
 
-// Version is the artifact schema version.
-const Version = "0.2.0"
+// Version is the artifact schema version. 0.3.0: kernel_table.json holds
+// at most limits.KernelRows rows per stage, the rest summed into
+// "(other kernels)" rows (merged_kernels, truncated).
+const Version = "0.3.0"
 
 // Analysis is everything the trace artifacts are written from.
 type Analysis struct {
@@ -89,6 +97,10 @@ func (a *Analysis) Partial() bool {
 	return false
 }
 
+// OtherKernels names the rows of kernel_table.json that sum a stage's
+// kernels beyond limits.KernelRows (their merged_kernels says how many).
+const OtherKernels = "(other kernels)"
+
 // KernelTable writes kernel_table.json.
 func KernelTable(a *Analysis) []byte {
 	type row struct {
@@ -104,17 +116,21 @@ func KernelTable(a *Analysis) []byte {
 		CPUOp          *string `json:"cpu_op"`
 		CPUOpShare     *Ratio  `json:"cpu_op_share"`
 		GraphReplay    bool    `json:"graph_replay"`
+		MergedKernels  int     `json:"merged_kernels"`
 		MappedBy       string  `json:"mapped_by,omitempty"`
 	}
 	out := struct {
-		Tool        string `json:"tool"`
-		Partial     bool   `json:"partial"`
-		FiguresRank *int   `json:"figures_rank,omitempty"`
-		Rows        []row  `json:"rows"`
+		Tool          string `json:"tool"`
+		Partial       bool   `json:"partial"`
+		FiguresRank   *int   `json:"figures_rank,omitempty"`
+		Truncated     bool   `json:"truncated"`
+		MergedKernels int    `json:"merged_kernels"`
+		Rows          []row  `json:"rows"`
 	}{Tool: Tool, Partial: a.Partial(), FiguresRank: a.FiguresRank, Rows: []row{}}
-	for _, r := range a.Breakdown.Rows {
+	for _, r := range CapRows(a.Breakdown.Rows, limits.KernelRows) {
 		x := row{Stage: r.Stage, Kernel: r.Kernel, Category: r.Category, Provider: r.Provider,
-			Launches: r.Launches, GPUTime: US(r.GPUTime), Share: Ratio(r.Share), GraphReplay: r.Graph, MappedBy: r.MappedBy}
+			Launches: r.Launches, GPUTime: US(r.GPUTime), Share: Ratio(r.Share), GraphReplay: r.Graph,
+			MergedKernels: r.Merged, MappedBy: r.MappedBy}
 		if r.PythonLocation != "" {
 			loc, s := r.PythonLocation, Ratio(r.SiteShare)
 			x.PythonLocation, x.SiteShare = &loc, &s
@@ -123,9 +139,70 @@ func KernelTable(a *Analysis) []byte {
 			op, s := r.CPUOp, Ratio(r.CPUOpShare)
 			x.CPUOp, x.CPUOpShare = &op, &s
 		}
+		out.Truncated = out.Truncated || r.Merged > 0
+		out.MergedKernels += r.Merged
 		out.Rows = append(out.Rows, x)
 	}
 	return encode(out)
+}
+
+// MergedRow is a kernel table row; Merged > 0 for an OtherKernels row
+// (the number of kernels it sums).
+type MergedRow struct {
+	breakdown.Row
+	Merged int
+}
+
+// CapRows bounds rows (sorted by stage, then GPU time, as the breakdown
+// writes them) to max per stage: the rest of a stage become one OtherKernels
+// row per category (launches, time and share summed; the provider and
+// graph_replay kept when all agree, else "mixed" and false; no call site),
+// placed among the kept rows by their time.
+func CapRows(rows []breakdown.Row, max int) []MergedRow {
+	out := make([]MergedRow, 0, min(len(rows), max+16))
+	for i := 0; i < len(rows); {
+		j := i
+		for j < len(rows) && rows[j].Stage == rows[i].Stage {
+			j++
+		}
+		keep := min(j-i, max)
+		for _, r := range rows[i : i+keep] {
+			out = append(out, MergedRow{Row: r})
+		}
+		if keep < j-i {
+			from := len(out)
+			byCat := map[string]int{} // category → index in out
+			for _, r := range rows[i+keep : j] {
+				k, ok := byCat[r.Category]
+				if !ok {
+					k = len(out)
+					byCat[r.Category] = k
+					out = append(out, MergedRow{Row: breakdown.Row{Stage: r.Stage, Kernel: OtherKernels,
+						Category: r.Category, Provider: r.Provider, Graph: r.Graph}})
+				}
+				m := &out[k]
+				m.Merged++
+				m.Launches = units.AddSat(m.Launches, r.Launches)
+				m.GPUTime = units.AddSat(m.GPUTime, r.GPUTime)
+				m.Share += r.Share
+				if m.Provider != r.Provider {
+					m.Provider = "mixed"
+				}
+				m.Graph = m.Graph && r.Graph
+			}
+			slices.SortStableFunc(out[from-keep:], func(x, y MergedRow) int {
+				if x.GPUTime != y.GPUTime {
+					return cmp.Compare(y.GPUTime, x.GPUTime)
+				}
+				if x.Kernel != y.Kernel {
+					return strings.Compare(x.Kernel, y.Kernel)
+				}
+				return strings.Compare(x.Category, y.Category)
+			})
+		}
+		i = j
+	}
+	return out
 }
 
 type share struct {

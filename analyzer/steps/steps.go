@@ -239,17 +239,25 @@ func Analyze(st *trace.Store, id *idle.Result, opt Options) *Result {
 		}
 		m := kern[sn]
 		s.KernelsTotal = len(m)
-		for name, k := range m {
-			s.Kernels = append(s.Kernels, Kernel{Name: st.Name(name), Total: k.sum, Dist: NewDist(k.durs)})
+		// Rank every name, then summarize only the maxKernels shown: a
+		// distribution per name (a sorted copy of its durations) for 500 k
+		// distinct names was most of this analysis' memory.
+		type ranked struct {
+			name string
+			k    *kacc
 		}
-		slices.SortFunc(s.Kernels, func(x, y Kernel) int {
-			if x.Total != y.Total {
-				return cmp.Compare(y.Total, x.Total)
+		all := make([]ranked, 0, len(m))
+		for name, k := range m {
+			all = append(all, ranked{st.Name(name), k})
+		}
+		slices.SortFunc(all, func(x, y ranked) int {
+			if x.k.sum != y.k.sum {
+				return cmp.Compare(y.k.sum, x.k.sum)
 			}
-			return strings.Compare(x.Name, y.Name)
+			return strings.Compare(x.name, y.name)
 		})
-		if len(s.Kernels) > maxKernels {
-			s.Kernels = s.Kernels[:maxKernels]
+		for _, r := range all[:min(len(all), maxKernels)] {
+			s.Kernels = append(s.Kernels, Kernel{Name: r.name, Total: r.k.sum, Dist: NewDist(r.k.durs)})
 		}
 		s.Short = hist[sn]
 		res.Stages = append(res.Stages, *s)

@@ -314,3 +314,72 @@ func TestBoundsRocprofJSONTimes(t *testing.T) {
 		t.Errorf("exit %d, files %+v", res.ExitCode, res.Files)
 	}
 }
+
+// A trace of more distinct kernels than kernel_table.json lists per stage
+// (limits.KernelRows): the largest keep their rows, the rest are one
+// "(other kernels)" row per category that counts them, the file says it was
+// truncated, the CSV twin has the same rows, and both engines agree. 500 k
+// distinct names (tools/hostile names-500k) once made a 160 MB table.
+func TestBoundsDistinctNames(t *testing.T) {
+	const n = limits.KernelRows + 300
+	var b bytes.Buffer
+	b.WriteString(`{"traceEvents":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		// kernel i lasts 1+i µs: the 300 shortest are merged; every 3rd a gemm
+		name := fmt.Sprintf("kernel_%d", i)
+		if i%3 == 0 {
+			name = fmt.Sprintf("Cijk_Alik_Bljk_HHS_BH_MT%d", i)
+		}
+		fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":%q,"pid":0,"tid":7,"ts":%d,"dur":%d,"args":{"device":0,"stream":7}}`, name, 10+i*(n+2), 1+i)
+	}
+	b.WriteString("]}")
+	in := filepath.Join(t.TempDir(), "names.json")
+	os.WriteFile(in, b.Bytes(), 0o644)
+	var outs [2][]byte
+	var csvs [2][]byte
+	for i, engine := range []string{"native", "wasm"} {
+		dir := t.TempDir()
+		var so, se bytes.Buffer
+		if code := run([]string{"breakdown", "-q", "--engine", engine, "-o", dir, in}, nil, &so, &se); code != 0 {
+			t.Fatalf("%s: exit %d: %s", engine, code, se.String())
+		}
+		outs[i], _ = os.ReadFile(filepath.Join(dir, "kernel_table.json"))
+		csvs[i], _ = os.ReadFile(filepath.Join(dir, "kernel_table.csv"))
+	}
+	if !bytes.Equal(outs[0], outs[1]) || !bytes.Equal(csvs[0], csvs[1]) {
+		t.Fatal("engines differ on kernel_table.json or .csv")
+	}
+	var kt struct {
+		Truncated bool `json:"truncated"`
+		Merged    int  `json:"merged_kernels"`
+		Rows      []struct {
+			Kernel   string  `json:"kernel"`
+			Category string  `json:"category"`
+			Launches int     `json:"launches"`
+			GPUTime  float64 `json:"gpu_time_us"`
+			Merged   int     `json:"merged_kernels"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(outs[0], &kt); err != nil {
+		t.Fatal(err)
+	}
+	launches, merged := 0, map[string]int{}
+	for _, r := range kt.Rows {
+		launches += r.Launches
+		if r.Merged > 0 {
+			merged[r.Category] = r.Merged
+			if r.Kernel != "(other kernels)" || r.Launches != r.Merged {
+				t.Errorf("merged row %+v", r)
+			}
+		}
+	}
+	if !kt.Truncated || kt.Merged != 300 || len(kt.Rows) != limits.KernelRows+2 || launches != n || merged["gemm"] != 100 || merged["other"] != 200 {
+		t.Errorf("truncated %v, merged %d, %d rows, %d launches, merged rows %v", kt.Truncated, kt.Merged, len(kt.Rows), launches, merged)
+	}
+	if lines := bytes.Count(csvs[0], []byte("\n")); lines != len(kt.Rows)+1 {
+		t.Errorf("kernel_table.csv has %d lines for %d rows", lines, len(kt.Rows))
+	}
+}

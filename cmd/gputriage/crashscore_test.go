@@ -29,8 +29,11 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout-real3"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real4"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real5"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real6"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real7"),
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout3"),
+	filepath.Join("..", "..", "testdata", "crash-heldout4"),
 }
 
 // crashMissesGolden lists the keyed cases `diagnose` still misses, one

@@ -244,11 +244,7 @@ func runCommand(cmd string, f flags, stdin io.Reader, stdout, stderr, rawStderr 
 		fmt.Fprintf(stderr, "gputriage %s: %v\n", cmd, err)
 		return analyzer.ExitUsage
 	}
-	for _, fr := range res.Files {
-		if fr.Problem != "" {
-			fmt.Fprintf(stderr, "gputriage: %s: %s\n", fr.Name, fr.Problem)
-		}
-	}
+	printProblems(stderr, res.Files)
 	if res.ExitCode == analyzer.ExitUsage && res.Error != "" {
 		fmt.Fprintf(stderr, "gputriage %s: %s\n", cmd, res.Error)
 	}
@@ -468,3 +464,30 @@ func escapesOK(getenv func(string) string) bool {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// printProblems says each file's problem; a problem shared by more than
+// three files (an earlier run's 28 artifacts left beside the traces) is
+// said once, naming the first files and how many more.
+func printProblems(w io.Writer, files []analyzer.FileResult) {
+	var order []string
+	by := map[string][]string{}
+	for _, fr := range files {
+		if fr.Problem == "" {
+			continue
+		}
+		if by[fr.Problem] == nil {
+			order = append(order, fr.Problem)
+		}
+		by[fr.Problem] = append(by[fr.Problem], fr.Name)
+	}
+	for _, p := range order {
+		names := by[p]
+		if len(names) <= 3 {
+			for _, n := range names {
+				fmt.Fprintf(w, "gputriage: %s: %s\n", n, p)
+			}
+			continue
+		}
+		fmt.Fprintf(w, "gputriage: %s, %s and %d more files: %s\n", names[0], names[1], len(names)-2, p)
+	}
+}

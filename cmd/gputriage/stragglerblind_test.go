@@ -25,8 +25,8 @@ const stragglerBlindGolden = "../../testdata/golden/straggler_blind_score.txt"
 
 // stragglerBlindCases are the plan's cases the test plants and scores. The H200 TP=2 cases each
 // parse and write 2 × 72 MB of JSON in Python (minutes on a loaded machine), so the test runs
-// one of them (5 ms at three steps: two named, one not yet); the DLRM and HTA controls check
-// false stalls;
+// one of them (5 ms of extra GPU work at three steps, one in a step where the other rank causes
+// more lateness in sum); the DLRM and HTA controls check false stalls;
 // tools/plantstraggler/run.sh runs the whole plan.
 var stragglerBlindCases = []string{
 	"tp_c5_r0_3steps",

@@ -9,7 +9,7 @@ import { middle, differAt } from './names.js';
 
 const COLS = [
   // head…tail: Tensile tile configs and template arguments tell kernels apart (render/names.js)
-  { key: 'kernel', label: 'kernel', cls: 'mono kname', text: true, w: 210, grow: true, cell: (r, v) => middle(v, 44, at.get(v)) },
+  { key: 'kernel', label: 'kernel', cls: 'mono kname', text: true, w: 210, grow: true, cell: (r, v) => (r.merged_kernels ? `${v}: ${int(r.merged_kernels)} kernels` : middle(v, 44, at.get(v))) },
   { key: 'stage', label: 'stage', cls: 'mono', text: true, multiStage: true, w: 80 },
   { key: 'category', label: 'category', cls: 'mono', text: true, cell: (r, v) => [h(`i.sw.${catClass(v)}`), v], w: 120 },
   { key: 'provider', label: 'provider', cls: 'mono', text: true, w: 100 },
@@ -34,5 +34,7 @@ export function renderKernels(kt) {
     placeholder: 'filter  (press /)', share: 'gpu_time_us',
     search: (r) => [r.kernel, r.category, r.provider, r.cpu_op, r.python_location, r.stage],
   });
-  return section('kernels', 'Kernels', t.toolbar, t.wrap);
+  // past the row limit per stage the smallest kernels are summed per category
+  const cut = kt.truncated ? h('p.note', `${int(kt.merged_kernels)} smaller kernels are summed in "(other kernels)" rows (each stage lists its largest 2,000).`) : null;
+  return section('kernels', 'Kernels', ...(cut ? [cut] : []), t.toolbar, t.wrap);
 }

@@ -160,11 +160,11 @@ function heatmap(rj) {
   ]);
 }
 
-/** One row per stall: a late arrival past the rank's usual offset at that collective. */
+/** One row per stall: a late arrival past the rank's usual offset at that collective, or by extra GPU work. */
 function stallsTable(stalls) {
   return h('div.stalls', [
     h('h3', `Stalls (${int(stalls.length)})`),
-    h('p.dim', 'A rank that arrived at a collective later than it usually does, by more than its own variation: one late launch or extra work before one layer, named even when it is smaller than the natural skew. Marked ◆ in the heatmap.'),
+    h('p.dim', 'A rank that arrived at a collective later than it usually does, by more than its own variation, or late because its GPU ran far more work before it than its peers: one late launch or extra work before one layer, named even when it is smaller than the natural skew. Marked ◆ in the heatmap.'),
     h('div.tablewrap', h('table.nums.stalls', [
       h('thead', h('tr', ['rank', 'step', 'collective', 'past usual', 'threshold', 'skew', 'why'].map((c) => h('th', { scope: 'col' }, c)))),
       h('tbody', stalls.map((st) => h('tr', { dataset: { stallRank: st.rank } }, [

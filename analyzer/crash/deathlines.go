@@ -1,0 +1,72 @@
+package crash
+
+import (
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
+)
+
+// Process deaths by signal in the wordings of shells, debuggers and runtimes
+// other than bash's job line (exit.go extractShellDeath): each extractor
+// reads one line into a signalDeath and decides no class; exitParser hands
+// it to deathSignal (SIGSEGV/SIGBUS → host_segfault, SIGKILL → host OOM
+// kill unless a child failure explains it).
+
+// signalDeath: a process (pid 0 = not named) died of sig.
+type signalDeath struct {
+	pid int
+	sig string
+	src string // which tool printed it
+}
+
+var (
+	// zsh's job notice "[1]    83815 segmentation fault  python train.py"
+	// and, without job control, "zsh: segmentation fault  python app.py"
+	reZshDeath = lazyre.New(`^(?:\[\d+\]\s+[+-]?\s*(\d+)|zsh:)\s+(segmentation fault|bus error|killed|abort|illegal hardware instruction|floating point exception)(?:\s+\(core dumped\))?\s`)
+	// torch.utils.data: "DataLoader worker (pid 25902) is killed by signal: Segmentation fault"
+	reLoaderDeath = lazyre.New(`DataLoader worker \(pid\(?s?\)? ?(\d+)\)? is killed by signal: (Segmentation fault|Bus error|Killed|Aborted)`)
+	// gdb on a core file: "Program terminated with signal SIGSEGV, Segmentation
+	// fault." (older gdb prints the number: "signal 11, Segmentation fault.")
+	reCoreBanner = lazyre.New(`^Program terminated with signal (SIG[A-Z]+|\d+), `)
+	// the Go runtime's fatal signal: "SIGSEGV: segmentation violation" (the
+	// panic header) and "[signal SIGSEGV: segmentation violation code=…]"
+	reGoRuntimeSig = lazyre.New(`(?:^|\[signal |stderr: )(SIGSEGV|SIGBUS): (?:segmentation violation|bus error)`)
+)
+
+var zshSignal = map[string]string{
+	"segmentation fault": "SIGSEGV", "bus error": "SIGBUS", "killed": "SIGKILL", "abort": "SIGABRT",
+	"illegal hardware instruction": "SIGILL", "floating point exception": "SIGFPE",
+}
+
+// extractSignalDeath reads one line as a death by signal: raw as read (the
+// normaliser takes zsh's "[1]" for a rank prefix), t with prefixes stripped.
+func extractSignalDeath(raw, t string) (signalDeath, bool) {
+	tt := strings.TrimSpace(t)
+	if r := strings.TrimSpace(raw); strings.HasPrefix(r, "[") || strings.HasPrefix(r, "zsh:") {
+		if m := reZshDeath.FindStringSubmatch(r + " "); m != nil {
+			return signalDeath{pid: atoiDef(m[1], 0), sig: zshSignal[m[2]], src: "zsh"}, true
+		}
+	}
+	if strings.Contains(t, "DataLoader worker") {
+		if m := reLoaderDeath.FindStringSubmatch(t); m != nil {
+			return signalDeath{pid: atoiDef(m[1], 0), sig: deathSignal[m[2]], src: "DataLoader worker"}, true
+		}
+	}
+	if strings.HasPrefix(tt, "Program terminated with signal ") {
+		if m := reCoreBanner.FindStringSubmatch(tt); m != nil {
+			sig := m[1]
+			if n := atoiDef(sig, -1); n > 0 {
+				sig = signalNames[n]
+			}
+			if sig != "" {
+				return signalDeath{sig: sig, src: "gdb (core file)"}, true
+			}
+		}
+	}
+	if strings.Contains(t, ": segmentation violation") || strings.Contains(t, ": bus error") {
+		if m := reGoRuntimeSig.FindStringSubmatch(tt); m != nil {
+			return signalDeath{sig: m[1], src: "Go runtime"}, true
+		}
+	}
+	return signalDeath{}, false
+}

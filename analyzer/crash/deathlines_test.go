@@ -1,0 +1,50 @@
+package crash
+
+import "testing"
+
+// Deaths by signal as other shells, gdb on a core, PyTorch's DataLoader and
+// the Go runtime print them, each wording from public threads.
+func TestSignalDeathLines(t *testing.T) {
+	cases := []struct {
+		src, text string
+		class     string
+		pid       int // the culprit the line names (0: none)
+	}{
+		{"https://github.com/SeanNaren/deepspeech.pytorch/issues/172", "[1]    83815 segmentation fault  python train.py --train_manifest  --val_manifest  --batch_size 64 --cuda", ClassHostSegfault, 83815},
+		{"a triton build script's note (macOS)", `# [1]    19509 segmentation fault  python -c "import triton._C.libtriton"`, "", 0}, // a comment quoting it is no evidence
+		{"https://github.com/python/cpython/issues/121047", "zsh: segmentation fault  python src/toolkit/app.py", ClassHostSegfault, 0},
+		{"https://github.com/MhLiao/DB/issues/94", "RuntimeError: DataLoader worker (pid 25902) is killed by signal: Segmentation fault", ClassHostSegfault, 25902},
+		{"https://github.com/ymoslem/OpenNMT-Tutorial/issues/6", "RuntimeError: DataLoader worker (pid 629) is killed by signal: Killed.", ClassHostOOMKill, 629},
+		{"https://github.com/mjiUST/SurfaceNet/issues/5", "Program terminated with signal SIGSEGV, Segmentation fault.", ClassHostSegfault, 0},
+		{"https://github.com/glotzerlab/hoomd-blue/issues/171", "Program terminated with signal 11, Segmentation fault.", ClassHostSegfault, 0},
+		{"https://github.com/NVIDIA/nvidia-container-toolkit/issues/809", "docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error running hook #0: error running hook: exit status 2, stdout: , stderr: SIGSEGV: segmentation violation                         PC=0x5613aba74000 m=0 sigcode=2 addr=0x5613aba74000", ClassHostSegfault, 0},
+		{"https://github.com/AbdBarho/stable-diffusion-webui-docker/issues/498", "[signal SIGSEGV: segmentation violation code=0x1 addr=0x8 pc=0x7f83bd62f3dd]", ClassHostSegfault, 0},
+		// bash's job line names the pid too (exit.go extractShellDeath)
+		{"https://github.com/PTRFRLL/nv-docker-trex/issues/26", "init.sh: line 7: 9 Segmentation fault ./t-rex -c /config/config.json", ClassHostSegfault, 9},
+		{"https://github.com/datong-new/Point-GNN.pytorch/issues/12", "train.sh: line 2: 48996 Segmentation fault      (core dumped) python3 mytrain.py configs/car_auto_T3_train_train_config configs/car_auto_T3_train_config --dataset_root_dir data", ClassHostSegfault, 48996},
+		{"https://github.com/ArjunaCluster/ArjunaUsers/issues/52", "/var/spool/slurmd/job00191/slurm_script: line 28:  8156 Killed                  python3 main.py", ClassHostOOMKill, 8156},
+		// prose about the signal is none
+		{"prose", "The segmentation violation happens when the program reads a freed pointer.", "", 0},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("x.log", []byte(c.text+"\n"))
+		if c.class == "" {
+			if hasClass(d, ClassHostSegfault) != nil || hasClass(d, ClassHostOOMKill) != nil {
+				t.Errorf("%s: %q: %v, want no death", c.src, c.text, classesOf(d))
+			}
+			continue
+		}
+		f := hasClass(d, c.class)
+		if f == nil {
+			t.Errorf("%s: %q: %v, want %s", c.src, c.text, classesOf(d), c.class)
+			continue
+		}
+		got := 0
+		if f.Culprit != nil && f.Culprit.PID != nil {
+			got = *f.Culprit.PID
+		}
+		if got != c.pid {
+			t.Errorf("%s: %q: culprit pid %d, want %d", c.src, c.text, got, c.pid)
+		}
+	}
+}
