@@ -22,7 +22,9 @@
 // loop that calls an extractor and hands the fact to its rule. Converted:
 //   - rocr.go / rocrfacts.go: VM fault, memory error ("Memory in use" is a
 //     consequence after an earlier GPU error), HW exception, offload fault,
-//     legacy fault lines, fault event, faulting page, CLR Memory Fault Error;
+//     legacy fault lines (also the pre-release debugger's "Memory access
+//     fault by GPU agent: …" header), fault event, faulting page, CLR
+//     Memory Fault Error;
 //   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels)
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, any other vmid-0 fault without a process = the driver's own
