@@ -41,7 +41,9 @@
 //     lines of its "BUG:"/"Oops:" header → dma_driver_fault (a WARN
 //     splat's RIP or a call-trace frame is none);
 //     a paste that begins inside a decode block is a fault only when no
-//     header of that device follows: dmesgParser.orphans);
+//     header of that device follows: dmesgParser.orphans; a process line
+//     before any record of its device names the address line after it:
+//     dmesgParser.pendProc);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
 //   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
 //     the device's arch, named, or the 5.2–5.7 fallback to the generic
@@ -109,7 +111,9 @@
 //     extractElasticRows (ChildFailedError rows, several when a paste ran
 //     them together; read by the table rule and the root-cause entry),
 //     extractWatchdogHang (the heartbeat monitor: "watchdog got stuck for N
-//     seconds");
+//     seconds"), extractNCCLCallFailure (a caller's report of a call's
+//     result code: RCCL's test bed, glog CHECKs) → rccl_transport for the
+//     library's own codes;
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
 //     extractSlurmTask (srun's task death: host, tasks, signal / exit code,
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM

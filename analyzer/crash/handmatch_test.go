@@ -8,11 +8,15 @@ func FuzzAssertLine(f *testing.F) {
 	f.Add("a:1: b::c::d: block: [1,2,3], thread: [4,5,6] Assertion `x` failed` failed")
 	f.Add("a:1: b:1: c: block: [1,2,3], thread: [4,5,6] Assertion `x` failed")
 	f.Add("a:x: b:1: c:::d: block: [1,2,3], thread: [4,5,6] Assertion ``` failed")
+	f.Add("`/x/ClassNLLCriterion.cu:101: void k(int) [with Dtype = float]: block: [0,0,0], thread: [2,0,0] Assertion t >= 0 && t < n_classes failed.`")
+	f.Add("a:1: b: block: [1,2,3], thread: [4,5,6] Assertion  failed")
+	f.Add("a:1: b: block: [1,2,3], thread: [4,5,6] Assertion `` failed")
+	f.Add("a:1: b: block: [1,2,3], thread: [4,5,6] Assertion `x failed")
 	f.Fuzz(func(t *testing.T, s string) {
-		want := reAssertLine.FindStringSubmatch(s)
+		want, wok := assertLineRE(s)
 		got, ok := matchAssertLine(s)
-		if (want != nil) != ok {
-			t.Fatalf("%q: regexp %v, hand %v", s, want != nil, ok)
+		if wok != ok {
+			t.Fatalf("%q: regexp %v, hand %v", s, wok, ok)
 		}
 		if ok {
 			for i := range want {

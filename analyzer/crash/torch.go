@@ -35,7 +35,7 @@ var (
 	reOOMAllowed  = lazyre.New(`([\d.]+ ?\w+) allowed;`)
 	reOOMEnv      = lazyre.New(`(PYTORCH_(?:HIP_|CUDA_)?ALLOC_CONF)=`)
 	reHIPAssert   = lazyre.New("^(?:\\(\\S+ pid=\\d+\\) )?(.*?):(\\d+): (.*?): Device-side assertion `(.*)' failed")
-	reAssertLine  = lazyre.New("^(.*?):(\\d+): ([^:]+(?:::[^:]+)*?): block: \\[(\\d+),(\\d+),(\\d+)\\], thread: \\[(\\d+),(\\d+),(\\d+)\\] Assertion `(.*)` failed")
+	reAssertLine  = lazyre.New("^(.*?):(\\d+): ([^:]+(?:::[^:]+)*?): block: \\[(\\d+),(\\d+),(\\d+)\\], thread: \\[(\\d+),(\\d+),(\\d+)\\] Assertion (?:`(.*)` failed|([^`].*) failed)")
 	reTorchErr    = lazyre.New(`\b(HIP|CUDA) error: (.*)$`)
 	reSearchFor   = lazyre.New("Search for `((?:hip|cuda)Error\\w+)'")
 	reErrName     = lazyre.New(`\b((?:hip|cuda)Error[A-Z]\w+)\b`)
@@ -144,7 +144,7 @@ func (p *torchParser) line(l *line) {
 			return
 		}
 	}
-	if strings.Contains(t, "Assertion `") {
+	if strings.Contains(t, "Assertion `") || strings.Contains(t, "] Assertion ") && strings.Contains(t, " failed") {
 		if m, ok := matchAssertLine(t); ok {
 			p.assert(l, m[:])
 			return
@@ -514,22 +514,33 @@ func extractTorchError(t string) torchErrFact {
 	return x
 }
 
+// assertLineRE is reAssertLine's match with the condition in group 10
+// whichever alternative (backticks or none) matched.
+func assertLineRE(t string) (m [11]string, ok bool) {
+	r := reAssertLine.FindStringSubmatch(t)
+	if r == nil {
+		return m, false
+	}
+	copy(m[:], r[:11])
+	if r[10] == "" {
+		m[10] = r[11]
+	}
+	return m, true
+}
+
 // matchAssertLine matches reAssertLine and returns its submatches like
 // FindStringSubmatch:
 //
-//	^(.*?):(\d+): ([^:]+(?:::[^:]+)*?): block: \[(\d+),(\d+),(\d+)\], thread: \[(\d+),(\d+),(\d+)\] Assertion `(.*)` failed
+//	^(.*?):(\d+): ([^:]+(?:::[^:]+)*?): block: \[(\d+),(\d+),(\d+)\], thread: \[(\d+),(\d+),(\d+)\] Assertion (?:`(.*)` failed|([^`].*) failed)
 //
 // Group 1 is lazy: every ':' is tried in order as its end. Past it the
 // pattern is deterministic: maximal digit runs, a function name made of
-// non-colon runs joined by "::" that ends at ": block: [", and group 10
-// (greedy) ends at the last "` failed".
+// non-colon runs joined by "::" that ends at ": block: [", and the
+// condition (greedy) ends at the last "` failed" — or, when a markdown
+// paste ate the backticks, at the last " failed" (assertLineRE's group 10).
 func matchAssertLine(t string) (m [11]string, ok bool) {
 	if strings.IndexByte(t, '\n') >= 0 { // '.' does not match a newline (lines have none)
-		if r := reAssertLine.FindStringSubmatch(t); r != nil {
-			copy(m[:], r)
-			return m, true
-		}
-		return m, false
+		return assertLineRE(t)
 	}
 	for p := 0; p < len(t); p++ {
 		if t[p] != ':' {
@@ -564,7 +575,7 @@ func matchAssertLine(t string) (m [11]string, ok bool) {
 		var nums [6]string
 		j := fn + len(": block: [")
 		good := true
-		for k, sep := range [...]string{",", ",", "], thread: [", ",", ",", "] Assertion `"} {
+		for k, sep := range [...]string{",", ",", "], thread: [", ",", ",", "] Assertion "} {
 			e := digitsFrom(t, j)
 			if e == j || !strings.HasPrefix(t[e:], sep) {
 				good = false
@@ -576,11 +587,19 @@ func matchAssertLine(t string) (m [11]string, ok bool) {
 		if !good {
 			continue
 		}
-		f := strings.LastIndex(t[j:], "` failed")
-		if f < 0 {
+		// the condition between backticks; a markdown paste eats them
+		// ("… thread: [2,0,0] Assertion t >= 0 && t < n_classes failed.")
+		end, min := "` failed", 0
+		if strings.HasPrefix(t[j:], "`") {
+			j++
+		} else {
+			end, min = " failed", 1
+		}
+		f := strings.LastIndex(t[j:], end)
+		if f < min {
 			continue
 		}
-		m = [11]string{t[:f+j+len("` failed")], t[:p], t[p+1 : d], t[q:fn], nums[0], nums[1], nums[2], nums[3], nums[4], nums[5], t[j : j+f]}
+		m = [11]string{t[:f+j+len(end)], t[:p], t[p+1 : d], t[q:fn], nums[0], nums[1], nums[2], nums[3], nums[4], nums[5], t[j : j+f]}
 		return m, true
 	}
 	return m, false

@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestTorchGolden(t *testing.T) {
 	d := goldenCase(t, "torch_s04.golden.json", "shared:s04_hip_oom_fragmentation_comfyui_pytorch138002.log")
@@ -92,4 +95,22 @@ func classesOf(d *Diagnosis) []string {
 		c = append(c, f.Class)
 	}
 	return c
+}
+
+// A device assert whose backticks a markdown paste ate still names its
+// kernel: "… thread: [2,0,0] Assertion t >= 0 && t < n_classes failed."
+func TestAssertWithoutBackticks(t *testing.T) {
+	cases := []struct{ src, text, kernel string }{
+		{"https://github.com/LiyuanLucasLiu/LM-LSTM-CRF/issues/27", "`/opt/conda/conda-bld/pytorch_1518244421288/work/torch/lib/THCUNN/ClassNLLCriterion.cu:101: void cunn_ClassNLLCriterion_updateOutput_kernel(Dtype *, Dtype *, Dtype *, long *, Dtype *, int, int, int, int, long) [with Dtype = float, Acctype = float]: block: [0,0,0], thread: [2,0,0] Assertion t >= 0 && t < n_classes failed.`", "cunn_ClassNLLCriterion_updateOutput_kernel"},
+		{"a pasted issue log in a public repository (search corpus id 7199404045)", "`/opt/conda/conda-bld/pytorch_1614378083779/work/aten/src/THCUNN/ClassNLLCriterion.cu:108: cunn_ClassNLLCriterion_updateOutput_kernel: block: [0,0,0], thread: [6,0,0] Assertion t >= 0 && t < n_classes failed.`", "cunn_ClassNLLCriterion_updateOutput_kernel"},
+		{"a pasted chat log in a public repository (search corpus id 32496819642)", "/opt/conda/conda-bld/pytorch_1678411187366/work/aten/src/ATen/native/cuda/Loss.cu:240: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [0,0,0] Assertion t >= 0 && t < n_classes failed.", "nll_loss_forward_reduce_cuda_kernel_2d"},
+		{"https://github.com/modelscope/ms-swift/issues/3267 (with backticks, as before)", "../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [0,0,0] Assertion `t >= 0 && t < n_classes` failed.", "nll_loss_forward_reduce_cuda_kernel_2d"},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("x.log", []byte(c.text+"\n"))
+		f := hasClass(d, ClassDeviceAssert)
+		if f == nil || !strings.Contains(f.Kernel, c.kernel) {
+			t.Errorf("%s: %q: %s", c.src, c.text, d.JSON())
+		}
+	}
 }
