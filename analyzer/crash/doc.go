@@ -191,9 +191,10 @@
 // drainedIdle: no dispatches and every listed queue drained is an idle
 // worker, not an inconclusive dump; workConsumed: the first dump's
 // dispatches gone or a queue's Read advanced is a GPU at work, no hang);
-// it reads no text. Older parsers (the CLR status path and the host
-// formats not listed here) still match and write into the builder in one
-// step.
+// it reads no text. Older parsers (the host formats not listed here, and
+// the shared exit-code rule Session.exitCode / deathSignal that the exit,
+// torchrun and container parsers call) still match and write into the
+// builder in one step.
 //
 // The grammars and the crash-class table follow docs/crash-formats.md of the
 // shared project documentation.
