@@ -44,6 +44,8 @@ type facts struct {
 	kernelAPI        kernelAPIFact
 	disasm           []*disasmBlock // disassembly blocks not attached to waves
 	pyspyMiss        *Evidence
+	pyspyDenied      bool  // the dump failed for lack of ptrace rights, py-spy is there (hang.go pyspyDenied)
+	pyspyFailPIDs    []int // the pids SGLang's watchdog could not dump
 	coreDumpNoise    int
 	lastException    string
 	lastExcEv        *Evidence

@@ -22,6 +22,11 @@ type dmesgParser struct {
 	orphans map[string]*pageFault
 	headers map[string]bool
 	oops    int // line number of the last kernel oops header ("BUG: …", "Oops: …")
+	// a decode's process line seen before any record of its device (the
+	// paste cut the header above it), kept for the address line after it
+	pendProc map[string]pfLine
+	pendLine map[string]int
+	pendEv   map[string]Evidence
 }
 
 type pageFault struct {
@@ -77,6 +82,7 @@ func (p *dmesgParser) beginFile(*Session) {
 	p.timeout, p.nvGPU, p.nvGPULine = 0, "", 0
 	p.orphans, p.headers = map[string]*pageFault{}, map[string]bool{}
 	p.oops = 0
+	p.pendProc, p.pendLine, p.pendEv = map[string]pfLine{}, map[string]int{}, map[string]Evidence{}
 }
 
 func (p *dmesgParser) endFile() {
@@ -476,11 +482,25 @@ func (p *dmesgParser) pageFault(l *line) bool {
 	}
 	if pf == nil {
 		// a paste that begins mid-block: the address line opens a record
-		// without its header (hub and vmid unknown)
+		// without its header (hub and vmid unknown); the process line that
+		// follows a header ("for process P pid N …)", " Process P pid N …")
+		// may come first and is kept for it — it also stays free for the
+		// timeout rule, whose job line has the same words
+		if x.kind == pfProcess && x.bdf != "" {
+			p.pendProc[x.bdf], p.pendLine[x.bdf], p.pendEv[x.bdf] = x, l.no, l.ev(p.s)
+			return false
+		}
 		if x.kind != pfAddr {
 			return false
 		}
 		pf = &pageFault{bdf: x.bdf, flags: map[string]string{}, first: keepLine(l), headless: true}
+		if pr, ok := p.pendProc[x.bdf]; ok && l.no-p.pendLine[x.bdf] <= 4 {
+			// the decode's own order: process line, then the address; a few
+			// lines apart when another GPU's decode interleaves
+			pf.process, pf.pid = pr.process, pr.pid
+			pf.lines = append(pf.lines, p.pendEv[x.bdf])
+		}
+		delete(p.pendProc, x.bdf)
 		p.recs[x.bdf] = pf
 		p.s.format("dmesg_page_fault")
 	}

@@ -322,3 +322,54 @@ func TestNVRMCauseNVLinkGSP(t *testing.T) {
 		t.Errorf("load banner: %v", classesOf(d))
 	}
 }
+
+// A paste that begins after a decode's header: the process line that
+// follows the header ("for process P pid N …)" in 5.x, " Process P pid N …"
+// in 6.x) opens no record on its own but names the owner of the address
+// line that comes next on the same device, also when another GPU's decode
+// interleaves; a process line with no address after it (a ring timeout's
+// job) is no page fault.
+func TestDmesgHeadlessProcessLine(t *testing.T) {
+	for _, c := range []struct {
+		src, log string
+		pid      int
+	}{
+		{"https://github.com/sgl-project/sglang/issues/10195 (MI300X, dmesg -T, two GPUs interleaved)", `[Tue Sep  9 02:30:28 2025] amdgpu 0000:a6:00.0: amdgpu:   cookie node_id 2 fault from die AID0.XCD1
+[Tue Sep  9 02:30:28 2025] amdgpu 0000:06:00.0: amdgpu:  for process python3 pid 132529 thread python3 pid 132529)
+[Tue Sep  9 02:30:28 2025] amdgpu 0000:a6:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00341051
+[Tue Sep  9 02:30:28 2025] amdgpu 0000:a6:00.0: amdgpu:          Faulty UTCL2 client ID: TCP (0x8)
+[Tue Sep  9 02:30:28 2025] amdgpu 0000:06:00.0: amdgpu:   in page starting at address 0x00007ef7cd5fd000 from IH client 0x1b (UTCL2)
+[Tue Sep  9 02:30:28 2025] amdgpu 0000:06:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00341051
+[Tue Sep  9 02:30:28 2025] amdgpu 0000:06:00.0: amdgpu:          PERMISSION_FAULTS: 0x5
+`, 132529},
+		{"https://github.com/ROCm/ROCm/issues/5616 (6.x ' Process' line, header cut)", `[   67.058806] amdgpu 0000:c4:00.0: amdgpu:  Process python3 pid 3370 thread python3 pid 3370
+[   67.058809] amdgpu 0000:c4:00.0: amdgpu:   in page starting at address 0x00007fa4808cb000 from client 10
+[   67.058812] amdgpu 0000:c4:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00800932
+[   67.058813] amdgpu 0000:c4:00.0: amdgpu:      Faulty UTCL2 client ID: CPF (0x4)
+`, 3370},
+		{"https://github.com/ROCm/amdgpu/issues/172 (5.x split header, first line cut)", `[ 4778.916081] amdgpu 0000:c6:00.0: amdgpu:  for process pt_main_thread pid 12924 thread pt_main_thread pid 12924)
+[ 4778.916571] amdgpu 0000:c6:00.0: amdgpu:   in page starting at address 0x0000ae8570611000 from IH client 0x1b (UTCL2)
+[ 4778.917054] amdgpu 0000:c6:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00301031
+[ 4778.917532] amdgpu 0000:c6:00.0: amdgpu: 	 Faulty UTCL2 client ID: TCP (0x8)
+`, 12924},
+	} {
+		d := diagnoseWhole("dmesg.txt", []byte(c.log))
+		var f *Finding
+		for _, cl := range []string{ClassGPUMemoryFault, ClassDMADriverFault} {
+			if f = hasClass(d, cl); f != nil {
+				break
+			}
+		}
+		if f == nil || f.PID == nil || *f.PID != c.pid {
+			t.Errorf("%s: %s", c.src, d.JSON())
+		}
+	}
+	// a timeout's job line with no decode after it opens no fault (pop-os/cosmic-epoch#3764)
+	d := diagnoseWhole("dmesg.txt", []byte("[  312.522692] amdgpu 0000:28:00.0: ring gfx_0.0.0 timeout, signaled seq=57638, emitted seq=57641\n[  312.522700] amdgpu 0000:28:00.0:  Process cosmic-comp pid 2288 thread cosmic-com:cs0 pid 2316\n[  312.522706] amdgpu 0000:28:00.0: Starting gfx_0.0.0 ring reset\n"))
+	if hasClass(d, ClassGPUMemoryFault) != nil || hasClass(d, ClassDMADriverFault) != nil {
+		t.Errorf("timeout job line: %s", d.JSON())
+	}
+	if f := hasClass(d, ClassGPUHangReset); f == nil || f.PID == nil || *f.PID != 2288 {
+		t.Errorf("timeout job line lost its pid: %s", d.JSON())
+	}
+}

@@ -22,7 +22,9 @@
 // loop that calls an extractor and hands the fact to its rule. Converted:
 //   - rocr.go / rocrfacts.go: VM fault, memory error ("Memory in use" is a
 //     consequence after an earlier GPU error), HW exception, offload fault,
-//     legacy fault lines, fault event, faulting page, CLR Memory Fault Error;
+//     legacy fault lines (also the pre-release debugger's "Memory access
+//     fault by GPU agent: …" header), fault event, faulting page, CLR
+//     Memory Fault Error;
 //   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels)
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, any other vmid-0 fault without a process = the driver's own
@@ -39,7 +41,9 @@
 //     lines of its "BUG:"/"Oops:" header → dma_driver_fault (a WARN
 //     splat's RIP or a call-trace frame is none);
 //     a paste that begins inside a decode block is a fault only when no
-//     header of that device follows: dmesgParser.orphans);
+//     header of that device follows: dmesgParser.orphans; a process line
+//     before any record of its device names the address line after it:
+//     dmesgParser.pendProc);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
 //   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
 //     the device's arch, named, or the 5.2–5.7 fallback to the generic
@@ -107,7 +111,9 @@
 //     extractElasticRows (ChildFailedError rows, several when a paste ran
 //     them together; read by the table rule and the root-cause entry),
 //     extractWatchdogHang (the heartbeat monitor: "watchdog got stuck for N
-//     seconds");
+//     seconds"), extractNCCLCallFailure (a caller's report of a call's
+//     result code: RCCL's test bed, glog CHECKs) → rccl_transport for the
+//     library's own codes;
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
 //     extractSlurmTask (srun's task death: host, tasks, signal / exit code,
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM
@@ -185,9 +191,10 @@
 // drainedIdle: no dispatches and every listed queue drained is an idle
 // worker, not an inconclusive dump; workConsumed: the first dump's
 // dispatches gone or a queue's Read advanced is a GPU at work, no hang);
-// it reads no text. Older parsers (the CLR status path and the host
-// formats not listed here) still match and write into the builder in one
-// step.
+// it reads no text. Older parsers (the host formats not listed here, and
+// the shared exit-code rule Session.exitCode / deathSignal that the exit,
+// torchrun and container parsers call) still match and write into the
+// builder in one step.
 //
 // The grammars and the crash-class table follow docs/crash-formats.md of the
 // shared project documentation.

@@ -146,6 +146,13 @@ func (p *hangParser) line(l *line) {
 		ev := l.ev(s)
 		s.b.facts.pyspyMiss = &ev
 		if m := rePyspyFail.FindStringSubmatch(t); m != nil {
+			f := &s.b.facts
+			if pyspyDenied(m[2]) {
+				f.pyspyDenied = true
+			}
+			if pid := atoiDef(m[1], 0); pid > 0 && len(f.pyspyFailPIDs) < maxRanks && !containsInt(f.pyspyFailPIDs, pid) {
+				f.pyspyFailPIDs = append(f.pyspyFailPIDs, pid)
+			}
 			if a := s.b.get(ClassCPUHang); a != nil {
 				a.evidence(ev)
 				a.note("py-spy could not dump PID " + m[1] + " (" + clip(strings.TrimSpace(m[2]), 120) + "): no Python stack is available")
@@ -473,3 +480,14 @@ func (p *hangParser) progressed() bool {
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
 var hangKeywords = []string{"atchdog", "Pyspy", "Process ", "Thread ", "died unexpectedly", "py-spy", "batch_size()=", "redacted"}
+
+// pyspyDenied: py-spy is installed but may not attach — it needs ptrace
+// rights over the target. py-spy's own wording "Permission Denied: Try
+// running again with elevated permissions by going 'sudo env …'", the OS
+// error under it ("Permission denied (os error 13)", "Operation not
+// permitted (os error 1)") in a container without CAP_SYS_PTRACE. A
+// missing binary ("/bin/dash: 1: py-spy: not found", s11) is not this.
+func pyspyDenied(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "permission denied") || strings.Contains(m, "operation not permitted") || strings.Contains(m, "elevated permissions") || strings.Contains(m, "ptrace")
+}

@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestHangGolden(t *testing.T) {
 	d := goldenCase(t, "hang_s11.golden.json", "shared:s11_sglang_watchdog_timeout_pyspy_missing_7783.log")
@@ -23,4 +26,31 @@ func FuzzHang(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, cut int) {
 		fuzzParser(t, only(func(s *Session) parser { return &hangParser{s: s} }), data, cut)
 	})
+}
+
+// SGLang's watchdog could not dump the scheduler: py-spy is there but was
+// denied ptrace (its own "Permission Denied: Try running again with
+// elevated permissions …", the OS errors 13 / 1 in a container without
+// CAP_SYS_PTRACE) — the advice grants the right and names the pids; a
+// missing binary (s11 "/bin/dash: 1: py-spy: not found") still says install.
+func TestPyspyDeniedAdvice(t *testing.T) {
+	wd := "[2026-11-24 17:07:11 TP1] Watchdog timeout (self.watchdog_timeout=300)\n"
+	for _, c := range []struct {
+		err, want, not string
+	}{
+		{`Permission Denied: Try running again with elevated permissions by going 'sudo env "PATH=$PATH" !!'`, "SYS_PTRACE", "pip install py-spy"},
+		{"Failed to get process executable name. Check that the process is running. Reason: Permission denied (os error 13)", "SYS_PTRACE", "pip install py-spy"},
+		{"Operation not permitted (os error 1)", "SYS_PTRACE", "pip install py-spy"},
+		{"/bin/dash: 1: py-spy: not found", "pip install py-spy", "SYS_PTRACE"},
+	} {
+		d := diagnoseWhole("server.log", []byte(wd+"[2026-11-24 17:07:11 TP1] Pyspy failed to dump PID 20533. Error: "+c.err+"\n"))
+		f := hasClass(d, ClassCPUHang)
+		if f == nil {
+			t.Fatalf("%q: no cpu_hang: %s", c.err, d.JSON())
+		}
+		steps := strings.Join(f.NextSteps, " | ")
+		if !strings.Contains(steps, c.want) || strings.Contains(steps, c.not) || !strings.Contains(steps, "20533") {
+			t.Errorf("%q: steps %s", c.err, steps)
+		}
+	}
 }

@@ -49,7 +49,35 @@ var (
 	reTableSignal  = lazyre.New(`[Ss]ignal (\d+) \((SIG\w+)\) received by PID (\d+)`)
 	reTableHost    = lazyre.New(`^\s*host\s*: (\S+)`)
 	reWatchdogHang = lazyre.New(`watchdog got stuck for (\d+) seconds|Heartbeat monitor timed out|detected no heartbeat of its watchdog`)
+	// a caller's report of an NCCL/RCCL API call's result code: RCCL's
+	// test bed ("Child process 0 fails NCCL call ncclGroupEnd with code 1")
+	// and glog CHECKs ("Check failed: dynload::ncclGroupEnd() == ncclSuccess (1 vs. 0)")
+	reNCCLCallCode  = lazyre.New(`fails NCCL call (nccl\w+) with code (\d+)`)
+	reNCCLCheckCode = lazyre.New(`Check failed: (?:[\w:]+::)?(nccl\w+)\([^)]*\) == ncclSuccess \((\d+) vs\. 0\)`)
 )
+
+// ncclResults names ncclResult_t's failure codes that mean the library or
+// its transport failed (ncclInvalidArgument, 4, is the caller's bug, and
+// ncclInProgress, 7, no failure), as nccl.h numbers them.
+var ncclResults = map[int]string{1: "ncclUnhandledCudaError", 2: "ncclSystemError", 3: "ncclInternalError", 5: "ncclInvalidUsage", 6: "ncclRemoteError"}
+
+// ncclCallFailure is an NCCL/RCCL API call and the result code a caller
+// reported for it.
+type ncclCallFailure struct {
+	call string
+	code int
+}
+
+func extractNCCLCallFailure(t string) (ncclCallFailure, bool) {
+	m := findIf(t, "fails NCCL call", reNCCLCallCode)
+	if m == nil {
+		m = findIf(t, "== ncclSuccess", reNCCLCheckCode)
+	}
+	if m == nil {
+		return ncclCallFailure{}, false
+	}
+	return ncclCallFailure{call: m[1], code: atoiDef(m[2], 0)}, true
+}
 
 var ncclTransportErrors = []string{"Got completion from peer", "Cuda failure", "hipIpcGetMemHandle failed", "ncclUnhandledCudaError", "invalid device ordinal", "Missing \"amd_iommu=on\"", "ncclSystemError", "ncclInternalError", "ncclRemoteError", "ncclInvalidUsage", "NCCL error", "Call to ibv_", "connect() failed", "Connection refused", "Connection reset by peer",
 	// the socket transport and proxy losing a peer (nccl_test.go cites the threads)
@@ -342,6 +370,17 @@ func (p *ncclParser) nccl(l *line) bool {
 	}
 	if m := reRCCLVersion.FindStringSubmatch(t); m != nil {
 		f.notes = appendCap(f.notes, "RCCL version "+m[1], 8)
+		return true
+	}
+	if c, ok := extractNCCLCallFailure(t); ok {
+		// the library's own failure code for a call (init, group end, a
+		// collective): the communicator or its transport failed
+		if name := ncclResults[c.code]; name != "" {
+			a := s.b.add(s, ClassRCCLTransport, l, 0.7)
+			a.addReason(c.call + " returned " + name + " (" + strconv.Itoa(c.code) + ")")
+			a.detail("nccl_call", c.call)
+			a.detail("nccl_result", name)
+		}
 		return true
 	}
 	m := reNCCLLine.FindStringSubmatch(t)

@@ -172,6 +172,35 @@ func TestNCCLTransportWordings(t *testing.T) {
 	}
 }
 
+// A caller's report of an NCCL/RCCL call's failure code — RCCL's test bed
+// and a glog CHECK — is a communicator / transport failure (rccl_transport)
+// when the code is the library's (1, 2, 3, 5, 6); the caller's invalid
+// argument (4) and a success are not.
+func TestNCCLCallFailureCode(t *testing.T) {
+	for _, c := range []struct {
+		src, log, call, result string
+	}{
+		{"https://github.com/ROCm/rccl/issues/1370 (RCCL gtest TestBed)", "[ ERROR    ] Child 0 reports failure\n/home/cc/rccl/test/common/TestBed.cpp:183: Failure\n[ ERROR    ] Child process 0 fails NCCL call ncclGroupEnd with code 1\n[ ERROR    ] Child 0 failed on command [INIT_COMMS]:\n", "ncclGroupEnd", "ncclUnhandledCudaError"},
+		{"https://github.com/PaddlePaddle/Paddle/issues/14109 (glog CHECK)", "    F1122 12:57:04.196161 22202 nccl_helper.h:62] Check failed: dynload::ncclGroupEnd() == ncclSuccess (1 vs. 0) \n    *** Check failure stack trace: ***\n", "ncclGroupEnd", "ncclUnhandledCudaError"},
+		{"glog CHECK of a comm init, system error", "F0101 00:00:00.000000 1 nccl.cc:10] Check failed: ncclCommInitRank(&comm, n, id, r) == ncclSuccess (2 vs. 0)\n", "ncclCommInitRank", "ncclSystemError"},
+	} {
+		d := diagnoseWhole("run.log", []byte(c.log))
+		f := hasClass(d, ClassRCCLTransport)
+		if f == nil || f.Details["nccl_call"] != c.call || f.Details["nccl_result"] != c.result {
+			t.Errorf("%s: %s", c.src, d.JSON())
+		}
+	}
+	for _, l := range []string{
+		"[ ERROR    ] Child process 0 fails NCCL call ncclAllReduce with code 4", // the caller's invalid argument
+		"Check failed: ncclGroupEnd() == ncclSuccess (7 vs. 0)",                  // in progress: no failure
+		"the test fails NCCL calls when the code is nonzero",                     // prose
+	} {
+		if f := hasClass(diagnoseWhole("run.log", []byte(l+"\n")), ClassRCCLTransport); f != nil {
+			t.Errorf("%q: %+v", l, f)
+		}
+	}
+}
+
 // A verbs call failing while NCCL probes the network at init is noise when
 // the same process completes its init (the IB probe fails, NET/Socket is
 // used: horovod#685's "Failed to open libibverbs" / socket fallback); it

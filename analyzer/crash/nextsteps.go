@@ -167,10 +167,17 @@ func nextSteps(f *Finding, facts *facts) []string {
 			add("Check P2P/IPC and IOMMU (amd_iommu=on iommu=pt), HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES and the rank→GPU map, container --ipc=host and --device flags")
 		}
 	case ClassCPUHang:
-		if facts.pyspyMiss != nil {
+		pids := "<scheduler pid>"
+		if len(facts.pyspyFailPIDs) > 0 {
+			pids = intsString(facts.pyspyFailPIDs)
+		}
+		switch {
+		case facts.pyspyDenied:
+			add("py-spy is installed but was denied ptrace on " + pids + ": give the container the right (docker run --cap-add SYS_PTRACE, or kernel.yama.ptrace_scope=0 on the host) or run py-spy as root, then py-spy dump --pid " + pids + " --native")
+		case facts.pyspyMiss != nil:
 			add("py-spy is missing: pip install py-spy in the container so the watchdog can dump the scheduler stacks")
 		}
-		add("py-spy dump --pid <scheduler pid> --native on every rank: idle in NCCL/gloo waits = distributed deadlock; active+gil = busy loop")
+		add("py-spy dump --pid " + pids + " --native on every rank: idle in NCCL/gloo waits = distributed deadlock; active+gil = busy loop")
 		add("If the main thread waits in synchronize / .item(), a kernel never completed: " + rocgdbCmd)
 	case ClassGPUKernelHang:
 		if f.Details["hang_kind"] == "cross_rank_barrier_spin" || strings.Contains(kernelMeaning(f.Kernel), "collective kernel") {

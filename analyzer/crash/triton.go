@@ -72,6 +72,14 @@ func (p *tritonParser) line(l *line) {
 		a := s.b.add(s, ClassTritonCompile, l, 0.75)
 		a.addReason(strings.TrimSpace(t[strings.Index(t, "ModuleNotFoundError"):]))
 		a.note("a ModuleNotFoundError inside Triton: a corrupted Triton cache or a Triton / PyTorch version mismatch (seed 000 pattern 4), not an application bug")
+	case strings.Contains(t, "ImportError: cannot import name") && reTritonImport.MatchString(t) && !commandLike(t):
+		// the same pattern in an import: Inductor / a kernel library asks a
+		// Triton module for a name another Triton release moved or dropped
+		// ("cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler'")
+		s.format("triton")
+		a := s.b.add(s, ClassTritonCompile, l, 0.75)
+		a.addReason(strings.TrimSpace(t[strings.Index(t, "ImportError"):]))
+		a.note("a name missing from an installed Triton module: the Triton release does not match the one PyTorch / the kernel library was built against (seed 000 pattern 4) — install the matching Triton (pytorch-triton-rocm on ROCm), then clear ~/.triton/cache")
 	case strings.Contains(t, "out of resource"):
 		// the compiled kernel needs more of a per-block resource (shared
 		// memory / LDS) than the device has: raised when Triton loads it
@@ -275,6 +283,9 @@ func extractTritonCachePath(t string) bool {
 // tritonKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
+// reTritonImport: the module named in the ImportError is Triton's own.
+var reTritonImport = lazyre.New(`cannot import name '\w+' from '(?:triton|pytorch_triton)[.']`)
+
 var tritonKeywords = []string{"PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR", "ModuleNotFoundError", "out of resource"}
 
 // lineRef names one line of one input file.

@@ -205,3 +205,27 @@ func TestTritonErrorClass(t *testing.T) {
 		}
 	}
 }
+
+// An installed Triton that lacks a name PyTorch or a kernel library imports
+// is seed 000 pattern 4's version mismatch: Wan2GP#1263 ('AttrsDescriptor'
+// from 'triton.compiler.compiler' on Windows), the Triton-3.3 prebuilt
+// threads ('triton.backends.compiler'), and an older 'get_cuda_stream' from
+// 'triton.runtime.jit'. The same ImportError from another package is not.
+func TestTritonImportErrorIsVersionMismatch(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"ImportError: cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler' (G:\\pinokio\\api\\wan.git\\app\\env\\lib\\site-packages\\triton\\compiler\\compiler.py)", true},
+		{"[rank0]: ImportError: cannot import name 'AttrsDescriptor' from 'triton.backends.compiler' (/opt/venv/lib/python3.10/site-packages/triton/backends/compiler.py)", true},
+		{"ImportError: cannot import name 'get_cuda_stream' from 'triton.runtime.jit' (/usr/local/lib/python3.10/dist-packages/triton/runtime/jit.py)", true},
+		{"ImportError: cannot import name 'cached_download' from 'huggingface_hub' (/usr/local/lib/python3.10/dist-packages/huggingface_hub/__init__.py)", false},
+		{"ImportError: cannot import name 'tritonize' from 'mylib.triton_utils'", false},
+	} {
+		d := diagnoseWhole("run.log", []byte("Traceback (most recent call last):\n  File \"/w/train.py\", line 3, in <module>\n    import x\n"+c.line+"\n"))
+		got := hasClass(d, ClassTritonCompile) != nil
+		if got != c.want || c.want && d.Findings[0].Class != ClassTritonCompile {
+			t.Errorf("%q: triton_compile %v, want %v: %s", c.line, got, c.want, d.JSON())
+		}
+	}
+}
