@@ -22,7 +22,9 @@
 // loop that calls an extractor and hands the fact to its rule. Converted:
 //   - rocr.go / rocrfacts.go: VM fault, memory error ("Memory in use" is a
 //     consequence after an earlier GPU error), HW exception, offload fault,
-//     legacy fault lines, fault event, faulting page, CLR Memory Fault Error;
+//     legacy fault lines (also the pre-release debugger's "Memory access
+//     fault by GPU agent: …" header), fault event, faulting page, CLR
+//     Memory Fault Error;
 //   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels)
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, any other vmid-0 fault without a process = the driver's own
@@ -189,9 +191,10 @@
 // drainedIdle: no dispatches and every listed queue drained is an idle
 // worker, not an inconclusive dump; workConsumed: the first dump's
 // dispatches gone or a queue's Read advanced is a GPU at work, no hang);
-// it reads no text. Older parsers (the CLR status path and the host
-// formats not listed here) still match and write into the builder in one
-// step.
+// it reads no text. Older parsers (the host formats not listed here, and
+// the shared exit-code rule Session.exitCode / deathSignal that the exit,
+// torchrun and container parsers call) still match and write into the
+// builder in one step.
 //
 // The grammars and the crash-class table follow docs/crash-formats.md of the
 // shared project documentation.

@@ -193,7 +193,7 @@ func (p *rocrParser) line(l *line) {
 		if k, ok := extractOffloadKernel(t); ok {
 			s.kernelHint(k, "OFFLOAD launched kernel", 70, l)
 		}
-	case strings.Contains(t, "Memory access fault at GPU Node"), strings.Contains(t, "[GPU Memory Error]"):
+	case strings.Contains(t, "Memory access fault at GPU Node"), strings.Contains(t, "Memory access fault by GPU agent: "), strings.Contains(t, "[GPU Memory Error]"):
 		if f, ok := extractLegacyFault(t); ok {
 			s.applyLegacyFault(l, f)
 			if f.address == "" && f.form == "agent" {

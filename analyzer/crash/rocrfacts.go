@@ -210,11 +210,17 @@ type legacyFault struct {
 	address string
 	reasons []string
 	form    string // "agent" | "gpu_memory_error"
+	agent   string // the agent's name, when the header names it
 }
 
 func extractLegacyFault(t string) (legacyFault, bool) {
 	if m := findIf(t, "Memory access fault at GPU Node", reLegacyAgent); m != nil {
 		return legacyFault{node: atoiDef(m[1], -1), address: m[2], reasons: parseReasons(m[3]), form: "agent"}, true
+	}
+	// the pre-release ROCm debugger's header names the agent, its node
+	// and address follow on their own lines (ROCm/legacy-rocm-build#383)
+	if i := strings.Index(t, "Memory access fault by GPU agent: "); i >= 0 {
+		return legacyFault{node: -1, form: "agent", agent: strings.TrimSpace(t[i+len("Memory access fault by GPU agent: "):])}, true
 	}
 	if m := findIf(t, "[GPU Memory Error]", reGPUMemError); m != nil {
 		return legacyFault{node: -1, address: m[1], reasons: parseReasons(m[2]), form: "gpu_memory_error"}, true
@@ -230,6 +236,7 @@ func (s *Session) applyLegacyFault(l *line, f legacyFault) {
 	if f.node >= 0 {
 		a.setNode(f.node)
 	}
+	a.detail("agent_name", f.agent)
 	a.setAddress(f.address)
 	for _, r := range f.reasons {
 		a.addReason(r)

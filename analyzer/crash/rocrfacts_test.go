@@ -146,3 +146,24 @@ func TestLegacyAgentAddressLine(t *testing.T) {
 		t.Errorf("both short forms: %v", r)
 	}
 }
+
+// The debug agents' fault header with the address on the next line: ROCm
+// 2.x's "Memory access fault at GPU Node: N" (ROCm/rocr_debug_agent#2,
+// ROCm/legacy-rocm-build#993) and the pre-release debugger's "Memory access
+// fault by GPU agent: AMD gfx900" / "Node: 1" / "Address: …"
+// (ROCm/legacy-rocm-build#383).
+func TestLegacyAgentHeaderForms(t *testing.T) {
+	for _, c := range []struct{ src, log, addr string }{
+		{"https://github.com/ROCm/legacy-rocm-build/issues/383", "Memory access fault by GPU agent: AMD gfx900\nNode: 1\nAddress: 0x1502F3Cxxx (page not present;)\n \n16 wavefront(s) found in XNACK error state @PC: 0x0000001101F0B1A4\n", "0x1502F3Cxxx"},
+		{"https://github.com/ROCm/rocr_debug_agent/issues/2", "[rocr debug agent]: \nMemory access fault at GPU Node: 2\nAddress: 0x12345xxx (page not present;write access to a read-only page;)\n", "0x12345xxx"},
+		{"https://github.com/ROCm/legacy-rocm-build/issues/993", "[rocr debug agent]: \nMemory access fault at GPU Node: 1\nAddress: 0x7F36437BBxxx (page not present;write access to a read-only page;)\n", "0x7F36437BBxxx"},
+	} {
+		d := diagnoseWhole("agent.log", []byte(c.log))
+		if f := hasClass(d, ClassGPUMemoryFault); f == nil {
+			t.Errorf("%s: no gpu_memory_fault: %s", c.src, d.JSON())
+		}
+	}
+	if f, ok := extractLegacyFault("Memory access fault by GPU agent: AMD gfx900"); !ok || f.agent != "AMD gfx900" || f.form != "agent" {
+		t.Errorf("extractLegacyFault: %+v %v", f, ok)
+	}
+}
