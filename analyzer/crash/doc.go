@@ -142,7 +142,7 @@
 //     collective, or whose stack differs from all others); progressed (two
 //     dumps of one process in different functions: slow, not hung);
 //   - torch.go: extractTraceFrame (faulthandler: the "Current thread"
-//     block's first frame is the crash location), extractPyException, extractAsyncHint,
+//     block's first frame is the crash location), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
 //     the runtime's suggestion), extractTorchError (HIP/CUDA error text,
 //     "Search for" name, error name, runtime phrase) → the error rule;

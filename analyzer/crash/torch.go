@@ -160,6 +160,11 @@ func (p *torchParser) line(l *line) {
 			ev := l.ev(s)
 			f.asyncHint = &ev
 		}
+		if errorBeforeHint(t) {
+			// The error and the runtime's hint on one line: a paste whose
+			// line ends were lost, an exception's repr with "\n" escapes.
+			p.errorText(l)
+		}
 		return
 	}
 	if strings.Contains(t, "consider passing") {
@@ -468,6 +473,19 @@ func extractLaunchBlocking(raw, t string) bool {
 // reported at some other API call" (the stack may not be the failing one).
 func extractAsyncHint(t string) bool {
 	return strings.Contains(t, "might be asynchronously reported")
+}
+
+// errorBeforeHint: the line holds an error ("CUDA error: …", "HIP error:
+// …") before the asynchronous-report hint, as when a traceback's lines were
+// joined into one (an issue title, a logged exception repr with "\n"
+// escapes) — the error is read, not dropped with the hint.
+func errorBeforeHint(t string) bool {
+	i := strings.Index(t, "might be asynchronously reported")
+	if i < 0 {
+		return false
+	}
+	h := strings.ToLower(t[:i])
+	return strings.Contains(h, "error:") || strings.Contains(h, "error ")
 }
 
 // extractDebugSetting returns the setting of "For debugging consider

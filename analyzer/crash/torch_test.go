@@ -114,3 +114,38 @@ func TestAssertWithoutBackticks(t *testing.T) {
 		}
 	}
 }
+
+// The error and the runtime's asynchronous-report hint on one line (line
+// ends lost in a paste, an exception's repr logged with "\n" escapes) is
+// still the error: the hint alone is no finding, and no error is dropped
+// with it. Wordings: vladmandic/sdnext#1574 (SD.Next's API error log,
+// the repr with \n escapes), the one-line RuntimeError of issue titles
+// and bodies (Bing-su/adetailer#346, yewzijian/RegTR#33's trainer line
+// joined with its hint), a HIP one (ROCm's text, same hint).
+func TestErrorOnTheHintLine(t *testing.T) {
+	for _, c := range []struct {
+		line, class string
+	}{
+		{`15:57:52-867527 ERROR    API error: POST: http://127.0.0.1:7860/internal/progress {'error': 'RuntimeError', 'detail': '', 'body': '', 'errors': 'CUDA error: an illegal memory access was encountered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.\n'}`, ClassGPUMemoryFault},
+		{`RuntimeError: CUDA error: an illegal memory access was encountered CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect. For debugging consider passing CUDA_LAUNCH_BLOCKING=1.`, ClassGPUMemoryFault},
+		{`06/26 18:54:31 [ERROR] trainer - <class 'RuntimeError'> at trainer.py:101 - CUDA error: an illegal memory access was encountered CUDA kernel errors might be asynchronously reported at some other API call,so the stacktrace below might be incorrect.`, ClassGPUMemoryFault},
+		{`RuntimeError: HIP error: invalid device function HIP kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.`, ClassArchMismatch},
+		// the hint alone
+		{`CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.`, ""},
+	} {
+		d := diagnoseWhole("x.log", []byte(c.line+"\n"))
+		if c.class == "" {
+			if len(d.Findings) > 0 && d.Findings[0].Class != ClassAsyncRace {
+				t.Errorf("hint alone: %s", d.Findings[0].Class)
+			}
+			continue
+		}
+		if hasClass(d, c.class) == nil {
+			var got []string
+			for _, f := range d.Findings {
+				got = append(got, f.Class)
+			}
+			t.Errorf("%.60q: want %s, got %v", c.line, c.class, got)
+		}
+	}
+}
