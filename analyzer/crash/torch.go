@@ -160,6 +160,12 @@ func (p *torchParser) line(l *line) {
 			ev := l.ev(s)
 			f.asyncHint = &ev
 		}
+		if strings.Contains(t, "consider passing") {
+			// the rerun hint on the same line still tells the runtime
+			if v := extractDebugSetting(t); v != "" {
+				s.b.facts.notes = appendCap(s.b.facts.notes, "the runtime suggests rerunning with "+v, 8)
+			}
+		}
 		if errorBeforeHint(t) {
 			// The error and the runtime's hint on one line: a paste whose
 			// line ends were lost, an exception's repr with "\n" escapes.

@@ -140,6 +140,12 @@ func TestErrorOnTheHintLine(t *testing.T) {
 			}
 			continue
 		}
+		if f := hasClass(d, c.class); f != nil && strings.Contains(c.line, "CUDA_LAUNCH_BLOCKING") {
+			// the rerun hint on the line tells a CUDA build: CUDA's tools
+			if steps := strings.Join(f.NextSteps, " "); strings.Contains(steps, "debug agent") || !strings.Contains(steps, "compute-sanitizer") {
+				t.Errorf("%.60q: ROCm advice for a CUDA log: %s", c.line, steps)
+			}
+		}
 		if hasClass(d, c.class) == nil {
 			var got []string
 			for _, f := range d.Findings {
