@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/gputriage/gputriage/internal/fixture"
 )
 
 // The second blind planted-straggler set of issue 19 (testdata/straggler-blind2/README.md): other
@@ -32,37 +29,7 @@ var stragglerBlind2Cases = []string{
 }
 
 func TestStragglerBlind2Score(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		fixture.Missing(t, "python3 (runs tools/plantstraggler2)")
-	}
-	plan := filepath.Join("..", "..", "testdata", "straggler-blind2", "plan.json")
-	var p struct {
-		Sets map[string][]string `json:"sets"`
-	}
-	b, err := os.ReadFile(plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &p); err != nil {
-		t.Fatal(err)
-	}
-	sharedRoot := filepath.Join(fixture.Shared(), "..")
-	for _, files := range p.Sets {
-		for _, f := range files {
-			if _, err := os.Stat(filepath.Join(sharedRoot, f)); err != nil {
-				fixture.Missing(t, "%v", err)
-			}
-		}
-	}
-	work := t.TempDir()
-	tools := filepath.Join("..", "..", "tools", "plantstraggler2")
-	var stderr bytes.Buffer
-	cmd := exec.Command(py, append([]string{filepath.Join(tools, "plant.py"), "--plain", plan, sharedRoot, filepath.Join(work, "plant")}, stragglerBlind2Cases...)...)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("plant.py: %v\n%s", err, stderr.String())
-	}
+	py, work, sharedRoot, tools := plantBlind(t, "straggler-blind2", "plantstraggler2", stragglerBlind2Cases)
 	type keyCase struct {
 		Name   string   `json:"name"`
 		Traces []string `json:"traces"`
@@ -118,12 +85,7 @@ func TestStragglerBlind2Score(t *testing.T) {
 			os.RemoveAll(filepath.Join(work, "plant", c.Name))
 		}
 	}
-	var out, said bytes.Buffer
-	cmd = exec.Command(py, filepath.Join(tools, "score.py"), filepath.Join(work, "plant", "keys.json"), filepath.Join(work, "out"), "--json")
-	cmd.Stdout, cmd.Stderr = &out, &said
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("score.py: %v\n%s", err, said.String())
-	}
+	out, said := scoreBlind(t, py, tools, work)
 	var sc struct {
 		Cases []struct {
 			Name   string `json:"name"`
@@ -142,8 +104,8 @@ func TestStragglerBlind2Score(t *testing.T) {
 			False        []json.RawMessage `json:"false"`
 		} `json:"cases"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &sc); err != nil {
-		t.Fatalf("score.py --json: %v\n%s", err, said.String())
+	if err := json.Unmarshal(out, &sc); err != nil {
+		t.Fatalf("score.py --json: %v\n%s", err, said)
 	}
 	var lines []string
 	for _, c := range sc.Cases {
@@ -172,6 +134,6 @@ func TestStragglerBlind2Score(t *testing.T) {
 		t.Fatalf("%v (run go test -run StragglerBlind2Score -update)", err)
 	}
 	if string(want) != got {
-		t.Errorf("the second blind straggler score changed (a named plant missed, an instance off or a new false stall is a regression; fixes: rewrite with -update)\n%s\nscore.py said:\n%s", lineDiff(string(want), got), said.String())
+		t.Errorf("the second blind straggler score changed (a named plant missed, an instance off or a new false stall is a regression; fixes: rewrite with -update)\n%s\nscore.py said:\n%s", lineDiff(string(want), got), said)
 	}
 }

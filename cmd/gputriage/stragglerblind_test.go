@@ -55,52 +55,17 @@ type blindScore struct {
 }
 
 func TestStragglerBlindScore(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		fixture.Missing(t, "python3 (runs tools/plantstraggler)")
-	}
-	plan := filepath.Join("..", "..", "testdata", "straggler-blind", "plan.json")
-	var p struct {
-		Sets map[string][]string `json:"sets"`
-	}
-	b, err := os.ReadFile(plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &p); err != nil {
-		t.Fatal(err)
-	}
-	sharedRoot := filepath.Join(fixture.Shared(), "..")
-	for _, files := range p.Sets {
-		for _, f := range files {
-			if _, err := os.Stat(filepath.Join(sharedRoot, f)); err != nil {
-				fixture.Missing(t, "%v", err)
-			}
-		}
-	}
-	work := t.TempDir()
-	tools := filepath.Join("..", "..", "tools", "plantstraggler")
-	var stderr bytes.Buffer
-	cmd := exec.Command(py, append([]string{filepath.Join(tools, "plant.py"), "--plain", plan, sharedRoot, filepath.Join(work, "plant")}, stragglerBlindCases...)...)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("plant.py: %v\n%s", err, stderr.String())
-	}
+	py, work, _, tools := plantBlind(t, "straggler-blind", "plantstraggler", stragglerBlindCases)
 	for _, c := range stragglerBlindCases {
 		var errb bytes.Buffer
 		if code := run([]string{"breakdown", "-q", "-o", filepath.Join(work, "out", c), filepath.Join(work, "plant", c)}, strings.NewReader(""), io.Discard, &errb); code != 0 {
 			t.Fatalf("breakdown %s: exit %d: %s", c, code, errb.String())
 		}
 	}
-	var out, said bytes.Buffer
-	cmd = exec.Command(py, filepath.Join(tools, "score.py"), filepath.Join(work, "plant", "keys.json"), filepath.Join(work, "out"), "--json")
-	cmd.Stdout, cmd.Stderr = &out, &said
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("score.py: %v\n%s", err, said.String())
-	}
+	out, said := scoreBlind(t, py, tools, work)
 	var sc blindScore
-	if err := json.Unmarshal(out.Bytes(), &sc); err != nil {
-		t.Fatalf("score.py --json: %v\n%s", err, said.String())
+	if err := json.Unmarshal(out, &sc); err != nil {
+		t.Fatalf("score.py --json: %v\n%s", err, said)
 	}
 	var lines []string
 	for _, c := range sc.Cases {
@@ -134,7 +99,7 @@ func TestStragglerBlindScore(t *testing.T) {
 		t.Fatalf("%v (run go test -run StragglerBlindScore -update)", err)
 	}
 	if string(want) != got {
-		t.Errorf("the blind straggler score changed (a named plant missed or a new false stall is a regression; fixes: rewrite with -update)\n%s\nscore.py said:\n%s", lineDiff(string(want), got), said.String())
+		t.Errorf("the blind straggler score changed (a named plant missed or a new false stall is a regression; fixes: rewrite with -update)\n%s\nscore.py said:\n%s", lineDiff(string(want), got), said)
 	}
 }
 
@@ -158,4 +123,56 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// plantBlind plants the named cases of testdata/<set>/plan.json with
+// tools/<tool>/plant.py into a temporary folder (work/plant, its keys.json
+// beside them); every real trace the plan reads must be in ../shared.
+func plantBlind(t *testing.T, set, tool string, cases []string) (py, work, sharedRoot, tools string) {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		fixture.Missing(t, "python3 (runs tools/%s)", tool)
+	}
+	plan := filepath.Join("..", "..", "testdata", set, "plan.json")
+	var p struct {
+		Sets map[string][]string `json:"sets"`
+	}
+	b, err := os.ReadFile(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	sharedRoot = filepath.Join(fixture.Shared(), "..")
+	for _, files := range p.Sets {
+		for _, f := range files {
+			if _, err := os.Stat(filepath.Join(sharedRoot, f)); err != nil {
+				fixture.Missing(t, "%v", err)
+			}
+		}
+	}
+	work = t.TempDir()
+	tools = filepath.Join("..", "..", "tools", tool)
+	var stderr bytes.Buffer
+	cmd := exec.Command(py, append([]string{filepath.Join(tools, "plant.py"), "--plain", plan, sharedRoot, filepath.Join(work, "plant")}, cases...)...)
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("plant.py: %v\n%s", err, stderr.String())
+	}
+	return py, work, sharedRoot, tools
+}
+
+// scoreBlind runs tools/<tool>/score.py --json over the planted key and
+// breakdown's outputs in work/out: its report, and what it said on stderr.
+func scoreBlind(t *testing.T, py, tools, work string) (out []byte, said string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	cmd := exec.Command(py, filepath.Join(tools, "score.py"), filepath.Join(work, "plant", "keys.json"), filepath.Join(work, "out"), "--json")
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("score.py: %v\n%s", err, e.String())
+	}
+	return o.Bytes(), e.String()
 }
