@@ -121,16 +121,7 @@ func (res *Result) usual() {
 				base[j] = medianInt(nb)
 				ex[j] = units.SubSat(off[r][j], base[j])
 			}
-			m := medianInt(ex)
-			dev := make([]int64, len(ex))
-			for j, x := range ex {
-				dev[j] = abs64(units.SubSat(x, m))
-			}
-			sigma := 1.4826 * float64(medianInt(dev))
-			slices.Sort(dev)
-			p90 := dev[min(len(dev)-1, len(dev)*9/10)]
-			// saturating: offsets of rank summaries reach ±8·10¹⁸ ns
-			thr := max(units.Trunc(stallSigmas*sigma), min(p90, math.MaxInt64/stallP90)*stallP90, stallFloorNS)
+			_, thr := spread(ex, stallSigmas, stallP90)
 			for j, i := range idx {
 				in := &res.Instances[i]
 				if in.Ranks[r].Rank != in.LastRank {
@@ -150,6 +141,22 @@ func (res *Result) usual() {
 			}
 		}
 	}
+}
+
+// spread is v's median and how far past it a value must be to stand out:
+// the largest of sigmas robust standard deviations (1.4826 × MAD), p90x
+// times the 90th percentile of |v − median|, and stallFloorNS. Saturating:
+// offsets of rank summaries reach ±8·10¹⁸ ns.
+func spread(v []int64, sigmas float64, p90x int64) (median, thr int64) {
+	m := medianInt(v)
+	dev := make([]int64, len(v))
+	for j, x := range v {
+		dev[j] = abs64(units.SubSat(x, m))
+	}
+	sigma := 1.4826 * float64(medianInt(dev))
+	slices.Sort(dev)
+	p90 := dev[min(len(dev)-1, len(dev)*9/10)]
+	return m, max(units.Trunc(sigmas*sigma), min(p90, math.MaxInt64/p90x)*p90x, stallFloorNS)
 }
 
 // sortStalls orders the stalls largest first.

@@ -77,15 +77,7 @@ func (res *Result) byWork() {
 				all = append(all, extra[j][r])
 			}
 		}
-		m := medianInt(all)
-		dev := make([]int64, len(all))
-		for n, x := range all {
-			dev[n] = abs64(units.SubSat(x, m))
-		}
-		sigma := 1.4826 * float64(medianInt(dev))
-		slices.Sort(dev)
-		p90 := dev[min(len(dev)-1, len(dev)*9/10)]
-		thr := max(units.Trunc(workSigmas*sigma), min(p90, math.MaxInt64/workP90)*workP90, stallFloorNS)
+		m, thr := spread(all, workSigmas, workP90)
 		nb := make([]int64, 0, 2*usualWindow)
 		for j, i := range idx {
 			in := &res.Instances[i]
