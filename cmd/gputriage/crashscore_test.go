@@ -35,6 +35,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout3"),
 	filepath.Join("..", "..", "testdata", "crash-heldout4"),
+	filepath.Join("..", "..", "testdata", "crash-heldout5"),
 }
 
 // crashMissesGolden lists the keyed cases `diagnose` still misses, one
