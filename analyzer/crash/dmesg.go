@@ -706,6 +706,12 @@ func (p *dmesgParser) xid(l *line) {
 			reason = "Xid " + itoa(prev) + " (cause of Xid " + m[2] + ": " + strings.TrimSpace(m[5]) + ")"
 		}
 	}
+	if code == 13 && strings.Contains(m[5], "Illegal Instruction") {
+		// the SM's warp exception names what trapped: "Illegal Instruction
+		// Encoding" / "… Parameter" is code the SM cannot run, not an
+		// out-of-range address
+		class, conf = ClassIllegalInstruction, 0.8
+	}
 	if class == "" {
 		return
 	}
