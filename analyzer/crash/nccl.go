@@ -26,6 +26,7 @@ type ncclParser struct {
 	// "Some NCCL operations have failed or timed out" with no timeout read
 	// yet: a timeout at the file's end unless an NCCL error explains it
 	failedOrTimedOut *line
+	frt              *frTraceRec // open fr_trace report (frtrace.go)
 }
 
 var (
@@ -92,6 +93,7 @@ func (p *ncclParser) beginFile(*Session) {
 	p.wrap, p.wrapText = nil, ""
 	p.initWarn = nil
 	p.failedOrTimedOut = nil
+	p.frt = nil
 }
 
 func (p *ncclParser) endFile() {
@@ -112,7 +114,11 @@ func (p *ncclParser) endFile() {
 	sort.Strings(keys)
 	for _, k := range keys {
 		l := p.initWarn[k]
-		p.transport(l, l.text, reNCCLLine.FindStringSubmatch(l.text), "Call to ibv_")
+		e := "Call to ibv_"
+		if strings.Contains(l.text, "Missing \"amd_iommu=on\"") {
+			e = "Missing \"amd_iommu=on\""
+		}
+		p.transport(l, l.text, reNCCLLine.FindStringSubmatch(l.text), e)
 	}
 	p.initWarn = nil
 	if p.wrap != nil {
@@ -158,6 +164,9 @@ func (p *ncclParser) line(l *line) {
 	}
 	if h, ok := extractWatchdogHang(t); ok {
 		s.applyWatchdogHang(l, h)
+		return
+	}
+	if (p.frt != nil || strings.Contains(t, "Not all ranks joining")) && p.frTraceField(l) {
 		return
 	}
 	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog") || strings.Contains(t, "Got completion from peer") {
@@ -475,8 +484,12 @@ func bareNCCLError(t string) bool {
 // failed"). Defeater: when the same host:pid later logs "Init COMPLETE",
 // NCCL fell back (NET/Socket) and the communicator works — the warning is
 // init noise, not the failure (NVIDIA/nccl#925 shows the failing case
-// without a completed init; horovod#685 the socket fallback).
-func ncclInitWarn(e string) bool { return e == "Call to ibv_" }
+// without a completed init; horovod#685 the socket fallback). RCCL's
+// start-up check 'Missing "amd_iommu=on" from kernel command line' is the
+// same kind: printed by init.cc before the communicator exists, so a
+// completed init of that process shows the IOMMU setting did not stop it
+// (ROCm/rccl's banner; crash-formats.md §12 lists it among RCCL warnings).
+func ncclInitWarn(e string) bool { return e == "Call to ibv_" || strings.HasPrefix(e, "Missing") }
 
 // transport records one transport error line (m: its NCCL debug prefix,
 // nil for a bare line).
@@ -626,4 +639,4 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer"}
+var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "Not all ranks joining", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer"}
