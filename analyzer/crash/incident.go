@@ -105,6 +105,8 @@ type incidentFacts struct {
 	smiEv      []Evidence
 	fr         []frRank
 	cuda       cudaHangFacts
+	pyDist     []pyDistWait // py-spy threads inside a distributed collective (hang.go)
+	pyDistN    int          // cpu_hang additions made by those dumps alone
 }
 
 type rankState struct {
