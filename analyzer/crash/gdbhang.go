@@ -35,6 +35,7 @@ func (b *builder) smiLivelock(work map[string]*agg) {
 func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 	b.cudaHang(s, work)
 	b.frFinding(work)
+	b.frTraceFinding(work)
 	b.smiLivelock(work)
 	b.crashedDumpFinding(work)
 	inc := &b.facts.inc
