@@ -142,7 +142,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	}
 	b.hangFindings(s, work) // rocgdb hang dumps (gdbhang.go)
 	b.pyspyCollectiveHang(work)
-	runtimeVendor(f, work)  // evidence.go
+	runtimeVendor(f, work) // evidence.go
 	hipReading(f, work)
 	// a generic trap status (HSA 0x1016 / hipErrorLaunchFailure) next to a
 	// specific wave reason belongs to that finding
