@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -35,7 +36,7 @@ func runCLI(dir, bin, only string) error {
 	}
 	for _, c := range ordered(cases, only) {
 		for _, host := range []string{"native", "wasm"} {
-			if !has(c.Hosts, host) {
+			if !has(c.Hosts, host) || !claim(dir, c.ID, host) {
 				continue
 			}
 			r := runOne(dir, bin, c, host)
@@ -43,6 +44,33 @@ func runCLI(dir, bin, only string) error {
 		}
 	}
 	return nil
+}
+
+// claim tells whether this runner should run case id on host: always,
+// unless HOSTILE_SINCE (Unix seconds) is set; then only if no runner has
+// claimed it since (DIR/out/<id>/<host>.claim), so that several runners
+// (HOSTILE_REVERSE=1 runs the list from its end) share one sweep.
+func claim(dir, id, host string) bool {
+	since, err := strconv.ParseInt(os.Getenv("HOSTILE_SINCE"), 10, 64)
+	if err != nil {
+		return true
+	}
+	p := filepath.Join(dir, "out", id, host+".claim")
+	if fi, err := os.Stat(filepath.Join(dir, "out", id, host, "run.json")); err == nil && fi.ModTime().Unix() >= since {
+		return false
+	}
+	if fi, err := os.Stat(p); err == nil && fi.ModTime().Unix() >= since {
+		return false
+	}
+	if fi, err := os.Stat(p); err == nil && fi.ModTime().Unix() < since {
+		os.Remove(p) // an earlier sweep's
+	}
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err == nil {
+		f.Close()
+	}
+	return err == nil
 }
 
 func has(l []string, s string) bool {
@@ -166,6 +194,10 @@ func loadPerCore() float64 {
 // ordered lists the cases of only in its order (all cases when empty), so
 // a re-run can put the slow ones first.
 func ordered(cases []Case, only string) []Case {
+	if os.Getenv("HOSTILE_REVERSE") != "" {
+		cases = slices.Clone(cases)
+		slices.Reverse(cases)
+	}
 	if only == "" {
 		return cases
 	}

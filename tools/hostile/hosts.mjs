@@ -31,6 +31,21 @@ const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',
 const want = args.filter((a) => a === 'page' || a === 'worker');
 const hosts = want.length ? want : ['page', 'worker'];
 const cases = JSON.parse(fs.readFileSync(path.join(DIR, 'cases.json'), 'utf8')).filter((c) => !only || only.includes(c.id));
+if (process.env.HOSTILE_REVERSE) cases.reverse();
+
+// claim: as cli.go's: with HOSTILE_SINCE (Unix seconds) set, several
+// runners share one sweep; a case × host is run by the first to claim it.
+function claim(id, host) {
+  const since = Number(process.env.HOSTILE_SINCE);
+  if (!since) return true;
+  const p = path.join(DIR, 'out', id, `${host}.claim`);
+  for (const f of [path.join(DIR, 'out', id, host, 'run.json'), p]) {
+    try { if (fs.statSync(f).mtimeMs / 1000 >= since) return false; } catch { /* none */ }
+  }
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  try { if (fs.statSync(p).mtimeMs / 1000 < since) fs.rmSync(p); } catch { /* none */ }
+  try { fs.writeFileSync(p, '', { flag: 'wx' }); return true; } catch { return false; }
+}
 const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/;
 
 function save(c, host, run, arts, stderr = '') {
@@ -289,7 +304,7 @@ if (hosts.includes('page')) {
   const browser = await chromium.connect(browserServer.wsEndpoint());
   browser.__pid = browserServer.process().pid;
   try {
-    for (const c of cases) if (c.hosts.includes('page')) await pageCase(browser, `http://127.0.0.1:${server.address().port}`, c);
+    for (const c of cases) if (c.hosts.includes('page') && claim(c.id, 'page')) await pageCase(browser, `http://127.0.0.1:${server.address().port}`, c);
   } finally {
     await browser.close();
     await browserServer.close();
@@ -297,5 +312,5 @@ if (hosts.includes('page')) {
   }
 }
 if (hosts.includes('worker')) {
-  for (const c of cases) if (c.hosts.includes('worker')) await workerCase(c);
+  for (const c of cases) if (c.hosts.includes('worker') && claim(c.id, 'worker')) await workerCase(c);
 }
