@@ -21,11 +21,15 @@
 // turns facts into findings and names what defeats it; a parser is a thin
 // loop that calls an extractor and hands the fact to its rule. Converted:
 //   - rocr.go / rocrfacts.go: VM fault, memory error ("Memory in use" is a
-//     consequence after an earlier GPU error), HW exception, offload fault,
+//     consequence after an earlier GPU error), HW exception, offload fault
+//     (also the older plugin's "AMDGPU fatal error 1: Memory access fault by GPU n"),
 //     legacy fault lines (also the pre-release debugger's "Memory access
 //     fault by GPU agent: …" header), fault event, faulting page, CLR
 //     Memory Fault Error;
-//   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels)
+//   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels;
+//     the pre-gfx9 "GPU fault detected: 146 …" / VM_CONTEXT1_PROTECTION_FAULT_ADDR
+//     (a page number) / "VM fault (…, vmid N) at page …, read from 'TC4'"
+//     decode by extractGMCFaultLine)
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, any other vmid-0 fault without a process = the driver's own
 //     VM → dma_driver_fault, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
@@ -35,6 +39,9 @@
 //     "failed to respond to msg=" and its older "failed to response msg=")
 //     and the timed-out job's process, KFD, RAS, SVM/XNACK,
 //     NVRM "fallen off the bus" without an Xid, BDF from its first line,
+//     extractXid (the driver's Xid line, or a condensed copy that keeps
+//     the code and the MMU decode — fault type and access type — a
+//     less sure record),
 //     GSP heartbeat / RPC timeouts without an Xid 119, xidClass (an Xid
 //     "caused by previous Xid N" takes N's class),
 //     a kernel oops whose RIP/IP is in the GPU driver module within 12
@@ -50,6 +57,14 @@
 //     TensileLibrary.dat without the arch, less sure) → arch_mismatch;
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
+//   - buildtarget.go: extractBuildTargets (PYTORCH_ROCM_ARCH / GPU_TARGETS
+//     / AMDGPU_TARGETS, --offload-arch, "built for gfx942") →
+//     applyBuildTargetMismatch (a device arch outside the build's targets
+//     is arch_mismatch without any error, seed 000 pattern 1; an override
+//     defeats it);
+//   - progress.go: extractProgress (vLLM / SGLang generation throughput
+//     above 0, a token counter rising between lines of one shape) → the
+//     progress fact that defeats the rocm-smi livelock rule (smiLivelock);
 //   - nvidia.go: extractSanitizerLine + the sanitizer rule;
 //   - regaddr.go: register values per kernel → faultKernelByRegisters;
 //   - debugagent.go: extractWaveHeaders (every header of a line, kernel
@@ -125,7 +140,9 @@
 //     the POSIX signal),
 //     extractGoSignal ("signal: aborted"), deathlines.go's
 //     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
-//     worker (pid N) is killed by signal", the Go runtime's SIGSEGV) → the
+//     worker (pid N) is killed by signal", the Go runtime's SIGSEGV, the
+//     kernel's "comm[pid]: segfault at …" / "traps: comm[pid] general
+//     protection fault ip:…" and auditd's ANOM_ABEND sig=N) → the
 //     pid a death line names is the culprit when alone (deathNamed),
 //     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal
@@ -154,7 +171,9 @@
 //     launch), extractTritonLoadBinaryNull (the launcher's load_binary
 //     returned NULL, short or CPython SystemError form),
 //     extractTritonLaunch ("k[grid]("),
-//     extractTritonOutOfResources (per-block shared memory over the limit),
+//     extractTritonOutOfResources (per-block shared memory over the limit;
+//     a text hard-wrapped after "shared memory," is joined with its next
+//     "Required: …" line by tritonParser.oorHead),
 //     extractTritonCacheFrame / extractTritonCachePath → tritonCacheFailure
 //     (an exception raised in Triton's cache manager or naming a Triton
 //     cache file is seed 000 pattern 4, not an application error);
