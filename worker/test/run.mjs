@@ -262,10 +262,10 @@ await compare("breakdown raw .json", "breakdown", rawTrace);
 {
   const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/;
   const kernels = ['<img src=x onerror=alert(1)>Cijk_Alik_Bljk_MT64', 'k2\x1b]0;pwned\x07\x1b[2J', 'k3\u202eevil\u2066', 'k4\n```\n# Forged heading', 'k5`|*x*|', 'k6\u061c\u200e\u200f\ufeff\u2028\u2029marks'];
-  const ops = ['aten::<svg onload=alert(2)>', 'aten::op\x1b[31m', 'op\u202efdp', 'op</td><td>', 'c10d::allreduce_'];
+  const ops = ['aten::<svg onload=alert(2)>', 'aten::op\x1b[31m', 'op\u202efdp', 'op</td><td>', 'c10d::allreduce_', 'op\u200f\u2028marks'];
   const events = [];
-  for (let i = 0; i < 50; i++) {
-    const n = i % 5, ts = 1000 + i * 20, ext = 100 + i, corr = 500 + i;
+  for (let i = 0; i < 60; i++) {
+    const n = i % kernels.length, ts = 1000 + i * 20, ext = 100 + i, corr = 500 + i;
     events.push({ ph: "X", cat: "cpu_op", name: ops[n], pid: 1, tid: 1, ts, dur: 12, args: { "External id": ext } });
     events.push({ ph: "X", cat: "cuda_runtime", name: "hipLaunchKernel", pid: 1, tid: 1, ts: ts + 2, dur: 5, args: { "External id": ext, correlation: corr } });
     events.push({ ph: "X", cat: "kernel", name: kernels[n], pid: 0, tid: 7, ts: ts + 8, dur: 8 + n, args: { "External id": ext, device: 0, stream: 7, correlation: corr } });
