@@ -67,7 +67,7 @@ var (
 	reRingTO        = lazyre.New(`ring (\S+) timeout(?:, signaled seq=(\d+), emitted seq=(\d+))?`)
 	reMESFail       = lazyre.New(`MES failed to respon(?:d to|se) msg=(\w+)`) // "response": kernels before 6.10
 	reXidCause      = lazyre.New(`caused by previous Xid (\d+)`)
-	reXid           = lazyre.New(`NVRM: Xid \(([^)]*)\): (\d+),(?: pid=(\d+|'<unknown>'),)?(?: name=([^,]*),)?\s*(.*)`)
+	reXid           = lazyre.New(`NVRM: Xid \(([^)]*)\): (\d+),(?: pid=(\d+|'[^']*'),)?(?: name=([^,]*),)?\s*(.*)`)
 	reSuspendPID    = lazyre.New(`Failed to suspend process pid (\d+)`)
 	reVRAM          = lazyre.New(`(\d+)M of VRAM memory ready|VRAM: (\d+)M`)
 	// the faulting instruction of a kernel oops inside a GPU driver module:
@@ -696,13 +696,13 @@ func (p *dmesgParser) xid(l *line) {
 	}
 	s.format("nvidia_xid")
 	code := atoiDef(m[2], 0)
-	class, conf := xidClass(code)
+	class, conf := xidClass(code, m[5])
 	reason := "Xid " + m[2] + ": " + strings.TrimSpace(m[5])
 	// "Xid 45, … Ch 00000001 caused by previous Xid 149": the channel
 	// teardown is the consequence, the earlier Xid its cause and class
 	if prev := atoiDef(submatchIf(m[5], "caused by previous Xid", reXidCause), 0); prev > 0 {
-		if c, k := xidClass(prev); c != "" {
-			class, conf = c, k
+		if c, k := xidClass(prev, ""); c != "" {
+			class, conf, code = c, k, prev
 			reason = "Xid " + itoa(prev) + " (cause of Xid " + m[2] + ": " + strings.TrimSpace(m[5]) + ")"
 		}
 	}
@@ -716,29 +716,8 @@ func (p *dmesgParser) xid(l *line) {
 		a.setPID(pid)
 	}
 	a.setStr(&a.f.Process, m[4])
-}
-
-// xidClass reads NVIDIA's Xid catalog: 13 graphics engine exception
-// (out-of-range address / illegal instruction in a user kernel) and 31 MMU
-// fault are the application's memory faults; 43 "GPU stopped processing"
-// and 45 "preemptive cleanup" follow them; 69 graphics class error;
-// 48/63/64/92/94/95 ECC and row remapping, 74 and 144–150 NVLink: hardware;
-// 8/109/119/120 timeouts, 79 "fallen off the bus" and 154 "GPU recovery
-// action changed … (GPU Reset Required)": hang / reset.
-func xidClass(code int) (string, float64) {
-	switch code {
-	case 13, 31:
-		return ClassGPUMemoryFault, 0.75
-	case 43, 45:
-		return ClassGPUMemoryFault, 0.5
-	case 69:
-		return ClassDeviceAssert, 0.75
-	case 48, 63, 64, 74, 92, 94, 95, 144, 145, 146, 147, 148, 149, 150:
-		return ClassECCRAS, 0.75
-	case 8, 79, 109, 119, 120, 154:
-		return ClassGPUHangReset, 0.75
-	}
-	return "", 0
+	a.detail("xid", itoa(code))
+	a.detail("xid_meaning", xidName(code))
 }
 
 // pageFaultKeywords: a line can be part of a page-fault decode only when

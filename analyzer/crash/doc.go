@@ -35,8 +35,10 @@
 //     "failed to respond to msg=" and its older "failed to response msg=")
 //     and the timed-out job's process, KFD, RAS, SVM/XNACK,
 //     NVRM "fallen off the bus" without an Xid, BDF from its first line,
-//     GSP heartbeat / RPC timeouts without an Xid 119, xidClass (an Xid
-//     "caused by previous Xid N" takes N's class),
+//     GSP heartbeat / RPC timeouts without an Xid 119, xid.go's xidCatalog
+//     (NVIDIA's whole Xid catalog, each code with the class it implies;
+//     Xid 13's "Illegal Instruction" warp exception; an Xid "caused by
+//     previous Xid N" takes N's class),
 //     a kernel oops whose RIP/IP is in the GPU driver module within 12
 //     lines of its "BUG:"/"Oops:" header → dma_driver_fault (a WARN
 //     splat's RIP or a call-trace frame is none);
