@@ -150,7 +150,7 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 			return kernelEvent{kind: "oom_kill", pid: atoiDef(m[1], 0), task: m[2], vmKB: m[3], rssKB: m[4]}, true
 		}
 		return kernelEvent{}, false
-	case strings.Contains(t, "NVRM: Xid"):
+	case strings.Contains(t, "NVRM: Xid"), strings.Contains(t, "ACCESS_TYPE_"):
 		return kernelEvent{kind: "xid"}, true
 	case strings.Contains(t, "NVRM") && containsAny(t, "GSP RPC timeout", "_kgspIsHeartbeatTimedOut: Heartbeat timed out", "_kgspLogRpcTimeout: ***"):
 		// the GPU's GSP firmware stopped answering without an Xid 119 line:
@@ -221,7 +221,7 @@ func (p *dmesgParser) line(l *line) {
 	if containsAny(t, pageFaultKeywords...) && p.pageFault(l) {
 		return
 	}
-	if !containsAny(t, "amdgpu", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ") {
+	if !containsAny(t, "amdgpu", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ", "ACCESS_TYPE_") {
 		return
 	}
 	if e, ok := extractKernelEvent(t); ok {
@@ -688,36 +688,94 @@ func humanKB(kb string) string {
 	return formatBytes(float64(v) * 1024)
 }
 
+// xidFact is one Xid record: the driver's own line ("NVRM: Xid (PCI:…): 31,
+// pid=…, name=…, … MMU Fault: … faulted @ 0x7d58_a0000000. Fault is of
+// type FAULT_PDE ACCESS_TYPE_VIRT_READ") or a condensed copy of it a
+// reporter or a tool made from kern.log, which keeps the code and the MMU
+// decode but drops the NVRM prefix, the BDF and the pid (vllm#53726's
+// table "Xid 31 GPC1 GPCCLIENT_T1_9  @ 0xede3_7fa00000  FAULT_PDE
+// ACCESS_TYPE_VIRT_READ"; "NVRM Xid 31: MMU Fault, FAULT_PTE,
+// ACCESS_TYPE_VIRT_READ @ 0x20_0a064000"; "NVRM: Xid 31 ... MMU Fault: …
+// FAULT_PDE ACCESS_TYPE_VIRT_READ"). A condensed line counts only with the
+// MMU decode (fault type and access type): "Xid 31" alone is prose.
+type xidFact struct {
+	device, pid, process, detail string
+	code                         int
+	address                      string // the faulting VA, underscores removed
+	condensed                    bool
+}
+
+var (
+	reXidShort   = lazyre.New(`(?:^|[\s:(\[])Xid:?\s+(\d{1,3})\b[:,]?\s*(.*)`)
+	reXidMMU     = lazyre.New(`\bFAULT_[A-Z_]+\b.*\bACCESS_TYPE_[A-Z_]+`)
+	reXidAddress = lazyre.New(`(?:faulted )?@\s*(0x[0-9a-fA-F_]+)`)
+)
+
+func extractXid(t string) (xidFact, bool) {
+	if m := findIf(t, "NVRM: Xid (", reXid); m != nil {
+		return xidFact{device: m[1], code: atoiDef(m[2], 0), pid: m[3], process: m[4], detail: strings.TrimSpace(m[5]),
+			address: xidAddress(m[5])}, true
+	}
+	if !strings.Contains(t, "ACCESS_TYPE_") || !strings.Contains(t, "Xid") || !reXidMMU.MatchString(t) {
+		return xidFact{}, false
+	}
+	m := reXidShort.FindStringSubmatch(t)
+	if m == nil {
+		return xidFact{}, false
+	}
+	return xidFact{code: atoiDef(m[1], 0), detail: strings.Join(strings.Fields(m[2]), " "), address: xidAddress(m[2]), condensed: true}, true
+}
+
+func xidAddress(t string) string {
+	if !strings.Contains(t, "@") {
+		return ""
+	}
+	a := strings.ReplaceAll(submatch(reXidAddress, t), "_", "")
+	if len(a) <= 2 {
+		return ""
+	}
+	return a
+}
+
+// xid is the Xid rule: the class from the catalog (xidClass), or the
+// cause's class for a record "caused by previous Xid N"; a condensed
+// record is less sure than the driver's own line.
 func (p *dmesgParser) xid(l *line) {
 	s := p.s
-	m := reXid.FindStringSubmatch(l.text)
-	if m == nil {
+	x, ok := extractXid(l.text)
+	if !ok {
 		return
 	}
 	s.format("nvidia_xid")
-	code := atoiDef(m[2], 0)
-	class, conf := xidClass(code, m[5])
-	reason := "Xid " + m[2] + ": " + strings.TrimSpace(m[5])
+	code := itoa(x.code)
+	class, conf := xidClass(x.code, x.detail)
+	reason := "Xid " + code + ": " + x.detail
 	// "Xid 45, … Ch 00000001 caused by previous Xid 149": the channel
 	// teardown is the consequence, the earlier Xid its cause and class
-	if prev := atoiDef(submatchIf(m[5], "caused by previous Xid", reXidCause), 0); prev > 0 {
+	if prev := atoiDef(submatchIf(x.detail, "caused by previous Xid", reXidCause), 0); prev > 0 {
 		if c, k := xidClass(prev, ""); c != "" {
-			class, conf, code = c, k, prev
-			reason = "Xid " + itoa(prev) + " (cause of Xid " + m[2] + ": " + strings.TrimSpace(m[5]) + ")"
+			class, conf, x.code = c, k, prev
+			reason = "Xid " + itoa(prev) + " (cause of Xid " + code + ": " + x.detail + ")"
 		}
 	}
 	if class == "" {
 		return
 	}
+	if x.condensed {
+		conf -= 0.15
+	}
 	a := s.b.add(s, class, l, conf)
-	a.setStr(&a.f.Device, m[1])
+	a.setStr(&a.f.Device, x.device)
 	a.addReason(reason)
-	if pid := atoiDef(m[3], 0); pid > 0 {
+	if pid := atoiDef(x.pid, 0); pid > 0 {
 		a.setPID(pid)
 	}
-	a.setStr(&a.f.Process, m[4])
-	a.detail("xid", itoa(code))
-	a.detail("xid_meaning", xidName(code))
+	a.setStr(&a.f.Process, x.process)
+	if x.condensed && x.address != "" {
+		a.setAddress(x.address)
+	}
+	a.detail("xid", itoa(x.code))
+	a.detail("xid_meaning", xidName(x.code))
 }
 
 // pageFaultKeywords: a line can be part of a page-fault decode only when
@@ -728,4 +786,4 @@ var pageFaultKeywords = []string{"amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:"
 // dmesgKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var dmesgKeywords = []string{"amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: "}
+var dmesgKeywords = []string{"ACCESS_TYPE_", "amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: "}

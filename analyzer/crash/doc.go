@@ -35,6 +35,9 @@
 //     "failed to respond to msg=" and its older "failed to response msg=")
 //     and the timed-out job's process, KFD, RAS, SVM/XNACK,
 //     NVRM "fallen off the bus" without an Xid, BDF from its first line,
+//     extractXid (the driver's Xid line, or a condensed copy that keeps
+//     the code and the MMU decode — fault type and access type — a
+//     less sure record),
 //     GSP heartbeat / RPC timeouts without an Xid 119, xid.go's xidCatalog
 //     (NVIDIA's whole Xid catalog, each code with the class it implies;
 //     Xid 13's "Illegal Instruction" warp exception; an Xid "caused by
@@ -52,6 +55,14 @@
 //     TensileLibrary.dat without the arch, less sure) → arch_mismatch;
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
+//   - buildtarget.go: extractBuildTargets (PYTORCH_ROCM_ARCH / GPU_TARGETS
+//     / AMDGPU_TARGETS, --offload-arch, "built for gfx942") →
+//     applyBuildTargetMismatch (a device arch outside the build's targets
+//     is arch_mismatch without any error, seed 000 pattern 1; an override
+//     defeats it);
+//   - progress.go: extractProgress (vLLM / SGLang generation throughput
+//     above 0, a token counter rising between lines of one shape) → the
+//     progress fact that defeats the rocm-smi livelock rule (smiLivelock);
 //   - nvidia.go: extractSanitizerLine + the sanitizer rule;
 //   - regaddr.go: register values per kernel → faultKernelByRegisters;
 //   - debugagent.go: extractWaveHeaders (every header of a line, kernel

@@ -36,6 +36,7 @@ var (
 	rePyspyFail   = lazyre.New(`Pyspy failed to dump PID (\d+)\. Error: (.*)`)
 	rePyspyFor    = lazyre.New(`Pyspy dump for PID (\d+)`)
 	rePyProcess   = lazyre.New(`^Process (\d+): (.*)$`)
+	rePyParent    = lazyre.New(`^Parent Process (\d+): `)
 	rePyThread    = lazyre.New(`^Thread (0x[0-9A-Fa-f]+|\d+) \((idle|active|active\+gil|gil)\)(?:: "(.*)")?`)
 	rePyFrameLine = lazyre.New(`^\s{2,}(\S.*?) \(([^()]*)\)$`)
 	reVLLMDied    = lazyre.New(`Worker proc (\S+) died unexpectedly`)
@@ -210,7 +211,13 @@ func (p *hangParser) dumpLine(l *line) bool {
 		}
 		return true
 	}
-	if strings.HasPrefix(t, "Python v") || strings.HasPrefix(t, "Parent Process") || strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "Arguments") || strings.HasPrefix(strings.TrimSpace(t), "Locals") {
+	if pid, ok := extractPyParent(t); ok {
+		if p.proc != nil {
+			p.proc.parent = pid
+		}
+		return true
+	}
+	if strings.HasPrefix(t, "Python v") || strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "Arguments") || strings.HasPrefix(strings.TrimSpace(t), "Locals") {
 		return true
 	}
 	if fr, ok := extractPyFrame(t); ok && p.thread != nil {
@@ -266,6 +273,39 @@ func (p *hangParser) dumpLine(l *line) bool {
 	return false
 }
 
+// extractPyParent reads py-spy --subprocesses' "Parent Process N: <cmd>"
+// line (benfred/py-spy src/dump.rs; crash-formats.md §8).
+func extractPyParent(t string) (int, bool) {
+	m := rePyParent.FindStringSubmatch(t)
+	if m == nil {
+		return 0, false
+	}
+	return atoiDef(m[1], 0), true
+}
+
+// workerProcs drops the processes that are the parent of another dumped
+// process: with py-spy --subprocesses the launcher (API server, spawn
+// dispatcher) is dumped too, idle in its event loop, and holds no GPU work
+// — seed 001 step R2 "pick the worker PID, not the dispatcher".
+func workerProcs(procs []*pyProc) []*pyProc {
+	parents := map[int]bool{}
+	for _, p := range procs {
+		if p.parent > 0 {
+			parents[p.parent] = true
+		}
+	}
+	if len(parents) == 0 {
+		return procs
+	}
+	out := make([]*pyProc, 0, len(procs))
+	for _, p := range procs {
+		if !parents[p.pid] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // pyFrame is one py-spy stack frame: "    fn (file:line)", "    fn
 // (file:line)" with --native C frames "    hipMemcpyWithStream
 // (libamdhip64.so.6)" (see TestExtractPyFrame).
@@ -299,7 +339,7 @@ func (f pyFrame) signature() string {
 // all others (which share one) is the culprit. Defeated when the odd ones
 // are as many as the rest (nothing says which side is stuck).
 func pyspyCulprit(inc *incidentFacts, mk func(int, int, string, string, string, ...Evidence) Culprit) (Culprit, bool) {
-	procs := inc.pyProcs
+	procs := workerProcs(inc.pyProcs)
 	if len(procs) < 2 {
 		return Culprit{}, false
 	}

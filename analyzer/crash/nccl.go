@@ -23,6 +23,7 @@ type ncclParser struct {
 	// init-time verbs warnings per "host:pid", held until the file ends:
 	// the same process's later "Init COMPLETE" defeats them (ncclInitWarn)
 	initWarn map[string]*line
+	frt      *frTraceRec // open fr_trace report (frtrace.go)
 }
 
 var (
@@ -87,6 +88,7 @@ func (p *ncclParser) beginFile(*Session) {
 	p.tableRank, p.tableLine, p.tablePID = -1, 0, 0
 	p.wrap, p.wrapText = nil, ""
 	p.initWarn = nil
+	p.frt = nil
 }
 
 func (p *ncclParser) endFile() {
@@ -97,7 +99,11 @@ func (p *ncclParser) endFile() {
 	sort.Strings(keys)
 	for _, k := range keys {
 		l := p.initWarn[k]
-		p.transport(l, l.text, reNCCLLine.FindStringSubmatch(l.text), "Call to ibv_")
+		e := "Call to ibv_"
+		if strings.Contains(l.text, "Missing \"amd_iommu=on\"") {
+			e = "Missing \"amd_iommu=on\""
+		}
+		p.transport(l, l.text, reNCCLLine.FindStringSubmatch(l.text), e)
 	}
 	p.initWarn = nil
 	if p.wrap != nil {
@@ -143,6 +149,9 @@ func (p *ncclParser) line(l *line) {
 	}
 	if h, ok := extractWatchdogHang(t); ok {
 		s.applyWatchdogHang(l, h)
+		return
+	}
+	if (p.frt != nil || strings.Contains(t, "Not all ranks joining")) && p.frTraceField(l) {
 		return
 	}
 	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog") || strings.Contains(t, "Got completion from peer") {
@@ -425,8 +434,12 @@ func (p *ncclParser) nccl(l *line) bool {
 // failed"). Defeater: when the same host:pid later logs "Init COMPLETE",
 // NCCL fell back (NET/Socket) and the communicator works — the warning is
 // init noise, not the failure (NVIDIA/nccl#925 shows the failing case
-// without a completed init; horovod#685 the socket fallback).
-func ncclInitWarn(e string) bool { return e == "Call to ibv_" }
+// without a completed init; horovod#685 the socket fallback). RCCL's
+// start-up check 'Missing "amd_iommu=on" from kernel command line' is the
+// same kind: printed by init.cc before the communicator exists, so a
+// completed init of that process shows the IOMMU setting did not stop it
+// (ROCm/rccl's banner; crash-formats.md §12 lists it among RCCL warnings).
+func ncclInitWarn(e string) bool { return e == "Call to ibv_" || strings.HasPrefix(e, "Missing") }
 
 // transport records one transport error line (m: its NCCL debug prefix,
 // nil for a bare line).
@@ -576,4 +589,4 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer"}
+var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "Not all ranks joining", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer"}

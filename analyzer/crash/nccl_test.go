@@ -212,6 +212,7 @@ func TestNCCLInitVerbsWarningDefeatedByInitComplete(t *testing.T) {
 	sock := "h1:51203:51293 [3] NCCL INFO NET/Socket : Using [0]ens9f0:10.20.1.31<0>\n"
 	done := "h1:51203:51293 [3] NCCL INFO comm 0x55e23a1c0 rank 3 nranks 8 cudaDev 3 nvmlDev 3 busId 5d000 commId 0x4f1e2d3c4b5a6978 - Init COMPLETE\n"
 	other := "h1:51204:51294 [4] NCCL INFO comm 0x55e24a1c0 rank 4 nranks 8 cudaDev 4 nvmlDev 4 busId 9a000 commId 0x4f1e2d3c4b5a6978 - Init COMPLETE\n"
+	iommu := "mi300x-03:4120:4145 [0] /src/extlibs/rccl/build/hipify/src/init.cc:157 NCCL WARN Missing \"amd_iommu=on\" from kernel command line which can lead to system instablity or hang!\n"
 	qp := "worker-0:195626:198757 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error No such device\n"
 	for _, c := range []struct {
 		log  string
@@ -222,6 +223,10 @@ func TestNCCLInitVerbsWarningDefeatedByInitComplete(t *testing.T) {
 		{warn + sock + other, true},
 		{qp + "worker-0:195626:198757 [0] NCCL INFO transport/net_ib.cc:1077 -> 2\n", true},
 		{warn, true},
+		// RCCL's IOMMU start-up check, then that process's init completes
+		// (ROCm/rccl init.cc:157 wording; crash-formats.md §12)
+		{iommu + "mi300x-03:4120:4145 [0] NCCL INFO Init COMPLETE comm 0x55c1f30a4e10 rank 0 nranks 8 cudaDev 0 busId 5000 localSize 8 - Init COMPLETE\n", false},
+		{iommu, true},
 	} {
 		d := diagnoseWhole("nccl.log", []byte(c.log))
 		if got := hasClass(d, ClassRCCLTransport) != nil; got != c.want {
