@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
@@ -52,6 +53,15 @@ var (
 	rePFStatus  = lazyre.New(`(?:GC)?VM_L2_PROTECTION_FAULT_STATUS:(0x[0-9a-fA-F]+)`)
 	rePFClient  = lazyre.New(`Faulty UTCL2 client ID: (.*)$`)
 	rePFFlag    = lazyre.New(`\b(MORE_FAULTS|WALKER_ERROR|PERMISSION_FAULTS|MAPPING_ERROR|RW): (0x[0-9a-fA-F]+)`)
+	// the pre-gfx9 decode (gmc v6–v8, 4.x kernels): "GPU fault detected:
+	// 146 0x0000480c [for process P pid N thread T pid M]", then
+	// "VM_CONTEXT1_PROTECTION_FAULT_ADDR 0x…" (a page number),
+	// "VM_CONTEXT1_PROTECTION_FAULT_STATUS 0x…" and "VM fault (0x0c, vmid 4[,
+	// pasid 32773]) at page 0, read from 'TC4' (0x54433400) (72)"
+	reGMCHeader = lazyre.New(`GPU fault detected: (\d+) 0x[0-9a-fA-F]+(?: for process (\S*) pid (\d+) thread (\S*) pid (\d+))?`)
+	reGMCAddr   = lazyre.New(`VM_CONTEXT1_PROTECTION_FAULT_ADDR\s+(0x[0-9a-fA-F]+)`)
+	reGMCStatus = lazyre.New(`VM_CONTEXT1_PROTECTION_FAULT_STATUS\s+(0x[0-9a-fA-F]+)`)
+	reGMCVMF    = lazyre.New(`VM fault \(0x[0-9a-fA-F]+, vmid (\d+)(?:, pasid \d+)?\) at page \d+, (read from|write to) '([^']*)'`)
 	reBDF       = lazyre.New(`amdgpu (\S+):`)
 	rePCIBDF    = lazyre.New(`\b([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b`)
 	reOOMKill   = lazyre.New(`oom-kill:.*?task=([^,]+),pid=(\d+)`)
@@ -404,6 +414,9 @@ func extractPageFaultLine(t string) (pfLine, bool) {
 		}
 		return x, true
 	}
+	if strings.Contains(t, "GPU fault detected: ") || strings.Contains(t, "VM_CONTEXT1_PROTECTION_FAULT_") || strings.Contains(t, "VM fault (") {
+		return extractGMCFaultLine(t, x)
+	}
 	switch {
 	case strings.Contains(t, "rocess "):
 		if m := rePFProcess.FindStringSubmatch(t); m != nil {
@@ -430,6 +443,42 @@ func extractPageFaultLine(t string) (pfLine, bool) {
 			x.kind, x.flag, x.val = pfFlag, m[1], m[2]
 			return x, true
 		}
+	}
+	return pfLine{}, false
+}
+
+// extractGMCFaultLine reads the pre-gfx9 decode (reGMCHeader …) into the
+// same facts: the header opens the record (with its process when printed),
+// FAULT_ADDR is the faulting page number (the address is page << 12), the
+// "VM fault (…)" line names the vmid and the client ('TC3' = texture cache,
+// a shader's vector memory access).
+func extractGMCFaultLine(t string, x pfLine) (pfLine, bool) {
+	if m := reGMCHeader.FindStringSubmatch(t); m != nil {
+		x.kind, x.hub = pfHeader, "gmc"
+		if m[3] != "" {
+			x.process, x.pid = m[2], atoiDef(m[3], 0)
+		}
+		return x, true
+	}
+	if m := reGMCAddr.FindStringSubmatch(t); m != nil {
+		x.kind = pfAddr
+		if v, ok := addrValue(m[1]); ok {
+			x.addr = "0x" + strconv.FormatUint(v<<12, 16)
+		}
+		return x, x.addr != ""
+	}
+	if m := reGMCStatus.FindStringSubmatch(t); m != nil {
+		x.kind, x.status = pfStatus, m[1]
+		return x, true
+	}
+	if m := reGMCVMF.FindStringSubmatch(t); m != nil {
+		x.kind, x.vmid, x.client = pfClient, m[1], m[3]
+		if m[2] == "write to" {
+			x.flag, x.val = "RW", "0x1"
+		} else {
+			x.flag, x.val = "RW", "0x0"
+		}
+		return x, true
 	}
 	return pfLine{}, false
 }
@@ -524,6 +573,12 @@ func (p *dmesgParser) pageFault(l *line) bool {
 		pf.status = x.status
 	case pfClient:
 		pf.client = x.client
+		if x.vmid != "" && pf.vmid == "" {
+			pf.vmid = x.vmid
+		}
+		if x.flag != "" {
+			pf.flags[x.flag] = x.val
+		}
 	case pfFlag:
 		pf.flags[x.flag] = x.val
 	}
@@ -663,6 +718,8 @@ func clientMeaning(cl string) string {
 	switch {
 	case strings.HasPrefix(cl, "TCP"):
 		return "TCP = shader vector memory access: a kernel bug (out-of-bounds / bad pointer)"
+	case strings.HasPrefix(cl, "TC"):
+		return "TC = texture cache channel (gfx8 and older): a shader's vector memory access, a kernel bug (out-of-bounds / bad pointer)"
 	case strings.HasPrefix(cl, "SDMA"):
 		return "SDMA = copy engine (memcpy, IPC): driver / DMA path, not a shader bug"
 	case strings.HasPrefix(cl, "CPF"):
@@ -781,9 +838,9 @@ func (p *dmesgParser) xid(l *line) {
 // pageFaultKeywords: a line can be part of a page-fault decode only when
 // it holds one of them (the decode lines of kernels that print no
 // "amdgpu <BDF>:" prefix hold the last five).
-var pageFaultKeywords = []string{"amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION"}
+var pageFaultKeywords = []string{"amdgpu", "GPU fault detected: ", "VM_CONTEXT1_PROTECTION_FAULT_", "VM fault (", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION"}
 
 // dmesgKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var dmesgKeywords = []string{"ACCESS_TYPE_", "amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: "}
+var dmesgKeywords = []string{"ACCESS_TYPE_", "amdgpu", "GPU fault detected: ", "VM_CONTEXT1_PROTECTION_FAULT_", "VM fault (", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: "}

@@ -21,11 +21,15 @@
 // turns facts into findings and names what defeats it; a parser is a thin
 // loop that calls an extractor and hands the fact to its rule. Converted:
 //   - rocr.go / rocrfacts.go: VM fault, memory error ("Memory in use" is a
-//     consequence after an earlier GPU error), HW exception, offload fault,
+//     consequence after an earlier GPU error), HW exception, offload fault
+//     (also the older plugin's "AMDGPU fatal error 1: Memory access fault by GPU n"),
 //     legacy fault lines (also the pre-release debugger's "Memory access
 //     fault by GPU agent: …" header), fault event, faulting page, CLR
 //     Memory Fault Error;
-//   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels)
+//   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels;
+//     the pre-gfx9 "GPU fault detected: 146 …" / VM_CONTEXT1_PROTECTION_FAULT_ADDR
+//     (a page number) / "VM fault (…, vmid N) at page …, read from 'TC4'"
+//     decode by extractGMCFaultLine)
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, any other vmid-0 fault without a process = the driver's own
 //     VM → dma_driver_fault, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
@@ -138,7 +142,9 @@
 //     the POSIX signal),
 //     extractGoSignal ("signal: aborted"), deathlines.go's
 //     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
-//     worker (pid N) is killed by signal", the Go runtime's SIGSEGV) → the
+//     worker (pid N) is killed by signal", the Go runtime's SIGSEGV, the
+//     kernel's "comm[pid]: segfault at …" / "traps: comm[pid] general
+//     protection fault ip:…" and auditd's ANOM_ABEND sig=N) → the
 //     pid a death line names is the culprit when alone (deathNamed),
 //     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal
@@ -167,7 +173,9 @@
 //     launch), extractTritonLoadBinaryNull (the launcher's load_binary
 //     returned NULL, short or CPython SystemError form),
 //     extractTritonLaunch ("k[grid]("),
-//     extractTritonOutOfResources (per-block shared memory over the limit),
+//     extractTritonOutOfResources (per-block shared memory over the limit;
+//     a text hard-wrapped after "shared memory," is joined with its next
+//     "Required: …" line by tritonParser.oorHead),
 //     extractTritonCacheFrame / extractTritonCachePath → tritonCacheFailure
 //     (an exception raised in Triton's cache manager or naming a Triton
 //     cache file is seed 000 pattern 4, not an application error);

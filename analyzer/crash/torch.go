@@ -509,7 +509,7 @@ type torchErrFact struct {
 	cudaName string // the first error name when it is a cudaError* one
 }
 
-var torchErrPhrases = []string{"device-side assert triggered", "an illegal memory access was encountered", "invalid device function", "no kernel image is available for execution on the device", "unspecified launch failure", "the launch timed out and was terminated", "uncorrectable ECC error encountered", "misaligned address", "an illegal instruction was encountered"}
+var torchErrPhrases = []string{"device-side assert triggered", "an illegal memory access was encountered", "invalid device function", "no kernel image is available for execution on the device", "device kernel image is invalid", "unspecified launch failure", "the launch timed out and was terminated", "uncorrectable ECC error encountered", "misaligned address", "an illegal instruction was encountered"}
 
 func extractTorchError(t string) torchErrFact {
 	var x torchErrFact
