@@ -23,6 +23,11 @@ type ncclParser struct {
 	// init-time verbs warnings per "host:pid", held until the file ends:
 	// the same process's later "Init COMPLETE" defeats them (ncclInitWarn)
 	initWarn map[string]*line
+	// RCCL's start-up advisories ('Missing "amd_iommu=on" from kernel
+	// command line which can lead to system instablity or hang!'), held
+	// until the file ends: they only support a transport failure found
+	// elsewhere, never make one (ncclAdvisory)
+	advisory []*line
 	frt      *frTraceRec // open fr_trace report (frtrace.go)
 }
 
@@ -88,6 +93,7 @@ func (p *ncclParser) beginFile(*Session) {
 	p.tableRank, p.tableLine, p.tablePID = -1, 0, 0
 	p.wrap, p.wrapText = nil, ""
 	p.initWarn = nil
+	p.advisory = nil
 	p.frt = nil
 }
 
@@ -99,13 +105,16 @@ func (p *ncclParser) endFile() {
 	sort.Strings(keys)
 	for _, k := range keys {
 		l := p.initWarn[k]
-		e := "Call to ibv_"
-		if strings.Contains(l.text, "Missing \"amd_iommu=on\"") {
-			e = "Missing \"amd_iommu=on\""
-		}
-		p.transport(l, l.text, reNCCLLine.FindStringSubmatch(l.text), e)
+		p.transport(l, l.text, reNCCLLine.FindStringSubmatch(l.text), "Call to ibv_")
 	}
 	p.initWarn = nil
+	if a := p.s.b.get(ClassRCCLTransport); a != nil && len(p.advisory) > 0 {
+		for _, l := range p.advisory {
+			a.evidence(l.ev(p.s))
+		}
+		a.note("RCCL's start-up check found the IOMMU not set up for P2P (amd_iommu=on iommu=pt): a likely cause of the transport failure")
+	}
+	p.advisory = nil
 	if p.wrap != nil {
 		w, _ := extractWatchdog(p.wrapText)
 		p.s.applyWatchdog(p.wrap, w)
@@ -411,6 +420,12 @@ func (p *ncclParser) nccl(l *line) bool {
 	}
 	for _, e := range ncclTransportErrors {
 		if strings.Contains(t, e) {
+			if ncclAdvisory(e) {
+				if len(p.advisory) < 4 {
+					p.advisory = append(p.advisory, keepLine(l))
+				}
+				return true
+			}
 			if ncclInitWarn(e) && m != nil && m[2] != "" {
 				// hold it: NCCL falls back (IB → socket) and may still
 				// complete the init of this process
@@ -435,11 +450,16 @@ func (p *ncclParser) nccl(l *line) bool {
 // NCCL fell back (NET/Socket) and the communicator works — the warning is
 // init noise, not the failure (NVIDIA/nccl#925 shows the failing case
 // without a completed init; horovod#685 the socket fallback). RCCL's
-// start-up check 'Missing "amd_iommu=on" from kernel command line' is the
-// same kind: printed by init.cc before the communicator exists, so a
-// completed init of that process shows the IOMMU setting did not stop it
-// (ROCm/rccl's banner; crash-formats.md §12 lists it among RCCL warnings).
-func ncclInitWarn(e string) bool { return e == "Call to ibv_" || strings.HasPrefix(e, "Missing") }
+// start-up check 'Missing "amd_iommu=on" from kernel command line' is
+// advice, not a failure (ncclAdvisory).
+func ncclInitWarn(e string) bool { return e == "Call to ibv_" }
+
+// ncclAdvisory: RCCL's start-up advice ('Missing "amd_iommu=on" from kernel
+// command line which can lead to system instablity or hang!', printed with
+// its siblings for "iommu=pt" and HSA_FORCE_FINE_GRAIN_PCIE on every init,
+// ROCm/rccl#1026, #908) says what may go wrong, not that anything did: it
+// supports a transport failure of the same file, alone it is no finding.
+func ncclAdvisory(e string) bool { return strings.HasPrefix(e, "Missing") }
 
 // transport records one transport error line (m: its NCCL debug prefix,
 // nil for a bare line).
