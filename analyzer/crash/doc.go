@@ -6,7 +6,8 @@
 // Input is pushed as bytes, file by file, in chunks of any size (see
 // Session). Every line is normalised (ANSI codes, carriage-return debris and
 // known line prefixes removed — log stamps, launcher relays such as
-// accelerate's "stderr: " and Open MPI's "[1,3]<stderr>:") and handed to one small parser per format;
+// accelerate's "stderr: ", Open MPI's "[1,3]<stderr>:" and srun --label's
+// "3: " before a known log shape) and handed to one small parser per format;
 // a one-pass keyword prefilter (prefilter.go) hands each line only to the
 // parsers that can use it, so lines that match nothing cost one scan and no
 // allocation.
@@ -83,7 +84,9 @@
 //     fact: attach pid, section header, "No … are currently active", agent /
 //     queue / dispatch / lane / wave rows, lane switch, bt frame, host
 //     thread, gdb's "[Inferior N (process P) detached]" naming the dump's
-//     pid) with extractGdbAttach, extractAgentRow, extractLaneRow;
+//     pid) with extractGdbAttach, extractAgentRow, extractLaneRow, and
+//     extractMIRecord (-i=mi: "^done,agents/queues/dispatches=[…]" and
+//     "=thread-group-started … pid" as the same facts);
 //     gdbdump.go's section state machine only cuts them into dumps;
 //   - launch_extract.go: extractThreadLimits, extractWGMax, extractLDSLimit
 //     (device limits; a zero maxThreadsDim is the driver bug, decided by
