@@ -815,6 +815,12 @@ func (p *dmesgParser) xid(l *line) {
 			reason = "Xid " + itoa(prev) + " (cause of Xid " + code + ": " + x.detail + ")"
 		}
 	}
+	if x.code == 13 && strings.Contains(x.detail, "Illegal Instruction") {
+		// the SM's warp exception names what trapped: "Illegal Instruction
+		// Encoding" / "… Parameter" is code the SM cannot run, not an
+		// out-of-range address
+		class, conf = ClassIllegalInstruction, 0.8
+	}
 	if class == "" {
 		return
 	}

@@ -55,6 +55,11 @@
 //     before any record of its device names the address line after it:
 //     dmesgParser.pendProc);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
+//   - xla.go: extractXLAOOM (XLA's RESOURCE_EXHAUSTED device allocation
+//     failure: JAX, TF's XLA path; a TPU's vmem is none) → vram_oom;
+//   - tensorrt.go: extractTRTOOM (TensorRT's logger: "Error Code 2:
+//     OutOfMemory", "Cuda Runtime (out of memory)", "Cuda Error in
+//     allocate: 2") → vram_oom, less sure (a builder may only skip a tactic);
 //   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
 //     the device's arch, named, or the 5.2–5.7 fallback to the generic
 //     TensileLibrary.dat without the arch, less sure) → arch_mismatch;
@@ -118,6 +123,9 @@
 //   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure
 //     → gpu_memory_fault; their ALLOC_FAILED, the handle or workspace not
 //     allocated on the device → vram_oom);
+//   - torch.go's extractTorchError also reads THC's "cuda runtime error
+//     (N)" as CUDA's wording and a driver-API CUDA_ERROR_X name alone;
+//   - dmesg.go's Xid 13 naming "Illegal Instruction" → illegal_instruction;
 //   - codes.go: cudaErrors / lookupCUDA (CUDA's reading of an error HIP
 //     reads otherwise or lacks — an illegal instruction, 715, whoever prints
 //     it; finalize.go hipReading undoes it on a ROCm session); error texts
@@ -131,7 +139,12 @@
 //     extractElasticRows (ChildFailedError rows, several when a paste ran
 //     them together; read by the table rule and the root-cause entry),
 //     extractWatchdogHang (the heartbeat monitor: "watchdog got stuck for N
-//     seconds"), extractNCCLCallFailure (a caller's report of a call's
+//     seconds"), watchdogTimedOut (the timeout check's frame, a rank's
+//     "dump signal due to a collective timeout"; "Some NCCL operations have
+//     failed or timed out" is a timeout only when no NCCL error of the
+//     file explains it, and a watchdog that caught an "NCCL error" is
+//     rccl_transport), bareNCCLError ("ncclRemoteError …", "NCCL Error 2:
+//     unhandled system error" without NCCL's debug prefix), extractNCCLCallFailure (a caller's report of a call's
 //     result code: RCCL's test bed, glog CHECKs) → rccl_transport for the
 //     library's own codes;
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),

@@ -23,6 +23,9 @@ type ncclParser struct {
 	// init-time verbs warnings per "host:pid", held until the file ends:
 	// the same process's later "Init COMPLETE" defeats them (ncclInitWarn)
 	initWarn map[string]*line
+	// "Some NCCL operations have failed or timed out" with no timeout read
+	// yet: a timeout at the file's end unless an NCCL error explains it
+	failedOrTimedOut *line
 	// RCCL's start-up advisories ('Missing "amd_iommu=on" from kernel
 	// command line which can lead to system instablity or hang!'), held
 	// until the file ends: they only support a transport failure found
@@ -58,6 +61,7 @@ var (
 	// a caller's report of an NCCL/RCCL API call's result code: RCCL's
 	// test bed ("Child process 0 fails NCCL call ncclGroupEnd with code 1")
 	// and glog CHECKs ("Check failed: dynload::ncclGroupEnd() == ncclSuccess (1 vs. 0)")
+	reNCCLErrorCode = lazyre.New(`NCCL Error (\d+): (unhandled system error|unhandled cuda error|internal error|remote process exited)`)
 	reNCCLCallCode  = lazyre.New(`fails NCCL call (nccl\w+) with code (\d+)`)
 	reNCCLCheckCode = lazyre.New(`Check failed: (?:[\w:]+::)?(nccl\w+)\([^)]*\) == ncclSuccess \((\d+) vs\. 0\)`)
 )
@@ -85,7 +89,7 @@ func extractNCCLCallFailure(t string) (ncclCallFailure, bool) {
 	return ncclCallFailure{call: m[1], code: atoiDef(m[2], 0)}, true
 }
 
-var ncclTransportErrors = []string{"Got completion from peer", "Cuda failure", "hipIpcGetMemHandle failed", "ncclUnhandledCudaError", "invalid device ordinal", "Missing \"amd_iommu=on\"", "ncclSystemError", "ncclInternalError", "ncclRemoteError", "ncclInvalidUsage", "NCCL error", "Call to ibv_", "connect() failed", "Connection refused", "Connection reset by peer",
+var ncclTransportErrors = []string{"Got completion from peer", "NCCL Error ", "Cuda failure", "hipIpcGetMemHandle failed", "ncclUnhandledCudaError", "invalid device ordinal", "Missing \"amd_iommu=on\"", "ncclSystemError", "ncclInternalError", "ncclRemoteError", "ncclInvalidUsage", "NCCL error", "Call to ibv_", "connect() failed", "Connection refused", "Connection reset by peer",
 	// the socket transport and proxy losing a peer (nccl_test.go cites the threads)
 	"Connection closed by remote peer", "Software caused connection abort", "Broken pipe", "Socket recv failed", "Failed to execute operation Connect"}
 
@@ -93,6 +97,7 @@ func (p *ncclParser) beginFile(*Session) {
 	p.tableRank, p.tableLine, p.tablePID = -1, 0, 0
 	p.wrap, p.wrapText = nil, ""
 	p.initWarn = nil
+	p.failedOrTimedOut = nil
 	p.advisory = nil
 	p.frt = nil
 }
@@ -108,6 +113,16 @@ func (p *ncclParser) endFile() {
 		p.transport(l, l.text, reNCCLLine.FindStringSubmatch(l.text), "Call to ibv_")
 	}
 	p.initWarn = nil
+	if l := p.failedOrTimedOut; l != nil {
+		p.failedOrTimedOut = nil
+		s := p.s
+		if s.b.get(ClassCollectiveTimeout) == nil && s.b.get(ClassRCCLTransport) == nil {
+			a := s.b.add(s, ClassCollectiveTimeout, l, 0.7)
+			if r := submatch(reRankTag, l.text); r != "" {
+				a.rank(atoiDef(r, -1))
+			}
+		}
+	}
 	if a := p.s.b.get(ClassRCCLTransport); a != nil && len(p.advisory) > 0 {
 		for _, l := range p.advisory {
 			a.evidence(l.ev(p.s))
@@ -377,14 +392,30 @@ func (p *ncclParser) nccl(l *line) bool {
 		}
 		return true
 	}
-	if containsAny(t, "Some NCCL operations have failed or timed out", "Process group watchdog thread terminated with exception", "Exception raised from checkTimeout", "To avoid data inconsistency, we are taking the entire process down") {
-		if a := s.b.get(ClassCollectiveTimeout); a != nil || strings.Contains(t, "timed out") || strings.Contains(t, "checkTimeout") {
+	if strings.Contains(t, "dump signal due to a collective timeout") {
+		// a rank told to dump because some rank timed out: the timeout is
+		// known, the receiving rank is no failing rank. Without c10d's
+		// rank tag the sentence is quoted prose.
+		if submatch(reRankTag, t) != "" && s.b.get(ClassCollectiveTimeout) == nil {
+			s.b.add(s, ClassCollectiveTimeout, l, 0.7)
+		}
+		return true
+	}
+	if containsAny(t, "Some NCCL operations have failed or timed out", "Process group watchdog thread terminated with exception", "Exception raised from checkTimeout", "To avoid data inconsistency, we are taking the entire process down", "WorkNCCL::checkTimeout(") {
+		if a := s.b.get(ClassCollectiveTimeout); a != nil || watchdogTimedOut(t) {
 			a = s.b.add(s, ClassCollectiveTimeout, l, 0.7)
 			if r := submatch(reRankTag, t); r != "" {
 				a.rank(atoiDef(r, -1))
 			}
+		} else if strings.Contains(t, "failed or timed out") && !strings.Contains(t, "NCCL error") && p.failedOrTimedOut == nil {
+			// failed or timed out: a timeout unless the file shows the
+			// NCCL error that failed it (endFile decides)
+			p.failedOrTimedOut = keepLine(l)
 		}
-		return true
+		if !strings.Contains(t, "NCCL error") {
+			return true
+		}
+		// the watchdog caught an NCCL error, not a timeout: read it below
 	}
 	if m := reRCCLVersion.FindStringSubmatch(t); m != nil {
 		f.notes = appendCap(f.notes, "RCCL version "+m[1], 8)
@@ -406,7 +437,7 @@ func (p *ncclParser) nccl(l *line) bool {
 	// the IB transport's completion error is NCCL's own wording even when
 	// the paste dropped the debug prefix (an issue title: NVIDIA/nccl#1664)
 	bareIB := m == nil && strings.Contains(t, "NET/IB") && strings.Contains(t, "Got completion from peer")
-	if m == nil && !bareIB && !strings.Contains(t, "ncclUnhandledCudaError") && !strings.Contains(t, "NCCL error") {
+	if m == nil && !bareIB && !strings.Contains(t, "ncclUnhandledCudaError") && !strings.Contains(t, "NCCL error") && !bareNCCLError(t) {
 		return false
 	}
 	if m != nil {
@@ -442,6 +473,25 @@ func (p *ncclParser) nccl(l *line) bool {
 		}
 	}
 	return true
+}
+
+// watchdogTimedOut: the watchdog's line says a collective timed out — its
+// timeout check threw ("Exception raised from checkTimeout", a
+// WorkNCCL::checkTimeout frame), a "dump signal due to a collective
+// timeout", or "timed out" itself. "Some NCCL operations have failed or
+// timed out" says neither: it follows an NCCL error as well.
+func watchdogTimedOut(t string) bool {
+	return strings.Contains(t, "checkTimeout") || strings.Contains(t, "collective timeout") ||
+		strings.Contains(strings.ReplaceAll(t, "failed or timed out", ""), "timed out")
+}
+
+// bareNCCLError: NCCL's error report without the debug prefix — PyTorch's
+// "ncclRemoteError: A call failed …" / "Last error:" block, the socket
+// transport's "socketProgressOpt: Call to recv … failed", and the
+// "NCCL Error 2: unhandled system error" of older torch and cupy.
+func bareNCCLError(t string) bool {
+	return containsAny(t, "ncclRemoteError", "ncclSystemError", "ncclInternalError", "socketProgressOpt: ", "socketProgress: ") ||
+		strings.Contains(t, "NCCL Error ") && reNCCLErrorCode.MatchString(t)
 }
 
 // ncclInitWarn: a verbs call failing while NCCL probes the network at
