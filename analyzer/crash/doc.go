@@ -176,6 +176,12 @@
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
 //     collective, or whose stack differs from all others); progressed (two
 //     dumps of one process in different functions: slow, not hung);
+//     pyspycoll.go: distCollective (a thread inside torch.distributed's /
+//     DeepSpeed's collective calls) → pyspyCollectiveHang (alone in the
+//     evidence, and no process standing out: collective_timeout, not
+//     cpu_hang); pyspyjson.go: extractPySpyJSON (py-spy dump --json, also
+//     wrapped as {"Ok": {"stack_traces"}} or {"threads"}) rewritten as the
+//     text dump and read by the same parser (PySpyJSON routes it as a log);
 //   - torch.go: extractTraceFrame (faulthandler: the "Current thread"
 //     block's first frame is the crash location), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
