@@ -759,11 +759,13 @@ func matchMethod(ins []Instance) string {
 
 // explain tells why the late rank was late at in: its GPU had more work
 // before the collective than its peers (naming the kernels it ran more of),
-// or its host launched the collective late (the kernel started as soon as
-// it was launched, after the peers had started).
+// its GPU held the launched kernel far longer than its peers' with none of
+// its traced work running (a delay on the GPU's side the trace does not
+// show), or its host launched the collective late (the kernel started
+// as soon as it was launched, after the peers had started).
 func explain(in *Instance, rank int) string {
 	late := in.last
-	var peerBusy []int64
+	var peerBusy, peerDelay []int64
 	peerTop := map[string][]int64{}
 	firstStart := int64(1<<63 - 1)
 	for i, op := range in.peers {
@@ -771,6 +773,9 @@ func explain(in *Instance, rank int) string {
 			continue
 		}
 		peerBusy = append(peerBusy, op.Busy)
+		if op.Delay >= 0 {
+			peerDelay = append(peerDelay, op.Delay)
+		}
 		firstStart = min(firstStart, op.Start)
 		for _, k := range op.Top {
 			peerTop[k.Name] = append(peerTop[k.Name], k.NS)
@@ -803,6 +808,9 @@ func explain(in *Instance, rank int) string {
 			why += "; extra: " + strings.Join(names, ", ")
 		}
 		return why
+	case late.Delay >= 0 && len(peerDelay) == len(peerBusy) && 2*(late.Delay-median(peerDelay)) >= lateBy:
+		return fmt.Sprintf("its GPU started it late: %s ms after both its launch and the end of its previous GPU op, with none of its traced work running (its peers: a median %s µs): the delay is on its GPU's side, outside the trace",
+			ms(US(late.Delay)), US(median(peerDelay)))
 	case queue >= 0 && late.Launch > firstStart && 2*queue < lateBy:
 		why := fmt.Sprintf("its host launched late: the launch came %s ms after the first peer's kernel had started, and the kernel ran %s µs after its launch (the GPU had nothing queued)",
 			ms(US(late.Launch-firstStart)), US(queue))
