@@ -605,16 +605,31 @@ func (in *Instance) beyond() US {
 // own: less than half its excess) is carried, and among the instances at
 // least half as far past usual as the step's largest, one that is not
 // carried is named first, a stall before others, then the largest.
+//
+// A persistent straggler — a rank a little slow before every collective of
+// several steps — is late by less than the natural swings at each, and its
+// usual offset (the median of ±16 neighbours, all of them late too) takes
+// in most of the shift: its stalls in the step are many and small. So a
+// stall also counts when its rank's stalls in the step together reach half
+// the step's largest excess (the H200 TP=2 pair: 15 stalls of 0.16–1.5 ms
+// by GPU work on rank 1 in one step against rank 0's natural 3 ms). A
+// constant clock offset between hosts gives no stall — it moves every
+// instance alike, so the usual offset takes it in whole, and the GPU work
+// is unchanged — and so is never summed here.
 func (res *Result) arose(unusual []*Instance, first map[string]*Instance) *Instance {
 	var top US
+	stalled := map[int]US{}
 	for _, in := range unusual {
 		top = max(top, in.beyond())
+		if in.Stall {
+			stalled[in.LastRank] = addUS(stalled[in.LastRank], in.beyond())
+		}
 	}
 	var best *Instance
 	bestCarried := false
 	for _, in := range unusual {
 		e := in.beyond()
-		if e < top/2 {
+		if e < top/2 && !(in.Stall && stalled[in.LastRank] >= top/2) {
 			continue
 		}
 		carried := first[rankKey(in)] == in && res.own(in) < int64(e)/2
