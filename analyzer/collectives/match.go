@@ -503,6 +503,7 @@ func (res *Result) steps() {
 		unusual []*Instance
 		// first: the step's first instance of each group of ranks
 		first map[string]*Instance
+		all   []*Instance
 		n     int
 		skew  US
 	}
@@ -520,6 +521,7 @@ func (res *Result) steps() {
 			order = append(order, in.Step)
 		}
 		a.n++
+		a.all = append(a.all, in)
 		a.skew = addUS(a.skew, in.Skew)
 		a.late[in.LastRank] = addUS(a.late[in.LastRank], in.Skew)
 		if a.max == nil || in.Skew > a.max.Skew {
@@ -574,6 +576,13 @@ func (res *Result) steps() {
 			r := u.LastRank
 			row.StragglerRank, row.Lateness, row.Collective = r, a.late[r], u.Label()
 			at = u
+		} else if r, w, l := res.notCarried(a.all, a.first); w != nil && r != best && 2*l >= bestLate {
+			// without a usual, lateness carried into the step counts last
+			// (see arose; DLRM's one step opens with rank 7 7.6 ms late at
+			// send/recv #0, its host's entry into the step) when what arose
+			// in the step is at least half as much (as arose's half)
+			row.StragglerRank, row.Lateness, row.Collective = r, a.late[r], w.Label()
+			at = w
 		}
 		if at != nil {
 			row.Reason = explain(at, row.StragglerRank)
@@ -642,6 +651,33 @@ func (res *Result) arose(unusual []*Instance, first map[string]*Instance) *Insta
 		}
 	}
 	return best
+}
+
+// notCarried is the rank whose late arrivals cost the most skew in a step
+// once the delays carried into it are left out — at the step's first
+// collective (of its ranks), where the rank's own time to reach it (own)
+// explains less than half its skew — its worst such instance and that
+// lateness; nil when every late arrival was carried.
+func (res *Result) notCarried(all []*Instance, first map[string]*Instance) (int, *Instance, US) {
+	late := map[int]US{}
+	worst := map[int]*Instance{}
+	for _, in := range all {
+		if in.Skew <= 0 || first[rankKey(in)] == in && res.own(in) < int64(in.Skew)/2 {
+			continue
+		}
+		r := in.LastRank
+		late[r] = addUS(late[r], in.Skew)
+		if w := worst[r]; w == nil || in.Skew > w.Skew {
+			worst[r] = in
+		}
+	}
+	best := -1
+	for r, l := range late {
+		if best < 0 || l > late[best] || l == late[best] && r < best {
+			best = r
+		}
+	}
+	return best, worst[best], late[best]
 }
 
 // rankKey is an instance's ranks as text ("0,1,"): its group of ranks.

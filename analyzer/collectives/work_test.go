@@ -217,3 +217,36 @@ func TestReasonOrphanGEMMOtherStream(t *testing.T) {
 		t.Errorf("reason %q, want the extra GEMM named", s.Reason)
 	}
 }
+
+// One step, no usual (6 instances): rank 3 enters the step 6 ms late at
+// its first collective, with no more time of its own to reach it (its
+// host's entry, carried into the step); rank 1's host falls 1.5 ms behind
+// at #2 and stays behind (4 × 1.5 ms). The step's straggler is rank 1, at
+// #2 where its delay arose; without rank 1's delay, rank 3 stays.
+func TestStepStragglerNotCarried(t *testing.T) {
+	mk := func(slow bool) []*Summary {
+		var sums []*Summary
+		for r := 0; r < 4; r++ {
+			s := &Summary{Version: SummaryVersion, Rank: r, File: "r" + itoa(r), Steps: []Step{{Name: "ProfilerStep#1", Start: 0, End: 100_000_000}}}
+			for i := 0; i < 6; i++ {
+				t0 := int64(i)*10_000_000 + 7_000_000
+				start := t0 + int64(10_000*((r+i)%3))
+				if r == 3 && i == 0 {
+					start += 6_000_000
+				}
+				if r == 1 && slow && i >= 2 {
+					start += 1_500_000 - int64(10_000*i)
+				}
+				s.Ops = append(s.Ops, Op{Kind: "allreduce", PG: "0", Seq: -1, Bytes: -1, Launch: start - 10_000, Start: start, End: t0 + 8_000_000, Busy: 1_000_000, Delay: 10_000, Step: 0})
+			}
+			sums = append(sums, s)
+		}
+		return sums
+	}
+	if s := Match(mk(true)).Steps[0]; s.StragglerRank != 1 || s.Collective == "allreduce #0 (pg 0)" || s.Collective == "allreduce #1 (pg 0)" {
+		t.Errorf("step %+v, want rank 1 at #2–#5", s)
+	}
+	if s := Match(mk(false)).Steps[0]; s.StragglerRank != 3 || s.Collective != "allreduce #0 (pg 0)" {
+		t.Errorf("unplanted: step %+v, want rank 3 at #0 (nothing else late)", s)
+	}
+}
