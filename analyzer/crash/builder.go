@@ -40,6 +40,8 @@ type facts struct {
 	gpuArch          []string      // gfx names seen
 	override         string        // HSA_OVERRIDE_GFX_VERSION value
 	gfx              overrideFacts // override vs the device's arch (override.go)
+	progress         progressFacts // generation going on (progress.go)
+	build            buildFacts    // the gfx targets a build names (buildtarget.go)
 	vramText         string
 	kernelAPI        kernelAPIFact
 	disasm           []*disasmBlock // disassembly blocks not attached to waves

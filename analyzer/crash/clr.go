@@ -58,7 +58,10 @@ var (
 )
 
 func (p *clrParser) beginFile(*Session) { p.pkt, p.abort, p.funcs = packetDump{}, queueAbort{}, nil }
-func (p *clrParser) endFile()           { p.s.applyOverrideMismatch() }
+func (p *clrParser) endFile() {
+	p.s.applyOverrideMismatch()
+	p.s.applyBuildTargetMismatch()
+}
 
 func (p *clrParser) line(l *line) {
 	t := l.text
@@ -68,6 +71,9 @@ func (p *clrParser) line(l *line) {
 	}
 	if d, ok := extractDeviceArch(t); ok {
 		s.noteDeviceArch(l, d)
+	}
+	if b, ok := extractBuildTargets(t); ok {
+		s.noteBuildTargets(l, b)
 	}
 	if strings.Contains(t, "gfx") {
 		s.noteArch(t)

@@ -155,6 +155,9 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 	if c, ok := frCulprit(inc, mk); ok {
 		add(c, prioFlight)
 	}
+	if c, ok := frTraceCulprit(inc, mk); ok {
+		add(c, prioFlight)
+	}
 	// 4. NCCL_DEBUG=INFO / watchdog: a rank that called another collective
 	// at the same opCount / SeqNum (ncclops.go)
 	if c, ok := opDivergenceCulprit(inc, mk); ok {

@@ -31,6 +31,15 @@ var (
 	// the Go runtime's fatal signal: "SIGSEGV: segmentation violation" (the
 	// panic header) and "[signal SIGSEGV: segmentation violation code=…]"
 	reGoRuntimeSig = lazyre.New(`(?:^|\[signal |stderr: )(SIGSEGV|SIGBUS): (?:segmentation violation|bus error)`)
+	// the kernel's own report of a user process it signalled (dmesg, journal):
+	// "python3[15122]: segfault at 20 ip 00007f44bdeb40a7 sp … error 4 in
+	// libamdhip64.so[…]" and x86's "traps: python[3097] general protection
+	// fault ip:7f00fdcb09df sp:… error:0 in libamdhip64.so.7.2.70201[…]"
+	// (a GPF is delivered as SIGSEGV); the number in brackets is the task's pid
+	reKernelSegv = lazyre.New(`([^\s\[\]]{1,16})\[(\d+)\]:? (?:segfault at [0-9a-fA-F]+ ip [0-9a-fA-F]+ sp [0-9a-fA-F]+ error|general protection fault ip:[0-9a-fA-F]+ sp:[0-9a-fA-F]+ error:)`)
+	// auditd's abnormal-end record: "audit[40923]: ANOM_ABEND auid=1000 …
+	// pid=40923 comm="python3" exe=… sig=11 res=1"
+	reAnomAbend = lazyre.New(`ANOM_ABEND .*?\bpid=(\d+)\b.*?\bsig=(\d+)\b`)
 )
 
 var zshSignal = map[string]string{
@@ -60,6 +69,18 @@ func extractSignalDeath(raw, t string) (signalDeath, bool) {
 			}
 			if sig != "" {
 				return signalDeath{sig: sig, src: "gdb (core file)"}, true
+			}
+		}
+	}
+	if strings.Contains(t, "]: segfault at ") || strings.Contains(t, "] general protection fault ip:") {
+		if m := reKernelSegv.FindStringSubmatch(t); m != nil {
+			return signalDeath{pid: atoiDef(m[2], 0), sig: "SIGSEGV", src: "kernel (" + m[1] + ")"}, true
+		}
+	}
+	if strings.Contains(t, "ANOM_ABEND") {
+		if m := reAnomAbend.FindStringSubmatch(t); m != nil {
+			if sig := signalNames[atoiDef(m[2], 0)]; sig != "" {
+				return signalDeath{pid: atoiDef(m[1], 0), sig: sig, src: "audit"}, true
 			}
 		}
 	}

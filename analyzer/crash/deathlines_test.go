@@ -23,6 +23,14 @@ func TestSignalDeathLines(t *testing.T) {
 		{"https://github.com/PTRFRLL/nv-docker-trex/issues/26", "init.sh: line 7: 9 Segmentation fault ./t-rex -c /config/config.json", ClassHostSegfault, 9},
 		{"https://github.com/datong-new/Point-GNN.pytorch/issues/12", "train.sh: line 2: 48996 Segmentation fault      (core dumped) python3 mytrain.py configs/car_auto_T3_train_train_config configs/car_auto_T3_train_config --dataset_root_dir data", ClassHostSegfault, 48996},
 		{"https://github.com/ArjunaCluster/ArjunaUsers/issues/52", "/var/spool/slurmd/job00191/slurm_script: line 28:  8156 Killed                  python3 main.py", ClassHostOOMKill, 8156},
+		// the kernel's report of the process it signalled (dmesg / journal)
+		{"https://github.com/vladmandic/sdnext/issues/2252", "[Mon Sep 25 20:37:11 2023] python3[15122]: segfault at 20 ip 00007f44bdeb40a7 sp 00007f417aa34010 error 4 in libamdhip64.so[7f44bde00000+3f3000] likely on CPU 10 (core 2, socket 0)", ClassHostSegfault, 15122},
+		{"https://github.com/vladmandic/sdnext/issues/2432", "```[23596.859870] python3[119375]: segfault at 20 ip 00007f0b49eb0527 sp 00007f086bffca30 error 4 in libamdhip64.so[7f0b49e00000+3ec000] likely on CPU 9 (core 4, socket 0)", ClassHostSegfault, 119375},
+		{"https://github.com/pop-os/cosmic-comp/issues/2626", "Jul 24 12:26:21 macross kernel: tokio-rt-worker[3976]: segfault at 29c ip 0000758b29614d2c sp 0000758b099fe2e0 error 6 in libwayland-client.so.0.23.1[758b29612000+6000] likely on CPU 1 (core 1, socket 0)", ClassHostSegfault, 3976},
+		{"https://github.com/ROCm/legacy-rocm-build/issues/6143", "[   74.444098] traps: python[3097] general protection fault ip:7f00fdcb09df sp:7efe60cfa850 error:0 in libamdhip64.so.7.2.70201[2b09df,7f00fda23000+481000]", ClassHostSegfault, 3097},
+		{"https://github.com/vladmandic/sdnext/issues/913", `audit[40923]: ANOM_ABEND auid=1000 uid=1000 gid=1000 ses=2 subj=unconfined pid=40923 comm="python3" exe="/usr/bin/python3.10" sig=11 res=1`, ClassHostSegfault, 40923},
+		// a kernel oops' own GPF header names no user process
+		{"https://github.com/ROCm/legacy-rocm-build/issues/484 (oops form)", "[  193.780892] general protection fault: 0000 [#1] SMP NOPTI", "", 0},
 		// prose about the signal is none
 		{"prose", "The segmentation violation happens when the program reads a freed pointer.", "", 0},
 	}

@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
@@ -52,6 +53,15 @@ var (
 	rePFStatus  = lazyre.New(`(?:GC)?VM_L2_PROTECTION_FAULT_STATUS:(0x[0-9a-fA-F]+)`)
 	rePFClient  = lazyre.New(`Faulty UTCL2 client ID: (.*)$`)
 	rePFFlag    = lazyre.New(`\b(MORE_FAULTS|WALKER_ERROR|PERMISSION_FAULTS|MAPPING_ERROR|RW): (0x[0-9a-fA-F]+)`)
+	// the pre-gfx9 decode (gmc v6–v8, 4.x kernels): "GPU fault detected:
+	// 146 0x0000480c [for process P pid N thread T pid M]", then
+	// "VM_CONTEXT1_PROTECTION_FAULT_ADDR 0x…" (a page number),
+	// "VM_CONTEXT1_PROTECTION_FAULT_STATUS 0x…" and "VM fault (0x0c, vmid 4[,
+	// pasid 32773]) at page 0, read from 'TC4' (0x54433400) (72)"
+	reGMCHeader = lazyre.New(`GPU fault detected: (\d+) 0x[0-9a-fA-F]+(?: for process (\S*) pid (\d+) thread (\S*) pid (\d+))?`)
+	reGMCAddr   = lazyre.New(`VM_CONTEXT1_PROTECTION_FAULT_ADDR\s+(0x[0-9a-fA-F]+)`)
+	reGMCStatus = lazyre.New(`VM_CONTEXT1_PROTECTION_FAULT_STATUS\s+(0x[0-9a-fA-F]+)`)
+	reGMCVMF    = lazyre.New(`VM fault \(0x[0-9a-fA-F]+, vmid (\d+)(?:, pasid \d+)?\) at page \d+, (read from|write to) '([^']*)'`)
 	reBDF       = lazyre.New(`amdgpu (\S+):`)
 	rePCIBDF    = lazyre.New(`\b([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b`)
 	reOOMKill   = lazyre.New(`oom-kill:.*?task=([^,]+),pid=(\d+)`)
@@ -150,7 +160,7 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 			return kernelEvent{kind: "oom_kill", pid: atoiDef(m[1], 0), task: m[2], vmKB: m[3], rssKB: m[4]}, true
 		}
 		return kernelEvent{}, false
-	case strings.Contains(t, "NVRM: Xid"):
+	case strings.Contains(t, "NVRM: Xid"), strings.Contains(t, "ACCESS_TYPE_"):
 		return kernelEvent{kind: "xid"}, true
 	case strings.Contains(t, "NVRM") && containsAny(t, "GSP RPC timeout", "_kgspIsHeartbeatTimedOut: Heartbeat timed out", "_kgspLogRpcTimeout: ***"):
 		// the GPU's GSP firmware stopped answering without an Xid 119 line:
@@ -221,7 +231,7 @@ func (p *dmesgParser) line(l *line) {
 	if containsAny(t, pageFaultKeywords...) && p.pageFault(l) {
 		return
 	}
-	if !containsAny(t, "amdgpu", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ") {
+	if !containsAny(t, "amdgpu", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ", "ACCESS_TYPE_") {
 		return
 	}
 	if e, ok := extractKernelEvent(t); ok {
@@ -404,6 +414,9 @@ func extractPageFaultLine(t string) (pfLine, bool) {
 		}
 		return x, true
 	}
+	if strings.Contains(t, "GPU fault detected: ") || strings.Contains(t, "VM_CONTEXT1_PROTECTION_FAULT_") || strings.Contains(t, "VM fault (") {
+		return extractGMCFaultLine(t, x)
+	}
 	switch {
 	case strings.Contains(t, "rocess "):
 		if m := rePFProcess.FindStringSubmatch(t); m != nil {
@@ -430,6 +443,42 @@ func extractPageFaultLine(t string) (pfLine, bool) {
 			x.kind, x.flag, x.val = pfFlag, m[1], m[2]
 			return x, true
 		}
+	}
+	return pfLine{}, false
+}
+
+// extractGMCFaultLine reads the pre-gfx9 decode (reGMCHeader …) into the
+// same facts: the header opens the record (with its process when printed),
+// FAULT_ADDR is the faulting page number (the address is page << 12), the
+// "VM fault (…)" line names the vmid and the client ('TC3' = texture cache,
+// a shader's vector memory access).
+func extractGMCFaultLine(t string, x pfLine) (pfLine, bool) {
+	if m := reGMCHeader.FindStringSubmatch(t); m != nil {
+		x.kind, x.hub = pfHeader, "gmc"
+		if m[3] != "" {
+			x.process, x.pid = m[2], atoiDef(m[3], 0)
+		}
+		return x, true
+	}
+	if m := reGMCAddr.FindStringSubmatch(t); m != nil {
+		x.kind = pfAddr
+		if v, ok := addrValue(m[1]); ok {
+			x.addr = "0x" + strconv.FormatUint(v<<12, 16)
+		}
+		return x, x.addr != ""
+	}
+	if m := reGMCStatus.FindStringSubmatch(t); m != nil {
+		x.kind, x.status = pfStatus, m[1]
+		return x, true
+	}
+	if m := reGMCVMF.FindStringSubmatch(t); m != nil {
+		x.kind, x.vmid, x.client = pfClient, m[1], m[3]
+		if m[2] == "write to" {
+			x.flag, x.val = "RW", "0x1"
+		} else {
+			x.flag, x.val = "RW", "0x0"
+		}
+		return x, true
 	}
 	return pfLine{}, false
 }
@@ -524,6 +573,12 @@ func (p *dmesgParser) pageFault(l *line) bool {
 		pf.status = x.status
 	case pfClient:
 		pf.client = x.client
+		if x.vmid != "" && pf.vmid == "" {
+			pf.vmid = x.vmid
+		}
+		if x.flag != "" {
+			pf.flags[x.flag] = x.val
+		}
 	case pfFlag:
 		pf.flags[x.flag] = x.val
 	}
@@ -663,6 +718,8 @@ func clientMeaning(cl string) string {
 	switch {
 	case strings.HasPrefix(cl, "TCP"):
 		return "TCP = shader vector memory access: a kernel bug (out-of-bounds / bad pointer)"
+	case strings.HasPrefix(cl, "TC"):
+		return "TC = texture cache channel (gfx8 and older): a shader's vector memory access, a kernel bug (out-of-bounds / bad pointer)"
 	case strings.HasPrefix(cl, "SDMA"):
 		return "SDMA = copy engine (memcpy, IPC): driver / DMA path, not a shader bug"
 	case strings.HasPrefix(cl, "CPF"):
@@ -688,34 +745,98 @@ func humanKB(kb string) string {
 	return formatBytes(float64(v) * 1024)
 }
 
+// xidFact is one Xid record: the driver's own line ("NVRM: Xid (PCI:…): 31,
+// pid=…, name=…, … MMU Fault: … faulted @ 0x7d58_a0000000. Fault is of
+// type FAULT_PDE ACCESS_TYPE_VIRT_READ") or a condensed copy of it a
+// reporter or a tool made from kern.log, which keeps the code and the MMU
+// decode but drops the NVRM prefix, the BDF and the pid (vllm#53726's
+// table "Xid 31 GPC1 GPCCLIENT_T1_9  @ 0xede3_7fa00000  FAULT_PDE
+// ACCESS_TYPE_VIRT_READ"; "NVRM Xid 31: MMU Fault, FAULT_PTE,
+// ACCESS_TYPE_VIRT_READ @ 0x20_0a064000"; "NVRM: Xid 31 ... MMU Fault: …
+// FAULT_PDE ACCESS_TYPE_VIRT_READ"). A condensed line counts only with the
+// MMU decode (fault type and access type): "Xid 31" alone is prose.
+type xidFact struct {
+	device, pid, process, detail string
+	code                         int
+	address                      string // the faulting VA, underscores removed
+	condensed                    bool
+}
+
+var (
+	reXidShort   = lazyre.New(`(?:^|[\s:(\[])Xid:?\s+(\d{1,3})\b[:,]?\s*(.*)`)
+	reXidMMU     = lazyre.New(`\bFAULT_[A-Z_]+\b.*\bACCESS_TYPE_[A-Z_]+`)
+	reXidAddress = lazyre.New(`(?:faulted )?@\s*(0x[0-9a-fA-F_]+)`)
+)
+
+func extractXid(t string) (xidFact, bool) {
+	if m := findIf(t, "NVRM: Xid (", reXid); m != nil {
+		return xidFact{device: m[1], code: atoiDef(m[2], 0), pid: m[3], process: m[4], detail: strings.TrimSpace(m[5]),
+			address: xidAddress(m[5])}, true
+	}
+	if !strings.Contains(t, "ACCESS_TYPE_") || !strings.Contains(t, "Xid") || !reXidMMU.MatchString(t) {
+		return xidFact{}, false
+	}
+	m := reXidShort.FindStringSubmatch(t)
+	if m == nil {
+		return xidFact{}, false
+	}
+	return xidFact{code: atoiDef(m[1], 0), detail: strings.Join(strings.Fields(m[2]), " "), address: xidAddress(m[2]), condensed: true}, true
+}
+
+func xidAddress(t string) string {
+	if !strings.Contains(t, "@") {
+		return ""
+	}
+	a := strings.ReplaceAll(submatch(reXidAddress, t), "_", "")
+	if len(a) <= 2 {
+		return ""
+	}
+	return a
+}
+
+// xid is the Xid rule: the class from the catalog (xidClass), or the
+// cause's class for a record "caused by previous Xid N"; a condensed
+// record is less sure than the driver's own line.
 func (p *dmesgParser) xid(l *line) {
 	s := p.s
-	m := reXid.FindStringSubmatch(l.text)
-	if m == nil {
+	x, ok := extractXid(l.text)
+	if !ok {
 		return
 	}
 	s.format("nvidia_xid")
-	code := atoiDef(m[2], 0)
-	class, conf := xidClass(code)
-	reason := "Xid " + m[2] + ": " + strings.TrimSpace(m[5])
+	code := itoa(x.code)
+	class, conf := xidClass(x.code)
+	reason := "Xid " + code + ": " + x.detail
 	// "Xid 45, … Ch 00000001 caused by previous Xid 149": the channel
 	// teardown is the consequence, the earlier Xid its cause and class
-	if prev := atoiDef(submatchIf(m[5], "caused by previous Xid", reXidCause), 0); prev > 0 {
+	if prev := atoiDef(submatchIf(x.detail, "caused by previous Xid", reXidCause), 0); prev > 0 {
 		if c, k := xidClass(prev); c != "" {
 			class, conf = c, k
-			reason = "Xid " + itoa(prev) + " (cause of Xid " + m[2] + ": " + strings.TrimSpace(m[5]) + ")"
+			reason = "Xid " + itoa(prev) + " (cause of Xid " + code + ": " + x.detail + ")"
 		}
+	}
+	if x.code == 13 && strings.Contains(x.detail, "Illegal Instruction") {
+		// the SM's warp exception names what trapped: "Illegal Instruction
+		// Encoding" / "… Parameter" is code the SM cannot run, not an
+		// out-of-range address
+		class, conf = ClassIllegalInstruction, 0.8
 	}
 	if class == "" {
 		return
 	}
+	if x.condensed {
+		conf -= 0.15
+	}
 	a := s.b.add(s, class, l, conf)
-	a.setStr(&a.f.Device, m[1])
+	a.setStr(&a.f.Device, x.device)
 	a.addReason(reason)
-	if pid := atoiDef(m[3], 0); pid > 0 {
+	if pid := atoiDef(x.pid, 0); pid > 0 {
 		a.setPID(pid)
 	}
-	a.setStr(&a.f.Process, m[4])
+	a.setStr(&a.f.Process, x.process)
+	if x.condensed && x.address != "" {
+		a.setAddress(x.address)
+	}
 }
 
 // xidClass reads NVIDIA's Xid catalog: 13 graphics engine exception
@@ -744,9 +865,9 @@ func xidClass(code int) (string, float64) {
 // pageFaultKeywords: a line can be part of a page-fault decode only when
 // it holds one of them (the decode lines of kernels that print no
 // "amdgpu <BDF>:" prefix hold the last five).
-var pageFaultKeywords = []string{"amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION"}
+var pageFaultKeywords = []string{"amdgpu", "GPU fault detected: ", "VM_CONTEXT1_PROTECTION_FAULT_", "VM fault (", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION"}
 
 // dmesgKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var dmesgKeywords = []string{"amdgpu", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: "}
+var dmesgKeywords = []string{"ACCESS_TYPE_", "amdgpu", "GPU fault detected: ", "VM_CONTEXT1_PROTECTION_FAULT_", "VM fault (", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: "}

@@ -92,6 +92,28 @@ func TestExtractPageFaultLine(t *testing.T) {
 		{"https://github.com/getsolus/packages/issues/7986 (status bit field)",
 			"amdgpu 0000:0e:00.0: amdgpu: \t WALKER_ERROR: 0x5",
 			pfLine{kind: pfFlag, bdf: "0000:0e:00.0", flag: "WALKER_ERROR", val: "0x5"}},
+		// the pre-gfx9 decode (gmc v6–v8): header, page number, status, vmid + client
+		{"https://github.com/Lucretia/vulkan-overlay/issues/31 (GMC header without process)",
+			"[   54.018783] amdgpu 0000:01:00.0: GPU fault detected: 147 0x0e384801",
+			pfLine{kind: pfHeader, bdf: "0000:01:00.0", hub: "gmc"}},
+		{"https://github.com/Requiem4Eternity/Appstream/issues/77 (GMC header with its process)",
+			"May 25 17:21:45 k8snode234 kernel: amdgpu 0005:01:00.0: GPU fault detected: 146 0x0000480c for process Media1190 pid 2828872 thread appstream:cs0 pid 2828891",
+			pfLine{kind: pfHeader, bdf: "0005:01:00.0", hub: "gmc", process: "Media1190", pid: 2828872}},
+		{"https://github.com/PhoenixMinerDevTeam/PhoenixMiner/issues/60 (quoted without the kernel prefix)",
+			"GPU fault detected: 146 0x0ff8c40c for process PhoenixMiner pid 2298 thread PhoenixMiner pid 2298",
+			pfLine{kind: pfHeader, hub: "gmc", process: "PhoenixMiner", pid: 2298}},
+		{"https://github.com/Lucretia/vulkan-overlay/issues/31 (FAULT_ADDR is a page number)",
+			"[   54.018785] amdgpu 0000:01:00.0:   VM_CONTEXT1_PROTECTION_FAULT_ADDR   0x0462075D",
+			pfLine{kind: pfAddr, bdf: "0000:01:00.0", addr: "0x462075d000"}},
+		{"https://github.com/ValveSoftware/steam-for-linux/issues/3795 (status)",
+			"[15342.107081] amdgpu 0000:01:00.0:   VM_CONTEXT1_PROTECTION_FAULT_STATUS 0x0A0C800C",
+			pfLine{kind: pfStatus, bdf: "0000:01:00.0", status: "0x0A0C800C"}},
+		{"https://github.com/Requiem4Eternity/Appstream/issues/91 (vmid, pasid, texture-cache client)",
+			"May 29 12:42:58 k8snode231 kernel: amdgpu 0005:01:00.0: VM fault (0x0c, vmid 1, pasid 32784) at page 0, read from 'TC4' (0x54433400) (72)",
+			pfLine{kind: pfClient, bdf: "0005:01:00.0", vmid: "1", client: "TC4", flag: "RW", val: "0x0"}},
+		{"https://github.com/ValveSoftware/steam-for-linux/issues/3795 (no BDF on the VM fault line)",
+			"[15342.107083] VM fault (0x0c, vmid 5) at page 1194279, read from 'TC3' (0x54433300) (200)",
+			pfLine{kind: pfClient, vmid: "5", client: "TC3", flag: "RW", val: "0x0"}},
 	}
 	for _, c := range cases {
 		got, ok := extractPageFaultLine(c.text)
@@ -105,6 +127,43 @@ func TestExtractPageFaultLine(t *testing.T) {
 	} {
 		if x, ok := extractPageFaultLine(s); ok {
 			t.Errorf("%q is no decode line: %+v", s, x)
+		}
+	}
+}
+
+// The pre-gfx9 decode is a fault like the newer ones: with the process on
+// the header it names the culprit; a reset that follows keeps its own finding.
+func TestDmesgGMCFault(t *testing.T) {
+	for _, c := range []struct {
+		src, log string
+		pid      int
+		addr     string
+	}{
+		{"https://github.com/Requiem4Eternity/Appstream/issues/77", `May 25 18:20:04 k8snode234 kernel: amdgpu 0005:01:00.0: GPU fault detected: 146 0x0000480c for process Media1190 pid 2828872 thread appstream:cs0 pid 2828891
+May 25 18:20:04 k8snode234 kernel: amdgpu 0005:01:00.0:   VM_CONTEXT1_PROTECTION_FAULT_ADDR   0x00000000
+May 25 18:20:04 k8snode234 kernel: amdgpu 0005:01:00.0:   VM_CONTEXT1_PROTECTION_FAULT_STATUS 0x0604800C
+May 25 18:20:04 k8snode234 kernel: amdgpu 0005:01:00.0: VM fault (0x0c, vmid 3, pasid 32773) at page 0, read from 'TC4' (0x54433400) (72)
+May 25 18:20:14 k8snode234 kernel: amdgpu 0005:01:00.0: GPU reset begin!
+`, 2828872, "0x0"},
+		{"https://github.com/ValveSoftware/steam-for-linux/issues/3795", `[15342.107078] amdgpu 0000:01:00.0: GPU fault detected: 146 0x0938c80c
+[15342.107081] amdgpu 0000:01:00.0:   VM_CONTEXT1_PROTECTION_FAULT_ADDR   0x00123927
+[15342.107081] amdgpu 0000:01:00.0:   VM_CONTEXT1_PROTECTION_FAULT_STATUS 0x0A0C800C
+[15342.107083] VM fault (0x0c, vmid 5) at page 1194279, read from 'TC3' (0x54433300) (200)
+`, 0, "0x123927000"},
+	} {
+		d := diagnoseWhole("dmesg.txt", []byte(c.log))
+		f := hasClass(d, ClassGPUMemoryFault)
+		if f == nil || f.Address != c.addr {
+			t.Errorf("%s: %s", c.src, d.JSON())
+			continue
+		}
+		if got := 0; c.pid > 0 {
+			if f.PID != nil {
+				got = *f.PID
+			}
+			if got != c.pid {
+				t.Errorf("%s: pid %d, want %d", c.src, got, c.pid)
+			}
 		}
 	}
 }
@@ -371,5 +430,25 @@ func TestDmesgHeadlessProcessLine(t *testing.T) {
 	}
 	if f := hasClass(d, ClassGPUHangReset); f == nil || f.PID == nil || *f.PID != 2288 {
 		t.Errorf("timeout job line lost its pid: %s", d.JSON())
+	}
+}
+
+// Xid 13's SM warp exception names what trapped: "Illegal Instruction
+// Encoding" / "Illegal Instruction Parameter" is an illegal instruction;
+// "Out Of Range Address" stays the application's memory fault.
+func TestXid13IllegalInstruction(t *testing.T) {
+	for _, c := range []struct{ src, line, class string }{
+		{"https://github.com/3dem/relion/issues/436", "Feb 15 17:37:45 Gipfeli kernel: [82659.755933] NVRM: Xid (PCI:0000:41:00): 13, Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0): Illegal Instruction Encoding", ClassIllegalInstruction},
+		{"https://github.com/ggml-org/llama.cpp/issues/23811", "[ 1204.123584] NVRM: Xid (PCI:0000:01:00): 13, Graphics SM Warp Exception on (GPC 2, TPC 0, SM 0): Illegal Instruction Encoding", ClassIllegalInstruction},
+		{"https://github.com/leptonai/gpud/pull/46", "[Fri Aug 30 11:43:09 2024] NVRM: Xid (PCI:0000:cb:00): 13, pid='<unknown>', name=<unknown>, Graphics SM Warp Exception on (GPC 7, TPC 7, SM 0): Illegal Instruction Parameter", ClassIllegalInstruction},
+		{"NVIDIA Xid catalog wording", "[ 9.1] NVRM: Xid (PCI:0000:9b:00): 13, pid=51002, name=python3, Graphics SM Warp Exception on (GPC 0, TPC 1, SM 0): Out Of Range Address", ClassGPUMemoryFault},
+	} {
+		d := diagnoseWhole("kern.log", []byte(c.line+"\n"))
+		if hasClass(d, c.class) == nil {
+			t.Errorf("%s: want %s: %s", c.src, c.class, d.JSON())
+		}
+		if c.class == ClassIllegalInstruction && hasClass(d, ClassGPUMemoryFault) != nil {
+			t.Errorf("%s: an illegal instruction also read as a memory fault: %s", c.src, d.JSON())
+		}
 	}
 }

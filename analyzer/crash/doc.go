@@ -6,7 +6,8 @@
 // Input is pushed as bytes, file by file, in chunks of any size (see
 // Session). Every line is normalised (ANSI codes, carriage-return debris and
 // known line prefixes removed — log stamps, launcher relays such as
-// accelerate's "stderr: " and Open MPI's "[1,3]<stderr>:") and handed to one small parser per format;
+// accelerate's "stderr: ", Open MPI's "[1,3]<stderr>:" and srun --label's
+// "3: " before a known log shape) and handed to one small parser per format;
 // a one-pass keyword prefilter (prefilter.go) hands each line only to the
 // parsers that can use it, so lines that match nothing cost one scan and no
 // allocation.
@@ -21,11 +22,15 @@
 // turns facts into findings and names what defeats it; a parser is a thin
 // loop that calls an extractor and hands the fact to its rule. Converted:
 //   - rocr.go / rocrfacts.go: VM fault, memory error ("Memory in use" is a
-//     consequence after an earlier GPU error), HW exception, offload fault,
+//     consequence after an earlier GPU error), HW exception, offload fault
+//     (also the older plugin's "AMDGPU fatal error 1: Memory access fault by GPU n"),
 //     legacy fault lines (also the pre-release debugger's "Memory access
 //     fault by GPU agent: …" header), fault event, faulting page, CLR
 //     Memory Fault Error;
-//   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels)
+//   - dmesg.go: extractPageFaultLine (every decode line, 4.1x–6.x kernels;
+//     the pre-gfx9 "GPU fault detected: 146 …" / VM_CONTEXT1_PROTECTION_FAULT_ADDR
+//     (a page number) / "VM fault (…, vmid N) at page …, read from 'TC4'"
+//     decode by extractGMCFaultLine)
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, any other vmid-0 fault without a process = the driver's own
 //     VM → dma_driver_fault, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
@@ -35,6 +40,9 @@
 //     "failed to respond to msg=" and its older "failed to response msg=")
 //     and the timed-out job's process, KFD, RAS, SVM/XNACK,
 //     NVRM "fallen off the bus" without an Xid, BDF from its first line,
+//     extractXid (the driver's Xid line, or a condensed copy that keeps
+//     the code and the MMU decode — fault type and access type — a
+//     less sure record),
 //     GSP heartbeat / RPC timeouts without an Xid 119, xidClass (an Xid
 //     "caused by previous Xid N" takes N's class),
 //     a kernel oops whose RIP/IP is in the GPU driver module within 12
@@ -45,11 +53,24 @@
 //     before any record of its device names the address line after it:
 //     dmesgParser.pendProc);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
+//   - xla.go: extractXLAOOM (XLA's RESOURCE_EXHAUSTED device allocation
+//     failure: JAX, TF's XLA path; a TPU's vmem is none) → vram_oom;
+//   - tensorrt.go: extractTRTOOM (TensorRT's logger: "Error Code 2:
+//     OutOfMemory", "Cuda Runtime (out of memory)", "Cuda Error in
+//     allocate: 2") → vram_oom, less sure (a builder may only skip a tactic);
 //   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
 //     the device's arch, named, or the 5.2–5.7 fallback to the generic
 //     TensileLibrary.dat without the arch, less sure) → arch_mismatch;
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
+//   - buildtarget.go: extractBuildTargets (PYTORCH_ROCM_ARCH / GPU_TARGETS
+//     / AMDGPU_TARGETS, --offload-arch, "built for gfx942") →
+//     applyBuildTargetMismatch (a device arch outside the build's targets
+//     is arch_mismatch without any error, seed 000 pattern 1; an override
+//     defeats it);
+//   - progress.go: extractProgress (vLLM / SGLang generation throughput
+//     above 0, a token counter rising between lines of one shape) → the
+//     progress fact that defeats the rocm-smi livelock rule (smiLivelock);
 //   - nvidia.go: extractSanitizerLine + the sanitizer rule;
 //   - regaddr.go: register values per kernel → faultKernelByRegisters;
 //   - debugagent.go: extractWaveHeaders (every header of a line, kernel
@@ -66,7 +87,9 @@
 //     fact: attach pid, section header, "No … are currently active", agent /
 //     queue / dispatch / lane / wave rows, lane switch, bt frame, host
 //     thread, gdb's "[Inferior N (process P) detached]" naming the dump's
-//     pid) with extractGdbAttach, extractAgentRow, extractLaneRow;
+//     pid) with extractGdbAttach, extractAgentRow, extractLaneRow, and
+//     extractMIRecord (-i=mi: "^done,agents/queues/dispatches=[…]" and
+//     "=thread-group-started … pid" as the same facts);
 //     gdbdump.go's section state machine only cuts them into dumps;
 //   - launch_extract.go: extractThreadLimits, extractWGMax, extractLDSLimit
 //     (device limits; a zero maxThreadsDim is the driver bug, decided by
@@ -98,6 +121,9 @@
 //   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure
 //     → gpu_memory_fault; their ALLOC_FAILED, the handle or workspace not
 //     allocated on the device → vram_oom);
+//   - torch.go's extractTorchError also reads THC's "cuda runtime error
+//     (N)" as CUDA's wording and a driver-API CUDA_ERROR_X name alone;
+//   - dmesg.go's Xid 13 naming "Illegal Instruction" → illegal_instruction;
 //   - codes.go: cudaErrors / lookupCUDA (CUDA's reading of an error HIP
 //     reads otherwise or lacks — an illegal instruction, 715, whoever prints
 //     it; finalize.go hipReading undoes it on a ROCm session); error texts
@@ -111,7 +137,12 @@
 //     extractElasticRows (ChildFailedError rows, several when a paste ran
 //     them together; read by the table rule and the root-cause entry),
 //     extractWatchdogHang (the heartbeat monitor: "watchdog got stuck for N
-//     seconds"), extractNCCLCallFailure (a caller's report of a call's
+//     seconds"), watchdogTimedOut (the timeout check's frame, a rank's
+//     "dump signal due to a collective timeout"; "Some NCCL operations have
+//     failed or timed out" is a timeout only when no NCCL error of the
+//     file explains it, and a watchdog that caught an "NCCL error" is
+//     rccl_transport), bareNCCLError ("ncclRemoteError …", "NCCL Error 2:
+//     unhandled system error" without NCCL's debug prefix), extractNCCLCallFailure (a caller's report of a call's
 //     result code: RCCL's test bed, glog CHECKs) → rccl_transport for the
 //     library's own codes;
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
@@ -125,7 +156,9 @@
 //     the POSIX signal),
 //     extractGoSignal ("signal: aborted"), deathlines.go's
 //     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
-//     worker (pid N) is killed by signal", the Go runtime's SIGSEGV) → the
+//     worker (pid N) is killed by signal", the Go runtime's SIGSEGV, the
+//     kernel's "comm[pid]: segfault at …" / "traps: comm[pid] general
+//     protection fault ip:…" and auditd's ANOM_ABEND sig=N) → the
 //     pid a death line names is the culprit when alone (deathNamed),
 //     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal
@@ -141,6 +174,12 @@
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
 //     collective, or whose stack differs from all others); progressed (two
 //     dumps of one process in different functions: slow, not hung);
+//     pyspycoll.go: distCollective (a thread inside torch.distributed's /
+//     DeepSpeed's collective calls) → pyspyCollectiveHang (alone in the
+//     evidence, and no process standing out: collective_timeout, not
+//     cpu_hang); pyspyjson.go: extractPySpyJSON (py-spy dump --json, also
+//     wrapped as {"Ok": {"stack_traces"}} or {"threads"}) rewritten as the
+//     text dump and read by the same parser (PySpyJSON routes it as a log);
 //   - torch.go: extractTraceFrame (faulthandler: the "Current thread"
 //     block's first frame is the crash location), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
@@ -154,7 +193,9 @@
 //     launch), extractTritonLoadBinaryNull (the launcher's load_binary
 //     returned NULL, short or CPython SystemError form),
 //     extractTritonLaunch ("k[grid]("),
-//     extractTritonOutOfResources (per-block shared memory over the limit),
+//     extractTritonOutOfResources (per-block shared memory over the limit;
+//     a text hard-wrapped after "shared memory," is joined with its next
+//     "Required: …" line by tritonParser.oorHead),
 //     extractTritonCacheFrame / extractTritonCachePath → tritonCacheFailure
 //     (an exception raised in Triton's cache manager or naming a Triton
 //     cache file is seed 000 pattern 4, not an application error);

@@ -15,10 +15,11 @@ import (
 // evidence failed — a silent livelock (seed 003 "GPU at 100 % but no token
 // output"): waves spin, so no fault, trap or watchdog ever reports it. A
 // rocgdb dump decides; it needs the busy rows and is defeated by any other
-// finding (a busy GPU next to a crash is just the crash's context).
+// finding (a busy GPU next to a crash is just the crash's context) and by
+// a log that shows tokens being generated (progress.go: busy, not hung).
 func (b *builder) smiLivelock(work map[string]*agg) {
 	inc := &b.facts.inc
-	if len(inc.smiBusy) == 0 || len(work) > 0 || len(inc.gdbDumps) > 0 {
+	if len(inc.smiBusy) == 0 || len(work) > 0 || len(inc.gdbDumps) > 0 || b.facts.progress.ev != nil {
 		return
 	}
 	a := newAgg(ClassGPUKernelHang, 0.5)
@@ -34,6 +35,7 @@ func (b *builder) smiLivelock(work map[string]*agg) {
 func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 	b.cudaHang(s, work)
 	b.frFinding(work)
+	b.frTraceFinding(work)
 	b.smiLivelock(work)
 	b.crashedDumpFinding(work)
 	inc := &b.facts.inc

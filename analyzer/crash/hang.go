@@ -17,6 +17,7 @@ type hangParser struct {
 	status   map[string]int
 	gpuWait  []string // frames showing a thread waiting on the GPU
 	collWait []string
+	distWait []string // collWait frames inside a distributed collective call (distCollective)
 	busy     []string
 	compile  []string // frames inside Triton / Inductor kernel compilation
 	dumpEv   *line
@@ -36,6 +37,7 @@ var (
 	rePyspyFail   = lazyre.New(`Pyspy failed to dump PID (\d+)\. Error: (.*)`)
 	rePyspyFor    = lazyre.New(`Pyspy dump for PID (\d+)`)
 	rePyProcess   = lazyre.New(`^Process (\d+): (.*)$`)
+	rePyParent    = lazyre.New(`^Parent Process (\d+): `)
 	rePyThread    = lazyre.New(`^Thread (0x[0-9A-Fa-f]+|\d+) \((idle|active|active\+gil|gil)\)(?:: "(.*)")?`)
 	rePyFrameLine = lazyre.New(`^\s{2,}(\S.*?) \(([^()]*)\)$`)
 	reVLLMDied    = lazyre.New(`Worker proc (\S+) died unexpectedly`)
@@ -210,7 +212,13 @@ func (p *hangParser) dumpLine(l *line) bool {
 		}
 		return true
 	}
-	if strings.HasPrefix(t, "Python v") || strings.HasPrefix(t, "Parent Process") || strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "Arguments") || strings.HasPrefix(strings.TrimSpace(t), "Locals") {
+	if pid, ok := extractPyParent(t); ok {
+		if p.proc != nil {
+			p.proc.parent = pid
+		}
+		return true
+	}
+	if strings.HasPrefix(t, "Python v") || strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "Arguments") || strings.HasPrefix(strings.TrimSpace(t), "Locals") {
 		return true
 	}
 	if fr, ok := extractPyFrame(t); ok && p.thread != nil {
@@ -243,6 +251,9 @@ func (p *hangParser) dumpLine(l *line) bool {
 			}
 			for _, w := range collWaitFrames {
 				if strings.Contains(fr, w) {
+					if distCollective(pyFrame{fn: m[1], loc: m[2]}) {
+						p.distWait = appendCap(p.distWait, "thread "+th.id+" ("+th.status+"): "+fr, 4)
+					}
 					p.collWait = appendCap(p.collWait, "thread "+th.id+" ("+th.status+"): "+fr, 4)
 					p.procState("collective", fr)
 					return true
@@ -264,6 +275,39 @@ func (p *hangParser) dumpLine(l *line) bool {
 	p.inDump = false
 	p.thread = nil
 	return false
+}
+
+// extractPyParent reads py-spy --subprocesses' "Parent Process N: <cmd>"
+// line (benfred/py-spy src/dump.rs; crash-formats.md §8).
+func extractPyParent(t string) (int, bool) {
+	m := rePyParent.FindStringSubmatch(t)
+	if m == nil {
+		return 0, false
+	}
+	return atoiDef(m[1], 0), true
+}
+
+// workerProcs drops the processes that are the parent of another dumped
+// process: with py-spy --subprocesses the launcher (API server, spawn
+// dispatcher) is dumped too, idle in its event loop, and holds no GPU work
+// — seed 001 step R2 "pick the worker PID, not the dispatcher".
+func workerProcs(procs []*pyProc) []*pyProc {
+	parents := map[int]bool{}
+	for _, p := range procs {
+		if p.parent > 0 {
+			parents[p.parent] = true
+		}
+	}
+	if len(parents) == 0 {
+		return procs
+	}
+	out := make([]*pyProc, 0, len(procs))
+	for _, p := range procs {
+		if !parents[p.pid] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // pyFrame is one py-spy stack frame: "    fn (file:line)", "    fn
@@ -299,7 +343,7 @@ func (f pyFrame) signature() string {
 // all others (which share one) is the culprit. Defeated when the odd ones
 // are as many as the rest (nothing says which side is stuck).
 func pyspyCulprit(inc *incidentFacts, mk func(int, int, string, string, string, ...Evidence) Culprit) (Culprit, bool) {
-	procs := inc.pyProcs
+	procs := workerProcs(inc.pyProcs)
 	if len(procs) < 2 {
 		return Culprit{}, false
 	}
@@ -398,6 +442,13 @@ func (p *hangParser) endFile() {
 		if a == nil {
 			a = s.b.add(s, ClassCPUHang, l, 0.5)
 			a.addReason("Python threads are blocked in a collective / communication wait")
+			if len(p.distWait) > 0 && len(p.busy) == 0 {
+				inc := &s.b.facts.inc
+				inc.pyDistN++
+				if len(inc.pyDist) < 4 {
+					inc.pyDist = append(inc.pyDist, pyDistWait{ev: l.ev(s), frame: p.distWait[0]})
+				}
+			}
 		}
 		for _, w := range p.collWait {
 			a.note("py-spy: " + w)
@@ -421,7 +472,7 @@ func (p *hangParser) endFile() {
 			a.note("py-spy: all threads idle")
 		}
 	}
-	p.gpuWait, p.collWait, p.busy, p.compile, p.threads = nil, nil, nil, nil, 0
+	p.gpuWait, p.collWait, p.distWait, p.busy, p.compile, p.threads = nil, nil, nil, nil, nil, 0
 	p.status = map[string]int{}
 }
 

@@ -25,6 +25,10 @@ func (s *Session) helpLine(b []byte) bool {
 	if s.mdTableLine(b) {
 		return true
 	}
+	if mdGlossaryItem(b) {
+		f.quality["markdown_glossary_skipped"] = true
+		return true
+	}
 	if f.help {
 		if len(b) == 0 || b[0] == ' ' || b[0] == '\t' || helpHeader(b) {
 			if len(b) > 0 && b[0] != ' ' && b[0] != '\t' {
@@ -104,4 +108,42 @@ func mdDelimiterRow(t []byte) bool {
 		}
 	}
 	return true
+}
+
+// Defeater: a Markdown list item that defines a term is documentation, like
+// a table row. Notes and skills list the errors they explain as bullets —
+// "- `hipErrorAssert` — device-side assert triggered", "- Signal 137 — OOM
+// killed by host kernel", "- `Memory access fault …` means a GPU page
+// fault" (seed 000's error table retold as a list) — the quoted error is
+// followed by its meaning. A tool prints no em/en dash and quotes nothing
+// in backticks, and a bug report's bullet that carries a real error has no
+// definition after it ("- `RuntimeError: HIP error: …`" stays evidence).
+func mdGlossaryItem(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t")
+	if len(t) < 4 || (t[0] != '-' && t[0] != '*') || t[1] != ' ' {
+		return false
+	}
+	t = bytes.TrimLeft(t[2:], " ")
+	var rest []byte
+	if t[0] == '`' {
+		end := bytes.IndexByte(t[1:], '`')
+		if end < 0 {
+			return false
+		}
+		rest = bytes.TrimLeft(t[end+2:], " ")
+		if bytes.HasPrefix(rest, []byte("means ")) || bytes.HasPrefix(rest, []byte("is ")) {
+			return true
+		}
+	} else {
+		// a short term before the dash: "Signal 137 — …"
+		i := bytes.Index(t, []byte(" \u2014 "))
+		if j := bytes.Index(t, []byte(" \u2013 ")); i < 0 || (j >= 0 && j < i) {
+			i = j
+		}
+		if i < 0 || i > 40 {
+			return false
+		}
+		rest = bytes.TrimLeft(t[i:], " ")
+	}
+	return bytes.HasPrefix(rest, []byte("\u2014 ")) || bytes.HasPrefix(rest, []byte("\u2013 ")) || bytes.HasPrefix(rest, []byte("- ")) || bytes.HasPrefix(rest, []byte(": "))
 }

@@ -105,3 +105,36 @@ func TestMarkdownTableIsNotEvidence(t *testing.T) {
 		}
 	}
 }
+
+// Seed 000's error table retold as a Markdown list (the same rows as
+// TestMarkdownTableIsNotEvidence, as bullets with an em dash or "means")
+// is documentation; a bug report's bullet quoting its own error with no
+// definition after it stays evidence.
+func TestMarkdownGlossaryItemIsNotEvidence(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		doc  bool
+	}{
+		{"- `hipErrorIllegalAddress` \u2014 out-of-bounds GPU memory access; check tensor shapes", true},
+		{"- `hipErrorOutOfMemory` \u2014 GPU VRAM exhaustion; lower batch size", true},
+		{"- Signal 137 \u2014 OOM killed by host kernel; container memory limit", true},
+		{"* Signal 139 \u2013 segmentation fault, usually host-side pointer corruption", true},
+		{"- `Memory access fault by GPU node-N (Agent handle: 0x...) on address 0x...` means a GPU page fault: run under the debug agent", true},
+		{"- `hipErrorAssert`: device-side assert triggered", true},
+		{"- `RuntimeError: HIP error: an illegal memory access was encountered`", false},
+		{"- RuntimeError: HIP error: an illegal memory access was encountered", false},
+		{"Memory access fault by GPU node-2 (Agent handle: 0x5581f2a41c60) on address 0x40. Reason: Page not present or supervisor privilege.", false},
+	} {
+		if got := mdGlossaryItem([]byte(c.line)); got != c.doc {
+			t.Errorf("mdGlossaryItem(%q) = %v, want %v", c.line, got, c.doc)
+		}
+	}
+	d := diagnoseWhole("notes.md", []byte("- `hipErrorAssert` \u2014 device-side assert triggered\n- Signal 137 \u2014 OOM killed by host kernel\n"))
+	if len(d.Findings) != 0 || !contains(d.Inputs[0].Quality, "markdown_glossary_skipped") {
+		t.Fatalf("a glossary list became evidence: %s", d.JSON())
+	}
+	d = diagnoseWhole("issue.md", []byte("- `RuntimeError: HIP error: an illegal memory access was encountered`\n"))
+	if hasClass(d, ClassGPUMemoryFault) == nil {
+		t.Fatalf("a bug report's quoted error lost: %s", d.JSON())
+	}
+}

@@ -104,7 +104,10 @@ type incidentFacts struct {
 	smiBusy    []string
 	smiEv      []Evidence
 	fr         []frRank
+	frTrace    []*frTraceRec // fr_trace's "Not all ranks joining collective" reports (frtrace.go)
 	cuda       cudaHangFacts
+	pyDist     []pyDistWait // py-spy threads inside a distributed collective (hang.go)
+	pyDistN    int          // cpu_hang additions made by those dumps alone
 }
 
 type rankState struct {
@@ -135,6 +138,7 @@ type pyProc struct {
 	wantCaller         bool
 	first              string // innermost frame of its first thread, "fn (file)" without the line
 	threads            int
+	parent             int // "Parent Process N:" of py-spy --subprocesses (0: not given)
 	ev                 Evidence
 }
 
@@ -190,6 +194,14 @@ var causes = map[string][]string{
 // multi-rank findings, the same GPU across files, consequence_of.
 func (b *builder) incident(s *Session, work map[string]*agg) {
 	inc := &b.facts.inc
+	// a generic launch failure after the driver reported the GPU hung or
+	// its firmware stopped answering (Xid 119 GSP RPC timeout, a reset) is
+	// no memory fault: it is how the runtime reports the killed context
+	if m, r := work[ClassGPUMemoryFault], work[ClassGPUHangReset]; m != nil && r != nil && genericLaunchFailure(m) && sameIncident(m, r) {
+		mergeInto(r, m)
+		r.note("the runtime's generic 'unspecified launch failure' (719: no address, kernel or fault line of its own) follows from this: the work in flight was killed with the context")
+		delete(work, ClassGPUMemoryFault)
+	}
 	for _, c := range Classes {
 		a := work[c]
 		if a == nil {
@@ -288,6 +300,19 @@ func sameIncident(a, b *agg) bool {
 		return b.f.Class == ClassGPUKernelHang // a hang on one GPU stalls the collectives of all
 	}
 	return true
+}
+
+// genericLaunchFailure: a memory-fault finding that rests only on the
+// runtime's "unspecified launch failure" (cudaErrorLaunchFailure /
+// hipErrorLaunchFailure, 719) — CUDA's word for any exception that killed
+// the context, a watchdog or reset included (crash-formats.md §6: "generic
+// kernel exception at run time") — with no address, kernel, node or fault
+// line of its own.
+func genericLaunchFailure(a *agg) bool {
+	if a.f.Address != "" || a.f.Kernel != "" || a.f.Node != nil || a.f.Device != "" {
+		return false
+	}
+	return a.f.CUDAError == "cudaErrorLaunchFailure" || a.f.HIPError == "hipErrorLaunchFailure"
 }
 
 // sameBDF compares PCI addresses with or without the domain.
@@ -427,7 +452,7 @@ func mdIncident(b *strings.Builder, f *Finding) {
 // incidentKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var incidentKeywords = []string{"SeqNum=", "enqueued", "opCount", "nranks", "Root Cause", "local_rank", "exitcode", "host", "closing signal", "GPU use", "Pyspy dump for PID", "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size", "Virtual PC", "Active", ",0)"}
+var incidentKeywords = append([]string{"SeqNum=", "enqueued", "opCount", "nranks", "Root Cause", "local_rank", "exitcode", "host", "closing signal", "GPU use", "Pyspy dump for PID", "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size", "Virtual PC", "Active", ",0)"}, progressKeywords...)
 
 // incidentRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds

@@ -390,3 +390,29 @@ func TestWatchdogWorldSizeWordings(t *testing.T) {
 		t.Errorf("group_world_size read as the world size: %s", d.JSON())
 	}
 }
+
+// An "unspecified launch failure" (719) with nothing of its own — no
+// address, kernel or fault line — after the driver reported the GPU's
+// firmware stopped answering (Xid 119 "Timeout after 6s of waiting for RPC
+// response from GPU… GSP!", NVIDIA/open-gpu-kernel-modules#446) is the
+// reset's consequence, not a memory fault: the reset is the finding and
+// carries the error. A fault with its own address keeps its place.
+func TestGenericLaunchFailureAfterGPUResetIsConsequence(t *testing.T) {
+	xid := "Nov 26 22:14:09 dgx-h100-12 kernel: NVRM: Xid (PCI:0000:9b:00): 119, pid=418802, name=python3, Timeout after 6s of waiting for RPC response from GPU5 GSP! Expected function 76 (GSP_RM_CONTROL) (0x20800a4c 0x4).\n"
+	for _, c := range []struct {
+		err       string
+		wantFirst string
+	}{
+		{"[rank5]: RuntimeError: CUDA error: unspecified launch failure\n", ClassGPUHangReset},
+		{"RuntimeError: CUDA error: unspecified launch failure\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n", ClassGPUHangReset},
+		{"Memory access fault by GPU node-2 (Agent handle: 0x55a0b13f7e40) on address 0x7f2d9c000000. Reason: Page not present or supervisor privilege.\n", ClassGPUMemoryFault},
+	} {
+		d := diagnoseWhole("node.log", []byte(xid+c.err))
+		if len(d.Findings) == 0 || d.Findings[0].Class != c.wantFirst {
+			t.Errorf("%q: want %s first: %s", c.err, c.wantFirst, d.JSON())
+		}
+		if c.wantFirst == ClassGPUHangReset && hasClass(d, ClassGPUMemoryFault) != nil {
+			t.Errorf("%q: the generic launch failure kept as a memory fault: %s", c.err, d.JSON())
+		}
+	}
+}

@@ -172,6 +172,11 @@ func (p *incidentParser) line(l *line) {
 			inc.mapPID(atoiDef(m[1], 0), l.rank)
 		}
 	}
+	if containsAny(t, progressKeywords...) {
+		if f, ok := extractProgress(t); ok {
+			s.noteProgress(l, f)
+		}
+	}
 	if containsAny(t, "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size") {
 		m := reIncWorld.FindStringSubmatch(t)
 		n := 0

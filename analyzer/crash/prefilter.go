@@ -297,7 +297,7 @@ func (p *dmesgParser) active(int) bool     { return false }
 func (p *torchParser) gate() uint64        { return kwTorch | kwTorchRaw }
 func (p *torchParser) active(int) bool     { return p.wantCode }
 func (p *ncclParser) gate() uint64         { return kwNCCL }
-func (p *ncclParser) active(int) bool      { return p.wrap != nil }
+func (p *ncclParser) active(int) bool      { return p.wrap != nil || p.frt != nil }
 func (p *exitParser) gate() uint64         { return kwExit }
 func (p *exitParser) active(int) bool      { return false }
 func (p *rocgdbParser) gate() uint64       { return kwRocgdb }

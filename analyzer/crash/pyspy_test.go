@@ -170,3 +170,29 @@ func TestDeadWorkerAfterWatchdog(t *testing.T) {
 		}
 	}
 }
+
+// py-spy dump --subprocesses dumps the launcher too ("Parent Process N:"
+// under each child, benfred/py-spy src/dump.rs): the parent idles in its
+// event loop and holds no GPU work, so it is no candidate — the worker in
+// synchronize while the others wait in all_reduce is (seed 001 step R2).
+func TestPyspySubprocessesParentIsNotAWorker(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Process 73001: /usr/bin/python3 -m server --tp 4\nPython v3.12.3 (/usr/bin/python3.12)\n\nThread 73001 (idle): \"MainThread\"\n    select (selectors.py:468)\n    run_forever (asyncio/base_events.py:641)\n")
+	for i, pid := range []int{73118, 73119, 73120, 73121} {
+		b.WriteString(strings.Repeat("-", 100) + "\n")
+		fmt.Fprintf(&b, "Process %d: /usr/bin/python3 -c from multiprocessing.spawn import spawn_main; spawn_main(tracker_fd=9, pipe_handle=%d) --multiprocessing-fork\nPython v3.12.3 (/usr/bin/python3.12)\nParent Process 73001: /usr/bin/python3 -m server --tp 4\n\nThread %d (idle): \"MainThread\"\n", pid, 15+2*i, pid)
+		if pid == 73119 {
+			b.WriteString("    synchronize (torch/cuda/__init__.py:1040)\n    execute_model (worker/model_runner.py:1081)\n")
+		} else {
+			b.WriteString("    all_reduce (torch/distributed/distributed_c10d.py:2950)\n    execute_model (worker/model_runner.py:1104)\n")
+		}
+	}
+	if pid, ok := extractPyParent("Parent Process 73001: /usr/bin/python3 -m server --tp 4"); !ok || pid != 73001 {
+		t.Fatalf("extractPyParent = %d %v", pid, ok)
+	}
+	d := diagnoseWhole("pyspy.txt", []byte(b.String()))
+	f := hasClass(d, ClassGPUKernelHang)
+	if f == nil || f.Culprit == nil || f.Culprit.PID == nil || *f.Culprit.PID != 73119 {
+		t.Fatalf("want culprit pid 73119: %s", d.JSON())
+	}
+}

@@ -23,7 +23,7 @@ var (
 	reOnAddress    = lazyre.New(`on address (\(nil\)|[^\s(]+)(\(may not be exact address\))?`)
 	reReasonTail   = lazyre.New(`Reasons?: ?(.*)$`)
 	reHWException  = lazyre.New(`HW Exception by GPU node-(\d+)(?: \(Agent handle: ([^)]*)\))? reason ?:\s*(.*)`)
-	reOffloadFault = lazyre.New(`memory access fault by GPU (\d+)(?: \(agent ([^)]*)\))?(?: at virtual address (\(nil\)|[^\s.]+))?`)
+	reOffloadFault = lazyre.New(`[Mm]emory access fault by GPU (\d+)(?: \(agent ([^)]*)\))?(?: at virtual address (\(nil\)|[^\s.]+))?`)
 	reOffloadKern  = lazyre.New(`^Kernel '(.*)'`)
 	reOmpInParens  = lazyre.New(`\((__omp_offloading_\w+)\)`)
 	reMFEHost      = lazyre.New(`host: ([^,\]]+)`)
@@ -184,7 +184,7 @@ func (p *rocrParser) line(l *line) {
 			s.format("rocr_hw_exception")
 			s.applyHWException(l, f)
 		}
-	case strings.Contains(t, "OFFLOAD ERROR"):
+	case strings.Contains(t, "OFFLOAD ERROR"), strings.Contains(t, "AMDGPU fatal error"):
 		if f, ok := extractOffloadFault(t); ok {
 			s.format("llvm_offload")
 			s.applyOffloadFault(l, f)

@@ -152,8 +152,9 @@ func (s *Session) applyHWException(l *line, f hwException) {
 }
 
 // offloadFault: LLVM OpenMP offload's "OFFLOAD ERROR: memory access fault by
-// GPU n (agent H) at virtual address A. Reasons: R". n is a device number,
-// not a KFD node.
+// GPU n (agent H) at virtual address A. Reasons: R" (the older plugin's
+// "AMDGPU fatal error 1: Memory access fault by GPU n (agent H) at virtual
+// address A. Reasons: R"). n is a device number, not a KFD node.
 type offloadFault struct {
 	device  string
 	agent   string
@@ -162,7 +163,7 @@ type offloadFault struct {
 }
 
 func extractOffloadFault(t string) (offloadFault, bool) {
-	if !strings.Contains(t, "OFFLOAD ERROR") || !containsFoldASCII(t, "memory access fault") {
+	if !(strings.Contains(t, "OFFLOAD ERROR") || strings.Contains(t, "AMDGPU fatal error")) || !containsFoldASCII(t, "memory access fault by GPU") {
 		return offloadFault{}, false
 	}
 	var f offloadFault

@@ -118,6 +118,20 @@ func TestExtractOffload(t *testing.T) {
 	if !ok || !reflect.DeepEqual(f, want) {
 		t.Errorf("got %+v want %+v", f, want)
 	}
+	// the older plugin's wording, one fault per line
+	for _, c := range []struct {
+		src, text string
+		want      offloadFault
+	}{
+		{"https://github.com/ROCm/llvm-project/issues/267", "AMDGPU fatal error 1: Memory access fault by GPU 2 (agent 0x1280c060) at virtual address 0x7f0f8521b000. Reasons: Page not present or supervisor privilege, Write access to a read-only page",
+			offloadFault{device: "2", agent: "0x1280c060", address: "0x7f0f8521b000", reasons: []string{"Page not present or supervisor privilege", "Write access to a read-only page"}}},
+		{"https://github.com/llvm/llvm-project/issues/60937", "AMDGPU fatal error 1: Memory access fault by GPU 2 (agent 0x5616e63e14c0) at virtual address 0x7f9f19c55000. Reasons: Unknown (0)",
+			offloadFault{device: "2", agent: "0x5616e63e14c0", address: "0x7f9f19c55000", reasons: parseReasons("Unknown (0)")}},
+	} {
+		if f, ok := extractOffloadFault(c.text); !ok || !reflect.DeepEqual(f, c.want) {
+			t.Errorf("%s: got %+v want %+v", c.src, f, c.want)
+		}
+	}
 	if k, ok := extractOffloadKernel("Kernel 'omp target in main @ 12 (__omp_offloading_fd00_1a2b_main_l12)'"); !ok || k != "__omp_offloading_fd00_1a2b_main_l12" {
 		t.Errorf("offload kernel %q", k)
 	}

@@ -12,6 +12,10 @@ type tritonParser struct {
 	s        *Session
 	wantName int // line number of a "while executing [`Pass` on 'tt.func' operation:" awaiting "@name"
 	frameNo  int // line number of the last traceback frame inside Triton
+	// an OutOfResources text hard-wrapped after "out of resource: shared
+	// memory," — its "Required: …, Hardware limit: …" is on the next line
+	oorHead string
+	oorLine int
 }
 
 var (
@@ -22,9 +26,10 @@ var (
 	reTritonErrCode  = lazyre.New(`Triton Error \[(HIP|CUDA)\]:\s*(?:Code: (\d+)(?:, Messs?age: (.*))?|([a-z][^:]*)$)`)
 	reTritonLaunch   = lazyre.New(`\b([A-Za-z_]\w*)\[(?:grid|\([^\]]*\))\]\(`)
 	reTritonOOR      = lazyre.New(`out of resources?: ([A-Za-z][\w ]*?), Required: (\d+), Hardware limit(?:ation)?: (\d+)`)
+	reTritonOORHead  = lazyre.New(`OutOfResources: out of resources?: [A-Za-z][\w ]*,$`)
 )
 
-func (p *tritonParser) beginFile(*Session) { p.wantName, p.frameNo = 0, 0 }
+func (p *tritonParser) beginFile(*Session) { p.wantName, p.frameNo, p.oorHead = 0, 0, "" }
 func (p *tritonParser) endFile()           {}
 
 func (p *tritonParser) line(l *line) {
@@ -40,6 +45,16 @@ func (p *tritonParser) line(l *line) {
 			}
 		} else {
 			p.wantName = 0
+		}
+	}
+	if p.oorHead != "" {
+		head := p.oorHead
+		p.oorHead = ""
+		if l.no-p.oorLine == 1 && strings.HasPrefix(strings.TrimSpace(t), "Required: ") {
+			if x, ok := extractTritonOutOfResources(head + " " + strings.TrimSpace(t)); ok {
+				p.outOfResources(l, x)
+				return
+			}
 		}
 	}
 	if !containsAny(t, tritonKeywords...) {
@@ -83,18 +98,13 @@ func (p *tritonParser) line(l *line) {
 	case strings.Contains(t, "out of resource"):
 		// the compiled kernel needs more of a per-block resource (shared
 		// memory / LDS) than the device has: raised when Triton loads it
-		if x, ok := extractTritonOutOfResources(t); ok && !commandLike(t) {
-			s.format("triton")
-			a := s.b.add(s, ClassTritonCompile, l, 0.85)
-			a.strong = true
-			a.addReason("Triton kernel needs " + x.required + " bytes of " + x.resource + ", the device allows " + x.limit)
-			a.detail("out_of_resource", x.resource)
-			a.detail("resource_required", x.required)
-			a.detail("resource_limit", x.limit)
-			a.note("OutOfResources is the kernel's per-block " + x.resource + " (a compile-time tile / num_stages choice) over the device limit, not device memory (VRAM) running out")
-			if k := s.b.facts.lastTritonLaunch; k != "" {
-				a.setKernel(k, "Triton launch in the traceback", 60)
-			}
+		if commandLike(t) {
+			break
+		}
+		if x, ok := extractTritonOutOfResources(t); ok {
+			p.outOfResources(l, x)
+		} else if strings.HasSuffix(strings.TrimSpace(t), ",") && reTritonOORHead.MatchString(t) {
+			p.oorHead, p.oorLine = strings.TrimSpace(t), l.no
 		}
 	case strings.Contains(t, "PassManager::run failed"):
 		s.format("triton")
@@ -242,6 +252,23 @@ func tritonErrorClass(e *hipErr) string {
 	return ClassTritonCompile
 }
 
+// outOfResources is the rule for Triton's OutOfResources: a compile-time
+// choice over a per-block limit, never device memory.
+func (p *tritonParser) outOfResources(l *line, x tritonOOR) {
+	s := p.s
+	s.format("triton")
+	a := s.b.add(s, ClassTritonCompile, l, 0.85)
+	a.strong = true
+	a.addReason("Triton kernel needs " + x.required + " bytes of " + x.resource + ", the device allows " + x.limit)
+	a.detail("out_of_resource", x.resource)
+	a.detail("resource_required", x.required)
+	a.detail("resource_limit", x.limit)
+	a.note("OutOfResources is the kernel's per-block " + x.resource + " (a compile-time tile / num_stages choice) over the device limit, not device memory (VRAM) running out")
+	if k := s.b.facts.lastTritonLaunch; k != "" {
+		a.setKernel(k, "Triton launch in the traceback", 60)
+	}
+}
+
 // extractTritonLaunch reads the kernel of a Triton launch in a traceback's
 // code line: "_attn_fwd[grid](".
 func extractTritonLaunch(t string) string { return submatch(reTritonLaunch, t) }
@@ -286,7 +313,7 @@ func extractTritonCachePath(t string) bool {
 // reTritonImport: the module named in the ImportError is Triton's own.
 var reTritonImport = lazyre.New(`cannot import name '\w+' from '(?:triton|pytorch_triton)[.']`)
 
-var tritonKeywords = []string{"PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR", "ModuleNotFoundError", "out of resource"}
+var tritonKeywords = []string{"PassManager", "Pipeline failed", "while executing [", "Triton", "triton", "load_binary", ".hsaco", "_precompile_config", "[grid](", "MLIR", "ModuleNotFoundError", "out of resource", "Required: "}
 
 // lineRef names one line of one input file.
 type lineRef struct{ file, no int }

@@ -137,6 +137,28 @@ func TestExtractTritonOutOfResources(t *testing.T) {
 	}
 }
 
+// The same text hard-wrapped after the resource name ("shared memory,"),
+// its numbers on the next line, is still one OutOfResources.
+func TestTritonOutOfResourcesWrapped(t *testing.T) {
+	for _, c := range []struct{ src, log, want string }{
+		{"https://github.com/vllm-project/vllm/issues/49778 (gfx950)", "triton.runtime.errors.OutOfResources: out of resource: shared memory,\nRequired: 165888, Hardware limit: 163840.\nReducing block sizes or `num_stages` may help.\n", "163840"},
+	} {
+		d := diagnoseWhole("x.log", []byte(c.log))
+		f := hasClass(d, ClassTritonCompile)
+		if f == nil || f.Details["resource_limit"] != c.want {
+			t.Errorf("%s: %s", c.src, d.JSON())
+		}
+		if hasClass(d, ClassVRAMOOM) != nil {
+			t.Errorf("%s: per-block shared memory read as VRAM: %v", c.src, classesOf(d))
+		}
+	}
+	// a line that only ends in a comma and a later "Required:" elsewhere are not joined
+	d := diagnoseWhole("x.log", []byte("triton.runtime.errors.OutOfResources: out of resource: shared memory,\nsome other line\nRequired: 1, Hardware limit: 2\n"))
+	if hasClass(d, ClassTritonCompile) != nil && hasClass(d, ClassTritonCompile).Details["resource_limit"] == "2" {
+		t.Errorf("joined across an unrelated line: %s", d.JSON())
+	}
+}
+
 // An exception raised inside Triton's cache manager, or naming a file in a
 // Triton cache directory, is a Triton cache failure (seed 000 pattern 4),
 // not an application error; the same exception text elsewhere is not.

@@ -31,9 +31,12 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout-real5"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real6"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real7"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real8"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real9"),
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout3"),
 	filepath.Join("..", "..", "testdata", "crash-heldout4"),
+	filepath.Join("..", "..", "testdata", "crash-heldout5"),
 }
 
 // crashMissesGolden lists the keyed cases `diagnose` still misses, one
