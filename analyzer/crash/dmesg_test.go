@@ -432,3 +432,23 @@ func TestDmesgHeadlessProcessLine(t *testing.T) {
 		t.Errorf("timeout job line lost its pid: %s", d.JSON())
 	}
 }
+
+// Xid 13's SM warp exception names what trapped: "Illegal Instruction
+// Encoding" / "Illegal Instruction Parameter" is an illegal instruction;
+// "Out Of Range Address" stays the application's memory fault.
+func TestXid13IllegalInstruction(t *testing.T) {
+	for _, c := range []struct{ src, line, class string }{
+		{"https://github.com/3dem/relion/issues/436", "Feb 15 17:37:45 Gipfeli kernel: [82659.755933] NVRM: Xid (PCI:0000:41:00): 13, Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0): Illegal Instruction Encoding", ClassIllegalInstruction},
+		{"https://github.com/ggml-org/llama.cpp/issues/23811", "[ 1204.123584] NVRM: Xid (PCI:0000:01:00): 13, Graphics SM Warp Exception on (GPC 2, TPC 0, SM 0): Illegal Instruction Encoding", ClassIllegalInstruction},
+		{"https://github.com/leptonai/gpud/pull/46", "[Fri Aug 30 11:43:09 2024] NVRM: Xid (PCI:0000:cb:00): 13, pid='<unknown>', name=<unknown>, Graphics SM Warp Exception on (GPC 7, TPC 7, SM 0): Illegal Instruction Parameter", ClassIllegalInstruction},
+		{"NVIDIA Xid catalog wording", "[ 9.1] NVRM: Xid (PCI:0000:9b:00): 13, pid=51002, name=python3, Graphics SM Warp Exception on (GPC 0, TPC 1, SM 0): Out Of Range Address", ClassGPUMemoryFault},
+	} {
+		d := diagnoseWhole("kern.log", []byte(c.line+"\n"))
+		if hasClass(d, c.class) == nil {
+			t.Errorf("%s: want %s: %s", c.src, c.class, d.JSON())
+		}
+		if c.class == ClassIllegalInstruction && hasClass(d, ClassGPUMemoryFault) != nil {
+			t.Errorf("%s: an illegal instruction also read as a memory fault: %s", c.src, d.JSON())
+		}
+	}
+}

@@ -6,7 +6,8 @@
 // Input is pushed as bytes, file by file, in chunks of any size (see
 // Session). Every line is normalised (ANSI codes, carriage-return debris and
 // known line prefixes removed — log stamps, launcher relays such as
-// accelerate's "stderr: " and Open MPI's "[1,3]<stderr>:") and handed to one small parser per format;
+// accelerate's "stderr: ", Open MPI's "[1,3]<stderr>:" and srun --label's
+// "3: " before a known log shape) and handed to one small parser per format;
 // a one-pass keyword prefilter (prefilter.go) hands each line only to the
 // parsers that can use it, so lines that match nothing cost one scan and no
 // allocation.
@@ -42,8 +43,10 @@
 //     extractXid (the driver's Xid line, or a condensed copy that keeps
 //     the code and the MMU decode — fault type and access type — a
 //     less sure record),
-//     GSP heartbeat / RPC timeouts without an Xid 119, xidClass (an Xid
-//     "caused by previous Xid N" takes N's class),
+//     GSP heartbeat / RPC timeouts without an Xid 119, xid.go's xidCatalog
+//     (NVIDIA's whole Xid catalog, each code with the class it implies;
+//     Xid 13's "Illegal Instruction" warp exception; an Xid "caused by
+//     previous Xid N" takes N's class),
 //     a kernel oops whose RIP/IP is in the GPU driver module within 12
 //     lines of its "BUG:"/"Oops:" header → dma_driver_fault (a WARN
 //     splat's RIP or a call-trace frame is none);
@@ -52,6 +55,11 @@
 //     before any record of its device names the address line after it:
 //     dmesgParser.pendProc);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
+//   - xla.go: extractXLAOOM (XLA's RESOURCE_EXHAUSTED device allocation
+//     failure: JAX, TF's XLA path; a TPU's vmem is none) → vram_oom;
+//   - tensorrt.go: extractTRTOOM (TensorRT's logger: "Error Code 2:
+//     OutOfMemory", "Cuda Runtime (out of memory)", "Cuda Error in
+//     allocate: 2") → vram_oom, less sure (a builder may only skip a tactic);
 //   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
 //     the device's arch, named, or the 5.2–5.7 fallback to the generic
 //     TensileLibrary.dat without the arch, less sure) → arch_mismatch;
@@ -81,7 +89,9 @@
 //     fact: attach pid, section header, "No … are currently active", agent /
 //     queue / dispatch / lane / wave rows, lane switch, bt frame, host
 //     thread, gdb's "[Inferior N (process P) detached]" naming the dump's
-//     pid) with extractGdbAttach, extractAgentRow, extractLaneRow;
+//     pid) with extractGdbAttach, extractAgentRow, extractLaneRow, and
+//     extractMIRecord (-i=mi: "^done,agents/queues/dispatches=[…]" and
+//     "=thread-group-started … pid" as the same facts);
 //     gdbdump.go's section state machine only cuts them into dumps;
 //   - launch_extract.go: extractThreadLimits, extractWGMax, extractLDSLimit
 //     (device limits; a zero maxThreadsDim is the driver bug, decided by
@@ -113,6 +123,9 @@
 //   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure
 //     → gpu_memory_fault; their ALLOC_FAILED, the handle or workspace not
 //     allocated on the device → vram_oom);
+//   - torch.go's extractTorchError also reads THC's "cuda runtime error
+//     (N)" as CUDA's wording and a driver-API CUDA_ERROR_X name alone;
+//   - dmesg.go's Xid 13 naming "Illegal Instruction" → illegal_instruction;
 //   - codes.go: cudaErrors / lookupCUDA (CUDA's reading of an error HIP
 //     reads otherwise or lacks — an illegal instruction, 715, whoever prints
 //     it; finalize.go hipReading undoes it on a ROCm session); error texts
@@ -126,7 +139,12 @@
 //     extractElasticRows (ChildFailedError rows, several when a paste ran
 //     them together; read by the table rule and the root-cause entry),
 //     extractWatchdogHang (the heartbeat monitor: "watchdog got stuck for N
-//     seconds"), extractNCCLCallFailure (a caller's report of a call's
+//     seconds"), watchdogTimedOut (the timeout check's frame, a rank's
+//     "dump signal due to a collective timeout"; "Some NCCL operations have
+//     failed or timed out" is a timeout only when no NCCL error of the
+//     file explains it, and a watchdog that caught an "NCCL error" is
+//     rccl_transport), bareNCCLError ("ncclRemoteError …", "NCCL Error 2:
+//     unhandled system error" without NCCL's debug prefix), extractNCCLCallFailure (a caller's report of a call's
 //     result code: RCCL's test bed, glog CHECKs) → rccl_transport for the
 //     library's own codes;
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
@@ -158,6 +176,12 @@
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
 //     collective, or whose stack differs from all others); progressed (two
 //     dumps of one process in different functions: slow, not hung);
+//     pyspycoll.go: distCollective (a thread inside torch.distributed's /
+//     DeepSpeed's collective calls) → pyspyCollectiveHang (alone in the
+//     evidence, and no process standing out: collective_timeout, not
+//     cpu_hang); pyspyjson.go: extractPySpyJSON (py-spy dump --json, also
+//     wrapped as {"Ok": {"stack_traces"}} or {"threads"}) rewritten as the
+//     text dump and read by the same parser (PySpyJSON routes it as a log);
 //   - torch.go: extractTraceFrame (faulthandler: the "Current thread"
 //     block's first frame is the crash location), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not

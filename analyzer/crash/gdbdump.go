@@ -120,9 +120,24 @@ func (p *rocgdbParser) section(l *line, sec int) *gdbDump {
 // dumpLine reads the hang-dump view of a rocgdb line (extractGdbDumpLine)
 // into the current dump; it returns true when the line was consumed.
 func (p *rocgdbParser) dumpLine(l *line) bool {
+	t := strings.TrimSpace(l.text)
+	if rs := extractMIRecord(t); rs != nil {
+		// one MI record holds a whole table: its command's section
+		if sec := map[gdbLineKind]int{glAgent: secAgents, glQueue: secQueues, glDispatch: secDispatches}[rs[0].kind]; sec != 0 {
+			p.section(l, sec)
+		}
+		for _, r := range rs {
+			p.dumpFact(l, r)
+		}
+		return rs[0].kind == glAttach
+	}
+	return p.dumpFact(l, extractGdbDumpLine(t))
+}
+
+// dumpFact applies one fact of a dump line.
+func (p *rocgdbParser) dumpFact(l *line, r gdbLine) bool {
 	g := &p.g
 	s := p.s
-	r := extractGdbDumpLine(strings.TrimSpace(l.text))
 	switch r.kind {
 	case glAttach:
 		p.attachPID = r.pid

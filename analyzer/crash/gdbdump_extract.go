@@ -190,3 +190,102 @@ func extractLaneRow(t string) (laneRow, bool) {
 	}
 	return laneRow{inactive: m[1] == "I", wave: m[2], workgroup: m[4], x: atoiDef(m[5], -1), frame: frameAfter(t, "]")}, true
 }
+
+// rocgdb's MI mode (-i=mi) prints the same tables as result records, one
+// line per command (crash-formats.md §7.2, from a Rust MI adapter's tests):
+//
+//	^done,agents=[{id="1.1",state="A",target-id="AMDGPU Agent (GPUID 35090)",architecture="gfx942",name="MI300X",…,location="0000:01:00.0"}]
+//	^done,queues=[{id="1.1",target-id="AMDGPU Queue 1:1 (QID 0)",type="HSA",read="11524",write="11527",…}]
+//	^done,dispatches=[{id="1.1",target-id="AMDGPU Dispatch 1:1:11525 (PKID 11524)",grid="[1216,1,1]",workgroup="[64,1,1]",fence="B|As|Rs",…,kernel-function="…"}]
+//	=thread-group-started,id="i1",pid="61877"
+//
+// extractMIRecord turns such a line into the facts the table rows give.
+// Tuples start at their "id" key: a kernel name may hold braces
+// ("{lambda(int)#1}"), so the text is walked key by key, never split on "}".
+var (
+	reMIPair    = lazyre.New(`([a-z][a-z-]*)="((?:[^"\\]|\\.)*)"`)
+	reMIAgentID = lazyre.New(`^AMDGPU Agent \(GPUID (\d+)\)`)
+	reMIQueueID = lazyre.New(`^AMDGPU Queue (\d+):(\d+) \(QID (\d+)\)`)
+	reMIDispID  = lazyre.New(`^AMDGPU Dispatch (\d+):(\d+):(\d+) \(PKID (\d+)\)`)
+)
+
+func extractMIRecord(t string) []gdbLine {
+	var kind gdbLineKind
+	switch {
+	case strings.HasPrefix(t, "=thread-group-started,"):
+		for _, m := range reMIPair.FindAllStringSubmatch(t, 4) {
+			if m[1] == "pid" {
+				if pid := atoiDef(m[2], 0); pid > 0 {
+					return []gdbLine{{kind: glAttach, pid: pid}}
+				}
+			}
+		}
+		return nil
+	case !strings.HasPrefix(t, "^done,"):
+		return nil
+	case strings.HasPrefix(t, "^done,agents=["):
+		kind = glAgent
+	case strings.HasPrefix(t, "^done,queues=["):
+		kind = glQueue
+	case strings.HasPrefix(t, "^done,dispatches=["):
+		kind = glDispatch
+	default:
+		return nil
+	}
+	var out []gdbLine
+	var kv map[string]string
+	flush := func() {
+		if kv == nil {
+			return
+		}
+		if r, ok := miRow(kind, kv); ok && len(out) < maxGdbRows {
+			out = append(out, r)
+		}
+	}
+	for _, m := range reMIPair.FindAllStringSubmatch(t, -1) {
+		if m[1] == "id" {
+			flush()
+			kv = map[string]string{}
+		}
+		if kv != nil {
+			kv[m[1]] = strings.ReplaceAll(m[2], `\"`, `"`)
+		}
+	}
+	flush()
+	if len(out) == 0 {
+		// "dispatches=[]": the table's "No dispatches are currently active."
+		return []gdbLine{{kind: glNoActive, sec: map[gdbLineKind]int{glAgent: secAgents, glQueue: secQueues, glDispatch: secDispatches}[kind]}}
+	}
+	return out
+}
+
+// miRow is one MI tuple as the table row of its command.
+func miRow(kind gdbLineKind, kv map[string]string) (gdbLine, bool) {
+	tid := kv["target-id"]
+	switch kind {
+	case glAgent:
+		m := reMIAgentID.FindStringSubmatch(tid)
+		if m == nil {
+			return gdbLine{}, false
+		}
+		id := kv["id"]
+		if i := strings.LastIndexByte(id, '.'); i >= 0 {
+			id = id[i+1:]
+		}
+		return gdbLine{kind: glAgent, agent: GPUAgent{ID: atoiDef(id, 0), GPUID: m[1], Arch: kv["architecture"], Name: kv["name"], Location: kv["location"]}}, true
+	case glQueue:
+		m := reMIQueueID.FindStringSubmatch(tid)
+		if m == nil {
+			return gdbLine{}, false
+		}
+		return gdbLine{kind: glQueue, queue: queueRow{id: m[1] + ":" + m[2], qid: m[3], typ: kv["type"], read: kv["read"], write: kv["write"]}}, true
+	default:
+		m := reMIDispID.FindStringSubmatch(tid)
+		if m == nil {
+			return gdbLine{}, false
+		}
+		id := m[1] + ":" + m[2] + ":" + m[3]
+		return gdbLine{kind: glDispatch, disp: dispatchRow{target: id + " PKID " + m[4], kernel: kv["kernel-function"], fence: kv["fence"],
+			id: id, queue: m[1] + ":" + m[2], pkid: m[4], grid: kv["grid"], workgroup: kv["workgroup"]}}, true
+	}
+}

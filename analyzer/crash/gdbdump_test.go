@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // rocgdb hang-dump rows in real wordings; each row names its source.
 func TestExtractGdbAttach(t *testing.T) {
@@ -107,5 +110,43 @@ func TestGdbDetachNamesTheDumpedPid(t *testing.T) {
 	d = diagnoseWhole("fork.txt", []byte("[Detaching after fork from parent process 619857]\n[Inferior 1 (process 619857) detached]\n"+dump))
 	if f := hasClass(d, ClassGPUKernelHang); f == nil || f.PID != nil && *f.PID == 619857 {
 		t.Errorf("fork-follow detach taken for the dumped pid:\n%s", d.JSON())
+	}
+}
+
+// rocgdb -i=mi prints agents / queues / dispatches as result records
+// (crash-formats.md §7.2: "^done,agents=[{id="1.1",state="A",target-id=
+// "AMDGPU Agent (GPUID 35090)",architecture="gfx942",…}]", queues with
+// read/write, dispatches with kernel-function; ROCm/ROCgdb#42's
+// info-dispatches tests): the same facts as the tables, so a single MI dump
+// with an in-flight dispatch and a queue whose write is ahead is a hang.
+func TestExtractMIRecord(t *testing.T) {
+	rs := extractMIRecord(`^done,dispatches=[{id="1.1",target-id="AMDGPU Dispatch 1:1:7 (PKID 5)",grid="[304,1,1]",workgroup="[256,1,1]",fence="B|Aa|Ra",kernel-function="void at::native::index_elementwise_kernel<128, 4, {lambda(int)#1}>(long)"},{id="1.2",target-id="AMDGPU Dispatch 1:2:9 (PKID 1)",grid="[8,1,1]",workgroup="[64,1,1]",fence="B",kernel-function="k2()"}]`)
+	if len(rs) != 2 || rs[0].kind != glDispatch || rs[0].disp.id != "1:1:7" || rs[0].disp.pkid != "5" || !strings.Contains(rs[0].disp.kernel, "{lambda(int)#1}") || rs[1].disp.kernel != "k2()" {
+		t.Fatalf("dispatches: %+v", rs)
+	}
+	rs = extractMIRecord(`^done,queues=[{id="1.1",target-id="AMDGPU Queue 1:1 (QID 0)",type="HSA",read="11524",write="11527",size="262144",addr="0x00007f9a30400000"}]`)
+	if len(rs) != 1 || rs[0].queue.id != "1:1" || rs[0].queue.read != "11524" || rs[0].queue.write != "11527" {
+		t.Fatalf("queues: %+v", rs)
+	}
+	rs = extractMIRecord(`^done,agents=[{id="1.1",state="A",target-id="AMDGPU Agent (GPUID 35090)",architecture="gfx942",name="MI300X",cores="304",threads="19456",location="0000:01:00.0"}]`)
+	if len(rs) != 1 || rs[0].agent.Arch != "gfx942" || rs[0].agent.Location != "0000:01:00.0" || rs[0].agent.ID != 1 {
+		t.Fatalf("agents: %+v", rs)
+	}
+	if rs = extractMIRecord(`^done,dispatches=[]`); len(rs) != 1 || rs[0].kind != glNoActive || rs[0].sec != secDispatches {
+		t.Fatalf("no dispatches: %+v", rs)
+	}
+	if rs = extractMIRecord(`=thread-group-started,id="i1",pid="61877"`); len(rs) != 1 || rs[0].pid != 61877 {
+		t.Fatalf("attach: %+v", rs)
+	}
+	if rs = extractMIRecord(`^done,stack=[frame={level="0",func="hipStreamSynchronize"}]`); rs != nil {
+		t.Fatalf("stack read as a table: %+v", rs)
+	}
+	log := "=thread-group-started,id=\"i1\",pid=\"61877\"\n(gdb)\n" +
+		`^done,queues=[{id="1.1",target-id="AMDGPU Queue 1:1 (QID 0)",type="HSA",read="11524",write="11527",size="262144",addr="0x00007f9a30400000"}]` + "\n(gdb)\n" +
+		`^done,dispatches=[{id="1.1",target-id="AMDGPU Dispatch 1:1:11525 (PKID 11524)",grid="[1216,1,1]",workgroup="[64,1,1]",fence="B|As|Rs",kernel-function="void wvSplitK_hf_sml_<__hip_bfloat16, 64, 2, 16, 8, 2, 4>(int, int, int)"}]` + "\n"
+	d := diagnoseWhole("rocgdb_mi.txt", []byte(log))
+	f := hasClass(d, ClassGPUKernelHang)
+	if f == nil || !strings.Contains(f.Kernel, "wvSplitK_hf_sml_") || f.PID == nil || *f.PID != 61877 {
+		t.Fatalf("MI dump not read as a hang: %s", d.JSON())
 	}
 }

@@ -23,6 +23,14 @@ type ncclParser struct {
 	// init-time verbs warnings per "host:pid", held until the file ends:
 	// the same process's later "Init COMPLETE" defeats them (ncclInitWarn)
 	initWarn map[string]*line
+	// "Some NCCL operations have failed or timed out" with no timeout read
+	// yet: a timeout at the file's end unless an NCCL error explains it
+	failedOrTimedOut *line
+	// RCCL's start-up advisories ('Missing "amd_iommu=on" from kernel
+	// command line which can lead to system instablity or hang!'), held
+	// until the file ends: they only support a transport failure found
+	// elsewhere, never make one (ncclAdvisory)
+	advisory []*line
 	frt      *frTraceRec // open fr_trace report (frtrace.go)
 }
 
@@ -53,6 +61,7 @@ var (
 	// a caller's report of an NCCL/RCCL API call's result code: RCCL's
 	// test bed ("Child process 0 fails NCCL call ncclGroupEnd with code 1")
 	// and glog CHECKs ("Check failed: dynload::ncclGroupEnd() == ncclSuccess (1 vs. 0)")
+	reNCCLErrorCode = lazyre.New(`NCCL Error (\d+): (unhandled system error|unhandled cuda error|internal error|remote process exited)`)
 	reNCCLCallCode  = lazyre.New(`fails NCCL call (nccl\w+) with code (\d+)`)
 	reNCCLCheckCode = lazyre.New(`Check failed: (?:[\w:]+::)?(nccl\w+)\([^)]*\) == ncclSuccess \((\d+) vs\. 0\)`)
 )
@@ -80,7 +89,7 @@ func extractNCCLCallFailure(t string) (ncclCallFailure, bool) {
 	return ncclCallFailure{call: m[1], code: atoiDef(m[2], 0)}, true
 }
 
-var ncclTransportErrors = []string{"Got completion from peer", "Cuda failure", "hipIpcGetMemHandle failed", "ncclUnhandledCudaError", "invalid device ordinal", "Missing \"amd_iommu=on\"", "ncclSystemError", "ncclInternalError", "ncclRemoteError", "ncclInvalidUsage", "NCCL error", "Call to ibv_", "connect() failed", "Connection refused", "Connection reset by peer",
+var ncclTransportErrors = []string{"Got completion from peer", "NCCL Error ", "Cuda failure", "hipIpcGetMemHandle failed", "ncclUnhandledCudaError", "invalid device ordinal", "Missing \"amd_iommu=on\"", "ncclSystemError", "ncclInternalError", "ncclRemoteError", "ncclInvalidUsage", "NCCL error", "Call to ibv_", "connect() failed", "Connection refused", "Connection reset by peer",
 	// the socket transport and proxy losing a peer (nccl_test.go cites the threads)
 	"Connection closed by remote peer", "Software caused connection abort", "Broken pipe", "Socket recv failed", "Failed to execute operation Connect"}
 
@@ -88,6 +97,8 @@ func (p *ncclParser) beginFile(*Session) {
 	p.tableRank, p.tableLine, p.tablePID = -1, 0, 0
 	p.wrap, p.wrapText = nil, ""
 	p.initWarn = nil
+	p.failedOrTimedOut = nil
+	p.advisory = nil
 	p.frt = nil
 }
 
@@ -99,13 +110,26 @@ func (p *ncclParser) endFile() {
 	sort.Strings(keys)
 	for _, k := range keys {
 		l := p.initWarn[k]
-		e := "Call to ibv_"
-		if strings.Contains(l.text, "Missing \"amd_iommu=on\"") {
-			e = "Missing \"amd_iommu=on\""
-		}
-		p.transport(l, l.text, reNCCLLine.FindStringSubmatch(l.text), e)
+		p.transport(l, l.text, reNCCLLine.FindStringSubmatch(l.text), "Call to ibv_")
 	}
 	p.initWarn = nil
+	if l := p.failedOrTimedOut; l != nil {
+		p.failedOrTimedOut = nil
+		s := p.s
+		if s.b.get(ClassCollectiveTimeout) == nil && s.b.get(ClassRCCLTransport) == nil {
+			a := s.b.add(s, ClassCollectiveTimeout, l, 0.7)
+			if r := submatch(reRankTag, l.text); r != "" {
+				a.rank(atoiDef(r, -1))
+			}
+		}
+	}
+	if a := p.s.b.get(ClassRCCLTransport); a != nil && len(p.advisory) > 0 {
+		for _, l := range p.advisory {
+			a.evidence(l.ev(p.s))
+		}
+		a.note("RCCL's start-up check found the IOMMU not set up for P2P (amd_iommu=on iommu=pt): a likely cause of the transport failure")
+	}
+	p.advisory = nil
 	if p.wrap != nil {
 		w, _ := extractWatchdog(p.wrapText)
 		p.s.applyWatchdog(p.wrap, w)
@@ -368,14 +392,30 @@ func (p *ncclParser) nccl(l *line) bool {
 		}
 		return true
 	}
-	if containsAny(t, "Some NCCL operations have failed or timed out", "Process group watchdog thread terminated with exception", "Exception raised from checkTimeout", "To avoid data inconsistency, we are taking the entire process down") {
-		if a := s.b.get(ClassCollectiveTimeout); a != nil || strings.Contains(t, "timed out") || strings.Contains(t, "checkTimeout") {
+	if strings.Contains(t, "dump signal due to a collective timeout") {
+		// a rank told to dump because some rank timed out: the timeout is
+		// known, the receiving rank is no failing rank. Without c10d's
+		// rank tag the sentence is quoted prose.
+		if submatch(reRankTag, t) != "" && s.b.get(ClassCollectiveTimeout) == nil {
+			s.b.add(s, ClassCollectiveTimeout, l, 0.7)
+		}
+		return true
+	}
+	if containsAny(t, "Some NCCL operations have failed or timed out", "Process group watchdog thread terminated with exception", "Exception raised from checkTimeout", "To avoid data inconsistency, we are taking the entire process down", "WorkNCCL::checkTimeout(") {
+		if a := s.b.get(ClassCollectiveTimeout); a != nil || watchdogTimedOut(t) {
 			a = s.b.add(s, ClassCollectiveTimeout, l, 0.7)
 			if r := submatch(reRankTag, t); r != "" {
 				a.rank(atoiDef(r, -1))
 			}
+		} else if strings.Contains(t, "failed or timed out") && !strings.Contains(t, "NCCL error") && p.failedOrTimedOut == nil {
+			// failed or timed out: a timeout unless the file shows the
+			// NCCL error that failed it (endFile decides)
+			p.failedOrTimedOut = keepLine(l)
 		}
-		return true
+		if !strings.Contains(t, "NCCL error") {
+			return true
+		}
+		// the watchdog caught an NCCL error, not a timeout: read it below
 	}
 	if m := reRCCLVersion.FindStringSubmatch(t); m != nil {
 		f.notes = appendCap(f.notes, "RCCL version "+m[1], 8)
@@ -397,7 +437,7 @@ func (p *ncclParser) nccl(l *line) bool {
 	// the IB transport's completion error is NCCL's own wording even when
 	// the paste dropped the debug prefix (an issue title: NVIDIA/nccl#1664)
 	bareIB := m == nil && strings.Contains(t, "NET/IB") && strings.Contains(t, "Got completion from peer")
-	if m == nil && !bareIB && !strings.Contains(t, "ncclUnhandledCudaError") && !strings.Contains(t, "NCCL error") {
+	if m == nil && !bareIB && !strings.Contains(t, "ncclUnhandledCudaError") && !strings.Contains(t, "NCCL error") && !bareNCCLError(t) {
 		return false
 	}
 	if m != nil {
@@ -411,6 +451,12 @@ func (p *ncclParser) nccl(l *line) bool {
 	}
 	for _, e := range ncclTransportErrors {
 		if strings.Contains(t, e) {
+			if ncclAdvisory(e) {
+				if len(p.advisory) < 4 {
+					p.advisory = append(p.advisory, keepLine(l))
+				}
+				return true
+			}
 			if ncclInitWarn(e) && m != nil && m[2] != "" {
 				// hold it: NCCL falls back (IB → socket) and may still
 				// complete the init of this process
@@ -429,17 +475,41 @@ func (p *ncclParser) nccl(l *line) bool {
 	return true
 }
 
+// watchdogTimedOut: the watchdog's line says a collective timed out — its
+// timeout check threw ("Exception raised from checkTimeout", a
+// WorkNCCL::checkTimeout frame), a "dump signal due to a collective
+// timeout", or "timed out" itself. "Some NCCL operations have failed or
+// timed out" says neither: it follows an NCCL error as well.
+func watchdogTimedOut(t string) bool {
+	return strings.Contains(t, "checkTimeout") || strings.Contains(t, "collective timeout") ||
+		strings.Contains(strings.ReplaceAll(t, "failed or timed out", ""), "timed out")
+}
+
+// bareNCCLError: NCCL's error report without the debug prefix — PyTorch's
+// "ncclRemoteError: A call failed …" / "Last error:" block, the socket
+// transport's "socketProgressOpt: Call to recv … failed", and the
+// "NCCL Error 2: unhandled system error" of older torch and cupy.
+func bareNCCLError(t string) bool {
+	return containsAny(t, "ncclRemoteError", "ncclSystemError", "ncclInternalError", "socketProgressOpt: ", "socketProgress: ") ||
+		strings.Contains(t, "NCCL Error ") && reNCCLErrorCode.MatchString(t)
+}
+
 // ncclInitWarn: a verbs call failing while NCCL probes the network at
 // init ("Call to ibv_open_device failed", "Call to ibv_get_async_event
 // failed"). Defeater: when the same host:pid later logs "Init COMPLETE",
 // NCCL fell back (NET/Socket) and the communicator works — the warning is
 // init noise, not the failure (NVIDIA/nccl#925 shows the failing case
 // without a completed init; horovod#685 the socket fallback). RCCL's
-// start-up check 'Missing "amd_iommu=on" from kernel command line' is the
-// same kind: printed by init.cc before the communicator exists, so a
-// completed init of that process shows the IOMMU setting did not stop it
-// (ROCm/rccl's banner; crash-formats.md §12 lists it among RCCL warnings).
-func ncclInitWarn(e string) bool { return e == "Call to ibv_" || strings.HasPrefix(e, "Missing") }
+// start-up check 'Missing "amd_iommu=on" from kernel command line' is
+// advice, not a failure (ncclAdvisory).
+func ncclInitWarn(e string) bool { return e == "Call to ibv_" }
+
+// ncclAdvisory: RCCL's start-up advice ('Missing "amd_iommu=on" from kernel
+// command line which can lead to system instablity or hang!', printed with
+// its siblings for "iommu=pt" and HSA_FORCE_FINE_GRAIN_PCIE on every init,
+// ROCm/rccl#1026, #908) says what may go wrong, not that anything did: it
+// supports a transport failure of the same file, alone it is no finding.
+func ncclAdvisory(e string) bool { return strings.HasPrefix(e, "Missing") }
 
 // transport records one transport error line (m: its NCCL debug prefix,
 // nil for a bare line).

@@ -226,7 +226,14 @@ func TestNCCLInitVerbsWarningDefeatedByInitComplete(t *testing.T) {
 		// RCCL's IOMMU start-up check, then that process's init completes
 		// (ROCm/rccl init.cc:157 wording; crash-formats.md §12)
 		{iommu + "mi300x-03:4120:4145 [0] NCCL INFO Init COMPLETE comm 0x55c1f30a4e10 rank 0 nranks 8 cudaDev 0 busId 5000 localSize 8 - Init COMPLETE\n", false},
-		{iommu, true},
+		// the check alone is advice about what may go wrong (ROCm/rccl#1026:
+		// three such warnings per rank on MI250X and nothing failed)
+		{iommu, false},
+		{"g1072:1263985:1263985 [0] /long_pathname_so_that_rpms_can_package_the_debug_info/src/extlibs/rccl/build/src/init.cpp:122 NCCL WARN Missing \"iommu=pt\" from kernel command line which can lead to system instablity or hang!\n" +
+			"g1072:1263985:1263985 [0] /long_pathname_so_that_rpms_can_package_the_debug_info/src/extlibs/rccl/build/src/init.cpp:120 NCCL WARN Missing \"amd_iommu=on\" from kernel command line which can lead to system instablity or hang!\n", false},
+		// with a transport failure of its own it supports it (ROCm/rccl#908)
+		{"sharbox-ultra:204802:204802 [0] /home/elias/rccl/build/release/hipify/src/init.cc:125 NCCL WARN Missing \"amd_iommu=on\" from kernel command line which can lead to system instablity or hang!\n" +
+			"sharbox-ultra:204802:204836 [1] /home/elias/rccl/build/release/hipify/src/transport/p2p.cc:220 NCCL WARN hipIpcGetMemHandle failed : invalid argument\n", true},
 	} {
 		d := diagnoseWhole("nccl.log", []byte(c.log))
 		if got := hasClass(d, ClassRCCLTransport) != nil; got != c.want {
@@ -253,5 +260,45 @@ func TestTransportFailureCausesCollectiveTimeout(t *testing.T) {
 	d := diagnoseWhole("job.log", []byte("h:1:2 [0] NCCL WARN Missing \"amd_iommu=on\" from kernel command line which can lead to system instablity or hang!\n"+wd))
 	if f := hasClass(d, ClassCollectiveTimeout); f == nil || f.ConsequenceOf != "" || d.Findings[0].Class != ClassCollectiveTimeout {
 		t.Errorf("a start-up warning taken for the cause: %s", d.JSON())
+	}
+}
+
+// NCCL's own error reports without the debug prefix are transport /
+// communicator failures, and a watchdog that caught such an error ("Some
+// NCCL operations have failed or timed out", "Process group watchdog thread
+// terminated with exception: NCCL error: …") is not a collective timeout.
+func TestNCCLErrorNotTimeout(t *testing.T) {
+	for _, c := range []struct{ src, log string }{
+		{"https://github.com/vllm-project/vllm/issues/5828", "(RayWorkerWrapper pid=67451, ip=10.1.0.7) ERROR 06-25 15:28:30 worker_base.py:148] RuntimeError: NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO for details)\n"},
+		{"https://github.com/Tencent-Hunyuan/HunyuanVideo/issues/114", "[rank0]: RuntimeError: NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO for details)\n"},
+		{"https://github.com/hiyouga/LlamaFactory/issues/6849", `[rank5]:[E207 19:37:09.983540349 ProcessGroupNCCL.cpp:681] [Rank 5] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.
+[rank5]:[E207 19:37:09.983555114 ProcessGroupNCCL.cpp:695] [Rank 5] To avoid data inconsistency, we are taking the entire process down.
+[rank5]:[E207 19:37:09.983600771 ProcessGroupNCCL.cpp:1895] [PG ID 0 PG GUID 0(default_pg) Rank 5] Process group watchdog thread terminated with exception: NCCL error: remote process exited or there was a network error, NCCL version 2.21.5
+ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.
+Last error:
+socketProgressOpt: Call to recv from 10.119.24.53<49901> failed : Broken pipe
+`},
+		{"https://github.com/tatsu-lab/stanford_alpaca/issues/207", "[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data. [E ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process down. terminate called after throwing an instance of 'std::runtime_error' what(): NCCL error: remote process exited or there was a network error, NCCL version 2.14.3 ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely. Last error: NET/IB : Got completion from peer 11.214.147.122<39138> with error 12, opcode 0, len 0, vendor err 129\n"},
+		{"https://github.com/NVIDIA/nccl/issues/2076", "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, remote process exited or there was a network error, NCCL version 2.21.5\nncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\nLast error:\nsocketProgressOpt: Call to recv from 172.16.0.3<33759> failed : Connection reset by peer\n"},
+	} {
+		d := diagnoseWhole("x.log", []byte(c.log))
+		if hasClass(d, ClassRCCLTransport) == nil || hasClass(d, ClassCollectiveTimeout) != nil {
+			t.Errorf("%s: want rccl_transport and no collective_timeout: %s", c.src, d.JSON())
+		}
+	}
+}
+
+// The watchdog's timeout seen only as its timeout check's frame, or as the
+// dump signal another rank's timeout sent, is a collective timeout.
+func TestWatchdogTimeoutOtherWordings(t *testing.T) {
+	for _, c := range []struct{ src, log string }{
+		{"https://github.com/jpata/particleflow/issues/390", "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x1d2 (0x1554e9e0f8f2 in /mnt/home/u/miniforge3/envs/mlpf/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so)\nframe #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x233 (0x1554e9e16333 in /mnt/home/u/libtorch_cuda.so)\n"},
+		{"https://github.com/arrival-ltd/catalyst-rl-tutorial/issues/15", "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x1e6 (0x7f32040db6e6 in /opt/conda/envs/ml_v4/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so)\nframe #2: c10d::ProcessGroupNCCL::workCleanupLoop() + 0x19d (0x7f32040dec3d in /opt/conda/envs/ml_v4/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so)\n"},
+		{"https://github.com/lsdefine/simple_GRPO/issues/46", "[rank5]:[E723 01:58:45.667329643 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 5] Received a dump signal due to a collective timeout from  rank 2 and we will try our best to dump the debug info. Last enqueued NCCL work: 136, last completed NCCL work: 136.\n"},
+		{"https://github.com/hiyouga/LlamaFactory/issues/8261", "[1803] [rank1]:[E602 11:17:52.557891708 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 1] Received a dump signal due to a collective timeout from this local rank and we will try our best to dump the debug info. Last enqueued NCCL work: 6, last completed NCCL work: 6.\n"},
+	} {
+		if d := diagnoseWhole("x.log", []byte(c.log)); hasClass(d, ClassCollectiveTimeout) == nil {
+			t.Errorf("%s: want collective_timeout: %s", c.src, d.JSON())
+		}
 	}
 }

@@ -50,6 +50,7 @@ var (
 	reDmesg     = lazyre.New(`^\[\s*\d+\.\d+\]\s?`)
 	reDmesgT    = lazyre.New(`^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]\s?`)
 	reRank      = lazyre.New(`^\[rank(\d+)\]:\s?`)
+	reSrunNCCL  = lazyre.New(`^[\w.-]+:\d+:\d+ \[\d+\] `)
 	reC10Brack  = lazyre.New(`^\[[IWEF](?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?)? ?[^\]\s]*\.(?:cpp|cc|h|hpp|py):\d+\]\s?`)
 	reSGLang    = lazyre.New(`^\[(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?|<timestamp>)((?: (?:TP|PP|DP|EP|CP|ATTN_TP|MOE_EP)\d+)*)\]\s?`)
 	reATOM      = lazyre.New(`^\[[a-z][\w-]* \d\d:\d\d:\d\d\]\s?`)
@@ -323,8 +324,14 @@ func (s *Session) stripOne(l *line, str string) int {
 			s.format("amd_log_level")
 			return m[1]
 		}
-	case c >= '0' && c <= '9':
-		if len(str) < 20 {
+	case c >= '0' && c <= '9' || c == ' ':
+		if n, task := matchSrunLabel(str); n > 0 {
+			if l.rank < 0 {
+				l.rank = task
+			}
+			return n
+		}
+		if c == ' ' || len(str) < 20 {
 			return 0
 		}
 		if !isDate(str[:10]) || (str[10] != 'T' && str[10] != ' ') {
@@ -410,6 +417,31 @@ func (s *Session) stripOne(l *line, str string) int {
 		}
 	}
 	return 0
+}
+
+// matchSrunLabel matches srun --label's task prefix ("0: ", right-aligned
+// " 3: " / "12: ", SchedMD srun(1) -l) and returns its length and the task
+// id, which is the rank under srun's one-task-per-rank launch. A bare
+// "N: " also starts numbered notes and objdump rows, so it counts only in
+// front of a line that is itself a known log shape: an NCCL debug prefix
+// "host:pid:tid [dev] ", a c10 "[rankN]:" / "[E…" stamp.
+func matchSrunLabel(str string) (n, task int) {
+	i := 0
+	for i < len(str) && i < 4 && str[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(str) && j-i < 5 && isDigit(str[j]) {
+		j++
+	}
+	if j == i || j+2 > len(str) || str[j] != ':' || str[j+1] != ' ' {
+		return 0, 0
+	}
+	rest := str[j+2:]
+	if !strings.HasPrefix(rest, "[rank") && !(len(rest) > 2 && rest[0] == '[' && (rest[1] == 'E' || rest[1] == 'W' || rest[1] == 'I') && isDigit(rest[2])) && !reSrunNCCL.MatchString(rest) {
+		return 0, 0
+	}
+	return j + 2, atoiDef(str[i:j], -1)
 }
 
 // matchMPITag matches Open MPI's --tag-output prefix "[job,rank]<stderr>:"

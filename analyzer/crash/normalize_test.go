@@ -100,3 +100,27 @@ func FuzzNormalize(f *testing.F) {
 		fuzzParser(t, func(*Session) []parser { return nil }, data, cut)
 	})
 }
+
+// srun --label prefixes every line with its task id ("0: ", right-aligned
+// " 3: ", SchedMD srun(1) -l); in front of an NCCL debug line or a c10
+// stamp it is stripped and names the rank. A numbered note or an objdump
+// row keeps its text.
+func TestMatchSrunLabel(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		task int
+	}{
+		{"4: gpu-a17:51024:51024 [4] NCCL INFO AllReduce: opCount 4a1 sendbuff 0x7f90c2000000", 3, 4},
+		{" 3: [rank3]:[E1126 11:40:02.530551905 ProcessGroupNCCL.cpp:632] [Rank 3] Watchdog caught", 4, 3},
+		{"12: [E1126 11:40:02.530 ProcessGroupNCCL.cpp:632] x", 4, 12},
+		{"0: step 1180 loss 1.9021", 0, 0},
+		{"1: check the watchdog lines", 0, 0},
+		{"   0:\t55                   \tpush   %rbp", 0, 0},
+	} {
+		n, task := matchSrunLabel(c.in)
+		if n != c.n || (n > 0 && task != c.task) {
+			t.Errorf("matchSrunLabel(%q) = %d, %d; want %d, %d", c.in, n, task, c.n, c.task)
+		}
+	}
+}

@@ -351,4 +351,4 @@ func sortedDispatchKeys(m map[string]*dispatchSeen) []string {
 // rocgdbKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var rocgdbKeywords = []string{"gdb ", "AMDGPU", "received signal", "Target Id", "No dispatches", "No queues", "No agents", "dispatches=", "Attaching to", ") detached]"}
+var rocgdbKeywords = []string{"gdb ", "AMDGPU", "received signal", "Target Id", "No dispatches", "No queues", "No agents", "dispatches=", "Attaching to", ") detached]", "queues=[", "agents=[", "thread-group-started"}

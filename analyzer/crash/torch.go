@@ -28,26 +28,27 @@ type assertGroup struct {
 }
 
 var (
-	reOOMTried    = lazyre.New(`(?i)(HIP|CUDA)? ?out of memory\. Tried to allocate ([\d.]+ ?(?:bytes|[KMGTP]i?B))`)
-	reOOMCap      = lazyre.New(`GPU (\d+) has a total capacity of ([\d.]+ ?\w+) of which ([\d.]+ ?\w+) is free`)
-	reOOMInUse    = lazyre.New(`this process has ([\d.]+ ?\w+) memory in use`)
-	reOOMAlloc    = lazyre.New(`Of the allocated memory ([\d.]+ ?\w+) is allocated by PyTorch(?:, with ([\d.]+ ?\w+) allocated in private pools(?: \([^)]*\))?)?, and ([\d.]+ ?\w+) is reserved by PyTorch but unallocated`)
-	reOOMAllowed  = lazyre.New(`([\d.]+ ?\w+) allowed;`)
-	reOOMEnv      = lazyre.New(`(PYTORCH_(?:HIP_|CUDA_)?ALLOC_CONF)=`)
-	reHIPAssert   = lazyre.New("^(?:\\(\\S+ pid=\\d+\\) )?(.*?):(\\d+): (.*?): Device-side assertion `(.*)' failed")
-	reAssertLine  = lazyre.New("^(.*?):(\\d+): ([^:]+(?:::[^:]+)*?): block: \\[(\\d+),(\\d+),(\\d+)\\], thread: \\[(\\d+),(\\d+),(\\d+)\\] Assertion (?:`(.*)` failed|([^`].*) failed)")
-	reTorchErr    = lazyre.New(`\b(HIP|CUDA) error: (.*)$`)
-	reSearchFor   = lazyre.New("Search for `((?:hip|cuda)Error\\w+)'")
-	reErrName     = lazyre.New(`\b((?:hip|cuda)Error[A-Z]\w+)\b`)
-	reTerminate   = lazyre.New(`terminate called after throwing an instance of '([^']+)'`)
-	reRaisedFrom  = lazyre.New(`Exception raised from (\S+) at (\S+)`)
-	rePyFrame     = lazyre.New(`^\s*File "([^"]+)", line (\d+)(?:,)? in (\S+)`)
-	rePyExc       = lazyre.New(`^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt)): ?(.*)$`)
-	reFatalPy     = lazyre.New(`Fatal Python error: (Segmentation fault|Aborted|Bus error|Floating point exception|Illegal instruction)`)
-	reAccelFatal  = lazyre.New(`Accelerator Fatal Error: call to (\w+) returned error (\d+)(?: \((\w+)\))?:? ?(.*)`)
-	reForDebug    = lazyre.New(`consider passing (\w+=\d+)`)
-	reLaunchBlock = lazyre.New(`(?:CUDA_LAUNCH_BLOCKING|HIP_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)=[13]\b`)
-	reFP8KV       = lazyre.New(`kv[-_]cache[-_]dtype[ =]+["']?fp8`)
+	reOOMTried      = lazyre.New(`(?i)(HIP|CUDA)? ?out of memory\. Tried to allocate ([\d.]+ ?(?:bytes|[KMGTP]i?B))`)
+	reOOMCap        = lazyre.New(`GPU (\d+) has a total capacity of ([\d.]+ ?\w+) of which ([\d.]+ ?\w+) is free`)
+	reOOMInUse      = lazyre.New(`this process has ([\d.]+ ?\w+) memory in use`)
+	reOOMAlloc      = lazyre.New(`Of the allocated memory ([\d.]+ ?\w+) is allocated by PyTorch(?:, with ([\d.]+ ?\w+) allocated in private pools(?: \([^)]*\))?)?, and ([\d.]+ ?\w+) is reserved by PyTorch but unallocated`)
+	reOOMAllowed    = lazyre.New(`([\d.]+ ?\w+) allowed;`)
+	reOOMEnv        = lazyre.New(`(PYTORCH_(?:HIP_|CUDA_)?ALLOC_CONF)=`)
+	reHIPAssert     = lazyre.New("^(?:\\(\\S+ pid=\\d+\\) )?(.*?):(\\d+): (.*?): Device-side assertion `(.*)' failed")
+	reAssertLine    = lazyre.New("^(.*?):(\\d+): ([^:]+(?:::[^:]+)*?): block: \\[(\\d+),(\\d+),(\\d+)\\], thread: \\[(\\d+),(\\d+),(\\d+)\\] Assertion (?:`(.*)` failed|([^`].*) failed)")
+	reTorchErr      = lazyre.New(`\b(HIP|CUDA) error: (.*)$`)
+	reSearchFor     = lazyre.New("Search for `((?:hip|cuda)Error\\w+)'")
+	reErrName       = lazyre.New(`\b((?:hip|cuda)Error[A-Z]\w+)\b`)
+	reDriverErrName = lazyre.New(`\b(CUDA_ERROR_[A-Z_]+)\b`)
+	reTerminate     = lazyre.New(`terminate called after throwing an instance of '([^']+)'`)
+	reRaisedFrom    = lazyre.New(`Exception raised from (\S+) at (\S+)`)
+	rePyFrame       = lazyre.New(`^\s*File "([^"]+)", line (\d+)(?:,)? in (\S+)`)
+	rePyExc         = lazyre.New(`^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt)): ?(.*)$`)
+	reFatalPy       = lazyre.New(`Fatal Python error: (Segmentation fault|Aborted|Bus error|Floating point exception|Illegal instruction)`)
+	reAccelFatal    = lazyre.New(`Accelerator Fatal Error: call to (\w+) returned error (\d+)(?: \((\w+)\))?:? ?(.*)`)
+	reForDebug      = lazyre.New(`consider passing (\w+=\d+)`)
+	reLaunchBlock   = lazyre.New(`(?:CUDA_LAUNCH_BLOCKING|HIP_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)=[13]\b`)
+	reFP8KV         = lazyre.New(`kv[-_]cache[-_]dtype[ =]+["']?fp8`)
 )
 
 func (p *torchParser) beginFile(*Session) {
@@ -117,6 +118,14 @@ func (p *torchParser) line(l *line) {
 	}
 	if x, ok := extractLibExecFailed(t); ok && !commandLike(t) {
 		s.applyLibExecFailed(l, x) // cudalib.go
+		return
+	}
+	if x, ok := extractXLAOOM(t); ok && !commandLike(t) {
+		s.applyXLAOOM(l, x) // xla.go
+		return
+	}
+	if x, ok := extractTRTOOM(t); ok && !commandLike(t) {
+		s.applyTRTOOM(l, x) // tensorrt.go
 		return
 	}
 	// out of memory
@@ -517,12 +526,20 @@ func extractTorchError(t string) torchErrFact {
 		x.text = m[2]
 		x.cuda = m[1] == "CUDA"
 	}
-	if containsAny(t, "THCudaCheck", "cudaError", "CUDA_ERROR_") {
+	// THC's "cuda runtime error (4) : …" and the driver API's CUDA_ERROR_X
+	// names are CUDA's own wordings too
+	if containsAny(t, "THCudaCheck", "cudaError", "CUDA_ERROR_", "cuda runtime error (") {
 		x.cuda = true
 	}
 	x.search = submatchIf(t, "Search for `", reSearchFor)
 	if !strings.Contains(t, "Returned ") {
 		x.name = errName(t)
+		if x.name == "" {
+			// the driver API's name alone: Numba's "Call to cuMemcpyDtoH
+			// results in CUDA_ERROR_LAUNCH_TIMEOUT", TensorFlow's
+			// "CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure"
+			x.name = submatchIf(t, "CUDA_ERROR_", reDriverErrName)
+		}
 	}
 	for _, ph := range torchErrPhrases {
 		if strings.Contains(t, ph) {

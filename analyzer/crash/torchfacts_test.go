@@ -121,6 +121,13 @@ func TestExtractTorchError(t *testing.T) {
 		// THC's check names no vendor word but is CUDA's own
 		{"https://github.com/pytorch/pytorch/issues/21276", "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCCachingHostAllocator.cpp line=271 error=4 : unspecified launch failure       x",
 			torchErrFact{cuda: true, phrase: "unspecified launch failure"}},
+		// THC's "cuda runtime error (N)" and the driver API's CUDA_ERROR_X names are CUDA's wordings
+		{"https://github.com/pytorch/pytorch/issues/2567", "RuntimeError: cuda runtime error (4) : unspecified launch failure at /home/ubuntu/pytorch/torch/lib/THC/THCTensorCopy.cu:85",
+			torchErrFact{cuda: true, phrase: "unspecified launch failure"}},
+		{"https://github.com/numba/numba/issues/4351", "numba.cuda.cudadrv.driver.CudaAPIError: [702] Call to cuMemcpyDtoH results in CUDA_ERROR_LAUNCH_TIMEOUT",
+			torchErrFact{cuda: true, name: "CUDA_ERROR_LAUNCH_TIMEOUT"}},
+		{"https://github.com/tensorflow/tensorflow/issues/25866", "E tensorflow/stream_executor/cuda/cuda_driver.cc:1011] could not synchronize on CUDA context: CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure ::",
+			torchErrFact{cuda: true, name: "CUDA_ERROR_LAUNCH_FAILED", phrase: "unspecified launch failure"}},
 		{"CUDA runtime name", "RuntimeError: CUDA error: an illegal memory access was encountered (cudaErrorIllegalAddress)",
 			torchErrFact{cuda: true, text: "an illegal memory access was encountered (cudaErrorIllegalAddress)", name: "cudaErrorIllegalAddress", phrase: "an illegal memory access was encountered", cudaName: "cudaErrorIllegalAddress"}},
 	}
@@ -150,5 +157,26 @@ Current thread 0x00007fa2972464c0 (most recent call first):
 	f := hasClass(d, ClassHostSegfault)
 	if f == nil || !strings.Contains(f.Location, "reward_wrapper.py") {
 		t.Fatalf("want the current thread's frame as location: %s", d.JSON())
+	}
+}
+
+// The class those CUDA wordings lead to: a launch timeout is the watchdog
+// killing a kernel (gpu_hang_reset), CUDA's launch failure a device
+// exception (gpu_memory_fault) — THC's "cuda runtime error (4)" included,
+// which HIP's reading (a trap without assert text) must not take.
+func TestCUDAWordingClasses(t *testing.T) {
+	for _, c := range []struct{ src, log, class string }{
+		{"https://github.com/numba/numba/issues/4351", "numba.cuda.cudadrv.driver.CudaAPIError: [702] Call to cuMemcpyDtoH results in CUDA_ERROR_LAUNCH_TIMEOUT\n", ClassGPUHangReset},
+		{"https://github.com/numba/numba/issues/9381 (title wording)", "Unexpected \"CUDA error: the launch timed out and was terminated\" or `CUDA_ERROR_LAUNCH_TIMEOUT`\n", ClassGPUHangReset},
+		{"https://github.com/tensorflow/tensorflow/issues/25866", "2019-02-19 13:19:12.200064: E tensorflow/stream_executor/event.cc:34] error destroying CUDA event in context 000001A6735E4ED0: CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure\n", ClassGPUMemoryFault},
+		{"https://github.com/pytorch/pytorch/issues/2567", "RuntimeError: cuda runtime error (4) : unspecified launch failure at /home/ubuntu/pytorch/torch/lib/THC/THCTensorCopy.cu:85\nterminate called after throwing an instance of 'std::runtime_error'\n", ClassGPUMemoryFault},
+	} {
+		d := diagnoseWhole("x.log", []byte(c.log))
+		if hasClass(d, c.class) == nil {
+			t.Errorf("%s: want %s: %s", c.src, c.class, d.JSON())
+		}
+		if c.class == ClassGPUMemoryFault && hasClass(d, ClassDeviceAssert) != nil {
+			t.Errorf("%s: CUDA's launch failure read as a device assert: %s", c.src, d.JSON())
+		}
 	}
 }

@@ -35,7 +35,7 @@ def close(a, b):
 
 
 def coll(s):
-    m = re.search(r"(\w+) #(\d+)$", s or "")
+    m = re.search(r"(\w+) #(\d+)\b", s or "")  # "allreduce #404" or "allreduce #404 (pg 0 default_pg)"
     return (m.group(1), int(m.group(2))) if m else None
 
 
