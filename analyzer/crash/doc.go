@@ -43,8 +43,10 @@
 //     extractXid (the driver's Xid line, or a condensed copy that keeps
 //     the code and the MMU decode — fault type and access type — a
 //     less sure record),
-//     GSP heartbeat / RPC timeouts without an Xid 119, xidClass (an Xid
-//     "caused by previous Xid N" takes N's class),
+//     GSP heartbeat / RPC timeouts without an Xid 119, xid.go's xidCatalog
+//     (NVIDIA's whole Xid catalog, each code with the class it implies;
+//     Xid 13's "Illegal Instruction" warp exception; an Xid "caused by
+//     previous Xid N" takes N's class),
 //     a kernel oops whose RIP/IP is in the GPU driver module within 12
 //     lines of its "BUG:"/"Oops:" header → dma_driver_fault (a WARN
 //     splat's RIP or a call-trace frame is none);
