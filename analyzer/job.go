@@ -433,7 +433,9 @@ func (j *Job) decide(c *current) {
 		// container exit evidence or a py-spy JSON dump, not a trace-event array
 		c.kind = "log"
 		j.crash.BeginFile(c.res.Name)
-	case looksJSON(b) && !crash.JSONLog(b) || len(b) > 0 && b[0] == '"' && j.wantsTraces():
+	case looksJSON(b) && !crash.JSONLog(b) && (j.wantsTraces() || !crash.WrappedLog(b)) || len(b) > 0 && b[0] == '"' && j.wantsTraces():
+		// (a log exported as JSON — cloud logging, docker json-file — is
+		// read as a log by the crash commands: its objects are no events)
 		c.kind = "json"
 		c.ours = artifactStart(b)
 		st := j.store

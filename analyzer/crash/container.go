@@ -34,7 +34,10 @@ var (
 	reInspectFormat = lazyre.New(`^['"]?(-?\d{1,3})\s+(true|false)['"]?$`)
 	reJSONOOM       = lazyre.New(`"OOMKilled"\s*:\s*(true|false)`)
 	reJSONExit      = lazyre.New(`"ExitCode"\s*:\s*(-?\d+)`)
-	reK8sOOM        = lazyre.New(`\b(?:Reason|reason)\s*[:=]\s*"?OOMKilled\b`)
+	// kubectl describe's "Reason: OOMKilled", the API object's "reason":
+	// "OOMKilled" (kubectl get -o json, kubelet status; the 2014 kubelet
+	// wrote "OOM Killed")
+	reK8sOOM = lazyre.New(`\b(?:Reason|reason)"?\s*[:=]\s*"?OOM ?Killed\b`)
 	// a Kubernetes container state: kubectl describe's "Last State:
 	// Terminated" / "Reason: Error", the API object's "terminated": { and
 	// "reason": "Error"
@@ -126,10 +129,12 @@ func extractContainerLine(t string) containerLine {
 		return x
 	}
 	if strings.Contains(t, `"OOMKilled"`) {
+		// docker's key ("OOMKilled": true); the same word as a value is
+		// Kubernetes' reason ("reason": "OOMKilled"), read below
 		if m := reJSONOOM.FindStringSubmatch(t); m != nil {
 			x.source, x.oom, x.hasOOM = "docker inspect", m[1] == "true", true
+			return x
 		}
-		return x
 	}
 	if strings.Contains(t, `"ExitCode"`) {
 		if m := reJSONExit.FindStringSubmatch(t); m != nil {
@@ -137,7 +142,7 @@ func extractContainerLine(t string) containerLine {
 		}
 		return x
 	}
-	if strings.Contains(t, "OOMKilled") && reK8sOOM.MatchString(t) {
+	if (strings.Contains(t, "OOMKilled") || strings.Contains(t, "OOM Killed")) && reK8sOOM.MatchString(t) {
 		x.source, x.code, x.oom, x.hasOOM = "kubernetes", 137, true, true
 		return x
 	}

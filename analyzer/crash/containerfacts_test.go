@@ -39,6 +39,15 @@ func TestExtractContainerLine(t *testing.T) {
 		{"https://github.com/kubernetes/kubernetes/issues/122256", "Reason: Error", containerLine{k8sReason: "Error"}},
 		{"https://github.com/kubernetes/kubernetes/issues/123176", `"terminated": {`, containerLine{k8sTerminated: true}},
 		{"https://github.com/kubernetes/kubernetes/issues/123176", `"reason": "Error",`, containerLine{k8sReason: "Error"}},
+		// the API object's reason as a JSON value, not docker's key: kubelet
+		// 2014 ("OOM Killed"), kubectl get -o json ("OOMKilled"), and the
+		// go-template map of the same object
+		{"https://github.com/kubernetes/kubernetes/pull/3044", `"reason": "OOM Killed",`,
+			containerLine{source: "kubernetes", code: 137, oom: true, hasOOM: true}},
+		{"https://github.com/openshift/origin/issues/7064", `"reason": "OOMKilled",`,
+			containerLine{source: "kubernetes", code: 137, oom: true, hasOOM: true}},
+		{"https://github.com/ContainerSolutions/runbooks/issues/45", `LastState: map[terminated:map[exitCode:137 reason:OOM Killed startedAt:2015-07-07T20:58:43Z]]`,
+			containerLine{source: "kubernetes", code: 137, oom: true, hasOOM: true}},
 	}
 	for _, c := range cases {
 		if got := extractContainerLine(c.text); got != c.want {

@@ -203,8 +203,14 @@
 //     extractTritonCacheFrame / extractTritonCachePath → tritonCacheFailure
 //     (an exception raised in Triton's cache manager or naming a Triton
 //     cache file is seed 000 pattern 4, not an application error);
+//   - jsonfield.go: unwrapJSONField (a log line shipped inside JSON: docker
+//     json-file "log", a cloud logging export's "textPayload", journald's
+//     "MESSAGE", "message" / "msg") → the text goes back through the line
+//     path as the lines it holds; WrappedLog routes such a JSON document
+//     (even one a paste cut short) as a log for the crash commands;
 //   - container.go: extractContainerLine (docker inspect JSON fields and
-//     --format answer, Kubernetes OOMKilled, the kubelet's eviction for node
+//     --format answer, Kubernetes OOMKilled (describe's "Reason:", the API
+//     object's "reason": "OOMKilled" / 2014's "OOM Killed"), the kubelet's eviction for node
 //     memory → host_oom_kill, "signal N" as 128+N, the
 //     container's name, Kubernetes' Terminated state and its reason) →
 //     containerState / the exit-code rule; applyContainer: a SIGKILL / exit

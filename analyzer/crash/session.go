@@ -204,6 +204,12 @@ func (s *Session) handleLine(b []byte) {
 	if bytes.IndexByte(b, '\r') >= 0 {
 		b = b[bytes.LastIndexByte(b, '\r')+1:]
 	}
+	if len(b) > 0 && (b[0] == '"' || b[0] == '{' || b[0] == '[' || b[0] == ' ' || b[0] == '\t') {
+		if text, ok := unwrapJSONField(b); ok {
+			s.feedUnwrapped(text, no)
+			return
+		}
+	}
 	if s.helpLine(b) {
 		return
 	}
@@ -358,6 +364,24 @@ func (s *Session) feedVirtual(text string, no int) {
 		s.handleRaw(raw, true, kwScanString(raw), no)
 	}
 	s.maybeActive = ^uint64(0)
+}
+
+// feedUnwrapped reads the text of a JSON log field (jsonfield.go) as the
+// lines it holds, each attributed to line no of the file.
+func (s *Session) feedUnwrapped(text string, no int) {
+	for _, ln := range unwrappedLines(text) {
+		if i := strings.LastIndexByte(ln, '\r'); i >= 0 {
+			ln = ln[i+1:]
+		}
+		if len(ln) > maxLineBytes {
+			ln = ln[:maxLineBytes]
+		}
+		if s.helpLine([]byte(ln)) {
+			continue
+		}
+		raw := rewriteRaw(ln)
+		s.handleRaw(raw, true, kwScanString(raw), no)
+	}
 }
 
 // EndFile ends the current file.

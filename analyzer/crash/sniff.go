@@ -6,6 +6,9 @@ import (
 	"unicode/utf8"
 )
 
+// traceKeys mark a profiler trace's JSON (Trace Event Format, Kineto).
+var traceKeys = []string{`"traceEvents"`, `"displayTimeUnit"`, `"deviceProperties"`, `"ph":`, `"ph" :`, `"schemaVersion"`}
+
 // Sniff reports whether the first bytes of a (decompressed) file look like
 // crash/log evidence rather than something else (a profiler trace, a binary).
 // Plain text logs are evidence. It is only a hint.
@@ -21,7 +24,7 @@ func Sniff(head []byte) bool {
 	}
 	t := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
 	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
-		for _, k := range []string{`"traceEvents"`, `"displayTimeUnit"`, `"deviceProperties"`, `"ph":`, `"ph" :`, `"schemaVersion"`} {
+		for _, k := range traceKeys {
 			if bytes.Contains(head, []byte(k)) {
 				return false
 			}
