@@ -42,6 +42,9 @@ func TestExtractDeviceArch(t *testing.T) {
 		{"https://github.com/ROCm/legacy-rocm-build/issues/5696 (rocm-clinfo, tabs)", "  Name:\t\t\t\t\t\t gfx1201", "gfx1201"},
 		{"https://github.com/ollama/ollama/issues/4099 (ollama detection)", `time=2024-05-02T12:17:03.655Z level=INFO source=amd_linux.go:88 msg="detected amdgpu versions [gfx1103]"`, "gfx1103"},
 		{"ollama inference compute line", `msg="inference compute" id=0 library=rocm variant="" compute=gfx1032 driver=0.0 name=1002:73ff`, "gfx1032"},
+		// two digits and a letter: gfx90a (MI200), gfx90c (APUs)
+		{"https://github.com/ROCm/aiter/issues/179 (rocminfo, MI250X; also ROCm/rocm_smi_lib#160)", "  Name:                    gfx90a                             ", "gfx90a"},
+		{"https://github.com/ROCm/legacy-rocm-build/issues/1743 (rocminfo, Ryzen 7 4700U APU)", "  Name:                    gfx90c                             ", "gfx90c"},
 		{"https://github.com/ROCm/legacy-rocm-build/issues/5238 (rocminfo marketing name)", "  Marketing Name:          AMD Instinct MI210                 ", "gfx90a"},
 		{"https://github.com/ROCm/legacy-rocm-build/issues/1797 (rocminfo marketing name)", "  Marketing Name:          AMD Radeon PRO W6600", "gfx1032"},
 	}

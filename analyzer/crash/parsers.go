@@ -141,7 +141,8 @@ func containsAny(s string, subs ...string) bool {
 	return false
 }
 
-var reGfx = lazyre.New(`\bgfx(\d{3,4}[a-f]?)\b`)
+// gfx908, gfx942, gfx1100, gfx1151 — and gfx90a / gfx90c (two digits and a letter)
+var reGfx = lazyre.New(`\bgfx(\d{3,4}[a-f]?|\d{2}[a-f])\b`)
 
 func (s *Session) noteArch(t string) {
 	if !strings.Contains(t, "gfx") {
