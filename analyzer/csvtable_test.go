@@ -29,7 +29,7 @@ func TestTableCSV(t *testing.T) {
 func TestStamp(t *testing.T) {
 	in := "{\n  \"tool\": \"x\",\n  \"rows\": [\n    1\n  ],\n  \"partial\": true\n}\n"
 	got := stamp(in, "run-1", false)
-	want := "{\n  \"tool\": \"gputriage\",\n  \"schema_version\": \"0.3.0\",\n  \"run_id\": \"run-1\",\n  \"partial\": true,\n  \"rows\": [\n    1\n  ]\n}\n"
+	want := "{\n  \"tool\": \"gputriage\",\n  \"schema_version\": \"0.4.0\",\n  \"run_id\": \"run-1\",\n  \"partial\": true,\n  \"rows\": [\n    1\n  ]\n}\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}

@@ -429,8 +429,8 @@ func (j *Job) decide(c *current) {
 		c.kind, c.archive = "unknown", archive(c.sniff)
 		c.res.zip = bytes.HasPrefix(c.sniff, []byte("PK\x03\x04"))
 	case j.setRocKind(c, b):
-	case crash.DockerInspect(b):
-		// container exit evidence, not a trace-event array
+	case crash.DockerInspect(b), crash.PySpyJSON(b):
+		// container exit evidence or a py-spy JSON dump, not a trace-event array
 		c.kind = "log"
 		j.crash.BeginFile(c.res.Name)
 	case looksJSON(b) && !crash.JSONLog(b) || len(b) > 0 && b[0] == '"' && j.wantsTraces():

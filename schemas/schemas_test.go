@@ -6,15 +6,15 @@ import (
 )
 
 func TestValidator(t *testing.T) {
-	good := `{"tool":"gputriage","schema_version":"0.3.0","run_id":"run-1","partial":false,"truncated":false,"merged_kernels":0,"rows":[]}`
+	good := `{"tool":"gputriage","schema_version":"0.4.0","run_id":"run-1","partial":false,"truncated":false,"merged_kernels":0,"rows":[]}`
 	if err := Validate("kernel_table.json", []byte(good)); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ doc, want string }{
-		{`{"tool":"gputriage","schema_version":"0.3.0","partial":false,"truncated":false,"merged_kernels":0,"rows":[]}`, `missing property 'run_id'`},
-		{`{"tool":"other","schema_version":"0.3.0","run_id":"r","partial":false,"truncated":false,"merged_kernels":0,"rows":[]}`, "value must be 'gputriage'"},
-		{`{"tool":"gputriage","schema_version":"0.3.0","run_id":"r","partial":"no","truncated":false,"merged_kernels":0,"rows":[]}`, "at '/partial': got string, want boolean"},
-		{`{"tool":"gputriage","schema_version":"0.3.0","run_id":"r","partial":false,"truncated":false,"merged_kernels":0,"rows":[{"kernel":1}]}`, "at '/rows/0/kernel'"},
+		{`{"tool":"gputriage","schema_version":"0.4.0","partial":false,"truncated":false,"merged_kernels":0,"rows":[]}`, `missing property 'run_id'`},
+		{`{"tool":"other","schema_version":"0.4.0","run_id":"r","partial":false,"truncated":false,"merged_kernels":0,"rows":[]}`, "value must be 'gputriage'"},
+		{`{"tool":"gputriage","schema_version":"0.4.0","run_id":"r","partial":"no","truncated":false,"merged_kernels":0,"rows":[]}`, "at '/partial': got string, want boolean"},
+		{`{"tool":"gputriage","schema_version":"0.4.0","run_id":"r","partial":false,"truncated":false,"merged_kernels":0,"rows":[{"kernel":1}]}`, "at '/rows/0/kernel'"},
 	} {
 		err := Validate("kernel_table.json", []byte(c.doc))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -43,7 +43,7 @@ func TestSchemasCompile(t *testing.T) {
 // The types issue 22 found wrong: a partial input's problem is a string,
 // a correlated culprit's pid/gpu/rank/host are filled.
 func TestSchemaTypesOfFilledFields(t *testing.T) {
-	meta := `{"tool":"gputriage","schema_version":"0.3.0","run_id":"r","partial":true,"files":[{"name":"a.json","kind":"trace","bytes":10,"partial":true,"problem":"truncated"}]}`
+	meta := `{"tool":"gputriage","schema_version":"0.4.0","run_id":"r","partial":true,"files":[{"name":"a.json","kind":"trace","bytes":10,"partial":true,"problem":"truncated"}]}`
 	if err := Validate("profile_metadata.json", []byte(meta)); err != nil && strings.Contains(err.Error(), "/files/0/problem") {
 		t.Errorf("files[].problem as a string: %v", err)
 	}

@@ -503,6 +503,7 @@ func (res *Result) steps() {
 		unusual []*Instance
 		// first: the step's first instance of each group of ranks
 		first map[string]*Instance
+		all   []*Instance
 		n     int
 		skew  US
 	}
@@ -520,6 +521,7 @@ func (res *Result) steps() {
 			order = append(order, in.Step)
 		}
 		a.n++
+		a.all = append(a.all, in)
 		a.skew = addUS(a.skew, in.Skew)
 		a.late[in.LastRank] = addUS(a.late[in.LastRank], in.Skew)
 		if a.max == nil || in.Skew > a.max.Skew {
@@ -574,6 +576,13 @@ func (res *Result) steps() {
 			r := u.LastRank
 			row.StragglerRank, row.Lateness, row.Collective = r, a.late[r], u.Label()
 			at = u
+		} else if r, w, l := res.notCarried(a.all, a.first); w != nil && r != best && 2*l >= bestLate {
+			// without a usual, lateness carried into the step counts last
+			// (see arose; DLRM's one step opens with rank 7 7.6 ms late at
+			// send/recv #0, its host's entry into the step) when what arose
+			// in the step is at least half as much (as arose's half)
+			row.StragglerRank, row.Lateness, row.Collective = r, a.late[r], w.Label()
+			at = w
 		}
 		if at != nil {
 			row.Reason = explain(at, row.StragglerRank)
@@ -605,16 +614,31 @@ func (in *Instance) beyond() US {
 // own: less than half its excess) is carried, and among the instances at
 // least half as far past usual as the step's largest, one that is not
 // carried is named first, a stall before others, then the largest.
+//
+// A persistent straggler — a rank a little slow before every collective of
+// several steps — is late by less than the natural swings at each, and its
+// usual offset (the median of ±16 neighbours, all of them late too) takes
+// in most of the shift: its stalls in the step are many and small. So a
+// stall also counts when its rank's stalls in the step together reach half
+// the step's largest excess (the H200 TP=2 pair: 15 stalls of 0.16–1.5 ms
+// by GPU work on rank 1 in one step against rank 0's natural 3 ms). A
+// constant clock offset between hosts gives no stall — it moves every
+// instance alike, so the usual offset takes it in whole, and the GPU work
+// is unchanged — and so is never summed here.
 func (res *Result) arose(unusual []*Instance, first map[string]*Instance) *Instance {
 	var top US
+	stalled := map[int]US{}
 	for _, in := range unusual {
 		top = max(top, in.beyond())
+		if in.Stall {
+			stalled[in.LastRank] = addUS(stalled[in.LastRank], in.beyond())
+		}
 	}
 	var best *Instance
 	bestCarried := false
 	for _, in := range unusual {
 		e := in.beyond()
-		if e < top/2 {
+		if e < top/2 && !(in.Stall && stalled[in.LastRank] >= top/2) {
 			continue
 		}
 		carried := first[rankKey(in)] == in && res.own(in) < int64(e)/2
@@ -627,6 +651,33 @@ func (res *Result) arose(unusual []*Instance, first map[string]*Instance) *Insta
 		}
 	}
 	return best
+}
+
+// notCarried is the rank whose late arrivals cost the most skew in a step
+// once the delays carried into it are left out — at the step's first
+// collective (of its ranks), where the rank's own time to reach it (own)
+// explains less than half its skew — its worst such instance and that
+// lateness; nil when every late arrival was carried.
+func (res *Result) notCarried(all []*Instance, first map[string]*Instance) (int, *Instance, US) {
+	late := map[int]US{}
+	worst := map[int]*Instance{}
+	for _, in := range all {
+		if in.Skew <= 0 || first[rankKey(in)] == in && res.own(in) < int64(in.Skew)/2 {
+			continue
+		}
+		r := in.LastRank
+		late[r] = addUS(late[r], in.Skew)
+		if w := worst[r]; w == nil || in.Skew > w.Skew {
+			worst[r] = in
+		}
+	}
+	best := -1
+	for r, l := range late {
+		if best < 0 || l > late[best] || l == late[best] && r < best {
+			best = r
+		}
+	}
+	return best, worst[best], late[best]
 }
 
 // rankKey is an instance's ranks as text ("0,1,"): its group of ranks.
@@ -759,11 +810,13 @@ func matchMethod(ins []Instance) string {
 
 // explain tells why the late rank was late at in: its GPU had more work
 // before the collective than its peers (naming the kernels it ran more of),
-// or its host launched the collective late (the kernel started as soon as
-// it was launched, after the peers had started).
+// its GPU held the launched kernel far longer than its peers' with none of
+// its traced work running (a delay on the GPU's side the trace does not
+// show), or its host launched the collective late (the kernel started
+// as soon as it was launched, after the peers had started).
 func explain(in *Instance, rank int) string {
 	late := in.last
-	var peerBusy []int64
+	var peerBusy, peerDelay []int64
 	peerTop := map[string][]int64{}
 	firstStart := int64(1<<63 - 1)
 	for i, op := range in.peers {
@@ -771,6 +824,9 @@ func explain(in *Instance, rank int) string {
 			continue
 		}
 		peerBusy = append(peerBusy, op.Busy)
+		if op.Delay >= 0 {
+			peerDelay = append(peerDelay, op.Delay)
+		}
 		firstStart = min(firstStart, op.Start)
 		for _, k := range op.Top {
 			peerTop[k.Name] = append(peerTop[k.Name], k.NS)
@@ -803,6 +859,9 @@ func explain(in *Instance, rank int) string {
 			why += "; extra: " + strings.Join(names, ", ")
 		}
 		return why
+	case late.Delay >= 0 && len(peerDelay) == len(peerBusy) && 2*(late.Delay-median(peerDelay)) >= lateBy:
+		return fmt.Sprintf("its GPU started it late: %s ms after both its launch and the end of its previous GPU op, with none of its traced work running (its peers: a median %s µs): the delay is on its GPU's side, outside the trace",
+			ms(US(late.Delay)), US(median(peerDelay)))
 	case queue >= 0 && late.Launch > firstStart && 2*queue < lateBy:
 		why := fmt.Sprintf("its host launched late: the launch came %s ms after the first peer's kernel had started, and the kernel ran %s µs after its launch (the GPU had nothing queued)",
 			ms(US(late.Launch-firstStart)), US(queue))

@@ -78,6 +78,11 @@ type Op struct {
 	// collective's end and this one's start; Top its largest kernels.
 	Busy int64    `json:"busy_ns"`
 	Top  []Kernel `json:"top,omitempty"`
+	// Delay is how long the kernel waited after both its launch and the
+	// end of the rank's last GPU op before it (kernel, copy or fill, any
+	// stream): time its GPU held it with none of the rank's traced work
+	// running. -1: no launch.
+	Delay int64 `json:"gpu_delay_ns"`
 	// Before is the site of the op that ran on the GPU just before it.
 	Before Site `json:"before"`
 	// Dir is "send" or "recv" for a point-to-point op (Collective name
@@ -159,10 +164,13 @@ func Extract(st *trace.Store, fi int, rank, world int, joins *callsite.Joins) *S
 		}
 	}
 	pgs := pgConfig(st.Files[fi].Header["distributedInfo"])
-	var coll, compute []int32
+	var coll, compute, copies []int32
 	isColl := map[uint32]bool{}
 	for i := range st.GPU {
 		o := &st.GPU[i]
+		if o.File == file && (o.Kind == trace.KindMemcpy || o.Kind == trace.KindMemset) {
+			copies = append(copies, int32(i))
+		}
 		if o.File != file || o.Kind != trace.KindKernel {
 			continue
 		}
@@ -188,6 +196,9 @@ func Extract(st *trace.Store, fi int, rank, world int, joins *callsite.Joins) *S
 	s.ExposedNS = exposed(st, coll, compute)
 	all := append(slices.Clone(coll), compute...)
 	slices.SortFunc(all, byStart)
+	// every GPU op, copies and fills too: what an op's Delay waits behind
+	ops0 := append(slices.Clone(all), copies...)
+	slices.SortFunc(ops0, byStart)
 	var lo, hi int64
 	for n, iv := range union(st, all) {
 		s.BusyNS += iv[1] - iv[0]
@@ -205,10 +216,17 @@ func Extract(st *trace.Store, fi int, rank, world int, joins *callsite.Joins) *S
 	ops := make([]Op, len(coll))
 	prevEnd := int64(-1 << 62)
 	k := 0
+	// lastEnd: the latest end of the rank's GPU ops that start before the
+	// op (a sweep over ops0, in start order like coll)
+	lastEnd, a := int64(-1<<62), 0
 	for n, gi := range coll {
 		o := &st.GPU[gi]
 		op := &ops[n]
-		*op = Op{Seq: -1, Bytes: -1, Launch: -1, Start: o.TS, End: o.End(), Stream: int(o.Stream), Step: -1, gpu: gi}
+		*op = Op{Seq: -1, Bytes: -1, Launch: -1, Delay: -1, Start: o.TS, End: o.End(), Stream: int(o.Stream), Step: -1, gpu: gi}
+		for a < len(ops0) && st.GPU[ops0[a]].TS < o.TS {
+			lastEnd = max(lastEnd, st.GPU[ops0[a]].End())
+			a++
+		}
 		c := onGPU[gi]
 		if c == nil && o.Ext != trace.None {
 			c = byExt[o.Ext]
@@ -233,6 +251,7 @@ func Extract(st *trace.Store, fi int, rank, world int, joins *callsite.Joins) *S
 		}
 		if l := joins.Launch(file, o.Corr); l >= 0 {
 			op.Launch = st.CPU[l].TS
+			op.Delay = max(0, o.TS-max(op.Launch, lastEnd))
 		}
 		at := op.Launch
 		if at < 0 {
@@ -508,7 +527,8 @@ func (s *Summary) checkTimes() error {
 	for i := range s.Ops {
 		o := &s.Ops[i]
 		err := cmp.Or(bad(fmt.Sprintf("op %d start_ns", i), o.Start, 0), bad(fmt.Sprintf("op %d end_ns", i), o.End, 0),
-			bad(fmt.Sprintf("op %d launch_ns", i), o.Launch, -1), bad(fmt.Sprintf("op %d busy_ns", i), o.Busy, 0))
+			bad(fmt.Sprintf("op %d launch_ns", i), o.Launch, -1), bad(fmt.Sprintf("op %d busy_ns", i), o.Busy, 0),
+			bad(fmt.Sprintf("op %d gpu_delay_ns", i), o.Delay, -1))
 		for _, k := range o.Top {
 			err = cmp.Or(err, bad(fmt.Sprintf("op %d top kernel ns", i), k.NS, 0))
 		}

@@ -57,14 +57,16 @@ type Stall struct {
 	Excess    US `json:"excess_us"`
 	Threshold US `json:"threshold_us"`
 	Skew      US `json:"skew_us"`
-	// By is how it was judged: "usual_offset" (Excess past Threshold) or
+	// By is how it was judged: "usual_offset" (Excess past Threshold),
 	// "gpu_work" (ExtraBusy, its GPU's work before the collective beyond
-	// its peers' median, past Threshold and at least half of Excess:
-	// work.go).
-	By        string `json:"by"`
-	ExtraBusy *US    `json:"extra_busy_us"`
-	Reason    string `json:"reason"`
-	weight    US     // what orders stalls: Excess, or the lateness the extra work explains
+	// its peers' median, past Threshold and at least half of Excess) or
+	// "gpu_delay" (ExtraDelay, how much longer than its peers' its kernel
+	// waited after its launch and its GPU's previous op: work.go).
+	By         string `json:"by"`
+	ExtraBusy  *US    `json:"extra_busy_us"`
+	ExtraDelay *US    `json:"extra_gpu_delay_us"`
+	Reason     string `json:"reason"`
+	weight     US     // what orders stalls: Excess, or the lateness the extra work explains
 }
 
 // usual computes every instance's excess (the last rank's lateness beyond
@@ -172,9 +174,12 @@ func (s *Stall) text() string {
 	if s.Step != "" {
 		t += " in " + s.Step
 	}
-	if s.By == "gpu_work" && s.ExtraBusy != nil {
+	switch {
+	case s.By == "gpu_work" && s.ExtraBusy != nil:
 		t += fmt.Sprintf(": its GPU ran %s ms more work before it than its peers' median, %s ms behind the earliest peer, %s ms past its usual (skew %s ms)", ms(*s.ExtraBusy), ms(s.Offset), ms(s.Excess), ms(s.Skew))
-	} else {
+	case s.By == "gpu_delay" && s.ExtraDelay != nil:
+		t += fmt.Sprintf(": its GPU started it %s ms later after its launch and its previous GPU op than its peers' median, %s ms behind the earliest peer, %s ms past its usual (skew %s ms)", ms(*s.ExtraDelay), ms(s.Offset), ms(s.Excess), ms(s.Skew))
+	default:
 		t += fmt.Sprintf(": %s ms later than its usual %s ms behind the earliest peer (skew %s ms)", ms(s.Excess), ms(s.Usual), ms(s.Skew))
 	}
 	if s.Reason != "" {

@@ -26,10 +26,24 @@ const (
 	workP90    = 3
 )
 
+// Stalls by a late GPU start. A rank's lateness at a collective is its
+// host's (it launched later) plus its GPU's (the kernel started later after
+// its launch). Where the GPU ran more work first, byWork names it; where the
+// kernel started long after both its launch and the end of the rank's last
+// GPU op before it (Op.Delay: its GPU held it with nothing of the rank's
+// own running), the delay is on the GPU's side but outside the trace
+// (another process on the device, a stream waiting on an event, work the
+// profiler missed) — still the rank that made the others wait. Naturally
+// that delay is launch latency (DLRM 8 × V100: 1–14 µs; H200 TP=2: median
+// 9 µs on rank 0, 2.5 µs on rank 1), so byWork's bound over the peers'
+// differences applies unchanged.
+
 // byWork marks the instances where the last rank's extra GPU work before
-// the collective made it late (see above). Instances of every process
-// group and kind with the same ranks are judged together: the noise of
-// busy differences is the ranks', not a kind's.
+// the collective made it late (see above), then those where its GPU
+// started it far later than its peers' after its launch and its previous
+// op (see above). Instances of every process group and kind with the
+// same ranks are judged together: the noise of busy and delay differences
+// is the ranks', not a kind's.
 func (res *Result) byWork() {
 	groups := map[string][]int{}
 	var keys []string
@@ -41,81 +55,131 @@ func (res *Result) byWork() {
 		}
 		groups[k] = append(groups[k], i)
 	}
+	busy := func(o *Op) (int64, bool) { return o.Busy, true }
+	delay := func(o *Op) (int64, bool) { return o.Delay, o.Delay >= 0 }
 	for _, k := range keys {
 		idx := groups[k]
 		// in time order: the cross-kind usual offset takes neighbours in time
 		slices.SortStableFunc(idx, func(a, b int) int {
 			return cmp.Compare(res.Instances[a].Ranks[res.Instances[a].firstAt()].Start, res.Instances[b].Ranks[res.Instances[b].firstAt()].Start)
 		})
-		nr := len(res.Instances[idx[0]].Ranks)
-		if nr < 2 {
+		if len(res.Instances[idx[0]].Ranks) < 2 {
 			continue
 		}
-		// extra[j][r]: rank r's busy time minus its peers' median, off[r][j]
-		// its start minus the earliest peer's
-		extra := make([][]int64, len(idx))
-		off := make([][]int64, nr)
-		for r := range off {
-			off[r] = make([]int64, len(idx))
+		res.judge(idx, res.extra(idx, busy), "gpu_work")
+		res.judge(idx, res.extra(idx, delay), "gpu_delay")
+	}
+}
+
+// extras is one measure's difference from the peers' median, per instance
+// and rank of a group (in time order), with its median and bound.
+type extras struct {
+	x      [][]int64 // x[j][r]: rank r's measure minus its peers' median; nil: unknown
+	off    [][]int64 // off[r][j]: rank r's start minus the earliest peer's
+	m, thr int64
+}
+
+// extra measures every instance of idx by f (false: unknown on that rank,
+// and the instance is not judged).
+func (res *Result) extra(idx []int, f func(*Op) (int64, bool)) *extras {
+	nr := len(res.Instances[idx[0]].Ranks)
+	e := &extras{x: make([][]int64, len(idx)), off: make([][]int64, nr)}
+	for r := range e.off {
+		e.off[r] = make([]int64, len(idx))
+	}
+	var all []int64
+	peers := make([]int64, 0, nr)
+	for j, i := range idx {
+		in := &res.Instances[i]
+		v := make([]int64, len(in.peers))
+		ok := true
+		for r, op := range in.peers {
+			v[r], ok = f(op)
+			if !ok {
+				break
+			}
 		}
-		var all []int64
-		peers := make([]int64, 0, nr)
-		for j, i := range idx {
-			in := &res.Instances[i]
-			extra[j] = make([]int64, nr)
-			for r := range in.peers {
-				peers = peers[:0]
-				lo := int64(math.MaxInt64)
-				for q, op := range in.peers {
-					if q != r {
-						peers = append(peers, op.Busy)
-						lo = min(lo, op.Start)
-					}
+		for r := range in.peers {
+			lo := int64(math.MaxInt64)
+			peers = peers[:0]
+			for q, op := range in.peers {
+				if q != r {
+					peers = append(peers, v[q])
+					lo = min(lo, op.Start)
 				}
-				extra[j][r] = units.SubSat(in.peers[r].Busy, medianInt(peers))
-				off[r][j] = units.SubSat(in.peers[r].Start, lo)
-				all = append(all, extra[j][r])
 			}
-		}
-		m, thr := spread(all, workSigmas, workP90)
-		nb := make([]int64, 0, 2*usualWindow)
-		for j, i := range idx {
-			in := &res.Instances[i]
-			if in.Stall || in.MatchedBy == "peer" && in.last.Dir != "send" {
-				continue
-			}
-			r := slices.IndexFunc(in.Ranks, func(t RankTime) bool { return t.Rank == in.LastRank })
-			x := units.SubSat(extra[j][r], m)
-			late := off[r][j]
-			if x < thr || late < thr {
-				continue
-			}
-			// the rank's usual offset: its own group's baseline, else its
-			// median over the neighbouring instances of every kind
-			var usual int64
-			if in.Usual != nil {
-				usual = int64(*in.Usual)
-			} else {
-				nb = nb[:0]
-				for q := max(0, j-usualWindow); q <= min(len(idx)-1, j+usualWindow); q++ {
-					if q != j {
-						nb = append(nb, off[r][q])
-					}
+			e.off[r][j] = units.SubSat(in.peers[r].Start, lo)
+			if ok {
+				if e.x[j] == nil {
+					e.x[j] = make([]int64, nr)
 				}
-				usual = medianInt(nb)
+				e.x[j][r] = units.SubSat(v[r], medianInt(peers))
+				all = append(all, e.x[j][r])
 			}
-			ex := units.SubSat(late, usual)
-			// the extra work accounts for at least half of how much later
-			// than usual it came (a rank late by habit and busier by a
-			// little is no compute straggler)
-			if ex <= 0 || x < ex/2 {
-				continue
-			}
-			in.Stall, in.weight, in.stallX = true, US(min(x, late)), ptrUS(US(ex))
-			res.Stalls = append(res.Stalls, Stall{Rank: in.LastRank, Step: in.Step, Collective: in.Label(), PG: in.PG, Kind: in.Kind,
-				Index: in.Index, Offset: US(late), Usual: US(usual), Excess: US(ex), Threshold: US(thr), Skew: in.Skew,
-				By: "gpu_work", ExtraBusy: ptrUS(US(x)), Reason: explain(in, in.LastRank), weight: in.weight})
 		}
+	}
+	if len(all) > 0 {
+		e.m, e.thr = spread(all, workSigmas, workP90)
+	}
+	return e
+}
+
+// judge marks the instances of idx where the last rank's measure (e) beyond
+// its peers' made it late: past e's bound, that late behind its earliest
+// peer, later than its usual offset, and accounting for at least half of
+// how much later than usual it came.
+func (res *Result) judge(idx []int, e *extras, by string) {
+	nb := make([]int64, 0, 2*usualWindow)
+	for j, i := range idx {
+		in := &res.Instances[i]
+		if in.Stall || e.x[j] == nil || in.MatchedBy == "peer" && in.last.Dir != "send" {
+			continue
+		}
+		// an unobserved delay is weaker evidence than extra work: its
+		// natural tail is heavy (H200 TP=2: one of 2,146 collective kernels
+		// held 273 µs with nothing traced running, past the 102 µs bound),
+		// so where the rank's arrivals have a usual to judge by, only the
+		// usual offset (past their natural swings) decides
+		if by == "gpu_delay" && in.Usual != nil {
+			continue
+		}
+		r := slices.IndexFunc(in.Ranks, func(t RankTime) bool { return t.Rank == in.LastRank })
+		x := units.SubSat(e.x[j][r], e.m)
+		late := e.off[r][j]
+		if x < e.thr || late < e.thr {
+			continue
+		}
+		// the rank's usual offset: its own group's baseline, else its
+		// median over the neighbouring instances of every kind
+		var usual int64
+		if in.Usual != nil {
+			usual = int64(*in.Usual)
+		} else {
+			nb = nb[:0]
+			for q := max(0, j-usualWindow); q <= min(len(idx)-1, j+usualWindow); q++ {
+				if q != j {
+					nb = append(nb, e.off[r][q])
+				}
+			}
+			usual = medianInt(nb)
+		}
+		ex := units.SubSat(late, usual)
+		// the measure accounts for at least half of how much later than
+		// usual it came (a rank late by habit and busier by a little is no
+		// compute straggler)
+		if ex <= 0 || x < ex/2 {
+			continue
+		}
+		in.Stall, in.weight, in.stallX = true, US(min(x, late)), ptrUS(US(ex))
+		st := Stall{Rank: in.LastRank, Step: in.Step, Collective: in.Label(), PG: in.PG, Kind: in.Kind,
+			Index: in.Index, Offset: US(late), Usual: US(usual), Excess: US(ex), Threshold: US(e.thr), Skew: in.Skew,
+			By: by, Reason: explain(in, in.LastRank), weight: in.weight}
+		if by == "gpu_work" {
+			st.ExtraBusy = ptrUS(US(x))
+		} else {
+			st.ExtraDelay = ptrUS(US(x))
+		}
+		res.Stalls = append(res.Stalls, st)
 	}
 }
 

@@ -1,6 +1,14 @@
 package collectives
 
-import "testing"
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gputriage/gputriage/analyzer/callsite"
+	"github.com/gputriage/gputriage/analyzer/trace"
+)
 
 // Four ranks, six all-reduces in one step: too few for a usual arrival.
 // Rank 2's GPU runs 1 ms more work before #3 and arrives 1 ms late: a
@@ -45,5 +53,200 @@ func TestStallByGPUWork(t *testing.T) {
 		if in.Stall != (in.Index == 3) {
 			t.Errorf("%s: stall %v", in.Label(), in.Stall)
 		}
+	}
+}
+
+// Two stragglers in one step of a one-step trace (too few instances for a
+// usual arrival): rank 2's GPU runs 3 ms more work before #1 (gpu_work),
+// rank 1's kernel of #4 sits 2 ms after its launch and its GPU's previous
+// op with nothing of its own running (gpu_delay). Both are stalls; the
+// step names the larger, and the delay's reason says where it was. Rank 3
+// launches #2 1.5 ms late (its host): no stall, as in TestStallByGPUWork.
+func TestTwoStallsOneStep(t *testing.T) {
+	var sums []*Summary
+	for r := 0; r < 4; r++ {
+		s := &Summary{Version: SummaryVersion, Rank: r, File: "r" + itoa(r), Steps: []Step{{Name: "ProfilerStep#1", Start: 0, End: 100_000_000}}}
+		for i := 0; i < 6; i++ {
+			t0 := int64(i)*10_000_000 + 1_000_000
+			busy := int64(2_000_000 + 3_000*((r+i)%3))
+			delay := int64(8_000 + 1_000*((r+2*i)%4)) // launch latency
+			launch := t0 - delay
+			switch {
+			case r == 2 && i == 1:
+				busy += 3_000_000
+			case r == 1 && i == 4:
+				delay += 2_000_000
+			case r == 3 && i == 2:
+				launch += 1_500_000
+			}
+			start := max(launch+delay, t0)
+			switch {
+			case r == 2 && i == 1:
+				start = t0 + 3_000_000
+				launch = start - delay
+			}
+			s.Ops = append(s.Ops, Op{Kind: "allreduce", PG: "0", Seq: -1, Bytes: -1, Launch: launch, Start: start, End: t0 + 4_600_000, Busy: busy, Delay: delay, Step: 0})
+		}
+		sums = append(sums, s)
+	}
+	res := Match(sums)
+	got := map[int]Stall{}
+	for _, st := range res.Stalls {
+		got[st.Index] = st
+	}
+	if len(res.Stalls) != 2 {
+		t.Fatalf("stalls %+v, want rank 2 at #1 and rank 1 at #4", res.Stalls)
+	}
+	if st := got[1]; st.Rank != 2 || st.By != "gpu_work" {
+		t.Errorf("#1: %+v, want rank 2 by gpu_work", st)
+	}
+	st := got[4]
+	if st.Rank != 1 || st.By != "gpu_delay" || st.ExtraDelay == nil || *st.ExtraDelay < 1_990_000 {
+		t.Errorf("#4: %+v, want rank 1 by ≈ 2 ms of gpu_delay", st)
+	}
+	if !strings.Contains(st.Reason, "its GPU started it late: 2.00") {
+		t.Errorf("#4 reason %q", st.Reason)
+	}
+	if len(res.Steps) != 1 || res.Steps[0].StallRank == nil || *res.Steps[0].StallRank != 2 {
+		t.Errorf("step rows %+v, want the larger stall (rank 2)", res.Steps)
+	}
+}
+
+// Where the rank's arrivals have a usual (≥ 8 neighbours), a GPU delay is
+// no stall below the usual offset's bound (its natural tail is heavy), but
+// it still gives the reason when the arrival itself is a stall.
+func TestDelayWithUsual(t *testing.T) {
+	mk := func(extra int64) []*Summary {
+		var sums []*Summary
+		for r := 0; r < 2; r++ {
+			s := &Summary{Version: SummaryVersion, Rank: r, File: "r" + itoa(r), Steps: []Step{{Name: "ProfilerStep#1", Start: 0, End: 1_000_000_000}}}
+			for i := 0; i < 40; i++ {
+				t0 := int64(i)*10_000_000 + 1_000_000
+				jit := int64(100_000 * ((r*7 + i*3) % 5)) // natural swings ≤ 0.4 ms
+				delay := int64(5_000)
+				if r == 1 && i == 20 {
+					delay += extra
+				}
+				start := t0 + jit + delay
+				s.Ops = append(s.Ops, Op{Kind: "allreduce", PG: "0", Seq: -1, Bytes: -1, Launch: t0 + jit, Start: start, End: t0 + 3_000_000, Busy: 1_000_000, Delay: delay, Step: 0})
+			}
+			sums = append(sums, s)
+		}
+		return sums
+	}
+	if res := Match(mk(300_000)); len(res.Stalls) != 0 {
+		t.Errorf("0.3 ms delay within 0.4 ms swings: stalls %+v", res.Stalls)
+	}
+	res := Match(mk(5_000_000))
+	if len(res.Stalls) != 1 || res.Stalls[0].Rank != 1 || res.Stalls[0].Index != 20 || res.Stalls[0].By != "usual_offset" {
+		t.Fatalf("5 ms delay: stalls %+v, want rank 1 at #20 by its usual offset", res.Stalls)
+	}
+	if !strings.HasPrefix(res.Stalls[0].Reason, "its GPU started it late") {
+		t.Errorf("reason %q", res.Stalls[0].Reason)
+	}
+}
+
+// Extract's Delay: how long a collective kernel waited after both its
+// launch and the end of the rank's last GPU op before it (any stream, a
+// copy too): 0 when its GPU was busy or it started at its launch's end.
+func TestExtractDelay(t *testing.T) {
+	const doc = `{"traceEvents":[
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":100,"dur":5,"args":{"correlation":1}},
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL","pid":0,"tid":17,"ts":110,"dur":50,"args":{"correlation":1,"stream":17,"device":0}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":200,"dur":5,"args":{"correlation":2}},
+{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pinned -> Device)","pid":0,"tid":7,"ts":210,"dur":300,"args":{"correlation":2,"stream":7,"device":0}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":220,"dur":5,"args":{"correlation":3}},
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL","pid":0,"tid":17,"ts":515,"dur":50,"args":{"correlation":3,"stream":17,"device":0}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":600,"dur":5,"args":{"correlation":4}},
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL","pid":0,"tid":17,"ts":2600,"dur":50,"args":{"correlation":4,"stream":17,"device":0}}
+]}`
+	st := trace.NewStore()
+	r := st.NewReader("delay.json")
+	r.Write([]byte(doc))
+	if f := r.Close(); !f.Complete {
+		t.Fatal(f.Problem)
+	}
+	s := Extract(st, 0, 0, 1, callsite.NewJoins(st))
+	var got []int64
+	for _, op := range s.Ops {
+		got = append(got, op.Delay)
+	}
+	// #0 10 µs after its launch; #1 behind the copy (ends 510), 5 µs; #2
+	// 2 ms after its launch with its GPU idle
+	if want := []int64{10_000, 5_000, 2_000_000}; !slices.Equal(got, want) {
+		t.Errorf("delays %v, want %v", got, want)
+	}
+}
+
+// A synthetic GEMM with no CPU launch (an orphan kernel) on the compute
+// stream right before an all-reduce that runs on its own stream: the step's
+// reason names the extra GPU work, not the host or an unexplained delay.
+func TestReasonOrphanGEMMOtherStream(t *testing.T) {
+	rank := func(r int, gemm bool) *Summary {
+		ev := `{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":20000,"args":{}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":90,"dur":5,"args":{"correlation":1}},
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL","pid":0,"tid":17,"ts":100,"dur":100,"args":{"correlation":1,"stream":17,"device":0}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":250,"dur":5,"args":{"correlation":2}},
+{"ph":"X","cat":"kernel","name":"nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT","pid":0,"tid":7,"ts":260,"dur":30,"args":{"correlation":2,"stream":7,"device":0}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":295,"dur":5,"args":{"correlation":3}},
+`
+		start := 305
+		if gemm {
+			ev += `{"ph":"X","cat":"kernel","name":"nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT","pid":0,"tid":7,"ts":300,"dur":5000,"args":{"correlation":900000000,"stream":7,"device":0}},
+`
+			start = 5305
+		}
+		ev += fmt.Sprintf(`{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL","pid":0,"tid":17,"ts":%d,"dur":%d,"args":{"correlation":3,"stream":17,"device":0}}`, start, 5500-start)
+		st := trace.NewStore()
+		rd := st.NewReader(fmt.Sprintf("rank%d.json", r))
+		rd.Write([]byte(`{"traceEvents":[` + ev + `]}`))
+		if f := rd.Close(); !f.Complete {
+			t.Fatal(f.Problem)
+		}
+		return Extract(st, 0, r, 2, callsite.NewJoins(st))
+	}
+	res := Match([]*Summary{rank(0, false), rank(1, true)})
+	if len(res.Steps) != 1 {
+		t.Fatalf("steps %+v", res.Steps)
+	}
+	s := res.Steps[0]
+	if s.StragglerRank != 1 || !strings.HasPrefix(s.Collective, "allreduce #1") {
+		t.Fatalf("step %+v, want rank 1 at all-reduce #1", s)
+	}
+	if !strings.HasPrefix(s.Reason, "its GPU was busier") || !strings.Contains(s.Reason, "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT (+5.000 ms") {
+		t.Errorf("reason %q, want the extra GEMM named", s.Reason)
+	}
+}
+
+// One step, no usual (6 instances): rank 3 enters the step 6 ms late at
+// its first collective, with no more time of its own to reach it (its
+// host's entry, carried into the step); rank 1's host falls 1.5 ms behind
+// at #2 and stays behind (4 × 1.5 ms). The step's straggler is rank 1, at
+// #2 where its delay arose; without rank 1's delay, rank 3 stays.
+func TestStepStragglerNotCarried(t *testing.T) {
+	mk := func(slow bool) []*Summary {
+		var sums []*Summary
+		for r := 0; r < 4; r++ {
+			s := &Summary{Version: SummaryVersion, Rank: r, File: "r" + itoa(r), Steps: []Step{{Name: "ProfilerStep#1", Start: 0, End: 100_000_000}}}
+			for i := 0; i < 6; i++ {
+				t0 := int64(i)*10_000_000 + 7_000_000
+				start := t0 + int64(10_000*((r+i)%3))
+				if r == 3 && i == 0 {
+					start += 6_000_000
+				}
+				if r == 1 && slow && i >= 2 {
+					start += 1_500_000 - int64(10_000*i)
+				}
+				s.Ops = append(s.Ops, Op{Kind: "allreduce", PG: "0", Seq: -1, Bytes: -1, Launch: start - 10_000, Start: start, End: t0 + 8_000_000, Busy: 1_000_000, Delay: 10_000, Step: 0})
+			}
+			sums = append(sums, s)
+		}
+		return sums
+	}
+	if s := Match(mk(true)).Steps[0]; s.StragglerRank != 1 || s.Collective == "allreduce #0 (pg 0)" || s.Collective == "allreduce #1 (pg 0)" {
+		t.Errorf("step %+v, want rank 1 at #2–#5", s)
+	}
+	if s := Match(mk(false)).Steps[0]; s.StragglerRank != 3 || s.Collective != "allreduce #0 (pg 0)" {
+		t.Errorf("unplanted: step %+v, want rank 3 at #0 (nothing else late)", s)
 	}
 }

@@ -77,7 +77,7 @@ var (
 	reRingTO        = lazyre.New(`ring (\S+) timeout(?:, signaled seq=(\d+), emitted seq=(\d+))?`)
 	reMESFail       = lazyre.New(`MES failed to respon(?:d to|se) msg=(\w+)`) // "response": kernels before 6.10
 	reXidCause      = lazyre.New(`caused by previous Xid (\d+)`)
-	reXid           = lazyre.New(`NVRM: Xid \(([^)]*)\): (\d+),(?: pid=(\d+|'<unknown>'),)?(?: name=([^,]*),)?\s*(.*)`)
+	reXid           = lazyre.New(`NVRM: Xid \(([^)]*)\): (\d+),(?: pid=(\d+|'[^']*'),)?(?: name=([^,]*),)?\s*(.*)`)
 	reSuspendPID    = lazyre.New(`Failed to suspend process pid (\d+)`)
 	reVRAM          = lazyre.New(`(\d+)M of VRAM memory ready|VRAM: (\d+)M`)
 	// the faulting instruction of a kernel oops inside a GPU driver module:
@@ -805,13 +805,13 @@ func (p *dmesgParser) xid(l *line) {
 	}
 	s.format("nvidia_xid")
 	code := itoa(x.code)
-	class, conf := xidClass(x.code)
+	class, conf := xidClass(x.code, x.detail)
 	reason := "Xid " + code + ": " + x.detail
 	// "Xid 45, … Ch 00000001 caused by previous Xid 149": the channel
 	// teardown is the consequence, the earlier Xid its cause and class
 	if prev := atoiDef(submatchIf(x.detail, "caused by previous Xid", reXidCause), 0); prev > 0 {
-		if c, k := xidClass(prev); c != "" {
-			class, conf = c, k
+		if c, k := xidClass(prev, ""); c != "" {
+			class, conf, x.code = c, k, prev
 			reason = "Xid " + itoa(prev) + " (cause of Xid " + code + ": " + x.detail + ")"
 		}
 	}
@@ -837,29 +837,8 @@ func (p *dmesgParser) xid(l *line) {
 	if x.condensed && x.address != "" {
 		a.setAddress(x.address)
 	}
-}
-
-// xidClass reads NVIDIA's Xid catalog: 13 graphics engine exception
-// (out-of-range address / illegal instruction in a user kernel) and 31 MMU
-// fault are the application's memory faults; 43 "GPU stopped processing"
-// and 45 "preemptive cleanup" follow them; 69 graphics class error;
-// 48/63/64/92/94/95 ECC and row remapping, 74 and 144–150 NVLink: hardware;
-// 8/109/119/120 timeouts, 79 "fallen off the bus" and 154 "GPU recovery
-// action changed … (GPU Reset Required)": hang / reset.
-func xidClass(code int) (string, float64) {
-	switch code {
-	case 13, 31:
-		return ClassGPUMemoryFault, 0.75
-	case 43, 45:
-		return ClassGPUMemoryFault, 0.5
-	case 69:
-		return ClassDeviceAssert, 0.75
-	case 48, 63, 64, 74, 92, 94, 95, 144, 145, 146, 147, 148, 149, 150:
-		return ClassECCRAS, 0.75
-	case 8, 79, 109, 119, 120, 154:
-		return ClassGPUHangReset, 0.75
-	}
-	return "", 0
+	a.detail("xid", itoa(x.code))
+	a.detail("xid_meaning", xidName(x.code))
 }
 
 // pageFaultKeywords: a line can be part of a page-fault decode only when

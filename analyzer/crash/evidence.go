@@ -438,6 +438,19 @@ func cudaStep(s string) string {
 	switch {
 	case s == "":
 		return ""
+	case strings.HasPrefix(s, "Compare the kernel's target with the GPU"):
+		// illegal instruction: the binary's SASS targets against the device
+		return "Compare the binary's GPU targets with the device: nvidia-smi --query-gpu=name,compute_cap --format=csv against cuobjdump --list-elf <library> (sm_XX): code built for another architecture, or a compiler / driver bug, executes illegal instructions"
+	case strings.HasPrefix(s, "Rebuild or reinstall ") && strings.Contains(s, "gfx target"):
+		return "Rebuild or reinstall the library that ships the kernel for the GPU's compute capability (TORCH_CUDA_ARCH_LIST / -gencode arch=compute_XX,code=sm_XX), or update the CUDA toolkit and driver pair"
+	case strings.HasPrefix(s, "Inspect RAS counters"):
+		return "Inspect ECC and row remapping: nvidia-smi -q -d ECC,ROW_REMAPPER (a pending remap needs a GPU reset, nvidia-smi -r); dcgmi diag -r 3 tests the GPU before it goes back into service"
+	case strings.HasPrefix(s, "Copy-engine / driver path"):
+		return "The driver's own path, not a kernel bug: look the Xid up in NVIDIA's Xid catalog (sudo dmesg -T | grep -i xid), update the NVIDIA driver, and reset the GPU (nvidia-smi -r) or reboot before the next run"
+	case strings.HasPrefix(s, "'Failed to resume KFD'"), strings.HasPrefix(s, "On APUs"):
+		return ""
+	case strings.HasPrefix(s, "Collect the devcoredump"):
+		return "Reset the GPU (nvidia-smi -r -i <gpu>) or reboot; if it recurs, check power, cooling and the PCIe link (nvidia-smi -q -d POWER,TEMPERATURE; sudo lspci -vvv for link errors) and the driver version, and run nvidia-bug-report.sh for NVIDIA"
 	case strings.Contains(s, "rocgdb") || strings.HasPrefix(s, "On stuck ranks: py-spy dump"):
 		if strings.HasPrefix(s, "On stuck ranks: py-spy dump") {
 			return "On stuck ranks: py-spy dump --pid <pid> --native, and cuda-gdb -p <pid> -batch -ex 'info cuda kernels' -ex 'bt' to see whether an ncclDevKernel is still running"

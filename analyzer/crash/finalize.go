@@ -147,7 +147,8 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 		work[c] = a.clone()
 	}
 	b.hangFindings(s, work) // rocgdb hang dumps (gdbhang.go)
-	runtimeVendor(f, work)  // evidence.go
+	b.pyspyCollectiveHang(work)
+	runtimeVendor(f, work) // evidence.go
 	hipReading(f, work)
 	// a generic trap status (HSA 0x1016 / hipErrorLaunchFailure) next to a
 	// specific wave reason belongs to that finding

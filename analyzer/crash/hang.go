@@ -17,6 +17,7 @@ type hangParser struct {
 	status   map[string]int
 	gpuWait  []string // frames showing a thread waiting on the GPU
 	collWait []string
+	distWait []string // collWait frames inside a distributed collective call (distCollective)
 	busy     []string
 	compile  []string // frames inside Triton / Inductor kernel compilation
 	dumpEv   *line
@@ -250,6 +251,9 @@ func (p *hangParser) dumpLine(l *line) bool {
 			}
 			for _, w := range collWaitFrames {
 				if strings.Contains(fr, w) {
+					if distCollective(pyFrame{fn: m[1], loc: m[2]}) {
+						p.distWait = appendCap(p.distWait, "thread "+th.id+" ("+th.status+"): "+fr, 4)
+					}
 					p.collWait = appendCap(p.collWait, "thread "+th.id+" ("+th.status+"): "+fr, 4)
 					p.procState("collective", fr)
 					return true
@@ -438,6 +442,13 @@ func (p *hangParser) endFile() {
 		if a == nil {
 			a = s.b.add(s, ClassCPUHang, l, 0.5)
 			a.addReason("Python threads are blocked in a collective / communication wait")
+			if len(p.distWait) > 0 && len(p.busy) == 0 {
+				inc := &s.b.facts.inc
+				inc.pyDistN++
+				if len(inc.pyDist) < 4 {
+					inc.pyDist = append(inc.pyDist, pyDistWait{ev: l.ev(s), frame: p.distWait[0]})
+				}
+			}
 		}
 		for _, w := range p.collWait {
 			a.note("py-spy: " + w)
@@ -461,7 +472,7 @@ func (p *hangParser) endFile() {
 			a.note("py-spy: all threads idle")
 		}
 	}
-	p.gpuWait, p.collWait, p.busy, p.compile, p.threads = nil, nil, nil, nil, 0
+	p.gpuWait, p.collWait, p.distWait, p.busy, p.compile, p.threads = nil, nil, nil, nil, nil, 0
 	p.status = map[string]int{}
 }
 

@@ -106,6 +106,8 @@ type incidentFacts struct {
 	fr         []frRank
 	frTrace    []*frTraceRec // fr_trace's "Not all ranks joining collective" reports (frtrace.go)
 	cuda       cudaHangFacts
+	pyDist     []pyDistWait // py-spy threads inside a distributed collective (hang.go)
+	pyDistN    int          // cpu_hang additions made by those dumps alone
 }
 
 type rankState struct {

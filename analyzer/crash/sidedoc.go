@@ -123,6 +123,13 @@ func (d *sideDoc) finish(s *Session) bool {
 		}
 		return bytes.Count(buf[:i], []byte("\n")) + 1
 	}
+	if len(docs) == 1 {
+		if ths, ok := extractPySpyJSON(docs[0]); ok {
+			s.format("pyspy_json")
+			s.feedVirtual(pyspyJSONText(ths), lineOf("frames"))
+			return true
+		}
+	}
 	for _, doc := range docs {
 		t := bytes.TrimLeft(doc, " \t\r\n")
 		if len(t) > 0 && t[0] == '[' {

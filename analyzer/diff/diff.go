@@ -22,6 +22,7 @@ import (
 
 	"github.com/gputriage/gputriage/analyzer/breakdown"
 	"github.com/gputriage/gputriage/analyzer/internal/units"
+	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
@@ -120,9 +121,16 @@ type CategoryDelta struct {
 type KernelDelta struct {
 	Kernel   string `json:"kernel"`
 	Category string `json:"category"`
-	Status   string `json:"status"` // both | new (only in B) | removed (only in A)
+	Status   string `json:"status"` // both | new (only in B) | removed (only in A) | merged
 	Delta
+	// MergedKernels: on an OtherKernels row, how many kernels it sums (0 on the others).
+	MergedKernels int `json:"merged_kernels"`
 }
+
+// OtherKernels names the rows of Kernels that sum the kernels beyond
+// limits.KernelRows, one per category (status "merged"), as
+// kernel_table.json's rows of the same name do.
+const OtherKernels = "(other kernels)"
 
 // StageDelta is one stage: kernel time, window (first start → last end)
 // and activity count.
@@ -152,6 +160,11 @@ type Result struct {
 	Kernels    []KernelDelta   `json:"kernels"`
 	NewKernels int             `json:"new_kernels"`
 	Removed    int             `json:"removed_kernels"`
+	// KernelsTruncated: Kernels holds the limits.KernelRows-1 largest
+	// changes and OtherKernels rows sum the MergedKernels others (500 k
+	// distinct names made a diff.json of every one).
+	KernelsTruncated bool `json:"kernels_truncated"`
+	MergedKernels    int  `json:"merged_kernels"`
 	// SameInput: both sides are the same input.
 	SameInput bool `json:"same_input"`
 	// Gate is every --fail-on threshold with its verdict.
@@ -159,6 +172,7 @@ type Result struct {
 	Regression bool         `json:"regression"` // a threshold was exceeded
 	opt        Options
 	unknown    []string
+	allKernels []KernelDelta // Kernels before bound
 }
 
 type acc struct {
@@ -424,6 +438,9 @@ func Compare(a, b Side, opt Options) *Result {
 		}
 		return strings.Compare(x.Kernel, y.Kernel)
 	})
+	r.allKernels = r.Kernels // the gate's kernel: rules see every kernel
+	r.Kernels, r.MergedKernels = bound(r.Kernels, limits.KernelRows, da.total, db.total)
+	r.KernelsTruncated = r.MergedKernels > 0
 	for _, name := range stageKeys(da.stages, db.stages) {
 		sa, oka := da.stages[name]
 		sb, okb := db.stages[name]
@@ -486,4 +503,41 @@ func stageKeys(a, b map[string]breakdown.Stage) []string {
 		return strings.Compare(x, y)
 	})
 	return out
+}
+
+// bound keeps the n-1 largest changes of ks (sorted) and sums the rest into
+// OtherKernels rows, one per category in name order: a diff of traces with
+// 500 k distinct kernel names stays a table of at most n plus the
+// categories' rows. It returns the rows and how many kernels were merged.
+func bound(ks []KernelDelta, n int, at, bt int64) ([]KernelDelta, int) {
+	if len(ks) <= n {
+		return ks, 0
+	}
+	rest := ks[n-1:]
+	byCat := map[string]*[2]acc{}
+	count := map[string]int{}
+	for _, k := range rest {
+		c := byCat[k.Category]
+		if c == nil {
+			c = &[2]acc{}
+			byCat[k.Category] = c
+		}
+		// back to integer nanoseconds: the sums stay exact
+		c[0].t = units.AddSat(c[0].t, int64(k.AUS))
+		c[0].n = units.AddSat(c[0].n, k.ALaun)
+		c[1].t = units.AddSat(c[1].t, int64(k.BUS))
+		c[1].n = units.AddSat(c[1].n, k.BLaun)
+		count[k.Category]++
+	}
+	out := slices.Clone(ks[:n-1])
+	cats := make([]string, 0, len(byCat))
+	for c := range byCat {
+		cats = append(cats, c)
+	}
+	slices.Sort(cats)
+	for _, c := range cats {
+		a := byCat[c]
+		out = append(out, KernelDelta{Kernel: OtherKernels, Category: c, Status: "merged", Delta: mkDelta(&a[0], &a[1], at, bt), MergedKernels: count[c]})
+	}
+	return out, len(rest)
 }

@@ -117,7 +117,7 @@ func gate(r *Result, da, db sideData, ths []Threshold) []GateResult {
 		case "kernel":
 			// Every kernel whose canonical name contains the text, summed.
 			found = false
-			for _, k := range r.Kernels {
+			for _, k := range r.allKernels {
 				if strings.Contains(k.Kernel, t.Name) {
 					d.AUS += k.AUS
 					d.BUS += k.BUS

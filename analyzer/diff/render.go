@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"github.com/gputriage/gputriage/analyzer/limits"
 	"math"
 	"strconv"
 	"strings"
@@ -129,7 +130,11 @@ func (r *Result) Markdown() []byte {
 		b.WriteString("| " + strings.Join([]string{text(c.Category), c.AUS.String(), c.BUS.String(), c.DUS.Signed(), pct(c.AShare), pct(c.BShare),
 			pp(c.DShare), strconv.FormatInt(c.ALaun, 10), strconv.FormatInt(c.BLaun, 10)}, " | ") + " |\n")
 	}
-	b.WriteString("\n### Kernels (largest |Δ| first, top " + strconv.Itoa(min(r.opt.Limit, len(r.Kernels))) + " of " + strconv.Itoa(len(r.Kernels)) + ")\n\n")
+	distinct := len(r.Kernels)
+	if r.KernelsTruncated {
+		distinct = limits.KernelRows - 1 + r.MergedKernels
+	}
+	b.WriteString("\n### Kernels (largest |Δ| first, top " + strconv.Itoa(min(r.opt.Limit, len(r.Kernels))) + " of " + strconv.Itoa(distinct) + ")\n\n")
 	b.WriteString("| Kernel | Category | Status | A (us) | B (us) | Δ (us) | Share A | Share B | Launches A | Launches B | Δ launches |\n")
 	b.WriteString("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, k := range r.Kernels[:min(r.opt.Limit, len(r.Kernels))] {

@@ -22,8 +22,9 @@ const Tool = "gputriage"
 
 // Version is the artifact schema version. 0.3.0: kernel_table.json holds
 // at most limits.KernelRows rows per stage, the rest summed into
-// "(other kernels)" rows (merged_kernels, truncated).
-const Version = "0.3.0"
+// "(other kernels)" rows (merged_kernels, truncated). 0.4.0: diff.json's
+// kernels likewise (kernels_truncated, merged_kernels, status "merged").
+const Version = "0.4.0"
 
 // Analysis is everything the trace artifacts are written from.
 type Analysis struct {

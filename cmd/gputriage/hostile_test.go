@@ -224,7 +224,10 @@ func TestHostileSilentSuccesses(t *testing.T) {
 // escaped.
 func TestHostileInjection(t *testing.T) {
 	dir := t.TempDir()
-	evil := `\u001b]0;pwned\u0007\u001b[2J<img src=x onerror=alert(1)>` + "`" + `|x`
+	// with the direction marks, U+FEFF and the line separators (invisible
+	// or a line break to some renderers): shown like U+202E
+	evil := `\u001b]0;pwned\u0007\u001b[2J<img src=x onerror=alert(1)>` + "`" + `|x\u061c\u200e\u200f\ufeff\u2028\u2029y`
+	const marks = "\u061c\u200e\u200f\ufeff\u2028\u2029"
 	tr := filepath.Join(dir, "t.json")
 	os.WriteFile(tr, []byte(`{"traceEvents":[{"ph":"X","cat":"kernel","name":"`+evil+`","pid":1,"tid":7,"ts":1,"dur":1}]}`), 0o644)
 	log := filepath.Join(dir, "<img src=x onerror=alert(1)>.log")
@@ -232,12 +235,18 @@ func TestHostileInjection(t *testing.T) {
 	for _, eng := range []string{"native", "wasm"} {
 		var out, errb bytes.Buffer
 		run([]string{"breakdown", "--engine", eng, "-q", "-o", filepath.Join(dir, eng), tr}, nil, &out, &errb)
-		if bytes.ContainsAny(out.Bytes(), "\x1b\x07") || bytes.ContainsAny(errb.Bytes(), "\x1b\x07") {
+		if bytes.ContainsAny(out.Bytes(), "\x1b\x07"+marks) || bytes.ContainsAny(errb.Bytes(), "\x1b\x07"+marks) {
 			t.Errorf("%s: control characters reach the terminal: %q", eng, out.String())
 		}
 		md, _ := os.ReadFile(filepath.Join(dir, eng, "profile_summary.md"))
-		if rawMarkup(md) || bytes.Contains(md, []byte("\x1b")) {
-			t.Errorf("%s: profile_summary.md carries raw markup: %s", eng, md)
+		if rawMarkup(md) || bytes.Contains(md, []byte("\x1b")) || bytes.ContainsAny(md, marks) {
+			t.Errorf("%s: profile_summary.md carries raw markup or marks: %s", eng, md)
+		}
+		if !bytes.Contains(md, []byte(`\u{061c}\u{200e}\u{200f}\u{feff}\u{2028}\u{2029}`)) {
+			t.Errorf("%s: profile_summary.md does not show the marks: %s", eng, md)
+		}
+		if csv, _ := os.ReadFile(filepath.Join(dir, eng, "kernel_table.csv")); len(csv) == 0 || bytes.ContainsAny(csv, marks) {
+			t.Errorf("%s: kernel_table.csv carries raw marks: %q", eng, csv)
 		}
 		out.Reset()
 		run([]string{"diagnose", "--engine", eng, "-q", "-o", filepath.Join(dir, eng+"-crash"), log}, nil, &out, &errb)

@@ -17,6 +17,7 @@ var cellInputs = []string{
 	"plain", "Cijk_Alik", "=HYPERLINK(\"http://x\",\"y\")", "-2+3+cmd|' /C calc'!A0", "+1+1", "@SUM(A1)", "-2.5", "-12.5", "1e5", "-inf", "-0x1p3",
 	"a\tb\nc\rd", "\x1b]0;title\x07\x1b[2J", "\u202etxt.exe", "\u2066x\u2069", "\u202a\u202b\u202c\u202d", "del\x7f", "c1\u0085\u009b",
 	"\x00nul", "=\x1b", "\x1b=1", "é ü 漢字 🙂", "\u00a0nbsp", "zero\u200bwidth",
+	"alm\u061cx", "lrm\u200erlm\u200f", "bom\ufeffmid", "line\u2028para\u2029sep",
 }
 
 func TestCellsGolden(t *testing.T) {

@@ -16,10 +16,14 @@ import (
 
 // unsafeRune reports characters a terminal or a renderer may act on:
 // C0 and C1 controls and DEL (escape sequences: OSC title, CSI clear),
-// and the bidirectional overrides that reorder what is shown.
+// the bidirectional overrides and isolates that reorder what is shown, the
+// invisible direction marks (U+061C ALM, U+200E LRM, U+200F RLM) that steer
+// them, U+FEFF (a BOM mid-text, invisible), and the line and paragraph
+// separators U+2028/U+2029 (a line break to some renderers, none to others).
 func unsafeRune(r rune) bool {
 	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 ||
-		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 ||
+		r == 0x061c || r == 0x200e || r == 0x200f || r == 0x2028 || r == 0x2029 || r == 0xfeff
 }
 
 // Terminal makes s safe to print: newlines and tabs stay, every other

@@ -4,11 +4,13 @@ import "testing"
 
 func TestTerminal(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain\tline\n":              "plain\tline\n",
-		"\x1b]0;pwned\x07\x1b[2J":    `\x1b]0;pwned\x07\x1b[2J`,
-		"csi \u009b2J bidi \u202eab": `csi \u{009b}2J bidi \u{202e}ab`,
-		"bad \xff utf8":              `bad \xff utf8`,
-		"é ✓":                        "é ✓",
+		"plain\tline\n":                "plain\tline\n",
+		"\x1b]0;pwned\x07\x1b[2J":      `\x1b]0;pwned\x07\x1b[2J`,
+		"csi \u009b2J bidi \u202eab":   `csi \u{009b}2J bidi \u{202e}ab`,
+		"bad \xff utf8":                `bad \xff utf8`,
+		"é ✓":                          "é ✓",
+		"marks \u061c\u200e\u200f":     `marks \u{061c}\u{200e}\u{200f}`,
+		"bom \ufeff seps \u2028\u2029": `bom \u{feff} seps \u{2028}\u{2029}`,
 	} {
 		if got := Terminal(in); got != want {
 			t.Errorf("Terminal(%q) = %q, want %q", in, got, want)

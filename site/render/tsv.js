@@ -9,9 +9,11 @@
 
 const FORMULA = /^[=+\-@]/;
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-// C0 (but tab and newline), DEL, C1, bidi embeddings/overrides/isolates.
-const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
-const UNSAFE_LINE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
+// C0 (but tab and newline), DEL, C1, bidi embeddings/overrides/isolates,
+// the direction marks U+061C/200E/200F, U+FEFF, and U+2028/2029: Go's
+// escape.unsafeRune.
+const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+const UNSAFE_LINE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
 
 const show = (c) => {
   const n = c.charCodeAt(0);

@@ -926,8 +926,9 @@ test('user strings render as text (kernel names, file names, log lines)', async 
 // tooltip, their control characters shown as the CLI shows them (\x1b,
 // \u{202e}), and the artifacts are the CLI's bytes.
 test('hostile cell names: markup and control characters in kernel and op names render as text', async () => {
-  const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+  const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/;
   const kernels = [
+    'k6\u061calm\u200elrm\u200frlm\ufeffbom\u2028ls\u2029ps',
     '<img class=pwn src=x onerror="window.__xss=1">Cijk_Alik_Bljk_MT64',
     'k2\x1b]0;pwned title\x07\x1b[2J_ncclDevKernel_AllReduce',
     'k3\u202eevil_attention\u2066',
@@ -947,7 +948,7 @@ test('hostile cell names: markup and control characters in kernel and op names r
     assert.ok(await rows.count() >= kernels.length, 'a row per kernel');
     const cells = (await s.page.locator('#kernels tbody').innerText());
     // every name is in the table, its controls shown the way escape.Line shows them
-    for (const [want, label] of [['\\x1b]0;pwned title\\x07\\x1b[2J', 'ESC and BEL'], ['\\u{202e}evil', 'U+202E'], ['\\x0a```\\x0a# Forged', 'the newline'],
+    for (const [want, label] of [['\\x1b]0;pwned title\\x07\\x1b[2J', 'ESC and BEL'], ['\\u{202e}evil', 'U+202E'], ['\\u{061c}alm\\u{200e}lrm\\u{200f}rlm\\u{feff}bom\\u{2028}ls\\u{2029}ps', 'the direction marks, U+FEFF, U+2028/9'], ['\\x0a```\\x0a# Forged', 'the newline'],
       ['<img class=pwn', 'img markup'], ['aten::op\\x1b[31mred', 'the op\'s ESC'], ['op</td><td>cell', 'the op\'s markup']]) {
       assert.ok(cells.includes(want) || (await s.page.locator('#kernels tbody [title]').evaluateAll((els, w) => els.some((e) => e.title.includes(w)), want)),
         `${label} shown as text in the kernel table (${JSON.stringify(want)})`);

@@ -35,11 +35,6 @@ func check(dir string, w io.Writer) error {
 	fmt.Fprintf(w, "| case | kind | %s |\n|---|---|%s\n", strings.Join(hosts, " | "), strings.Repeat("---|", len(hosts)))
 	var findings []string
 	runs, bad := 0, 0
-	type verdict struct {
-		Case, Kind, Host string
-		Problems         []string `json:",omitempty"`
-		Note             string
-	}
 	var verdicts []verdict
 	defer func() {
 		b, _ := json.MarshalIndent(verdicts, "", " ")
@@ -66,6 +61,7 @@ func check(dir string, w io.Writer) error {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
 	fmt.Fprintf(w, "\n%d of %d case × host runs not handled.\n", bad, runs)
+	fmt.Fprint(w, "\n"+summary(verdicts))
 	if len(pwned) > 0 {
 		fmt.Fprintf(w, "\n**Executed**: %s\n", strings.Join(pwned, ", "))
 	}
@@ -90,7 +86,18 @@ func judge(dir string, c Case, h string) (probs []string, note string) {
 	stderr, _ := os.ReadFile(filepath.Join(out, "stderr"))
 	stdout, _ := os.ReadFile(filepath.Join(out, "stdout"))
 	text := string(stderr) + r.Error
-	if r.TimedOut || r.Exit == -1 {
+	if r.CPUSeconds > 0 {
+		note = fmt.Sprintf(" %.1fs(%.1f CPU)", r.Seconds, r.CPUSeconds)
+		if r.RSSMB > 0 {
+			note += fmt.Sprintf(" %.0fMB", r.RSSMB)
+		}
+	}
+	switch {
+	case r.Stop == StopCPU:
+		return []string{"over CPU budget: " + r.Error}, note
+	case r.Stop == StopHang:
+		return []string{"hang guard: " + r.Error}, note
+	case r.TimedOut || r.Exit == -1:
 		return []string{"did not end: " + r.Error}, note
 	}
 	if s := string(stderr); strings.Contains(s, "panic:") || strings.Contains(s, "fatal error:") || strings.Contains(s, "goroutine ") {
@@ -107,13 +114,14 @@ func judge(dir string, c Case, h string) (probs []string, note string) {
 	if !hasInt(exits, r.Exit) {
 		probs = append(probs, fmt.Sprintf("exit %d (want %v): %.200s", r.Exit, exits, strings.TrimSpace(text)))
 	}
-	if t := r.Seconds; r.CPUSeconds > 0 && r.CPUSeconds < t {
-		note = fmt.Sprintf(" %.1fs(%.1f CPU)", r.Seconds, r.CPUSeconds)
+	// time is judged on CPU seconds (the host's process tree) whenever the
+	// host reports them: wall clock on a shared machine measures its load
+	if r.CPUSeconds > 0 {
 		if r.CPUSeconds > float64(c.TimeS) {
-			probs = append(probs, fmt.Sprintf("slow: %.0f CPU s > %d s", r.CPUSeconds, c.TimeS))
+			probs = append(probs, fmt.Sprintf("over CPU budget: %.0f CPU s > %d s", r.CPUSeconds, c.TimeS))
 		}
-	} else if t > float64(c.TimeS) {
-		probs = append(probs, fmt.Sprintf("slow: %.0f s > %d s", t, c.TimeS))
+	} else if r.Seconds > float64(c.TimeS) {
+		probs = append(probs, fmt.Sprintf("slow: %.0f s wall > %d s (no CPU time reported)", r.Seconds, c.TimeS))
 	}
 	if r.RSSMB > float64(c.MemMB) {
 		probs = append(probs, fmt.Sprintf("memory: %.0f MB > %d MB", r.RSSMB, c.MemMB))
@@ -306,7 +314,8 @@ func liveMarkup(md []byte) string {
 // bidi control.
 func rawControl(b []byte) string {
 	for _, r := range string(b) {
-		if r < 0x20 && r != '\n' && r != '\t' && r != '\r' || r == 0x7f || r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+		if r < 0x20 && r != '\n' && r != '\t' && r != '\r' || r == 0x7f || r >= 0x80 && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 ||
+			r == 0x061c || r == 0x200e || r == 0x200f || r == 0x2028 || r == 0x2029 || r == 0xfeff {
 			return fmt.Sprintf("%U", r)
 		}
 	}
@@ -382,3 +391,55 @@ for n in ast.walk(t):
             print("calls", name); sys.exit()
 print("ok")
 `
+
+type verdict struct {
+	Case, Kind, Host string
+	Problems         []string `json:",omitempty"`
+	Note             string
+}
+
+// reason is the class of a problem for the summary: its text up to the
+// first colon ("over CPU budget", "hang guard", "not run", "exit 2 (want …)").
+func reason(p string) string {
+	if i := strings.IndexAny(p, ":("); i > 0 {
+		return strings.TrimSpace(p[:i])
+	}
+	return p
+}
+
+// summary counts per host the runs made, handled and not handled (by the
+// reason of their first problem); "not run" is counted apart.
+func summary(vs []verdict) string {
+	var b strings.Builder
+	b.WriteString("| host | cases | ran | handled | not handled | by reason |\n|---|---|---|---|---|---|\n")
+	for _, h := range hosts {
+		cases, ran, ok := 0, 0, 0
+		why := map[string]int{}
+		for _, v := range vs {
+			if v.Host != h {
+				continue
+			}
+			cases++
+			if len(v.Problems) == 1 && v.Problems[0] == "not run" {
+				continue
+			}
+			ran++
+			if len(v.Problems) == 0 {
+				ok++
+				continue
+			}
+			why[reason(v.Problems[0])]++
+		}
+		var keys []string
+		for k := range why {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%s %d", k, why[k]))
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s |\n", h, cases, ran, ok, ran-ok, strings.Join(parts, ", "))
+	}
+	return b.String()
+}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -40,5 +43,36 @@ func TestJudgeSeesAttacks(t *testing.T) {
 	}
 	if p := steps(diag("Replay: python -c 'torch.load(\"x\");__import__(\"os\").system(\"id\")'")); len(p) == 0 || !strings.Contains(p[0], "__import__") {
 		t.Errorf("a smuggled python call passed: %v", p)
+	}
+}
+
+// Time is judged on CPU seconds, and the two ways a run is stopped are told
+// apart: a busy machine's wall clock is not a failure, a hang is not "slow".
+func TestJudgeTimeOnCPU(t *testing.T) {
+	c := Case{ID: "c", TimeS: 60, MemMB: 1024}
+	for _, tc := range []struct {
+		run  Run
+		want string
+	}{
+		{Run{Exit: 0, Seconds: 400, CPUSeconds: 5, RSSMB: 100}, ""},
+		{Run{Exit: 0, Seconds: 70, CPUSeconds: 65, RSSMB: 100}, "over CPU budget: 65 CPU s > 60 s"},
+		{Run{Exit: -1, TimedOut: true, Stop: StopCPU, Error: "over CPU budget: stopped at 120 s CPU (900 s wall)", CPUSeconds: 120}, "over CPU budget"},
+		{Run{Exit: -1, TimedOut: true, Stop: StopHang, Error: "hang guard: no end after 360 s wall clock (0.1 s CPU)", CPUSeconds: 0.1}, "hang guard"},
+		{Run{Exit: 0, Seconds: 10, CPUSeconds: 1, RSSMB: 2048}, "memory: 2048 MB > 1024 MB"},
+	} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out", "c", "native")
+		os.MkdirAll(filepath.Join(out, "art"), 0o755)
+		b, _ := json.Marshal(tc.run)
+		os.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
+		probs, _ := judge(dir, c, "native")
+		got := strings.Join(probs, "; ")
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("judge(%+v) = %q, want %q", tc.run, got, tc.want)
+		}
+	}
+	s := summary([]verdict{{Host: "wasm"}, {Host: "wasm", Problems: []string{"hang guard: x"}}, {Host: "wasm", Problems: []string{"not run"}}})
+	if !strings.Contains(s, "| wasm | 3 | 2 | 1 | 1 | hang guard 1 |") {
+		t.Errorf("summary:\n%s", s)
 	}
 }

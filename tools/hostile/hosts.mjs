@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
@@ -30,7 +31,22 @@ const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',
 const want = args.filter((a) => a === 'page' || a === 'worker');
 const hosts = want.length ? want : ['page', 'worker'];
 const cases = JSON.parse(fs.readFileSync(path.join(DIR, 'cases.json'), 'utf8')).filter((c) => !only || only.includes(c.id));
-const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+if (process.env.HOSTILE_REVERSE) cases.reverse();
+
+// claim: as cli.go's: with HOSTILE_SINCE (Unix seconds) set, several
+// runners share one sweep; a case × host is run by the first to claim it.
+function claim(id, host) {
+  const since = Number(process.env.HOSTILE_SINCE);
+  if (!since) return true;
+  const p = path.join(DIR, 'out', id, `${host}.claim`);
+  for (const f of [path.join(DIR, 'out', id, host, 'run.json'), p]) {
+    try { if (fs.statSync(f).mtimeMs / 1000 >= since) return false; } catch { /* none */ }
+  }
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  try { if (fs.statSync(p).mtimeMs / 1000 < since) fs.rmSync(p); } catch { /* none */ }
+  try { fs.writeFileSync(p, '', { flag: 'wx' }); return true; } catch { return false; }
+}
+const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/;
 
 function save(c, host, run, arts, stderr = '') {
   const out = path.join(DIR, 'out', c.id, host);
@@ -120,10 +136,22 @@ async function pageCase(browser, base, c) {
     const t0 = Date.now();
     const cpu0 = browser.__pid ? treeCPU(browser.__pid) : 0;
     await page.setInputFiles('#pick-files', c.inputs.map((f) => path.join(DIR, 'cases', c.id, 'in', f)));
-    try {
-      await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 2000 * c.time_s, polling: 100 });
-    } catch {
-      run.exit = -1; run.timed_out = true; run.error = `still working after ${2 * c.time_s} s`;
+    // stopped at twice its CPU budget (Chromium's process tree: renderer,
+    // the module's Web Workers), or by the wall-clock hang guard
+    const guard = hangGuard(c.time_s);
+    for (;;) {
+      if (await page.evaluate(() => ['done', 'error'].includes(document.body.dataset.state))) break;
+      const cpu = browser.__pid ? treeCPU(browser.__pid) - cpu0 : 0;
+      const wall = (Date.now() - t0) / 1000;
+      if (cpu > 2 * c.time_s) {
+        run.exit = -1; run.timed_out = true; run.stop = 'cpu'; run.error = `over CPU budget: stopped at ${cpu.toFixed(0)} s CPU (${wall.toFixed(0)} s wall)`;
+        break;
+      }
+      if (wall > guard) {
+        run.exit = -1; run.timed_out = true; run.stop = 'hang'; run.error = `hang guard: no end after ${guard.toFixed(0)} s wall clock (${cpu.toFixed(1)} s CPU)`;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 500));
     }
     run.seconds = (Date.now() - t0) / 1000;
     if (browser.__pid) run.cpu_seconds = treeCPU(browser.__pid) - cpu0;
@@ -182,6 +210,18 @@ function freePort() {
   });
 }
 
+// hangGuard is the wall-clock seconds after which a run is stopped as hung,
+// as the CLI's (cli.go): twice its CPU budget times the larger of
+// HOSTILE_WALL_FACTOR (default 3) and twice the load per core, at most 20.
+function hangGuard(timeS) {
+  let f = Number(process.env.HOSTILE_WALL_FACTOR) || 3;
+  try {
+    const l = Number(fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]) / os.availableParallelism();
+    if (2 * l > f) f = Math.min(2 * l, 20);
+  } catch { /* no /proc */ }
+  return 2 * timeS * f;
+}
+
 function cpuSeconds(pid) {
   try {
     const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -212,11 +252,21 @@ async function workerCase(c) {
     }
     const file = path.join(DIR, 'cases', c.id, 'in', c.inputs[0]);
     const q = new URLSearchParams({ cmd: c.cmd, name: c.inputs[0] });
+    const payload = fs.readFileSync(file);
+    const cpu0 = cpuSeconds(wd.pid); // workerd's start and the warm-up request are not the case's
     const t0 = Date.now();
     const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(), 2000 * c.time_s);
+    const guard = hangGuard(c.time_s);
+    const timer = setInterval(() => {
+      const cpu = cpuSeconds(wd.pid) - cpu0, wall = (Date.now() - t0) / 1000;
+      if (cpu > 2 * c.time_s) {
+        run.stop = 'cpu'; run.error = `over CPU budget: stopped at ${cpu.toFixed(0)} s CPU (${wall.toFixed(0)} s wall)`; ac.abort();
+      } else if (wall > guard) {
+        run.stop = 'hang'; run.error = `hang guard: no answer after ${guard.toFixed(0)} s wall clock (${cpu.toFixed(1)} s CPU)`; ac.abort();
+      }
+    }, 500);
     try {
-      const r = await fetch(`${base}/analyze?${q}`, { method: 'POST', body: fs.readFileSync(file), headers: { Accept: 'application/zip' }, signal: ac.signal });
+      const r = await fetch(`${base}/analyze?${q}`, { method: 'POST', body: payload, headers: { Accept: 'application/zip' }, signal: ac.signal });
       const body = Buffer.from(await r.arrayBuffer());
       run.seconds = (Date.now() - t0) / 1000;
       if (r.status === 200) {
@@ -231,12 +281,12 @@ async function workerCase(c) {
       run.seconds = (Date.now() - t0) / 1000;
       run.exit = -1;
       run.timed_out = ac.signal.aborted;
-      run.error = ac.signal.aborted ? `no answer after ${2 * c.time_s} s` : `${e} ${log.slice(-300)}`;
+      if (!ac.signal.aborted) run.error = `${e} ${log.slice(-300)}`;
     } finally {
-      clearTimeout(timer);
+      clearInterval(timer);
     }
     run.rss_mb = peakRSS(wd.pid);
-    run.cpu_seconds = cpuSeconds(wd.pid);
+    run.cpu_seconds = cpuSeconds(wd.pid) - cpu0;
     if (/fatal error|panic:/.test(log)) stderr += `\nworkerd: ${log.slice(-2000)}`;
   } catch (e) {
     run.exit = -1; run.error = String(e);
@@ -254,7 +304,7 @@ if (hosts.includes('page')) {
   const browser = await chromium.connect(browserServer.wsEndpoint());
   browser.__pid = browserServer.process().pid;
   try {
-    for (const c of cases) if (c.hosts.includes('page')) await pageCase(browser, `http://127.0.0.1:${server.address().port}`, c);
+    for (const c of cases) if (c.hosts.includes('page') && claim(c.id, 'page')) await pageCase(browser, `http://127.0.0.1:${server.address().port}`, c);
   } finally {
     await browser.close();
     await browserServer.close();
@@ -262,5 +312,5 @@ if (hosts.includes('page')) {
   }
 }
 if (hosts.includes('worker')) {
-  for (const c of cases) if (c.hosts.includes('worker')) await workerCase(c);
+  for (const c of cases) if (c.hosts.includes('worker') && claim(c.id, 'worker')) await workerCase(c);
 }

@@ -55,6 +55,12 @@ func main() {
 	}
 }
 
+// Why a run was stopped (Run.Stop).
+const (
+	StopCPU  = "cpu"
+	StopHang = "hang"
+)
+
 func loadCases(dir string) ([]Case, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "cases.json"))
 	if err != nil {
@@ -84,11 +90,14 @@ type Run struct {
 	// CPUSeconds is user+sys (CLI: /usr/bin/time; Worker: workerd's, from
 	// its start): the time limit is judged on it when set, since the wall
 	// clock of a machine shared by many jobs says little.
-	CPUSeconds float64  `json:"cpu_seconds,omitempty"`
-	RSSMB      float64  `json:"rss_mb"` // peak; 0 when the host cannot tell
-	Error      string   `json:"error,omitempty"`
-	Partial    bool     `json:"partial,omitempty"`
-	Note       string   `json:"note,omitempty"`
-	TimedOut   bool     `json:"timed_out,omitempty"`
-	Problems   []string `json:"problems,omitempty"` // what the host saw itself (the page's DOM)
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
+	RSSMB      float64 `json:"rss_mb"` // peak; 0 when the host cannot tell
+	Error      string  `json:"error,omitempty"`
+	Partial    bool    `json:"partial,omitempty"`
+	Note       string  `json:"note,omitempty"`
+	TimedOut   bool    `json:"timed_out,omitempty"`
+	// Stop says why a run was stopped: StopCPU (over twice its CPU budget)
+	// or StopHang (the wall-clock hang guard; CPU seconds say how busy it was).
+	Stop     string   `json:"stop,omitempty"`
+	Problems []string `json:"problems,omitempty"` // what the host saw itself (the page's DOM)
 }
