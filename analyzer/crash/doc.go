@@ -148,6 +148,8 @@
 //     result code: RCCL's test bed, glog CHECKs) → rccl_transport for the
 //     library's own codes;
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
+//     extractLauncherReturn (DeepSpeed's launcher: "sigkill_handler] … exits
+//     with return code = -9", a negative code the killing signal),
 //     extractSlurmTask (srun's task death: host, tasks, signal / exit code,
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM
 //     (slurmstepd's "Detected N oom-kill event(s)" → host_oom_kill),

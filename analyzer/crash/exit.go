@@ -115,6 +115,11 @@ func (p *exitParser) line(l *line) {
 		s.exitCode(l, c.code, -1, c.pid)
 		return
 	}
+	if code, ok := extractLauncherReturn(t); ok {
+		s.format("deepspeed_launcher")
+		s.exitCode(l, code, -1, 0)
+		return
+	}
 	if m := findIf(t, "(exitcode=", reExitcodeEq); m != nil {
 		s.exitCode(l, atoiDef(m[1], 0), -1, 0)
 		return
@@ -278,6 +283,23 @@ func extractGoSignal(t string) string {
 		return deathSignal[m[1]]
 	}
 	return ""
+}
+
+// reLauncherReturn: DeepSpeed's launcher reporting its child's return code
+// from its signal handler ("[launch.py:434:sigkill_handler] ['/usr/bin/python3',
+// '-u', 'main.py', …] exits with return code = -9"): a negative code is the
+// signal that killed the child, as Python's subprocess reports it (a
+// reporter's edit may drop the "]").
+var reLauncherReturn = lazyre.New(`sigkill_handler\]?.* exits with return code = (-?\d+)`)
+
+// extractLauncherReturn returns the child's return code of a launcher's
+// "exits with return code = N" line.
+func extractLauncherReturn(t string) (int, bool) {
+	m := findIf(t, "exits with return code = ", reLauncherReturn)
+	if m == nil {
+		return 0, false
+	}
+	return atoiDef(m[1], 0), true
 }
 
 // childExit: a supervisor's report of one dead child with its pid.

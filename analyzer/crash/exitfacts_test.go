@@ -311,3 +311,26 @@ slurmstepd: error: Detected 1 oom-kill event(s) in StepId=191.batch cgroup. Some
 		t.Fatalf("want host_oom_kill with culprit pid 8156: %s", d.JSON())
 	}
 }
+
+// DeepSpeed's launcher reports its child's return code from its signal
+// handler; a negative code is the killing signal (-9 SIGKILL → the host OOM
+// killer's usual mark, -11 SIGSEGV → a host segfault).
+func TestExtractLauncherReturn(t *testing.T) {
+	for _, c := range []struct {
+		src, line string
+		code      int
+		class     string
+	}{
+		{"https://github.com/deepspeedai/DeepSpeed/issues/3232", "[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', '--local_rank=0', '--zero_stage', '2', '--deepspeed'] exits with return code = -9", -9, ClassHostOOMKill},
+		{"https://github.com/deepspeedai/DeepSpeed/issues/4890", "[ERROR] [launch.py:321:sigkill_handler [xxx] exits with return code = -9", -9, ClassHostOOMKill},
+		{"https://github.com/deepspeedai/DeepSpeed/issues/3989 (title wording)", "[2023-07-19 10:43:20,101] [ERROR] [launch.py:321:sigkill_handler] ['/home/u/anaconda3/envs/bit/bin/python', '-u', 'src/clip_fine_tune_deepspeed.py'] exits with return code = -11", -11, ClassHostSegfault},
+	} {
+		code, ok := extractLauncherReturn(c.line)
+		if ok != (c.class != "") || code != c.code {
+			t.Errorf("%s: extractLauncherReturn = %d, %v", c.src, code, ok)
+		}
+		if c.class != "" && hasClass(diagnoseWhole("ds.log", []byte(c.line+"\n")), c.class) == nil {
+			t.Errorf("%s: want %s", c.src, c.class)
+		}
+	}
+}
