@@ -58,6 +58,9 @@ var (
 	// "VM_CONTEXT1_PROTECTION_FAULT_ADDR 0x…" (a page number),
 	// "VM_CONTEXT1_PROTECTION_FAULT_STATUS 0x…" and "VM fault (0x0c, vmid 4[,
 	// pasid 32773]) at page 0, read from 'TC4' (0x54433400) (72)"
+	// the SMU's unanswered message: powerplay's "failed to send message 200
+	// ret is 0" (smu7) and swsmu's "Failed to send message 0x26, response 0x0"
+	reSMUFail   = lazyre.New(`(?i)failed to send message (?:0x[0-9a-f]+|\d+)(?:, response 0x[0-9a-f]+| ret is -?\d+)`)
 	reGMCHeader = lazyre.New(`GPU fault detected: (\d+) 0x[0-9a-fA-F]+(?: for process (\S*) pid (\d+) thread (\S*) pid (\d+))?`)
 	reGMCAddr   = lazyre.New(`VM_CONTEXT1_PROTECTION_FAULT_ADDR\s+(0x[0-9a-fA-F]+)`)
 	reGMCStatus = lazyre.New(`VM_CONTEXT1_PROTECTION_FAULT_STATUS\s+(0x[0-9a-fA-F]+)`)
@@ -202,10 +205,16 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 		strings.Contains(t, "GPU reset") && strings.Contains(t, "succeeded"), strings.Contains(t, "amdgpu_job_timedout"),
 		strings.Contains(t, "Failed to evict"), strings.Contains(t, "Failed to suspend process"),
 		strings.Contains(t, "ring reset"), strings.Contains(t, "MODE1 reset"), strings.Contains(t, "MODE2 reset"), strings.Contains(t, "BACO reset"),
-		strings.Contains(t, "devcoredump"), strings.Contains(t, "Dumping IP State"):
+		strings.Contains(t, "devcoredump"), strings.Contains(t, "Dumping IP State"),
+		strings.Contains(t, "Ring timed out details"):
 		e := kernelEvent{kind: "reset", bdf: submatch(reBDF, t), susPID: submatch(reSuspendPID, t), timeout: strings.Contains(t, "timeout") || strings.Contains(t, "timedout")}
-		e.strong = containsAny(t, "GPU reset begin", "MES failed", "device wedged", "timeout", "MODE1", "MODE2", "BACO", "unrecoverable")
+		e.strong = containsAny(t, "GPU reset begin", "MES failed", "device wedged", "timeout", "MODE1", "MODE2", "BACO", "unrecoverable", "Ring timed out details")
 		switch m := reMESFail.FindStringSubmatch(t); {
+		case strings.Contains(t, "Ring timed out details"):
+			// the device coredump's own text (amdgpu_dev_coredump.c: the
+			// "**** AMDGPU Device Coredump ****" file, "Ring timed out
+			// details" then "IP Type: 0 Ring Name: gfx_0.0.0")
+			e.reason = "ring timeout (AMDGPU device coredump)"
 		case m != nil:
 			e.reason = "MES failed to respond to msg=" + m[1]
 		case strings.Contains(t, "timeout") && reRingTO.MatchString(t):
@@ -214,6 +223,10 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 			e.reason = "GPU reset"
 		}
 		return e, true
+	case containsFoldASCII(t, "failed to send message") && reSMUFail.MatchString(t):
+		// the SMU (power-management firmware) no longer answers the
+		// driver: the GPU is hung (or being reset); alone it is weak
+		return kernelEvent{kind: "reset", bdf: submatch(reBDF, t), reason: "SMU firmware stopped answering (failed to send message)"}, true
 	case strings.Contains(t, "Failed to resume KFD"), strings.Contains(t, "restore_userptr_worker"):
 		return kernelEvent{kind: "kfd_resume"}, true
 	case strings.Contains(t, "uncorrectable hardware error"), strings.Contains(t, "Accelerator Check Architecture"),
@@ -231,7 +244,7 @@ func (p *dmesgParser) line(l *line) {
 	if containsAny(t, pageFaultKeywords...) && p.pageFault(l) {
 		return
 	}
-	if !containsAny(t, "amdgpu", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ", "ACCESS_TYPE_") {
+	if !containsAny(t, "amdgpu", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ", "ACCESS_TYPE_", "Ring timed out", "to send message") {
 		return
 	}
 	if e, ok := extractKernelEvent(t); ok {
@@ -849,4 +862,4 @@ var pageFaultKeywords = []string{"amdgpu", "GPU fault detected: ", "VM_CONTEXT1_
 // dmesgKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var dmesgKeywords = []string{"ACCESS_TYPE_", "amdgpu", "GPU fault detected: ", "VM_CONTEXT1_PROTECTION_FAULT_", "VM fault (", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: "}
+var dmesgKeywords = []string{"ACCESS_TYPE_", "amdgpu", "GPU fault detected: ", "VM_CONTEXT1_PROTECTION_FAULT_", "VM fault (", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ", "Ring timed out", "to send message"}

@@ -292,6 +292,27 @@ func TestDmesgMESOldWording(t *testing.T) {
 	}
 }
 
+// The SMU no longer answering the driver (powerplay's "failed to send
+// message N ret is R", swsmu's "Failed to send message 0x…, response 0x…")
+// and a device coredump's own "Ring timed out details" are GPU hangs; a
+// user-space "failed to send message" (D-Bus, sockets) is none.
+func TestDmesgSMUAndCoredumpHang(t *testing.T) {
+	for _, c := range []struct {
+		src, log string
+		want     bool
+	}{
+		{"https://github.com/ishitatsuyuki/acominer/issues/9 (wrapped after \"amdgpu:\")", "[442366.409593] amdgpu:\n                 failed to send message 200 ret is 0\n[442368.471903] amdgpu:\n                 last message was failed ret is 0\n", true},
+		{"https://github.com/ROCm/legacy-rocm-build/issues/1886", "[Sat Jan  7 14:25:59 2023] amdgpu 0000:e3:00.0: amdgpu: Failed to send message 0x26, response 0x0\n", true},
+		{"https://github.com/ROCm/legacy-rocm-build/issues/1020", "[  511.030771] amdgpu: [powerplay] Failed to send message 0x7, response 0xffffffff\n", true},
+		{"https://github.com/HansKristian-Work/vkd3d-proton/issues/3073 (devcoredump data)", "**** AMDGPU Device Coredump ****\nversion: 1\nmodule: amdgpu\nprocess_name: ForzaHorizon5.e PID: 10960\n\nRing timed out details\nIP Type: 0 Ring Name: gfx_0.0.0\n", true},
+		{"a desktop session's D-Bus error", "gnome-shell[2101]: Failed to send message to the bus: Connection closed\n", false},
+	} {
+		if got := hasClass(diagnoseWhole("dmesg.txt", []byte(c.log)), ClassGPUHangReset) != nil; got != c.want {
+			t.Errorf("%s: gpu_hang_reset %v, want %v", c.src, got, c.want)
+		}
+	}
+}
+
 // The OOM killer's first line ("X invoked oom-killer: gfp_mask=…") is a
 // host OOM kill also when the paste ends before the victim line; X is the
 // process whose allocation failed, not the victim, so it is no culprit.
