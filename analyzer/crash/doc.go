@@ -225,7 +225,9 @@
 //     extractKAPILogName, extractKAPIRow + extractKAPIFields (argument rows,
 //     tensor fields, NaN/Inf counts) assembled by kapiRecord into one
 //     kapiCallRecord per call (kernelapi_record.go, no class decided);
-//     kernelapi_rules.go: crashedLog (the dead process's %i log),
+//     kernelapi_rules.go: crashedLog (the dead process's %i log: a
+//     supervisor's dead pid, else the one pid a GPU fault's kernel line
+//     names, else the only log whose last call never returned),
 //     crashedDump, crashedDumpFinding, the first-NaN finding;
 //   - culprit.go's weakest rule: the one process the kernel's own line
 //     names (the OOM killer's victim, the owner of a timed-out GPU job, the

@@ -130,7 +130,13 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	f := &b.facts
 	// several per-process kernel-API logs: report the dead process's log
 	// (restored afterwards: the session may read on)
-	if g, ok := f.kernelAPI.crashedLog(f.exits); ok {
+	var faulted []int
+	for _, c := range gpuCrashClasses {
+		if a := b.byClass[c]; a != nil && a.kernelPID > 0 && !containsInt(faulted, a.kernelPID) {
+			faulted = append(faulted, a.kernelPID)
+		}
+	}
+	if g, ok := f.kernelAPI.crashedLog(f.exits, faulted); ok {
 		saved := f.kernelAPI
 		defer func() { f.kernelAPI = saved }()
 		k := &f.kernelAPI

@@ -7,9 +7,11 @@ import "github.com/gputriage/gputriage/analyzer/internal/lazyre"
 // findings the kernel-API evidence carries on its own.
 
 // crashedLog picks, among several per-process logs, the one of the process
-// that died: the pid a supervisor reported dead, else the only log whose
-// last call never returned. ok is false when the logs do not decide.
-func (k *kernelAPIFact) crashedLog(exits []exitFact) (kapiLog, bool) {
+// that died: the pid a supervisor reported dead, else the one process the
+// kernel's own GPU-fault line names (dmesg "Process python3 pid N",
+// faulted: the pids of GPU crash findings' kernel lines), else the only log
+// whose last call never returned. ok is false when the logs do not decide.
+func (k *kernelAPIFact) crashedLog(exits []exitFact, faulted []int) (kapiLog, bool) {
 	if len(k.logs) < 2 {
 		return kapiLog{}, false
 	}
@@ -19,6 +21,13 @@ func (k *kernelAPIFact) crashedLog(exits []exitFact) (kapiLog, bool) {
 		}
 		for _, g := range k.logs {
 			if g.pid == e.pid {
+				return g, true
+			}
+		}
+	}
+	if len(faulted) == 1 {
+		for _, g := range k.logs {
+			if g.pid == faulted[0] {
 				return g, true
 			}
 		}

@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestKernelAPIGolden(t *testing.T) {
 	d := goldenCase(t, "kernelapi_fx06.golden.json", "shared:fx06_sglang_kernel_api_log_levels_and_dump_metadata.txt")
@@ -28,4 +31,27 @@ func FuzzKernelAPI(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, cut int) {
 		fuzzParser(t, only(func(s *Session) parser { return &kernelAPIParser{s: s} }), data, cut)
 	})
+}
+
+// Several per-pid level-1 logs (SGLANG_KERNEL_API_LOGDEST with %i = pid)
+// and a dmesg decode whose process line names one of them (the newer
+// "amdgpu: Process python3 pid N thread python3 pid N" line,
+// crash-formats.md §11.1): that pid's last boundary is the failing call,
+// not another worker's.
+func TestKernelAPILogOfThePidDmesgNames(t *testing.T) {
+	s := New()
+	for _, f := range []struct{ name, text string }{
+		{"kernel_api_71419.log", "[2026-11-26 18:20:41] SGLang Kernel API Call: sglang.custom_op.fused_moe_ck\n[2026-11-26 18:20:41] SGLang Kernel API Call: sglang.custom_op.all_reduce\n"},
+		{"kernel_api_71420.log", "[2026-11-26 18:20:41] SGLang Kernel API Call: sglang.custom_op.fused_moe_ck\n[2026-11-26 18:20:41] SGLang Kernel API Call: sglang.custom_op.moe_align_block_size\n"},
+		{"dmesg.txt", "[Thu Nov 26 18:20:41 2026] amdgpu 0000:c1:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:9 pasid:32791)\n[Thu Nov 26 18:20:41 2026] amdgpu 0000:c1:00.0: amdgpu:  Process python3 pid 71420 thread python3 pid 71420\n[Thu Nov 26 18:20:41 2026] amdgpu 0000:c1:00.0: amdgpu:   in page starting at address 0x00007f0d15a00000 from client 10\n[Thu Nov 26 18:20:41 2026] amdgpu 0000:c1:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00941051\n"},
+	} {
+		s.BeginFile(f.name)
+		s.Write([]byte(f.text))
+		s.EndFile()
+	}
+	d := s.Diagnosis()
+	f := hasClass(d, ClassGPUMemoryFault)
+	if f == nil || !strings.Contains(string(d.JSON()), "moe_align_block_size") || f.Details["kernel_api_pid"] != "71420" {
+		t.Fatalf("want the boundary of pid 71420's log: %s", d.JSON())
+	}
 }
