@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -30,61 +27,7 @@ var stragglerBlind2Cases = []string{
 
 func TestStragglerBlind2Score(t *testing.T) {
 	py, work, sharedRoot, tools := plantBlind(t, "straggler-blind2", "plantstraggler2", stragglerBlind2Cases)
-	type keyCase struct {
-		Name   string   `json:"name"`
-		Traces []string `json:"traces"`
-		Source []string `json:"source"`
-		Sha    string   `json:"instances_sha256"`
-	}
-	var keys, committed struct {
-		Cases []keyCase `json:"cases"`
-	}
-	kb, err := os.ReadFile(filepath.Join(work, "plant", "keys.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(kb, &keys); err != nil {
-		t.Fatal(err)
-	}
-	if len(keys.Cases) != len(stragglerBlind2Cases) {
-		t.Fatalf("keys.json holds %d cases, want %d", len(keys.Cases), len(stragglerBlind2Cases))
-	}
-	// The key the tool wrote now is the one committed before gputriage first ran on the set.
-	cb, err := os.ReadFile(filepath.Join("..", "..", "testdata", "straggler-blind2", "keys.plants.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(cb, &committed); err != nil {
-		t.Fatal(err)
-	}
-	sha := map[string]string{}
-	for _, c := range committed.Cases {
-		sha[c.Name] = c.Sha
-	}
-	for _, c := range keys.Cases {
-		if sha[c.Name] != c.Sha {
-			t.Errorf("%s: the planted instances' SHA-256 is %s, keys.plants.json says %s (the planter changed: re-key and say why in the README)", c.Name, c.Sha, sha[c.Name])
-		}
-	}
-	for _, c := range keys.Cases {
-		var files []string
-		for _, f := range c.Traces {
-			files = append(files, filepath.Join(work, "plant", f))
-		}
-		if len(files) == 0 { // a control: the real traces
-			for _, f := range c.Source {
-				files = append(files, filepath.Join(sharedRoot, f))
-			}
-		}
-		var errb bytes.Buffer
-		args := append([]string{"breakdown", "-q", "-o", filepath.Join(work, "out", c.Name)}, files...)
-		if code := run(args, strings.NewReader(""), io.Discard, &errb); code != 0 {
-			t.Fatalf("breakdown %s: exit %d: %s", c.Name, code, errb.String())
-		}
-		if len(c.Traces) > 0 { // the planted H200 pair is 2 × 79 MB of JSON
-			os.RemoveAll(filepath.Join(work, "plant", c.Name))
-		}
-	}
+	breakdownBlind(t, "straggler-blind2", work, sharedRoot, stragglerBlind2Cases, true)
 	out, said := scoreBlind(t, py, tools, work)
 	var sc struct {
 		Cases []struct {

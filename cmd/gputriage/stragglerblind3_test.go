@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -29,58 +26,7 @@ var stragglerBlind3Cases = []string{
 
 func TestStragglerBlind3Score(t *testing.T) {
 	py, work, sharedRoot, tools := plantBlind(t, "straggler-blind3", "plantstraggler3", stragglerBlind3Cases)
-	type keyCase struct {
-		Name   string   `json:"name"`
-		Traces []string `json:"traces"`
-		Source []string `json:"source"`
-		Sha    string   `json:"instances_sha256"`
-	}
-	var keys, committed struct {
-		Cases []keyCase `json:"cases"`
-	}
-	kb, err := os.ReadFile(filepath.Join(work, "plant", "keys.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(kb, &keys); err != nil {
-		t.Fatal(err)
-	}
-	if len(keys.Cases) != len(stragglerBlind3Cases) {
-		t.Fatalf("keys.json holds %d cases, want %d", len(keys.Cases), len(stragglerBlind3Cases))
-	}
-	// The key the tool writes now is the one committed before gputriage first ran on the set.
-	cb, err := os.ReadFile(filepath.Join("..", "..", "testdata", "straggler-blind3", "keys.plants.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(cb, &committed); err != nil {
-		t.Fatal(err)
-	}
-	sha := map[string]string{}
-	for _, c := range committed.Cases {
-		sha[c.Name] = c.Sha
-	}
-	for _, c := range keys.Cases {
-		if sha[c.Name] != c.Sha {
-			t.Errorf("%s: the planted instances' SHA-256 is %s, keys.plants.json says %s (the planter changed: re-key and say why in the README)", c.Name, c.Sha, sha[c.Name])
-		}
-	}
-	for _, c := range keys.Cases {
-		var files []string
-		for _, f := range c.Traces {
-			files = append(files, filepath.Join(work, "plant", f))
-		}
-		if len(files) == 0 { // a control: the real traces
-			for _, f := range c.Source {
-				files = append(files, filepath.Join(sharedRoot, f))
-			}
-		}
-		var errb bytes.Buffer
-		args := append([]string{"breakdown", "-q", "-o", filepath.Join(work, "out", c.Name)}, files...)
-		if code := run(args, strings.NewReader(""), io.Discard, &errb); code != 0 {
-			t.Fatalf("breakdown %s: exit %d: %s", c.Name, code, errb.String())
-		}
-	}
+	breakdownBlind(t, "straggler-blind3", work, sharedRoot, stragglerBlind3Cases, false)
 	out, said := scoreBlind(t, py, tools, work)
 	var sc struct {
 		Cases []struct {

@@ -166,6 +166,69 @@ func plantBlind(t *testing.T, set, tool string, cases []string) (py, work, share
 
 // scoreBlind runs tools/<tool>/score.py --json over the planted key and
 // breakdown's outputs in work/out: its report, and what it said on stderr.
+// breakdownBlind checks that the planter's key today is the key committed
+// before gputriage first ran on the set (per case, the SHA-256 of its planted
+// instances) and runs breakdown on every case into work/out/<case>: the
+// planted traces, or the real ones for a control. drop removes each planted
+// case's traces once read (the H200 pair is 2 × 79 MB of JSON).
+func breakdownBlind(t *testing.T, set, work, sharedRoot string, cases []string, drop bool) {
+	t.Helper()
+	type keyCase struct {
+		Name   string   `json:"name"`
+		Traces []string `json:"traces"`
+		Source []string `json:"source"`
+		Sha    string   `json:"instances_sha256"`
+	}
+	var keys, committed struct {
+		Cases []keyCase `json:"cases"`
+	}
+	kb, err := os.ReadFile(filepath.Join(work, "plant", "keys.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(kb, &keys); err != nil {
+		t.Fatal(err)
+	}
+	if len(keys.Cases) != len(cases) {
+		t.Fatalf("keys.json holds %d cases, want %d", len(keys.Cases), len(cases))
+	}
+	cb, err := os.ReadFile(filepath.Join("..", "..", "testdata", set, "keys.plants.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(cb, &committed); err != nil {
+		t.Fatal(err)
+	}
+	sha := map[string]string{}
+	for _, c := range committed.Cases {
+		sha[c.Name] = c.Sha
+	}
+	for _, c := range keys.Cases {
+		if sha[c.Name] != c.Sha {
+			t.Errorf("%s: the planted instances' SHA-256 is %s, keys.plants.json says %s (the planter changed: re-key and say why in the README)", c.Name, c.Sha, sha[c.Name])
+		}
+	}
+	for _, c := range keys.Cases {
+		var files []string
+		for _, f := range c.Traces {
+			files = append(files, filepath.Join(work, "plant", f))
+		}
+		if len(files) == 0 { // a control: the real traces
+			for _, f := range c.Source {
+				files = append(files, filepath.Join(sharedRoot, f))
+			}
+		}
+		var errb bytes.Buffer
+		args := append([]string{"breakdown", "-q", "-o", filepath.Join(work, "out", c.Name)}, files...)
+		if code := run(args, strings.NewReader(""), io.Discard, &errb); code != 0 {
+			t.Fatalf("breakdown %s: exit %d: %s", c.Name, code, errb.String())
+		}
+		if drop && len(c.Traces) > 0 {
+			os.RemoveAll(filepath.Join(work, "plant", c.Name))
+		}
+	}
+}
+
 func scoreBlind(t *testing.T, py, tools, work string) (out []byte, said string) {
 	t.Helper()
 	var o, e bytes.Buffer
