@@ -27,6 +27,8 @@ func TestLibExecFailed(t *testing.T) {
 		{"https://github.com/QwenLM/Qwen3/issues/873", "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`", true},
 		// another status, a command line: not this fact
 		{"cuBLAS docs", "CUBLAS_STATUS_NOT_INITIALIZED", false},
+		// glog's check names SUCCESS first (BVLC/caffe#1026: cuRAND)
+		{"https://github.com/msracver/Deep-Image-Analogy/issues/3", "F0525 12:35:32.850440 182776 cudnn_conv_layer.cu:28] Check failed: status == CUDNN_STATUS_SUCCESS (8 vs. 0)  CUDNN_STATUS_EXECUTION_FAILED", true},
 		{"a grep", "$ grep -n CUBLAS_STATUS_EXECUTION_FAILED train.log", false},
 	}
 	for _, c := range cases {
@@ -43,6 +45,75 @@ func TestLibExecFailed(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("%s: %q: library execution failure = %v, want %v (%v)", c.src, c.text, got, c.want, classesOf(d))
+		}
+	}
+}
+
+// Every library catalog (cudalib.go): names unique and of their library's
+// prefix, every class explained; real lines of the statuses beyond
+// EXECUTION_FAILED / ALLOC_FAILED, each from a public thread.
+func TestLibStatusCatalog(t *testing.T) {
+	seen := map[string]bool{}
+	per := map[string][2]int{}
+	for _, x := range libStatuses {
+		if seen[x.status] {
+			t.Errorf("%s twice", x.status)
+		}
+		seen[x.status] = true
+		ok := false
+		for _, p := range libStatusPrefixes {
+			ok = ok || strings.HasPrefix(x.status, p)
+		}
+		if !ok || x.why == "" || (x.class != "") != (x.conf > 0) {
+			t.Errorf("%+v", x)
+		}
+		n := per[x.library]
+		n[0]++
+		if x.class != "" {
+			n[1]++
+		}
+		per[x.library] = n
+	}
+	t.Logf("rows / with a class per library: %v", per)
+
+	cases := []struct{ src, text, want, status string }{
+		{"https://github.com/BVLC/caffe/issues/1026", "F0902 13:30:41.691910  7302 math_functions.cu:359] Check failed: status == CURAND_STATUS_SUCCESS (102 vs. 0)  CURAND_STATUS_ALLOCATION_FAILED", ClassVRAMOOM, "CURAND_STATUS_ALLOCATION_FAILED"},
+		{"https://github.com/cupy/cupy/issues/1063", "cupy.cuda.cufft.CuFftError: CUFFT_ALLOC_FAILED", ClassVRAMOOM, "CUFFT_ALLOC_FAILED"},
+		{"https://github.com/torch/torch7/issues/780", "/home/usrname/torch/install/share/lua/5.1/cudnn/init.lua:118: Error in CuDNN: CUDNN_STATUS_ALLOC_FAILED (cudnnFindConvolutionForwardAlgorithm)", ClassVRAMOOM, "CUDNN_STATUS_ALLOC_FAILED"},
+		{"https://github.com/kbardool/Keras-frcnn/issues/97", "Could not create cudnn handle: CUDNN_STATUS_ALLOC_FAILED", ClassVRAMOOM, "CUDNN_STATUS_ALLOC_FAILED"},
+		{"https://github.com/tensorflow/tensorflow/issues/44291", "2020-11-17 19:56:29.679590: E tensorflow/stream_executor/cuda/cuda_blas.cc:226] failed to create cublas handle: CUBLAS_STATUS_ALLOC_FAILED", ClassVRAMOOM, "CUBLAS_STATUS_ALLOC_FAILED"},
+		{"https://github.com/CMU-Perceptual-Computing-Lab/openpose/issues/681", "F0628 13:44:06.798274 24168 cudnn_conv_layer.cpp:53] Check failed: status == CUDNN_STATUS_SUCCESS (6 vs. 0)  CUDNN_STATUS_ARCH_MISMATCH", ClassArchMismatch, "CUDNN_STATUS_ARCH_MISMATCH"},
+		{"https://github.com/hyseob/PyMDNet/issues/6", "RuntimeError: CUDNN_STATUS_ARCH_MISMATCH", ClassArchMismatch, "CUDNN_STATUS_ARCH_MISMATCH"},
+		{"https://github.com/nagadomi/waifu2x/issues/176", "> /home/zhixin/torch/install/share/lua/5.1/cudnn/init.lua:145: Error in CuDNN: CUDNN_STATUS_ARCH_MISMATCH", ClassArchMismatch, "CUDNN_STATUS_ARCH_MISMATCH"},
+		{"https://github.com/NVIDIA/DeepLearningExamples/issues/147", "  what():  [FT][ERROR] CUDA runtime error: CUBLAS_STATUS_ARCH_MISMATCH /workspace/tf_case/FasterTransformer/fastertransformer/cuda/open_attention.h:171 ", ClassArchMismatch, "CUBLAS_STATUS_ARCH_MISMATCH"},
+		{"https://github.com/AlexeyAB/darknet/issues/4921", " cuDNN Error: CUDNN_STATUS_EXECUTION_FAILED", ClassGPUMemoryFault, "CUDNN_STATUS_EXECUTION_FAILED"},
+		{"https://github.com/Theano/libgpuarray/issues/500", "runtimeError: error doing operation:CUDNN_STATUS_EXECUTION_FAILED", ClassGPUMemoryFault, "CUDNN_STATUS_EXECUTION_FAILED"},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("x.log", []byte(c.text+"\n"))
+		ok := false
+		for _, f := range d.Findings {
+			if f.Class == c.want && f.Details["library_status"] == c.status {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("%s\n%s\n got %v, want %s %s", c.src, c.text, classesOf(d), c.want, c.status)
+		}
+	}
+	// consequences and refusals decide nothing (rbgirshick/py-faster-rcnn#748,
+	// a cuFFT internal error, a grep)
+	for _, s := range []string{
+		"F1217 08:19:28.327307  6021 cudnn_conv_layer.cpp:53] Check failed: status == CUDNN_STATUS_SUCCESS (4 vs. 0)  CUDNN_STATUS_INTERNAL_ERROR",
+		"RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR",
+		"RuntimeError: CUDA error: CUBLAS_STATUS_INVALID_VALUE when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`",
+		"$ grep CUDNN_STATUS_ARCH_MISMATCH log.txt",
+	} {
+		d := diagnoseWhole("x.log", []byte(s+"\n"))
+		for _, f := range d.Findings {
+			if f.Details["library_status"] != "" {
+				t.Errorf("%q gave %s %v", s, f.Class, f.Details)
+			}
 		}
 	}
 }

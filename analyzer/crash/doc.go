@@ -120,9 +120,13 @@
 //     finding) → clrParser.hsa, which reads facts only;
 //     extractMissingDeviceSymbol (CLR's "Cannot find Symbol with name: X":
 //     a registered kernel the GPU's code object lacks) → arch_mismatch;
-//   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure
-//     → gpu_memory_fault; their ALLOC_FAILED, the handle or workspace not
-//     allocated on the device → vram_oom);
+//   - cudalib.go: libStatuses (the status catalogs of cuBLAS / cuBLASLt,
+//     cuDNN 8 and 9, cuFFT, cuSPARSE, cuSOLVER, cuRAND, each with the class
+//     it implies or none) read by extractLibStatus (the first non-SUCCESS
+//     status a line names) → applyLibStatus: an allocation on the device
+//     → vram_oom, the library's kernel failed → gpu_memory_fault,
+//     ARCH_MISMATCH → arch_mismatch, library / driver versions → not_gpu;
+//     NOT_INITIALIZED and INTERNAL_ERROR decide nothing (consequences);
 //   - cudaerr.go: cudaCatalog (CUDA 12's whole cudaError_t / CUresult
 //     catalog, runtime and driver names, number, cudaGetErrorString text,
 //     the class each implies or none, with why) read by extractCUDAError
@@ -226,6 +230,16 @@
 //     137 the runtime says was not OOM-killed, with no record of memory
 //     pressure (agg.memProof: the kernel's OOM killer, a cgroup OOM event),
 //     is no host_oom_kill;
+//   - nvmlhealth.go: extractNVMLInitFailure ("Failed to initialize NVML:
+//     Driver/library version mismatch" …) → not_gpu, the node's setup;
+//     extractSXid (the NVSwitch driver's "SXid (PCI:…): N, Fatal, …") →
+//     a fatal one is ecc_ras, a non-fatal one nothing;
+//   - torch.go's OOM rule also reads PyTorch ≤ 2.0's parenthesised
+//     "(GPU 0; … total capacity; … already allocated; … free; … reserved in
+//     total by PyTorch | cached)" into details and sub_kind, and
+//     extractAllocatorNVMLAssert ("NVML_SUCCESS == r INTERNAL ASSERT FAILED
+//     at …CUDACachingAllocator.cpp", 2.1+'s OOM path failing in NVML) →
+//     vram_oom, less sure;
 //   - nvml.go: extractDeviceLost (nvidia-smi "Unable to determine the
 //     device handle … GPU is lost / Unknown Error", NVML GPU_IS_LOST, an
 //     agent's "XID 79(…) detected on PCI:…") → deviceLostRule;

@@ -40,6 +40,14 @@ func (p *nvidiaParser) line(l *line) {
 		p.deviceLostRule(l, x)
 		return
 	}
+	if x, ok := extractNVMLInitFailure(t); ok && !commandLike(t) {
+		p.nvmlInitRule(l, x) // nvmlhealth.go
+		return
+	}
+	if x, ok := extractSXid(t); ok {
+		p.sxidRule(l, x)
+		return
+	}
 	if !containsAny(t, "CUDA", "<<<", "Active", "Terminated") {
 		return
 	}
@@ -158,4 +166,4 @@ func (p *nvidiaParser) sanitizer(l *line) {
 // nvidiaKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var nvidiaKeywords = append([]string{"=====", "CUDA", "<<<", "Active", "Terminated"}, deviceLostKeywords...)
+var nvidiaKeywords = append(append([]string{"=====", "CUDA", "<<<", "Active", "Terminated"}, deviceLostKeywords...), nvmlHealthKeywords...)

@@ -30,6 +30,7 @@ type assertGroup struct {
 var (
 	reOOMTried      = lazyre.New(`(?i)(HIP|CUDA)? ?out of memory\. Tried to allocate ([\d.]+ ?(?:bytes|[KMGTP]i?B))`)
 	reOOMCap        = lazyre.New(`GPU (\d+) has a total capacity of ([\d.]+ ?\w+) of which ([\d.]+ ?\w+) is free`)
+	reOOMCapV1      = lazyre.New(`\(GPU (\d+); ([\d.]+ ?\w+) total capacity; ([\d.]+ ?\w+) already allocated; ([\d.]+ ?\w+) free; (?:([\d.]+ ?\w+) allowed; )?([\d.]+ ?\w+) (?:reserved in total by PyTorch|cached)`)
 	reOOMInUse      = lazyre.New(`this process has ([\d.]+ ?\w+) memory in use`)
 	reOOMAlloc      = lazyre.New(`Of the allocated memory ([\d.]+ ?\w+) is allocated by PyTorch(?:, with ([\d.]+ ?\w+) allocated in private pools(?: \([^)]*\))?)?, and ([\d.]+ ?\w+) is reserved by PyTorch but unallocated`)
 	reOOMAllowed    = lazyre.New(`([\d.]+ ?\w+) allowed;`)
@@ -113,11 +114,11 @@ func (p *torchParser) line(l *line) {
 		ev := l.ev(s)
 		f.fp8 = &ev
 	}
-	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA") {
+	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "NVML_SUCCESS", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA") {
 		return
 	}
-	if x, ok := extractLibExecFailed(t); ok && !commandLike(t) {
-		s.applyLibExecFailed(l, x) // cudalib.go
+	if x, ok := extractLibStatus(t); ok && x.class != "" && !commandLike(t) {
+		s.applyLibStatus(l, x) // cudalib.go
 		return
 	}
 	if x, ok := extractXLAOOM(t); ok && !commandLike(t) {
@@ -126,6 +127,16 @@ func (p *torchParser) line(l *line) {
 	}
 	if x, ok := extractTRTOOM(t); ok && !commandLike(t) {
 		s.applyTRTOOM(l, x) // tensorrt.go
+		return
+	}
+	if extractAllocatorNVMLAssert(t) && !commandLike(t) {
+		// the caching allocator ran out of device memory and its NVML
+		// query for the report failed (pytorch#112377): the OOM message
+		// is replaced by the assert
+		s.format("torch_oom")
+		a := s.b.add(s, ClassVRAMOOM, l, 0.6)
+		a.detail("allocator_assert", "NVML_SUCCESS == r")
+		a.addReason("PyTorch's caching allocator failed an allocation and its NVML report failed with it (NVML_SUCCESS INTERNAL ASSERT in CUDACachingAllocator.cpp): device memory exhausted, often on a MIG slice")
 		return
 	}
 	// out of memory
@@ -240,11 +251,30 @@ func (p *torchParser) oom(l *line, m []string) {
 	}
 	req := parseSize(m[2])
 	var capB, freeB, allocB, resB float64 = -1, -1, -1, -1
+	cappedV1 := false
 	if c := reOOMCap.FindStringSubmatch(t); c != nil {
 		a.detail("gpu", c[1])
 		a.detail("total_capacity", c[2])
 		a.detail("free", c[3])
 		capB, freeB = parseSize(c[2]), parseSize(c[3])
+	}
+	if c := reOOMCapV1.FindStringSubmatch(t); c != nil && capB < 0 {
+		// PyTorch ≤ 2.0: "(GPU 0; 10.76 GiB total capacity; 9.25 GiB
+		// already allocated; 16.12 MiB free; 9.74 GiB reserved in total by
+		// PyTorch)" (≤ 1.4: "… cached)"); reserved includes allocated
+		a.detail("gpu", c[1])
+		a.detail("total_capacity", c[2])
+		a.detail("allocated_by_pytorch", c[3])
+		a.detail("free", c[4])
+		a.detail("reserved_by_pytorch", c[6])
+		capB, allocB, freeB = parseSize(c[2]), parseSize(c[3]), parseSize(c[4])
+		if r := parseSize(c[6]); r >= 0 && allocB >= 0 && r >= allocB {
+			resB = r - allocB
+		}
+		if c[5] != "" {
+			a.detail("per_process_cap", c[5])
+			cappedV1 = true
+		}
 	}
 	if c := reOOMInUse.FindStringSubmatch(t); c != nil {
 		a.detail("process_in_use", c[1])
@@ -266,7 +296,7 @@ func (p *torchParser) oom(l *line, m []string) {
 	}
 	a.setHIP(lookupHIPName("hipErrorOutOfMemory"))
 	if a.f.SubKind == "" {
-		a.f.SubKind = oomSubKind(req, capB, freeB, allocB, resB, allowed != nil)
+		a.f.SubKind = oomSubKind(req, capB, freeB, allocB, resB, allowed != nil || cappedV1)
 	}
 }
 
@@ -513,6 +543,14 @@ func errorBeforeHint(t string) bool {
 // passing AMD_SERIALIZE_KERNEL=3" ("" when the line holds none).
 func extractDebugSetting(t string) string { return submatch(reForDebug, t) }
 
+// extractAllocatorNVMLAssert: "NVML_SUCCESS == r INTERNAL ASSERT FAILED at
+// "…/c10/cuda/CUDACachingAllocator.cpp":830" (also "== DriverAPI::get()->
+// nvml…()"), PyTorch 2.1+'s out-of-memory path failing in its NVML query.
+func extractAllocatorNVMLAssert(t string) bool {
+	i := strings.Index(t, "NVML_SUCCESS ==")
+	return i >= 0 && strings.Contains(t[i:], "INTERNAL ASSERT FAILED") && strings.Contains(t[i:], "CUDACachingAllocator")
+}
+
 // torchErrFact is what a "<HIP|CUDA> error: …" line, its "Search for
 // `hipError…'" hint or a bare runtime error name / phrase says.
 type torchErrFact struct {
@@ -663,7 +701,7 @@ func errName(t string) string {
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var torchKeywords = []string{"CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
+var torchKeywords = []string{"NVML_SUCCESS", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
 
 // torchRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
