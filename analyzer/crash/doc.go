@@ -125,6 +125,10 @@
 //     finding) → clrParser.hsa, which reads facts only;
 //     extractMissingDeviceSymbol (CLR's "Cannot find Symbol with name: X":
 //     a registered kernel the GPU's code object lacks) → arch_mismatch;
+//   - roclib.go: extractRocLibStatus (rocblas_status_*, HIPBLAS_STATUS_*
+//     — hipBLASLt's too — and miopenStatus*, each row its class or
+//     deliberately none: miopenStatusUnknownError, internal errors and
+//     NOT_SUPPORTED name no crash class) → applyRocLibStatus;
 //   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure
 //     → gpu_memory_fault; their ALLOC_FAILED, the handle or workspace not
 //     allocated on the device → vram_oom);
