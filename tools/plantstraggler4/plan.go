@@ -457,3 +457,13 @@ func rankOf(t *Trace, def int) int {
 	}
 	return def
 }
+
+// CaseByName finds a case of the plan.
+func CaseByName(name string) (Case, bool) {
+	for _, c := range Cases {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Case{}, false
+}

@@ -302,10 +302,12 @@ func Replay(ts []*Trace, inst []Instance, p Plants) error {
 	for r, t := range ts {
 		s := states[r]
 		shift := map[int64]int64{} // correlation → start shift
+		oldStart := map[int64]int64{}
 		perStream := map[string][]*gop{}
 		for _, o := range s.ops {
 			if c, ok := argInt(o.e, "correlation"); ok {
 				shift[c] = o.ns - o.start
+				oldStart[c] = o.start
 			}
 			perStream[o.stream] = append(perStream[o.stream], o)
 		}
@@ -323,7 +325,8 @@ func Replay(ts []*Trace, inst []Instance, p Plants) error {
 			}
 			if str(e, "ph") == "f" {
 				if id, ok := anyInt(e["id"]); ok {
-					if d, ok := shift[id]; ok && isFlowToGPU(e, s.ops, id) {
+					// Kineto binds an ac2g flow's end to its kernel's start
+					if d, ok := shift[id]; ok && oldStart[id] == tsv {
 						e["ts"] = num(tsv + d)
 						continue
 					}
@@ -342,17 +345,6 @@ func Replay(ts []*Trace, inst []Instance, p Plants) error {
 		}
 	}
 	return nil
-}
-
-// isFlowToGPU: an ac2g flow end that sits on a GPU op (Kineto binds it to the kernel's start).
-func isFlowToGPU(e map[string]any, ops []*gop, id int64) bool {
-	tsv, _ := ns(e, "ts")
-	for _, o := range ops {
-		if c, ok := argInt(o.e, "correlation"); ok && c == id && o.start == tsv {
-			return true
-		}
-	}
-	return false
 }
 
 func moveAnnotation(e map[string]any, perStream map[string][]*gop) {
