@@ -527,16 +527,12 @@ func (p *ncclParser) relayCUDA(l *line, t string) bool {
 	s := p.s
 	if c := ncclRelayClass(f); c != "" {
 		a := s.b.add(s, c, l, 0.8)
-		a.addReason(f.err.text + " (relayed by NCCL)")
-		a.detail("cuda_error", f.err.cuda)
+		a.addReason(f.text + " (relayed by NCCL)")
+		a.detail("cuda_error", f.name)
 	}
 	if a := s.b.get(ClassRCCLTransport); a != nil {
 		a.evidence(l.ev(s))
-		if f.err != nil {
-			a.detail("relayed_error", f.err.text)
-		} else {
-			a.detail("relayed_error", f.text)
-		}
+		a.detail("relayed_error", f.text)
 	}
 	return true
 }

@@ -227,11 +227,12 @@ func ncclWarnRow(t string) *ncclWarn {
 
 // ncclCudaFailure is the CUDA / HIP error NCCL relays: "Cuda failure
 // 'out of memory'", "Cuda failure 1 'invalid argument'", RCCL's "HIP
-// failure 'hipErrorOutOfMemory'" / "HIP failure 'out of memory'".
+// failure 'hipErrorOutOfMemory'" / "HIP failure 'out of memory'"; name,
+// text and class by CUDA's catalog (cudaerr.go) or HIP's (codes.go).
 type ncclCudaFailure struct {
-	code int // -1 when the line gives none
-	text string
-	err  *hipErr
+	code       int // -1 when the line gives none
+	text, name string
+	class      string
 }
 
 var reNCCLCudaFailure = lazyre.New(`(?:Cuda|HIP|CUDA) failure (?:(\d+) )?'([^']*)'`)
@@ -248,15 +249,30 @@ func extractNCCLCudaFailure(t string) (ncclCudaFailure, bool) {
 	if m[1] != "" {
 		f.code, _ = strconv.Atoi(m[1])
 	}
-	if strings.HasPrefix(f.text, "hipError") || strings.HasPrefix(f.text, "cudaError") {
-		f.err = lookupHIPName(f.text)
-	}
-	if f.err == nil {
-		if c := lookupCUDA(nil, f.text); c != nil {
-			f.err = c
-		} else {
-			f.err = lookupHIPText(f.text)
+	if strings.HasPrefix(f.text, "hipError") {
+		if e := lookupHIPName(f.text); e != nil {
+			f.name, f.text, f.class = e.name, e.text, e.class
 		}
+		return f, true
+	}
+	var ce *cudaErr
+	if strings.HasPrefix(f.text, "cudaError") {
+		ce = lookupCUDAName(f.text)
+	}
+	for i := range cudaCatalog {
+		if ce == nil && cudaCatalog[i].code != 0 && cudaCatalog[i].text != "" && strings.EqualFold(cudaCatalog[i].text, f.text) {
+			ce = &cudaCatalog[i]
+		}
+	}
+	if ce == nil && f.code > 0 && !strings.HasPrefix(m[0], "HIP") {
+		ce = lookupCUDACode(f.code)
+	}
+	if ce != nil {
+		f.name, f.text, f.class = ce.cudaName(), ce.text, ce.class
+		return f, true
+	}
+	if e := lookupHIPText(f.text); e != nil { // RCCL's HIP text
+		f.name, f.class = e.name, e.class
 	}
 	return f, true
 }
@@ -264,14 +280,12 @@ func extractNCCLCudaFailure(t string) (ncclCudaFailure, bool) {
 // ncclRelayClass: the GPU class a relayed CUDA / HIP error implies on its
 // own (out of memory, an illegal address, a device assert …); "" when the
 // error only says the library's CUDA call failed (invalid argument,
-// unknown error, peer access) — then the transport finding stands alone.
+// unknown error, peer access, a platform problem) — then the transport
+// finding stands alone.
 func ncclRelayClass(f ncclCudaFailure) string {
-	if f.err == nil {
-		return ""
-	}
-	switch f.err.class {
+	switch f.class {
 	case ClassVRAMOOM, ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassECCRAS, ClassGPUHangReset:
-		return f.err.class
+		return f.class
 	}
 	return ""
 }
