@@ -113,11 +113,14 @@ func (p *torchParser) line(l *line) {
 		ev := l.ev(s)
 		f.fp8 = &ev
 	}
-	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA") {
+	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus") {
 		return
 	}
 	if x, ok := extractLibExecFailed(t); ok && !commandLike(t) {
 		s.applyLibExecFailed(l, x) // cudalib.go
+		return
+	}
+	if x, ok := extractRocLibStatus(t); ok && !commandLike(t) && s.applyRocLibStatus(l, x) { // roclib.go
 		return
 	}
 	if x, ok := extractXLAOOM(t); ok && !commandLike(t) {
@@ -663,7 +666,7 @@ func errName(t string) string {
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var torchKeywords = []string{"CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
+var torchKeywords = []string{"CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
 
 // torchRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
