@@ -294,6 +294,21 @@ func lookupHIPCode(code int) *hipErr {
 	return nil
 }
 
+// hipPhrases: the texts of the hipErrors rows with a class, at least min
+// bytes long ("no ROCm-capable device is detected", "operation not
+// permitted when stream is capturing"); shorter texts ("out of memory",
+// "initialization error") are anyone's words and count only after a
+// runtime's "HIP error: " prefix.
+func hipPhrases(min int) []string {
+	var out []string
+	for _, e := range hipErrors {
+		if e.class != "" && len(e.text) >= min {
+			out = append(out, e.text)
+		}
+	}
+	return out
+}
+
 // lookupHIPText resolves an error string as printed after "HIP error:" /
 // "CUDA error:".
 func lookupHIPText(text string) *hipErr {

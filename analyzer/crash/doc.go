@@ -147,7 +147,9 @@
 //   - codes.go: hipErrors (every hipError_t of hip_runtime_api.h with
 //     hipGetErrorString's text) and hsaStatuses (every hsa_status_t, AMD's
 //     extensions included), each with the class it implies or deliberately
-//     none; cudaErrors / lookupCUDA (CUDA's reading of an error HIP
+//     none; hipPhrases (classed texts of 24+ bytes, read wherever they
+//     stand on an error line; torch.go also reads ggml's "ROCm error: ");
+//     cudaErrors / lookupCUDA (CUDA's reading of an error HIP
 //     reads otherwise or lacks — an illegal instruction, 715, whoever prints
 //     it; finalize.go hipReading undoes it on a ROCm session); error texts
 //     compare without case (the runtime prints "ECC");

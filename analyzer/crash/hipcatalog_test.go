@@ -191,3 +191,29 @@ func TestHSAStatusCatalogForms(t *testing.T) {
 		}
 	}
 }
+
+// A hipError_t text of a class reads wherever a tool prints it: ggml's
+// "ROCm error: <text>" (its backend's name on a HIP build), the text alone
+// after another prefix when it is long enough to be the runtime's words
+// (hipPhrases).
+func TestHIPErrorTextsElsewhere(t *testing.T) {
+	cases := []struct{ src, line, want string }{
+		{"https://github.com/ggml-org/llama.cpp/issues/14370", "ROCm error: invalid device function", ClassArchMismatch},
+		{"https://github.com/ggml-org/llama.cpp/issues/3320", "ROCm error: ggml-cuda.cu:6246: invalid device function", ClassArchMismatch},
+		{"https://github.com/ggml-org/llama.cpp/issues/20142", "ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected", ClassNotGPU},
+		{"https://github.com/lemonade-sdk/llamacpp-rocm/issues/74", "ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected", ClassNotGPU},
+		{"https://github.com/ROCm/hip/issues/3910", `checkHipErrors() HIP API error = 0100 "no ROCm-capable device is detected" from file <C:\home\runner\_work\rockrel\rockrel\rocm-systems\projects\hip-tests\samples\1_Utils\hipInfo\hipInfo.cpp>, line 181.`, ClassNotGPU},
+		{"https://github.com/ROCm/hip/issues/3876", "[rank0]:[E1030 15:32:32.970893361 ProcessGroupNCCL.cpp:2055] [PG ID 5 PG GUID 51 Rank 0] Process group watchdog thread terminated with exception: HIP error: operation not permitted when stream is capturing", ClassNotGPU},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("x.log", []byte(c.line+"\n"))
+		if hasClass(d, c.want) == nil {
+			t.Errorf("%s: %q: %v, want %s", c.src, c.line, classesOf(d), c.want)
+		}
+	}
+	for _, p := range hipPhrases(24) {
+		if len(p) < 24 || lookupHIPText(p) == nil || lookupHIPText(p).class == "" {
+			t.Errorf("phrase %q: not a classed hipError_t text of 24+ bytes", p)
+		}
+	}
+}
