@@ -1891,6 +1891,8 @@ test('compare: 2,300 distinct kernels per run: diff.json bounded to the CLI\'s r
       `truncated ${d.kernels_truncated}, merged ${d.merged_kernels}, ${d.kernels.length} rows`);
     assertSameArtifacts(await pageArtifacts(s.page), cliDiff(files[0], files[1], ['a.json', 'b.json'], extra), 'bounded diff');
     assert.ok(await s.page.locator('#diff table.diffkernels tbody tr').count() > 0, 'kernel deltas shown');
+    const head = await s.page.locator('#diff h4', { hasText: 'largest |Δ|' }).textContent();
+    assert.ok(head.includes('top 10 of 2,300;') && head.includes('301 smallest changes summed'), `the heading counts kernels, not rows: ${head}`);
     await shot(s.page, 'compare-bounded');
     assert.deepEqual(s.errors, [], 'no page errors');
   } finally {
