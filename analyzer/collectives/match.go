@@ -104,6 +104,11 @@ type RankRow struct {
 	Busy      US          `json:"busy_us"`
 	Window    US          `json:"window_us"`
 	IdleShare units.Ratio `json:"idle_share"`
+	// ClockOffset is how far the rank's clock reads ahead of its peers'
+	// (clockOffsets), null when too few collectives tell; ClockAligned:
+	// its times were moved back by it before matching.
+	ClockOffset  *US  `json:"clock_offset_us"`
+	ClockAligned bool `json:"clock_aligned"`
 }
 
 // StepRow is one step's straggler.
@@ -151,8 +156,22 @@ type Evidence struct {
 }
 
 // Match matches the summaries' collectives across ranks and computes every
-// instance's timing, the per-rank totals and the straggler.
+// instance's timing, the per-rank totals and the straggler, on the ranks'
+// common clock: a rank whose clock is off (see clockOffsets) is moved back
+// by its offset and the ranks are matched again.
 func Match(sums []*Summary) *Result {
+	res := match(sums)
+	off := clockOffsets(res.Instances)
+	if moved := off.apply(sums); moved != nil {
+		res = match(moved)
+		res.Notes = append([]string{off.note()}, res.Notes...)
+	}
+	off.report(res)
+	return res
+}
+
+// match is Match on the clocks as they stand.
+func match(sums []*Summary) *Result {
 	res := &Result{Instances: []Instance{}, Ranks: []RankRow{}, Steps: []StepRow{}}
 	sums = onClock(sums, res)
 	slices.SortStableFunc(sums, func(a, b *Summary) int { return cmp.Compare(a.Rank, b.Rank) })
