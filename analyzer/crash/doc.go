@@ -123,6 +123,15 @@
 //   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure
 //     → gpu_memory_fault; their ALLOC_FAILED, the handle or workspace not
 //     allocated on the device → vram_oom);
+//   - cudaerr.go: cudaCatalog (CUDA 12's whole cudaError_t / CUresult
+//     catalog, runtime and driver names, number, cudaGetErrorString text,
+//     the class each implies or none, with why) read by extractCUDAError
+//     (a name — cudaErrorX, CUDA_ERROR_X — else the longest text where a
+//     wrapper prints the message on a line that speaks of CUDA, else
+//     "CUresult N") → applyCUDAError, the fallback of torch.go's error
+//     rule for what the HIP table lacks or reads as nothing (NVLink,
+//     fabric manager 802, a PTX from a newer toolkit, hardware stack
+//     error …); NCCL's own "Cuda failure N 'text'" is the NCCL rules';
 //   - torch.go's extractTorchError also reads THC's "cuda runtime error
 //     (N)" as CUDA's wording and a driver-API CUDA_ERROR_X name alone;
 //   - dmesg.go's Xid 13 naming "Illegal Instruction" → illegal_instruction;

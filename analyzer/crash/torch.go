@@ -113,7 +113,7 @@ func (p *torchParser) line(l *line) {
 		ev := l.ev(s)
 		f.fp8 = &ev
 	}
-	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED") {
+	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA") {
 		return
 	}
 	if x, ok := extractLibExecFailed(t); ok && !commandLike(t) {
@@ -414,6 +414,12 @@ func (p *torchParser) errorText(l *line) {
 		}
 	}
 	if e == nil || e.class == "" {
+		// an error the HIP table lacks or reads as nothing: CUDA's own
+		// catalog (cudaerr.go) — hardware stack error, NVLink, fabric
+		// manager, a PTX from a newer toolkit …
+		if c, ok := extractCUDAError(t); ok && !commandLike(t) {
+			s.applyCUDAError(l, c)
+		}
 		return
 	}
 	if e.name == "hipErrorInvalidValue" {
@@ -657,7 +663,7 @@ func errName(t string) string {
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var torchKeywords = []string{"_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
+var torchKeywords = []string{"CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
 
 // torchRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds

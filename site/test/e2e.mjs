@@ -1029,6 +1029,33 @@ test('64-bit stream ids: stream 2^40+7 is its own lane, not stream 7; artifacts 
   }
 });
 
+// Issue 24: the artifacts list files in the order they are fed. The page
+// fed a drop in localeCompare order and the CLI in command-line order, so
+// stage-shift-4e18's breakdown.json listed DECODE first on the page and
+// EXTEND first from the CLI. Both now feed in byte order of the names
+// (Go's; the page no longer uses localeCompare), whatever order the files
+// are picked or named in.
+test('file order: a drop in any order lists its files in the CLI\'s byte order, same bytes as the CLI', async () => {
+  const dir = fs.mkdtempSync(path.join(TMP, 'order-'));
+  const names = ['1700000000-TP-0-EXTEND.trace.json', '1700000000-TP-0-PREFILL.trace.json', '1700000000-TP-0-DECODE.trace.json'];
+  const files = names.map((n, i) => {
+    const f = path.join(dir, n);
+    fs.writeFileSync(f, `{"traceEvents":[{"ph":"X","cat":"kernel","name":"gemm_${i}","pid":0,"tid":7,"ts":10,"dur":${5 + i},"args":{"stream":7}}]}`);
+    return f;
+  });
+  const s = await openPage(`${base}/`);
+  try {
+    await drop(s.page, files);
+    const bd = JSON.parse(await s.page.evaluate(() => window.__gputriage.result.artifacts.find((a) => a.name === 'breakdown.json').text));
+    assert.deepEqual(bd.files.map((f) => f.file), ['1700000000-TP-0-DECODE.trace.json', '1700000000-TP-0-EXTEND.trace.json',
+      '1700000000-TP-0-PREFILL.trace.json'], 'breakdown.json: files in byte order');
+    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(files, 'triage'), 'file order'); // EXTEND PREFILL DECODE on the command line (the page's auto runs triage on stage files)
+    assert.deepEqual(s.errors, [], 'no page errors');
+  } finally {
+    await s.close();
+  }
+});
+
 // Issue 24: ids past 2^53. JSON.parse rounds stream 2^53+1 to 2^53, which
 // showed the wrong number and keyed the same lane as stream 2^53; the page
 // keeps such ids exact (site/render/json.js) in the lane table, the
