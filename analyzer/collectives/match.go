@@ -85,6 +85,11 @@ type Result struct {
 	// collective (any group or kind): how long its host (or GPU, without
 	// launches) took to reach it.
 	gap map[*Op]int64
+	// host is each op's launch time past both its rank's previous
+	// collective's launch and its end: the host's own time to reach it
+	// where it waited for that collective (a host-bound job), 0 where it
+	// ran ahead. Ops without a launch (or after one) have none.
+	host map[*Op]int64
 }
 
 // RankRow is one rank's totals.
@@ -344,7 +349,7 @@ func match(sums []*Summary) *Result {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: %d point-to-point sends paired with their peers' recvs by kernel overlap (the traces name no peer)", groupName(pg, "sendrecv"), len(rows)))
 		}
 	}
-	res.gap = map[*Op]int64{}
+	res.gap, res.host = map[*Op]int64{}, map[*Op]int64{}
 	for _, s := range sums {
 		ops := make([]*Op, len(s.Ops))
 		for i := range s.Ops {
@@ -352,7 +357,11 @@ func match(sums []*Summary) *Result {
 		}
 		slices.SortStableFunc(ops, func(a, b *Op) int { return cmp.Compare(issue(a), issue(b)) })
 		for i := 1; i < len(ops); i++ {
-			res.gap[ops[i]] = issue(ops[i]) - issue(ops[i-1])
+			o, p := ops[i], ops[i-1]
+			res.gap[o] = issue(o) - issue(p)
+			if o.Launch >= 0 && p.Launch >= 0 {
+				res.host[o] = max(0, o.Launch-max(p.Launch, p.End))
+			}
 		}
 	}
 	res.usual()
