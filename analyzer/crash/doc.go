@@ -33,7 +33,12 @@
 //     decode by extractGMCFaultLine)
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, any other vmid-0 fault without a process = the driver's own
-//     VM → dma_driver_fault, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
+//     VM → dma_driver_fault, SDMA/CPF client), extractKernelEvent (its
+//     amdgpu / amdkfd messages by amdgpu.go's amdgpuMsgs catalog: ring and
+//     job timeouts, reset begin / failed / succeeded, MES, KFD queue
+//     preemption ("qcm fence", "The cp might be in an unrecoverable
+//     state"), SMU silence, VRAM lost, RAS / poison consumption; PSP TA
+//     loads and correctable errors deliberately none) + applyKernelEvent (OOM
 //     killer — also the pre-4.19 victim line without "Out of memory:",
 //     known by its kB accounting, and the report's "X invoked oom-killer:"
 //     line alone (X is invoked_by, never the victim) — resets (MES's
@@ -120,6 +125,10 @@
 //     finding) → clrParser.hsa, which reads facts only;
 //     extractMissingDeviceSymbol (CLR's "Cannot find Symbol with name: X":
 //     a registered kernel the GPU's code object lacks) → arch_mismatch;
+//   - roclib.go: extractRocLibStatus (rocblas_status_*, HIPBLAS_STATUS_*
+//     — hipBLASLt's too — and miopenStatus*, each row its class or
+//     deliberately none: miopenStatusUnknownError, internal errors and
+//     NOT_SUPPORTED name no crash class) → applyRocLibStatus;
 //   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure
 //     → gpu_memory_fault; their ALLOC_FAILED, the handle or workspace not
 //     allocated on the device → vram_oom);
@@ -135,7 +144,12 @@
 //   - torch.go's extractTorchError also reads THC's "cuda runtime error
 //     (N)" as CUDA's wording and a driver-API CUDA_ERROR_X name alone;
 //   - dmesg.go's Xid 13 naming "Illegal Instruction" → illegal_instruction;
-//   - codes.go: cudaErrors / lookupCUDA (CUDA's reading of an error HIP
+//   - codes.go: hipErrors (every hipError_t of hip_runtime_api.h with
+//     hipGetErrorString's text) and hsaStatuses (every hsa_status_t, AMD's
+//     extensions included), each with the class it implies or deliberately
+//     none; hipPhrases (classed texts of 24+ bytes, read wherever they
+//     stand on an error line; torch.go also reads ggml's "ROCm error: ");
+//     cudaErrors / lookupCUDA (CUDA's reading of an error HIP
 //     reads otherwise or lacks — an illegal instruction, 715, whoever prints
 //     it; finalize.go hipReading undoes it on a ROCm session); error texts
 //     compare without case (the runtime prints "ECC");
@@ -156,6 +170,23 @@
 //     unhandled system error" without NCCL's debug prefix), extractNCCLCallFailure (a caller's report of a call's
 //     result code: RCCL's test bed, glog CHECKs) → rccl_transport for the
 //     library's own codes;
+//   - ncclcatalog.go: ncclResultCatalog (every ncclResult_t, 0–8, with
+//     ncclGetErrorString's text, c10d's reading and the class it implies;
+//     ncclUnhandledCudaError relays an earlier CUDA error), extractNCCLResult
+//     (c10d's "NCCL error in: file:line, <text>, NCCL version V", "NCCL
+//     Error N: …", "NCCL error: …", "ncclX: <c10d's reading>", nccl-tests'
+//     "NCCL failure file:line '…'"), ncclWarnCatalog (the WARN wordings of
+//     init.cc, bootstrap.cc, misc/socket.cc, proxy.cc, shmutils.cc, p2p.cc,
+//     net_ib.cc and RCCL's HIP failure, one row each with its reason; a WARN
+//     whose debug prefix was cut counts only with its source location or
+//     device bracket, bareWarn — a quoted WARN in notes is none),
+//     extractNCCLCudaFailure ("Cuda failure [N] 'text'", "HIP failure
+//     'hipErrorX'", read by codes.go's CUDA/HIP tables) → ncclRelayClass:
+//     a relayed error that is a GPU failure of its own (out of memory, an
+//     illegal address …) is that finding, and an rccl_transport finding
+//     made only of relays is its consequence (relayCauses); c10d's "Last
+//     error:" lines under the NCCL error add what failed
+//     (ncclParser.lastError);
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
 //     extractLauncherReturn (DeepSpeed's launcher: "sigkill_handler] … exits
 //     with return code = -9", a negative code the killing signal),

@@ -439,10 +439,14 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		return strings.Compare(x.Stage, y.Stage)
 	})
 	a.rowsDone(len(rows))
+	// One row per distinct op: sized once, each accumulator let go once
+	// finished (200 k op names held both, and the doubling's garbage).
+	res.Rows = make([]Row, 0, len(rows))
 	for n, r := range rows {
 		x := a.finish(int32(n), r, res)
 		project(&x, r.flops, r.bytes, res.Target, opt.Arch)
 		res.Rows = append(res.Rows, x)
+		rows[n] = nil
 	}
 	for i := range res.Stages {
 		s := &res.Stages[i]

@@ -451,3 +451,80 @@ func TestBoundsDistinctOps(t *testing.T) {
 		t.Errorf("%d instances, stage time %v vs rows %v, first %s", instances, rf.Stages, sum, rf.Rows[0].Op)
 	}
 }
+
+// diff.json's kernels are bounded like kernel_table.json's rows
+// (analyzer/diff TestKernelsBounded): two traces of limits.KernelRows+300
+// distinct kernels, B twice as slow, compared by the CLI on both engines:
+// the KernelRows-1 largest changes keep their rows, the rest are one
+// "(other kernels)" row per category, and every microsecond is counted.
+func TestBoundsDiffKernels(t *testing.T) {
+	const n = limits.KernelRows + 300
+	dir := t.TempDir()
+	for _, side := range []struct {
+		name  string
+		scale int
+	}{{"a.json", 1}, {"b.json", 2}} {
+		var b bytes.Buffer
+		b.WriteString(`{"traceEvents":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			name := fmt.Sprintf("kernel_%d", i)
+			if i%3 == 0 {
+				name = fmt.Sprintf("Cijk_Alik_Bljk_HHS_BH_MT%d", i)
+			}
+			fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":%q,"pid":0,"tid":7,"ts":%d,"dur":%d,"args":{"device":0,"stream":7}}`, name, 10+i*(2*n+2), (1+i)*side.scale)
+		}
+		b.WriteString("]}")
+		os.WriteFile(filepath.Join(dir, side.name), b.Bytes(), 0o644)
+	}
+	t.Chdir(dir)
+	var outs [2][]byte
+	for i, engine := range []string{"native", "wasm"} {
+		out := t.TempDir()
+		var so, se bytes.Buffer
+		if code := run([]string{"diff", "-q", "--force", "--engine", engine, "-o", out, "a.json", "b.json"}, nil, &so, &se); code != 0 {
+			t.Fatalf("%s: exit %d: %s", engine, code, se.String())
+		}
+		outs[i], _ = os.ReadFile(filepath.Join(out, "diff.json"))
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Fatal("engines differ on diff.json")
+	}
+	var d struct {
+		Truncated bool `json:"kernels_truncated"`
+		Merged    int  `json:"merged_kernels"`
+		A, B      struct {
+			KernelTime float64 `json:"kernel_time_us"`
+		}
+		Kernels []struct {
+			Kernel   string  `json:"kernel"`
+			Category string  `json:"category"`
+			Status   string  `json:"status"`
+			A        float64 `json:"a_us"`
+			B        float64 `json:"b_us"`
+			Merged   int     `json:"merged_kernels"`
+		} `json:"kernels"`
+	}
+	if err := json.Unmarshal(outs[0], &d); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Truncated || d.Merged != n-(limits.KernelRows-1) || len(d.Kernels) != limits.KernelRows+1 {
+		t.Fatalf("truncated %v, merged %d, %d rows", d.Truncated, d.Merged, len(d.Kernels))
+	}
+	var a, b float64
+	merged := 0
+	for _, k := range d.Kernels {
+		a, b = a+k.A, b+k.B
+		if k.Kernel == "(other kernels)" {
+			if k.Status != "merged" || k.Merged == 0 {
+				t.Errorf("merged row %+v", k)
+			}
+			merged += k.Merged
+		}
+	}
+	if a != d.A.KernelTime || b != d.B.KernelTime || merged != d.Merged || a != n*(n+1)/2 {
+		t.Errorf("a %v/%v, b %v/%v, merged %d/%d", a, d.A.KernelTime, b, d.B.KernelTime, merged, d.Merged)
+	}
+}
