@@ -60,6 +60,12 @@ func (j *Job) FileGzip(skip int64) {
 				}
 				g.out += int64(n)
 				if len(p) > 0 {
+					// the ratio guard's compressed count is what gzip
+					// consumed, as the CLI's: the page pushes the whole
+					// file at once, and 1,024 one-MiB members then ran
+					// to 206 MiB against its full size where the CLI
+					// stopped at 65 MiB (a different run_id)
+					c.read = g.pos.N()
 					if _, werr := j.write(c, p); werr != nil {
 						pr.CloseWithError(werr)
 						return
@@ -85,7 +91,6 @@ const chunkSize = 1 << 20 // as the CLI pushes
 func (j *Job) writeGzip(c *current, p []byte) (int, error) {
 	g := c.gz
 	g.in += int64(len(p))
-	c.read = g.in
 	if _, err := g.pw.Write(p); err != nil {
 		return 0, ErrStop
 	}

@@ -371,3 +371,41 @@ func TestGzipFallbackDamageOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestGzipFallbackRatioCount: the ratio guard of the page's fallback counts
+// the compressed bytes gzip consumed, not what the page pushed. 1,024 gzip
+// members of 1 MiB of spaces (~1 KB each) pushed whole stopped at 206 MiB
+// against the file's full size where the CLI stops at 65 MiB, so the page's
+// run_id was not the CLI's (hostile sweep 4's gzip-many-small-bombs). The
+// page's file_read calls during the fallback are ignored the same way.
+func TestGzipFallbackRatioCount(t *testing.T) {
+	member := func(prefix string) []byte {
+		var m bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&m, gzip.BestCompression)
+		zw.Write([]byte(prefix))
+		zw.Write(bytes.Repeat([]byte{' '}, 1<<20))
+		zw.Close()
+		return m.Bytes()
+	}
+	data := member(`{"traceEvents":[`)
+	one := member("")
+	for range 1023 {
+		data = append(data, one...)
+	}
+	for _, step := range []int{len(data), 2 << 20, 16 << 10} {
+		j, _ := New(Options{Command: "breakdown"})
+		j.BeginFile("t.json.gz")
+		j.FileGzip(0)
+		for i := 0; i < len(data); i += step {
+			j.FileRead(int64(min(i+step, len(data))))
+			if _, err := j.Write(data[i:min(i+step, len(data))]); err != nil {
+				break
+			}
+		}
+		j.EndFile()
+		r := j.Finish()
+		if want := "decompressed to 68157440 bytes"; len(r.Files) != 1 || !strings.Contains(r.Files[0].Problem, want) || r.Files[0].Bytes != 68157440 {
+			t.Errorf("chunks of %d: %+v, want a stop at 68157440 bytes (%q)", step, r.Files, want)
+		}
+	}
+}

@@ -411,7 +411,8 @@ func (j *Job) stop(c *current, msg string) {
 // current file so far (for gzip input; never for plain files): the
 // decompression-ratio guard compares it with the bytes pushed.
 func (j *Job) FileRead(n int64) {
-	if j.cur != nil {
+	// (a file the job gunzips itself counts what its gzip consumed)
+	if j.cur != nil && j.cur.gz == nil {
 		j.cur.read = n
 	}
 }

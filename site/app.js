@@ -112,7 +112,18 @@ async function handle(files) {
     return;
   }
   lastCompare = null;
-  await run(all);
+  await run(all.sort(byName)); // zip entries too: in the CLI's order
+}
+
+// byName orders files as the CLI does (Go's sort of the names' UTF-8
+// bytes): the artifacts list files in the order they are fed, so every
+// host feeds them in this one order. (localeCompare put "a_b" and "A"
+// where no byte order would.)
+const utf8 = new TextEncoder();
+function byName(a, b) {
+  const x = utf8.encode(a.name), y = utf8.encode(b.name);
+  for (let i = 0; i < x.length && i < y.length; i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
 }
 
 /** `gputriage diff [--force] A B`: run A's files first, then run B's. */
@@ -304,7 +315,7 @@ function fromInput(input) {
     // top: which dropped thing a file came from (a folder, or the file itself)
     .map((f, i) => ({ file: f, name: f.webkitRelativePath || f.name, top: f.webkitRelativePath ? `dir:${f.webkitRelativePath.split('/')[0]}` : `file:${i}` }))
     .filter((f) => !(input.webkitdirectory && SKIP.test(f.name)))
-    .sort((a, b) => a.name.localeCompare(b.name));
+    .sort(byName);
 }
 
 // Drag and drop, folders included (webkitGetAsEntry walks directories).
@@ -328,7 +339,7 @@ async function fromDrop(dt) {
     }
   };
   for (const [i, e] of entries.entries()) { top = `entry:${i}`; await walk(e, false); }
-  return out.sort((a, b) => a.name.localeCompare(b.name));
+  return out.sort(byName);
 }
 
 ui.files.addEventListener('change', () => { handle(fromInput(ui.files)); ui.files.value = ''; });

@@ -253,7 +253,7 @@ func extractHSAStatus(t string) (hsaFact, bool) {
 		f.code, f.byCode = c, true
 		f.status = lookupHSACode(c)
 		if f.status != nil {
-			f.name = "HSA_STATUS_" + f.status.name
+			f.name = f.status.fullName()
 		}
 	}
 	if f.status == nil || f.name == "HSA_STATUS_SUCCESS" {

@@ -127,7 +127,7 @@ type kernelEvent struct {
 	vmKB    string
 	cgroup  bool   // "Memory cgroup out of memory"
 	bdf     string // amdgpu device
-	reason  string // reset: MES message / ring timeout / "GPU reset"
+	reason  string // reset: MES message / ring timeout / "GPU reset"; ras: what the row names
 	strong  bool   // reset: a line that proves the reset (begin, MES failure, timeout, MODEn, BACO)
 	susPID  string // reset: "Failed to suspend process pid N"
 	timeout bool   // reset: a ring / job timeout (the hung job's process line follows)
@@ -197,44 +197,7 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 		}
 		return kernelEvent{kind: "vram", vram: v}, true
 	}
-	switch {
-	case strings.Contains(t, "MES failed to respon"), strings.Contains(t, "failed to remove hardware queue from MES"),
-		strings.Contains(t, "MES might be in unrecoverable state"), strings.Contains(t, "GPU reset begin"),
-		strings.Contains(t, "device wedged"), strings.Contains(t, "Ring ") && strings.Contains(t, "reset failed"),
-		strings.Contains(t, "Queue preemption time out"), strings.Contains(t, "timeout") && reRingTO.MatchString(t),
-		strings.Contains(t, "GPU reset") && strings.Contains(t, "succeeded"), strings.Contains(t, "amdgpu_job_timedout"),
-		strings.Contains(t, "Failed to evict"), strings.Contains(t, "Failed to suspend process"),
-		strings.Contains(t, "ring reset"), strings.Contains(t, "MODE1 reset"), strings.Contains(t, "MODE2 reset"), strings.Contains(t, "BACO reset"),
-		strings.Contains(t, "devcoredump"), strings.Contains(t, "Dumping IP State"),
-		strings.Contains(t, "Ring timed out details"):
-		e := kernelEvent{kind: "reset", bdf: submatch(reBDF, t), susPID: submatch(reSuspendPID, t), timeout: strings.Contains(t, "timeout") || strings.Contains(t, "timedout")}
-		e.strong = containsAny(t, "GPU reset begin", "MES failed", "device wedged", "timeout", "MODE1", "MODE2", "BACO", "unrecoverable", "Ring timed out details")
-		switch m := reMESFail.FindStringSubmatch(t); {
-		case strings.Contains(t, "Ring timed out details"):
-			// the device coredump's own text (amdgpu_dev_coredump.c: the
-			// "**** AMDGPU Device Coredump ****" file, "Ring timed out
-			// details" then "IP Type: 0 Ring Name: gfx_0.0.0")
-			e.reason = "ring timeout (AMDGPU device coredump)"
-		case m != nil:
-			e.reason = "MES failed to respond to msg=" + m[1]
-		case strings.Contains(t, "timeout") && reRingTO.MatchString(t):
-			e.reason = "ring " + submatch(reRingTO, t) + " timeout"
-		case strings.Contains(t, "GPU reset begin"):
-			e.reason = "GPU reset"
-		}
-		return e, true
-	case containsFoldASCII(t, "failed to send message") && reSMUFail.MatchString(t):
-		// the SMU (power-management firmware) no longer answers the
-		// driver: the GPU is hung (or being reset); alone it is weak
-		return kernelEvent{kind: "reset", bdf: submatch(reBDF, t), reason: "SMU firmware stopped answering (failed to send message)"}, true
-	case strings.Contains(t, "Failed to resume KFD"), strings.Contains(t, "restore_userptr_worker"):
-		return kernelEvent{kind: "kfd_resume"}, true
-	case strings.Contains(t, "uncorrectable hardware error"), strings.Contains(t, "Accelerator Check Architecture"),
-		strings.Contains(t, "aca entry"), strings.Contains(t, "RAS event of type"), strings.Contains(t, "ERREVENT_"),
-		strings.Contains(t, "amdgpu") && strings.Contains(t, "ECC") && containsAny(t, "uncorrectable", "error", "Error"):
-		return kernelEvent{kind: "ras", bdf: submatch(reBDF, t)}, true
-	}
-	return kernelEvent{}, false
+	return matchAMDGPUMessage(t)
 }
 
 // line is a thin loop: page-fault decode lines go to the record assembler,
@@ -244,7 +207,7 @@ func (p *dmesgParser) line(l *line) {
 	if containsAny(t, pageFaultKeywords...) && p.pageFault(l) {
 		return
 	}
-	if !containsAny(t, "amdgpu", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ", "ACCESS_TYPE_", "Ring timed out", "to send message") {
+	if !containsAny(t, dmesgGate...) {
 		return
 	}
 	if e, ok := extractKernelEvent(t); ok {
@@ -369,6 +332,9 @@ func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
 		s.format("dmesg_ras")
 		a := s.b.add(s, ClassECCRAS, l, 0.85)
 		a.setStr(&a.f.Device, e.bdf)
+		if e.reason != "" {
+			a.addReason(e.reason)
+		}
 		a.addReason("RAS / ECC error reported by the driver")
 	}
 }
@@ -862,4 +828,10 @@ var pageFaultKeywords = []string{"amdgpu", "GPU fault detected: ", "VM_CONTEXT1_
 // dmesgKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var dmesgKeywords = []string{"ACCESS_TYPE_", "amdgpu", "GPU fault detected: ", "VM_CONTEXT1_PROTECTION_FAULT_", "VM fault (", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ", "Ring timed out", "to send message"}
+var dmesgKeywords = append([]string{"ACCESS_TYPE_", "GPU fault detected: ", "VM_CONTEXT1_PROTECTION_FAULT_", "VM fault (", "Faulty UTCL2", "_FAULTS:", "_ERROR:", "RW:", "page fault (src_id:", "at page 0x", "in page starting", "VM_L2_PROTECTION"}, dmesgGate...)
+
+// dmesgGate: a line that is no page-fault decode line reaches
+// extractKernelEvent only when it holds one of them. KFD's queue-preemption
+// lines of 4.x kernels carry no "amdgpu" prefix ("qcm fence wait loop
+// timeout expired", "The cp might be in an unrecoverable state …").
+var dmesgGate = []string{"amdgpu", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ", "ACCESS_TYPE_", "Ring timed out", "to send message", "qcm fence", "cp might be in"}

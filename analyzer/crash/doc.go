@@ -33,7 +33,12 @@
 //     decode by extractGMCFaultLine)
 //     assembled per device and ruled by flush (continuation, vmid-0 reset
 //     debris, any other vmid-0 fault without a process = the driver's own
-//     VM → dma_driver_fault, SDMA/CPF client), extractKernelEvent + applyKernelEvent (OOM
+//     VM → dma_driver_fault, SDMA/CPF client), extractKernelEvent (its
+//     amdgpu / amdkfd messages by amdgpu.go's amdgpuMsgs catalog: ring and
+//     job timeouts, reset begin / failed / succeeded, MES, KFD queue
+//     preemption ("qcm fence", "The cp might be in an unrecoverable
+//     state"), SMU silence, VRAM lost, RAS / poison consumption; PSP TA
+//     loads and correctable errors deliberately none) + applyKernelEvent (OOM
 //     killer — also the pre-4.19 victim line without "Out of memory:",
 //     known by its kB accounting, and the report's "X invoked oom-killer:"
 //     line alone (X is invoked_by, never the victim) — resets (MES's
@@ -120,13 +125,31 @@
 //     finding) → clrParser.hsa, which reads facts only;
 //     extractMissingDeviceSymbol (CLR's "Cannot find Symbol with name: X":
 //     a registered kernel the GPU's code object lacks) → arch_mismatch;
+//   - roclib.go: extractRocLibStatus (rocblas_status_*, HIPBLAS_STATUS_*
+//     — hipBLASLt's too — and miopenStatus*, each row its class or
+//     deliberately none: miopenStatusUnknownError, internal errors and
+//     NOT_SUPPORTED name no crash class) → applyRocLibStatus;
 //   - cudalib.go: extractLibExecFailed (cuBLAS / cuDNN execution failure
 //     → gpu_memory_fault; their ALLOC_FAILED, the handle or workspace not
 //     allocated on the device → vram_oom);
+//   - cudaerr.go: cudaCatalog (CUDA 12's whole cudaError_t / CUresult
+//     catalog, runtime and driver names, number, cudaGetErrorString text,
+//     the class each implies or none, with why) read by extractCUDAError
+//     (a name — cudaErrorX, CUDA_ERROR_X — else the longest text where a
+//     wrapper prints the message on a line that speaks of CUDA, else
+//     "CUresult N") → applyCUDAError, the fallback of torch.go's error
+//     rule for what the HIP table lacks or reads as nothing (NVLink,
+//     fabric manager 802, a PTX from a newer toolkit, hardware stack
+//     error …); NCCL's own "Cuda failure N 'text'" is the NCCL rules';
 //   - torch.go's extractTorchError also reads THC's "cuda runtime error
 //     (N)" as CUDA's wording and a driver-API CUDA_ERROR_X name alone;
 //   - dmesg.go's Xid 13 naming "Illegal Instruction" → illegal_instruction;
-//   - codes.go: cudaErrors / lookupCUDA (CUDA's reading of an error HIP
+//   - codes.go: hipErrors (every hipError_t of hip_runtime_api.h with
+//     hipGetErrorString's text) and hsaStatuses (every hsa_status_t, AMD's
+//     extensions included), each with the class it implies or deliberately
+//     none; hipPhrases (classed texts of 24+ bytes, read wherever they
+//     stand on an error line; torch.go also reads ggml's "ROCm error: ");
+//     cudaErrors / lookupCUDA (CUDA's reading of an error HIP
 //     reads otherwise or lacks — an illegal instruction, 715, whoever prints
 //     it; finalize.go hipReading undoes it on a ROCm session); error texts
 //     compare without case (the runtime prints "ECC");

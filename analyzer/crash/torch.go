@@ -28,15 +28,17 @@ type assertGroup struct {
 }
 
 var (
-	reOOMTried      = lazyre.New(`(?i)(HIP|CUDA)? ?out of memory\. Tried to allocate ([\d.]+ ?(?:bytes|[KMGTP]i?B))`)
-	reOOMCap        = lazyre.New(`GPU (\d+) has a total capacity of ([\d.]+ ?\w+) of which ([\d.]+ ?\w+) is free`)
-	reOOMInUse      = lazyre.New(`this process has ([\d.]+ ?\w+) memory in use`)
-	reOOMAlloc      = lazyre.New(`Of the allocated memory ([\d.]+ ?\w+) is allocated by PyTorch(?:, with ([\d.]+ ?\w+) allocated in private pools(?: \([^)]*\))?)?, and ([\d.]+ ?\w+) is reserved by PyTorch but unallocated`)
-	reOOMAllowed    = lazyre.New(`([\d.]+ ?\w+) allowed;`)
-	reOOMEnv        = lazyre.New(`(PYTORCH_(?:HIP_|CUDA_)?ALLOC_CONF)=`)
-	reHIPAssert     = lazyre.New("^(?:\\(\\S+ pid=\\d+\\) )?(.*?):(\\d+): (.*?): Device-side assertion `(.*)' failed")
-	reAssertLine    = lazyre.New("^(.*?):(\\d+): ([^:]+(?:::[^:]+)*?): block: \\[(\\d+),(\\d+),(\\d+)\\], thread: \\[(\\d+),(\\d+),(\\d+)\\] Assertion (?:`(.*)` failed|([^`].*) failed)")
-	reTorchErr      = lazyre.New(`\b(HIP|CUDA) error: (.*)$`)
+	reOOMTried   = lazyre.New(`(?i)(HIP|CUDA)? ?out of memory\. Tried to allocate ([\d.]+ ?(?:bytes|[KMGTP]i?B))`)
+	reOOMCap     = lazyre.New(`GPU (\d+) has a total capacity of ([\d.]+ ?\w+) of which ([\d.]+ ?\w+) is free`)
+	reOOMInUse   = lazyre.New(`this process has ([\d.]+ ?\w+) memory in use`)
+	reOOMAlloc   = lazyre.New(`Of the allocated memory ([\d.]+ ?\w+) is allocated by PyTorch(?:, with ([\d.]+ ?\w+) allocated in private pools(?: \([^)]*\))?)?, and ([\d.]+ ?\w+) is reserved by PyTorch but unallocated`)
+	reOOMAllowed = lazyre.New(`([\d.]+ ?\w+) allowed;`)
+	reOOMEnv     = lazyre.New(`(PYTORCH_(?:HIP_|CUDA_)?ALLOC_CONF)=`)
+	reHIPAssert  = lazyre.New("^(?:\\(\\S+ pid=\\d+\\) )?(.*?):(\\d+): (.*?): Device-side assertion `(.*)' failed")
+	reAssertLine = lazyre.New("^(.*?):(\\d+): ([^:]+(?:::[^:]+)*?): block: \\[(\\d+),(\\d+),(\\d+)\\], thread: \\[(\\d+),(\\d+),(\\d+)\\] Assertion (?:`(.*)` failed|([^`].*) failed)")
+	// llama.cpp / ggml prints its backend's name: "ROCm error: invalid
+	// device function" (ggml-org/llama.cpp#14370) on a HIP build
+	reTorchErr      = lazyre.New(`\b(HIP|CUDA|ROCm) error: (.*)$`)
 	reSearchFor     = lazyre.New("Search for `((?:hip|cuda)Error\\w+)'")
 	reErrName       = lazyre.New(`\b((?:hip|cuda)Error[A-Z]\w+)\b`)
 	reDriverErrName = lazyre.New(`\b(CUDA_ERROR_[A-Z_]+)\b`)
@@ -113,11 +115,14 @@ func (p *torchParser) line(l *line) {
 		ev := l.ev(s)
 		f.fp8 = &ev
 	}
-	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED") {
+	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus") {
 		return
 	}
 	if x, ok := extractLibExecFailed(t); ok && !commandLike(t) {
 		s.applyLibExecFailed(l, x) // cudalib.go
+		return
+	}
+	if x, ok := extractRocLibStatus(t); ok && !commandLike(t) && s.applyRocLibStatus(l, x) { // roclib.go
 		return
 	}
 	if x, ok := extractXLAOOM(t); ok && !commandLike(t) {
@@ -414,6 +419,12 @@ func (p *torchParser) errorText(l *line) {
 		}
 	}
 	if e == nil || e.class == "" {
+		// an error the HIP table lacks or reads as nothing: CUDA's own
+		// catalog (cudaerr.go) — hardware stack error, NVLink, fabric
+		// manager, a PTX from a newer toolkit …
+		if c, ok := extractCUDAError(t); ok && !commandLike(t) {
+			s.applyCUDAError(l, c)
+		}
 		return
 	}
 	if e.name == "hipErrorInvalidValue" {
@@ -518,7 +529,10 @@ type torchErrFact struct {
 	cudaName string // the first error name when it is a cudaError* one
 }
 
-var torchErrPhrases = []string{"device-side assert triggered", "an illegal memory access was encountered", "invalid device function", "no kernel image is available for execution on the device", "device kernel image is invalid", "unspecified launch failure", "the launch timed out and was terminated", "uncorrectable ECC error encountered", "misaligned address", "an illegal instruction was encountered"}
+// torchErrPhrases are runtime error texts read wherever they stand on a
+// line the parser sees: CUDA's own, then every hipError_t text of a class
+// long enough to be the runtime's words and no one else's (hipPhrases).
+var torchErrPhrases = append([]string{"device-side assert triggered", "an illegal memory access was encountered", "invalid device function", "no kernel image is available for execution on the device", "device kernel image is invalid", "unspecified launch failure", "the launch timed out and was terminated", "uncorrectable ECC error encountered", "misaligned address", "an illegal instruction was encountered"}, hipPhrases(24)...)
 
 func extractTorchError(t string) torchErrFact {
 	var x torchErrFact
@@ -657,7 +671,7 @@ func errName(t string) string {
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var torchKeywords = []string{"_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
+var torchKeywords = []string{"CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
 
 // torchRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds

@@ -110,14 +110,15 @@ func TestExtractTorchError(t *testing.T) {
 			torchErrFact{}},
 		{"https://github.com/llnl/smith/issues/1586", `C++ exception with description "scan failed on 2nd step: hipErrorInvalidDeviceFunction: invalid device function" thrown in SetUp().`,
 			torchErrFact{name: "hipErrorInvalidDeviceFunction", phrase: "invalid device function"}},
-		// ggml's own prefix ("ROCm error: %s", the build's backend name): the
-		// phrase alone reads it (hipErrorInvalidImage, 200)
+		// ggml's own prefix ("ROCm error: %s", the build's backend name) is a
+		// runtime's prefix like "HIP error: ": its text is read, also the
+		// short ones no phrase holds (hipErrorInvalidImage, 200)
 		{"https://github.com/oobabooga/textgen/issues/7546", "ROCm error: device kernel image is invalid",
-			torchErrFact{phrase: "device kernel image is invalid"}},
+			torchErrFact{text: "device kernel image is invalid", phrase: "device kernel image is invalid"}},
 		{"https://github.com/AtomicBot-ai/atomic-llama-cpp-turboquant/issues/81", "E ROCm error: device kernel image is invalid",
-			torchErrFact{phrase: "device kernel image is invalid"}},
+			torchErrFact{text: "device kernel image is invalid", phrase: "device kernel image is invalid"}},
 		{"https://github.com/ggml-org/llama.cpp/issues/23934 (title)", "Eval bug: ROCm error: device kernel image is invalid",
-			torchErrFact{phrase: "device kernel image is invalid"}},
+			torchErrFact{text: "device kernel image is invalid", phrase: "device kernel image is invalid"}},
 		// THC's check names no vendor word but is CUDA's own
 		{"https://github.com/pytorch/pytorch/issues/21276", "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCCachingHostAllocator.cpp line=271 error=4 : unspecified launch failure       x",
 			torchErrFact{cuda: true, phrase: "unspecified launch failure"}},

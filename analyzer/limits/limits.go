@@ -97,6 +97,13 @@ const Lanes = 128
 // kernels per stage; 500 k distinct names made a 160 MB table.
 const KernelRows = 2000
 
+// OpRows bounds the rows of roofline.json per stage (one per launching
+// CPU op and its shapes): a stage with more keeps its OpRows-1 largest by
+// kernel time and sums the rest into one "(other ops)" row (merged_rows,
+// truncated). Real traces have tens to hundreds; 200 k distinct op names
+// wrote a 170 MB roofline.json, 5 GB to indent under wasm.
+const OpRows = 2000
+
 // Fixed bounds of the flight-recorder pickle decoder (no flag: a real dump
 // of 2,000 entries with stacks has about 100 k elements and 1 M opcodes).
 const (

@@ -368,6 +368,8 @@ type mapIndex struct {
 	file     string
 	kernels  int
 	steps    []mapStep
+	canon    []int32         // every eager kernel's canonical name, grouped by step, in time order within one
+	bySrc    []canonSrc      // the same per step, sorted by canonical name (in time order within one)
 	byName   map[int32]int32 // canonical kernel → dominant source
 	captures int
 	classes  []capClass // captured graphs, grouped by identical token sequences
@@ -380,10 +382,23 @@ type capClass struct {
 	members [][]int32 // per captured graph, in capture order: the source of each launch
 }
 
-type mapStep struct {
-	order []int32           // canonical kernels in time order
-	count map[int32]int     // canonical kernel → occurrences
-	seq   map[int32][]int32 // canonical kernel → sources in time order
+// mapStep is one step of the mapping trace: its kernels are
+// mapIndex.canon[lo:hi] and bySrc[lo:hi]. (Two maps per step cost 630 B
+// natively and several times that in the module for steps of one kernel:
+// 200 k distinct step annotations took the wasm CLI past 1.2 GB.)
+type mapStep struct{ lo, hi int32 }
+
+type canonSrc struct{ c, src int32 }
+
+// order is step k's canonical kernels in time order.
+func (m *mapIndex) order(k int) []int32 { return m.canon[m.steps[k].lo:m.steps[k].hi] }
+
+// seq is step k's kernels of canonical name c, in time order.
+func (m *mapIndex) seq(k int, c int32) []canonSrc {
+	b := m.bySrc[m.steps[k].lo:m.steps[k].hi]
+	i, _ := slices.BinarySearchFunc(b, c, func(x canonSrc, c int32) int { return cmp.Compare(x.c, c) })
+	j, _ := slices.BinarySearchFunc(b[i:], c+1, func(x canonSrc, c int32) int { return cmp.Compare(x.c, c) })
+	return b[i : i+j]
 }
 
 func (a *analyzer) buildMapping(st *trace.Store, jf *joiner, same bool) *mapIndex {
@@ -425,7 +440,12 @@ func (a *analyzer) buildMapping(st *trace.Store, jf *joiner, same bool) *mapInde
 			ops = append(ops, mop{o.TS, int32(i), jm.step(o)})
 		}
 		slices.SortStableFunc(ops, func(x, y mop) int { return cmp.Compare(x.ts, y.ts) })
-		stepIdx := map[int64]int{}
+		stepIdx := map[int64]int32{}
+		type ent struct {
+			step int32
+			canonSrc
+		}
+		ents := make([]ent, 0, len(ops))
 		for _, mo := range ops {
 			o := &st.GPU[mo.i]
 			c := a.canon(st, o)
@@ -435,16 +455,27 @@ func (a *analyzer) buildMapping(st *trace.Store, jf *joiner, same bool) *mapInde
 			}
 			k, ok := stepIdx[mo.step]
 			if !ok {
-				k = len(m.steps)
+				k = int32(len(stepIdx))
 				stepIdx[mo.step] = k
-				m.steps = append(m.steps, mapStep{count: map[int32]int{}, seq: map[int32][]int32{}})
 			}
-			s := &m.steps[k]
-			s.order = append(s.order, c)
-			s.count[c]++
-			s.seq[c] = append(s.seq[c], src)
+			ents = append(ents, ent{k, canonSrc{c, src}})
 			vote(c, src)
 			m.kernels++
+		}
+		// group by step (time order kept within one), then index by name
+		slices.SortStableFunc(ents, func(x, y ent) int { return cmp.Compare(x.step, y.step) })
+		m.steps = make([]mapStep, len(stepIdx))
+		m.canon = make([]int32, len(ents))
+		m.bySrc = make([]canonSrc, len(ents))
+		for i, e := range ents {
+			if i == 0 || e.step != ents[i-1].step {
+				m.steps[e.step].lo = int32(i)
+			}
+			m.steps[e.step].hi = int32(i + 1)
+			m.canon[i], m.bySrc[i] = e.c, e.canonSrc
+		}
+		for k := range m.steps {
+			slices.SortStableFunc(m.bySrc[m.steps[k].lo:m.steps[k].hi], func(x, y canonSrc) int { return cmp.Compare(x.c, y.c) })
 		}
 	}
 	// Captured graphs: the launches between begin and end of capture.
@@ -622,7 +653,7 @@ func (a *analyzer) carry(m *mapIndex, replays map[int32][]int32) (exact, byCaptu
 			for k := range m.steps {
 				score := 0
 				for c, n := range count {
-					score += min(n, m.steps[k].count[c])
+					score += min(n, len(m.seq(k, c)))
 				}
 				if score > bestScore {
 					best, bestScore = k, score
@@ -630,10 +661,10 @@ func (a *analyzer) carry(m *mapIndex, replays map[int32][]int32) (exact, byCaptu
 			}
 			memo[string(sig)] = best
 		}
-		if cm.class < 0 && best >= 0 && len(m.steps[best].order) == len(ids) {
-			same := true
+		if cm.class < 0 && best >= 0 && len(m.order(best)) == len(ids) {
+			same, order := true, m.order(best)
 			for q, id := range ids {
-				same = same && m.steps[best].order[q] == a.ops[id].canon
+				same = same && order[q] == a.ops[id].canon
 			}
 			if same {
 				exact++
@@ -651,8 +682,8 @@ func (a *analyzer) carry(m *mapIndex, replays map[int32][]int32) (exact, byCaptu
 				}
 			}
 			if best >= 0 {
-				if seq := m.steps[best].seq[p.canon]; j < len(seq) && seq[j] != 0 {
-					p.src, p.via = seq[j], viaSequence
+				if seq := m.seq(best, p.canon); j < len(seq) && seq[j].src != 0 {
+					p.src, p.via = seq[j].src, viaSequence
 					continue
 				}
 			}

@@ -67,6 +67,7 @@ type rowJSON struct {
 	TargetNote     string          `json:"target_note,omitempty"`
 	PythonLocation *string         `json:"python_location"`
 	CPUOp          *string         `json:"cpu_op"`
+	MergedRows     int             `json:"merged_rows,omitempty"` // an "(other ops)" row: how many rows it sums
 }
 
 type stageJSON struct {
@@ -137,8 +138,11 @@ func (r *Result) JSON(partial bool) []byte {
 		Device        *deviceJSON `json:"device"`
 		Target        *targetJSON `json:"target"`
 		Stages        []stageJSON `json:"stages"`
+		Truncated     bool        `json:"truncated"`
+		MergedRows    int         `json:"merged_rows"`
 		Rows          []rowJSON   `json:"rows"`
-	}{Tool: "gputriage", SchemaVersion: SchemaVersion, Partial: partial, FiguresRank: r.FiguresRank, Stages: []stageJSON{}, Rows: []rowJSON{}}
+	}{Tool: "gputriage", SchemaVersion: SchemaVersion, Partial: partial, FiguresRank: r.FiguresRank, Stages: []stageJSON{}, Rows: []rowJSON{},
+		Truncated: r.MergedRows > 0, MergedRows: r.MergedRows}
 	if r.Target != nil {
 		out.Target = &targetJSON{Key: r.Target.Key, Name: r.Target.Name, PeakTFLOPS: peaks(r.Target.Peak), PeakGBPS: num(r.Target.GBPS), Source: r.Target.Source}
 	}
@@ -163,7 +167,7 @@ func (r *Result) JSON(partial bool) []byte {
 	for _, x := range r.Rows {
 		j := rowJSON{Stage: x.Stage, Op: x.Op, InputDims: x.InputDims, InputTypes: x.InputTypes, ConcreteInputs: x.ConcreteInputs,
 			Instances: x.Instances, KernelTime: units.US(x.KernelTime), Coverage: units.Ratio(x.Coverage), Note: x.Note, Source: x.Source,
-			PythonLocation: strp(x.PythonLoc), CPUOp: strp(x.CPUOp), Kernels: []kernelJSON{}, MappedShare: units.Ratio(x.MappedShare)}
+			PythonLocation: strp(x.PythonLoc), CPUOp: strp(x.CPUOp), Kernels: []kernelJSON{}, MappedShare: units.Ratio(x.MappedShare), MergedRows: x.Merged}
 		if j.InputDims == nil {
 			j.InputDims = json.RawMessage("null")
 		}

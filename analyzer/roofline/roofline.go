@@ -23,6 +23,7 @@ import (
 
 	"github.com/gputriage/gputriage/analyzer/internal/units"
 	"github.com/gputriage/gputriage/analyzer/kernels"
+	"github.com/gputriage/gputriage/analyzer/limits"
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/trace"
@@ -96,6 +97,7 @@ type Row struct {
 	PeakTFLOPS, PeakGBPS, RooflineTFLOPS    float64
 	Efficiency                              float64
 	Bound                                   string // compute | memory | ""
+	Merged                                  int    // an OtherOps row: how many rows it sums
 }
 
 // Kernel is one kernel name under a row.
@@ -134,7 +136,13 @@ type Result struct {
 	// FiguresRank is, for a rank folder's top level, the rank these
 	// figures are (never a sum over the ranks); nil otherwise.
 	FiguresRank *int
+	// MergedRows is how many rows past limits.OpRows per stage were summed
+	// into the stages' OtherOps rows (0: none; the file is truncated).
+	MergedRows int
 }
+
+// OtherOps names a stage's row that sums its rows past limits.OpRows.
+const OtherOps = "(other ops)"
 
 // opInfo is what one launching cpu_op resolves to (memoized).
 type opInfo struct {
@@ -431,10 +439,14 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		return strings.Compare(x.Stage, y.Stage)
 	})
 	a.rowsDone(len(rows))
+	// One row per distinct op: sized once, each accumulator let go once
+	// finished (200 k op names held both, and the doubling's garbage).
+	res.Rows = make([]Row, 0, len(rows))
 	for n, r := range rows {
 		x := a.finish(int32(n), r, res)
 		project(&x, r.flops, r.bytes, res.Target, opt.Arch)
 		res.Rows = append(res.Rows, x)
+		rows[n] = nil
 	}
 	for i := range res.Stages {
 		s := &res.Stages[i]
@@ -483,7 +495,37 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		}
 		return slices.Compare(x.ConcreteInputs, y.ConcreteInputs)
 	})
+	res.capRows(limits.OpRows)
 	return res
+}
+
+// capRows keeps each stage's max-1 largest rows (they are sorted by stage,
+// then time) and sums the rest into one OtherOps row at the stage's end.
+// The stages' totals were taken over every row.
+func (res *Result) capRows(max int) {
+	out := res.Rows[:0]
+	for i := 0; i < len(res.Rows); {
+		j := i
+		for j < len(res.Rows) && res.Rows[j].Stage == res.Rows[i].Stage {
+			j++
+		}
+		if j-i <= max {
+			out = append(out, res.Rows[i:j]...)
+			i = j
+			continue
+		}
+		other := Row{Stage: res.Rows[i].Stage, Op: OtherOps, Merged: j - i - (max - 1)}
+		for _, r := range res.Rows[i+max-1 : j] {
+			other.Instances = units.AddSat(other.Instances, r.Instances)
+			other.KernelTime = units.AddSat(other.KernelTime, r.KernelTime)
+		}
+		other.Note = fmt.Sprintf("%d rows past the %d largest of this stage (limits.OpRows), summed: not modelled", other.Merged, max-1)
+		res.MergedRows += other.Merged
+		out = append(append(out, res.Rows[i:i+max-1]...), other)
+		i = j
+	}
+	clear(res.Rows[len(out):])
+	res.Rows = out
 }
 
 // add adds dur to the row's sum of one kind and key (and counts it), and

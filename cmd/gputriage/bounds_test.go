@@ -383,3 +383,148 @@ func TestBoundsDistinctNames(t *testing.T) {
 		t.Errorf("kernel_table.csv has %d lines for %d rows", lines, len(kt.Rows))
 	}
 }
+
+// Issue 24 (many-ops-200k): roofline.json had a row per distinct launching
+// op: 200 k op names wrote 170 MB, 797 MB native and 5 GB under wasm to
+// indent it. Each stage keeps its limits.OpRows-1 largest rows and sums
+// the rest into one "(other ops)" row that says how many it holds; the
+// file says truncated. Same bytes on both engines.
+func TestBoundsDistinctOps(t *testing.T) {
+	const n = limits.OpRows + 300
+	var b bytes.Buffer
+	b.WriteString(`{"traceEvents":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		// op i launches one kernel of 1+i µs: the 301 shortest are merged
+		ts := 10 + i*(n+10)
+		fmt.Fprintf(&b, `{"ph":"X","cat":"cpu_op","name":"aten::op_%d","pid":1,"tid":1,"ts":%d,"dur":3,"args":{"External id":%d}},`, i, ts, i+1)
+		fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":%d,"dur":%d,"args":{"device":0,"stream":7,"External id":%d}}`, ts+2, 1+i, i+1)
+	}
+	b.WriteString("]}")
+	in := filepath.Join(t.TempDir(), "ops.json")
+	os.WriteFile(in, b.Bytes(), 0o644)
+	var outs [2][]byte
+	for i, engine := range []string{"native", "wasm"} {
+		dir := t.TempDir()
+		var so, se bytes.Buffer
+		if code := run([]string{"breakdown", "-q", "--engine", engine, "-o", dir, in}, nil, &so, &se); code != 0 {
+			t.Fatalf("%s: exit %d: %s", engine, code, se.String())
+		}
+		outs[i], _ = os.ReadFile(filepath.Join(dir, "roofline.json"))
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Fatal("engines differ on roofline.json")
+	}
+	var rf struct {
+		Truncated bool `json:"truncated"`
+		Merged    int  `json:"merged_rows"`
+		Stages    []struct {
+			KernelTime float64 `json:"kernel_time_us"`
+		} `json:"stages"`
+		Rows []struct {
+			Op         string  `json:"op"`
+			Instances  int     `json:"instances"`
+			KernelTime float64 `json:"kernel_time_us"`
+			Merged     int     `json:"merged_rows"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(outs[0], &rf); err != nil {
+		t.Fatal(err)
+	}
+	if !rf.Truncated || rf.Merged != 301 || len(rf.Rows) != limits.OpRows {
+		t.Fatalf("truncated %v, merged %d, %d rows", rf.Truncated, rf.Merged, len(rf.Rows))
+	}
+	var sum float64
+	instances := 0
+	for _, r := range rf.Rows {
+		sum += r.KernelTime
+		instances += r.Instances
+	}
+	last := rf.Rows[len(rf.Rows)-1]
+	// the merged ops are the 301 shortest: 1+2+…+301 µs
+	if last.Op != "(other ops)" || last.Merged != 301 || last.Instances != 301 || last.KernelTime != 301*302/2 {
+		t.Errorf("last row %+v", last)
+	}
+	if instances != n || len(rf.Stages) != 1 || sum != rf.Stages[0].KernelTime || rf.Rows[0].Op != fmt.Sprintf("aten::op_%d", n-1) {
+		t.Errorf("%d instances, stage time %v vs rows %v, first %s", instances, rf.Stages, sum, rf.Rows[0].Op)
+	}
+}
+
+// diff.json's kernels are bounded like kernel_table.json's rows
+// (analyzer/diff TestKernelsBounded): two traces of limits.KernelRows+300
+// distinct kernels, B twice as slow, compared by the CLI on both engines:
+// the KernelRows-1 largest changes keep their rows, the rest are one
+// "(other kernels)" row per category, and every microsecond is counted.
+func TestBoundsDiffKernels(t *testing.T) {
+	const n = limits.KernelRows + 300
+	dir := t.TempDir()
+	for _, side := range []struct {
+		name  string
+		scale int
+	}{{"a.json", 1}, {"b.json", 2}} {
+		var b bytes.Buffer
+		b.WriteString(`{"traceEvents":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			name := fmt.Sprintf("kernel_%d", i)
+			if i%3 == 0 {
+				name = fmt.Sprintf("Cijk_Alik_Bljk_HHS_BH_MT%d", i)
+			}
+			fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":%q,"pid":0,"tid":7,"ts":%d,"dur":%d,"args":{"device":0,"stream":7}}`, name, 10+i*(2*n+2), (1+i)*side.scale)
+		}
+		b.WriteString("]}")
+		os.WriteFile(filepath.Join(dir, side.name), b.Bytes(), 0o644)
+	}
+	t.Chdir(dir)
+	var outs [2][]byte
+	for i, engine := range []string{"native", "wasm"} {
+		out := t.TempDir()
+		var so, se bytes.Buffer
+		if code := run([]string{"diff", "-q", "--force", "--engine", engine, "-o", out, "a.json", "b.json"}, nil, &so, &se); code != 0 {
+			t.Fatalf("%s: exit %d: %s", engine, code, se.String())
+		}
+		outs[i], _ = os.ReadFile(filepath.Join(out, "diff.json"))
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Fatal("engines differ on diff.json")
+	}
+	var d struct {
+		Truncated bool `json:"kernels_truncated"`
+		Merged    int  `json:"merged_kernels"`
+		A, B      struct {
+			KernelTime float64 `json:"kernel_time_us"`
+		}
+		Kernels []struct {
+			Kernel   string  `json:"kernel"`
+			Category string  `json:"category"`
+			Status   string  `json:"status"`
+			A        float64 `json:"a_us"`
+			B        float64 `json:"b_us"`
+			Merged   int     `json:"merged_kernels"`
+		} `json:"kernels"`
+	}
+	if err := json.Unmarshal(outs[0], &d); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Truncated || d.Merged != n-(limits.KernelRows-1) || len(d.Kernels) != limits.KernelRows+1 {
+		t.Fatalf("truncated %v, merged %d, %d rows", d.Truncated, d.Merged, len(d.Kernels))
+	}
+	var a, b float64
+	merged := 0
+	for _, k := range d.Kernels {
+		a, b = a+k.A, b+k.B
+		if k.Kernel == "(other kernels)" {
+			if k.Status != "merged" || k.Merged == 0 {
+				t.Errorf("merged row %+v", k)
+			}
+			merged += k.Merged
+		}
+	}
+	if a != d.A.KernelTime || b != d.B.KernelTime || merged != d.Merged || a != n*(n+1)/2 {
+		t.Errorf("a %v/%v, b %v/%v, merged %d/%d", a, d.A.KernelTime, b, d.B.KernelTime, merged, d.Merged)
+	}
+}

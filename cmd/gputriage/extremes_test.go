@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -178,6 +179,66 @@ func TestBoundsStageFileShifts(t *testing.T) {
 	if outs[0] != outs[1] {
 		t.Error("engines differ")
 	}
+}
+
+// The artifacts list files in the order they are fed, and the page feeds
+// a drop sorted by name (issue 24: stage-shift-4e18's breakdown.json listed
+// EXTEND first from the CLI, DECODE first from the page). The CLI sorts its
+// files by name too, in Go's byte order (not a locale's: "Zeta" < "_mid" <
+// "alpha"), so any order on the command line gives the page's bytes.
+func TestInputOrderIsByName(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"1700000000-TP-0-EXTEND.trace.json", "1700000000-TP-0-DECODE.trace.json", "1700000000-TP-0-PREFILL.trace.json", "alpha.json", "Zeta.json", "_mid.json"}
+	for i, n := range names {
+		doc := fmt.Sprintf(`{"traceEvents":[{"ph":"X","cat":"kernel","name":"gemm_%d","pid":0,"tid":7,"ts":10,"dur":%d,"args":{"stream":7}}]}`, i, 5+i)
+		os.WriteFile(filepath.Join(dir, n), []byte(doc), 0o644)
+	}
+	want := []string{"1700000000-TP-0-DECODE.trace.json", "1700000000-TP-0-EXTEND.trace.json", "1700000000-TP-0-PREFILL.trace.json", "Zeta.json", "_mid.json", "alpha.json"}
+	t.Chdir(dir)
+	var first map[string][]byte
+	for _, c := range []struct {
+		eng   string
+		order []string
+	}{{"native", names}, {"native", reversed(names)}, {"wasm", names}} {
+		out := t.TempDir()
+		var so, se bytes.Buffer
+		if code := run(append([]string{"breakdown", "--engine", c.eng, "-q", "-o", out}, c.order...), nil, &so, &se); code != 0 {
+			t.Fatalf("%s %v: exit %d %s", c.eng, c.order, code, se.String())
+		}
+		arts := map[string][]byte{}
+		ents, _ := os.ReadDir(out)
+		for _, e := range ents {
+			arts[e.Name()], _ = os.ReadFile(filepath.Join(out, e.Name()))
+		}
+		var bd struct {
+			Files []struct{ File string }
+		}
+		if err := json.Unmarshal(arts["breakdown.json"], &bd); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range bd.Files {
+			got = append(got, f.File)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s %v: breakdown.json files in order %v, want %v", c.eng, c.order, got, want)
+		}
+		if first == nil {
+			first = arts
+			continue
+		}
+		for n, b := range first {
+			if !bytes.Equal(arts[n], b) {
+				t.Errorf("%s %v: %s differs from the first order's", c.eng, c.order, n)
+			}
+		}
+	}
+}
+
+func reversed(s []string) []string {
+	r := slices.Clone(s)
+	slices.Reverse(r)
+	return r
 }
 
 // Two ranks whose arrival order swings by 4·10¹⁸ ns at every collective

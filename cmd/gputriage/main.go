@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -151,6 +152,11 @@ func runCommand(cmd string, f flags, stdin io.Reader, stdout, stderr, rawStderr 
 	default:
 		var captures []string
 		files, captures, err = expandRoles(f.inputs)
+		// The artifacts list files in the order they are fed; the page
+		// feeds them sorted by name (its picker and drops have no order of
+		// their own), so the CLI does too: the same files give the same
+		// bytes on every host, whatever order the command line names them.
+		slices.Sort(files)
 		files = f.withCaptures(cmd, files, captures, stderr)
 	}
 	if err != nil {

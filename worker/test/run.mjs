@@ -331,6 +331,28 @@ const gz = fs.readFileSync(qwen);
 fs.writeFileSync(cut, gz.subarray(0, Math.floor(gz.length * 0.6)));
 await compare("breakdown truncated .json.gz (partial)", "breakdown", cut);
 
+// Issue 24: a gzipped trace followed by 9 MiB of junk names the damage at
+// the input's own offset (internal/gzpos: the member's end plus the 10
+// header bytes gzip read of the junk), as the CLI and the page do; and
+// 1,024 gzip members of 1 MiB each (each alone a bomb) stop at the CLI's
+// byte with its run_id (the page's fallback once counted what it pushed).
+{
+  const member = zlib.gzipSync(Buffer.from('{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":1,"args":{"stream":7}}]}'));
+  const tail = Buffer.alloc(9 << 20);
+  for (let i = 0; i < tail.length; i += 3) { tail[i] = 0x1f; tail[i + 1] = 0x8b; }
+  const junkGz = path.join(tmp, "junk_offset.json.gz");
+  fs.writeFileSync(junkGz, Buffer.concat([member, tail]));
+  await compare("gzip + 9 MiB trailing junk (partial, the CLI's offset)", "breakdown", junkGz);
+  const j = json((await post(new URLSearchParams({ cmd: "breakdown", name: junkGz }).toString(), fs.readFileSync(junkGz))).body);
+  const where = `(${member.length + 10} compressed): gzip: invalid header`;
+  check(`gzip trailing junk: the problem names ${where}`, JSON.stringify(j ?? {}).includes(where), JSON.stringify(j)?.slice(0, 300));
+  const spaces = Buffer.alloc(1 << 20, 0x20);
+  const one = zlib.gzipSync(spaces, { level: 9 });
+  const members = path.join(tmp, "members.json.gz");
+  fs.writeFileSync(members, Buffer.concat([zlib.gzipSync(Buffer.concat([Buffer.from('{"traceEvents":['), spaces]), { level: 9 }), ...Array(1023).fill(one)]));
+  await compare("1,024 gzip members of 1 MiB each (stops at --max-ratio, the CLI's run_id)", "breakdown", members);
+}
+
 // Unusable input: 422 with the module's message, as the CLI's exit 2.
 const junk = path.join(tmp, "junk.bin");
 fs.writeFileSync(junk, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)));
