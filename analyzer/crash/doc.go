@@ -61,10 +61,16 @@
 //     dmesgParser.pendProc);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
 //   - xla.go: extractXLAOOM (XLA's RESOURCE_EXHAUSTED device allocation
-//     failure: JAX, TF's XLA path; a TPU's vmem is none) → vram_oom;
+//     failure, also the pre-absl "Resource exhausted: …" and a line a paste
+//     wrapped after "Out", joined by torchParser.xlaHead: JAX, TF's XLA
+//     path; a TPU's vmem is none) → vram_oom;
 //   - tensorrt.go: extractTRTOOM (TensorRT's logger: "Error Code 2:
 //     OutOfMemory", "Cuda Runtime (out of memory)", "Cuda Error in
-//     allocate: 2") → vram_oom, less sure (a builder may only skip a tactic);
+//     allocate: 2", also the Windows build's qualified allocator method)
+//     → vram_oom, less sure (a builder may only skip a tactic);
+//   - tfalloc.go: extractTFDeviceAlloc (TensorFlow's StreamExecutor
+//     "failed to allocate … from device: CUDA_ERROR_OUT_OF_MEMORY" /
+//     "HIP_ERROR_OutOfMemory") → vram_oom, less sure;
 //   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
 //     the device's arch, named, or the 5.2–5.7 fallback to the generic
 //     TensileLibrary.dat without the arch, less sure) → arch_mismatch;
@@ -168,7 +174,8 @@
 //     file explains it, and a watchdog that caught an "NCCL error" is
 //     rccl_transport), bareNCCLError ("ncclRemoteError …", "NCCL Error 2:
 //     unhandled system error" without NCCL's debug prefix), extractNCCLCallFailure (a caller's report of a call's
-//     result code: RCCL's test bed, glog CHECKs) → rccl_transport for the
+//     result code: RCCL's test bed, glog CHECKs, nccl-tests' "Test NCCL
+//     failure …" by its error text) → rccl_transport for the
 //     library's own codes;
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
 //     extractLauncherReturn (DeepSpeed's launcher: "sigkill_handler] … exits
@@ -181,7 +188,9 @@
 //     killer's victim), extractWindowsException (NTSTATUS 0xC0000005 …
 //     in a crash handler, Event Viewer, WER or an IDE's exit line, read as
 //     the POSIX signal),
-//     extractGoSignal ("signal: aborted"), deathlines.go's
+//     extractGoSignal ("signal: aborted"), extractHydraExit (MPICH /
+//     MVAPICH / Intel MPI's "EXIT CODE: 139", "EXIT STRING: Killed (signal
+//     9)"), deathlines.go's
 //     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
 //     worker (pid N) is killed by signal", the Go runtime's SIGSEGV, the
 //     kernel's "comm[pid]: segfault at …" / "traps: comm[pid] general
@@ -208,7 +217,11 @@
 //     wrapped as {"Ok": {"stack_traces"}} or {"threads"}) rewritten as the
 //     text dump and read by the same parser (PySpyJSON routes it as a log);
 //   - torch.go: extractTraceFrame (faulthandler: the "Current thread"
-//     block's first frame is the crash location), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
+//     block's first frame is the crash location; a dump of every thread
+//     with no fatal error — a watchdog's "Timeout (0:05:00)!", only
+//     "Thread 0x…" blocks — is a hang snapshot, torchParser.endFile),
+//     extractHostAssert (glibc's assert() in host code: an abort, no device
+//     assert), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
 //     the runtime's suggestion), extractTorchError (HIP/CUDA error text,
 //     "Search for" name, error name, runtime phrase) → the error rule;
@@ -220,7 +233,9 @@
 //     launch), extractTritonLoadBinaryNull (the launcher's load_binary
 //     returned NULL, short or CPython SystemError form),
 //     extractTritonLaunch ("k[grid]("),
-//     extractTritonOutOfResources (per-block shared memory over the limit;
+//     the LLVM translation abort ("Failed to translate TritonGPU to LLVM
+//     IR"), extractTritonOutOfResources (per-block shared memory over the limit;
+//     the text cut before its sizes is the same finding, less sure;
 //     a text hard-wrapped after "shared memory," is joined with its next
 //     "Required: …" line by tritonParser.oorHead),
 //     extractTritonCacheFrame / extractTritonCachePath → tritonCacheFailure

@@ -22,7 +22,11 @@ var (
 	reSlurmOOM   = lazyre.New(`Detected (\d+) oom[-_]kill events?(?:\(s\))? in (?:StepId=|step )(\S+?)\.?(?:\s|$)`)
 	reGoSignal   = lazyre.New(`signal: (aborted|killed|segmentation fault)`)
 	reSpawnDeath = lazyre.New(`Exception: process (\d+) terminated with signal (SIG[A-Z]+)`)
-	reWinExc     = lazyre.New(`(?i)(?:exception code:?\s*(?:0x)?|exit(?:ed with)? code -?\d+ \(0x)(c0000005|c000001d|c00000fd|c0000409)\b`)
+	// Hydra's (MPICH, MVAPICH, Intel MPI) banner for a rank that died:
+	// "=   EXIT CODE: 139" (128+signal), and "YOUR APPLICATION TERMINATED
+	// WITH THE EXIT STRING: Killed (signal 9)"
+	reHydraExit = lazyre.New(`^=?\s*EXIT CODE: (\d+)\s*$|TERMINATED WITH THE EXIT STRING: .*\(signal (\d+)\)`)
+	reWinExc    = lazyre.New(`(?i)(?:exception code:?\s*(?:0x)?|exit(?:ed with)? code -?\d+ \(0x)(c0000005|c000001d|c00000fd|c0000409)\b`)
 	// a supervisor reporting a dead child with its pid, in the wordings of
 	// SGLang ("Child process unexpectedly failed with exitcode=134. pid=71533"),
 	// vLLM's multiproc executor ("Worker VllmWorkerProcess pid 1234 died,
@@ -52,11 +56,16 @@ func (p *exitParser) line(l *line) {
 	t := l.text
 	s := p.s
 	low := t
-	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND") {
+	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ") {
 		return
 	}
 	if commandLike(t) {
 		return // a command or a question names evidence, it is none (container.go)
+	}
+	if code, ok := extractHydraExit(t); ok {
+		s.format("mpi_hydra")
+		s.exitCode(l, code, -1, 0)
+		return
 	}
 	if sig := extractWindowsException(t); sig != "" {
 		s.format("windows_exception")
@@ -158,6 +167,20 @@ func (p *exitParser) line(l *line) {
 	if strings.Contains(t, "Segmentation fault (core dumped)") {
 		s.deathSignal(l, "SIGSEGV", 0, false, "", "")
 	}
+}
+
+// extractHydraExit reads the MPI launcher's exit status of a dead rank as an
+// exit code: "EXIT CODE: 139" as printed, "… EXIT STRING: Killed (signal
+// 9)" as -9 (the signal).
+func extractHydraExit(t string) (int, bool) {
+	m := findIf(t, "EXIT ", reHydraExit)
+	if m == nil {
+		return 0, false
+	}
+	if m[1] != "" {
+		return atoiDef(m[1], 0), true
+	}
+	return -atoiDef(m[2], 0), true
 }
 
 // spawnDeath is torch.multiprocessing.spawn's report of a child killed by a
@@ -398,4 +421,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // exitKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = []string{"oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND"}
+var exitKeywords = []string{"EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND"}

@@ -15,6 +15,7 @@ type ncclParser struct {
 	tableRank int // "rank : N (local_rank: M)" of the torchrun failure table
 	tableLine int
 	tablePID  int
+	tableCtx  int // line of the last host / rank row: the table an exitcode row belongs to
 	// a watchdog line that ends inside "WorkNCCL(" waits for the next
 	// line, which holds the rest of the work (terminal-wrapped pastes)
 	wrap     *line
@@ -64,12 +65,18 @@ var (
 	reNCCLErrorCode = lazyre.New(`NCCL Error (\d+): (unhandled system error|unhandled cuda error|internal error|remote process exited)`)
 	reNCCLCallCode  = lazyre.New(`fails NCCL call (nccl\w+) with code (\d+)`)
 	reNCCLCheckCode = lazyre.New(`Check failed: (?:[\w:]+::)?(nccl\w+)\([^)]*\) == ncclSuccess \((\d+) vs\. 0\)`)
+	// nccl-tests / rccl-tests print the library's error string of a failed
+	// call: "Test NCCL failure common.cu:1285 'internal error - please report …'"
+	reNCCLTestFail = lazyre.New(`NCCL failure \S+:\d+ '(unhandled cuda error|unhandled system error|internal error|invalid usage|remote process exited)`)
 )
 
 // ncclResults names ncclResult_t's failure codes that mean the library or
 // its transport failed (ncclInvalidArgument, 4, is the caller's bug, and
 // ncclInProgress, 7, no failure), as nccl.h numbers them.
 var ncclResults = map[int]string{1: "ncclUnhandledCudaError", 2: "ncclSystemError", 3: "ncclInternalError", 5: "ncclInvalidUsage", 6: "ncclRemoteError"}
+
+// ncclResultTexts: ncclGetErrorString's text of those codes (its start).
+var ncclResultTexts = map[string]int{"unhandled cuda error": 1, "unhandled system error": 2, "internal error": 3, "invalid usage": 5, "remote process exited": 6}
 
 // ncclCallFailure is an NCCL/RCCL API call and the result code a caller
 // reported for it.
@@ -79,6 +86,9 @@ type ncclCallFailure struct {
 }
 
 func extractNCCLCallFailure(t string) (ncclCallFailure, bool) {
+	if m := findIf(t, "NCCL failure ", reNCCLTestFail); m != nil {
+		return ncclCallFailure{call: "nccl-tests", code: ncclResultTexts[m[1]]}, true
+	}
 	m := findIf(t, "fails NCCL call", reNCCLCallCode)
 	if m == nil {
 		m = findIf(t, "== ncclSuccess", reNCCLCheckCode)
@@ -94,7 +104,7 @@ var ncclTransportErrors = []string{"Got completion from peer", "NCCL Error ", "C
 	"Connection closed by remote peer", "Software caused connection abort", "Broken pipe", "Socket recv failed", "Failed to execute operation Connect"}
 
 func (p *ncclParser) beginFile(*Session) {
-	p.tableRank, p.tableLine, p.tablePID = -1, 0, 0
+	p.tableRank, p.tableLine, p.tablePID, p.tableCtx = -1, 0, 0, 0
 	p.wrap, p.wrapText = nil, ""
 	p.initWarn = nil
 	p.failedOrTimedOut = nil
@@ -198,14 +208,22 @@ func (p *ncclParser) line(l *line) {
 
 // tableRow is the rule for one failure-table row: the rank row opens an
 // entry, the exit code (or the traceback's signal) within a few lines
-// belongs to it.
+// belongs to it. An exitcode row with no host / rank row in the 4 lines
+// before it is no table's (pytorch#175254 quotes the format in a PR text).
 func (p *ncclParser) tableRow(l *line, r elasticRow) {
 	s := p.s
 	switch r.field {
+	case "host":
+		p.tableCtx = l.no
 	case "rank":
 		s.format("torchrun")
-		p.tableRank, p.tableLine = r.a, l.no
+		p.tableRank, p.tableLine, p.tableCtx = r.a, l.no, l.no
 	case "exitcode":
+		if p.tableCtx == 0 || l.no-p.tableCtx > 4 {
+			// a row without its table (host, rank rows before it): text
+			// quoting the format — a PR description, docs — not a failure
+			return
+		}
 		rank := -1
 		if p.tableRank >= 0 && l.no-p.tableLine <= 4 {
 			rank = p.tableRank
