@@ -120,6 +120,19 @@ type agg struct {
 	// lines whose class is CUDA's reading of an error HIP reads otherwise
 	// (codes.go cudaErrors); undone on a ROCm session (finalize.go)
 	cudaReadings int
+	// rccl_transport: lines that only relay a CUDA / HIP error (NCCL's
+	// "unhandled cuda error", "Cuda failure …") and lines that are the
+	// library's or network's own failure; relayed-only makes a GPU
+	// finding of the incident its root (incident.go, relayCauses)
+	ncclRelay, ncclOwn int
+}
+
+func (a *agg) ncclRelayed(relay bool) {
+	if relay {
+		a.ncclRelay++
+	} else {
+		a.ncclOwn++
+	}
 }
 
 // add returns the aggregate of class, creating it, and records evidence.

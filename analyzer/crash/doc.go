@@ -174,9 +174,25 @@
 //     file explains it, and a watchdog that caught an "NCCL error" is
 //     rccl_transport), bareNCCLError ("ncclRemoteError …", "NCCL Error 2:
 //     unhandled system error" without NCCL's debug prefix), extractNCCLCallFailure (a caller's report of a call's
-//     result code: RCCL's test bed, glog CHECKs, nccl-tests' "Test NCCL
-//     failure …" by its error text) → rccl_transport for the
+//     result code: RCCL's test bed, glog CHECKs) → rccl_transport for the
 //     library's own codes;
+//   - ncclcatalog.go: ncclResultCatalog (every ncclResult_t, 0–8, with
+//     ncclGetErrorString's text, c10d's reading and the class it implies;
+//     ncclUnhandledCudaError relays an earlier CUDA error), extractNCCLResult
+//     (c10d's "NCCL error in: file:line, <text>, NCCL version V", "NCCL
+//     Error N: …", "NCCL error: …", "ncclX: <c10d's reading>", nccl-tests'
+//     "NCCL failure file:line '…'"), ncclWarnCatalog (the WARN wordings of
+//     init.cc, bootstrap.cc, misc/socket.cc, proxy.cc, shmutils.cc, p2p.cc,
+//     net_ib.cc and RCCL's HIP failure, one row each with its reason; a WARN
+//     whose debug prefix was cut counts only with its source location or
+//     device bracket, bareWarn — a quoted WARN in notes is none),
+//     extractNCCLCudaFailure ("Cuda failure [N] 'text'", "HIP failure
+//     'hipErrorX'", read by codes.go's CUDA/HIP tables) → ncclRelayClass:
+//     a relayed error that is a GPU failure of its own (out of memory, an
+//     illegal address …) is that finding, and an rccl_transport finding
+//     made only of relays is its consequence (relayCauses); c10d's "Last
+//     error:" lines under the NCCL error add what failed
+//     (ncclParser.lastError);
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
 //     extractLauncherReturn (DeepSpeed's launcher: "sigkill_handler] … exits
 //     with return code = -9", a negative code the killing signal),

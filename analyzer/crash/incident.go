@@ -207,7 +207,11 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 		if a == nil {
 			continue
 		}
-		for _, cause := range causes[c] {
+		cs := causes[c]
+		if c == ClassRCCLTransport && a.ncclRelay > 0 && a.ncclOwn == 0 {
+			cs = relayCauses
+		}
+		for _, cause := range cs {
 			ca := work[cause]
 			if ca == nil || ca == a || !sameIncident(a, ca) {
 				continue

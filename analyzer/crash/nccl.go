@@ -33,6 +33,9 @@ type ncclParser struct {
 	// elsewhere, never make one (ncclAdvisory)
 	advisory []*line
 	frt      *frTraceRec // open fr_trace report (frtrace.go)
+	// the line of an NCCL error that relays a CUDA error: c10d prints
+	// that error a few lines below ("Last error:" / "Cuda failure …")
+	relayLine int
 }
 
 var (
@@ -65,18 +68,7 @@ var (
 	reNCCLErrorCode = lazyre.New(`NCCL Error (\d+): (unhandled system error|unhandled cuda error|internal error|remote process exited)`)
 	reNCCLCallCode  = lazyre.New(`fails NCCL call (nccl\w+) with code (\d+)`)
 	reNCCLCheckCode = lazyre.New(`Check failed: (?:[\w:]+::)?(nccl\w+)\([^)]*\) == ncclSuccess \((\d+) vs\. 0\)`)
-	// nccl-tests / rccl-tests print the library's error string of a failed
-	// call: "Test NCCL failure common.cu:1285 'internal error - please report …'"
-	reNCCLTestFail = lazyre.New(`NCCL failure \S+:\d+ '(unhandled cuda error|unhandled system error|internal error|invalid usage|remote process exited)`)
 )
-
-// ncclResults names ncclResult_t's failure codes that mean the library or
-// its transport failed (ncclInvalidArgument, 4, is the caller's bug, and
-// ncclInProgress, 7, no failure), as nccl.h numbers them.
-var ncclResults = map[int]string{1: "ncclUnhandledCudaError", 2: "ncclSystemError", 3: "ncclInternalError", 5: "ncclInvalidUsage", 6: "ncclRemoteError"}
-
-// ncclResultTexts: ncclGetErrorString's text of those codes (its start).
-var ncclResultTexts = map[string]int{"unhandled cuda error": 1, "unhandled system error": 2, "internal error": 3, "invalid usage": 5, "remote process exited": 6}
 
 // ncclCallFailure is an NCCL/RCCL API call and the result code a caller
 // reported for it.
@@ -86,9 +78,6 @@ type ncclCallFailure struct {
 }
 
 func extractNCCLCallFailure(t string) (ncclCallFailure, bool) {
-	if m := findIf(t, "NCCL failure ", reNCCLTestFail); m != nil {
-		return ncclCallFailure{call: "nccl-tests", code: ncclResultTexts[m[1]]}, true
-	}
 	m := findIf(t, "fails NCCL call", reNCCLCallCode)
 	if m == nil {
 		m = findIf(t, "== ncclSuccess", reNCCLCheckCode)
@@ -99,10 +88,6 @@ func extractNCCLCallFailure(t string) (ncclCallFailure, bool) {
 	return ncclCallFailure{call: m[1], code: atoiDef(m[2], 0)}, true
 }
 
-var ncclTransportErrors = []string{"Got completion from peer", "NCCL Error ", "Cuda failure", "hipIpcGetMemHandle failed", "ncclUnhandledCudaError", "invalid device ordinal", "Missing \"amd_iommu=on\"", "ncclSystemError", "ncclInternalError", "ncclRemoteError", "ncclInvalidUsage", "NCCL error", "Call to ibv_", "connect() failed", "Connection refused", "Connection reset by peer",
-	// the socket transport and proxy losing a peer (nccl_test.go cites the threads)
-	"Connection closed by remote peer", "Software caused connection abort", "Broken pipe", "Socket recv failed", "Failed to execute operation Connect"}
-
 func (p *ncclParser) beginFile(*Session) {
 	p.tableRank, p.tableLine, p.tablePID, p.tableCtx = -1, 0, 0, 0
 	p.wrap, p.wrapText = nil, ""
@@ -110,6 +95,7 @@ func (p *ncclParser) beginFile(*Session) {
 	p.failedOrTimedOut = nil
 	p.advisory = nil
 	p.frt = nil
+	p.relayLine = 0
 }
 
 func (p *ncclParser) endFile() {
@@ -186,6 +172,10 @@ func (p *ncclParser) line(l *line) {
 		return
 	}
 	if (p.frt != nil || strings.Contains(t, "Not all ranks joining")) && p.frTraceField(l) {
+		return
+	}
+	if p.relayLine > 0 && l.no-p.relayLine <= 4 && !strings.Contains(t, "NCCL") && p.lastError(l, t) {
+		p.relayLine = 0
 		return
 	}
 	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog") || strings.Contains(t, "Got completion from peer") {
@@ -442,11 +432,12 @@ func (p *ncclParser) nccl(l *line) bool {
 	if c, ok := extractNCCLCallFailure(t); ok {
 		// the library's own failure code for a call (init, group end, a
 		// collective): the communicator or its transport failed
-		if name := ncclResults[c.code]; name != "" {
-			a := s.b.add(s, ClassRCCLTransport, l, 0.7)
-			a.addReason(c.call + " returned " + name + " (" + strconv.Itoa(c.code) + ")")
+		if r := lookupNCCLCode(c.code); r != nil && r.class != "" {
+			a := s.b.add(s, r.class, l, 0.7)
+			a.addReason(c.call + " returned " + r.name + " (" + strconv.Itoa(c.code) + ")")
 			a.detail("nccl_call", c.call)
-			a.detail("nccl_result", name)
+			a.detail("nccl_result", r.name)
+			a.ncclRelayed(r.cuda)
 		}
 		return true
 	}
@@ -455,7 +446,8 @@ func (p *ncclParser) nccl(l *line) bool {
 	// the IB transport's completion error is NCCL's own wording even when
 	// the paste dropped the debug prefix (an issue title: NVIDIA/nccl#1664)
 	bareIB := m == nil && strings.Contains(t, "NET/IB") && strings.Contains(t, "Got completion from peer")
-	if m == nil && !bareIB && !strings.Contains(t, "ncclUnhandledCudaError") && !strings.Contains(t, "NCCL error") && !bareNCCLError(t) {
+	res, hasRes := extractNCCLResult(t)
+	if m == nil && !bareIB && !hasRes && !strings.Contains(t, "ncclUnhandledCudaError") && !strings.Contains(t, "NCCL error") && !bareNCCLError(t) && !bareWarn(t) {
 		return false
 	}
 	if m != nil {
@@ -467,31 +459,107 @@ func (p *ncclParser) nccl(l *line) bool {
 		}
 		return true
 	}
-	for _, e := range ncclTransportErrors {
-		if strings.Contains(t, e) {
-			if ncclAdvisory(e) {
-				if len(p.advisory) < 4 {
-					p.advisory = append(p.advisory, keepLine(l))
-				}
-				return true
-			}
-			if ncclInitWarn(e) && m != nil && m[2] != "" {
-				// hold it: NCCL falls back (IB → socket) and may still
-				// complete the init of this process
-				if p.initWarn == nil {
-					p.initWarn = map[string]*line{}
-				}
-				if k := m[1] + ":" + m[2]; p.initWarn[k] == nil && len(p.initWarn) < maxRanks {
-					p.initWarn[k] = keepLine(l)
-				}
-				return true
-			}
-			p.transport(l, t, m, e)
-			return true
+	row := ncclWarnRow(t)
+	if row == nil && hasRes && res.res != nil && res.res.class != "" {
+		// a result report in a wording no row holds (nccl-tests' "NCCL
+		// failure …", c10d's "ncclInvalidUsage: …" line alone)
+		row = &ncclWarn{sub: res.res.name, reason: res.res.name, relay: res.res.cuda}
+	}
+	if row == nil {
+		return true
+	}
+	if row.advisory {
+		if len(p.advisory) < 4 {
+			p.advisory = append(p.advisory, keepLine(l))
 		}
+		return true
+	}
+	if row.held && m != nil && m[2] != "" {
+		// hold it: NCCL falls back (IB → socket) and may still
+		// complete the init of this process
+		if p.initWarn == nil {
+			p.initWarn = map[string]*line{}
+		}
+		if k := m[1] + ":" + m[2]; p.initWarn[k] == nil && len(p.initWarn) < maxRanks {
+			p.initWarn[k] = keepLine(l)
+		}
+		return true
+	}
+	a := p.transport(l, t, m, row.reason)
+	if hasRes {
+		if res.res != nil {
+			a.detail("nccl_result", res.res.name)
+		}
+		a.detail("nccl_version", res.version)
+	}
+	relay := row.relay || hasRes && res.res != nil && res.res.cuda
+	a.ncclRelayed(relay)
+	if hasRes {
+		p.relayLine = l.no
+	}
+	if relay {
+		p.relayCUDA(l, t)
 	}
 	return true
 }
+
+// lastError reads c10d's "Last error:" block, a line or two under its
+// "NCCL error in: …" / "ncclX: …" lines: the relayed CUDA error ("Cuda
+// failure 1 'invalid argument'") or the WARN text NCCL kept ("Duplicate
+// GPU detected : rank 3 and rank 0 both on CUDA device f000",
+// Megatron-LM#661, verl#161), which names what failed.
+func (p *ncclParser) lastError(l *line, t string) bool {
+	if p.relayCUDA(l, t) {
+		return true
+	}
+	row := ncclWarnRow(t)
+	a := p.s.b.get(ClassRCCLTransport)
+	if row == nil || row.advisory || a == nil || lookupNCCLName(row.sub) != nil || strings.HasPrefix(row.sub, "NCCL") {
+		return false
+	}
+	a.evidence(l.ev(p.s))
+	a.addReason(row.reason)
+	a.detail("last_error", strings.TrimSpace(t))
+	return true
+}
+
+// relayCUDA reads the CUDA / HIP error an NCCL error relays ("Cuda
+// failure 'out of memory'" on the WARN line, or c10d's "Last error:" block
+// under "ncclUnhandledCudaError: …"): an error that names a GPU failure
+// of its own (out of memory, an illegal address …) is that finding, the
+// root of the NCCL error (relayCauses).
+func (p *ncclParser) relayCUDA(l *line, t string) bool {
+	f, ok := extractNCCLCudaFailure(t)
+	if !ok {
+		return false
+	}
+	s := p.s
+	if c := ncclRelayClass(f); c != "" {
+		a := s.b.add(s, c, l, 0.8)
+		a.addReason(f.text + " (relayed by NCCL)")
+		a.detail("cuda_error", f.name)
+	}
+	if a := s.b.get(ClassRCCLTransport); a != nil {
+		a.evidence(l.ev(s))
+		a.detail("relayed_error", f.text)
+	}
+	return true
+}
+
+// bareWarn: NCCL's WARN with a cut debug prefix — "[0] misc/socket.cc:71
+// NCCL WARN …" (NVIDIA/nccl#1612), "socket.h:415 NCCL WARN …" — its
+// source location or device bracket before it; a WARN quoted in notes or
+// a README ("- `NCCL WARN Bootstrap : no socket interface found`") has
+// neither.
+func bareWarn(t string) bool {
+	i := strings.Index(t, " NCCL WARN ")
+	if i <= 0 {
+		return false
+	}
+	return t[i-1] == ']' || reSrcLoc.MatchString(t[:i])
+}
+
+var reSrcLoc = lazyre.New(`\.(?:cc|cpp|cu|c|h|hpp):\d+$`)
 
 // watchdogTimedOut: the watchdog's line says a collective timed out — its
 // timeout check threw ("Exception raised from checkTimeout", a
@@ -531,7 +599,7 @@ func ncclAdvisory(e string) bool { return strings.HasPrefix(e, "Missing") }
 
 // transport records one transport error line (m: its NCCL debug prefix,
 // nil for a bare line).
-func (p *ncclParser) transport(l *line, t string, m []string, e string) {
+func (p *ncclParser) transport(l *line, t string, m []string, e string) *agg {
 	s := p.s
 	conf := 0.8
 	if strings.HasPrefix(e, "Missing") {
@@ -565,6 +633,7 @@ func (p *ncclParser) transport(l *line, t string, m []string, e string) {
 	if strings.Contains(t, "/hipify/") || strings.Contains(t, "RCCL") {
 		a.detail("library", "RCCL")
 	}
+	return a
 }
 
 // watchdogHang is ProcessGroupNCCL's heartbeat monitor firing: the
@@ -677,4 +746,14 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var ncclKeywords = []string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "Not all ranks joining", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer"}
+var ncclKeywords = append([]string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "Not all ranks joining", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer", "Cuda failure", "HIP failure", "CUDA failure"}, ncclWarnSubs()...)
+
+// ncclWarnSubs: the catalog's wordings, for c10d's "Last error:" line that
+// repeats one without NCCL's prefix (ncclParser.lastError).
+func ncclWarnSubs() []string {
+	subs := make([]string, 0, len(ncclWarnCatalog))
+	for _, w := range ncclWarnCatalog {
+		subs = append(subs, w.sub)
+	}
+	return subs
+}
