@@ -85,6 +85,11 @@ type Result struct {
 	// collective (any group or kind): how long its host (or GPU, without
 	// launches) took to reach it.
 	gap map[*Op]int64
+	// host is each op's launch time past both its rank's previous
+	// collective's launch and its end: the host's own time to reach it
+	// where it waited for that collective (a host-bound job), 0 where it
+	// ran ahead. Ops without a launch (or after one) have none.
+	host map[*Op]int64
 }
 
 // RankRow is one rank's totals.
@@ -104,6 +109,11 @@ type RankRow struct {
 	Busy      US          `json:"busy_us"`
 	Window    US          `json:"window_us"`
 	IdleShare units.Ratio `json:"idle_share"`
+	// ClockOffset is how far the rank's clock reads ahead of its peers'
+	// (clockOffsets), null when too few collectives tell; ClockAligned:
+	// its times were moved back by it before matching.
+	ClockOffset  *US  `json:"clock_offset_us"`
+	ClockAligned bool `json:"clock_aligned"`
 }
 
 // StepRow is one step's straggler.
@@ -151,8 +161,22 @@ type Evidence struct {
 }
 
 // Match matches the summaries' collectives across ranks and computes every
-// instance's timing, the per-rank totals and the straggler.
+// instance's timing, the per-rank totals and the straggler, on the ranks'
+// common clock: a rank whose clock is off (see clockOffsets) is moved back
+// by its offset and the ranks are matched again.
 func Match(sums []*Summary) *Result {
+	res := match(sums)
+	off := clockOffsets(res.Instances)
+	if moved := off.apply(sums); moved != nil {
+		res = match(moved)
+		res.Notes = append([]string{off.note()}, res.Notes...)
+	}
+	off.report(res)
+	return res
+}
+
+// match is Match on the clocks as they stand.
+func match(sums []*Summary) *Result {
 	res := &Result{Instances: []Instance{}, Ranks: []RankRow{}, Steps: []StepRow{}}
 	sums = onClock(sums, res)
 	slices.SortStableFunc(sums, func(a, b *Summary) int { return cmp.Compare(a.Rank, b.Rank) })
@@ -325,7 +349,7 @@ func Match(sums []*Summary) *Result {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: %d point-to-point sends paired with their peers' recvs by kernel overlap (the traces name no peer)", groupName(pg, "sendrecv"), len(rows)))
 		}
 	}
-	res.gap = map[*Op]int64{}
+	res.gap, res.host = map[*Op]int64{}, map[*Op]int64{}
 	for _, s := range sums {
 		ops := make([]*Op, len(s.Ops))
 		for i := range s.Ops {
@@ -333,7 +357,11 @@ func Match(sums []*Summary) *Result {
 		}
 		slices.SortStableFunc(ops, func(a, b *Op) int { return cmp.Compare(issue(a), issue(b)) })
 		for i := 1; i < len(ops); i++ {
-			res.gap[ops[i]] = issue(ops[i]) - issue(ops[i-1])
+			o, p := ops[i], ops[i-1]
+			res.gap[o] = issue(o) - issue(p)
+			if o.Launch >= 0 && p.Launch >= 0 {
+				res.host[o] = max(0, o.Launch-max(p.Launch, p.End))
+			}
 		}
 	}
 	res.usual()

@@ -38,27 +38,32 @@ func TestSummaryTimesRange(t *testing.T) {
 }
 
 // Sums over instances saturate: two ranks whose clocks are 4·10¹⁸ ns
-// apart wait about 8·10¹⁸ ns at each of three collectives, and the
-// rank's total wait and the straggler's lateness stay at int64's end
-// instead of wrapping negative.
+// apart wait about 8·10¹⁸ ns at each of two collectives (too few to tell a
+// clock offset, see clockOffsets), and the rank's total wait and the
+// straggler's lateness stay at int64's end instead of wrapping negative.
+// With three, the offset is told by the ends and taken out, without
+// wrapping either.
 func TestMatchSumsSaturate(t *testing.T) {
-	sums := synth(2, 1, 3, -1, -1, 0)
-	sums[0].ClockBase = 1
-	sums[1].ClockBase = 4e18
-	for i := range sums[1].Ops {
-		o := &sums[1].Ops[i]
-		o.Start += 3.9e18
-		o.End += 3.9e18
-		o.Launch += 3.9e18
-	}
-	for _, s := range sums {
-		b, _ := json.Marshal(s)
-		if _, err := ParseSummary(b); err != nil {
-			t.Fatal(err)
+	apart := func(n int) []*Summary {
+		sums := synth(2, 1, n, -1, -1, 0)
+		sums[0].ClockBase = 1
+		sums[1].ClockBase = 4e18
+		for i := range sums[1].Ops {
+			o := &sums[1].Ops[i]
+			o.Start += 3.9e18
+			o.End += 3.9e18
+			o.Launch += 3.9e18
 		}
+		for _, s := range sums {
+			b, _ := json.Marshal(s)
+			if _, err := ParseSummary(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return sums
 	}
-	res := Match(sums)
-	if len(res.Instances) != 3 || len(res.Ranks) != 2 {
+	res := Match(apart(2))
+	if len(res.Instances) != 2 || len(res.Ranks) != 2 {
 		t.Fatalf("%d instances, %d ranks", len(res.Instances), len(res.Ranks))
 	}
 	for _, in := range res.Instances {
@@ -69,13 +74,22 @@ func TestMatchSumsSaturate(t *testing.T) {
 	if r := res.Ranks[0]; r.Wait != math.MaxInt64 {
 		t.Errorf("rank 0 waited %d", r.Wait)
 	}
-	if r := res.Ranks[1]; r.Lateness != math.MaxInt64 || r.Wait != 0 {
-		t.Errorf("rank 1: lateness %d wait %d", r.Lateness, r.Wait)
+	if r := res.Ranks[1]; r.Lateness != math.MaxInt64 || r.Wait != 0 || r.ClockOffset != nil || r.ClockAligned {
+		t.Errorf("rank 1: lateness %d wait %d clock %v %v", r.Lateness, r.Wait, r.ClockOffset, r.ClockAligned)
 	}
 	if len(res.Steps) != 1 || res.Steps[0].Skew != math.MaxInt64 || res.Steps[0].Lateness != math.MaxInt64 {
 		t.Errorf("steps %+v", res.Steps)
 	}
-	for _, b := range [][]byte{res.JSON("t", "v"), res.RanksJSON("t", "v"), []byte(res.Markdown())} {
+	three := Match(apart(3))
+	if r := three.Ranks[1]; !r.ClockAligned || r.ClockOffset == nil || *r.ClockOffset < 7.8e18 {
+		t.Errorf("three collectives 7.9·10¹⁸ ns apart: rank 1 clock %v aligned %v", r.ClockOffset, r.ClockAligned)
+	}
+	for _, in := range three.Instances {
+		if in.Skew < 0 || in.Skew > 100_000 || in.Transfer < 0 {
+			t.Errorf("aligned %s: skew %d transfer %d", in.Label(), in.Skew, in.Transfer)
+		}
+	}
+	for _, b := range [][]byte{res.JSON("t", "v"), res.RanksJSON("t", "v"), []byte(res.Markdown()), three.JSON("t", "v"), three.RanksJSON("t", "v")} {
 		if strings.Contains(string(b), "-9223372036854") || strings.Contains(string(b), "_us\": -9") || strings.Contains(string(b), "wait_us\": -") {
 			t.Errorf("a wrapped-around sum: %.3000s", b)
 		}

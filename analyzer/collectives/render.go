@@ -79,6 +79,15 @@ func (r *Result) Markdown() string {
 	if v := r.Verdict(); v != "" {
 		w("%s\n\n", units.Text(v))
 	}
+	var clocks []string
+	for _, x := range r.Ranks {
+		if x.ClockAligned && x.ClockOffset != nil {
+			clocks = append(clocks, fmt.Sprintf("rank %d %s ms", x.Rank, signedMS(int64(*x.ClockOffset))))
+		}
+	}
+	if len(clocks) > 0 {
+		w("Clocks aligned: %s ahead of the other ranks' clocks, by the end times of their collectives (an instance ends together on every rank); taken out before skew, wait and the straggler.\n\n", strings.Join(clocks, ", "))
+	}
 	// Kernels only (cat kernel, no copies or fills), in the first-to-last
 	// kernel window: not the GPU op figures of a rank's own breakdown.
 	w("Kernel figures count kernels only: their summed time, their union (busy) and the idle share of the first-to-last kernel window.\n\n")

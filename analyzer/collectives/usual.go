@@ -61,12 +61,17 @@ type Stall struct {
 	// "gpu_work" (ExtraBusy, its GPU's work before the collective beyond
 	// its peers' median, past Threshold and at least half of Excess) or
 	// "gpu_delay" (ExtraDelay, how much longer than its peers' its kernel
-	// waited after its launch and its GPU's previous op: work.go).
+	// waited after its launch and its GPU's previous op: work.go) or
+	// "host" (ExtraHost, work.go).
 	By         string `json:"by"`
 	ExtraBusy  *US    `json:"extra_busy_us"`
 	ExtraDelay *US    `json:"extra_gpu_delay_us"`
-	Reason     string `json:"reason"`
-	weight     US     // what orders stalls: Excess, or the lateness the extra work explains
+	// ExtraHost: by "host", how much longer than its peers' median its
+	// host took to launch the collective after its previous one had ended
+	// (work.go).
+	ExtraHost *US    `json:"extra_host_us"`
+	Reason    string `json:"reason"`
+	weight    US     // what orders stalls: Excess, or the lateness the extra work explains
 }
 
 // usual computes every instance's excess (the last rank's lateness beyond
@@ -177,6 +182,8 @@ func (s *Stall) text() string {
 	switch {
 	case s.By == "gpu_work" && s.ExtraBusy != nil:
 		t += fmt.Sprintf(": its GPU ran %s ms more work before it than its peers' median, %s ms behind the earliest peer, %s ms past its usual (skew %s ms)", ms(*s.ExtraBusy), ms(s.Offset), ms(s.Excess), ms(s.Skew))
+	case s.By == "host" && s.ExtraHost != nil:
+		t += fmt.Sprintf(": its host launched it %s ms later after its previous collective had ended than its peers' median, %s ms behind the earliest peer, %s ms past its usual (skew %s ms)", ms(*s.ExtraHost), ms(s.Offset), ms(s.Excess), ms(s.Skew))
 	case s.By == "gpu_delay" && s.ExtraDelay != nil:
 		t += fmt.Sprintf(": its GPU started it %s ms later after its launch and its previous GPU op than its peers' median, %s ms behind the earliest peer, %s ms past its usual (skew %s ms)", ms(*s.ExtraDelay), ms(s.Offset), ms(s.Excess), ms(s.Skew))
 	default:

@@ -9,6 +9,12 @@ import { middle } from './names.js';
 
 const TOP_KERNELS = 10;
 
+// distinctKernels counts kernels, not rows: a bounded diff.json sums its
+// smallest changes into "(other kernels)" rows (kernels_truncated).
+const distinctKernels = (d) => (d.kernels_truncated
+  ? d.kernels.filter((k) => k.status !== 'merged').length + d.merged_kernels
+  : d.kernels.length);
+
 /** The verdict in one word, as diff.md's heading says it. */
 export function diffVerdict(d) {
   if (d.refused) return 'REFUSED (not comparable)';
@@ -71,7 +77,7 @@ export function renderDiff(d) {
         h('td.num', signed(c.delta_us)), h('td.num', times(c.ratio)), h('td.num', pct(c.a_share)), h('td.num', pct(c.b_share)), h('td.num', pp(c.delta_share)),
       ]))),
     ])]),
-    !d.refused && kernels.length > 0 && h('div.tablewrap.free', [h('h4', `kernels, largest |Δ| first (top ${kernels.length} of ${int(d.kernels.length)}; all in diff.md / diff.json)`), h('table.nums.diffkernels', [
+    !d.refused && kernels.length > 0 && h('div.tablewrap.free', [h('h4', `kernels, largest |Δ| first (top ${kernels.length} of ${int(distinctKernels(d))}; ${d.kernels_truncated ? `the ${int(d.merged_kernels)} smallest changes summed per category in diff.json` : 'all in diff.md / diff.json'})`), h('table.nums.diffkernels', [
       h('thead', h('tr', ['kernel', 'category', 'status', 'A', 'B', 'Δ', 'launches A', 'launches B'].map((c) => h('th', { scope: 'col' }, c)))),
       h('tbody', kernels.map((k) => h('tr', [
         h('td.mono', middle(k.kernel, 70)), h('td.mono', k.category), h('td', k.status), h('td.num', dur(k.a_us)), h('td.num', dur(k.b_us)),

@@ -1056,6 +1056,31 @@ test('file order: a drop in any order lists its files in the CLI\'s byte order, 
   }
 });
 
+// Issue 24 (many-threads-100k): 100 k CPU threads and pids, one op each
+// launching one kernel. A sweep run of the page once produced no artifacts;
+// it must give the CLI's bytes, and the module stay well under 1 GiB.
+test('100 k CPU threads and pids: the CLI\'s artifacts, bounded module memory', async () => {
+  const n = 100000;
+  const ev = [];
+  for (let i = 0; i < n; i++) {
+    ev.push(`{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":${i},"tid":${i},"ts":${10 + i * 10},"dur":3,"args":{"External id":${i + 1}}}`,
+      `{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":${12 + i * 10},"dur":2,"args":{"device":0,"stream":7,"External id":${i + 1}}}`);
+  }
+  const f = path.join(fs.mkdtempSync(path.join(TMP, 'threads-')), 't.json');
+  fs.writeFileSync(f, `{"traceEvents":[${ev.join(',')}]}`);
+  const s = await openPage(`${base}/`);
+  try {
+    await s.page.selectOption('#command', 'triage');
+    await drop(s.page, [f], 300_000);
+    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(f, 'triage'), '100 k threads');
+    const peak = await s.page.evaluate(() => window.__gputriage.peakMemory);
+    assert.ok(peak < 768 << 20, `module memory ${peak >> 20} MiB`);
+    assert.deepEqual(s.errors, [], 'no page errors');
+  } finally {
+    await s.close();
+  }
+});
+
 // Issue 24: ids past 2^53. JSON.parse rounds stream 2^53+1 to 2^53, which
 // showed the wrong number and keyed the same lane as stream 2^53; the page
 // keeps such ids exact (site/render/json.js) in the lane table, the
@@ -1866,6 +1891,8 @@ test('compare: 2,300 distinct kernels per run: diff.json bounded to the CLI\'s r
       `truncated ${d.kernels_truncated}, merged ${d.merged_kernels}, ${d.kernels.length} rows`);
     assertSameArtifacts(await pageArtifacts(s.page), cliDiff(files[0], files[1], ['a.json', 'b.json'], extra), 'bounded diff');
     assert.ok(await s.page.locator('#diff table.diffkernels tbody tr').count() > 0, 'kernel deltas shown');
+    const head = await s.page.locator('#diff h4', { hasText: 'largest |Δ|' }).textContent();
+    assert.ok(head.includes('top 10 of 2,300;') && head.includes('301 smallest changes summed'), `the heading counts kernels, not rows: ${head}`);
     await shot(s.page, 'compare-bounded');
     assert.deepEqual(s.errors, [], 'no page errors');
   } finally {
