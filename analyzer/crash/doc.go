@@ -192,10 +192,16 @@
 //     illegal address …) is that finding, and an rccl_transport finding
 //     made only of relays is its consequence (relayCauses); c10d's "Last
 //     error:" lines under the NCCL error add what failed
-//     (ncclParser.lastError);
+//     (ncclParser.lastError); each WARN row names its kind (socket,
+//     bootstrap, proxy, /dev/shm, device map, version) for the advice;
+//     c10d's "NCCL communicator was aborted on rank N" alone is a
+//     collective_timeout on N unless an NCCL error of the file explains it;
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
 //     extractLauncherReturn (DeepSpeed's launcher: "sigkill_handler] … exits
 //     with return code = -9", a negative code the killing signal),
+//     extractCalledProcessDeath (a Python launcher's "CalledProcessError:
+//     Command '[python …, '--local_rank=3' …]' died with <Signals.SIGKILL:
+//     9>", the rank its --local_rank; another program's death is none),
 //     extractSlurmTask (srun's task death: host, tasks, signal / exit code,
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM
 //     (slurmstepd's "Detected N oom-kill event(s)" → host_oom_kill),
