@@ -263,7 +263,7 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 		add(mk(inc.rootRank, inc.rootPID, "", reason, "torchrun failure summary (first observed failure vs SIGTERM collateral)", *inc.rootEv), prioTorchrun)
 	} else if c, ok := exitCulprit(b.facts.exits, mk); ok {
 		add(c, prioTorchrun)
-	} else if e, ok := b.deadChild(); ok {
+	} else if e, ok := b.deadChild(); ok && !b.watchdogWaiter(work, e) {
 		who := "pid " + strconv.Itoa(e.pid)
 		if e.pid <= 0 {
 			who = e.task + " (rank " + strconv.Itoa(e.rank) + ")"
@@ -427,6 +427,10 @@ func (cs *culpritSet) forClass(class string, a *agg) *Culprit {
 			}
 			if c.PID == nil && o.c.PID != nil && o.c.Rank != nil && c.Rank != nil && *o.c.Rank == *c.Rank {
 				c.PID = o.c.PID
+			}
+			// the other rule names the same process and knows its rank
+			if c.Rank == nil && len(c.Ranks) == 0 && o.c.Rank != nil && c.PID != nil && o.c.PID != nil && *o.c.PID == *c.PID {
+				c.Rank = o.c.Rank
 			}
 			if c.Host == nil && o.c.Host != nil {
 				c.Host = o.c.Host
@@ -651,6 +655,24 @@ func (b *builder) deadWorker() (deadWorker, bool) {
 		n++
 	}
 	return got, n == 1
+}
+
+// watchdogWaiter: a process that died of SIGABRT while a collective timed
+// out, on a rank that itself reported the timeout — its own watchdog took
+// it down ("To avoid data inconsistency, we are taking the entire process
+// down"): a waiter like the others, not the rank they waited for.
+func (b *builder) watchdogWaiter(work map[string]*agg, e exitFact) bool {
+	ct := work[ClassCollectiveTimeout]
+	if ct == nil || e.signal != "SIGABRT" {
+		return false
+	}
+	r := e.rank
+	if r < 0 && e.pid > 0 {
+		if x, ok := b.facts.inc.rankOf(e.pid); ok {
+			r = x
+		}
+	}
+	return r >= 0 && ct.ranks[r]
 }
 
 // deadChild is the one process a supervisor reported dead of a signal other

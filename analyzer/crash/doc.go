@@ -186,10 +186,16 @@
 //     illegal address …) is that finding, and an rccl_transport finding
 //     made only of relays is its consequence (relayCauses); c10d's "Last
 //     error:" lines under the NCCL error add what failed
-//     (ncclParser.lastError);
+//     (ncclParser.lastError); each WARN row names its kind (socket,
+//     bootstrap, proxy, /dev/shm, device map, version) for the advice;
+//     c10d's "NCCL communicator was aborted on rank N" alone is a
+//     collective_timeout on N unless an NCCL error of the file explains it;
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
 //     extractLauncherReturn (DeepSpeed's launcher: "sigkill_handler] … exits
 //     with return code = -9", a negative code the killing signal),
+//     extractCalledProcessDeath (a Python launcher's "CalledProcessError:
+//     Command '[python …, '--local_rank=3' …]' died with <Signals.SIGKILL:
+//     9>", the rank its --local_rank; another program's death is none),
 //     extractSlurmTask (srun's task death: host, tasks, signal / exit code,
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM
 //     (slurmstepd's "Detected N oom-kill event(s)" → host_oom_kill),
@@ -218,6 +224,10 @@
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
 //     collective, or whose stack differs from all others); progressed (two
 //     dumps of one process in different functions: slow, not hung);
+//     stdlibWait (a helper thread parked in threading / queue / selectors
+//     is no wait of the process; the main thread there is); SGLang's
+//     "Pyspy dump for PID N" starts the process when the paste dropped
+//     py-spy's "Process N:" header;
 //     pyspycoll.go: distCollective (a thread inside torch.distributed's /
 //     DeepSpeed's collective calls) → pyspyCollectiveHang (alone in the
 //     evidence, and no process standing out: collective_timeout, not
@@ -236,7 +246,9 @@
 //     compile / cache failure, an argument the launch refuses an invalid
 //     launch), extractTritonLoadBinaryNull (the launcher's load_binary
 //     returned NULL, short or CPython SystemError form),
-//     extractTritonLaunch ("k[grid]("),
+//     extractTritonLaunch ("k[grid]("), and the Triton Error line is the
+//     Triton rule's alone (torch.go's error rule skips it: no arch_mismatch
+//     from the HIP error Triton wraps),
 //     extractTritonOutOfResources (per-block shared memory over the limit;
 //     a text hard-wrapped after "shared memory," is joined with its next
 //     "Required: …" line by tritonParser.oorHead),
@@ -274,6 +286,12 @@
 //     process a page-fault decode names) when no straggler rule names
 //     anyone; two processes named leave none;
 //   - the help-text, world-size, child-failure and reset-debris defeaters;
+//     watchdogWaiter (culprit.go: a launcher's dead child that died of
+//     SIGABRT on a rank that reported the timeout itself is a waiter);
+//     faultBeforeReset (incident.go: a copy-engine fault before the ring
+//     timeout / reset of its device is the reset's cause); dimBugFinding
+//     (launch.go: seed 002's zero maxThreadsDim only explains a failure);
+//     two culprit rules naming one pid share the rank one of them knows;
 //     interleave.go reads a kernel name spliced by several writers back from
 //     all its copies (assembleNames when no copy is clean).
 //

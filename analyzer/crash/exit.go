@@ -120,6 +120,11 @@ func (p *exitParser) line(l *line) {
 		s.exitCode(l, code, -1, 0)
 		return
 	}
+	if d, ok := extractCalledProcessDeath(t); ok {
+		s.format("launcher")
+		s.exitCode(l, d.code, d.rank, 0)
+		return
+	}
 	if m := findIf(t, "(exitcode=", reExitcodeEq); m != nil {
 		s.exitCode(l, atoiDef(m[1], 0), -1, 0)
 		return
@@ -300,6 +305,54 @@ func extractLauncherReturn(t string) (int, bool) {
 		return 0, false
 	}
 	return atoiDef(m[1], 0), true
+}
+
+// calledProcessDeath: a Python launcher's CalledProcessError for a child
+// a signal killed — torch.distributed.launch / DeepSpeed's / accelerate's
+// "subprocess.CalledProcessError: Command '[…, '--local_rank=3', …]' died
+// with <Signals.SIGKILL: 9>." (code -signal; rank the child's
+// --local_rank, -1 without one).
+type calledProcessDeath struct {
+	code, rank int
+}
+
+var (
+	reDiedWithSignal = lazyre.New(`died with <Signals\.SIG[A-Z]+: (\d+)>`)
+	reLocalRankArg   = lazyre.New(`--local[_-]rank[= ]'?(\d+)`)
+)
+
+func extractCalledProcessDeath(t string) (calledProcessDeath, bool) {
+	m := findIf(t, "died with <Signals.", reDiedWithSignal)
+	if m == nil {
+		return calledProcessDeath{}, false
+	}
+	d := calledProcessDeath{code: -atoiDef(m[1], 0), rank: -1}
+	if r := submatchIf(t, "local", reLocalRankArg); r != "" {
+		d.rank = atoiDef(r, -1)
+	}
+	// the launcher's child is a Python worker; a compiler or build tool
+	// that died under subprocess (triton-adapter-opt, cargo) is not the job
+	if d.rank < 0 && !pythonCommand(t) {
+		return calledProcessDeath{}, false
+	}
+	return d, d.code < 0
+}
+
+// pythonCommand: the command's first word is a Python interpreter
+// ("Command '['/usr/bin/python3', …" / "Command 'python train.py'").
+func pythonCommand(t string) bool {
+	i := strings.Index(t, "Command '")
+	if i < 0 {
+		return false
+	}
+	r := strings.TrimPrefix(t[i+len("Command '"):], "['")
+	if j := strings.IndexAny(r, "' "); j >= 0 {
+		r = r[:j]
+	}
+	if j := strings.LastIndexByte(r, '/'); j >= 0 {
+		r = r[j+1:]
+	}
+	return strings.HasPrefix(r, "python")
 }
 
 // childExit: a supervisor's report of one dead child with its pid.

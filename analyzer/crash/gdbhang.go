@@ -286,8 +286,17 @@ func (b *builder) hangFindings(s *Session, work map[string]*agg) {
 			}
 			a.note(msg + ": the rocm-debug-agent (HSA_TOOLS_LIB) holds the HSA debugger hook, or the attached process is the dispatcher with no GPU work — relaunch without the debug agent and attach to a worker (PPID = dispatcher)")
 			a.detail("rocgdb_no_dispatches", "debug agent holds the hook or not a worker")
+			// nothing stuck is visible: a finding only when something else
+			// points at a hang (the host waiting for the GPU, busy GPUs,
+			// another source) — an attach to the dispatcher (seed 001 R2)
+			// or an idle process shows none
 			if len(h.Dispatches) == 0 && len(h.WaveGroups) == 0 {
-				raise(0.3)
+				for _, q := range d.queues {
+					if q.Write > q.Read {
+						raise(0.3) // packets wait in a queue nobody consumes
+						break
+					}
+				}
 				a.addReason("inconclusive rocgdb dump: no dispatches or queues visible")
 			}
 			break

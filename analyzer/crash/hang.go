@@ -20,6 +20,7 @@ type hangParser struct {
 	distWait []string // collWait frames inside a distributed collective call (distCollective)
 	busy     []string
 	compile  []string // frames inside Triton / Inductor kernel compilation
+	pendPID  int      // a "Pyspy dump for PID N" announcement not yet followed by its "Process N:" line
 	dumpEv   *line
 	proc     *pyProc   // the process of the dump being read
 	procs    []*pyProc // processes of this file
@@ -51,8 +52,30 @@ var compileFrames = []string{"triton/compiler/", "triton/backends/", "make_hsaco
 
 var collWaitFrames = []string{"all_reduce", "allreduce", "all_gather", "barrier", "broadcast", "reduce_scatter", "ProcessGroupNCCL", "gloo", "ncclComm", "recv", "wait ("}
 
+// stdlibWaitFiles: Python's own thread and I/O waits (a Condition's wait,
+// queue.get, a selector). A helper thread parked in them is the normal
+// state of every thread pool, reader and watchdog thread (py-spy dumps in
+// sgl-project/sglang#12076, benfred/py-spy#92): only the main thread
+// blocked there says the process waits (crash-heldout-real x32).
+var stdlibWaitFiles = []string{"threading.py", "queue.py", "selectors.py", "asyncio/", "concurrent/futures/", "multiprocessing/", "socketserver.py"}
+
+func stdlibWait(loc string) bool {
+	for _, f := range stdlibWaitFiles {
+		if strings.HasPrefix(loc, f) || strings.Contains(loc, "/"+f) {
+			return true
+		}
+	}
+	return false
+}
+
+// mainThread: py-spy's "MainThread", or the thread whose id is the
+// process's pid (py-spy --native prints OS thread ids).
+func (p *hangParser) mainThread(th *pyThread) bool {
+	return th.name == "MainThread" || p.proc != nil && th.id == strconv.Itoa(p.proc.pid)
+}
+
 func (p *hangParser) beginFile(*Session) {
-	p.inDump, p.thread, p.proc, p.nextRank, p.procs = false, nil, nil, -1, nil
+	p.inDump, p.thread, p.proc, p.nextRank, p.procs, p.pendPID = false, nil, nil, -1, nil, 0
 }
 
 // procRanks adds the ranks of this file's processes in state to a.
@@ -92,7 +115,7 @@ func (p *hangParser) newProc(l *line, pid int) {
 	if rank < 0 {
 		rank = atoiDef(submatch(reFileRank, s.fileName(l.file)), -1)
 	}
-	p.nextRank = -1
+	p.nextRank, p.pendPID = -1, 0
 	inc.mapPID(pid, rank)
 	p.proc = &pyProc{pid: pid, rank: rank, state: "idle", ev: l.ev(s)}
 	p.procs = append(p.procs, p.proc)
@@ -163,6 +186,10 @@ func (p *hangParser) line(l *line) {
 	case strings.Contains(t, "Pyspy dump for PID"):
 		p.startDump(l)
 		p.nextRank = l.rank
+		// the announcement names the process; a trimmed paste may drop
+		// py-spy's own "Process N:" header (dumpLine starts it then)
+		p.pendPID = atoiDef(submatch(rePyspyFor, t), 0)
+		p.proc = nil
 	case rePyProcess.MatchString(t):
 		p.startDump(l)
 		p.newProc(l, atoiDef(submatch(rePyProcess, t), 0))
@@ -198,6 +225,9 @@ func (p *hangParser) startDump(l *line) {
 func (p *hangParser) dumpLine(l *line) bool {
 	t := l.text
 	if m := rePyThread.FindStringSubmatch(t); m != nil {
+		if p.pendPID > 0 {
+			p.newProc(l, p.pendPID)
+		}
 		p.thread = &pyThread{id: m[1], status: m[2], name: m[3]}
 		p.threads++
 		if p.proc != nil {
@@ -250,7 +280,7 @@ func (p *hangParser) dumpLine(l *line) bool {
 				}
 			}
 			for _, w := range collWaitFrames {
-				if strings.Contains(fr, w) {
+				if strings.Contains(fr, w) && (!stdlibWait(m[2]) || p.mainThread(th)) {
 					if distCollective(pyFrame{fn: m[1], loc: m[2]}) {
 						p.distWait = appendCap(p.distWait, "thread "+th.id+" ("+th.status+"): "+fr, 4)
 					}

@@ -183,7 +183,7 @@ func newAgg(class string, conf float64) *agg {
 // causes maps a consequence class to the classes that explain it, first
 // match wins: a reset or watchdog caused by a hang never outranks the hang.
 var causes = map[string][]string{
-	ClassGPUHangReset:      {ClassGPUKernelHang},
+	ClassGPUHangReset:      {ClassGPUKernelHang, ClassDMADriverFault},
 	ClassCollectiveTimeout: {ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUKernelHang, ClassGPUHangReset, ClassHostSegfault, ClassRCCLTransport},
 	ClassCPUHang:           {ClassGPUKernelHang, ClassGPUMemoryFault, ClassDeviceAssert, ClassCollectiveTimeout},
 	ClassHostOOMKill:       {},
@@ -218,7 +218,13 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			}
 			// a reset explains a host-side wait as well as a hang explains
 			// the reset: only a kernel seen stuck in a debugger dump wins
-			if c == ClassGPUHangReset && (ca.f.Hang == nil || len(ca.f.Hang.Dispatches)+len(ca.f.Hang.WaveGroups) == 0) {
+			if c == ClassGPUHangReset && cause == ClassGPUKernelHang && (ca.f.Hang == nil || len(ca.f.Hang.Dispatches)+len(ca.f.Hang.WaveGroups) == 0) {
+				continue
+			}
+			// a copy engine's page fault stalls its ring: the ring timeout /
+			// reset of that device after it follows from it (never the
+			// vmid-0 debris a reset leaves behind, which comes after)
+			if c == ClassGPUHangReset && cause == ClassDMADriverFault && !faultBeforeReset(ca, a) {
 				continue
 			}
 			// a lost link or peer (NET/IB completion error, socket closed)
@@ -295,6 +301,17 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 		}
 	}
 	_ = inc
+}
+
+// faultBeforeReset: a driver-path fault on the reset's own device (both
+// named) whose first line precedes the reset's first line in one file.
+func faultBeforeReset(fault, reset *agg) bool {
+	if fault.f.Device == "" || reset.f.Device == "" || !sameBDF(fault.f.Device, reset.f.Device) ||
+		len(fault.evFirst) == 0 || len(reset.evFirst) == 0 {
+		return false
+	}
+	f, r := fault.evFirst[0], reset.evFirst[0]
+	return f.File == r.File && f.Line < r.Line
 }
 
 // sameIncident: two findings belong to one incident unless their ranks or

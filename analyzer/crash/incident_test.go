@@ -1,10 +1,12 @@
 package crash
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -414,5 +416,75 @@ func TestGenericLaunchFailureAfterGPUResetIsConsequence(t *testing.T) {
 		if c.wantFirst == ClassGPUHangReset && hasClass(d, ClassGPUMemoryFault) != nil {
 			t.Errorf("%q: the generic launch failure kept as a memory fault: %s", c.err, d.JSON())
 		}
+	}
+}
+
+// A copy engine's page fault (Faulty UTCL2 client SDMA0) stalls its ring:
+// the ring timeout of that device after it is its consequence (freebsd/
+// drm-kmod#78: page faults, then "ring gfx timeout"; amd/fuzzyHSA#2: an
+// SDMA hang). A reset first, or another device, stays a root cause.
+func TestDMAFaultExplainsTheRingTimeout(t *testing.T) {
+	const fault = "[ 9182.440117] amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:8 vmid:9 pasid:32781)\n" +
+		"[ 9182.440124] amdgpu 0000:03:00.0: amdgpu:  Process python3 pid 20741 thread python3 pid 20756\n" +
+		"[ 9182.440128] amdgpu 0000:03:00.0: amdgpu:   in page starting at address 0x00007f20c0000000 from client 10\n" +
+		"[ 9182.440131] amdgpu 0000:03:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00D41051\n" +
+		"[ 9182.440133] amdgpu 0000:03:00.0: amdgpu: \t Faulty UTCL2 client ID: SDMA0 (0xd)\n" +
+		"[ 9182.440141] amdgpu 0000:03:00.0: amdgpu: \t RW: 0x1\n"
+	timeout := func(bdf string) string {
+		return "[ 9182.460992] amdgpu " + bdf + ": amdgpu: ring sdma0 timeout, signaled seq=48112, emitted seq=48114\n"
+	}
+	d := diagnoseWhole("dmesg.log", []byte(fault+timeout("0000:03:00.0")))
+	if len(d.Findings) < 2 || d.Findings[0].Class != ClassDMADriverFault || hasClass(d, ClassGPUHangReset).ConsequenceOf != ClassDMADriverFault {
+		t.Errorf("the SDMA fault is not the root cause of its ring's timeout:\n%s", d.JSON())
+	}
+	for name, in := range map[string]string{
+		"timeout first":  strings.Replace(timeout("0000:03:00.0"), "9182.460992", "9182.400000", 1) + fault,
+		"another device": fault + timeout("0000:43:00.0"),
+	} {
+		d := diagnoseWhole("dmesg.log", []byte(in))
+		if r := hasClass(d, ClassGPUHangReset); r == nil || r.ConsequenceOf == ClassDMADriverFault {
+			t.Errorf("%s: the reset follows from the fault:\n%s", name, d.JSON())
+		}
+	}
+}
+
+// Megatron-LM prints its world size ("using world size: 8, data-parallel
+// size: 8, …"; its arguments block "  world_size .... 8"): with it the one
+// rank of 8 that never reports the watchdog is the straggler — and a rank
+// whose own watchdog took it down (SIGABRT, "taking the entire process
+// down") is a waiter, not the culprit, even when the launcher names it.
+func TestWatchdogWorldSizeAndWaiterExit(t *testing.T) {
+	var b strings.Builder
+	for r := 0; r < 8; r++ {
+		if r == 6 {
+			continue
+		}
+		fmt.Fprintf(&b, "[rank%d]:[E1122 04:20:11.884120337 ProcessGroupNCCL.cpp:685] [Rank %d] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7731, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600040 milliseconds before timing out.\n", r, r)
+	}
+	b.WriteString("[rank3]:[E1122 04:20:11.886020182 ProcessGroupNCCL.cpp:713] [Rank 3] To avoid data inconsistency, we are taking the entire process down.\n")
+	b.WriteString("E1122 04:20:16.551000 4410 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: -6) local_rank: 3 (pid: 4424) of binary: /usr/bin/python3\n")
+	for _, ws := range []string{
+		"using world size: 8, data-parallel size: 8, context-parallel size: 1, tensor-model-parallel size: 1, pipeline-model-parallel size: 1\n",
+		"  world_size ...................................... 8\n",
+	} {
+		d := diagnoseWhole("train.log", []byte(ws+b.String()))
+		f := hasClass(d, ClassCollectiveTimeout)
+		if f == nil || culpritRank(f) != 6 {
+			t.Errorf("%q: rank 6 not named:\n%s", ws, d.JSON())
+		}
+	}
+}
+
+// Two rules naming one process: the one that knows its rank completes the
+// other (a fault's pid from the launcher's failure line whose local_rank is
+// the rank).
+func TestCulpritRankJoinedByPID(t *testing.T) {
+	in := "[default3]:Memory access fault by GPU node-5 (Agent handle: 0x55b7a1f3c0f0) on address 0x7f3a91c00000. Reason: Page not present or supervisor privilege.\n" +
+		"[default0]:[rank0]:[E1120 09:02:51.318224310 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9442, OpType=ALLREDUCE, NumelIn=65536, NumelOut=65536, Timeout(ms)=600000) ran for 600018 milliseconds before timing out.\n" +
+		"E1120 09:02:58.012000 88210 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -6) local_rank: 3 (pid: 91277) of binary: /opt/venv/bin/python3\n"
+	d := diagnoseWhole("train.log", []byte(in))
+	f := hasClass(d, ClassGPUMemoryFault)
+	if f == nil || culpritPID(f) != 91277 || culpritRank(f) != 3 {
+		t.Fatalf("%s", d.JSON())
 	}
 }

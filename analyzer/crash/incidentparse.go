@@ -27,7 +27,10 @@ var (
 	reIncSMI      = lazyre.New(`^(GPU\[\d+\])\s*:\s*GPU use \(%\)\s*:\s*(\d+)`)
 	// torchrun's rendezvous result prints "global_world_sizes=[4, 4, 4, 4]"
 	// (one entry per local worker, each the world size)
-	reIncWorld     = lazyre.New(`\b(?:world_size|WORLD_SIZE|tp_size|tensor_parallel_size)\s*[=:]\s*(\d+)|\bin world size (\d+)|\bglobal_world_sizes=\[(\d+)`)
+	// Megatron-LM prints "using world size: 8, data-parallel size: 8, …" and
+	// its arguments block "  world_size ........ 8" (NVIDIA/Megatron-LM
+	// arguments.py; Pai-Megatron-Patch and Megatron MoE run logs)
+	reIncWorld     = lazyre.New(`\b(?:world_size|WORLD_SIZE|tp_size|tensor_parallel_size)\s*[=:]\s*(\d+)|\bin world size (\d+)|\bglobal_world_sizes=\[(\d+)|\busing world size: (\d+)|^\s*world_size \.+ (\d+)\s*$`)
 	reIncPyspyPID  = lazyre.New(`Pyspy dump for PID (\d+)`)
 	reIncPGRankTag = lazyre.New(`\bRank (\d+)\]`)
 )
@@ -181,7 +184,7 @@ func (p *incidentParser) line(l *line) {
 		m := reIncWorld.FindStringSubmatch(t)
 		n := 0
 		if m != nil {
-			n = atoiDef(m[1]+m[2]+m[3], 0)
+			n = atoiDef(m[1]+m[2]+m[3]+m[4]+m[5], 0)
 		}
 		if n > 0 && n <= maxRanks && inc.worldSize == 0 {
 			inc.worldSize = n

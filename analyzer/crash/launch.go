@@ -20,6 +20,7 @@ type deviceLimits struct {
 	lds        int64
 	fromLog    bool
 	dimBug     string // the driver's maxThreadsDim has a zero dimension (seed 002's driver bug)
+	dimBugEv   Evidence
 }
 
 func defaultLimits() deviceLimits {
@@ -68,8 +69,10 @@ func (p *launchParser) line(l *line) {
 	}
 }
 
-// applyThreadLimits takes the device's thread limits; a zero maxThreadsDim
-// entry is seed 002's driver bug, a finding of its own.
+// applyThreadLimits takes the device's thread limits. A zero maxThreadsDim
+// entry is seed 002's driver bug: alone it is no failure (the seed's tests
+// "detect this condition and skip"), it explains a launch failure of the
+// session (dimBugFinding).
 func (s *Session) applyThreadLimits(l *line, tl threadLimits) {
 	if tl.maxThreads > 0 {
 		s.limits.maxThreads, s.limits.fromLog = tl.maxThreads, true
@@ -83,14 +86,24 @@ func (s *Session) applyThreadLimits(l *line, tl threadLimits) {
 		// seed 002: the HIP driver reports maxThreadsDim[1..2] as 0;
 		// no launch is "within limits" against such numbers
 		s.limits.dimBug = "maxThreadsDim=[" + tl.dimText[0] + ", " + tl.dimText[1] + ", " + tl.dimText[2] + "]"
-		a := s.b.add(s, ClassInvalidLaunch, l, 0.6)
-		bug := "the driver reports " + s.limits.dimBug + ": a HIP driver bug (zero-sized thread dimensions), not a real limit"
-		a.detail("driver_limits_bug", bug)
-		if a.f.Count == 1 {
-			a.addReason(bug)
-		}
-		a.note("launch-limit checks against these device limits are meaningless: every block with y or z > 1 would fail them; query hipDeviceProp_t again or rely on maxThreadsPerBlock and the documented 1024 per dimension")
+		s.limits.dimBugEv = l.ev(s)
 	}
+}
+
+// dimBugFinding attaches the driver's zero maxThreadsDim to the session's
+// launch failure: the failure may rest on a check against those numbers.
+func dimBugFinding(lim deviceLimits, work map[string]*agg) {
+	a := work[ClassInvalidLaunch]
+	if lim.dimBug == "" || a == nil {
+		return
+	}
+	bug := "the driver reports " + lim.dimBug + ": a HIP driver bug (zero-sized thread dimensions), not a real limit"
+	a.detail("driver_limits_bug", bug)
+	if a.f.HIPError == "" {
+		a.addReason(bug) // the failure's own error, when named, stays its reason
+	}
+	a.evidence(lim.dimBugEv)
+	a.note("launch-limit checks against these device limits are meaningless: every block with y or z > 1 would fail them; query hipDeviceProp_t again or rely on maxThreadsPerBlock and the documented 1024 per dimension")
 }
 
 // launchFailure rules on one launch-failure fact: the class its error

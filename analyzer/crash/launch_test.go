@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestLaunchGolden(t *testing.T) {
 	d := goldenCase(t, "launch_fx08.golden.json", "shared:fx08_hip_launch_failure_and_device_limit_messages_rocmforge_docs.txt")
@@ -137,6 +140,29 @@ func TestLimitsLineCarriesLDS(t *testing.T) {
 		d := diagnoseWhole("x.log", []byte(c.limits+"\n"+launches))
 		if got := hasClass(d, ClassInvalidLaunch) != nil; got != c.want {
 			t.Errorf("%s: invalid_launch = %v, want %v\n%s", c.src, got, c.want, d.JSON())
+		}
+	}
+}
+
+// Seed 002 "Driver Reports Invalid Limits": the zero maxThreadsDim alone is
+// no failure (the seed's tests detect it and skip); beside a launch failure
+// the failure names it.
+func TestDriverLimitsBugNeedsAFailure(t *testing.T) {
+	limits := "Device limits: maxThreadsPerBlock=1024, maxThreadsDim=[1024, 0, 0]\n"
+	skipped := limits + "test backend::launch_validation::tests::test_block_dim_y_limit ... ignored, driver reports maxThreadsDim[1]=0 (HIP driver bug)\n" +
+		"test result: ok. 1 passed; 0 failed; 2 ignored; 0 measured; 55 filtered out; finished in 0.08s\n"
+	if d := diagnoseWhole("skipped.log", []byte(skipped)); len(d.Findings) != 0 {
+		t.Fatalf("the limits line alone made a finding: %s", d.JSON())
+	}
+	for _, in := range []string{
+		limits + "Kernel 'matmul_tiled_f32' launch failed: hipErrorInvalidValue (grid=(128,128,1), block=(16,16,1))\n",
+		// the failure before the limits line: the order of a paste is free
+		"Kernel 'matmul_tiled_f32' launch failed: hipErrorInvalidValue (grid=(128,128,1), block=(16,16,1))\n" + limits,
+	} {
+		d := diagnoseWhole("fail.log", []byte(in))
+		f := hasClass(d, ClassInvalidLaunch)
+		if f == nil || !strings.Contains(f.Details["driver_limits_bug"], "maxThreadsDim=[1024, 0, 0]") || !strings.Contains(strings.Join(f.NextSteps, " "), "maxThreadsDim") {
+			t.Fatalf("the launch failure does not name the driver bug: %s", d.JSON())
 		}
 	}
 }

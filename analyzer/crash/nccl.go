@@ -113,8 +113,11 @@ func (p *ncclParser) endFile() {
 		s := p.s
 		if s.b.get(ClassCollectiveTimeout) == nil && s.b.get(ClassRCCLTransport) == nil {
 			a := s.b.add(s, ClassCollectiveTimeout, l, 0.7)
-			if r := submatch(reRankTag, l.text); r != "" {
-				a.rank(atoiDef(r, -1))
+			if r := abortedRank(l.text); r >= 0 {
+				a.rank(r)
+			}
+			if strings.Contains(l.text, "communicator was aborted") {
+				a.addReason("NCCL communicator aborted by c10d (a collective failed or timed out)")
 			}
 		}
 	}
@@ -400,13 +403,15 @@ func (p *ncclParser) nccl(l *line) bool {
 		}
 		return true
 	}
-	if containsAny(t, "Some NCCL operations have failed or timed out", "Process group watchdog thread terminated with exception", "Exception raised from checkTimeout", "To avoid data inconsistency, we are taking the entire process down", "WorkNCCL::checkTimeout(") {
+	if containsAny(t, "Some NCCL operations have failed or timed out", "Process group watchdog thread terminated with exception", "Exception raised from checkTimeout", "To avoid data inconsistency, we are taking the entire process down", "WorkNCCL::checkTimeout(", "NCCL communicator was aborted") {
 		if a := s.b.get(ClassCollectiveTimeout); a != nil || watchdogTimedOut(t) {
 			a = s.b.add(s, ClassCollectiveTimeout, l, 0.7)
-			if r := submatch(reRankTag, t); r != "" {
-				a.rank(atoiDef(r, -1))
+			if r := abortedRank(t); r >= 0 {
+				a.rank(r)
 			}
-		} else if strings.Contains(t, "failed or timed out") && !strings.Contains(t, "NCCL error") && p.failedOrTimedOut == nil {
+		} else if containsAny(t, "failed or timed out", "communicator was aborted") && !strings.Contains(t, "NCCL error") && p.failedOrTimedOut == nil {
+			// c10d's "NCCL communicator was aborted on rank N." (pytorch#64241)
+			// says the watchdog or an error handler aborted it, not why:
 			// failed or timed out: a timeout unless the file shows the
 			// NCCL error that failed it (endFile decides)
 			p.failedOrTimedOut = keepLine(l)
@@ -477,6 +482,9 @@ func (p *ncclParser) nccl(l *line) bool {
 		return true
 	}
 	a := p.transport(l, t, m, row.reason)
+	if row.kind != "" && a.details["transport"] == "" {
+		a.detail("transport", row.kind)
+	}
 	if hasRes {
 		if res.res != nil {
 			a.detail("nccl_result", res.res.name)
@@ -511,6 +519,9 @@ func (p *ncclParser) lastError(l *line, t string) bool {
 	a.evidence(l.ev(p.s))
 	a.addReason(row.reason)
 	a.detail("last_error", strings.TrimSpace(t))
+	if row.kind != "" && a.details["transport"] == "" {
+		a.detail("transport", row.kind)
+	}
 	return true
 }
 
@@ -551,6 +562,19 @@ func bareWarn(t string) bool {
 }
 
 var reSrcLoc = lazyre.New(`\.(?:cc|cpp|cu|c|h|hpp):\d+$`)
+
+var reAbortedOnRank = lazyre.New(`communicator was aborted on rank (\d+)`)
+
+// abortedRank: the rank c10d's tag or its "aborted on rank N" names.
+func abortedRank(t string) int {
+	if r := submatch(reRankTag, t); r != "" {
+		return atoiDef(r, -1)
+	}
+	if r := submatchIf(t, "aborted on rank", reAbortedOnRank); r != "" {
+		return atoiDef(r, -1)
+	}
+	return -1
+}
 
 // watchdogTimedOut: the watchdog's line says a collective timed out — its
 // timeout check threw ("Exception raised from checkTimeout", a

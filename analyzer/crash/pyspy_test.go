@@ -196,3 +196,43 @@ func TestPyspySubprocessesParentIsNotAWorker(t *testing.T) {
 		t.Fatalf("want culprit pid 73119: %s", d.JSON())
 	}
 }
+
+// A helper thread parked in Python's own waits (threading / queue /
+// selectors) is every idle thread pool and reader thread; only the main
+// thread blocked there says the process waits (crash-heldout-real x32,
+// gprofiler#612: MainThread in a future's wait).
+func TestPySpyStdlibWaitOnlyOnTheMainThread(t *testing.T) {
+	const server = "Process 40021: python3 -m sglang.launch_server --tp 4\nPython v3.12.3 (/usr/bin/python3.12)\n\n" +
+		"Thread 40021 (idle): \"MainThread\"\n    select (selectors.py:468)\n    _run_once (asyncio/base_events.py:1949)\n    run_forever (asyncio/base_events.py:641)\n" +
+		"Thread 40188 (idle): \"Thread-1 (_read_thread)\"\n    wait (threading.py:359)\n    get (queue.py:180)\n" +
+		"Thread 40190 (idle): \"Thread-2 (_pin_memory_loop)\"\n    select (selectors.py:415)\n    wait (multiprocessing/connection.py:947)\n    get (multiprocessing/queues.py:113)\n"
+	if d := diagnoseWhole("pyspy.txt", []byte(server)); len(d.Findings) != 0 {
+		t.Errorf("an idle server's parked reader thread made a finding:\n%s", d.JSON())
+	}
+	const hung = "Thread 0x7F768F77C740 (idle): \"MainThread\"\n    wait (threading.py:295)\n    result (_base.py:427)\n    _snapshot (main.py:278)\n" +
+		"Thread 0x7F76848B4700 (idle): \"Thread-6\"\n    wait (threading.py:299)\n    _continuously_poll_memory (system_metrics.py:76)\n"
+	if d := diagnoseWhole("pyspy.txt", []byte(hung)); hasClass(d, ClassCPUHang) == nil {
+		t.Errorf("the main thread blocked in a wait is no cpu_hang:\n%s", d.JSON())
+	}
+}
+
+// SGLang's watchdog announces each dump ("[ts TPn] Pyspy dump for PID N:");
+// a trimmed paste may drop py-spy's own "Process N:" header — the
+// announcement still names the process, so the one rank waiting for the GPU
+// while the others sit in all_reduce is named (seed 001 step 6).
+func TestPySpyAnnouncementStartsTheProcess(t *testing.T) {
+	var b strings.Builder
+	for r := 0; r < 4; r++ {
+		fmt.Fprintf(&b, "[2026-11-22 17:08:11 TP%d] Pyspy dump for PID %d:\nThread %d (idle): \"MainThread\"\n", r, 61200+r, 61200+r)
+		if r == 2 {
+			b.WriteString("    hipMemcpyWithStream (libamdhip64.so.6)\n    at::native::_local_scalar_dense_cuda (libtorch_hip.so)\n    tolist (sglang/srt/managers/scheduler_output_processor_mixin.py:247)\n\n")
+		} else {
+			b.WriteString("    all_reduce (torch/distributed/distributed_c10d.py:2806)\n    get_next_batch_to_run (sglang/srt/managers/scheduler.py:1431)\n\n")
+		}
+	}
+	d := diagnoseWhole("sglang.log", []byte(b.String()))
+	f := hasClass(d, ClassGPUKernelHang)
+	if f == nil || culpritPID(f) != 61202 || culpritRank(f) != 2 {
+		t.Fatalf("the rank waiting for the GPU is not named:\n%s", d.JSON())
+	}
+}

@@ -377,6 +377,12 @@ func (p *torchParser) assert(l *line, m []string) {
 func (p *torchParser) errorText(l *line) {
 	s := p.s
 	t := l.text
+	if strings.Contains(t, "Triton Error [") {
+		// Triton's driver wraps the HIP/CUDA error of loading or launching
+		// its own code object: triton.go's rule reads it (a code object that
+		// does not load is a Triton cache / compile failure, not the arch)
+		return
+	}
 	x := extractTorchError(t)
 	var e *hipErr
 	if x.text != "" {

@@ -16,3 +16,19 @@ func FuzzTriton(f *testing.F) {
 		fuzzParser(t, only(func(s *Session) parser { return &tritonParser{s: s} }), data, cut)
 	})
 }
+
+// Triton's driver wraps the HIP error of loading its own code object
+// ("Triton Error [HIP]:  Code: 200, Messsage: device kernel image is
+// invalid", s16's family; crash-heldout2 d38 Code 209): the Triton rule
+// reads it — no arch_mismatch from the wrapped text.
+func TestTritonErrorIsNotATorchError(t *testing.T) {
+	for _, in := range []string{
+		"RuntimeError: Triton Error [HIP]:  Code: 200, Messsage: device kernel image is invalid\n",
+		"(EngineCore_DP0 pid=1412) ERROR 11-24 09:13:14 [core.py:708] RuntimeError: Triton Error [HIP]:  Code: 209, Messsage: no kernel image is available for execution on the device\n",
+	} {
+		d := diagnoseWhole("triton.log", []byte(in))
+		if len(d.Findings) == 0 || d.Findings[0].Class != ClassTritonCompile || hasClass(d, ClassArchMismatch) != nil {
+			t.Errorf("%q:\n%s", in, d.JSON())
+		}
+	}
+}

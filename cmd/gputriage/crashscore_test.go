@@ -37,6 +37,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout3"),
 	filepath.Join("..", "..", "testdata", "crash-heldout4"),
 	filepath.Join("..", "..", "testdata", "crash-heldout5"),
+	filepath.Join("..", "..", "testdata", "crash-heldout6"),
 }
 
 // crashMissesGolden lists the keyed cases `diagnose` still misses, one
