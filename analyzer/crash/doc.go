@@ -61,10 +61,16 @@
 //     dmesgParser.pendProc);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
 //   - xla.go: extractXLAOOM (XLA's RESOURCE_EXHAUSTED device allocation
-//     failure: JAX, TF's XLA path; a TPU's vmem is none) → vram_oom;
+//     failure, also the pre-absl "Resource exhausted: …" and a line a paste
+//     wrapped after "Out", joined by torchParser.xlaHead: JAX, TF's XLA
+//     path; a TPU's vmem is none) → vram_oom;
 //   - tensorrt.go: extractTRTOOM (TensorRT's logger: "Error Code 2:
 //     OutOfMemory", "Cuda Runtime (out of memory)", "Cuda Error in
-//     allocate: 2") → vram_oom, less sure (a builder may only skip a tactic);
+//     allocate: 2", also the Windows build's qualified allocator method)
+//     → vram_oom, less sure (a builder may only skip a tactic);
+//   - tfalloc.go: extractTFDeviceAlloc (TensorFlow's StreamExecutor
+//     "failed to allocate … from device: CUDA_ERROR_OUT_OF_MEMORY" /
+//     "HIP_ERROR_OutOfMemory") → vram_oom, less sure;
 //   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
 //     the device's arch, named, or the 5.2–5.7 fallback to the generic
 //     TensileLibrary.dat without the arch, less sure) → arch_mismatch;
@@ -190,10 +196,16 @@
 //     illegal address …) is that finding, and an rccl_transport finding
 //     made only of relays is its consequence (relayCauses); c10d's "Last
 //     error:" lines under the NCCL error add what failed
-//     (ncclParser.lastError);
+//     (ncclParser.lastError); each WARN row names its kind (socket,
+//     bootstrap, proxy, /dev/shm, device map, version) for the advice;
+//     c10d's "NCCL communicator was aborted on rank N" alone is a
+//     collective_timeout on N unless an NCCL error of the file explains it;
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
 //     extractLauncherReturn (DeepSpeed's launcher: "sigkill_handler] … exits
 //     with return code = -9", a negative code the killing signal),
+//     extractCalledProcessDeath (a Python launcher's "CalledProcessError:
+//     Command '[python …, '--local_rank=3' …]' died with <Signals.SIGKILL:
+//     9>", the rank its --local_rank; another program's death is none),
 //     extractSlurmTask (srun's task death: host, tasks, signal / exit code,
 //     "Out Of Memory"; one task names its rank), extractSlurmOOM
 //     (slurmstepd's "Detected N oom-kill event(s)" → host_oom_kill),
@@ -202,7 +214,9 @@
 //     killer's victim), extractWindowsException (NTSTATUS 0xC0000005 …
 //     in a crash handler, Event Viewer, WER or an IDE's exit line, read as
 //     the POSIX signal),
-//     extractGoSignal ("signal: aborted"), deathlines.go's
+//     extractGoSignal ("signal: aborted"), extractHydraExit (MPICH /
+//     MVAPICH / Intel MPI's "EXIT CODE: 139", "EXIT STRING: Killed (signal
+//     9)"), deathlines.go's
 //     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
 //     worker (pid N) is killed by signal", the Go runtime's SIGSEGV, the
 //     kernel's "comm[pid]: segfault at …" / "traps: comm[pid] general
@@ -233,7 +247,11 @@
 //     wrapped as {"Ok": {"stack_traces"}} or {"threads"}) rewritten as the
 //     text dump and read by the same parser (PySpyJSON routes it as a log);
 //   - torch.go: extractTraceFrame (faulthandler: the "Current thread"
-//     block's first frame is the crash location), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
+//     block's first frame is the crash location; a dump of every thread
+//     with no fatal error — a watchdog's "Timeout (0:05:00)!", only
+//     "Thread 0x…" blocks — is a hang snapshot, torchParser.endFile),
+//     extractHostAssert (glibc's assert() in host code: an abort, no device
+//     assert), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
 //     the runtime's suggestion), extractTorchError (HIP/CUDA error text,
 //     "Search for" name, error name, runtime phrase) → the error rule;
@@ -246,8 +264,10 @@
 //     returned NULL, short or CPython SystemError form),
 //     extractTritonLaunch ("k[grid]("), and the Triton Error line is the
 //     Triton rule's alone (torch.go's error rule skips it: no arch_mismatch
-//     from the HIP error Triton wraps),
+//     from the HIP error Triton wraps), the LLVM translation abort
+//     ("Failed to translate TritonGPU to LLVM IR"),
 //     extractTritonOutOfResources (per-block shared memory over the limit;
+//     the text cut before its sizes is the same finding, less sure;
 //     a text hard-wrapped after "shared memory," is joined with its next
 //     "Required: …" line by tritonParser.oorHead),
 //     extractTritonCacheFrame / extractTritonCachePath → tritonCacheFailure

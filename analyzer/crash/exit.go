@@ -22,7 +22,11 @@ var (
 	reSlurmOOM   = lazyre.New(`Detected (\d+) oom[-_]kill events?(?:\(s\))? in (?:StepId=|step )(\S+?)\.?(?:\s|$)`)
 	reGoSignal   = lazyre.New(`signal: (aborted|killed|segmentation fault)`)
 	reSpawnDeath = lazyre.New(`Exception: process (\d+) terminated with signal (SIG[A-Z]+)`)
-	reWinExc     = lazyre.New(`(?i)(?:exception code:?\s*(?:0x)?|exit(?:ed with)? code -?\d+ \(0x)(c0000005|c000001d|c00000fd|c0000409)\b`)
+	// Hydra's (MPICH, MVAPICH, Intel MPI) banner for a rank that died:
+	// "=   EXIT CODE: 139" (128+signal), and "YOUR APPLICATION TERMINATED
+	// WITH THE EXIT STRING: Killed (signal 9)"
+	reHydraExit = lazyre.New(`^=?\s*EXIT CODE: (\d+)\s*$|TERMINATED WITH THE EXIT STRING: .*\(signal (\d+)\)`)
+	reWinExc    = lazyre.New(`(?i)(?:exception code:?\s*(?:0x)?|exit(?:ed with)? code -?\d+ \(0x)(c0000005|c000001d|c00000fd|c0000409)\b`)
 	// a supervisor reporting a dead child with its pid, in the wordings of
 	// SGLang ("Child process unexpectedly failed with exitcode=134. pid=71533"),
 	// vLLM's multiproc executor ("Worker VllmWorkerProcess pid 1234 died,
@@ -52,11 +56,16 @@ func (p *exitParser) line(l *line) {
 	t := l.text
 	s := p.s
 	low := t
-	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND") {
+	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ") {
 		return
 	}
 	if commandLike(t) {
 		return // a command or a question names evidence, it is none (container.go)
+	}
+	if code, ok := extractHydraExit(t); ok {
+		s.format("mpi_hydra")
+		s.exitCode(l, code, -1, 0)
+		return
 	}
 	if sig := extractWindowsException(t); sig != "" {
 		s.format("windows_exception")
@@ -120,6 +129,11 @@ func (p *exitParser) line(l *line) {
 		s.exitCode(l, code, -1, 0)
 		return
 	}
+	if d, ok := extractCalledProcessDeath(t); ok {
+		s.format("launcher")
+		s.exitCode(l, d.code, d.rank, 0)
+		return
+	}
 	if m := findIf(t, "(exitcode=", reExitcodeEq); m != nil {
 		s.exitCode(l, atoiDef(m[1], 0), -1, 0)
 		return
@@ -158,6 +172,20 @@ func (p *exitParser) line(l *line) {
 	if strings.Contains(t, "Segmentation fault (core dumped)") {
 		s.deathSignal(l, "SIGSEGV", 0, false, "", "")
 	}
+}
+
+// extractHydraExit reads the MPI launcher's exit status of a dead rank as an
+// exit code: "EXIT CODE: 139" as printed, "… EXIT STRING: Killed (signal
+// 9)" as -9 (the signal).
+func extractHydraExit(t string) (int, bool) {
+	m := findIf(t, "EXIT ", reHydraExit)
+	if m == nil {
+		return 0, false
+	}
+	if m[1] != "" {
+		return atoiDef(m[1], 0), true
+	}
+	return -atoiDef(m[2], 0), true
 }
 
 // spawnDeath is torch.multiprocessing.spawn's report of a child killed by a
@@ -302,6 +330,54 @@ func extractLauncherReturn(t string) (int, bool) {
 	return atoiDef(m[1], 0), true
 }
 
+// calledProcessDeath: a Python launcher's CalledProcessError for a child
+// a signal killed — torch.distributed.launch / DeepSpeed's / accelerate's
+// "subprocess.CalledProcessError: Command '[…, '--local_rank=3', …]' died
+// with <Signals.SIGKILL: 9>." (code -signal; rank the child's
+// --local_rank, -1 without one).
+type calledProcessDeath struct {
+	code, rank int
+}
+
+var (
+	reDiedWithSignal = lazyre.New(`died with <Signals\.SIG[A-Z]+: (\d+)>`)
+	reLocalRankArg   = lazyre.New(`--local[_-]rank[= ]'?(\d+)`)
+)
+
+func extractCalledProcessDeath(t string) (calledProcessDeath, bool) {
+	m := findIf(t, "died with <Signals.", reDiedWithSignal)
+	if m == nil {
+		return calledProcessDeath{}, false
+	}
+	d := calledProcessDeath{code: -atoiDef(m[1], 0), rank: -1}
+	if r := submatchIf(t, "local", reLocalRankArg); r != "" {
+		d.rank = atoiDef(r, -1)
+	}
+	// the launcher's child is a Python worker; a compiler or build tool
+	// that died under subprocess (triton-adapter-opt, cargo) is not the job
+	if d.rank < 0 && !pythonCommand(t) {
+		return calledProcessDeath{}, false
+	}
+	return d, d.code < 0
+}
+
+// pythonCommand: the command's first word is a Python interpreter
+// ("Command '['/usr/bin/python3', …" / "Command 'python train.py'").
+func pythonCommand(t string) bool {
+	i := strings.Index(t, "Command '")
+	if i < 0 {
+		return false
+	}
+	r := strings.TrimPrefix(t[i+len("Command '"):], "['")
+	if j := strings.IndexAny(r, "' "); j >= 0 {
+		r = r[:j]
+	}
+	if j := strings.LastIndexByte(r, '/'); j >= 0 {
+		r = r[j+1:]
+	}
+	return strings.HasPrefix(r, "python")
+}
+
 // childExit: a supervisor's report of one dead child with its pid.
 type childExit struct {
 	code, pid int
@@ -398,4 +474,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // exitKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = []string{"oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND"}
+var exitKeywords = []string{"EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND"}

@@ -99,3 +99,22 @@ func TestSigquitThenKilledIsNotOOM(t *testing.T) {
 		}
 	}
 }
+
+// Hydra's (MPICH, MVAPICH, Intel MPI) banner for a dead rank: "EXIT CODE:
+// 139" is 128+SIGSEGV; "EXIT STRING: Killed (signal 9)" names the signal.
+func TestHydraBadTermination(t *testing.T) {
+	for _, c := range []struct{ src, log, class string }{
+		{"https://github.com/SPECFEM/specfem3d/issues/643", "===================================================================================\n=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 27636 RUNNING AT sth104\n=   EXIT CODE: 139\n=   CLEANING UP REMAINING PROCESSES\n", ClassHostSegfault},
+		{"https://github.com/IntelligentSoftwareSystems/Galois/issues/37", "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 4774 RUNNING AT IIPLab-WS1\n=   EXIT CODE: 139\n", ClassHostSegfault},
+		{"https://github.com/openai/jukebox/issues/155", "=   EXIT CODE: 9\n=   CLEANING UP REMAINING PROCESSES\nYOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)\n", ClassHostOOMKill},
+	} {
+		if hasClass(diagnoseWhole("mpi.log", []byte(c.log)), c.class) == nil {
+			t.Errorf("%s: no %s", c.src, c.class)
+		}
+	}
+	// a terminated rank (signal 15) is collateral: no class
+	d := diagnoseWhole("mpi.log", []byte("=   EXIT CODE: 15\nYOUR APPLICATION TERMINATED WITH THE EXIT STRING: Terminated (signal 15)\n"))
+	if len(d.Findings) != 0 {
+		t.Errorf("https://github.com/pyiron/executorlib/issues/192: %s", d.JSON())
+	}
+}

@@ -15,6 +15,7 @@ type ncclParser struct {
 	tableRank int // "rank : N (local_rank: M)" of the torchrun failure table
 	tableLine int
 	tablePID  int
+	tableCtx  int // line of the last host / rank row: the table an exitcode row belongs to
 	// a watchdog line that ends inside "WorkNCCL(" waits for the next
 	// line, which holds the rest of the work (terminal-wrapped pastes)
 	wrap     *line
@@ -88,7 +89,7 @@ func extractNCCLCallFailure(t string) (ncclCallFailure, bool) {
 }
 
 func (p *ncclParser) beginFile(*Session) {
-	p.tableRank, p.tableLine, p.tablePID = -1, 0, 0
+	p.tableRank, p.tableLine, p.tablePID, p.tableCtx = -1, 0, 0, 0
 	p.wrap, p.wrapText = nil, ""
 	p.initWarn = nil
 	p.failedOrTimedOut = nil
@@ -113,8 +114,11 @@ func (p *ncclParser) endFile() {
 		s := p.s
 		if s.b.get(ClassCollectiveTimeout) == nil && s.b.get(ClassRCCLTransport) == nil {
 			a := s.b.add(s, ClassCollectiveTimeout, l, 0.7)
-			if r := submatch(reRankTag, l.text); r != "" {
-				a.rank(atoiDef(r, -1))
+			if r := abortedRank(l.text); r >= 0 {
+				a.rank(r)
+			}
+			if strings.Contains(l.text, "communicator was aborted") {
+				a.addReason("NCCL communicator aborted by c10d (a collective failed or timed out)")
 			}
 		}
 	}
@@ -197,14 +201,22 @@ func (p *ncclParser) line(l *line) {
 
 // tableRow is the rule for one failure-table row: the rank row opens an
 // entry, the exit code (or the traceback's signal) within a few lines
-// belongs to it.
+// belongs to it. An exitcode row with no host / rank row in the 4 lines
+// before it is no table's (pytorch#175254 quotes the format in a PR text).
 func (p *ncclParser) tableRow(l *line, r elasticRow) {
 	s := p.s
 	switch r.field {
+	case "host":
+		p.tableCtx = l.no
 	case "rank":
 		s.format("torchrun")
-		p.tableRank, p.tableLine = r.a, l.no
+		p.tableRank, p.tableLine, p.tableCtx = r.a, l.no, l.no
 	case "exitcode":
+		if p.tableCtx == 0 || l.no-p.tableCtx > 4 {
+			// a row without its table (host, rank rows before it): text
+			// quoting the format — a PR description, docs — not a failure
+			return
+		}
 		rank := -1
 		if p.tableRank >= 0 && l.no-p.tableLine <= 4 {
 			rank = p.tableRank
@@ -400,13 +412,15 @@ func (p *ncclParser) nccl(l *line) bool {
 		}
 		return true
 	}
-	if containsAny(t, "Some NCCL operations have failed or timed out", "Process group watchdog thread terminated with exception", "Exception raised from checkTimeout", "To avoid data inconsistency, we are taking the entire process down", "WorkNCCL::checkTimeout(") {
+	if containsAny(t, "Some NCCL operations have failed or timed out", "Process group watchdog thread terminated with exception", "Exception raised from checkTimeout", "To avoid data inconsistency, we are taking the entire process down", "WorkNCCL::checkTimeout(", "NCCL communicator was aborted") {
 		if a := s.b.get(ClassCollectiveTimeout); a != nil || watchdogTimedOut(t) {
 			a = s.b.add(s, ClassCollectiveTimeout, l, 0.7)
-			if r := submatch(reRankTag, t); r != "" {
-				a.rank(atoiDef(r, -1))
+			if r := abortedRank(t); r >= 0 {
+				a.rank(r)
 			}
-		} else if strings.Contains(t, "failed or timed out") && !strings.Contains(t, "NCCL error") && p.failedOrTimedOut == nil {
+		} else if containsAny(t, "failed or timed out", "communicator was aborted") && !strings.Contains(t, "NCCL error") && p.failedOrTimedOut == nil {
+			// c10d's "NCCL communicator was aborted on rank N." (pytorch#64241)
+			// says the watchdog or an error handler aborted it, not why:
 			// failed or timed out: a timeout unless the file shows the
 			// NCCL error that failed it (endFile decides)
 			p.failedOrTimedOut = keepLine(l)
@@ -477,6 +491,9 @@ func (p *ncclParser) nccl(l *line) bool {
 		return true
 	}
 	a := p.transport(l, t, m, row.reason)
+	if row.kind != "" && a.details["transport"] == "" {
+		a.detail("transport", row.kind)
+	}
 	if hasRes {
 		if res.res != nil {
 			a.detail("nccl_result", res.res.name)
@@ -511,6 +528,9 @@ func (p *ncclParser) lastError(l *line, t string) bool {
 	a.evidence(l.ev(p.s))
 	a.addReason(row.reason)
 	a.detail("last_error", strings.TrimSpace(t))
+	if row.kind != "" && a.details["transport"] == "" {
+		a.detail("transport", row.kind)
+	}
 	return true
 }
 
@@ -551,6 +571,19 @@ func bareWarn(t string) bool {
 }
 
 var reSrcLoc = lazyre.New(`\.(?:cc|cpp|cu|c|h|hpp):\d+$`)
+
+var reAbortedOnRank = lazyre.New(`communicator was aborted on rank (\d+)`)
+
+// abortedRank: the rank c10d's tag or its "aborted on rank N" names.
+func abortedRank(t string) int {
+	if r := submatch(reRankTag, t); r != "" {
+		return atoiDef(r, -1)
+	}
+	if r := submatchIf(t, "aborted on rank", reAbortedOnRank); r != "" {
+		return atoiDef(r, -1)
+	}
+	return -1
+}
 
 // watchdogTimedOut: the watchdog's line says a collective timed out — its
 // timeout check threw ("Exception raised from checkTimeout", a

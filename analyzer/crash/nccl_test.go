@@ -302,3 +302,36 @@ func TestWatchdogTimeoutOtherWordings(t *testing.T) {
 		}
 	}
 }
+
+// nccl-tests / rccl-tests print the library's error string of a failed call;
+// the library's own failure codes are a transport / communicator failure.
+func TestNCCLTestsFailureLine(t *testing.T) {
+	for src, l := range map[string]string{
+		"https://github.com/NVIDIA/nccl-tests/issues/219":    "fengyun: Test NCCL failure common.cu:959 'internal error - please report this issue to the NCCL developers / '",
+		"https://github.com/NVIDIA/nccl-tests/issues/41":     "ip-0AB85F07: Test NCCL failure common.cu:775 'internal error'",
+		"https://github.com/NVIDIA/nccl/issues/1145 (title)": "nccl-Test occur:NCCL failure common.cu:961 'internal error - please report this issue to the NCCL developers / '",
+	} {
+		d := diagnoseWhole("run.log", []byte(l+"\n"))
+		if f := hasClass(d, ClassRCCLTransport); f == nil || f.Details["nccl_result"] != "ncclInternalError" {
+			t.Errorf("%s: %s", src, d.JSON())
+		}
+	}
+	// the caller's invalid argument is no transport failure
+	if f := hasClass(diagnoseWhole("run.log", []byte("host: Test NCCL failure common.cu:891 'invalid argument (run with NCCL_DEBUG=WARN for details)'\n")), ClassRCCLTransport); f != nil {
+		t.Errorf("invalid argument: %+v", f)
+	}
+}
+
+// A ChildFailedError exitcode row counts inside its table (host / rank rows
+// before it: pytorch#121209's and megatron#1880's tables); the same row
+// quoted in prose — a PR text showing the format — is no failure.
+func TestElasticExitRowNeedsItsTable(t *testing.T) {
+	table := "[0]:\n  time      : 2024-03-05_07:01:51\n  host      : vmnuvocinpoc.internal.cloudapp.net\n  rank      : 0 (local_rank: 0)\n  exitcode  : -11 (pid: 69811)\n  error_file: <N/A>\n"
+	if f := hasClass(diagnoseWhole("run.log", []byte(table)), ClassHostSegfault); f == nil {
+		t.Errorf("https://github.com/pytorch/pytorch/issues/121209 (exit code changed to -11): no host_segfault")
+	}
+	doc := "Previously, the error message would show:\n```\nexitcode  : -11 (pid: 5277)\n```\n\nNow it will show:\n```\nexitcode  : -11 (pid: 5277) (SIGSEGV)\n```\n"
+	if d := diagnoseWhole("pr.md", []byte(doc)); len(d.Findings) != 0 {
+		t.Errorf("https://github.com/pytorch/pytorch/pull/175254: %s", d.JSON())
+	}
+}

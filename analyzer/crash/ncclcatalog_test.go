@@ -235,3 +235,75 @@ func TestNCCLRelayedCUDAError(t *testing.T) {
 		}
 	}
 }
+
+// Advice follows what the catalog says failed: /dev/shm, two ranks on one
+// GPU, a socket between ranks; a P2P/IPC failure keeps the P2P advice.
+func TestNCCLWarnKindAdvice(t *testing.T) {
+	for _, c := range []struct{ src, log, want, not string }{
+		{"https://github.com/kserve/kserve/issues/3791", "hugging-model-1-predictor-00001-deployment-5c86c57756-p7ghj:1:1 [0] misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-H1dBqY to 9637892 bytes\n", "--shm-size", "IOMMU"},
+		{"https://github.com/huggingface/accelerate/issues/2246", "qgpu2018:59522:59993 [0] init.cc:795 NCCL WARN Duplicate GPU detected : rank 6 and rank 4 both on CUDA device 31000\n", "set_device(local_rank)", "IOMMU"},
+		{"https://github.com/NVIDIA/nccl/issues/795", "a100-st-p4d24xlarge-22:183006:183220 [1] misc/socket.cc:518 NCCL WARN Net : Call to recv from 10.200.84.247<58355> failed : Broken pipe\n", "NCCL_SOCKET_IFNAME", "IOMMU"},
+		{"https://github.com/EasonXiao-888/MambaTree/issues/14", "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1201, internal error, NCCL version 2.14.3\nncclInternalError: Internal check failed.\nLast error:\nBootstrap : no socket interface found\n", "NCCL_SOCKET_IFNAME", "IOMMU"},
+		{"the repository's RCCL P2P fixture (hipIpcGetMemHandle failed)", "node01:21457:21502 [0] /long_pathname_so_that_rpms_can_package_the_debug_info/src/extlibs/rccl/build/hipify/src/transport/p2p.cc:287 NCCL WARN hipIpcGetMemHandle failed : invalid argument\n", "IOMMU", "--shm-size"},
+	} {
+		f := hasClass(diagnoseWhole("run.log", []byte(c.log)), ClassRCCLTransport)
+		if f == nil {
+			t.Errorf("%s: no rccl_transport", c.src)
+			continue
+		}
+		all := strings.Join(f.NextSteps, "\n")
+		if !strings.Contains(all, c.want) || strings.Contains(all, c.not) {
+			t.Errorf("%s: steps %q, want %q without %q", c.src, f.NextSteps, c.want, c.not)
+		}
+	}
+}
+
+// c10d's "NCCL communicator was aborted on rank N." (pytorch/pytorch#64241,
+// Search-R1#170) says a collective failed or timed out, not which: a
+// collective_timeout on that rank unless an NCCL error of the file explains
+// it; with the original reason it reads that reason.
+func TestNCCLCommunicatorAborted(t *testing.T) {
+	d := diagnoseWhole("run.log", []byte("RuntimeError: NCCL communicator was aborted on rank 0.\n"))
+	if f := hasClass(d, ClassCollectiveTimeout); f == nil || len(f.Ranks) != 1 || f.Ranks[0] != 0 || len(d.Findings) != 1 {
+		t.Errorf("alone: %s", d.JSON())
+	}
+	d = diagnoseWhole("run.log", []byte("NCCL communicator was aborted on rank 1. Original reason for failure was: Work: WorkNCCL(OpType=ALLREDUCE, TensorShape=[1], Timeout(ms)=2000) timed out in call to wait().\n"))
+	if f := hasClass(d, ClassCollectiveTimeout); f == nil || len(f.Ranks) != 1 || f.Ranks[0] != 1 {
+		t.Errorf("pytorch#64241: %s", d.JSON())
+	}
+	d = diagnoseWhole("run.log", []byte("node1:123:456 [0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer node2<42830>\nRuntimeError: NCCL communicator was aborted on rank 0.\n"))
+	if hasClass(d, ClassCollectiveTimeout) != nil || hasClass(d, ClassRCCLTransport) == nil {
+		t.Errorf("with the socket error: %v", classesOf(d))
+	}
+}
+
+// A Python launcher's CalledProcessError for a child a signal killed is
+// that death, on the child's --local_rank; a build tool that died under
+// subprocess is not the job.
+func TestExtractCalledProcessDeath(t *testing.T) {
+	for _, c := range []struct {
+		src, text  string
+		code, rank int
+	}{
+		{"https://github.com/microsoft/Swin-Transformer/issues/267", "_subprocess.CalledProcessError: Command '['/usr/bin/python3', '-u', 'main.py', '--local_rank=3', '--cfg', 'configs/swin/swin_tiny_patch4_window7_224.yaml', '--data-path', '/content/Swin-Transformer/dataset/cats_and_dogs_filtered', '--batch-size', '32']' died with <Signals.SIGKILL: 9>._", -9, 3},
+		{"https://github.com/bmaltais/kohya_ss/issues/1065 (accelerate, no rank)", "subprocess.CalledProcessError: Command '['/home/user/kohya_ss/venv/bin/python', 'train_network.py']' died with <Signals.SIGKILL: 9>.", -9, -1},
+	} {
+		d, ok := extractCalledProcessDeath(c.text)
+		if !ok || d.code != c.code || d.rank != c.rank {
+			t.Errorf("%s: %+v %v", c.src, d, ok)
+		}
+	}
+	for _, s := range []string{
+		// public repository logs: a compiler and a build tool segfaulting under subprocess
+		"subprocess.CalledProcessError: Command '['/root/Git.d/pytorch/triton-ascend/triton/python/triton/backends/huawei/triton-adapter-opt', '/tmp/tmpr8jddcmo/kernel.ttir.mlir', '--triton-to-linalg=global-kernel=false named-ops=True', '-o', '/tmp/tmpr8jddcmo/kernel.ttadapter.mlir']' died with <Signals.SIGSEGV: 11>.",
+		"subprocess.CalledProcessError: Command '['cargo', 'metadata', '--manifest-path', 'Cargo.toml', '--format-version', '1']' died with <Signals.SIGSEGV: 11>.",
+	} {
+		if d, ok := extractCalledProcessDeath(s); ok {
+			t.Errorf("%q: %+v", s, d)
+		}
+	}
+	d := diagnoseWhole("run.log", []byte("_subprocess.CalledProcessError: Command '['/usr/bin/python3', '-u', 'main.py', '--local_rank=3', '--batch-size', '32']' died with <Signals.SIGKILL: 9>._\n"))
+	if f := hasClass(d, ClassHostOOMKill); f == nil || len(f.Ranks) != 1 || f.Ranks[0] != 3 {
+		t.Errorf("Swin-Transformer#267: %s", d.JSON())
+	}
+}

@@ -162,8 +162,21 @@ func nextSteps(f *Finding, facts *facts) []string {
 		if f.Details["transport"] == "net_ib" {
 			add("The network failed, not a GPU (seed 000 pattern 5): check the RDMA links on both hosts (ibstat / ibv_devinfo, port state and error counters), NCCL_IB_HCA / NCCL_IB_GID_INDEX, and rerun all_reduce_perf across the same hosts; IB status 12 = retry exceeded (peer unreachable), 5 = flushed after an earlier error")
 		}
+		// the catalog's kind of failure (ncclcatalog.go ncclWarnCatalog)
+		switch f.Details["transport"] {
+		case "shm":
+			add("NCCL's shared-memory transport could not create its segment: /dev/shm is too small or full — docker run --shm-size=16g (or --ipc=host), on Kubernetes an emptyDir with medium: Memory mounted at /dev/shm; NCCL_SHM_DISABLE=1 only as a stopgap")
+		case "device_map":
+			add("Two ranks landed on one GPU or a rank on a GPU it cannot see: check CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES per rank, that each rank calls torch.cuda.set_device(local_rank) before init_process_group, and that --nproc_per_node matches the GPUs visible on the host")
+		case "version":
+			add("The ranks loaded different NCCL builds: compare the 'NCCL version' banner (torch.cuda.nccl.version()) on every host and pin one build (the nvidia-nccl wheel or the system libnccl, not both)")
+		case "bootstrap", "net_socket", "proxy":
+			add("A socket between ranks failed: set NCCL_SOCKET_IFNAME to an interface every host has and that routes between them (ip -br addr; ip route get <peer>), open the rendezvous and NCCL ports in the firewall, and check whether the peer process died first — its own log shows why ('peer closed' / 'Connection reset' on this rank is usually that)")
+		}
 		add("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,NET to see the failing transport")
-		if f.Details["transport"] != "net_ib" {
+		switch f.Details["transport"] {
+		case "net_ib", "shm", "device_map", "version", "bootstrap", "net_socket", "proxy":
+		default:
 			add("Check P2P/IPC and IOMMU (amd_iommu=on iommu=pt), HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES and the rank→GPU map, container --ipc=host and --device flags")
 		}
 	case ClassCPUHang:

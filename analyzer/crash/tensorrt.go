@@ -12,6 +12,7 @@ import (
 //	[E] Error[2]: [virtualMemoryBuffer.cpp::resizePhysical::145] Error Code 2: OutOfMemory (no further information)
 //	[E] Error[1]: [defaultAllocator.cpp::allocate::31] Error Code 1: Cuda Runtime (out of memory)
 //	ERROR: ../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)
+//	[E] [TRT] C:\source\rtSafe\safeRuntime.cpp (25) - Cuda Error in nvinfer1::internal::DefaultAllocator::allocate: 2 (out of memory)
 //
 // The torch parser hands it lines with "rror" (torch.go). While the
 // builder times tactics such an error may only skip a tactic; the build
@@ -19,7 +20,7 @@ import (
 // created") is what makes it fatal.
 
 var (
-	reTRTOOM       = lazyre.New(`Error Code \d+: (?:OutOfMemory \(([^)]*)\)|Cuda Runtime \(out of memory\))|Cuda Error in (\w+): 2 \(out of memory\)`)
+	reTRTOOM       = lazyre.New(`Error Code \d+: (?:OutOfMemory \(([^)]*)\)|Cuda Runtime \(out of memory\))|Cuda Error in ([\w:]+): 2 \(out of memory\)`)
 	reTRTRequested = lazyre.New(`Requested size was (\d+) bytes`)
 )
 

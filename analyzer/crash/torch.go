@@ -19,6 +19,22 @@ type torchParser struct {
 	asserts    map[string]*assertGroup
 	faultStack bool // inside a faulthandler "Current thread" block
 	curThread  bool // inside the crashing thread's block (no frame read yet)
+	// an XLA status a paste wrapped after "Resource exhausted: Out": the
+	// size is on the next line (xla.go)
+	xlaHead string
+	xlaLine int
+	fh      fhDump
+}
+
+// fhDump is what a file's faulthandler thread dump says about itself: its
+// block headers, whether one is the "Current thread" (a thread that
+// crashed or ran a signal handler), a fatal-error header, and a timeout
+// header (faulthandler.dump_traceback_later, a test runner's watchdog).
+type fhDump struct {
+	headers        int
+	current, fatal bool
+	timeout        bool
+	first          *line
 }
 
 type assertGroup struct {
@@ -52,17 +68,54 @@ var (
 	reForDebug      = lazyre.New(`consider passing (\w+=\d+)`)
 	reLaunchBlock   = lazyre.New(`(?:CUDA_LAUNCH_BLOCKING|HIP_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)=[13]\b`)
 	reFP8KV         = lazyre.New(`kv[-_]cache[-_]dtype[ =]+["']?fp8`)
+	// glibc's assert() in host code: "prog: file.cpp:46: void f(): Assertion `engine' failed."
+	// (a device assert carries "block: […], thread: […]" and closes the
+	// condition with a backtick, HIP's says "Device-side assertion")
+	reHostAssert = lazyre.New("^(?:\\S+: )?\\S+?:\\d+: .*\\bAssertion `.*' failed")
+	// faulthandler's block header and its watchdog's timeout header
+	reFHHeader  = lazyre.New(`^(Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):`)
+	reFHTimeout = lazyre.New(`^Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!|timed out with traceback:`)
 )
 
 func (p *torchParser) beginFile(*Session) {
 	p.lastFrame, p.lastFrameL, p.wantCode, p.faultStack = "", nil, false, false
+	p.xlaHead, p.fh = "", fhDump{}
 }
-func (p *torchParser) endFile() {}
+
+// endFile holds the faulthandler rule: a dump of every thread with no fatal
+// error — its watchdog's "Timeout (0:05:00)!" / a harness's "timed out with
+// traceback:" header, or only "Thread 0x…" blocks (no thread crashed or ran
+// a handler: the watchdog thread is no Python thread) — is a snapshot of a
+// process that stopped making progress, not a crash. Defeated by a fatal
+// error header and by any other finding of the file.
+func (p *torchParser) endFile() {
+	fh := p.fh
+	p.fh = fhDump{}
+	if fh.first == nil || fh.fatal || !(fh.timeout || !fh.current && fh.headers >= 2) || len(p.s.b.byClass) > 0 {
+		return
+	}
+	s := p.s
+	s.format("faulthandler_dump")
+	a := s.b.add(s, ClassCPUHang, fh.first, 0.6)
+	a.detail("source", "Python faulthandler thread dump")
+	a.addReason("faulthandler dumped every thread without a crash: the process stopped making progress")
+	a.note("a faulthandler dump with no fatal error is a watchdog's or a signal's stack snapshot: read where each thread waits (a lock, a queue, a socket, a collective)")
+}
 
 func (p *torchParser) line(l *line) {
 	t := l.text
 	s := p.s
 	f := &s.b.facts
+	if p.xlaHead != "" {
+		head, no := p.xlaHead, p.xlaLine
+		p.xlaHead = ""
+		if l.no == no+1 {
+			if x, ok := extractXLAOOM(head + " " + strings.TrimSpace(t)); ok {
+				s.applyXLAOOM(l, x) // xla.go
+				return
+			}
+		}
+	}
 	if p.wantCode {
 		p.wantCode = false
 		if code := strings.TrimSpace(t); code != "" && !strings.HasPrefix(code, "File \"") && !strings.HasPrefix(code, "^") {
@@ -97,7 +150,21 @@ func (p *torchParser) line(l *line) {
 		s.format("python_traceback")
 		return
 	}
+	if reFHTimeout.MatchString(t) {
+		p.fh.timeout = true
+		if p.fh.first == nil {
+			p.fh.first = keepLine(l)
+		}
+		return
+	}
 	if strings.HasPrefix(t, "Current thread 0x") || strings.HasPrefix(t, "Thread 0x") {
+		if reFHHeader.MatchString(t) {
+			p.fh.headers++
+			p.fh.current = p.fh.current || strings.HasPrefix(t, "Current")
+			if p.fh.first == nil {
+				p.fh.first = keepLine(l)
+			}
+		}
 		p.faultStack = true
 		p.curThread = strings.HasPrefix(t, "Current thread 0x")
 		f.location = ""
@@ -116,7 +183,7 @@ func (p *torchParser) line(l *line) {
 		ev := l.ev(s)
 		f.fp8 = &ev
 	}
-	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "NVML_SUCCESS", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus") {
+	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "NVML_SUCCESS", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image") {
 		return
 	}
 	if x, ok := extractLibStatus(t); ok && x.class != "" && !commandLike(t) {
@@ -128,6 +195,12 @@ func (p *torchParser) line(l *line) {
 	}
 	if x, ok := extractXLAOOM(t); ok && !commandLike(t) {
 		s.applyXLAOOM(l, x) // xla.go
+		return
+	} else if xlaExhausted(t) && !commandLike(t) {
+		p.xlaHead, p.xlaLine = strings.TrimSpace(t), l.no
+	}
+	if x, ok := extractTFDeviceAlloc(t); ok && !commandLike(t) {
+		s.applyTFDeviceAlloc(l, x) // tfalloc.go
 		return
 	}
 	if x, ok := extractTRTOOM(t); ok && !commandLike(t) {
@@ -172,6 +245,14 @@ func (p *torchParser) line(l *line) {
 	if strings.Contains(t, "Assertion `") || strings.Contains(t, "] Assertion ") && strings.Contains(t, " failed") {
 		if m, ok := matchAssertLine(t); ok {
 			p.assert(l, m[:])
+			return
+		}
+		if extractHostAssert(t) {
+			// glibc's assert() in host code aborts the process; no kernel asserted
+			f.aborts = append(f.aborts, exitFact{signal: "SIGABRT", rank: l.rank, ev: l.ev(s)})
+			if len(f.aborts) > 16 {
+				f.aborts = f.aborts[len(f.aborts)-16:]
+			}
 			return
 		}
 		if strings.Contains(t, "failed") {
@@ -613,6 +694,13 @@ func extractTorchError(t string) torchErrFact {
 	return x
 }
 
+// extractHostAssert: glibc's assert() message from host code ("prog:
+// file:line: function: Assertion `cond' failed."), which a device assert's
+// block/thread coordinates and "Device-side assertion" set apart.
+func extractHostAssert(t string) bool {
+	return !strings.Contains(t, "block: [") && !strings.Contains(t, "Device-side") && reHostAssert.MatchString(t)
+}
+
 // assertLineRE is reAssertLine's match with the condition in group 10
 // whichever alternative (backticks or none) matched.
 func assertLineRE(t string) (m [11]string, ok bool) {
@@ -715,7 +803,7 @@ func errName(t string) string {
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var torchKeywords = []string{"NVML_SUCCESS", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
+var torchKeywords = []string{"esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
 
 // torchRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds

@@ -155,3 +155,69 @@ func TestErrorOnTheHintLine(t *testing.T) {
 		}
 	}
 }
+
+// The runtime's own error string is the error whoever prefixes it: a miner's
+// "Failed to initialize miner on GPU1: …: <string>", a checker's "Cuda
+// failure file.cu:361: '<string>'" (no "error" word on the line).
+func TestRuntimeErrorStringWithoutErrorWord(t *testing.T) {
+	for src, l := range map[string]string{
+		"https://github.com/develsoftware/GMinerRelease/issues/184": "10:33:01 Failed to initialize miner on GPU1: ASUS GeForce GTX TITAN Black 6GB [0000:81:00.0]: no kernel image is available for execution on the device",
+		"https://github.com/scale-snu/ckks-gpu-core/issues/2":       "Cuda failure /home/fsy/fhe/ckks-gpu-core/src/public/Context.cu:361: 'no kernel image is available for execution on the device'",
+	} {
+		if hasClass(diagnoseWhole("run.log", []byte(l+"\n")), ClassArchMismatch) == nil {
+			t.Errorf("%s: no arch_mismatch for %q", src, l)
+		}
+	}
+}
+
+// glibc's assert() in host code aborts the process; it is no device-side
+// assert (those carry block/thread coordinates, or HIP's "Device-side
+// assertion"), whatever the source file's suffix.
+func TestHostAssertIsNoDeviceAssert(t *testing.T) {
+	for src, l := range map[string]string{
+		"https://github.com/NVIDIA/TensorRT/issues/122":           "sample_bert: /home1/liuxin/TensorRT/TensorRT/demo/BERT/sampleBERT.cpp:211: nvinfer1::ICudaEngine* APIToModel(int, int, int): Assertion `engine != nullptr' failed.",
+		"https://github.com/jkjung-avt/tensorrt_demos/issues/483": "python3: yolo_layer.cu:73: nvinfer1::YoloLayerPlugin::YoloLayerPlugin(const void*, size_t): Assertion `d == a + length' failed.",
+		"https://github.com/puttsk/cuda-tutorial/issues/12":       "vector_add: vector_add.cu:48: int main(): Assertion `fabs(output[i] - a[i] - b[i]) < 1e-6' failed.",
+		"https://github.com/wang-xinyu/tensorrtx/issues/654":      "dbnet: /home/zhengxin/tensorrtx/dbnet/dbnet.cpp:759: void APIToModel(unsigned int, nvinfer1::IHostMemory**): Assertion `engine != nullptr' failed.",
+	} {
+		if f := hasClass(diagnoseWhole("run.log", []byte(l+"\n")), ClassDeviceAssert); f != nil {
+			t.Errorf("%s: device_assert for a host assert %q", src, l)
+		}
+	}
+	// device asserts stay device asserts
+	for src, l := range map[string]string{
+		"https://github.com/deepspeedai/Megatron-DeepSpeed/issues/207": "../aten/src/ATen/native/cuda/Indexing.cu:1141: indexSelectLargeIndex: block: [615,0,0], thread: [121,0,0] Assertion `srcIndex < srcSelectDimSize` failed.",
+		"https://github.com/ROCm/vllm/issues/527":                      "/app/vllm/csrc/rocm/skinny_gemms.hip:497: void wvSplitK_hf_sml_(const int, const int) [scalar_t = __hip_bfloat16, THRDS = 64]: Device-side assertion `false' failed.",
+	} {
+		if hasClass(diagnoseWhole("run.log", []byte(l+"\n")), ClassDeviceAssert) == nil {
+			t.Errorf("%s: no device_assert for %q", src, l)
+		}
+	}
+}
+
+// faulthandler dumping every thread without a fatal error is a watchdog's
+// (or a harness's) snapshot of a stalled process: cpu_hang. A crash dump
+// ("Fatal Python error", a "Current thread" block without a timeout header)
+// is not.
+func TestFaulthandlerWatchdogDump(t *testing.T) {
+	for src, log := range map[string]string{
+		"https://github.com/vulnerability-lookup/vulnerability-lookup/pull/591": "Timeout (0:00:02)!\nThread 0x00007f809fc98340 (most recent call first):\n  File \".../test_fh_probe.py\", line 5 in test_slow\n  File \".../_pytest/python.py\", line 167 in pytest_pyfunc_call\n",
+		"https://github.com/pytorch/pytorch/pull/54818":                         "Process 3 timed out with traceback:\nCurrent thread 0x00007ff3363ff700 (most recent call first):\n  File \"torch/testing/_internal/common_distributed.py\", line 373 in _event_listener\n  File \"threading.py\", line 870 in run\n\nThread 0x00007ff406132180 (most recent call first):\n  File \"torch/distributed/distributed_c10d.py\", line 2477 in barrier\n",
+	} {
+		if hasClass(diagnoseWhole("run.log", []byte(log)), ClassCPUHang) == nil {
+			t.Errorf("%s: no cpu_hang", src)
+		}
+	}
+	crash := "Fatal Python error: Segmentation fault\n\nThread 0x00007ff64c9ff6c0 (most recent call first):\n  <no Python frame>\n\nCurrent thread 0x00007ff962067300 (most recent call first):\n  File \"x.py\", line 3 in f\n"
+	if f := hasClass(diagnoseWhole("run.log", []byte(crash)), ClassCPUHang); f != nil {
+		t.Errorf("a crash dump is no hang: %+v", f)
+	}
+	// py-spy's thread lines are not faulthandler blocks
+	pyspy := "Thread 0x7F768F77C740 (idle): \"MainThread\"\n    wait (threading.py:295)\nThread 0x7F76848B4700 (idle): \"Thread-6\"\n    wait (threading.py:299)\n"
+	d := diagnoseWhole("dump.txt", []byte(pyspy))
+	for _, f := range d.Findings {
+		if f.Details["source"] == "Python faulthandler thread dump" {
+			t.Errorf("py-spy read as faulthandler: %+v", f)
+		}
+	}
+}

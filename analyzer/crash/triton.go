@@ -16,6 +16,7 @@ type tritonParser struct {
 	// memory," — its "Required: …, Hardware limit: …" is on the next line
 	oorHead string
 	oorLine int
+	oorL    *line
 }
 
 var (
@@ -27,10 +28,25 @@ var (
 	reTritonLaunch   = lazyre.New(`\b([A-Za-z_]\w*)\[(?:grid|\([^\]]*\))\]\(`)
 	reTritonOOR      = lazyre.New(`out of resources?: ([A-Za-z][\w ]*?), Required: (\d+), Hardware limit(?:ation)?: (\d+)`)
 	reTritonOORHead  = lazyre.New(`OutOfResources: out of resources?: [A-Za-z][\w ]*,$`)
+	reTritonOORName  = lazyre.New(`OutOfResources: out of resources?: ([A-Za-z][A-Za-z ]*[A-Za-z])`)
 )
 
 func (p *tritonParser) beginFile(*Session) { p.wantName, p.frameNo, p.oorHead = 0, 0, "" }
-func (p *tritonParser) endFile()           {}
+func (p *tritonParser) endFile() {
+	if p.oorHead != "" {
+		p.bareOutOfResources(p.oorL, p.oorHead)
+		p.oorHead = ""
+	}
+}
+
+// bareOutOfResources: the OutOfResources text without its "Required: …,
+// Hardware limit: …" (a paste or a title cut after the resource) is the
+// same failure, less sure of its size.
+func (p *tritonParser) bareOutOfResources(l *line, t string) {
+	if m := reTritonOORName.FindStringSubmatch(t); m != nil && l != nil {
+		p.outOfResources(l, tritonOOR{resource: m[1]})
+	}
+}
 
 func (p *tritonParser) line(l *line) {
 	t := l.text
@@ -56,6 +72,7 @@ func (p *tritonParser) line(l *line) {
 				return
 			}
 		}
+		p.bareOutOfResources(p.oorL, head)
 	}
 	if !containsAny(t, tritonKeywords...) {
 		return
@@ -104,8 +121,18 @@ func (p *tritonParser) line(l *line) {
 		if x, ok := extractTritonOutOfResources(t); ok {
 			p.outOfResources(l, x)
 		} else if strings.HasSuffix(strings.TrimSpace(t), ",") && reTritonOORHead.MatchString(t) {
-			p.oorHead, p.oorLine = strings.TrimSpace(t), l.no
+			p.oorHead, p.oorLine, p.oorL = strings.TrimSpace(t), l.no, keepLine(l)
+		} else {
+			p.bareOutOfResources(l, t)
 		}
+	case strings.Contains(t, "Failed to translate TritonGPU to LLVM IR"):
+		// Triton's lowering to LLVM IR failed and LLVM aborted the process
+		// (no Python exception: "Pass execution failedLLVM ERROR: …",
+		// "Translate to LLVM IR failedLLVM ERROR: …")
+		s.format("triton")
+		a := s.b.add(s, ClassTritonCompile, l, 0.85)
+		a.strong = true
+		a.addReason("LLVM ERROR: Failed to translate TritonGPU to LLVM IR")
 	case strings.Contains(t, "PassManager::run failed"):
 		s.format("triton")
 		a := s.b.add(s, ClassTritonCompile, l, 0.9)
@@ -257,12 +284,20 @@ func tritonErrorClass(e *hipErr) string {
 func (p *tritonParser) outOfResources(l *line, x tritonOOR) {
 	s := p.s
 	s.format("triton")
-	a := s.b.add(s, ClassTritonCompile, l, 0.85)
+	conf := 0.85
+	if x.required == "" {
+		conf = 0.75
+	}
+	a := s.b.add(s, ClassTritonCompile, l, conf)
 	a.strong = true
-	a.addReason("Triton kernel needs " + x.required + " bytes of " + x.resource + ", the device allows " + x.limit)
 	a.detail("out_of_resource", x.resource)
-	a.detail("resource_required", x.required)
-	a.detail("resource_limit", x.limit)
+	if x.required != "" {
+		a.addReason("Triton kernel needs " + x.required + " bytes of " + x.resource + ", the device allows " + x.limit)
+		a.detail("resource_required", x.required)
+		a.detail("resource_limit", x.limit)
+	} else {
+		a.addReason("Triton kernel needs more " + x.resource + " per block than the device allows (OutOfResources; the sizes are cut off)")
+	}
 	a.note("OutOfResources is the kernel's per-block " + x.resource + " (a compile-time tile / num_stages choice) over the device limit, not device memory (VRAM) running out")
 	if k := s.b.facts.lastTritonLaunch; k != "" {
 		a.setKernel(k, "Triton launch in the traceback", 60)

@@ -17,6 +17,35 @@ func FuzzTriton(f *testing.F) {
 	})
 }
 
+// Triton's lowering to LLVM IR failing aborts the process through LLVM (no
+// Python exception), on CUDA and ROCm alike.
+func TestTritonLLVMTranslateAbort(t *testing.T) {
+	for src, l := range map[string]string{
+		"https://github.com/triton-lang/triton/issues/3413": "Pass execution failedLLVM ERROR: Failed to translate TritonGPU to LLVM IR.",
+		"https://github.com/vllm-project/vllm/issues/3878":  "Translate to LLVM IR failedLLVM ERROR: Failed to translate TritonGPU to LLVM IR.",
+		"https://github.com/triton-lang/triton/issues/1495": "Translate to LLVM IR failedLLVM ERROR: Failed to translate TritonGPU to LLVM IR.",
+	} {
+		if hasClass(diagnoseWhole("run.log", []byte(l+"\n")), ClassTritonCompile) == nil {
+			t.Errorf("%s: no triton_compile for %q", src, l)
+		}
+	}
+}
+
+// OutOfResources whose sizes were cut off (a paste ending after "shared
+// memory,", an issue title without them) is the same failure.
+func TestTritonOutOfResourcesWithoutSizes(t *testing.T) {
+	for src, l := range map[string]string{
+		"https://github.com/pytorch/helion/issues/470 (title)":        "triton.runtime.errors.OutOfResources: out of resource: shared memory",
+		"https://github.com/Yuliang-Liu/MonkeyOCR/issues/189 (title)": "实测2080ti22g也会出现triton.runtime.errors.OutOfResources: out of resource: shared memory的报错",
+		"paste cut after the comma":                                   "triton.runtime.errors.OutOfResources: out of resource: shared memory,",
+	} {
+		f := hasClass(diagnoseWhole("run.log", []byte(l+"\n")), ClassTritonCompile)
+		if f == nil || f.Details["out_of_resource"] != "shared memory" {
+			t.Errorf("%s: %+v", src, f)
+		}
+	}
+}
+
 // Triton's driver wraps the HIP error of loading its own code object
 // ("Triton Error [HIP]:  Code: 200, Messsage: device kernel image is
 // invalid", s16's family; crash-heldout2 d38 Code 209): the Triton rule

@@ -13,10 +13,14 @@ import (
 //	XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4770354232 bytes.
 //	XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 20029400304 bytes.
 //	XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 2.99GiB (3206250496B) on device ordinal 0
+//	RuntimeError: Resource exhausted: Out of memory while trying to allocate 24 bytes.   (jaxlib ≤ 0.1.x)
+//
+// A paste that wrapped the line after "Out" is joined with its next line by
+// the torch parser (torchParser.xlaHead).
 //
 // The torch parser hands it lines with "rror" or "memory" (torch.go).
 
-var reXLAOOM = lazyre.New(`RESOURCE_EXHAUSTED: (?:Out of memory (?:while trying to allocate|allocating) (\d+) bytes|Failed to allocate request for ([\d.]+ ?[KMGT]i?B)(?: \((\d+)B\))? on device ordinal (\d+))`)
+var reXLAOOM = lazyre.New(`(?:RESOURCE_EXHAUSTED|Resource exhausted): (?:Out of memory (?:while trying to allocate|allocating) (\d+) bytes|Failed to allocate request for ([\d.]+ ?[KMGT]i?B)(?: \((\d+)B\))? on device ordinal (\d+))`)
 
 // xlaOOM is one failed XLA device allocation.
 type xlaOOM struct {
@@ -28,7 +32,10 @@ type xlaOOM struct {
 // compile-time "Ran out of memory in memory space vmem" is no GPU memory
 // and does not match.
 func extractXLAOOM(t string) (xlaOOM, bool) {
-	m := findIf(t, "RESOURCE_EXHAUSTED", reXLAOOM)
+	if !xlaExhausted(t) {
+		return xlaOOM{}, false
+	}
+	m := reXLAOOM.FindStringSubmatch(t)
 	if m == nil || strings.Contains(t, "TPU") {
 		return xlaOOM{}, false
 	}
@@ -36,6 +43,12 @@ func extractXLAOOM(t string) (xlaOOM, bool) {
 		return xlaOOM{bytes: m[1] + " bytes"}, true
 	}
 	return xlaOOM{bytes: m[2], device: m[4]}, true
+}
+
+// xlaExhausted: the line holds XLA's resource-exhausted status in either
+// spelling.
+func xlaExhausted(t string) bool {
+	return strings.Contains(t, "RESOURCE_EXHAUSTED") || strings.Contains(t, "Resource exhausted: ")
 }
 
 // applyXLAOOM: an allocation XLA could not satisfy on the device is
