@@ -64,6 +64,9 @@
 //     failure, also the pre-absl "Resource exhausted: …" and a line a paste
 //     wrapped after "Out", joined by torchParser.xlaHead: JAX, TF's XLA
 //     path; a TPU's vmem is none) → vram_oom;
+//     extractTFOOM (TensorFlow's "OOM when allocating tensor … on
+//     …/device:GPU:N by allocator GPU_N_bfc"; the CPU allocator is host
+//     memory) → vram_oom on that GPU;
 //   - tensorrt.go: extractTRTOOM (TensorRT's logger: "Error Code 2:
 //     OutOfMemory", "Cuda Runtime (out of memory)", "Cuda Error in
 //     allocate: 2", also the Windows build's qualified allocator method)

@@ -53,3 +53,30 @@ func TestNVMLHealthAndOOMWordings(t *testing.T) {
 		}
 	}
 }
+
+// TensorFlow's BFC allocator out of GPU memory (xla.go), real lines.
+func TestTFOOM(t *testing.T) {
+	for _, c := range []struct{ src, text, gpu string }{
+		{"https://github.com/tensorflow/models/issues/7142", "ResourceExhaustedError (see above for traceback): OOM when allocating tensor with shape[500,17,17,4032] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc.", "0"},
+		{"https://github.com/keras-team/keras/issues/9643", "ResourceExhaustedError: OOM when allocating tensor with shape[128,128,109,109] and type float on /job:localhost/replica:0/task:0/device:GPU:1 by allocator GPU_1_bfc", "1"},
+		{"https://github.com/Azure/MachineLearningNotebooks/issues/880", "  (0) Resource exhausted: OOM when allocating tensor with shape[16,112,112,147] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc", "0"},
+		{"https://github.com/zzw922cn/Automatic_Speech_Recognition/issues/78", "2018-06-08 17:26:00.908130: W tensorflow/core/framework/op_kernel.cc:1202] OP_REQUIRES failed at tile_ops.cc:123 : Resource exhausted: OOM when allocating tensor with shape[16,1,892800,8,4,2,2] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc", "0"},
+		{"https://github.com/Azure/MachineLearningNotebooks/issues/880 (the title, lower-cased)", "resource exhausted: oom when allocating tensor with shape[16,112,112,147] and type float on /job:localhost/replica:0/task:0/device:gpu:0 by allocator gpu_0_bfc", "0"},
+	} {
+		d := diagnoseWhole("x.log", []byte(c.text+"\n"))
+		ok := false
+		for _, f := range d.Findings {
+			ok = ok || f.Class == ClassVRAMOOM && f.Details["gpu"] == c.gpu
+		}
+		if !ok || len(d.Findings) == 0 || d.Findings[0].Class != ClassVRAMOOM {
+			t.Errorf("%s\n%s\n got %v", c.src, c.text, classesOf(d))
+		}
+	}
+	// host memory: the CPU allocator
+	d := diagnoseWhole("x.log", []byte("ResourceExhaustedError: OOM when allocating tensor with shape[1,5095,3729,3] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu\n"))
+	for _, f := range d.Findings {
+		if f.Class == ClassVRAMOOM {
+			t.Errorf("CPU allocator read as vram_oom: %v", classesOf(d))
+		}
+	}
+}

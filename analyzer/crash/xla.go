@@ -64,3 +64,37 @@ func (s *Session) applyXLAOOM(l *line, x xlaOOM) {
 	a.addReason("XLA could not allocate " + x.bytes + " of device memory (RESOURCE_EXHAUSTED)")
 	a.setHIP(lookupHIPName("hipErrorOutOfMemory"))
 }
+
+// TensorFlow's BFC allocator out of device memory (TF 1.x and 2.x, Keras):
+//
+//	ResourceExhaustedError: OOM when allocating tensor with shape[25088,4096] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc
+//	OP_REQUIRES failed at tile_ops.cc:123 : Resource exhausted: OOM when allocating tensor with shape[…] … by allocator GPU_0_bfc
+//
+// The same message on /device:CPU:0 ("by allocator cpu") is host memory and
+// does not match.
+var reTFOOM = lazyre.New(`(?i)OOM when allocating tensor(?: with shape\s*(\[[^\]]*\]))?.*?device:GPU:(\d+) by allocator (GPU_\d+_bfc)`)
+
+// tfOOM is one failed TensorFlow device allocation.
+type tfOOM struct{ shape, device, allocator string }
+
+func extractTFOOM(t string) (tfOOM, bool) {
+	m := findFoldIf(t, "oom when allocating tensor", reTFOOM)
+	if m == nil {
+		return tfOOM{}, false
+	}
+	return tfOOM{shape: m[1], device: m[2], allocator: m[3]}, true
+}
+
+// applyTFOOM: a tensor TensorFlow could not allocate on a GPU is vram_oom
+// on that GPU.
+func (s *Session) applyTFOOM(l *line, x tfOOM) {
+	s.format("tensorflow_oom")
+	a := s.b.add(s, ClassVRAMOOM, l, 0.9)
+	a.detail("gpu", x.device)
+	a.detail("allocator", x.allocator)
+	if x.shape != "" {
+		a.detail("tensor_shape", x.shape)
+	}
+	a.addReason("TensorFlow's " + x.allocator + " could not allocate a tensor on GPU " + x.device + " (OOM when allocating tensor)")
+	a.setHIP(lookupHIPName("hipErrorOutOfMemory"))
+}
