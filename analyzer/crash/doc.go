@@ -182,7 +182,10 @@
 //     rccl_transport), bareNCCLError ("ncclRemoteError …", "NCCL Error 2:
 //     unhandled system error" without NCCL's debug prefix), extractNCCLCallFailure (a caller's report of a call's
 //     result code: RCCL's test bed, glog CHECKs) → rccl_transport for the
-//     library's own codes;
+//     library's own codes; the init banner's build ("NCCL version
+//     2.26.2+cuda12.2" / "RCCL version 2.20.5+hip6.2") is a vendor fact
+//     (formats nccl_cuda_build / rccl_build), so a plain NCCL log's advice
+//     names CUDA's tools;
 //   - ncclcatalog.go: ncclResultCatalog (every ncclResult_t, 0–8, with
 //     ncclGetErrorString's text, c10d's reading and the class it implies;
 //     ncclUnhandledCudaError relays an earlier CUDA error), extractNCCLResult

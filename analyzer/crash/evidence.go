@@ -461,6 +461,11 @@ func cudaStep(s string) string {
 			return s[:i] + "; compute-sanitizer --tool memcheck <app> names the faulting access"
 		}
 		return "Name the faulting kernel and access: rerun under compute-sanitizer --tool memcheck <app> (or cuda-gdb with 'set cuda memcheck on')"
+	case strings.HasPrefix(s, "Check P2P/IPC and IOMMU (amd_iommu"):
+		// NCCL's P2P/IPC transport on NVIDIA: the topology's P2P matrix and
+		// PCIe ACS (which routes peer traffic through the root complex, or
+		// blocks it) are what NCCL's troubleshooting guide checks first
+		return "Check P2P/IPC between the GPUs: nvidia-smi topo -m and nvidia-smi topo -p2p r (peer reads per pair), PCIe ACS / IOMMU settings (NCCL_P2P_DISABLE=1 as a test), CUDA_VISIBLE_DEVICES and the rank→GPU map, container --ipc=host and --gpus flags"
 	case strings.HasPrefix(s, "Serialize launches") && strings.Contains(s, "AMD_SERIALIZE_KERNEL"):
 		return "Serialize launches so the traceback points at the failing call: CUDA_LAUNCH_BLOCKING=1"
 	case strings.Contains(s, "AMD_SERIALIZE_KERNEL"):

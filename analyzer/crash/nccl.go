@@ -52,9 +52,12 @@ var (
 	reIBStatus    = lazyre.New(`Got completion from peer \S+ with (?:error |status=)(\d+)`)
 	reIBVendor    = lazyre.New(`vendor err (\d+)`)
 	// host:pid:tid [dev]; some containers log "host [dev]" without pid:tid (NVIDIA/nccl#1920)
-	reNCCLLine     = lazyre.New(`^(\S+?)(?::(\d+):(\d+))? \[(\d+)\] (?:\S+ )?NCCL (INFO|WARN|TRACE|ERROR) (.*)$`)
-	reRCCLVersion  = lazyre.New(`RCCL version\s*:?\s*(\S+)`)
-	reTorchrunFail = lazyre.New(`failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)`)
+	reNCCLLine    = lazyre.New(`^(\S+?)(?::(\d+):(\d+))? \[(\d+)\] (?:\S+ )?NCCL (INFO|WARN|TRACE|ERROR) (.*)$`)
+	reRCCLVersion = lazyre.New(`RCCL version\s*:?\s*(\S+)`)
+	// NCCL's init banner names the toolkit it was built for:
+	// "NCCL INFO NCCL version 2.26.2+cuda12.2"
+	reNCCLCUDABuild = lazyre.New(`NCCL version (\d+\.\d+\.\d+)\+cuda(\d+\.\d+)`)
+	reTorchrunFail  = lazyre.New(`failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)`)
 	// table rows at the line start, or run together after a ")" in a
 	// paste that lost its line breaks ("rank2 (local rank: 2)exitcode: -9")
 	reTableRank    = lazyre.New(`^\s*rank\s*:?\s*(\d+) \(local[_ ]rank: (\d+)\)`)
@@ -432,7 +435,17 @@ func (p *ncclParser) nccl(l *line) bool {
 	}
 	if m := reRCCLVersion.FindStringSubmatch(t); m != nil {
 		f.notes = appendCap(f.notes, "RCCL version "+m[1], 8)
+		s.format("rccl_build") // RCCL runs on ROCm: the advice speaks ROCm
 		return true
+	}
+	if strings.Contains(t, "+cuda") {
+		if m := reNCCLCUDABuild.FindStringSubmatch(t); m != nil {
+			// a CUDA build of NCCL: the system is NVIDIA's, so the advice
+			// names CUDA's tools even when no other NVIDIA-only format is in
+			// the input (a plain NCCL_DEBUG=INFO log)
+			s.format("nccl_cuda_build")
+			return true
+		}
 	}
 	if c, ok := extractNCCLCallFailure(t); ok {
 		// the library's own failure code for a call (init, group end, a

@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -305,5 +306,32 @@ func TestExtractCalledProcessDeath(t *testing.T) {
 	d := diagnoseWhole("run.log", []byte("_subprocess.CalledProcessError: Command '['/usr/bin/python3', '-u', 'main.py', '--local_rank=3', '--batch-size', '32']' died with <Signals.SIGKILL: 9>._\n"))
 	if f := hasClass(d, ClassHostOOMKill); f == nil || len(f.Ranks) != 1 || f.Ranks[0] != 3 {
 		t.Errorf("Swin-Transformer#267: %s", d.JSON())
+	}
+}
+
+// NCCL's init banner names its build: "+cudaX" is NVIDIA's (real banners:
+// "NCCL INFO NCCL version 2.26.2+cuda12.2", "… 2.22.3+cuda12.2",
+// "… 2.29.2+cuda12.8" in public NCCL_DEBUG=INFO logs), RCCL's "RCCL version
+// 2.20.5+hip6.2 HEAD:45b618a+" is ROCm's. A plain NCCL log with no other
+// vendor-only format then gets CUDA's tools in its advice, an RCCL log
+// ROCm's.
+func TestNCCLBuildBannerVendor(t *testing.T) {
+	body := "gpu-st-ml-2:49542:49542 [0] NCCL INFO %s\n" +
+		"gpu-st-ml-2:49542:49600 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n" +
+		"gpu-st-ml-2:49542:49600 [0] transport/p2p.cc:275 NCCL WARN Cuda failure 'peer access is not supported between these two devices'\n"
+	steps := func(banner string) string {
+		d := diagnoseWhole("x.log", []byte(fmt.Sprintf(body, banner)))
+		if len(d.Findings) == 0 || d.Findings[0].Class != ClassRCCLTransport {
+			t.Fatalf("%s: got %v", banner, classesOf(d))
+		}
+		return strings.Join(d.Findings[0].NextSteps, "\n")
+	}
+	for _, b := range []string{"NCCL version 2.26.2+cuda12.2", "NCCL version 2.29.2+cuda12.8"} {
+		if s := steps(b); strings.Contains(s, "amd_iommu") || strings.Contains(s, "HIP_VISIBLE_DEVICES") || !strings.Contains(s, "nvidia-smi topo") {
+			t.Errorf("%s: CUDA build got ROCm advice:\n%s", b, s)
+		}
+	}
+	if s := steps("RCCL version 2.20.5+hip6.2 HEAD:45b618a+"); !strings.Contains(s, "amd_iommu") || strings.Contains(s, "nvidia-smi") {
+		t.Errorf("RCCL build lost ROCm advice:\n%s", s)
 	}
 }

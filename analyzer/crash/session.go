@@ -518,10 +518,10 @@ func splitLines(s string) []string {
 // ones only a ROCm system writes. Framework formats (tracebacks, NCCL
 // lines, torchrun) say nothing about the vendor: ROCm PyTorch prints
 // "CUDA error" too.
-var nvidiaFormats = map[string]bool{"compute_sanitizer": true, "cuda_gdb": true, "cuda_gdb_info_kernels": true, "nvidia_xid": true}
+var nvidiaFormats = map[string]bool{"compute_sanitizer": true, "cuda_gdb": true, "cuda_gdb_info_kernels": true, "nvidia_xid": true, "nccl_cuda_build": true}
 
 func amdFormat(name string) bool {
-	for _, p := range []string{"rocr_", "rocgdb_", "rocm_", "clr_", "amd_log_level", "hsa_status", "dmesg_page_fault", "dmesg_gpu_reset", "dmesg_kfd", "dmesg_ras", "dmesg_amdgpu_oops", "llvm_offload"} {
+	for _, p := range []string{"rocr_", "rocgdb_", "rocm_", "clr_", "amd_log_level", "hsa_status", "dmesg_page_fault", "dmesg_gpu_reset", "dmesg_kfd", "dmesg_ras", "dmesg_amdgpu_oops", "llvm_offload", "rccl_build"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
