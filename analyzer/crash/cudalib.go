@@ -168,27 +168,37 @@ func extractLibStatus(t string) (*libStatus, bool) {
 	}
 	best, at := (*libStatus)(nil), len(t)
 	for _, pre := range libStatusPrefixes {
-		for off := 0; off < at; {
-			i := strings.Index(t[off:], pre)
-			if i < 0 || off+i >= at {
-				break
-			}
-			p := off + i
-			off = p + len(pre)
-			if p > 0 && isWord(t[p-1]) {
-				continue
-			}
-			end := off
-			for end < len(t) && isWord(t[end]) {
-				end++
-			}
-			if x := lookupLibStatus(t[p:end]); x != nil {
-				best, at = x, p
-				break
-			}
+		// the earliest status of any library, wherever its prefix falls
+		if name, p := statusWord(t[:at], pre, func(n string) bool { return lookupLibStatus(n) != nil }); p >= 0 {
+			best, at = lookupLibStatus(name), p
 		}
 	}
 	return best, best != nil
+}
+
+// statusWord is the first whole word of t that starts with prefix and that
+// known accepts, and where it starts; -1 when none. A prefix inside a longer
+// word ("my_rocblas_status_count") is no status.
+func statusWord(t, prefix string, known func(string) bool) (string, int) {
+	for off := 0; off < len(t); {
+		i := strings.Index(t[off:], prefix)
+		if i < 0 {
+			break
+		}
+		i += off
+		j := i + len(prefix)
+		for j < len(t) && isWord(t[j]) {
+			j++
+		}
+		off = j
+		if i > 0 && isWord(t[i-1]) {
+			continue
+		}
+		if known(t[i:j]) {
+			return t[i:j], i
+		}
+	}
+	return "", -1
 }
 
 func lookupLibStatus(name string) *libStatus {

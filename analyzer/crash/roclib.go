@@ -1,7 +1,5 @@
 package crash
 
-import "strings"
-
 // rocLibStatus is one status of a ROCm math library's catalog with the
 // crash class it implies on its own ("" deliberately none: a caller's
 // argument, a missing implementation or an informational status; the
@@ -72,23 +70,8 @@ type rocLibFact struct {
 // miopenStatusUnknownError"); it decides no class.
 func extractRocLibStatus(t string) (rocLibFact, bool) {
 	for _, p := range rocLibPrefixes {
-		for off := 0; off < len(t); {
-			i := strings.Index(t[off:], p)
-			if i < 0 {
-				break
-			}
-			i += off
-			j := i + len(p)
-			for j < len(t) && isWord(t[j]) {
-				j++
-			}
-			off = j
-			if i > 0 && isWord(t[i-1]) {
-				continue
-			}
-			if st, ok := rocLibStatuses[t[i:j]]; ok {
-				return rocLibFact{name: t[i:j], st: st}, true
-			}
+		if name, i := statusWord(t, p, func(n string) bool { _, ok := rocLibStatuses[n]; return ok }); i >= 0 {
+			return rocLibFact{name: name, st: rocLibStatuses[name]}, true
 		}
 	}
 	return rocLibFact{}, false
