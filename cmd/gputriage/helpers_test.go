@@ -39,6 +39,18 @@ func wasmFor(t testing.TB) *wasmEngine {
 	return wasmEng
 }
 
+// freshWasm is a new instance of the compiled module, closed with the test:
+// its linear memory measures this test's inputs alone.
+func freshWasm(t testing.TB) *wasmEngine {
+	t.Helper()
+	e, err := newWasmEngine(wasmFor(t).wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
 // analyze runs one job on an engine ("wasm" or "native") over real files.
 func analyze(t testing.TB, kind string, opts analyzer.Options, files ...string) *analyzer.Result {
 	t.Helper()
