@@ -411,6 +411,10 @@ func summaryInputs(args []string) ([]string, error) {
 				return err
 			}
 			if !d.IsDir() && d.Name() == summaryName {
+				// as dirFiles: a pipe or device named like a summary is refused
+				if err := regular(p); err != nil {
+					return fmt.Errorf("%s: %v", p, err)
+				}
 				found = append(found, p)
 			}
 			return nil
