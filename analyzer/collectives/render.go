@@ -109,8 +109,8 @@ func (r *Result) Markdown() string {
 				w("| … %d more steps in ranks.json | | | | | | | |\n", len(r.Steps)-20)
 				break
 			}
-			w("| `%s` | %d | %s | %s | %d | %s | %d | %s |\n", units.Cell(s.Step), s.StragglerRank, ms(s.Lateness), units.Cell(s.Collective), s.Instances,
-				ms(s.WorstSkew), s.WorstRank, units.Cell(s.WorstCollective))
+			w("| `%s` | %d | %s | %s | %d | %s | %d | %s |\n", units.Cell(s.Step), s.StragglerRank, ms(s.Lateness), units.Text(s.Collective), s.Instances,
+				ms(s.WorstSkew), s.WorstRank, units.Text(s.WorstCollective))
 		}
 	}
 	if len(r.Stalls) > 0 {
