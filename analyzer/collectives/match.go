@@ -165,6 +165,7 @@ type Evidence struct {
 // common clock: a rank whose clock is off (see clockOffsets) is moved back
 // by its offset and the ranks are matched again.
 func Match(sums []*Summary) *Result {
+	sums, cut := bound(sums)
 	res := match(sums)
 	off := clockOffsets(res.Instances)
 	if moved := off.apply(sums); moved != nil {
@@ -172,6 +173,9 @@ func Match(sums []*Summary) *Result {
 		res.Notes = append([]string{off.note()}, res.Notes...)
 	}
 	off.report(res)
+	if cut != "" {
+		res.Notes = append([]string{cut}, res.Notes...)
+	}
 	return res
 }
 

@@ -84,6 +84,12 @@ func (l Limits) MemoryBound() int64 {
 	return l.Records*RecordPeakBytes + l.NameBytes + l.EventBytes + 8<<20 + l.SideDocBytes
 }
 
+// CollectiveOps bounds the collectives matched across ranks over one job
+// (the cross-rank view: collectives.json, ranks.json): each rank's first
+// CollectiveOps / ranks in issue order are matched, the rest left out and
+// counted in the notes (docs/limits.md).
+const CollectiveOps = 1 << 17
+
 // Lanes bounds the lanes gpu_lanes.json draws per trace file: beyond, the
 // busiest Lanes-1 streams keep their own and the rest share one merged
 // lane (one stream per kernel, 80 k streams, took 2.7 GB at 400 bins each).

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gputriage/gputriage/analyzer"
+	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/internal/escape/mdcheck"
 )
 
@@ -92,5 +94,121 @@ func TestHostileRanksMarkdown(t *testing.T) {
 		if n < 4 {
 			t.Errorf("%s: only %d Markdown artifacts checked", eng, n)
 		}
+	}
+}
+
+// Issue 24 (tools/hostile mr-colls-many, ranks-big): matching collectives
+// across ranks cost ~2.7 KB and ~90 µs per op beyond reading (two ranks of
+// 100 k all-reduces: 720 MB, four times one rank's triage), unbounded. Each
+// rank's first limits.CollectiveOps / ranks are matched, the rest left out
+// and said: a note naming the limit, partial, on both engines with the same
+// bytes.
+func TestBoundsCollectiveOps(t *testing.T) {
+	dir := t.TempDir()
+	n := limits.CollectiveOps/2 + 100
+	for r := range 2 {
+		var ops []map[string]any
+		for i := range n {
+			ops = append(ops, map[string]any{"kind": "allreduce", "pg": "0", "seq": i, "bytes": 1 << 20, "group_size": 2,
+				"start_ns": 1000 + i*1000 + r*10, "end_ns": 1000 + i*1000 + 500, "launch_ns": -1, "stream": 9, "step": -1, "busy_ns": 0, "gpu_delay_ns": -1, "before": map[string]any{}})
+		}
+		b, _ := json.Marshal(map[string]any{"version": "gputriage.rank_summary/1", "file": fmt.Sprintf("r%d.json", r), "rank": r, "world_size": 2,
+			"clock_base_ns": 0, "kernel_ns": n * 500, "comm_ns": n * 500, "exposed_comm_ns": n * 500, "busy_ns": n * 500, "window_ns": n * 1000, "steps": []any{}, "ops": ops})
+		p := filepath.Join(dir, "in", fmt.Sprint(r), "rank_summary.json")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, b, 0o644)
+	}
+	var first []byte
+	for _, eng := range []string{"native", "wasm"} {
+		out := filepath.Join(dir, eng)
+		var so, se bytes.Buffer
+		if code := run([]string{"ranks", "--engine", eng, "-q", "-o", out, filepath.Join(dir, "in")}, nil, &so, &se); code > 1 {
+			t.Fatalf("%s: exit %d %s", eng, code, se.String())
+		}
+		b, err := os.ReadFile(filepath.Join(out, "collectives.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c struct {
+			Partial   bool              `json:"partial"`
+			Notes     []string          `json:"notes"`
+			Instances []json.RawMessage `json:"instances"`
+		}
+		json.Unmarshal(b, &c)
+		if len(c.Instances) != limits.CollectiveOps/2 || !c.Partial || len(c.Notes) == 0 || !strings.Contains(c.Notes[0], "limits.CollectiveOps") || !strings.Contains(c.Notes[0], "200 collectives of 2 ranks left out") {
+			t.Errorf("%s: %d instances, partial %v, notes %q", eng, len(c.Instances), c.Partial, c.Notes)
+		}
+		if md, _ := os.ReadFile(filepath.Join(out, "ranks_summary.md")); !bytes.Contains(md, []byte("limits.CollectiveOps")) {
+			t.Errorf("%s: ranks_summary.md does not say what was left out", eng)
+		}
+		if first == nil {
+			first = b
+		} else if !bytes.Equal(first, b) {
+			t.Errorf("collectives.json differs between the engines")
+		}
+	}
+}
+
+// Issue 24 (tools/hostile mr-pgcfg-many): each collective without a Process
+// Group Name was named by scanning the whole pg_config, building every
+// group's rank list again per collective: two ranks of 50 k groups and 50 k
+// unnamed collectives took 1,339 MB and 24 s CPU under wasm (324 MB
+// natively). Now a lookup: the module stays within the hostile inputs'
+// bound and both engines give the same bytes.
+func TestHostilePGConfigMany(t *testing.T) {
+	const n = 50000
+	trace := func(rank int) []byte {
+		var b bytes.Buffer
+		fmt.Fprintf(&b, `{"distributedInfo":{"backend":"nccl","rank":%d,"world_size":2,"pg_config":[`, rank)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"pg_name":"pg%d","pg_desc":"d%d","ranks":[0,%d]}`, i, i, i+1)
+		}
+		b.WriteString(`]},"traceEvents":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL","pid":0,"tid":9,"ts":%d,"dur":3,"args":{"device":0,"stream":9,"Collective name":"allreduce","Process Group Ranks":"[0, %d]","Group size":2,"In msg nelems":1,"dtype":"BFloat16"}}`, 10+i*5+rank, i%50+1)
+		}
+		b.WriteString("]}")
+		return b.Bytes()
+	}
+	var results [2][]byte
+	for i, kind := range []string{"native", "wasm"} {
+		var eng engine = &native{}
+		var we *wasmEngine
+		if kind == "wasm" {
+			we = freshWasm(t)
+			eng = we
+		}
+		o, _ := json.Marshal(analyzer.Options{Command: "breakdown"})
+		if err := eng.Begin(o); err != nil {
+			t.Fatal(err)
+		}
+		for r := range 2 {
+			if err := push(eng, fmt.Sprintf("r%d.json", r), bytes.NewReader(trace(r)), nil); err != nil {
+				t.Fatalf("%s: %v", kind, err)
+			}
+		}
+		r, err := eng.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		results[i] = r.JSON()
+		if !bytes.Contains(results[i], []byte(`pg49 (d49)`)) && !bytes.Contains(results[i], []byte(`pg49`)) {
+			t.Errorf("%s: the groups are not named from pg_config", kind)
+		}
+		if we != nil {
+			t.Logf("wasm memory %d MiB", we.MemoryBytes()>>20)
+			if m := we.MemoryBytes(); m > wasmBound {
+				t.Errorf("wasm memory %d MiB, bound %d MiB", m>>20, wasmBound>>20)
+			}
+		}
+	}
+	if !bytes.Equal(results[0], results[1]) {
+		t.Errorf("engines differ:\nnative %.600s\nwasm   %.600s", results[0], results[1])
 	}
 }
