@@ -41,6 +41,7 @@ type facts struct {
 	override         string        // HSA_OVERRIDE_GFX_VERSION value
 	gfx              overrideFacts // override vs the device's arch (override.go)
 	progress         progressFacts // generation going on (progress.go)
+	steps            stepFacts     // training step counters (trainstep.go)
 	build            buildFacts    // the gfx targets a build names (buildtarget.go)
 	vramText         string
 	kernelAPI        kernelAPIFact

@@ -339,6 +339,31 @@ func TestDmesgOOMInvoked(t *testing.T) {
 	}
 }
 
+// The OOM reaper's line names the OOM killer's victim: a grep that kept it
+// and dropped "Killed process" still has the pid (the culprit); a reaper
+// line alone is an OOM kill, the invoker of the report never the victim.
+func TestDmesgOOMReaper(t *testing.T) {
+	for _, c := range []struct {
+		src, log string
+		pid      int
+	}{
+		{"https://github.com/equinor/ert/issues/7797 (iso time, after the kill line)", "2024-04-29T14:55:41,679700+02:00 Out of memory: Killed process 1440763 (perl) total-vm:87033376kB, anon-rss:60356340kB, file-rss:0kB, shmem-rss:0kB, UID:21417 pgtables:169956kB oom_score_adj:0\n2024-04-29T14:55:46,947445+02:00 oom_reaper: reaped process 1440763 (perl), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB\n", 1440763},
+		{"https://github.com/openbmc/openbmc/issues/1887 (reaper line alone)", "[ 4022.980000] oom_reaper: reaped process 935 (python), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB\n", 935},
+		{"https://github.com/theyosh/TerrariumPI/issues/155 (a terminal wrapped the rss fields)", "[79018.562727] oom_reaper: reaped process 5711 (python), now anon-rss:0kB, file-\n                                                     rss:0kB, shmem-rss:0kB\n", 5711},
+		{"https://github.com/ShengcaiLiao/QAConv/issues/19 (an invoker of a later report)", "[441281.626336] oom_reaper: reaped process 698405 (python), now anon-rss:0kB, file-rss:68664kB, shmem-rss:53172kB\n[448212.100902] sunloginclient invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0, oom_score_adj=0\n", 698405},
+	} {
+		f := hasClass(diagnoseWhole("dmesg.txt", []byte(c.log)), ClassHostOOMKill)
+		if f == nil || f.PID == nil || *f.PID != c.pid {
+			t.Errorf("%s: %+v", c.src, f)
+		}
+	}
+	// two victims reaped: the kernel names no one process
+	f := hasClass(diagnoseWhole("dmesg.txt", []byte("[  518.053407] oom_reaper: reaped process 15784 (python3), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB\n[  518.073567] oom_reaper: reaped process 15783 (python3), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB\n")), ClassHostOOMKill)
+	if f == nil || f.Culprit != nil && f.Culprit.PID != nil {
+		t.Errorf("docker/for-linux#1001 two victims: %+v", f)
+	}
+}
+
 // A kernel oops whose faulting instruction is in the GPU driver module is a
 // driver bug (dma_driver_fault), in the oops wordings of several kernels;
 // a RIP outside the driver, a call-trace frame in amdgpu and a RIP line

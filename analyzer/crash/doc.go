@@ -41,7 +41,8 @@
 //     loads and correctable errors deliberately none) + applyKernelEvent (OOM
 //     killer — also the pre-4.19 victim line without "Out of memory:",
 //     known by its kB accounting, and the report's "X invoked oom-killer:"
-//     line alone (X is invoked_by, never the victim) — resets (MES's
+//     line alone (X is invoked_by, never the victim), the OOM reaper's
+//     "reaped process N (comm)" naming the victim — resets (MES's
 //     "failed to respond to msg=" and its older "failed to response msg=")
 //     and the timed-out job's process, KFD, RAS, SVM/XNACK,
 //     NVRM "fallen off the bus" without an Xid, BDF from its first line,
@@ -87,6 +88,10 @@
 //   - progress.go: extractProgress (vLLM / SGLang generation throughput
 //     above 0, a token counter rising between lines of one shape) → the
 //     progress fact that defeats the rocm-smi livelock rule (smiLivelock);
+//   - trainstep.go: extractTrainStep (a step / iteration counter on a line
+//     that reports the loss: Megatron, torchtitan, a plain loop) → a rise
+//     after a py-spy dump in the same file defeats that dump's hang
+//     readings (busy loop, GPU wait, collective wait: hang.go endFile);
 //   - nvidia.go: extractSanitizerLine + the sanitizer rule;
 //   - regaddr.go: register values per kernel → faultKernelByRegisters;
 //   - debugagent.go: extractWaveHeaders (every header of a line, kernel
