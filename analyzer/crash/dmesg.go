@@ -179,6 +179,12 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 		// the GPU's GSP firmware stopped answering without an Xid 119 line:
 		// the open module's heartbeat check and RPC-timeout banner
 		return kernelEvent{kind: "gsp_timeout", bdf: submatch(rePCIBDF, t)}, true
+	case strings.Contains(t, "NVRM") && strings.Contains(t, "[NV_ERR_RESET_REQUIRED]"):
+		// the resource manager's own status: a call failed because the GPU
+		// must be reset first ("nvAssertOkFailedNoLog: Assertion failed:
+		// Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from
+		// …"; nvCheckOkFailedNoLog's "Check failed:" says the same)
+		return kernelEvent{kind: "reset_required", bdf: submatch(rePCIBDF, t)}, true
 	case strings.Contains(t, "NVRM") && strings.Contains(t, "fallen off the bus"):
 		// without an Xid: "NVRM: GPU at 0000:01:00.0 has fallen off the
 		// bus.", or the open driver's three lines whose BDF is on the first
@@ -272,6 +278,11 @@ func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
 		a := s.b.add(s, ClassGPUHangReset, l, 0.8)
 		a.setStr(&a.f.Device, e.bdf)
 		a.addReason("the GPU's GSP firmware stopped answering (RPC / heartbeat timeout): the GPU needs a reset")
+	case "reset_required":
+		s.format("nvidia_xid")
+		a := s.b.add(s, ClassGPUHangReset, l, 0.8)
+		a.setStr(&a.f.Device, e.bdf)
+		a.addReason("the NVIDIA driver refuses work on this GPU until it is reset (NV_ERR_RESET_REQUIRED): an unrecoverable GPU state")
 	case "nvgpu":
 		p.nvGPU, p.nvGPULine = e.bdf, l.no
 	case "offbus":

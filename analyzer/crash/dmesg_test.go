@@ -498,3 +498,24 @@ func TestXid13IllegalInstruction(t *testing.T) {
 		}
 	}
 }
+
+// The NVIDIA resource manager's NV_ERR_RESET_REQUIRED (0x62) says the GPU
+// must be reset before it takes work again — in an assertion or a check,
+// from whatever call failed — a gpu_hang_reset with or without an Xid; the
+// status named in prose or in another error is none.
+func TestDmesgNVResetRequired(t *testing.T) {
+	for _, c := range []struct {
+		src, log string
+		want     bool
+	}{
+		{"https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/982", "[373871.354096] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2827\n", true},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1045 (check, journal, cut by the pager)", "Jun 12 16:31:50 fedora-box kernel: NVRM: GPU0 nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from _gpushareddataSendDataPollRpc(pGpu, polle>\n", true},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/446 (talos kern log, the excerpt cut after the callee)", "192.168.11.119: kern: warning: [2026-04-22T21:37:31.524565304Z]: NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from pRmApi\n", true},
+		{"another status in the same assertion shape", "Jun 12 16:31:50 fedora-box kernel: NVRM: nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || (status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_server.c:259\n", false},
+		{"the status named in a note", "grep dmesg for NV_ERR_RESET_REQUIRED before rebooting\n", false},
+	} {
+		if got := hasClass(diagnoseWhole("dmesg.txt", []byte(c.log)), ClassGPUHangReset) != nil; got != c.want {
+			t.Errorf("%s: gpu_hang_reset %v, want %v", c.src, got, c.want)
+		}
+	}
+}

@@ -49,7 +49,8 @@
 //     extractXid (the driver's Xid line, or a condensed copy that keeps
 //     the code and the MMU decode — fault type and access type — a
 //     less sure record),
-//     GSP heartbeat / RPC timeouts without an Xid 119, xid.go's xidCatalog
+//     GSP heartbeat / RPC timeouts without an Xid 119, the resource
+//     manager's "Reset required [NV_ERR_RESET_REQUIRED]", xid.go's xidCatalog
 //     (NVIDIA's whole Xid catalog, each code with the class it implies;
 //     Xid 13's "Illegal Instruction" warp exception; an Xid "caused by
 //     previous Xid N" takes N's class),
