@@ -55,3 +55,26 @@ func TestKernelAPILogOfThePidDmesgNames(t *testing.T) {
 		t.Fatalf("want the boundary of pid 71420's log: %s", d.JSON())
 	}
 }
+
+// SGLang's logger notes "Tensor dump skipped: CUDA graph capture in
+// progress" right after a call's arguments: the note is a fact of the run
+// (the dumps cannot help while graphs are captured), not a field of the last
+// argument. A level-10 run whose dumps were skipped is told to rerun in eager
+// mode — never to set the level it already has.
+func TestKAPIGraphCaptureSkip(t *testing.T) {
+	log := "SGLANG_KERNEL_API_LOGLEVEL=10 SGLANG_KERNEL_API_DUMP_DIR=/workspace/crash_dumps\n" +
+		"================================================================================\n" +
+		"[2026-11-26 11:20:05] SGLang Kernel API Call: sglang.custom_op.fused_moe_ck\n" +
+		"Positional input arguments:\n" +
+		"  arg[0]=Tensor(\n      shape=(8, 7168)\n      dtype=torch.bfloat16\n      device=cuda:0\n      is_contiguous=True\n    )\n" +
+		"Tensor dump skipped: CUDA graph capture in progress\n" +
+		"Fatal Python error: Segmentation fault\n"
+	f := hasClass(diagnoseWhole("run.log", []byte(log)), ClassHostSegfault)
+	if f == nil {
+		t.Fatal("no host_segfault")
+	}
+	steps := strings.ToLower(strings.Join(f.NextSteps, "\n"))
+	if !strings.Contains(steps, "eager mode") || strings.Contains(steps, "loglevel=10") {
+		t.Errorf("steps: %q", f.NextSteps)
+	}
+}
