@@ -78,3 +78,28 @@ func TestKAPIGraphCaptureSkip(t *testing.T) {
 		t.Errorf("steps: %q", f.NextSteps)
 	}
 }
+
+// FlashInfer prints a call's return value unnamed under "Output value:"
+// (flashinfer/api_logging.py _log_function_outputs: "Output value:", the
+// value at indent 1 — "  Tensor(" and its fields — then "="×80; the format
+// of flashinfer-ai/flashinfer#2108). Its level-5 NaN count is the output's:
+// a call with clean inputs and a NaN output is where NaN first appears.
+func TestKAPIFlashInferUnnamedOutput(t *testing.T) {
+	rec := func(name, inNaN, outNaN string) string {
+		return "================================================================================\n" +
+			"[2026-11-22 18:30:41] FlashInfer API Call: " + name + "\n" +
+			"--------------------------------------------------------------------------------\n" +
+			"Positional input arguments:\n  arg[0]:\n    Tensor(\n      shape=(64, 2560)\n      dtype=torch.bfloat16\n      nan_count=" + inNaN + "\n      inf_count=0\n    )\n" +
+			"Output value:\n  Tensor(\n    shape=(64, 13824)\n    dtype=torch.bfloat16\n    min=nan\n    nan_count=" + outNaN + "\n    inf_count=0\n  )\n" +
+			"================================================================================\n\n"
+	}
+	d := diagnoseWhole("fi.log", []byte(rec("fp4_quantize", "0", "0")+rec("mm_fp4", "0", "884736")+rec("silu_and_mul", "884736", "442368")))
+	f := hasClass(d, ClassNumericalNaN)
+	if f == nil || !strings.Contains(f.Reason, "mm_fp4") {
+		t.Fatalf("first NaN output: %v %+v", classesOf(d), f)
+	}
+	// a clean output is no NaN finding
+	if f := hasClass(diagnoseWhole("fi.log", []byte(rec("mm_fp4", "0", "0"))), ClassNumericalNaN); f != nil {
+		t.Errorf("clean: %+v", f)
+	}
+}
