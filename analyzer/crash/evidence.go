@@ -337,7 +337,7 @@ func (c *stepCtx) escalation(f *Finding, facts *facts) string {
 		}
 		// names in the prose are quoted words too: the tail after a colon is
 		// pasted as a command (a dump folder named call0007$(touch…) ran)
-		return "The process died inside " + shellOr(fn, "the dumped call") + ": dump " + shellOr(d.dir, "(its folder name cannot be pasted)") + " has its inputs but no outputs — replay it offline: " + replayStep(k.source, d.dir, fn)
+		return "The process died inside " + shellOr(fn, "the dumped call") + ": dump " + shellOr(d.dir, "(its folder name cannot be pasted)") + " has its inputs (inputs.pt) but no outputs — replay it offline: " + replayStep(k.source, d.dir, fn)
 	}
 	switch {
 	case k.calls == 0 && len(k.dumps) == 0:

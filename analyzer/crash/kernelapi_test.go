@@ -103,3 +103,31 @@ func TestKAPIFlashInferUnnamedOutput(t *testing.T) {
 		t.Errorf("clean: %+v", f)
 	}
 }
+
+// FlashInfer's paged / ragged KV-cache wrappers are attention calls by
+// their cache (BatchDecodeWithPagedKVCacheWrapper.run …): a level-10 dump of
+// one that saved its inputs and no outputs is a crash inside attention, and
+// the advice names the inputs.pt to replay. A non-attention call that died
+// the same way is no attention finding.
+func TestKAPICrashedKVCacheWrapper(t *testing.T) {
+	meta := func(fn string) string {
+		return `{"function_name": "` + fn + `", "module": "flashinfer.decode", "call_sequence": 312, "process_id": 48810,
+  "tensor_info": {"input_tensor_keys": ["arg_0", "arg_1"], "output_tensor_keys": []}, "execution_status": "inputs_saved"}`
+	}
+	run := func(fn string) *Diagnosis {
+		s := New()
+		s.BeginFile("dumps/20261104_112201_164_" + fn + "_call0312/metadata.json")
+		s.Write([]byte(meta(fn)))
+		s.EndFile()
+		return s.Diagnosis()
+	}
+	for _, fn := range []string{"BatchDecodeWithPagedKVCacheWrapper.run", "BatchPrefillWithRaggedKVCacheWrapper.run", "single_decode_with_kv_cache"} {
+		f := hasClass(run(fn), ClassFP8AttentionCrash)
+		if f == nil || !strings.Contains(strings.Join(f.NextSteps, " "), "inputs.pt") {
+			t.Errorf("%s: %+v", fn, f)
+		}
+	}
+	if f := hasClass(run("top_k_top_p_sampling_from_probs"), ClassFP8AttentionCrash); f != nil {
+		t.Errorf("sampling: %+v", f)
+	}
+}
