@@ -211,6 +211,10 @@ func (p *torchParser) line(l *line) {
 		s.applyTRTOOM(l, x) // tensorrt.go
 		return
 	}
+	if x, ok := extractFrameworkAlloc(t); ok && !commandLike(t) {
+		s.applyFrameworkAlloc(l, x) // fwalloc.go
+		return
+	}
 	if extractAllocatorNVMLAssert(t) && !commandLike(t) {
 		// the caching allocator ran out of device memory and its NVML
 		// query for the report failed (pytorch#112377): the OOM message
@@ -304,9 +308,13 @@ func (p *torchParser) line(l *line) {
 	}
 	if m := findIf(t, "Fatal Python error: ", reFatalPy); m != nil {
 		switch m[1] {
-		case "Segmentation fault", "Bus error":
+		case "Segmentation fault":
 			a := s.b.add(s, ClassHostSegfault, l, 0.85)
-			a.setStr(&a.f.Signal, map[string]string{"Segmentation fault": "SIGSEGV", "Bus error": "SIGBUS"}[m[1]])
+			a.setStr(&a.f.Signal, "SIGSEGV")
+			a.detail("source", "Python faulthandler")
+			p.faultStack = true
+		case "Bus error":
+			a := s.applySIGBUS(l, 0, false, "", "", sharedMemoryWords(t)) // sigbus.go
 			a.detail("source", "Python faulthandler")
 			p.faultStack = true
 		case "Aborted":
