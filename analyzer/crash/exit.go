@@ -67,6 +67,10 @@ func (p *exitParser) line(l *line) {
 		s.exitCode(l, code, -1, 0)
 		return
 	}
+	if x, ok := extractOMPIDeath(t); ok { // ompi.go
+		s.applyOMPIDeath(l, x)
+		return
+	}
 	if sig := extractWindowsException(t); sig != "" {
 		s.format("windows_exception")
 		s.deathSignal(l, sig, 0, false, "", "")
