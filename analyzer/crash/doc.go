@@ -69,6 +69,21 @@
 //     extractTFOOM (TensorFlow's "OOM when allocating tensor … on
 //     …/device:GPU:N by allocator GPU_N_bfc"; the CPU allocator is host
 //     memory) → vram_oom on that GPU;
+//   - fwalloc.go: extractFrameworkAlloc (CuPy's pool "out of memory to
+//     allocate N bytes (total …)" / "Out of memory allocating N bytes
+//     (allocated so far: …)", ONNX Runtime's "BFCArena::AllocateRawInternal
+//     … Failed to allocate memory for requested buffer of size N", TF 1.x's
+//     BFC "Ran out of memory trying to allocate X"; TF 2's "not a failure"
+//     warning and host allocators none) → vram_oom;
+//   - cycles.go: extractCyclesCUDA (Blender Cycles' CUEW names: "Illegal
+//     address in cuMemcpyDtoH(…)", "… in CUDA queue <step>", "Out of memory
+//     in cuStreamCreate(…)") read through cudaerr.go's catalog;
+//   - sigbus.go: a death by SIGBUS (DataLoader "killed by signal: Bus
+//     error", the worker's "Unexpected bus error encountered in worker",
+//     exitcode -7, faulthandler's "Bus error") is shared memory that ran out
+//     → host_oom_kill, sub_kind shm (never host_segfault);
+//   - ompi.go: extractOMPIDeath ("mpirun noticed that process rank N with
+//     PID P on node H exited on signal S") → the signal's class, rank N;
 //   - tensorrt.go: extractTRTOOM (TensorRT's logger: "Error Code 2:
 //     OutOfMemory", "Cuda Runtime (out of memory)", "Cuda Error in
 //     allocate: 2", also the Windows build's qualified allocator method)
@@ -197,8 +212,8 @@
 //     ncclUnhandledCudaError relays an earlier CUDA error), extractNCCLResult
 //     (c10d's "NCCL error in: file:line, <text>, NCCL version V", "NCCL
 //     Error N: …", "NCCL error: …", "ncclX: <c10d's reading>", nccl-tests'
-//     "NCCL failure file:line '…'"), ncclWarnCatalog (the WARN wordings of
-//     init.cc, bootstrap.cc, misc/socket.cc, proxy.cc, shmutils.cc, p2p.cc,
+//     "NCCL failure file:line '…'", Horovod's "ncclCommInitRank failed:
+//     …"), ncclWarnCatalog (the WARN wordings of init.cc, bootstrap.cc, misc/socket.cc, proxy.cc, shmutils.cc, p2p.cc,
 //     net_ib.cc and RCCL's HIP failure, one row each with its reason; a WARN
 //     whose debug prefix was cut counts only with its source location or
 //     device bracket, bareWarn — a quoted WARN in notes is none),
@@ -258,7 +273,9 @@
 //     cpu_hang); pyspyjson.go: extractPySpyJSON (py-spy dump --json, also
 //     wrapped as {"Ok": {"stack_traces"}} or {"threads"}) rewritten as the
 //     text dump and read by the same parser (PySpyJSON routes it as a log);
-//   - torch.go: extractTraceFrame (faulthandler: the "Current thread"
+//   - torch.go: "Fatal Python error: Segmentation fault", also pygame's
+//     handler ("(pygame parachute) Segmentation Fault") → host_segfault;
+//     extractTraceFrame (faulthandler: the "Current thread"
 //     block's first frame is the crash location; a dump of every thread
 //     with no fatal error — a watchdog's "Timeout (0:05:00)!", only
 //     "Thread 0x…" blocks — is a hang snapshot, torchParser.endFile),

@@ -744,7 +744,8 @@ func (s *Session) applyWatchdog(l *line, w watchdogTimeout) {
 }
 
 // exitCode records a process exit status: SIGKILL → host_oom_kill,
-// SIGSEGV → host_segfault, SIGABRT → attached to the primary GPU finding.
+// SIGBUS → host_oom_kill (shared memory, sigbus.go), SIGSEGV →
+// host_segfault, SIGABRT → attached to the primary GPU finding.
 func (s *Session) exitCode(l *line, code, rank, pid int) {
 	f := &s.b.facts
 	sig := exitSignal(code)
@@ -761,7 +762,13 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 		if a.f.PID == nil && pid > 0 {
 			a.detail("killed_pid", strconv.Itoa(pid))
 		}
-	case "SIGSEGV", "SIGBUS":
+	case "SIGBUS":
+		a := s.applySIGBUS(l, code, true, "", "", false) // sigbus.go
+		a.rank(rank)
+		if pid > 0 {
+			a.setPID(pid)
+		}
+	case "SIGSEGV":
 		a := s.b.add(s, ClassHostSegfault, l, 0.75)
 		a.setExit(code)
 		a.setStr(&a.f.Signal, sig)
