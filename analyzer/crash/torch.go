@@ -183,7 +183,7 @@ func (p *torchParser) line(l *line) {
 		ev := l.ev(s)
 		f.fp8 = &ev
 	}
-	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "NVML_SUCCESS", "OOM when", "oom when", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image") {
+	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "NVML_SUCCESS", "OOM when", "oom when", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "allocate buffer: ") {
 		return
 	}
 	if x, ok := extractLibStatus(t); ok && x.class != "" && !commandLike(t) {
@@ -201,6 +201,10 @@ func (p *torchParser) line(l *line) {
 	}
 	if x, ok := extractTFDeviceAlloc(t); ok && !commandLike(t) {
 		s.applyTFDeviceAlloc(l, x) // tfalloc.go
+		return
+	}
+	if x, ok := extractRocAllocBuffer(t); ok && !commandLike(t) {
+		s.applyRocAllocBuffer(l, x) // rocalloc.go
 		return
 	}
 	if x, ok := extractTFOOM(t); ok && !commandLike(t) {
@@ -229,6 +233,12 @@ func (p *torchParser) line(l *line) {
 		}
 		if x, ok := extractGGMLAlloc(t); ok && !commandLike(t) {
 			s.applyGGMLAlloc(l, x)
+			return
+		}
+	}
+	if !strings.Contains(t, "out of memory") {
+		if x, ok := extractTorchOOMType(t); ok && !commandLike(t) {
+			s.applyTorchOOMType(l, x) // torchoomtype.go
 			return
 		}
 	}
@@ -807,7 +817,7 @@ func errName(t string) string {
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var torchKeywords = []string{"esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "OOM when", "oom when", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
+var torchKeywords = []string{"allocate buffer: ", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "OOM when", "oom when", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
 
 // torchRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
