@@ -81,6 +81,12 @@
 //     torch.cuda.OutOfMemoryError raised with a message that is not the
 //     allocator's — ComfyUI's "Allocation on device", a wrapper's text, a
 //     paste cut mid-word) → vram_oom, less sure;
+//   - blaslib.go: extractBlasLibMissing (hipBLASLt's "rocblaslt error:
+//     Cannot read / Could not load …TensileLibrary_lazy_gfxN.dat",
+//     "hipModuleLoad failed: …Kernels.so-000-gfxN.hsaco") → a note alone
+//     (rocBLAS may fall back); blasFailed: a BLAS status failing after it,
+//     or hipErrorFileNotFound raised after a failed hipBLASLt call →
+//     arch_mismatch, less sure;
 //   - rdma.go: extractRDMARetry (an RDMA completion that exhausted the
 //     transport retries in UCCL's "CQE ERROR … status=12(transport retry
 //     counter exceeded)", UCX's "Transport retry count exceeded on

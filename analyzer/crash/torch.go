@@ -183,15 +183,29 @@ func (p *torchParser) line(l *line) {
 		ev := l.ev(s)
 		f.fp8 = &ev
 	}
-	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "NVML_SUCCESS", "OOM when", "oom when", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "allocate buffer: ") {
+	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "NVML_SUCCESS", "OOM when", "oom when", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "allocate buffer: ", "hipModuleLoad failed") {
 		return
 	}
-	if x, ok := extractLibStatus(t); ok && x.class != "" && !commandLike(t) {
-		s.applyLibStatus(l, x) // cudalib.go
+	if arch, ok := extractBlasLibMissing(t); ok && !commandLike(t) {
+		s.noteBlasLibMissing(l, arch) // blaslib.go
 		return
 	}
-	if x, ok := extractRocLibStatus(t); ok && !commandLike(t) && s.applyRocLibStatus(l, x) { // roclib.go
-		return
+	if x, ok := extractLibStatus(t); ok && !commandLike(t) {
+		if strings.Contains(t, "BLAS") {
+			s.blasFailed(l, false) // blaslib.go
+		}
+		if x.class != "" {
+			s.applyLibStatus(l, x) // cudalib.go
+			return
+		}
+	}
+	if x, ok := extractRocLibStatus(t); ok && !commandLike(t) {
+		if strings.Contains(x.name, "BLAS") || strings.HasPrefix(x.name, "rocblas") {
+			s.blasFailed(l, false) // blaslib.go
+		}
+		if s.applyRocLibStatus(l, x) { // roclib.go
+			return
+		}
 	}
 	if x, ok := extractXLAOOM(t); ok && !commandLike(t) {
 		s.applyXLAOOM(l, x) // xla.go
@@ -549,6 +563,9 @@ func (p *torchParser) errorText(l *line) {
 			e = c
 		}
 	}
+	if e != nil && e.name == "hipErrorFileNotFound" && !commandLike(t) {
+		s.blasFailed(l, true) // blaslib.go
+	}
 	if e == nil || e.class == "" {
 		// an error the HIP table lacks or reads as nothing: CUDA's own
 		// catalog (cudaerr.go) — hardware stack error, NVLink, fabric
@@ -817,7 +834,7 @@ func errName(t string) string {
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var torchKeywords = []string{"allocate buffer: ", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "OOM when", "oom when", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
+var torchKeywords = []string{"allocate buffer: ", "hipModuleLoad failed", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "OOM when", "oom when", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
 
 // torchRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
