@@ -51,6 +51,8 @@ type facts struct {
 	pyspyFailPIDs    []int // the pids SGLang's watchdog could not dump
 	coreDumpNoise    int
 	lastException    string
+	blasMissing      *blasLibMissing // hipBLASLt could not load its per-arch kernels (blaslib.go)
+	blasStatusFailed bool            // a BLAS library call returned an error status (blaslib.go)
 	lastExcEv        *Evidence
 	traceback        bool
 	gpuMarkers       int // lines that mention a GPU runtime at all

@@ -91,6 +91,26 @@
 //   - tfalloc.go: extractTFDeviceAlloc (TensorFlow's StreamExecutor
 //     "failed to allocate … from device: CUDA_ERROR_OUT_OF_MEMORY" /
 //     "HIP_ERROR_OutOfMemory") → vram_oom, less sure;
+//   - rocalloc.go: extractRocAllocBuffer (MIOpen's / MIGraphX's / RPP's
+//     "Memory not available to allocate buffer: N", a request over the
+//     device's free memory) → vram_oom;
+//   - torchoomtype.go: extractTorchOOMType (torch.OutOfMemoryError /
+//     torch.cuda.OutOfMemoryError raised with a message that is not the
+//     allocator's — ComfyUI's "Allocation on device", a wrapper's text, a
+//     paste cut mid-word) → vram_oom, less sure;
+//   - blaslib.go: extractBlasLibMissing (hipBLASLt's "rocblaslt error:
+//     Cannot read / Could not load …TensileLibrary_lazy_gfxN.dat",
+//     "hipModuleLoad failed: …Kernels.so-000-gfxN.hsaco") → a note alone
+//     (rocBLAS may fall back); blasFailed: a BLAS status failing after it,
+//     or hipErrorFileNotFound raised after a failed hipBLASLt call →
+//     arch_mismatch, less sure;
+//   - rdma.go: extractRDMARetry (an RDMA completion that exhausted the
+//     transport retries in UCCL's "CQE ERROR … status=12(transport retry
+//     counter exceeded)", UCX's "Transport retry count exceeded on
+//     mlx5_N:1/IB", IBV_WC_RETRY_EXC_ERR) → rccl_transport, net_ib advice;
+//   - deathlines.go: a DataLoader worker's SIGBUS PyTorch blames on shared
+//     memory (also the worker's "Unexpected bus error encountered in
+//     worker") → applyLoaderShm: not_gpu, /dev/shm, never host_segfault;
 //   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
 //     the device's arch, named, or the 5.2–5.7 fallback to the generic
 //     TensileLibrary.dat without the arch, less sure) → arch_mismatch;

@@ -184,6 +184,10 @@ func (p *ncclParser) line(l *line) {
 		p.relayLine = 0
 		return
 	}
+	if x, ok := extractRDMARetry(t); ok && !commandLike(t) {
+		s.applyRDMARetry(l, x) // rdma.go
+		return
+	}
 	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog") || strings.Contains(t, "Got completion from peer") {
 		if p.nccl(l) {
 			return
@@ -790,7 +794,7 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var ncclKeywords = append([]string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "Not all ranks joining", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer", "Cuda failure", "HIP failure", "CUDA failure"}, ncclWarnSubs()...)
+var ncclKeywords = append([]string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "Not all ranks joining", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer", "Cuda failure", "HIP failure", "CUDA failure", "etry count", "RETRY_EXC_ERR"}, ncclWarnSubs()...)
 
 // ncclWarnSubs: the catalog's wordings, for c10d's "Last error:" line that
 // repeats one without NCCL's prefix (ncclParser.lastError).
