@@ -148,6 +148,8 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	}
 	b.hangFindings(s, work) // rocgdb hang dumps (gdbhang.go)
 	b.pyspyCollectiveHang(work)
+	b.pyspyBusyServing(work)
+	b.pyspyWaitersOfGPUHang(work)
 	runtimeVendor(f, work) // evidence.go
 	hipReading(f, work)
 	dimBugFinding(s.limits, work) // launch.go

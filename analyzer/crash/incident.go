@@ -108,6 +108,9 @@ type incidentFacts struct {
 	cuda       cudaHangFacts
 	pyDist     []pyDistWait // py-spy threads inside a distributed collective (hang.go)
 	pyDistN    int          // cpu_hang additions made by those dumps alone
+	pyBusyN    int          // cpu_hang additions made by busy (active+gil) dumps alone
+	pyCollN    int          // cpu_hang additions made by dumps waiting in a collective
+	pyGPUWait  bool         // a py-spy dump waits for the GPU (gpu_kernel_hang)
 }
 
 type rankState struct {
