@@ -27,6 +27,7 @@ type builder struct {
 // assembly (finalize.go) turns into findings or attaches to them.
 type facts struct {
 	asyncHint *Evidence // "might be asynchronously reported"
+	asyncSites []string // the distinct Python locations the async errors were reported at (bounded)
 	asyncFrom string    // C++ "Exception raised from X" of an async error
 	location  string    // last Python frame "file:line in fn"
 	locCode   string    // source text of that frame
