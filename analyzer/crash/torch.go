@@ -306,6 +306,9 @@ func (p *torchParser) line(l *line) {
 			ev := l.ev(s)
 			f.asyncHint = &ev
 		}
+		if f.location != "" && !containsStr(f.asyncSites, f.location) && len(f.asyncSites) < 4 {
+			f.asyncSites = append(f.asyncSites, f.location)
+		}
 		if strings.Contains(t, "consider passing") {
 			// the rerun hint on the same line still tells the runtime
 			if v := extractDebugSetting(t); v != "" {
