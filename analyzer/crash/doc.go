@@ -60,6 +60,16 @@
 //     before any record of its device names the address line after it:
 //     dmesgParser.pendProc);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
+//   - frameworks.go: frameworkWordings (a framework's own message that
+//     implies a class: vLLM's "No available memory for the cache blocks" →
+//     vram_oom), extractGGMLOpFailure ("ggml_cuda_compute_forward: OP
+//     failed") + ggmlLaunchRefused (the next line's "invalid argument" /
+//     "invalid configuration argument" is the op's launch refused →
+//     invalid_launch; elsewhere it decides nothing), extractBareLauncherReturn
+//     (DeepSpeed's "exits with return code = N" without its stamp, read only
+//     after the launcher's "sigkill_handler] Killing subprocess" lines);
+//     exit.go's extractHydraExit reads Hydra's bare "EXIT CODE: 9" as
+//     SIGKILL (a signalled rank's raw wait status);
 //   - xla.go: extractXLAOOM (XLA's RESOURCE_EXHAUSTED device allocation
 //     failure, also the pre-absl "Resource exhausted: …" and a line a paste
 //     wrapped after "Out", joined by torchParser.xlaHead: JAX, TF's XLA

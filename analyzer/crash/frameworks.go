@@ -1,0 +1,164 @@
+package crash
+
+import (
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
+)
+
+// Frameworks around the GPU report its failures in their own words: a
+// serving engine's start-up check, ggml's op wrapper around a CUDA/HIP
+// error, a launcher's report of its child. frameworkParser reads the
+// wordings the runtime catalogs (cudaerr.go, codes.go) cannot: each is a
+// pure extractor over one line (frameworkWordings, extractGGMLOpFailure,
+// extractBareLauncherReturn) and the parser only keeps the one-line context
+// a wrapper needs (the op a ggml error belongs to, a launcher that is
+// killing its children).
+
+// frameworkWording is one framework message that implies a crash class on
+// its own, with why.
+type frameworkWording struct {
+	sub       string // the framework's text, matched as printed
+	framework string
+	class     string
+	conf      float64
+	why       string
+}
+
+// frameworkWordings: each row cites the real threads it was read from.
+var frameworkWordings = []frameworkWording{
+	// vLLM's start-up check (worker.py raise_if_cache_size_invalid, V1's
+	// kv_cache_utils check_enough_kv_cache_memory): after the weights and a
+	// profiling run no GPU memory is left for a single KV-cache block.
+	// vllm-project/vllm#10439, #27508, #14574; netease-youdao/QAnything#302;
+	// QwenLM/Qwen3#12; gensyn-ai/rl-swarm#118
+	{"No available memory for the cache blocks", "vLLM", ClassVRAMOOM, 0.8,
+		"vLLM found no GPU memory left for the KV cache after loading the weights: the model does not fit gpu_memory_utilization of this GPU, or other processes hold its memory"},
+}
+
+// extractFrameworkWording returns the row whose wording the line holds.
+func extractFrameworkWording(t string) (frameworkWording, bool) {
+	for _, w := range frameworkWordings {
+		if strings.Contains(t, w.sub) {
+			return w, true
+		}
+	}
+	return frameworkWording{}, false
+}
+
+// ggml names the op whose CUDA/HIP call failed on the line before the
+// error: "ggml_cuda_compute_forward: SOFT_MAX failed" then "CUDA error:
+// invalid argument" and "current device: 0, in function
+// ggml_cuda_compute_forward at …" (a HIP build keeps the CUDA names or says
+// "ROCm error: ").
+var reGGMLOpFailed = lazyre.New(`ggml_cuda_compute_forward: (\w+) failed`)
+
+func extractGGMLOpFailure(t string) (string, bool) {
+	m := findIf(t, "ggml_cuda_compute_forward: ", reGGMLOpFailed)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// ggmlLaunchRefused reports an error line that, right after a failed op,
+// means the op's kernel launch was refused: cudaErrorInvalidValue /
+// cudaErrorInvalidConfiguration at compute_forward is a launch (grid,
+// block or shared memory) the device does not accept. Elsewhere "invalid
+// argument" is any API call (a copy into a buffer: llama.cpp#6201) and
+// decides nothing.
+func ggmlLaunchRefused(t string) (string, bool) {
+	m := findIf(t, " error: ", reTorchErr)
+	if m == nil {
+		return "", false
+	}
+	msg := strings.TrimSpace(m[2])
+	switch msg {
+	case "invalid argument", "invalid configuration argument":
+		return msg, true
+	}
+	return "", false
+}
+
+// reBareLauncherReturn: DeepSpeed's launcher's "exits with return code = N"
+// without its "sigkill_handler]" stamp (a paste or an issue title kept only
+// the end); read only after the launcher's own "Killing subprocess" lines.
+var reBareLauncherReturn = lazyre.New(`exits with return code = (-?\d+)`)
+
+func extractBareLauncherReturn(t string) (int, bool) {
+	if strings.Contains(t, "sigkill_handler") {
+		return 0, false // exit.go's extractLauncherReturn
+	}
+	m := findIf(t, "exits with return code = ", reBareLauncherReturn)
+	if m == nil {
+		return 0, false
+	}
+	return atoiDef(m[1], 0), true
+}
+
+type frameworkParser struct {
+	s *Session
+	// the op of the last "ggml_cuda_compute_forward: OP failed" and its line
+	ggmlOp     string
+	ggmlOpLine int
+	// DeepSpeed's launcher is killing its children ("[launch.py:428:
+	// sigkill_handler] Killing subprocess 6293")
+	launcherKilling bool
+}
+
+// frameworkKeywords feed the line prefilter (prefilter.go).
+var frameworkKeywords = append([]string{"ggml_cuda_compute_forward", "CUDA error: ", "ROCm error: ", "HIP error: ", "Killing subprocess", "exits with return code"}, frameworkWordingSubs()...)
+
+func frameworkWordingSubs() []string {
+	subs := make([]string, 0, len(frameworkWordings))
+	for _, w := range frameworkWordings {
+		subs = append(subs, w.sub)
+	}
+	return subs
+}
+
+func (p *frameworkParser) gate() uint64    { return kwFramework }
+func (p *frameworkParser) active(int) bool { return false }
+func (p *frameworkParser) beginFile(*Session) {
+	p.ggmlOp, p.ggmlOpLine, p.launcherKilling = "", 0, false
+}
+func (p *frameworkParser) endFile() {}
+
+func (p *frameworkParser) line(l *line) {
+	t := l.text
+	s := p.s
+	if commandLike(t) {
+		return // a command or a question names evidence, it is none
+	}
+	if w, ok := extractFrameworkWording(t); ok {
+		s.format(strings.ToLower(w.framework))
+		a := s.b.add(s, w.class, l, w.conf)
+		a.detail("framework", w.framework)
+		a.addReason(w.why)
+		return
+	}
+	if op, ok := extractGGMLOpFailure(t); ok {
+		p.ggmlOp, p.ggmlOpLine = op, l.no
+		return
+	}
+	if p.ggmlOp != "" && l.no-p.ggmlOpLine <= 2 {
+		if msg, ok := ggmlLaunchRefused(t); ok {
+			s.format("ggml")
+			a := s.b.add(s, ClassInvalidLaunch, l, 0.6)
+			a.detail("ggml_op", p.ggmlOp)
+			a.addReason("ggml's " + p.ggmlOp + " kernel launch was refused (" + msg + "): its grid, block or shared-memory size is not one this device accepts")
+			p.ggmlOp = ""
+			return
+		}
+	}
+	if strings.Contains(t, "sigkill_handler") && strings.Contains(t, "Killing subprocess") {
+		p.launcherKilling = true
+		return
+	}
+	if p.launcherKilling {
+		if code, ok := extractBareLauncherReturn(t); ok {
+			s.format("deepspeed_launcher")
+			s.exitCode(l, code, -1, 0)
+		}
+	}
+}
