@@ -61,8 +61,11 @@
 //     dmesgParser.pendProc);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
 //   - frameworks.go: frameworkWordings (a framework's own message that
-//     implies a class: vLLM's "No available memory for the cache blocks" →
-//     vram_oom), extractGGMLOpFailure ("ggml_cuda_compute_forward: OP
+//     implies a class: vLLM's "No available memory for the cache blocks"
+//     and "… on startup is less than desired GPU memory utilization",
+//     SGLang's "Not enough memory. Please try to increase
+//     --mem-fraction-static" → vram_oom; stable-diffusion-webui's "A tensor
+//     with all NaNs was produced in Unet" → nan_inf_output), extractGGMLOpFailure ("ggml_cuda_compute_forward: OP
 //     failed") + ggmlLaunchRefused (the next line's "invalid argument" /
 //     "invalid configuration argument" is the op's launch refused →
 //     invalid_launch; elsewhere it decides nothing), extractBareLauncherReturn

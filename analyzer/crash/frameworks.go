@@ -34,6 +34,22 @@ var frameworkWordings = []frameworkWording{
 	// QwenLM/Qwen3#12; gensyn-ai/rl-swarm#118
 	{"No available memory for the cache blocks", "vLLM", ClassVRAMOOM, 0.8,
 		"vLLM found no GPU memory left for the KV cache after loading the weights: the model does not fit gpu_memory_utilization of this GPU, or other processes hold its memory"},
+	// vLLM ≥ 0.9's start-up check of the free memory against the fraction it
+	// was asked to take. vllm-project/vllm#20305, #25837, #33297;
+	// pytorch/pytorch#175666; noonghunna/club-3090#4; QinYang79/ICL#3
+	{"is less than desired GPU memory utilization", "vLLM", ClassVRAMOOM, 0.75,
+		"vLLM found less free GPU memory at start-up than gpu_memory_utilization asks for: other processes (another engine, a leftover worker) hold the GPU's memory, or the fraction is set too high"},
+	// SGLang's KV-cache pool sizing (model_runner profile_max_num_token):
+	// the memory left after the weights holds no token.
+	// sgl-project/sglang#4330, #322, #4895
+	{"Not enough memory. Please try to increase --mem-fraction-static", "SGLang", ClassVRAMOOM, 0.75,
+		"SGLang found no GPU memory for its KV-cache pool after loading the weights: mem_fraction_static is too low for this model on this GPU"},
+	// stable-diffusion-webui's NaN check on the UNet / VAE output
+	// (modules/devices.py test_for_nans), also "NaN's".
+	// AUTOMATIC1111/stable-diffusion-webui#6923, #11695, #15872;
+	// camenduru/stable-diffusion-webui-colab#253; AIrjen/OneButtonPrompt#87
+	{"A tensor with all NaN", "stable-diffusion-webui", ClassNumericalNaN, 0.6,
+		"the UNet / VAE produced only NaNs: half precision overflowed on this GPU (upcast cross attention to float32, --no-half / --no-half-vae)"},
 }
 
 // extractFrameworkWording returns the row whose wording the line holds.

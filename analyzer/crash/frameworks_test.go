@@ -15,6 +15,25 @@ func TestExtractFrameworkWording(t *testing.T) {
 			"ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.", ClassVRAMOOM},
 		{"https://github.com/QwenLM/Qwen3/issues/12 (title: the raise and the error on one line)",
 			`raise ValueError("No available memory for the cache blocks. " ValueError: No available memory for the cache blocks. Try increasing ` + "`gpu_memory_utilization`" + ` when initializing the engine.`, ClassVRAMOOM},
+		{"https://github.com/vllm-project/vllm/issues/25837",
+			"(EngineCore_DP0 pid=17374) ERROR 09-28 15:47:24 [core.py:718] ValueError: Free memory on device (3.22/4.0 GiB) on startup is less than desired GPU memory utilization (0.9, 3.6 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.", ClassVRAMOOM},
+		{"https://github.com/pytorch/pytorch/issues/175666 (CI stamp)",
+			"[2026-02-24T20:21:58Z] (EngineCore_DP0 pid=6940) ValueError: Free memory on device cuda:1 (19.77/22.05 GiB) on startup is less than desired GPU memory utilization (0.9, 19.84 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.", ClassVRAMOOM},
+		{"https://github.com/QinYang79/ICL/issues/3",
+			"(VllmWorker rank=0 pid=3926141) ERROR 08-12 01:36:10 [multiproc_executor.py:511] ValueError: Free memory on device (16.61/23.68 GiB) on startup is less than desired GPU memory utilization (0.8, 18.95 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.", ClassVRAMOOM},
+		// the passing start-up's own report is no failure
+		{"https://github.com/MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks/issues/47",
+			"Free memory on device (110.37/121.69 GiB) on startup.", ""},
+		{"https://github.com/sgl-project/sglang/issues/4330",
+			"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.", ClassVRAMOOM},
+		{"https://github.com/sgl-project/sglang/issues/322 (title)",
+			"Contradictory suggestions: Not enough memory. Please try to increase --mem-fraction-static", ClassVRAMOOM},
+		{"https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/15872 (NaN's)",
+			`"NansException: A tensor with all NaN's was produced in Unet. This could be either because there is not enough precision to represent the picture of because your video card does not support the half type`, ClassNumericalNaN},
+		{"https://github.com/camenduru/stable-diffusion-webui-colab/issues/253 (title)",
+			"[Bug]: NansException: A tensor with all NaNs was produced in Unet. (--no-half)", ClassNumericalNaN},
+		{"https://github.com/AIrjen/OneButtonPrompt/issues/87 (rich traceback locals)",
+			`│ │ message = "A tensor with all NaNs was produced in Unet. This could be either because there'"+324 │`, ClassNumericalNaN},
 		// the KV cache smaller than max_model_len is a configuration limit, not no memory at all
 		{"https://github.com/vllm-project/vllm/issues/2418",
 			"ValueError: The model's max seq len (4096) is larger than the maximum number of tokens that can be stored in KV cache (3664).", ""},
@@ -23,6 +42,14 @@ func TestExtractFrameworkWording(t *testing.T) {
 		w, ok := extractFrameworkWording(c.text)
 		if got := map[bool]string{true: w.class}[ok]; got != c.class {
 			t.Errorf("%s: extractFrameworkWording(%q) = %q, want %q", c.src, c.text, got, c.class)
+		}
+		if c.class == "" {
+			continue
+		}
+		// the whole diagnosis: the class, and no application error instead
+		d := diagnoseWhole("fw.log", []byte(c.text+"\n"))
+		if hasClass(d, c.class) == nil || hasClass(d, ClassNotGPU) != nil {
+			t.Errorf("%s: %v, want %s", c.src, classesOf(d), c.class)
 		}
 	}
 }
