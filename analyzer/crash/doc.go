@@ -65,7 +65,10 @@
 //     and "… on startup is less than desired GPU memory utilization",
 //     SGLang's "Not enough memory. Please try to increase
 //     --mem-fraction-static" → vram_oom; stable-diffusion-webui's "A tensor
-//     with all NaNs was produced in Unet" → nan_inf_output), extractGGMLOpFailure ("ggml_cuda_compute_forward: OP
+//     with all NaNs was produced in Unet" → nan_inf_output; vLLM's sampler
+//     warm-up OOM, PaddlePaddle's "Out of memory error on GPU N", CuPy's
+//     pool OOM → vram_oom), extractCUDAFailedWith (CTranslate2's "CUDA
+//     failed with error <text>", read by cudaCatalog), extractGGMLOpFailure ("ggml_cuda_compute_forward: OP
 //     failed") + ggmlLaunchRefused (the next line's "invalid argument" /
 //     "invalid configuration argument" is the op's launch refused →
 //     invalid_launch; elsewhere it decides nothing), extractBareLauncherReturn

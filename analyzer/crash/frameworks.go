@@ -19,6 +19,7 @@ import (
 // its own, with why.
 type frameworkWording struct {
 	sub       string // the framework's text, matched as printed
+	and       string // a second text the line must hold too, or ""
 	framework string
 	class     string
 	conf      float64
@@ -32,34 +33,73 @@ var frameworkWordings = []frameworkWording{
 	// profiling run no GPU memory is left for a single KV-cache block.
 	// vllm-project/vllm#10439, #27508, #14574; netease-youdao/QAnything#302;
 	// QwenLM/Qwen3#12; gensyn-ai/rl-swarm#118
-	{"No available memory for the cache blocks", "vLLM", ClassVRAMOOM, 0.8,
+	{"No available memory for the cache blocks", "", "vLLM", ClassVRAMOOM, 0.8,
 		"vLLM found no GPU memory left for the KV cache after loading the weights: the model does not fit gpu_memory_utilization of this GPU, or other processes hold its memory"},
 	// vLLM ≥ 0.9's start-up check of the free memory against the fraction it
 	// was asked to take. vllm-project/vllm#20305, #25837, #33297;
 	// pytorch/pytorch#175666; noonghunna/club-3090#4; QinYang79/ICL#3
-	{"is less than desired GPU memory utilization", "vLLM", ClassVRAMOOM, 0.75,
+	{"is less than desired GPU memory utilization", "", "vLLM", ClassVRAMOOM, 0.75,
 		"vLLM found less free GPU memory at start-up than gpu_memory_utilization asks for: other processes (another engine, a leftover worker) hold the GPU's memory, or the fraction is set too high"},
 	// SGLang's KV-cache pool sizing (model_runner profile_max_num_token):
 	// the memory left after the weights holds no token.
 	// sgl-project/sglang#4330, #322, #4895
-	{"Not enough memory. Please try to increase --mem-fraction-static", "SGLang", ClassVRAMOOM, 0.75,
+	{"Not enough memory. Please try to increase --mem-fraction-static", "", "SGLang", ClassVRAMOOM, 0.75,
 		"SGLang found no GPU memory for its KV-cache pool after loading the weights: mem_fraction_static is too low for this model on this GPU"},
 	// stable-diffusion-webui's NaN check on the UNet / VAE output
 	// (modules/devices.py test_for_nans), also "NaN's".
 	// AUTOMATIC1111/stable-diffusion-webui#6923, #11695, #15872;
 	// camenduru/stable-diffusion-webui-colab#253; AIrjen/OneButtonPrompt#87
-	{"A tensor with all NaN", "stable-diffusion-webui", ClassNumericalNaN, 0.6,
+	{"A tensor with all NaN", "", "stable-diffusion-webui", ClassNumericalNaN, 0.6,
 		"the UNet / VAE produced only NaNs: half precision overflowed on this GPU (upcast cross attention to float32, --no-half / --no-half-vae)"},
+	// vLLM V1's sampler warm-up (gpu_model_runner _dummy_sampler_run)
+	// re-raises torch's OOM in its own words. vllm-project/vllm#14452,
+	// #27508, #30637
+	{"CUDA out of memory occurred when warming up sampler", "", "vLLM", ClassVRAMOOM, 0.8,
+		"vLLM ran out of GPU memory warming up the sampler with max_num_seqs dummy requests: lower max_num_seqs or gpu_memory_utilization"},
+	// PaddlePaddle's allocator (memory/allocation/cuda_allocator.cc).
+	// PaddlePaddle/Paddle#42228, #26892, #54852; PaddleOCR#645, #1505;
+	// PaddlePaddle/PGL#26; PaddleGAN#587; PaddleVideo#502
+	{"Out of memory error on GPU", "", "PaddlePaddle", ClassVRAMOOM, 0.85,
+		"PaddlePaddle could not allocate device memory: the batch or model needs more than the GPU has free, or another process holds it"},
+	// CuPy's memory pool (Chainer and others): the older "out of memory to
+	// allocate N bytes (total M bytes)" and the newer "Out of memory
+	// allocating N bytes (allocated so far: M bytes)".
+	// cupy/cupy#1912, #2537, #2227; motokimura/spacenet_building_detection#3;
+	// oreilly-japan/deep-learning-from-scratch-2#16
+	{"out of memory to allocate ", "bytes (total ", "CuPy", ClassVRAMOOM, 0.8,
+		"CuPy's memory pool could not get device memory for an array"},
+	{"Out of memory allocating ", "allocated so far", "CuPy", ClassVRAMOOM, 0.8,
+		"CuPy's memory pool could not get device memory for an array"},
 }
 
 // extractFrameworkWording returns the row whose wording the line holds.
 func extractFrameworkWording(t string) (frameworkWording, bool) {
 	for _, w := range frameworkWordings {
-		if strings.Contains(t, w.sub) {
+		if strings.Contains(t, w.sub) && strings.Contains(t, w.and) {
 			return w, true
 		}
 	}
 	return frameworkWording{}, false
+}
+
+// CTranslate2 (faster-whisper, WhisperX) reports a failed CUDA call as
+// "CUDA failed with error <cudaGetErrorString text>": the text is CUDA's,
+// read by its catalog (cudaerr.go). SYSTRAN/faster-whisper#442,
+// m-bain/whisperX#504, #315, R3gm/SoniTranslate#88,
+// Purfview/whisper-standalone-win#141, CheshireCC/faster-whisper-GUI#48
+var reCUDAFailedWith = lazyre.New(`CUDA failed with error (.+?)[.\s]*$`)
+
+func extractCUDAFailedWith(t string) (cudaErrFact, bool) {
+	m := findIf(t, "CUDA failed with error ", reCUDAFailedWith)
+	if m == nil {
+		return cudaErrFact{}, false
+	}
+	for i := range cudaCatalog {
+		if e := &cudaCatalog[i]; e.code != 0 && e.text != "" && strings.EqualFold(e.text, m[1]) {
+			return cudaErrFact{e: e, via: "text"}, true
+		}
+	}
+	return cudaErrFact{}, false
 }
 
 // ggml names the op whose CUDA/HIP call failed on the line before the
@@ -123,7 +163,7 @@ type frameworkParser struct {
 }
 
 // frameworkKeywords feed the line prefilter (prefilter.go).
-var frameworkKeywords = append([]string{"ggml_cuda_compute_forward", "CUDA error: ", "ROCm error: ", "HIP error: ", "Killing subprocess", "exits with return code"}, frameworkWordingSubs()...)
+var frameworkKeywords = append([]string{"CUDA failed with error", "ggml_cuda_compute_forward", "CUDA error: ", "ROCm error: ", "HIP error: ", "Killing subprocess", "exits with return code"}, frameworkWordingSubs()...)
 
 func frameworkWordingSubs() []string {
 	subs := make([]string, 0, len(frameworkWordings))
@@ -151,6 +191,11 @@ func (p *frameworkParser) line(l *line) {
 		a := s.b.add(s, w.class, l, w.conf)
 		a.detail("framework", w.framework)
 		a.addReason(w.why)
+		return
+	}
+	if x, ok := extractCUDAFailedWith(t); ok {
+		s.format("ctranslate2")
+		s.applyCUDAError(l, x)
 		return
 	}
 	if op, ok := extractGGMLOpFailure(t); ok {

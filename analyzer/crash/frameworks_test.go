@@ -34,6 +34,20 @@ func TestExtractFrameworkWording(t *testing.T) {
 			"[Bug]: NansException: A tensor with all NaNs was produced in Unet. (--no-half)", ClassNumericalNaN},
 		{"https://github.com/AIrjen/OneButtonPrompt/issues/87 (rich traceback locals)",
 			`│ │ message = "A tensor with all NaNs was produced in Unet. This could be either because there'"+324 │`, ClassNumericalNaN},
+		{"https://github.com/vllm-project/vllm/issues/14452",
+			"(VllmWorker rank=7 pid=10948) ERROR 03-16 06:12:38 [multiproc_executor.py:375] RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.", ClassVRAMOOM},
+		{"https://github.com/PaddlePaddle/PaddleOCR/issues/1505",
+			"Out of memory error on GPU 0. Cannot allocate 25.002197MB memory on GPU 0, available memory is only 15.187500MB.", ClassVRAMOOM},
+		{"https://github.com/PaddlePaddle/PaddleGAN/issues/587 (in backquotes)",
+			"``Out of memory error on GPU 0. Cannot allocate 3.621826GB memory on GPU 0, 21.184814GB memory has been allocated and available memory is only 2.814575GB. Please check whether there is any other process using GPU 0.``", ClassVRAMOOM},
+		{"https://github.com/PaddlePaddle/Paddle/issues/26892 (after a Chinese label)",
+			"报错信息：Out of memory error on GPU 0. Cannot allocate 1.531250GB memory on GPU 0, available memory is only ", ClassVRAMOOM},
+		{"https://github.com/cupy/cupy/issues/1912",
+			"cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 1073741824 bytes (total 12373894656 bytes)", ClassVRAMOOM},
+		{"https://github.com/motokimura/spacenet_building_detection/issues/3 (Chainer's trainer)",
+			"Exception in main training loop: out of memory to allocate 163840000 bytes (total 1673061376 bytes)", ClassVRAMOOM},
+		{"https://github.com/cupy/cupy/issues/2537 (newer wording)",
+			"Exception in main training loop: Out of memory allocating 25,600,000 bytes (allocated so far: 3,635,267,072 bytes).", ClassVRAMOOM},
 		// the KV cache smaller than max_model_len is a configuration limit, not no memory at all
 		{"https://github.com/vllm-project/vllm/issues/2418",
 			"ValueError: The model's max seq len (4096) is larger than the maximum number of tokens that can be stored in KV cache (3664).", ""},
@@ -122,5 +136,27 @@ func TestHydraBareExitCode9(t *testing.T) {
 	}
 	if code, ok := extractHydraExit("=   EXIT CODE: 1"); !ok || code != 1 {
 		t.Errorf("an application's exit(1) changed: %d, %v", code, ok)
+	}
+}
+
+// CTranslate2's "CUDA failed with error <text>": CUDA's text, CUDA's class.
+func TestCUDAFailedWith(t *testing.T) {
+	for _, c := range []struct{ src, text, class string }{
+		{"https://github.com/SYSTRAN/faster-whisper/issues/442", "RuntimeError: CUDA failed with error out of memory", ClassVRAMOOM},
+		{"https://github.com/m-bain/whisperX/issues/504 (title)", "RuntimeError: CUDA failed with error out of memory", ClassVRAMOOM},
+		{"https://github.com/jianchang512/pyvideotrans/issues/284 (title, glued)", "whole all CUDA failed with error out of memory", ClassVRAMOOM},
+	} {
+		x, ok := extractCUDAFailedWith(c.text)
+		if !ok || x.e.class != c.class {
+			t.Errorf("%s: extractCUDAFailedWith(%q) = %v, %v", c.src, c.text, x.e, ok)
+		}
+		d := diagnoseWhole("ct2.log", []byte(c.text+"\n"))
+		if hasClass(d, c.class) == nil || hasClass(d, ClassNotGPU) != nil {
+			t.Errorf("%s: %v, want %s", c.src, classesOf(d), c.class)
+		}
+	}
+	// a text that is not CUDA's decides nothing
+	if _, ok := extractCUDAFailedWith("CUDA failed with error something went wrong"); ok {
+		t.Error("an unknown text read as a CUDA error")
 	}
 }
