@@ -62,6 +62,22 @@
 //     before any record of its device names the address line after it:
 //     dmesgParser.pendProc);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
+//   - frameworks.go: frameworkWordings (a framework's own message that
+//     implies a class: vLLM's "No available memory for the cache blocks"
+//     and "… on startup is less than desired GPU memory utilization",
+//     SGLang's "Not enough memory. Please try to increase
+//     --mem-fraction-static" → vram_oom; stable-diffusion-webui's "A tensor
+//     with all NaNs was produced in Unet" → nan_inf_output; vLLM's sampler
+//     warm-up OOM, PaddlePaddle's "Out of memory error on GPU N", CuPy's
+//     pool OOM → vram_oom), extractCUDAFailedWith (CTranslate2's "CUDA
+//     failed with error <text>", read by cudaCatalog), extractGGMLOpFailure ("ggml_cuda_compute_forward: OP
+//     failed") + ggmlLaunchRefused (the next line's "invalid argument" /
+//     "invalid configuration argument" is the op's launch refused →
+//     invalid_launch; elsewhere it decides nothing), extractBareLauncherReturn
+//     (DeepSpeed's "exits with return code = N" without its stamp, read only
+//     after the launcher's "sigkill_handler] Killing subprocess" lines);
+//     exit.go's extractHydraExit reads Hydra's bare "EXIT CODE: 9" as
+//     SIGKILL (a signalled rank's raw wait status);
 //   - xla.go: extractXLAOOM (XLA's RESOURCE_EXHAUSTED device allocation
 //     failure, also the pre-absl "Resource exhausted: …" and a line a paste
 //     wrapped after "Out", joined by torchParser.xlaHead: JAX, TF's XLA
