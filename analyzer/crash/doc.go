@@ -67,7 +67,11 @@
 //     --mem-fraction-static" → vram_oom; stable-diffusion-webui's "A tensor
 //     with all NaNs was produced in Unet" → nan_inf_output; vLLM's sampler
 //     warm-up OOM, PaddlePaddle's "Out of memory error on GPU N", CuPy's
-//     pool OOM → vram_oom), extractCUDAFailedWith (CTranslate2's "CUDA
+//     pool OOM → vram_oom; flash-attn's "FlashAttention only supports
+//     Ampere GPUs or newer" → arch_mismatch; Ray's memory monitor "Task was
+//     killed due to the node running low on memory" → host_oom_kill),
+//     extractRayOOMKills (the raylet's "N Workers … killed due to memory
+//     pressure (OOM)", N > 0), extractCUDAFailedWith (CTranslate2's "CUDA
 //     failed with error <text>", read by cudaCatalog), extractGGMLOpFailure ("ggml_cuda_compute_forward: OP
 //     failed") + ggmlLaunchRefused (the next line's "invalid argument" /
 //     "invalid configuration argument" is the op's launch refused →
