@@ -34,6 +34,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout-real8"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real9"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real10"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real11"),
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout3"),
 	filepath.Join("..", "..", "testdata", "crash-heldout4"),
