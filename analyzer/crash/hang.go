@@ -466,6 +466,7 @@ func (p *hangParser) endFile() {
 		}
 	case len(p.gpuWait) > 0:
 		a := s.b.add(s, ClassGPUKernelHang, nil, 0.5)
+		s.b.facts.inc.pyGPUWait = true
 		a.evidence(l.ev(s))
 		p.procRanks(a, "gpu_wait")
 		if len(p.procs) == 0 && l.rank >= 0 {
@@ -480,6 +481,7 @@ func (p *hangParser) endFile() {
 		a := s.b.get(ClassCollectiveTimeout)
 		if a == nil {
 			a = s.b.add(s, ClassCPUHang, l, 0.5)
+			s.b.facts.inc.pyCollN++
 			a.addReason("Python threads are blocked in a collective / communication wait")
 			if len(p.distWait) > 0 && len(p.busy) == 0 {
 				inc := &s.b.facts.inc
@@ -502,6 +504,7 @@ func (p *hangParser) endFile() {
 		}
 	case len(p.busy) > 0:
 		a := s.b.add(s, ClassCPUHang, l, 0.45)
+		s.b.facts.inc.pyBusyN++
 		a.addReason("a Python thread is busy (active+gil): CPU-side busy loop")
 		for _, w := range p.busy {
 			a.note("py-spy: " + w)

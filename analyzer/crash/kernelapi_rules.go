@@ -61,6 +61,17 @@ func (k *kernelAPIFact) crashedDump() *kapiDump {
 	return best
 }
 
+// dumpPIDs counts the processes whose dump folders were read.
+func (k *kernelAPIFact) dumpPIDs() int {
+	var seen []int
+	for i := range k.dumps {
+		if p := k.dumps[i].pid; p > 0 && !containsInt(seen, p) {
+			seen = append(seen, p)
+		}
+	}
+	return len(seen)
+}
+
 // lastDump returns the newest dump folder.
 func (k *kernelAPIFact) lastDump() *kapiDump {
 	var best *kapiDump

@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"sort"
 	"strings"
 	"testing"
 )
@@ -129,5 +130,51 @@ func TestKAPICrashedKVCacheWrapper(t *testing.T) {
 	}
 	if f := hasClass(run("top_k_top_p_sampling_from_probs"), ClassFP8AttentionCrash); f != nil {
 		t.Errorf("sampling: %+v", f)
+	}
+}
+
+// Level-10 dump folders of several processes (seed 000 step 1: the folder
+// name carries the pid, crash-formats.md §9.2): the process whose last call
+// saved its inputs and never its outputs died inside it — the culprit of
+// the GPU error the log reports. One process's dumps name no one.
+func TestLevel10DumpsOfSeveralPidsNameTheDeadOne(t *testing.T) {
+	dump := func(stamp string, pid int, fn, call, status string, outputs bool) map[string]string {
+		dir := "crash_dumps/" + stamp + "_pid" + itoa(pid) + "_sglang.custom_op." + fn + "_call" + call + "/"
+		m := map[string]string{
+			dir + "metadata.json": `{"function_name": "sglang.custom_op.` + fn + `", "timestamp": "2026-11-27T03:14:02", "process_id": ` + itoa(pid) + `, "execution_status": "` + status + `", "input_tensor_keys": ["arg_0"]}`,
+			dir + "inputs.pt":     "placeholder",
+		}
+		if outputs {
+			m[dir+"outputs.pt"] = "placeholder"
+		}
+		return m
+	}
+	log := map[string]string{"server.log": "[2026-11-27 03:14:02 TP1] Scheduler hit an exception: Traceback (most recent call last):\ntorch.AcceleratorError: HIP error: device-side assert triggered\n"}
+	run := func(parts ...map[string]string) *Diagnosis {
+		var names []string
+		all := map[string]string{}
+		for _, p := range parts {
+			for n, c := range p {
+				all[n] = c
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		s := New()
+		for _, n := range names {
+			s.BeginFile(n)
+			s.Write([]byte(all[n]))
+			s.EndFile()
+		}
+		return s.Diagnosis()
+	}
+	d := run(log, dump("20261127_031402_117", 9120, "moe_align_block_size", "0882", "completed", true), dump("20261127_031402_125", 9121, "moe_align_block_size", "0882", "inputs_saved", false))
+	f := hasClass(d, ClassDeviceAssert)
+	if f == nil || f.Culprit == nil || f.Culprit.PID == nil || *f.Culprit.PID != 9121 {
+		t.Fatalf("two pids: want culprit pid 9121: %s", d.JSON())
+	}
+	d = run(log, dump("20261127_031402_125", 9121, "moe_align_block_size", "0882", "inputs_saved", false))
+	if f := hasClass(d, ClassDeviceAssert); f == nil || f.Culprit != nil && f.Culprit.PID != nil {
+		t.Fatalf("one pid's dumps name no culprit: %s", d.JSON())
 	}
 }
