@@ -184,14 +184,20 @@ func (p *exitParser) line(l *line) {
 
 // extractHydraExit reads the MPI launcher's exit status of a dead rank as an
 // exit code: "EXIT CODE: 139" as printed, "… EXIT STRING: Killed (signal
-// 9)" as -9 (the signal).
+// 9)" as -9 (the signal). Hydra prints a signalled rank's raw wait status
+// (the signal, +128 with a core dump), so a bare "EXIT CODE: 9" is SIGKILL
+// — no core is ever dumped for it (je-santos/MPLBM-UT#92, cBio/cbio-cluster#256,
+// openai/jukebox#155 with its EXIT STRING).
 func extractHydraExit(t string) (int, bool) {
 	m := findIf(t, "EXIT ", reHydraExit)
 	if m == nil {
 		return 0, false
 	}
 	if m[1] != "" {
-		return atoiDef(m[1], 0), true
+		if c := atoiDef(m[1], 0); c != 9 {
+			return c, true
+		}
+		return -9, true
 	}
 	return -atoiDef(m[2], 0), true
 }

@@ -191,15 +191,29 @@ func (p *torchParser) line(l *line) {
 		s.applyCyclesCUDA(l, x) // cycles.go
 		return
 	}
-	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "NVML_SUCCESS", "OOM when", "oom when", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image") {
+	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "NVML_SUCCESS", "OOM when", "oom when", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "allocate buffer: ", "hipModuleLoad failed") {
 		return
 	}
-	if x, ok := extractLibStatus(t); ok && x.class != "" && !commandLike(t) {
-		s.applyLibStatus(l, x) // cudalib.go
+	if arch, ok := extractBlasLibMissing(t); ok && !commandLike(t) {
+		s.noteBlasLibMissing(l, arch) // blaslib.go
 		return
 	}
-	if x, ok := extractRocLibStatus(t); ok && !commandLike(t) && s.applyRocLibStatus(l, x) { // roclib.go
-		return
+	if x, ok := extractLibStatus(t); ok && !commandLike(t) {
+		if strings.Contains(t, "BLAS") {
+			s.blasFailed(l, false) // blaslib.go
+		}
+		if x.class != "" {
+			s.applyLibStatus(l, x) // cudalib.go
+			return
+		}
+	}
+	if x, ok := extractRocLibStatus(t); ok && !commandLike(t) {
+		if strings.Contains(x.name, "BLAS") || strings.HasPrefix(x.name, "rocblas") {
+			s.blasFailed(l, false) // blaslib.go
+		}
+		if s.applyRocLibStatus(l, x) { // roclib.go
+			return
+		}
 	}
 	if x, ok := extractXLAOOM(t); ok && !commandLike(t) {
 		s.applyXLAOOM(l, x) // xla.go
@@ -209,6 +223,10 @@ func (p *torchParser) line(l *line) {
 	}
 	if x, ok := extractTFDeviceAlloc(t); ok && !commandLike(t) {
 		s.applyTFDeviceAlloc(l, x) // tfalloc.go
+		return
+	}
+	if x, ok := extractRocAllocBuffer(t); ok && !commandLike(t) {
+		s.applyRocAllocBuffer(l, x) // rocalloc.go
 		return
 	}
 	if x, ok := extractTFOOM(t); ok && !commandLike(t) {
@@ -241,6 +259,12 @@ func (p *torchParser) line(l *line) {
 		}
 		if x, ok := extractGGMLAlloc(t); ok && !commandLike(t) {
 			s.applyGGMLAlloc(l, x)
+			return
+		}
+	}
+	if !strings.Contains(t, "out of memory") {
+		if x, ok := extractTorchOOMType(t); ok && !commandLike(t) {
+			s.applyTorchOOMType(l, x) // torchoomtype.go
 			return
 		}
 	}
@@ -281,6 +305,9 @@ func (p *torchParser) line(l *line) {
 		if f.asyncHint == nil {
 			ev := l.ev(s)
 			f.asyncHint = &ev
+		}
+		if f.location != "" && !containsStr(f.asyncSites, f.location) && len(f.asyncSites) < 4 {
+			f.asyncSites = append(f.asyncSites, f.location)
 		}
 		if strings.Contains(t, "consider passing") {
 			// the rerun hint on the same line still tells the runtime
@@ -558,6 +585,9 @@ func (p *torchParser) errorText(l *line) {
 			e = c
 		}
 	}
+	if e != nil && e.name == "hipErrorFileNotFound" && !commandLike(t) {
+		s.blasFailed(l, true) // blaslib.go
+	}
 	if e == nil || e.class == "" {
 		// an error the HIP table lacks or reads as nothing: CUDA's own
 		// catalog (cudaerr.go) — hardware stack error, NVLink, fabric
@@ -826,7 +856,7 @@ func errName(t string) string {
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var torchKeywords = []string{"Illegal address", "ILLEGAL_ADDRESS", "Out of memory in ", "OUT_OF_MEMORY in ", " in CUDA queue ", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "OOM when", "oom when", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
+var torchKeywords = []string{"allocate buffer: ", "hipModuleLoad failed", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "OOM when", "oom when", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "Illegal address", "ILLEGAL_ADDRESS", "Out of memory in ", "OUT_OF_MEMORY in ", " in CUDA queue "}
 
 // torchRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
