@@ -39,6 +39,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout4"),
 	filepath.Join("..", "..", "testdata", "crash-heldout5"),
 	filepath.Join("..", "..", "testdata", "crash-heldout6"),
+	filepath.Join("..", "..", "testdata", "crash-heldout7"),
 }
 
 // crashMissesGolden lists the keyed cases `diagnose` still misses, one
