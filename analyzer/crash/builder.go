@@ -42,6 +42,7 @@ type facts struct {
 	override         string        // HSA_OVERRIDE_GFX_VERSION value
 	gfx              overrideFacts // override vs the device's arch (override.go)
 	progress         progressFacts // generation going on (progress.go)
+	steps            stepFacts     // training step counters (trainstep.go)
 	build            buildFacts    // the gfx targets a build names (buildtarget.go)
 	vramText         string
 	kernelAPI        kernelAPIFact
@@ -51,6 +52,8 @@ type facts struct {
 	pyspyFailPIDs    []int // the pids SGLang's watchdog could not dump
 	coreDumpNoise    int
 	lastException    string
+	blasMissing      *blasLibMissing // hipBLASLt could not load its per-arch kernels (blaslib.go)
+	blasStatusFailed bool            // a BLAS library call returned an error status (blaslib.go)
 	lastExcEv        *Evidence
 	traceback        bool
 	gpuMarkers       int // lines that mention a GPU runtime at all

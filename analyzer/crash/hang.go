@@ -455,6 +455,15 @@ func (p *hangParser) endFile() {
 	}
 	switch {
 	case len(p.compile) > 0 && len(p.gpuWait) == 0:
+	case s.stepsRoseAfter(l) && (len(p.gpuWait) > 0 || len(p.collWait) > 0 || len(p.busy) > 0):
+		// the trainer's step counter rose after this dump (trainstep.go):
+		// the stacks are a snapshot of work — a hang reading from them is
+		// defeated; a hang another source reports keeps its own finding
+		for _, c := range []string{ClassGPUKernelHang, ClassCollectiveTimeout, ClassCPUHang} {
+			if a := s.b.get(c); a != nil {
+				a.note("py-spy: the training steps kept rising after this dump: the process was running when it was taken")
+			}
+		}
 	case len(p.gpuWait) > 0:
 		a := s.b.add(s, ClassGPUKernelHang, nil, 0.5)
 		s.b.facts.inc.pyGPUWait = true

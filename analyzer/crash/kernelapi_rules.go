@@ -102,7 +102,11 @@ func (b *builder) crashedDumpFinding(work map[string]*agg) {
 	work[ClassFP8AttentionCrash] = a
 }
 
-var reAttentionAPI = lazyre.New(`(?i)attention|attn|mla|fmha|flash|sdpa|fp8`)
+// reAttentionAPI: an attention call by its API name; FlashInfer's paged /
+// ragged KV-cache wrappers name the cache, not the attention
+// (BatchDecodeWithPagedKVCacheWrapper.run, BatchPrefillWithRaggedKVCacheWrapper.run,
+// single_decode_with_kv_cache, trtllm_batch_decode_with_kv_cache).
+var reAttentionAPI = lazyre.New(`(?i)attention|attn|mla|fmha|flash|sdpa|fp8|kv_?cache`)
 
 // kernelAPIFindings adds the numerical finding (level 5) to the work set.
 func (b *builder) kernelAPIFindings(s *Session, work map[string]*agg) {

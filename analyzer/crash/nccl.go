@@ -184,6 +184,10 @@ func (p *ncclParser) line(l *line) {
 		p.relayLine = 0
 		return
 	}
+	if x, ok := extractRDMARetry(t); ok && !commandLike(t) {
+		s.applyRDMARetry(l, x) // rdma.go
+		return
+	}
 	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog") || strings.Contains(t, "Got completion from peer") {
 		if p.nccl(l) {
 			return
@@ -744,7 +748,8 @@ func (s *Session) applyWatchdog(l *line, w watchdogTimeout) {
 }
 
 // exitCode records a process exit status: SIGKILL → host_oom_kill,
-// SIGSEGV → host_segfault, SIGABRT → attached to the primary GPU finding.
+// SIGBUS → host_oom_kill (shared memory, sigbus.go), SIGSEGV →
+// host_segfault, SIGABRT → attached to the primary GPU finding.
 func (s *Session) exitCode(l *line, code, rank, pid int) {
 	f := &s.b.facts
 	sig := exitSignal(code)
@@ -768,7 +773,13 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 		if a.f.PID == nil && pid > 0 {
 			a.detail("killed_pid", strconv.Itoa(pid))
 		}
-	case "SIGSEGV", "SIGBUS":
+	case "SIGBUS":
+		a := s.applySIGBUS(l, code, true, "", "", false) // sigbus.go
+		a.rank(rank)
+		if pid > 0 {
+			a.setPID(pid)
+		}
+	case "SIGSEGV":
 		a := s.b.add(s, ClassHostSegfault, l, 0.75)
 		a.setExit(code)
 		a.setStr(&a.f.Signal, sig)
@@ -801,7 +812,7 @@ func teardownKill(f *facts, oom *agg, rank, pid int) bool {
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var ncclKeywords = append([]string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "Not all ranks joining", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer", "Cuda failure", "HIP failure", "CUDA failure"}, ncclWarnSubs()...)
+var ncclKeywords = append([]string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "Not all ranks joining", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer", "Cuda failure", "HIP failure", "CUDA failure", "etry count", "RETRY_EXC_ERR"}, ncclWarnSubs()...)
 
 // ncclWarnSubs: the catalog's wordings, for c10d's "Last error:" line that
 // repeats one without NCCL's prefix (ncclParser.lastError).
