@@ -388,7 +388,18 @@
 //     (launch.go: seed 002's zero maxThreadsDim only explains a failure);
 //     two culprit rules naming one pid share the rank one of them knows;
 //     interleave.go reads a kernel name spliced by several writers back from
-//     all its copies (assembleNames when no copy is clean).
+//     all its copies (assembleNames when no copy is clean);
+//   - crash-heldout7's rules: teardownKill (nccl.go: the job's own exit 137
+//     after a child failed is the launcher's teardown), autotuneCandidate
+//     (triton.go: an OutOfResources the autotuner skipped), pyspyBusyServing
+//     (a busy py-spy dump while the latest throughput is above 0: progress.go
+//     serving) and pyspyWaitersOfGPUHang (per-rank py-spy files: the
+//     collective waiters of a GPU-waiting rank are its consequence) in
+//     pyspycoll.go, sameCollective (ncclops.go: the watchdog's rank for an
+//     NCCL divergence without one), the level-10 dump of several pids that
+//     saved inputs and no outputs names the culprit (culprit.go, dumpPIDs),
+//     siteMoved (finalize.go: one process's async error at two places puts
+//     async_race first).
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.
