@@ -85,9 +85,7 @@
 //     extractTFOOM (TensorFlow's "OOM when allocating tensor … on
 //     …/device:GPU:N by allocator GPU_N_bfc"; the CPU allocator is host
 //     memory) → vram_oom on that GPU;
-//   - fwalloc.go: extractFrameworkAlloc (CuPy's pool "out of memory to
-//     allocate N bytes (total …)" / "Out of memory allocating N bytes
-//     (allocated so far: …)", ONNX Runtime's "BFCArena::AllocateRawInternal
+//   - fwalloc.go: extractFrameworkAlloc (ONNX Runtime's "BFCArena::AllocateRawInternal
 //     … Failed to allocate memory for requested buffer of size N", TF 1.x's
 //     BFC "Ran out of memory trying to allocate X"; TF 2's "not a failure"
 //     warning and host allocators none) → vram_oom;
@@ -300,6 +298,9 @@
 //     is no wait of the process; the main thread there is); SGLang's
 //     "Pyspy dump for PID N" starts the process when the paste dropped
 //     py-spy's "Process N:" header;
+//     culprit.go workerCulprit: rocgdb dumps of ≥ 2 workers where all but
+//     one spin in a collective kernel and that one runs another kernel — it
+//     is the peer they wait for;
 //     pyspycoll.go: distCollective (a thread inside torch.distributed's /
 //     DeepSpeed's collective calls) → pyspyCollectiveHang (alone in the
 //     evidence, and no process standing out: collective_timeout, not
