@@ -750,7 +750,8 @@ func (s *Session) applyWatchdog(l *line, w watchdogTimeout) {
 }
 
 // exitCode records a process exit status: SIGKILL → host_oom_kill,
-// SIGSEGV → host_segfault, SIGABRT → attached to the primary GPU finding.
+// SIGBUS → host_oom_kill (shared memory, sigbus.go), SIGSEGV →
+// host_segfault, SIGABRT → attached to the primary GPU finding.
 func (s *Session) exitCode(l *line, code, rank, pid int) {
 	f := &s.b.facts
 	sig := exitSignal(code)
@@ -760,6 +761,13 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 	ef := exitFact{code: code, hasCode: true, signal: sig, rank: rank, pid: pid, ev: l.ev(s)}
 	switch sig {
 	case "SIGKILL":
+		if teardownKill(f, s.b.get(ClassHostOOMKill), rank, pid) {
+			// defeater: the job's own 137 after a child failed is the
+			// launcher killing its process tree (childFailureWords), like a
+			// bare "Killed" there (deathSignal); a process it names is not
+			f.notes = appendCap(f.notes, "the exit status "+itoa(code)+" (line "+itoa(l.no)+") follows \""+clip(f.childFailure.Text, 80)+"\" (line "+itoa(f.childFailure.Line)+"): the launcher killed its own process tree after a child failed, not the OOM killer", 8)
+			break
+		}
 		a := s.b.add(s, ClassHostOOMKill, l, 0.6)
 		a.setExit(code)
 		a.setStr(&a.f.Signal, sig)
@@ -767,7 +775,13 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 		if a.f.PID == nil && pid > 0 {
 			a.detail("killed_pid", strconv.Itoa(pid))
 		}
-	case "SIGSEGV", "SIGBUS":
+	case "SIGBUS":
+		a := s.applySIGBUS(l, code, true, "", "", false) // sigbus.go
+		a.rank(rank)
+		if pid > 0 {
+			a.setPID(pid)
+		}
+	case "SIGSEGV":
 		a := s.b.add(s, ClassHostSegfault, l, 0.75)
 		a.setExit(code)
 		a.setStr(&a.f.Signal, sig)
@@ -784,6 +798,17 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 	if len(f.exits) < 32 {
 		f.exits = append(f.exits, ef)
 	}
+}
+
+// teardownKill: a SIGKILL exit status that names no process (the job's or
+// the container's own "exit code 137") after a supervisor saw a child die,
+// with no record of memory pressure, is the launcher's teardown — SGLang
+// SIGKILLs its own tree after "Received sigquit from a child process"; a
+// supervisor stopping its group exits 137 without any OOM
+// (mozilla/addons-server#7518, balena-os/balena-supervisor#647,
+// newsboat/newsboat#2517).
+func teardownKill(f *facts, oom *agg, rank, pid int) bool {
+	return f.childFailure != nil && rank < 0 && pid <= 0 && (oom == nil || !oom.memProof)
 }
 
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
