@@ -17,9 +17,6 @@ type signalDeath struct {
 	pid int
 	sig string
 	src string // which tool printed it
-	// shm: a DataLoader worker's SIGBUS that PyTorch blames on shared
-	// memory — the host's /dev/shm ran out, no crash in code
-	shm bool
 }
 
 var (
@@ -61,15 +58,8 @@ func extractSignalDeath(raw, t string) (signalDeath, bool) {
 	}
 	if strings.Contains(t, "DataLoader worker") {
 		if m := reLoaderDeath.FindStringSubmatch(t); m != nil {
-			sig := deathSignal[m[2]]
-			return signalDeath{pid: atoiDef(m[1], 0), sig: sig, src: "DataLoader worker", shm: sig == "SIGBUS" && strings.Contains(t, "shared memory")}, true
+			return signalDeath{pid: atoiDef(m[1], 0), sig: deathSignal[m[2]], src: "DataLoader worker"}, true
 		}
-	}
-	// the worker's own signal handler: "ERROR: Unexpected bus error
-	// encountered in worker. This might be caused by insufficient shared
-	// memory (shm)."
-	if strings.Contains(t, "Unexpected bus error encountered in worker") {
-		return signalDeath{sig: "SIGBUS", src: "DataLoader worker", shm: true}, true
 	}
 	if strings.HasPrefix(tt, "Program terminated with signal ") {
 		if m := reCoreBanner.FindStringSubmatch(tt); m != nil {
@@ -100,18 +90,4 @@ func extractSignalDeath(raw, t string) (signalDeath, bool) {
 		}
 	}
 	return signalDeath{}, false
-}
-
-// applyLoaderShm: a DataLoader worker killed by SIGBUS on shared memory is
-// the host's /dev/shm too small for the batches workers pass to the main
-// process (a container's 64 MiB default) — not a segfault in code, not the
-// GPU → not_gpu with the setting to change.
-func (s *Session) applyLoaderShm(l *line, d signalDeath) {
-	a := s.b.add(s, ClassNotGPU, l, 0.7)
-	a.setStr(&a.f.Signal, "SIGBUS")
-	if d.pid > 0 {
-		a.setPID(d.pid)
-	}
-	a.detail("host_resource", "/dev/shm")
-	a.addReason("a DataLoader worker died of SIGBUS writing shared memory: /dev/shm is too small or full for the batches the workers hand over (raise docker --shm-size or use --ipc=host; fewer num_workers)")
 }

@@ -56,24 +56,3 @@ func TestSignalDeathLines(t *testing.T) {
 		}
 	}
 }
-
-// A DataLoader worker's SIGBUS that PyTorch blames on shared memory is the
-// host's /dev/shm, not a segfault: not_gpu, and no host_segfault.
-func TestLoaderShmBusError(t *testing.T) {
-	cases := []struct{ src, text string }{
-		{"https://github.com/hkchengrex/STCN/issues/132", "RuntimeError: DataLoader worker (pid 46794) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit."},
-		{"https://github.com/msr-fiddle/pipedream/issues/28", "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm)."},
-		{"https://github.com/PaddlePaddle/Paddle/issues/24708", "RuntimeError: DataLoader worker (pid 3002) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit."},
-	}
-	for _, c := range cases {
-		d := diagnoseWhole("x.log", []byte(c.text+"\n"))
-		f := hasClass(d, ClassNotGPU)
-		if f == nil || f.Details["host_resource"] != "/dev/shm" || hasClass(d, ClassHostSegfault) != nil {
-			t.Errorf("%s: %v", c.src, classesOf(d))
-		}
-	}
-	// a Bus error PyTorch does not blame on shared memory stays a crash
-	if d := diagnoseWhole("x.log", []byte("RuntimeError: DataLoader worker (pid 7) is killed by signal: Bus error\n")); hasClass(d, ClassHostSegfault) == nil {
-		t.Errorf("plain Bus error: %v", classesOf(d))
-	}
-}

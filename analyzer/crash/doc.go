@@ -124,9 +124,6 @@
 //     transport retries in UCCL's "CQE ERROR … status=12(transport retry
 //     counter exceeded)", UCX's "Transport retry count exceeded on
 //     mlx5_N:1/IB", IBV_WC_RETRY_EXC_ERR) → rccl_transport, net_ib advice;
-//   - deathlines.go: a DataLoader worker's SIGBUS PyTorch blames on shared
-//     memory (also the worker's "Unexpected bus error encountered in
-//     worker") → applyLoaderShm: not_gpu, /dev/shm, never host_segfault;
 //   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
 //     the device's arch, named, or the 5.2–5.7 fallback to the generic
 //     TensileLibrary.dat without the arch, less sure) → arch_mismatch;

@@ -124,10 +124,6 @@ func (p *exitParser) line(l *line) {
 		return
 	}
 	if d, ok := extractSignalDeath(l.raw, t); ok { // deathlines.go
-		if d.shm {
-			s.applyLoaderShm(l, d)
-			return
-		}
 		s.deathSignal(l, d.sig, 0, false, "", "")
 		s.deathNamed(l, d.sig, d.pid)
 		return
