@@ -300,6 +300,9 @@
 //     is no wait of the process; the main thread there is); SGLang's
 //     "Pyspy dump for PID N" starts the process when the paste dropped
 //     py-spy's "Process N:" header;
+//     culprit.go workerCulprit: rocgdb dumps of ≥ 2 workers where all but
+//     one spin in a collective kernel and that one runs another kernel — it
+//     is the peer they wait for;
 //     pyspycoll.go: distCollective (a thread inside torch.distributed's /
 //     DeepSpeed's collective calls) → pyspyCollectiveHang (alone in the
 //     evidence, and no process standing out: collective_timeout, not

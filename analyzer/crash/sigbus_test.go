@@ -12,6 +12,7 @@ func TestSIGBUSIsSharedMemory(t *testing.T) {
 	}{
 		{"https://github.com/hkchengrex/STCN/issues/132", "RuntimeError: DataLoader worker (pid 46794) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.", 46794},
 		{"https://github.com/PaddlePaddle/Paddle/issues/24708", "RuntimeError: DataLoader worker (pid 3002) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.", 3002},
+		{"https://github.com/msr-fiddle/pipedream/issues/28", "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).", 0},
 		{"https://github.com/DengpanFu/LUPerson/issues/20 (title)", "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).", 0},
 		{"https://github.com/nianticlabs/simplerecon/issues/3 (title)", "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).", 0},
 		{"https://github.com/hezhangsprinter/DCPDN/issues/58 (title, cut)", "ERROR: Unexpected bus error encountered in worker.", 0},
