@@ -85,9 +85,7 @@
 //     extractTFOOM (TensorFlow's "OOM when allocating tensor … on
 //     …/device:GPU:N by allocator GPU_N_bfc"; the CPU allocator is host
 //     memory) → vram_oom on that GPU;
-//   - fwalloc.go: extractFrameworkAlloc (CuPy's pool "out of memory to
-//     allocate N bytes (total …)" / "Out of memory allocating N bytes
-//     (allocated so far: …)", ONNX Runtime's "BFCArena::AllocateRawInternal
+//   - fwalloc.go: extractFrameworkAlloc (ONNX Runtime's "BFCArena::AllocateRawInternal
 //     … Failed to allocate memory for requested buffer of size N", TF 1.x's
 //     BFC "Ran out of memory trying to allocate X"; TF 2's "not a failure"
 //     warning and host allocators none) → vram_oom;
