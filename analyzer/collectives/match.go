@@ -85,6 +85,9 @@ type Result struct {
 	// collective (any group or kind): how long its host (or GPU, without
 	// launches) took to reach it.
 	gap map[*Op]int64
+	// prev is each instance's previous instance of the same ranks (any
+	// process group or kind), by earliest start.
+	prev map[*Instance]*Instance
 	// host is each op's launch time past both its rank's previous
 	// collective's launch and its end: the host's own time to reach it
 	// where it waited for that collective (a host-bound job), 0 where it
@@ -364,6 +367,7 @@ func match(sums []*Summary) *Result {
 			}
 		}
 	}
+	res.prevs()
 	res.usual()
 	res.byWork()
 	res.sortStalls()
@@ -371,6 +375,25 @@ func match(sums []*Summary) *Result {
 	res.steps()
 	res.straggler(sums)
 	return res
+}
+
+// prevs links every instance to the previous one of its ranks.
+func (res *Result) prevs() {
+	res.prev = map[*Instance]*Instance{}
+	by := map[string][]*Instance{}
+	for i := range res.Instances {
+		in := &res.Instances[i]
+		k := rankKey(in)
+		by[k] = append(by[k], in)
+	}
+	for _, ins := range by {
+		slices.SortStableFunc(ins, func(a, b *Instance) int {
+			return cmp.Compare(a.Ranks[a.firstAt()].Start, b.Ranks[b.firstAt()].Start)
+		})
+		for i := 1; i < len(ins); i++ {
+			res.prev[ins[i]] = ins[i-1]
+		}
+	}
 }
 
 // instance computes one matched instance: row[r] is summary ss[r]'s op.
@@ -600,7 +623,11 @@ func (res *Result) steps() {
 			row.StallRank, row.StallCollective, row.StallExcess = &r, st.Label(), st.stallX
 		}
 		if u := res.arose(a.unusual, a.first); u != nil {
-			// an unusual arrival outweighs a rank that is late by habit
+			// an unusual arrival outweighs a rank that is late by habit;
+			// a carried one is named where its delay arose in the step
+			if o := res.origin(u); o != u && o.Step == s {
+				u = o
+			}
 			r := u.LastRank
 			row.StragglerRank, row.Lateness, row.Collective = r, a.late[r], u.Label()
 			at = u
@@ -669,7 +696,7 @@ func (res *Result) arose(unusual []*Instance, first map[string]*Instance) *Insta
 		if e < top/2 && !(in.Stall && stalled[in.LastRank] >= top/2) {
 			continue
 		}
-		carried := first[rankKey(in)] == in && res.own(in) < int64(e)/2
+		carried := first[rankKey(in)] == in && res.own(in) < int64(e)/2 || res.carriedFrom(in) != nil
 		switch {
 		case best == nil,
 			!carried && bestCarried,
@@ -679,6 +706,33 @@ func (res *Result) arose(unusual []*Instance, first map[string]*Instance) *Insta
 		}
 	}
 	return best
+}
+
+// carriedFrom is the instance in's lateness carried from: the previous
+// instance of its ranks (any group or kind), when its last rank was last
+// there too, already behind its earliest peer by at least half its skew
+// here, and its own time to reach in (own) explains less than half of it.
+// A host that fell behind and never waits on its GPU again (a launch-bound
+// host) stays as late at every later collective; the delay arose where its
+// lateness jumped, not at the largest of its copies. nil when not carried.
+func (res *Result) carriedFrom(in *Instance) *Instance {
+	p := res.prev[in]
+	if p == nil || p.LastRank != in.LastRank || 2*p.Skew < in.Skew || 2*res.own(in) >= int64(in.Skew) {
+		return nil
+	}
+	return p
+}
+
+// origin follows carriedFrom back to where the lateness arose.
+func (res *Result) origin(in *Instance) *Instance {
+	for n := 0; n < len(res.Instances); n++ {
+		p := res.carriedFrom(in)
+		if p == nil {
+			break
+		}
+		in = p
+	}
+	return in
 }
 
 // notCarried is the rank whose late arrivals cost the most skew in a step
