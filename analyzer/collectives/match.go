@@ -623,11 +623,7 @@ func (res *Result) steps() {
 			row.StallRank, row.StallCollective, row.StallExcess = &r, st.Label(), st.stallX
 		}
 		if u := res.arose(a.unusual, a.first); u != nil {
-			// an unusual arrival outweighs a rank that is late by habit;
-			// a carried one is named where its delay arose in the step
-			if o := res.origin(u); o != u && o.Step == s {
-				u = o
-			}
+			// an unusual arrival outweighs a rank that is late by habit
 			r := u.LastRank
 			row.StragglerRank, row.Lateness, row.Collective = r, a.late[r], u.Label()
 			at = u
@@ -689,14 +685,30 @@ func (res *Result) arose(unusual []*Instance, first map[string]*Instance) *Insta
 			stalled[in.LastRank] = addUS(stalled[in.LastRank], in.beyond())
 		}
 	}
+	cand := map[*Instance]bool{}
+	for _, in := range unusual {
+		if in.beyond() >= top/2 || in.Stall && stalled[in.LastRank] >= top/2 {
+			cand[in] = true
+		}
+	}
+	// within is the candidate (or instance without a usual to judge by)
+	// of the same step that in's lateness carried from
+	within := func(in *Instance) *Instance {
+		if p := res.carriedFrom(in); p != nil && p.Step == in.Step && (p.Excess == nil || cand[p]) {
+			return p
+		}
+		return nil
+	}
 	var best *Instance
 	bestCarried := false
 	for _, in := range unusual {
 		e := in.beyond()
-		if e < top/2 && !(in.Stall && stalled[in.LastRank] >= top/2) {
+		if !cand[in] {
 			continue
 		}
-		carried := first[rankKey(in)] == in && res.own(in) < int64(e)/2 || res.carriedFrom(in) != nil
+		// carried into the step, or within it from another candidate (or
+		// from an instance without a usual to judge by)
+		carried := first[rankKey(in)] == in && res.own(in) < int64(e)/2 || within(in) != nil
 		switch {
 		case best == nil,
 			!carried && bestCarried,
@@ -705,34 +717,33 @@ func (res *Result) arose(unusual []*Instance, first map[string]*Instance) *Insta
 			best, bestCarried = in, carried
 		}
 	}
+	// every candidate carried: name the delay where it arose in the step
+	for n := 0; bestCarried && n < len(res.Instances); n++ {
+		p := within(best)
+		if p == nil {
+			break
+		}
+		best = p
+	}
 	return best
 }
 
 // carriedFrom is the instance in's lateness carried from: the previous
 // instance of its ranks (any group or kind), when its last rank was last
 // there too, already behind its earliest peer by at least half its skew
-// here, and its own time to reach in (own) explains less than half of it.
+// here, no earlier than usual there (a rank late by habit — the H200 TP=2
+// pair's rank 0, last at 86 % of collectives — carries nothing), and its
+// own time to reach in (own) explains less than half of it.
 // A host that fell behind and never waits on its GPU again (a launch-bound
 // host) stays as late at every later collective; the delay arose where its
 // lateness jumped, not at the largest of its copies. nil when not carried.
 func (res *Result) carriedFrom(in *Instance) *Instance {
 	p := res.prev[in]
-	if p == nil || p.LastRank != in.LastRank || 2*p.Skew < in.Skew || 2*res.own(in) >= int64(in.Skew) {
+	if p == nil || p.LastRank != in.LastRank || 4*(in.Skew-p.Skew) >= in.Skew || 2*res.own(in) >= int64(in.Skew) ||
+		p.Excess != nil && p.beyond() <= 0 {
 		return nil
 	}
 	return p
-}
-
-// origin follows carriedFrom back to where the lateness arose.
-func (res *Result) origin(in *Instance) *Instance {
-	for n := 0; n < len(res.Instances); n++ {
-		p := res.carriedFrom(in)
-		if p == nil {
-			break
-		}
-		in = p
-	}
-	return in
 }
 
 // notCarried is the rank whose late arrivals cost the most skew in a step
