@@ -730,8 +730,8 @@ func (res *Result) arose(unusual []*Instance, first map[string]*Instance) *Insta
 
 // carriedFrom is the instance in's lateness carried from: the previous
 // instance of its ranks (any group or kind), when its last rank was last
-// there too, already behind its earliest peer by at least half its skew
-// here, no earlier than usual there (a rank late by habit — the H200 TP=2
+// there too, already behind its earliest peer by at least three quarters
+// of its skew here (it grew by less than a quarter), no earlier than usual there (a rank late by habit — the H200 TP=2
 // pair's rank 0, last at 86 % of collectives — carries nothing), and its
 // own time to reach in (own) explains less than half of it.
 // A host that fell behind and never waits on its GPU again (a launch-bound
