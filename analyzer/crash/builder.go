@@ -26,11 +26,12 @@ type builder struct {
 // facts are session-wide observations that parsers record and the final
 // assembly (finalize.go) turns into findings or attaches to them.
 type facts struct {
-	asyncHint *Evidence // "might be asynchronously reported"
-	asyncFrom string    // C++ "Exception raised from X" of an async error
-	location  string    // last Python frame "file:line in fn"
-	locCode   string    // source text of that frame
-	locEv     *Evidence
+	asyncHint  *Evidence // "might be asynchronously reported"
+	asyncSites []string  // the distinct Python locations the async errors were reported at (bounded)
+	asyncFrom  string    // C++ "Exception raised from X" of an async error
+	location   string    // last Python frame "file:line in fn"
+	locCode    string    // source text of that frame
+	locEv      *Evidence
 	// crashLoc: the first frame of faulthandler's "Current thread" block
 	// (the thread that crashed; the other "Thread 0x" blocks are bystanders)
 	crashLoc         string
@@ -41,6 +42,7 @@ type facts struct {
 	override         string        // HSA_OVERRIDE_GFX_VERSION value
 	gfx              overrideFacts // override vs the device's arch (override.go)
 	progress         progressFacts // generation going on (progress.go)
+	steps            stepFacts     // training step counters (trainstep.go)
 	build            buildFacts    // the gfx targets a build names (buildtarget.go)
 	vramText         string
 	kernelAPI        kernelAPIFact
@@ -50,6 +52,8 @@ type facts struct {
 	pyspyFailPIDs    []int // the pids SGLang's watchdog could not dump
 	coreDumpNoise    int
 	lastException    string
+	blasMissing      *blasLibMissing // hipBLASLt could not load its per-arch kernels (blaslib.go)
+	blasStatusFailed bool            // a BLAS library call returned an error status (blaslib.go)
 	lastExcEv        *Evidence
 	traceback        bool
 	gpuMarkers       int // lines that mention a GPU runtime at all

@@ -362,6 +362,20 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 			cs.kernel[c] = mk(-1, a.kernelPID, a.f.Device, why, "the process named by the kernel's own line (dmesg)", a.kernelEv)
 		}
 	}
+	// level-10 dump folders of several processes: the one whose last call
+	// saved its inputs and never its outputs died inside it (seed 000 step
+	// 1; the folder names carry the pid); weaker than the kernel's own line
+	if d := b.facts.kernelAPI.crashedDump(); d != nil && d.pid > 0 && b.facts.kernelAPI.dumpPIDs() > 1 {
+		for _, c := range gpuCrashClasses {
+			if _, ok := cs.kernel[c]; ok || work[c] == nil {
+				continue
+			}
+			if cs.kernel == nil {
+				cs.kernel = map[string]Culprit{}
+			}
+			cs.kernel[c] = mk(-1, d.pid, "", "pid "+strconv.Itoa(d.pid)+"'s level-10 dump of "+d.function+" saved its inputs and no outputs: the process died inside that call", "the level-10 dump folder without outputs among several processes' dumps", d.ev)
+		}
+	}
 	// the line reporting the death names the process (a shell's job line):
 	// weaker than the kernel's own line, which it never overrides
 	for _, c := range []string{ClassHostSegfault, ClassHostOOMKill} {
@@ -576,6 +590,27 @@ func workerCulprit(inc *incidentFacts, mk func(int, int, string, string, string,
 		}
 		idx[d.pid] = len(ws)
 		ws = append(ws, w)
+	}
+	// every worker but one spins in a collective kernel (waiting for a
+	// peer) and that one runs another kernel: it is the peer they wait for
+	// — two workers suffice, the collective says who waits
+	if len(ws) >= 2 {
+		var odd []worker
+		var base Evidence
+		coll := ""
+		for _, w := range ws {
+			if isCollectiveKernel(w.kernel) {
+				if base.File == "" {
+					base, coll = w.ev, w.kernel
+				}
+			} else {
+				odd = append(odd, w)
+			}
+		}
+		if len(odd) == 1 && odd[0].kernel != "" {
+			o := odd[0]
+			return mk(-1, o.pid, "", "pid "+strconv.Itoa(o.pid)+" runs "+o.kernel+" while the "+strconv.Itoa(len(ws)-1)+" other worker(s) spin in the collective "+coll+" waiting for a peer: it never reached the collective", "rocgdb dumps of "+strconv.Itoa(len(ws))+" workers: the one outside the collective the others wait in", o.ev, base), true
+		}
 	}
 	if len(ws) < 3 {
 		return Culprit{}, false

@@ -77,12 +77,17 @@ var (
 	// kB accounting that follows is the kernel's signature, so prose ("Killed
 	// processes are restarted") never matches.
 	reOOMKilledBare = lazyre.New(`(?:^|[\]:] )Killed process (\d+) \(([^)]*)\) total-vm:(\d+)kB, anon-rss:(\d+)kB`)
-	reRingTO        = lazyre.New(`ring (\S+) timeout(?:, signaled seq=(\d+), emitted seq=(\d+))?`)
-	reMESFail       = lazyre.New(`MES failed to respon(?:d to|se) msg=(\w+)`) // "response": kernels before 6.10
-	reXidCause      = lazyre.New(`caused by previous Xid (\d+)`)
-	reXid           = lazyre.New(`NVRM: Xid \(([^)]*)\): (\d+),(?: pid=(\d+|'[^']*'),)?(?: name=([^,]*),)?\s*(.*)`)
-	reSuspendPID    = lazyre.New(`Failed to suspend process pid (\d+)`)
-	reVRAM          = lazyre.New(`(\d+)M of VRAM memory ready|VRAM: (\d+)M`)
+	// The OOM reaper frees a victim's memory after the kill ("oom_reaper:
+	// reaped process 25315 (python3), now anon-rss:0kB, …"): it reaps only
+	// OOM victims, so its line names the victim when a grep dropped the
+	// "Killed process" line.
+	reOOMReaped  = lazyre.New(`oom_reaper: reaped process (\d+) \(([^)]*)\)`)
+	reRingTO     = lazyre.New(`ring (\S+) timeout(?:, signaled seq=(\d+), emitted seq=(\d+))?`)
+	reMESFail    = lazyre.New(`MES failed to respon(?:d to|se) msg=(\w+)`) // "response": kernels before 6.10
+	reXidCause   = lazyre.New(`caused by previous Xid (\d+)`)
+	reXid        = lazyre.New(`NVRM: Xid \(([^)]*)\): (\d+),(?: pid=(\d+|'[^']*'),)?(?: name=([^,]*),)?\s*(.*)`)
+	reSuspendPID = lazyre.New(`Failed to suspend process pid (\d+)`)
+	reVRAM       = lazyre.New(`(\d+)M of VRAM memory ready|VRAM: (\d+)M`)
 	// the faulting instruction of a kernel oops inside a GPU driver module:
 	// "RIP: 0010:amdgpu_get_dpm_state+0x4b/0xb0 [amdgpu]" (4.16+),
 	// "IP: kfd_dbgmgr_wave_control+0x12/0x60 [amdgpu]" and
@@ -163,12 +168,23 @@ func extractKernelEvent(t string) (kernelEvent, bool) {
 			return kernelEvent{kind: "oom_kill", pid: atoiDef(m[1], 0), task: m[2], vmKB: m[3], rssKB: m[4]}, true
 		}
 		return kernelEvent{}, false
+	case strings.Contains(t, "oom_reaper: reaped process"):
+		if m := reOOMReaped.FindStringSubmatch(t); m != nil {
+			return kernelEvent{kind: "oom_kill", pid: atoiDef(m[1], 0), task: m[2]}, true
+		}
+		return kernelEvent{}, false
 	case strings.Contains(t, "NVRM: Xid"), strings.Contains(t, "ACCESS_TYPE_"):
 		return kernelEvent{kind: "xid"}, true
 	case strings.Contains(t, "NVRM") && containsAny(t, "GSP RPC timeout", "_kgspIsHeartbeatTimedOut: Heartbeat timed out", "_kgspLogRpcTimeout: ***"):
 		// the GPU's GSP firmware stopped answering without an Xid 119 line:
 		// the open module's heartbeat check and RPC-timeout banner
 		return kernelEvent{kind: "gsp_timeout", bdf: submatch(rePCIBDF, t)}, true
+	case strings.Contains(t, "NVRM") && strings.Contains(t, "[NV_ERR_RESET_REQUIRED]"):
+		// the resource manager's own status: a call failed because the GPU
+		// must be reset first ("nvAssertOkFailedNoLog: Assertion failed:
+		// Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from
+		// …"; nvCheckOkFailedNoLog's "Check failed:" says the same)
+		return kernelEvent{kind: "reset_required", bdf: submatch(rePCIBDF, t)}, true
 	case strings.Contains(t, "NVRM") && strings.Contains(t, "fallen off the bus"):
 		// without an Xid: "NVRM: GPU at 0000:01:00.0 has fallen off the
 		// bus.", or the open driver's three lines whose BDF is on the first
@@ -262,6 +278,11 @@ func (p *dmesgParser) applyKernelEvent(l *line, e kernelEvent) {
 		a := s.b.add(s, ClassGPUHangReset, l, 0.8)
 		a.setStr(&a.f.Device, e.bdf)
 		a.addReason("the GPU's GSP firmware stopped answering (RPC / heartbeat timeout): the GPU needs a reset")
+	case "reset_required":
+		s.format("nvidia_xid")
+		a := s.b.add(s, ClassGPUHangReset, l, 0.8)
+		a.setStr(&a.f.Device, e.bdf)
+		a.addReason("the NVIDIA driver refuses work on this GPU until it is reset (NV_ERR_RESET_REQUIRED): an unrecoverable GPU state")
 	case "nvgpu":
 		p.nvGPU, p.nvGPULine = e.bdf, l.no
 	case "offbus":
@@ -834,4 +855,4 @@ var dmesgKeywords = append([]string{"ACCESS_TYPE_", "GPU fault detected: ", "VM_
 // extractKernelEvent only when it holds one of them. KFD's queue-preemption
 // lines of 4.x kernels carry no "amdgpu" prefix ("qcm fence wait loop
 // timeout expired", "The cp might be in an unrecoverable state …").
-var dmesgGate = []string{"amdgpu", "Out of memory", "oom-kill", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ", "ACCESS_TYPE_", "Ring timed out", "to send message", "qcm fence", "cp might be in"}
+var dmesgGate = []string{"amdgpu", "Out of memory", "oom-kill", "oom_reaper: reaped", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ", "ACCESS_TYPE_", "Ring timed out", "to send message", "qcm fence", "cp might be in"}

@@ -339,6 +339,31 @@ func TestDmesgOOMInvoked(t *testing.T) {
 	}
 }
 
+// The OOM reaper's line names the OOM killer's victim: a grep that kept it
+// and dropped "Killed process" still has the pid (the culprit); a reaper
+// line alone is an OOM kill, the invoker of the report never the victim.
+func TestDmesgOOMReaper(t *testing.T) {
+	for _, c := range []struct {
+		src, log string
+		pid      int
+	}{
+		{"https://github.com/equinor/ert/issues/7797 (iso time, after the kill line)", "2024-04-29T14:55:41,679700+02:00 Out of memory: Killed process 1440763 (perl) total-vm:87033376kB, anon-rss:60356340kB, file-rss:0kB, shmem-rss:0kB, UID:21417 pgtables:169956kB oom_score_adj:0\n2024-04-29T14:55:46,947445+02:00 oom_reaper: reaped process 1440763 (perl), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB\n", 1440763},
+		{"https://github.com/openbmc/openbmc/issues/1887 (reaper line alone)", "[ 4022.980000] oom_reaper: reaped process 935 (python), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB\n", 935},
+		{"https://github.com/theyosh/TerrariumPI/issues/155 (a terminal wrapped the rss fields)", "[79018.562727] oom_reaper: reaped process 5711 (python), now anon-rss:0kB, file-\n                                                     rss:0kB, shmem-rss:0kB\n", 5711},
+		{"https://github.com/ShengcaiLiao/QAConv/issues/19 (an invoker of a later report)", "[441281.626336] oom_reaper: reaped process 698405 (python), now anon-rss:0kB, file-rss:68664kB, shmem-rss:53172kB\n[448212.100902] sunloginclient invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0, oom_score_adj=0\n", 698405},
+	} {
+		f := hasClass(diagnoseWhole("dmesg.txt", []byte(c.log)), ClassHostOOMKill)
+		if f == nil || f.PID == nil || *f.PID != c.pid {
+			t.Errorf("%s: %+v", c.src, f)
+		}
+	}
+	// two victims reaped: the kernel names no one process
+	f := hasClass(diagnoseWhole("dmesg.txt", []byte("[  518.053407] oom_reaper: reaped process 15784 (python3), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB\n[  518.073567] oom_reaper: reaped process 15783 (python3), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB\n")), ClassHostOOMKill)
+	if f == nil || f.Culprit != nil && f.Culprit.PID != nil {
+		t.Errorf("docker/for-linux#1001 two victims: %+v", f)
+	}
+}
+
 // A kernel oops whose faulting instruction is in the GPU driver module is a
 // driver bug (dma_driver_fault), in the oops wordings of several kernels;
 // a RIP outside the driver, a call-trace frame in amdgpu and a RIP line
@@ -470,6 +495,27 @@ func TestXid13IllegalInstruction(t *testing.T) {
 		}
 		if c.class == ClassIllegalInstruction && hasClass(d, ClassGPUMemoryFault) != nil {
 			t.Errorf("%s: an illegal instruction also read as a memory fault: %s", c.src, d.JSON())
+		}
+	}
+}
+
+// The NVIDIA resource manager's NV_ERR_RESET_REQUIRED (0x62) says the GPU
+// must be reset before it takes work again — in an assertion or a check,
+// from whatever call failed — a gpu_hang_reset with or without an Xid; the
+// status named in prose or in another error is none.
+func TestDmesgNVResetRequired(t *testing.T) {
+	for _, c := range []struct {
+		src, log string
+		want     bool
+	}{
+		{"https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/982", "[373871.354096] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2827\n", true},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1045 (check, journal, cut by the pager)", "Jun 12 16:31:50 fedora-box kernel: NVRM: GPU0 nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from _gpushareddataSendDataPollRpc(pGpu, polle>\n", true},
+		{"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/446 (talos kern log, the excerpt cut after the callee)", "192.168.11.119: kern: warning: [2026-04-22T21:37:31.524565304Z]: NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from pRmApi\n", true},
+		{"another status in the same assertion shape", "Jun 12 16:31:50 fedora-box kernel: NVRM: nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || (status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_server.c:259\n", false},
+		{"the status named in a note", "grep dmesg for NV_ERR_RESET_REQUIRED before rebooting\n", false},
+	} {
+		if got := hasClass(diagnoseWhole("dmesg.txt", []byte(c.log)), ClassGPUHangReset) != nil; got != c.want {
+			t.Errorf("%s: gpu_hang_reset %v, want %v", c.src, got, c.want)
 		}
 	}
 }

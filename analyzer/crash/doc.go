@@ -41,14 +41,16 @@
 //     loads and correctable errors deliberately none) + applyKernelEvent (OOM
 //     killer — also the pre-4.19 victim line without "Out of memory:",
 //     known by its kB accounting, and the report's "X invoked oom-killer:"
-//     line alone (X is invoked_by, never the victim) — resets (MES's
+//     line alone (X is invoked_by, never the victim), the OOM reaper's
+//     "reaped process N (comm)" naming the victim — resets (MES's
 //     "failed to respond to msg=" and its older "failed to response msg=")
 //     and the timed-out job's process, KFD, RAS, SVM/XNACK,
 //     NVRM "fallen off the bus" without an Xid, BDF from its first line,
 //     extractXid (the driver's Xid line, or a condensed copy that keeps
 //     the code and the MMU decode — fault type and access type — a
 //     less sure record),
-//     GSP heartbeat / RPC timeouts without an Xid 119, xid.go's xidCatalog
+//     GSP heartbeat / RPC timeouts without an Xid 119, the resource
+//     manager's "Reset required [NV_ERR_RESET_REQUIRED]", xid.go's xidCatalog
 //     (NVIDIA's whole Xid catalog, each code with the class it implies;
 //     Xid 13's "Illegal Instruction" warp exception; an Xid "caused by
 //     previous Xid N" takes N's class),
@@ -60,6 +62,22 @@
 //     before any record of its device names the address line after it:
 //     dmesgParser.pendProc);
 //   - ggml.go: extractGGMLAlloc (llama.cpp's failed device allocation);
+//   - frameworks.go: frameworkWordings (a framework's own message that
+//     implies a class: vLLM's "No available memory for the cache blocks"
+//     and "… on startup is less than desired GPU memory utilization",
+//     SGLang's "Not enough memory. Please try to increase
+//     --mem-fraction-static" → vram_oom; stable-diffusion-webui's "A tensor
+//     with all NaNs was produced in Unet" → nan_inf_output; vLLM's sampler
+//     warm-up OOM, PaddlePaddle's "Out of memory error on GPU N", CuPy's
+//     pool OOM → vram_oom), extractCUDAFailedWith (CTranslate2's "CUDA
+//     failed with error <text>", read by cudaCatalog), extractGGMLOpFailure ("ggml_cuda_compute_forward: OP
+//     failed") + ggmlLaunchRefused (the next line's "invalid argument" /
+//     "invalid configuration argument" is the op's launch refused →
+//     invalid_launch; elsewhere it decides nothing), extractBareLauncherReturn
+//     (DeepSpeed's "exits with return code = N" without its stamp, read only
+//     after the launcher's "sigkill_handler] Killing subprocess" lines);
+//     exit.go's extractHydraExit reads Hydra's bare "EXIT CODE: 9" as
+//     SIGKILL (a signalled rank's raw wait status);
 //   - xla.go: extractXLAOOM (XLA's RESOURCE_EXHAUSTED device allocation
 //     failure, also the pre-absl "Resource exhausted: …" and a line a paste
 //     wrapped after "Out", joined by torchParser.xlaHead: JAX, TF's XLA
@@ -67,6 +85,21 @@
 //     extractTFOOM (TensorFlow's "OOM when allocating tensor … on
 //     …/device:GPU:N by allocator GPU_N_bfc"; the CPU allocator is host
 //     memory) → vram_oom on that GPU;
+//   - fwalloc.go: extractFrameworkAlloc (CuPy's pool "out of memory to
+//     allocate N bytes (total …)" / "Out of memory allocating N bytes
+//     (allocated so far: …)", ONNX Runtime's "BFCArena::AllocateRawInternal
+//     … Failed to allocate memory for requested buffer of size N", TF 1.x's
+//     BFC "Ran out of memory trying to allocate X"; TF 2's "not a failure"
+//     warning and host allocators none) → vram_oom;
+//   - cycles.go: extractCyclesCUDA (Blender Cycles' CUEW names: "Illegal
+//     address in cuMemcpyDtoH(…)", "… in CUDA queue <step>", "Out of memory
+//     in cuStreamCreate(…)") read through cudaerr.go's catalog;
+//   - sigbus.go: a death by SIGBUS (DataLoader "killed by signal: Bus
+//     error", the worker's "Unexpected bus error encountered in worker",
+//     exitcode -7, faulthandler's "Bus error") is shared memory that ran out
+//     → host_oom_kill, sub_kind shm (never host_segfault);
+//   - ompi.go: extractOMPIDeath ("mpirun noticed that process rank N with
+//     PID P on node H exited on signal S") → the signal's class, rank N;
 //   - tensorrt.go: extractTRTOOM (TensorRT's logger: "Error Code 2:
 //     OutOfMemory", "Cuda Runtime (out of memory)", "Cuda Error in
 //     allocate: 2", also the Windows build's qualified allocator method)
@@ -74,6 +107,23 @@
 //   - tfalloc.go: extractTFDeviceAlloc (TensorFlow's StreamExecutor
 //     "failed to allocate … from device: CUDA_ERROR_OUT_OF_MEMORY" /
 //     "HIP_ERROR_OutOfMemory") → vram_oom, less sure;
+//   - rocalloc.go: extractRocAllocBuffer (MIOpen's / MIGraphX's / RPP's
+//     "Memory not available to allocate buffer: N", a request over the
+//     device's free memory) → vram_oom;
+//   - torchoomtype.go: extractTorchOOMType (torch.OutOfMemoryError /
+//     torch.cuda.OutOfMemoryError raised with a message that is not the
+//     allocator's — ComfyUI's "Allocation on device", a wrapper's text, a
+//     paste cut mid-word) → vram_oom, less sure;
+//   - blaslib.go: extractBlasLibMissing (hipBLASLt's "rocblaslt error:
+//     Cannot read / Could not load …TensileLibrary_lazy_gfxN.dat",
+//     "hipModuleLoad failed: …Kernels.so-000-gfxN.hsaco") → a note alone
+//     (rocBLAS may fall back); blasFailed: a BLAS status failing after it,
+//     or hipErrorFileNotFound raised after a failed hipBLASLt call →
+//     arch_mismatch, less sure;
+//   - rdma.go: extractRDMARetry (an RDMA completion that exhausted the
+//     transport retries in UCCL's "CQE ERROR … status=12(transport retry
+//     counter exceeded)", UCX's "Transport retry count exceeded on
+//     mlx5_N:1/IB", IBV_WC_RETRY_EXC_ERR) → rccl_transport, net_ib advice;
 //   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
 //     the device's arch, named, or the 5.2–5.7 fallback to the generic
 //     TensileLibrary.dat without the arch, less sure) → arch_mismatch;
@@ -87,6 +137,10 @@
 //   - progress.go: extractProgress (vLLM / SGLang generation throughput
 //     above 0, a token counter rising between lines of one shape) → the
 //     progress fact that defeats the rocm-smi livelock rule (smiLivelock);
+//   - trainstep.go: extractTrainStep (a step / iteration counter on a line
+//     that reports the loss: Megatron, torchtitan, a plain loop) → a rise
+//     after a py-spy dump in the same file defeats that dump's hang
+//     readings (busy loop, GPU wait, collective wait: hang.go endFile);
 //   - nvidia.go: extractSanitizerLine + the sanitizer rule;
 //   - regaddr.go: register values per kernel → faultKernelByRegisters;
 //   - debugagent.go: extractWaveHeaders (every header of a line, kernel
@@ -191,8 +245,8 @@
 //     ncclUnhandledCudaError relays an earlier CUDA error), extractNCCLResult
 //     (c10d's "NCCL error in: file:line, <text>, NCCL version V", "NCCL
 //     Error N: …", "NCCL error: …", "ncclX: <c10d's reading>", nccl-tests'
-//     "NCCL failure file:line '…'"), ncclWarnCatalog (the WARN wordings of
-//     init.cc, bootstrap.cc, misc/socket.cc, proxy.cc, shmutils.cc, p2p.cc,
+//     "NCCL failure file:line '…'", Horovod's "ncclCommInitRank failed:
+//     …"), ncclWarnCatalog (the WARN wordings of init.cc, bootstrap.cc, misc/socket.cc, proxy.cc, shmutils.cc, p2p.cc,
 //     net_ib.cc and RCCL's HIP failure, one row each with its reason; a WARN
 //     whose debug prefix was cut counts only with its source location or
 //     device bracket, bareWarn — a quoted WARN in notes is none),
@@ -246,13 +300,18 @@
 //     is no wait of the process; the main thread there is); SGLang's
 //     "Pyspy dump for PID N" starts the process when the paste dropped
 //     py-spy's "Process N:" header;
+//     culprit.go workerCulprit: rocgdb dumps of ≥ 2 workers where all but
+//     one spin in a collective kernel and that one runs another kernel — it
+//     is the peer they wait for;
 //     pyspycoll.go: distCollective (a thread inside torch.distributed's /
 //     DeepSpeed's collective calls) → pyspyCollectiveHang (alone in the
 //     evidence, and no process standing out: collective_timeout, not
 //     cpu_hang); pyspyjson.go: extractPySpyJSON (py-spy dump --json, also
 //     wrapped as {"Ok": {"stack_traces"}} or {"threads"}) rewritten as the
 //     text dump and read by the same parser (PySpyJSON routes it as a log);
-//   - torch.go: extractTraceFrame (faulthandler: the "Current thread"
+//   - torch.go: "Fatal Python error: Segmentation fault", also pygame's
+//     handler ("(pygame parachute) Segmentation Fault") → host_segfault;
+//     extractTraceFrame (faulthandler: the "Current thread"
 //     block's first frame is the crash location; a dump of every thread
 //     with no fatal error — a watchdog's "Timeout (0:05:00)!", only
 //     "Thread 0x…" blocks — is a hang snapshot, torchParser.endFile),

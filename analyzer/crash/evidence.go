@@ -337,7 +337,7 @@ func (c *stepCtx) escalation(f *Finding, facts *facts) string {
 		}
 		// names in the prose are quoted words too: the tail after a colon is
 		// pasted as a command (a dump folder named call0007$(touch…) ran)
-		return "The process died inside " + shellOr(fn, "the dumped call") + ": dump " + shellOr(d.dir, "(its folder name cannot be pasted)") + " has its inputs but no outputs — replay it offline: " + replayStep(k.source, d.dir, fn)
+		return "The process died inside " + shellOr(fn, "the dumped call") + ": dump " + shellOr(d.dir, "(its folder name cannot be pasted)") + " has its inputs (inputs.pt) but no outputs — replay it offline: " + replayStep(k.source, d.dir, fn)
 	}
 	switch {
 	case k.calls == 0 && len(k.dumps) == 0:
@@ -347,7 +347,13 @@ func (c *stepCtx) escalation(f *Finding, facts *facts) string {
 		return "" // no SGLang/FlashInfer logging in the evidence: nothing to escalate
 	case k.level >= 10:
 		if k.graphSkipped {
-			return "Level-10 dumps were skipped during graph capture: rerun the failing step in eager mode (--disable-cuda-graph / --enforce-eager) with " + lvlEnv + "=10" + filter + left
+			// the run already logs at level 10: asking for it again is
+			// asking for what the input has — the graph capture is in the way
+			s := "Level-10 dumps were skipped during graph capture: rerun the failing step in eager mode (--disable-cuda-graph / --enforce-eager) with the level-10 logging kept"
+			if filter != "" {
+				s += " and the dump filter" + filter
+			}
+			return s + left
 		}
 		if d := k.lastDump(); d != nil {
 			return "The newest dump (" + shellOr(d.dir, "its folder name cannot be pasted") + ") completed: the failing call was not dumped — narrow the dump filter to the failing API:" + filter + left

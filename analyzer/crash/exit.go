@@ -67,6 +67,10 @@ func (p *exitParser) line(l *line) {
 		s.exitCode(l, code, -1, 0)
 		return
 	}
+	if x, ok := extractOMPIDeath(t); ok { // ompi.go
+		s.applyOMPIDeath(l, x)
+		return
+	}
 	if sig := extractWindowsException(t); sig != "" {
 		s.format("windows_exception")
 		s.deathSignal(l, sig, 0, false, "", "")
@@ -113,6 +117,10 @@ func (p *exitParser) line(l *line) {
 			code = 128 + c
 		}
 		s.deathSignal(l, x.sig, code, code > 0, "", "spawned process "+itoa(x.index))
+		return
+	}
+	if shm, ok := extractWorkerBusError(t); ok { // sigbus.go
+		s.applySIGBUS(l, 0, false, "", "DataLoader worker", shm)
 		return
 	}
 	if d, ok := extractSignalDeath(l.raw, t); ok { // deathlines.go
@@ -176,14 +184,20 @@ func (p *exitParser) line(l *line) {
 
 // extractHydraExit reads the MPI launcher's exit status of a dead rank as an
 // exit code: "EXIT CODE: 139" as printed, "… EXIT STRING: Killed (signal
-// 9)" as -9 (the signal).
+// 9)" as -9 (the signal). Hydra prints a signalled rank's raw wait status
+// (the signal, +128 with a core dump), so a bare "EXIT CODE: 9" is SIGKILL
+// — no core is ever dumped for it (je-santos/MPLBM-UT#92, cBio/cbio-cluster#256,
+// openai/jukebox#155 with its EXIT STRING).
 func extractHydraExit(t string) (int, bool) {
 	m := findIf(t, "EXIT ", reHydraExit)
 	if m == nil {
 		return 0, false
 	}
 	if m[1] != "" {
-		return atoiDef(m[1], 0), true
+		if c := atoiDef(m[1], 0); c != 9 {
+			return c, true
+		}
+		return -9, true
 	}
 	return -atoiDef(m[2], 0), true
 }
@@ -414,8 +428,14 @@ func (s *Session) deathNamed(l *line, sig string, pid int) {
 		return
 	}
 	switch sig {
-	case "SIGSEGV", "SIGBUS":
+	case "SIGSEGV":
 		if a := s.b.get(ClassHostSegfault); a != nil {
+			a.setPID(pid)
+			a.deathNamed(pid, l.ev(s))
+		}
+	case "SIGBUS":
+		// shared memory that ran out (sigbus.go): the dead worker is named
+		if a := s.b.get(ClassHostOOMKill); a != nil {
 			a.setPID(pid)
 			a.deathNamed(pid, l.ev(s))
 		}
@@ -451,7 +471,9 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 		if what != "" {
 			a.detail("task", what)
 		}
-	case "SIGSEGV", "SIGBUS":
+	case "SIGBUS":
+		s.applySIGBUS(l, code, hasCode, host, what, sharedMemoryWords(l.text)) // sigbus.go
+	case "SIGSEGV":
 		a := s.b.add(s, ClassHostSegfault, l, 0.75)
 		a.setStr(&a.f.Signal, sig)
 		if hasCode {

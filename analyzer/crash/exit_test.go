@@ -100,6 +100,31 @@ func TestSigquitThenKilledIsNotOOM(t *testing.T) {
 	}
 }
 
+// The job's own exit status 137 after a child failed is the same teardown as
+// the bare "Killed" (a supervisor stopping its group exits 137 without any
+// OOM: mozilla/addons-server#7518, balena-os/balena-supervisor#647,
+// newsboat/newsboat#2517); an OOM-killer record, or a 137 that names the
+// dead child, still is host_oom_kill.
+func TestTeardownExitStatusIsNotOOM(t *testing.T) {
+	fault := "Memory access fault by GPU node-3 (Agent handle: 0x55f1aa0b77d0) on address 0x7f33c1000000. Reason: Page not present or supervisor privilege.\n"
+	sigquit := "[2026-11-20 04:11:03] Received sigquit from a child process. It usually means the child failed.\n"
+	for _, c := range []struct {
+		name, log string
+		oom       bool
+	}{
+		{"job status after sigquit", fault + sigquit + "[runner] trial 3 exit code 137\n", false},
+		{"compose status after sigquit", fault + sigquit + "sglang-1 exited with code 137\n", false},
+		{"child named by its exit line", "[2026-11-20 04:11:03] Child process unexpectedly failed with exitcode=-9. pid=52811\n", true},
+		{"no child failure", "sglang-1 exited with code 137\n", true},
+		{"kernel OOM record", sigquit + "[412233.118412] Out of memory: Killed process 7747 (python3) total-vm:412883412kB, anon-rss:221102948kB, file-rss:102400kB, shmem-rss:16384kB, UID:1000 pgtables:440212kB oom_score_adj:0\nexit code 137\n", true},
+	} {
+		d := diagnoseWhole("trial.log", []byte(c.log))
+		if got := hasClass(d, ClassHostOOMKill) != nil; got != c.oom {
+			t.Errorf("%s: host_oom_kill %v, want %v: %s", c.name, got, c.oom, d.JSON())
+		}
+	}
+}
+
 // Hydra's (MPICH, MVAPICH, Intel MPI) banner for a dead rank: "EXIT CODE:
 // 139" is 128+SIGSEGV; "EXIT STRING: Killed (signal 9)" names the signal.
 func TestHydraBadTermination(t *testing.T) {

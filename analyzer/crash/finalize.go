@@ -148,6 +148,8 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	}
 	b.hangFindings(s, work) // rocgdb hang dumps (gdbhang.go)
 	b.pyspyCollectiveHang(work)
+	b.pyspyBusyServing(work)
+	b.pyspyWaitersOfGPUHang(work)
 	runtimeVendor(f, work) // evidence.go
 	hipReading(f, work)
 	dimBugFinding(s.limits, work) // launch.go
@@ -265,6 +267,15 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 		a.setKernel(base.f.Kernel, "from the "+base.f.Class+" finding", 1)
 		work[ClassAsyncRace] = a
 		base.note("the reported location is not the fault site (asynchronous error reporting)")
+		if len(f.asyncSites) > 1 {
+			// the same error reported at different places (across runs or
+			// retries): the site moves, so the race is the root cause and
+			// the reported error its symptom (seed 003 step 5)
+			a.conf = 0.85
+			a.addReason("the same error was reported at " + strconv.Itoa(len(f.asyncSites)) + " different places (" + clip(strings.Join(f.asyncSites, "; "), 200) + "): the reported site moves")
+			base.f.ConsequenceOf = ClassAsyncRace
+			base.note("a consequence of the async_race finding: the reported site moves between reports (root cause first)")
+		}
 	} else if base != nil && f.location != "" {
 		loc := f.location
 		if f.locCode != "" {

@@ -455,8 +455,18 @@ func (p *hangParser) endFile() {
 	}
 	switch {
 	case len(p.compile) > 0 && len(p.gpuWait) == 0:
+	case s.stepsRoseAfter(l) && (len(p.gpuWait) > 0 || len(p.collWait) > 0 || len(p.busy) > 0):
+		// the trainer's step counter rose after this dump (trainstep.go):
+		// the stacks are a snapshot of work — a hang reading from them is
+		// defeated; a hang another source reports keeps its own finding
+		for _, c := range []string{ClassGPUKernelHang, ClassCollectiveTimeout, ClassCPUHang} {
+			if a := s.b.get(c); a != nil {
+				a.note("py-spy: the training steps kept rising after this dump: the process was running when it was taken")
+			}
+		}
 	case len(p.gpuWait) > 0:
 		a := s.b.add(s, ClassGPUKernelHang, nil, 0.5)
+		s.b.facts.inc.pyGPUWait = true
 		a.evidence(l.ev(s))
 		p.procRanks(a, "gpu_wait")
 		if len(p.procs) == 0 && l.rank >= 0 {
@@ -471,6 +481,7 @@ func (p *hangParser) endFile() {
 		a := s.b.get(ClassCollectiveTimeout)
 		if a == nil {
 			a = s.b.add(s, ClassCPUHang, l, 0.5)
+			s.b.facts.inc.pyCollN++
 			a.addReason("Python threads are blocked in a collective / communication wait")
 			if len(p.distWait) > 0 && len(p.busy) == 0 {
 				inc := &s.b.facts.inc
@@ -493,6 +504,7 @@ func (p *hangParser) endFile() {
 		}
 	case len(p.busy) > 0:
 		a := s.b.add(s, ClassCPUHang, l, 0.45)
+		s.b.facts.inc.pyBusyN++
 		a.addReason("a Python thread is busy (active+gil): CPU-side busy loop")
 		for _, w := range p.busy {
 			a.note("py-spy: " + w)

@@ -108,6 +108,9 @@ type incidentFacts struct {
 	cuda       cudaHangFacts
 	pyDist     []pyDistWait // py-spy threads inside a distributed collective (hang.go)
 	pyDistN    int          // cpu_hang additions made by those dumps alone
+	pyBusyN    int          // cpu_hang additions made by busy (active+gil) dumps alone
+	pyCollN    int          // cpu_hang additions made by dumps waiting in a collective
+	pyGPUWait  bool         // a py-spy dump waits for the GPU (gpu_kernel_hang)
 }
 
 type rankState struct {
@@ -268,6 +271,8 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			}
 		}
 	}
+	k := &b.facts.kernelAPI
+	dumpDied := k.crashedDump() != nil && k.crashedDump().pid > 0 && k.dumpPIDs() > 1
 	for _, c := range Classes {
 		a := work[c]
 		if a == nil {
@@ -283,7 +288,9 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			// job's owner, the faulting address space's process)
 			a.kernelPID > 0 && (c == ClassHostOOMKill || c == ClassGPUHangReset || c == ClassGPUMemoryFault) ||
 			// … or the line reporting the death named the one process
-			a.deathPID > 0 && (c == ClassHostOOMKill || c == ClassHostSegfault)
+			a.deathPID > 0 && (c == ClassHostOOMKill || c == ClassHostSegfault) ||
+			// … or the level-10 dumps of several processes name the one that died inside a call
+			gpuErr && dumpDied
 		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi && !one && c != top {
 			continue
 		}
@@ -473,7 +480,7 @@ func mdIncident(b *strings.Builder, f *Finding) {
 // incidentKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var incidentKeywords = append([]string{"SeqNum=", "enqueued", "opCount", "nranks", "Root Cause", "local_rank", "exitcode", "host", "closing signal", "GPU use", "Pyspy dump for PID", "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size", "Virtual PC", "Active", ",0)"}, progressKeywords...)
+var incidentKeywords = append(append([]string{"SeqNum=", "enqueued", "opCount", "nranks", "Root Cause", "local_rank", "exitcode", "host", "closing signal", "GPU use", "Pyspy dump for PID", "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size", "Virtual PC", "Active", ",0)"}, progressKeywords...), trainStepKeywords...)
 
 // incidentRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds

@@ -180,6 +180,11 @@ func (p *incidentParser) line(l *line) {
 			s.noteProgress(l, f)
 		}
 	}
+	if containsAny(t, trainStepKeywords...) {
+		if st, ok := extractTrainStep(t); ok {
+			s.noteTrainStep(l, st)
+		}
+	}
 	if containsAny(t, "world_size", "WORLD_SIZE", "tp_size", "tensor_parallel_size", "world size") {
 		m := reIncWorld.FindStringSubmatch(t)
 		n := 0

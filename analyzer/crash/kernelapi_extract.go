@@ -176,7 +176,10 @@ var (
 // extractKAPIRow reads one trimmed line inside a call record.
 func extractKAPIRow(t string) kapiRow {
 	switch {
-	case strings.Contains(t, "API Call:"), strings.Contains(t, "API Exception:"), strings.HasPrefix(t, "Dumped "), strings.Contains(t, "dumped to:"):
+	case strings.Contains(t, "API Call:"), strings.Contains(t, "API Exception:"), strings.HasPrefix(t, "Dumped "), strings.Contains(t, "dumped to:"),
+		strings.HasPrefix(t, "Tensor dump skipped"):
+		// a dump note after the arguments is the logger's, not a field of
+		// the last argument (its "skipped: CUDA graph capture" is a fact)
 		return kapiRow{kind: rowBoundary}
 	case strings.HasPrefix(t, "====="):
 		return kapiRow{kind: rowRule}

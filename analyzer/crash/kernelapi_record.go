@@ -73,6 +73,11 @@ func (r *kapiRecord) row(t string) (consumed bool, done *kapiCallRecord) {
 		return false, r.finish()
 	}
 	switch {
+	case r.section == 'o' && r.cur == nil && w.kind == rowOther && strings.HasSuffix(t, "("):
+		// FlashInfer prints the return value unnamed under "Output value:"
+		// ("  Tensor(" and its fields, _log_function_outputs)
+		r.cur = &kapiArg{name: "return", value: t}
+		return true, nil
 	case w.kind == rowArg:
 		r.flushArg()
 		r.cur = &kapiArg{name: w.name, value: w.value}

@@ -61,6 +61,17 @@ func (k *kernelAPIFact) crashedDump() *kapiDump {
 	return best
 }
 
+// dumpPIDs counts the processes whose dump folders were read.
+func (k *kernelAPIFact) dumpPIDs() int {
+	var seen []int
+	for i := range k.dumps {
+		if p := k.dumps[i].pid; p > 0 && !containsInt(seen, p) {
+			seen = append(seen, p)
+		}
+	}
+	return len(seen)
+}
+
 // lastDump returns the newest dump folder.
 func (k *kernelAPIFact) lastDump() *kapiDump {
 	var best *kapiDump
@@ -91,7 +102,11 @@ func (b *builder) crashedDumpFinding(work map[string]*agg) {
 	work[ClassFP8AttentionCrash] = a
 }
 
-var reAttentionAPI = lazyre.New(`(?i)attention|attn|mla|fmha|flash|sdpa|fp8`)
+// reAttentionAPI: an attention call by its API name; FlashInfer's paged /
+// ragged KV-cache wrappers name the cache, not the attention
+// (BatchDecodeWithPagedKVCacheWrapper.run, BatchPrefillWithRaggedKVCacheWrapper.run,
+// single_decode_with_kv_cache, trtllm_batch_decode_with_kv_cache).
+var reAttentionAPI = lazyre.New(`(?i)attention|attn|mla|fmha|flash|sdpa|fp8|kv_?cache`)
 
 // kernelAPIFindings adds the numerical finding (level 5) to the work set.
 func (b *builder) kernelAPIFindings(s *Session, work map[string]*agg) {

@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"sort"
 	"strings"
 	"testing"
 )
@@ -53,5 +54,127 @@ func TestKernelAPILogOfThePidDmesgNames(t *testing.T) {
 	f := hasClass(d, ClassGPUMemoryFault)
 	if f == nil || !strings.Contains(string(d.JSON()), "moe_align_block_size") || f.Details["kernel_api_pid"] != "71420" {
 		t.Fatalf("want the boundary of pid 71420's log: %s", d.JSON())
+	}
+}
+
+// SGLang's logger notes "Tensor dump skipped: CUDA graph capture in
+// progress" right after a call's arguments: the note is a fact of the run
+// (the dumps cannot help while graphs are captured), not a field of the last
+// argument. A level-10 run whose dumps were skipped is told to rerun in eager
+// mode — never to set the level it already has.
+func TestKAPIGraphCaptureSkip(t *testing.T) {
+	log := "SGLANG_KERNEL_API_LOGLEVEL=10 SGLANG_KERNEL_API_DUMP_DIR=/workspace/crash_dumps\n" +
+		"================================================================================\n" +
+		"[2026-11-26 11:20:05] SGLang Kernel API Call: sglang.custom_op.fused_moe_ck\n" +
+		"Positional input arguments:\n" +
+		"  arg[0]=Tensor(\n      shape=(8, 7168)\n      dtype=torch.bfloat16\n      device=cuda:0\n      is_contiguous=True\n    )\n" +
+		"Tensor dump skipped: CUDA graph capture in progress\n" +
+		"Fatal Python error: Segmentation fault\n"
+	f := hasClass(diagnoseWhole("run.log", []byte(log)), ClassHostSegfault)
+	if f == nil {
+		t.Fatal("no host_segfault")
+	}
+	steps := strings.ToLower(strings.Join(f.NextSteps, "\n"))
+	if !strings.Contains(steps, "eager mode") || strings.Contains(steps, "loglevel=10") {
+		t.Errorf("steps: %q", f.NextSteps)
+	}
+}
+
+// FlashInfer prints a call's return value unnamed under "Output value:"
+// (flashinfer/api_logging.py _log_function_outputs: "Output value:", the
+// value at indent 1 — "  Tensor(" and its fields — then "="×80; the format
+// of flashinfer-ai/flashinfer#2108). Its level-5 NaN count is the output's:
+// a call with clean inputs and a NaN output is where NaN first appears.
+func TestKAPIFlashInferUnnamedOutput(t *testing.T) {
+	rec := func(name, inNaN, outNaN string) string {
+		return "================================================================================\n" +
+			"[2026-11-22 18:30:41] FlashInfer API Call: " + name + "\n" +
+			"--------------------------------------------------------------------------------\n" +
+			"Positional input arguments:\n  arg[0]:\n    Tensor(\n      shape=(64, 2560)\n      dtype=torch.bfloat16\n      nan_count=" + inNaN + "\n      inf_count=0\n    )\n" +
+			"Output value:\n  Tensor(\n    shape=(64, 13824)\n    dtype=torch.bfloat16\n    min=nan\n    nan_count=" + outNaN + "\n    inf_count=0\n  )\n" +
+			"================================================================================\n\n"
+	}
+	d := diagnoseWhole("fi.log", []byte(rec("fp4_quantize", "0", "0")+rec("mm_fp4", "0", "884736")+rec("silu_and_mul", "884736", "442368")))
+	f := hasClass(d, ClassNumericalNaN)
+	if f == nil || !strings.Contains(f.Reason, "mm_fp4") {
+		t.Fatalf("first NaN output: %v %+v", classesOf(d), f)
+	}
+	// a clean output is no NaN finding
+	if f := hasClass(diagnoseWhole("fi.log", []byte(rec("mm_fp4", "0", "0"))), ClassNumericalNaN); f != nil {
+		t.Errorf("clean: %+v", f)
+	}
+}
+
+// FlashInfer's paged / ragged KV-cache wrappers are attention calls by
+// their cache (BatchDecodeWithPagedKVCacheWrapper.run …): a level-10 dump of
+// one that saved its inputs and no outputs is a crash inside attention, and
+// the advice names the inputs.pt to replay. A non-attention call that died
+// the same way is no attention finding.
+func TestKAPICrashedKVCacheWrapper(t *testing.T) {
+	meta := func(fn string) string {
+		return `{"function_name": "` + fn + `", "module": "flashinfer.decode", "call_sequence": 312, "process_id": 48810,
+  "tensor_info": {"input_tensor_keys": ["arg_0", "arg_1"], "output_tensor_keys": []}, "execution_status": "inputs_saved"}`
+	}
+	run := func(fn string) *Diagnosis {
+		s := New()
+		s.BeginFile("dumps/20261104_112201_164_" + fn + "_call0312/metadata.json")
+		s.Write([]byte(meta(fn)))
+		s.EndFile()
+		return s.Diagnosis()
+	}
+	for _, fn := range []string{"BatchDecodeWithPagedKVCacheWrapper.run", "BatchPrefillWithRaggedKVCacheWrapper.run", "single_decode_with_kv_cache"} {
+		f := hasClass(run(fn), ClassFP8AttentionCrash)
+		if f == nil || !strings.Contains(strings.Join(f.NextSteps, " "), "inputs.pt") {
+			t.Errorf("%s: %+v", fn, f)
+		}
+	}
+	if f := hasClass(run("top_k_top_p_sampling_from_probs"), ClassFP8AttentionCrash); f != nil {
+		t.Errorf("sampling: %+v", f)
+	}
+}
+
+// Level-10 dump folders of several processes (seed 000 step 1: the folder
+// name carries the pid, crash-formats.md §9.2): the process whose last call
+// saved its inputs and never its outputs died inside it — the culprit of
+// the GPU error the log reports. One process's dumps name no one.
+func TestLevel10DumpsOfSeveralPidsNameTheDeadOne(t *testing.T) {
+	dump := func(stamp string, pid int, fn, call, status string, outputs bool) map[string]string {
+		dir := "crash_dumps/" + stamp + "_pid" + itoa(pid) + "_sglang.custom_op." + fn + "_call" + call + "/"
+		m := map[string]string{
+			dir + "metadata.json": `{"function_name": "sglang.custom_op.` + fn + `", "timestamp": "2026-11-27T03:14:02", "process_id": ` + itoa(pid) + `, "execution_status": "` + status + `", "input_tensor_keys": ["arg_0"]}`,
+			dir + "inputs.pt":     "placeholder",
+		}
+		if outputs {
+			m[dir+"outputs.pt"] = "placeholder"
+		}
+		return m
+	}
+	log := map[string]string{"server.log": "[2026-11-27 03:14:02 TP1] Scheduler hit an exception: Traceback (most recent call last):\ntorch.AcceleratorError: HIP error: device-side assert triggered\n"}
+	run := func(parts ...map[string]string) *Diagnosis {
+		var names []string
+		all := map[string]string{}
+		for _, p := range parts {
+			for n, c := range p {
+				all[n] = c
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		s := New()
+		for _, n := range names {
+			s.BeginFile(n)
+			s.Write([]byte(all[n]))
+			s.EndFile()
+		}
+		return s.Diagnosis()
+	}
+	d := run(log, dump("20261127_031402_117", 9120, "moe_align_block_size", "0882", "completed", true), dump("20261127_031402_125", 9121, "moe_align_block_size", "0882", "inputs_saved", false))
+	f := hasClass(d, ClassDeviceAssert)
+	if f == nil || f.Culprit == nil || f.Culprit.PID == nil || *f.Culprit.PID != 9121 {
+		t.Fatalf("two pids: want culprit pid 9121: %s", d.JSON())
+	}
+	d = run(log, dump("20261127_031402_125", 9121, "moe_align_block_size", "0882", "inputs_saved", false))
+	if f := hasClass(d, ClassDeviceAssert); f == nil || f.Culprit != nil && f.Culprit.PID != nil {
+		t.Fatalf("one pid's dumps name no culprit: %s", d.JSON())
 	}
 }

@@ -184,6 +184,10 @@ func (p *ncclParser) line(l *line) {
 		p.relayLine = 0
 		return
 	}
+	if x, ok := extractRDMARetry(t); ok && !commandLike(t) {
+		s.applyRDMARetry(l, x) // rdma.go
+		return
+	}
 	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog") || strings.Contains(t, "Got completion from peer") {
 		if p.nccl(l) {
 			return
@@ -744,7 +748,8 @@ func (s *Session) applyWatchdog(l *line, w watchdogTimeout) {
 }
 
 // exitCode records a process exit status: SIGKILL → host_oom_kill,
-// SIGSEGV → host_segfault, SIGABRT → attached to the primary GPU finding.
+// SIGBUS → host_oom_kill (shared memory, sigbus.go), SIGSEGV →
+// host_segfault, SIGABRT → attached to the primary GPU finding.
 func (s *Session) exitCode(l *line, code, rank, pid int) {
 	f := &s.b.facts
 	sig := exitSignal(code)
@@ -754,6 +759,13 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 	ef := exitFact{code: code, hasCode: true, signal: sig, rank: rank, pid: pid, ev: l.ev(s)}
 	switch sig {
 	case "SIGKILL":
+		if teardownKill(f, s.b.get(ClassHostOOMKill), rank, pid) {
+			// defeater: the job's own 137 after a child failed is the
+			// launcher killing its process tree (childFailureWords), like a
+			// bare "Killed" there (deathSignal); a process it names is not
+			f.notes = appendCap(f.notes, "the exit status "+itoa(code)+" (line "+itoa(l.no)+") follows \""+clip(f.childFailure.Text, 80)+"\" (line "+itoa(f.childFailure.Line)+"): the launcher killed its own process tree after a child failed, not the OOM killer", 8)
+			break
+		}
 		a := s.b.add(s, ClassHostOOMKill, l, 0.6)
 		a.setExit(code)
 		a.setStr(&a.f.Signal, sig)
@@ -761,7 +773,13 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 		if a.f.PID == nil && pid > 0 {
 			a.detail("killed_pid", strconv.Itoa(pid))
 		}
-	case "SIGSEGV", "SIGBUS":
+	case "SIGBUS":
+		a := s.applySIGBUS(l, code, true, "", "", false) // sigbus.go
+		a.rank(rank)
+		if pid > 0 {
+			a.setPID(pid)
+		}
+	case "SIGSEGV":
 		a := s.b.add(s, ClassHostSegfault, l, 0.75)
 		a.setExit(code)
 		a.setStr(&a.f.Signal, sig)
@@ -780,10 +798,21 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 	}
 }
 
+// teardownKill: a SIGKILL exit status that names no process (the job's or
+// the container's own "exit code 137") after a supervisor saw a child die,
+// with no record of memory pressure, is the launcher's teardown — SGLang
+// SIGKILLs its own tree after "Received sigquit from a child process"; a
+// supervisor stopping its group exits 137 without any OOM
+// (mozilla/addons-server#7518, balena-os/balena-supervisor#647,
+// newsboat/newsboat#2517).
+func teardownKill(f *facts, oom *agg, rank, pid int) bool {
+	return f.childFailure != nil && rank < 0 && pid <= 0 && (oom == nil || !oom.memProof)
+}
+
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var ncclKeywords = append([]string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "Not all ranks joining", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer", "Cuda failure", "HIP failure", "CUDA failure"}, ncclWarnSubs()...)
+var ncclKeywords = append([]string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "Not all ranks joining", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer", "Cuda failure", "HIP failure", "CUDA failure", "etry count", "RETRY_EXC_ERR"}, ncclWarnSubs()...)
 
 // ncclWarnSubs: the catalog's wordings, for c10d's "Last error:" line that
 // repeats one without NCCL's prefix (ncclParser.lastError).

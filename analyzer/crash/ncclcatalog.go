@@ -91,7 +91,11 @@ var (
 	reNCCLNameLine = lazyre.New(`(?:^|[\s:'"(\[])(nccl[A-Z]\w+)(?:: |\b)`)
 	// nccl-tests: "NCCL failure all_reduce.cu:95 'unhandled cuda error'",
 	// "Test NCCL failure common.cu:1204 'unhandled cuda error (run with …) / '"
-	reNCCLTestFail = lazyre.New(`NCCL failure (\S+?:\d+) '([^'/]*)`)
+	// Horovod's NCCL context (TensorFlow, PyTorch, MXNet) names the call
+	// that failed: "ncclCommInitRank failed: unhandled system error", once
+	// per wrapping layer ("ncclCommInitRank failed: ncclCommInitRank failed: …")
+	reNCCLCallFailed = lazyre.New(`\b(nccl[A-Z]\w+) failed: (?:nccl[A-Z]\w+ failed: )*(\S.*)$`)
+	reNCCLTestFail   = lazyre.New(`NCCL failure (\S+?:\d+) '([^'/]*)`)
 )
 
 // extractNCCLResult reads a report of an NCCL result in every wording the
@@ -119,6 +123,11 @@ func extractNCCLResult(t string) (ncclResultFact, bool) {
 	if m := findIf(t, "NCCL error: ", reNCCLErrorColon); m != nil {
 		if r := lookupNCCLText(m[1]); r != nil {
 			return ncclResultFact{res: r}, true
+		}
+	}
+	if m := findIf(t, " failed: ", reNCCLCallFailed); m != nil {
+		if r := lookupNCCLText(m[2]); r != nil && r.class != "" {
+			return ncclResultFact{res: r, where: m[1]}, true
 		}
 	}
 	if m := findIf(t, "NCCL failure ", reNCCLTestFail); m != nil {

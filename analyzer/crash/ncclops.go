@@ -212,6 +212,14 @@ func opDivergenceCulprit(inc *incidentFacts, mk func(int, int, string, string, s
 	if r, ok := inc.rankOf(q.pid); ok {
 		rank = r
 	}
+	if rank < 0 && !d.seqNum && len(d.odd) == 1 {
+		// NCCL's "[6]" is the device, not the rank: the watchdog names the
+		// rank that timed out in the same odd collective
+		if w, ok := inc.watchdogDivergence(); ok && len(w.odd) == 1 && sameCollective(w.oddOps[0], d.oddOps[0]) && sameCollective(w.majority, d.majority) {
+			rank = w.odd[0].rank
+			d.evs = append(d.evs, w.evs[0])
+		}
+	}
 	who := "pid " + strconv.Itoa(q.pid)
 	if rank >= 0 {
 		who = "rank " + strconv.Itoa(rank) + " (" + who + ")"
@@ -238,4 +246,15 @@ func opDivergenceCulprit(inc *incidentFacts, mk func(int, int, string, string, s
 		}
 	}
 	return c, true
+}
+
+// sameCollective compares NCCL's operation name ("AllGather",
+// "ReduceScatter") with c10d's OpType ("_ALLGATHER_BASE",
+// "_REDUCE_SCATTER_BASE", "ALLREDUCE").
+func sameCollective(a, b string) bool {
+	norm := func(s string) string {
+		s = strings.ToLower(strings.ReplaceAll(s, "_", ""))
+		return strings.TrimSuffix(strings.TrimSuffix(s, "base"), "coalesced")
+	}
+	return norm(a) == norm(b)
 }

@@ -203,3 +203,38 @@ func TestWatchdogDivergence(t *testing.T) {
 		t.Fatalf("%s", d.JSON())
 	}
 }
+
+// NCCL's INFO lines carry the device ("[6]"), not the rank; without an Init
+// line per rank the divergent process has no rank of its own. The watchdog
+// lines (the format of TestOpDivergence) name the rank that timed out in
+// the same odd collective: that rank is the process's.
+func TestOpDivergenceRankFromWatchdog(t *testing.T) {
+	var b strings.Builder
+	for r := 0; r < 8; r++ {
+		op := "AllReduce"
+		if r == 6 {
+			op = "Broadcast"
+		}
+		fmt.Fprintf(&b, "node1:%d:%d [%d] NCCL INFO %s: opCount a3 sendbuff 0x7f%04x00000 recvbuff 0x7f%04x00000 count 4096 datatype 7 op 0 root 0 comm 0x55aa%04x [nranks=8] stream 0x55bb%04x\n", 55101+r, 55101+r, r, op, r, r, r, r)
+	}
+	for _, r := range []int{3, 6, 0} {
+		op := "ALLREDUCE"
+		if r == 6 {
+			op = "BROADCAST"
+		}
+		fmt.Fprintf(&b, "[rank%d]:[E1127 09:31:18.442117802 ProcessGroupNCCL.cpp:632] [Rank %d] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=164, OpType=%s, NumelIn=4096, NumelOut=4096, Timeout(ms)=300000) ran for 300012 milliseconds before timing out.\n", r, r, op)
+	}
+	d := diagnoseWhole("nccl_info.log", []byte(b.String()))
+	f := hasClass(d, ClassCollectiveTimeout)
+	if f == nil || f.Culprit == nil || f.Culprit.Rank == nil || *f.Culprit.Rank != 6 || f.Culprit.PID == nil || *f.Culprit.PID != 55107 {
+		t.Fatalf("%s", d.JSON())
+	}
+	for _, c := range [][2]string{{"_ALLGATHER_BASE", "AllGather"}, {"_REDUCE_SCATTER_BASE", "ReduceScatter"}, {"ALLREDUCE", "AllReduce"}} {
+		if !sameCollective(c[0], c[1]) {
+			t.Errorf("%s vs %s", c[0], c[1])
+		}
+	}
+	if sameCollective("BROADCAST", "AllReduce") {
+		t.Error("BROADCAST = AllReduce")
+	}
+}

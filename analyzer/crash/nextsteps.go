@@ -117,6 +117,12 @@ func nextSteps(f *Finding, facts *facts) []string {
 		}
 		add("Watch memory while reproducing: rocm-smi --showmeminfo vram (nvidia-smi)")
 	case ClassHostOOMKill:
+		if f.SubKind == "shm" {
+			// SIGBUS: shared memory, not the OOM killer (sigbus.go)
+			add("Check shared memory: df -h /dev/shm while the job runs; in docker raise --shm-size (e.g. --shm-size=16g) or run with --ipc=host; in Kubernetes mount an emptyDir with medium: Memory at /dev/shm")
+			add("Or pass less through it: fewer DataLoader workers (num_workers), smaller batches per worker, or torch.multiprocessing.set_sharing_strategy('file_system')")
+			break
+		}
 		if step := f.Details["slurm_step"]; step != "" || strings.HasPrefix(f.Details["constraint"], "Slurm") {
 			// the step's memory cgroup, not the node's RAM: the job asked for too little
 			add("Slurm's step memory limit killed the task: sacct -j " + shellOr(step, "<jobid>") + " --format=JobID,ReqMem,MaxRSS,State shows the peak against the request; raise --mem / --mem-per-cpu (or --mem-per-gpu) or lower host RAM per task")

@@ -25,6 +25,7 @@ func newParsers(s *Session) []parser {
 		&containerParser{s: s},
 		&evidenceParser{s: s},
 		&incidentParser{s: s},
+		&frameworkParser{s: s},
 	}
 }
 

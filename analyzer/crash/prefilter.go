@@ -37,6 +37,7 @@ const (
 	kwContainer
 	kwEvidence
 	kwIncident
+	kwFramework
 
 	// kwTorchRaw: keywords the torch parser looks for in l.raw (prefixes kept).
 	kwTorchRaw
@@ -83,6 +84,7 @@ var kwLists = []struct {
 	{kwContainer, containerKeywords},
 	{kwIncident, incidentKeywords},
 	{kwIncidentRaw, incidentRawKeywords},
+	{kwFramework, frameworkKeywords},
 
 	// ESC, literal ANSI escapes (all contain a backslash), tqdm rates, " - " of a ComfyUI stamp
 	{kwSpecial, []string{"\x1b", "\\", "it/s]", "s/it]", "B/s]", " - "}},

@@ -65,12 +65,21 @@ func extractProgress(t string) (progressFact, bool) {
 type progressFacts struct {
 	ev       *Evidence
 	counters map[string]int64
+	lastRate float64 // the latest throughput printed (a stall ends on 0)
+	hasRate  bool
 }
+
+// serving: the latest throughput the log printed is above 0 — the server
+// was generating when the log ends (a stalled one prints 0.0 tokens/s).
+func (f *progressFacts) serving() bool { return f.hasRate && f.lastRate > 0 }
 
 // noteProgress keeps the proof: a positive rate, or a counter above the
 // previous one of the same shape.
 func (s *Session) noteProgress(l *line, p progressFact) {
 	f := &s.b.facts.progress
+	if p.shape == "" {
+		f.lastRate, f.hasRate = p.rate, true
+	}
 	if f.ev != nil {
 		return
 	}

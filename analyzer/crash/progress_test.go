@@ -59,3 +59,30 @@ func TestLivelockDefeatedByProgress(t *testing.T) {
 		}
 	}
 }
+
+// A py-spy dump with a busy (active+gil) thread is a busy-loop candidate;
+// the server's latest throughput above 0 says it was working when dumped
+// (vLLM V1 stats: vllm#43295, vllm#19680; SGLang decode line: sglang#4407).
+// A throughput that fell to 0, or a watchdog, keeps the hang.
+func TestBusyPySpyDefeatedByServing(t *testing.T) {
+	busy := "Process 11820: VLLM::Worker_TP0\nPython v3.12.10 (/usr/bin/python3.12)\n\nThread 11820 (active+gil): \"MainThread\"\n    forward (vllm/model_executor/layers/rotary_embedding.py:314)\n    execute_model (vllm/v1/worker/gpu_model_runner.py:2044)\n\n"
+	v1 := func(rate string) string {
+		return "INFO 11-27 12:41:02 [loggers.py:123] Engine 000: Avg prompt throughput: 3120.8 tokens/s, Avg generation throughput: " + rate + " tokens/s, Running: 64 reqs, Waiting: 0 reqs\n"
+	}
+	sg := "[2026-11-27 13:10:01 TP0] Decode batch. #running-req: 256, #token: 401221, token usage: 0.61, cuda graph: True, gen throughput (token/s): 9120.44, #queue-req: 1022\n"
+	for _, c := range []struct {
+		name, log string
+		hang      bool
+	}{
+		{"busy alone", busy, true},
+		{"busy, vLLM generating", busy + v1("2211.4"), false},
+		{"busy, SGLang decoding", sg + busy, false},
+		{"busy, throughput fell to 0", busy + v1("2211.4") + v1("0.0"), true},
+		{"busy, SGLang watchdog", "[2026-11-26 18:07:10 TP0] Watchdog timeout (self.watchdog_timeout=300)\n" + sg + busy, true},
+	} {
+		d := diagnoseWhole("pyspy.txt", []byte(c.log))
+		if got := hasClass(d, ClassCPUHang) != nil; got != c.hang {
+			t.Errorf("%s: cpu_hang %v, want %v: %s", c.name, got, c.hang, d.JSON())
+		}
+	}
+}

@@ -75,3 +75,40 @@ func (b *builder) pyspyCollectiveHang(work map[string]*agg) {
 	delete(work, ClassCPUHang)
 	work[ClassCollectiveTimeout] = a
 }
+
+// pyspyBusyServing: a py-spy dump that shows a thread busy (active+gil) is
+// a busy-loop candidate only; when nothing else in the evidence failed and
+// the server's latest throughput line is above 0 (progress.go) the process
+// was working when it was dumped — busy, not hung. Defeated by any other
+// finding and by a cpu_hang that other lines (a watchdog) also raised.
+func (b *builder) pyspyBusyServing(work map[string]*agg) {
+	inc := &b.facts.inc
+	h := work[ClassCPUHang]
+	if h == nil || len(work) != 1 || inc.pyBusyN == 0 || h.f.Count != inc.pyBusyN || !b.facts.progress.serving() {
+		return
+	}
+	delete(work, ClassCPUHang)
+	b.facts.notes = appendCap(b.facts.notes, "py-spy shows a busy thread while the log's latest throughput is above 0: the process was working, not hung", 8)
+}
+
+// pyspyWaitersOfGPUHang: py-spy dumps of several processes, one waiting for
+// the GPU (synchronize, .item(), hsa_signal_wait) and the others waiting in
+// a collective: the waiters wait for that rank, whose kernel never
+// completed (seed 001: "workers stuck at torch.cuda.synchronize() — prior
+// kernel never completes"). One dump of all ranks already reads so (the GPU
+// wait decides the file); dumps in one file per rank must read the same, so
+// a cpu_hang made only of those collective waits is the GPU hang's
+// consequence, not a host hang of its own. A watchdog or any other line that
+// raised the cpu_hang defeats this.
+func (b *builder) pyspyWaitersOfGPUHang(work map[string]*agg) {
+	inc := &b.facts.inc
+	h, g := work[ClassCPUHang], work[ClassGPUKernelHang]
+	if h == nil || g == nil || !inc.pyGPUWait || inc.pyCollN == 0 || h.f.Count != inc.pyCollN {
+		return
+	}
+	for _, e := range h.f.Evidence {
+		g.evidence(e)
+	}
+	g.note("the other processes' py-spy dumps wait in a collective: they wait for the process blocked on the GPU (a consequence, not a host hang)")
+	delete(work, ClassCPUHang)
+}

@@ -58,3 +58,30 @@ Thread 4079 (active)
 		}
 	}
 }
+
+// py-spy dumps in one file per rank read as one dump of all ranks does
+// (crash-seedcases c07, crash-heldout3 e12): the rank waiting for the GPU
+// is the hang, the ranks waiting in the collective are its consequence.
+// Without the GPU wait the collective waits stay a hang of their own.
+func TestPySpyPerRankFilesGPUWaitExplainsCollectiveWaiters(t *testing.T) {
+	coll := func(pid string) string {
+		return "Process " + pid + ": python3 train.py\nPython v3.12.3 (/usr/bin/python3.12)\n\nThread " + pid + " (idle): \"MainThread\"\n    pthread_cond_timedwait@@GLIBC_2.3.2 (libc.so.6)\n    c10d::ProcessGroupNCCL::WorkNCCL::wait (libtorch_hip.so)\n    all_reduce (torch/distributed/distributed_c10d.py:2806)\n    train_step (train.py:212)\n"
+	}
+	gpu := "Process 60121: python3 train.py\nPython v3.12.3 (/usr/bin/python3.12)\n\nThread 60121 (idle): \"MainThread\"\n    hsa_signal_wait_scacquire (libhsa-runtime64.so.1)\n    hipDeviceSynchronize (libamdhip64.so.6)\n    synchronize (torch/cuda/__init__.py:985)\n    train_step (train.py:219)\n"
+	run := func(files ...string) *Diagnosis {
+		s := New()
+		for i, f := range files {
+			s.BeginFile("rank" + itoa(i) + ".pyspy")
+			s.Write([]byte(f))
+			s.EndFile()
+		}
+		return s.Diagnosis()
+	}
+	d := run(coll("60120"), gpu, coll("60122"), coll("60123"))
+	if hasClass(d, ClassGPUKernelHang) == nil || hasClass(d, ClassCPUHang) != nil {
+		t.Errorf("per-rank files, one in synchronize: want gpu_kernel_hang alone, got %v", classesOf(d))
+	}
+	if d := run(coll("60120"), coll("60122")); hasClass(d, ClassGPUKernelHang) != nil || len(d.Findings) == 0 {
+		t.Errorf("collective waits alone: got %v", classesOf(d))
+	}
+}

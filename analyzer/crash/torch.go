@@ -63,11 +63,15 @@ var (
 	reRaisedFrom    = lazyre.New(`Exception raised from (\S+) at (\S+)`)
 	rePyFrame       = lazyre.New(`^\s*File "([^"]+)", line (\d+)(?:,)? in (\S+)`)
 	rePyExc         = lazyre.New(`^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt)): ?(.*)$`)
-	reFatalPy       = lazyre.New(`Fatal Python error: (Segmentation fault|Aborted|Bus error|Floating point exception|Illegal instruction)`)
-	reAccelFatal    = lazyre.New(`Accelerator Fatal Error: call to (\w+) returned error (\d+)(?: \((\w+)\))?:? ?(.*)`)
-	reForDebug      = lazyre.New(`consider passing (\w+=\d+)`)
-	reLaunchBlock   = lazyre.New(`(?:CUDA_LAUNCH_BLOCKING|HIP_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)=[13]\b`)
-	reFP8KV         = lazyre.New(`kv[-_]cache[-_]dtype[ =]+["']?fp8`)
+	// faulthandler's "Fatal Python error: Segmentation fault"; pygame installs
+	// its own handler, the "parachute": "Fatal Python error: pygame_parachute:
+	// (pygame parachute) Segmentation Fault" (pygame 2; 1.x without the
+	// "pygame_parachute: " function name)
+	reFatalPy     = lazyre.New(`Fatal Python error: (?:pygame_parachute: )?(?:\(pygame parachute\) )?(Segmentation [Ff]ault|Aborted|Bus error|Floating point exception|Illegal instruction)`)
+	reAccelFatal  = lazyre.New(`Accelerator Fatal Error: call to (\w+) returned error (\d+)(?: \((\w+)\))?:? ?(.*)`)
+	reForDebug    = lazyre.New(`consider passing (\w+=\d+)`)
+	reLaunchBlock = lazyre.New(`(?:CUDA_LAUNCH_BLOCKING|HIP_LAUNCH_BLOCKING|AMD_SERIALIZE_KERNEL)=[13]\b`)
+	reFP8KV       = lazyre.New(`kv[-_]cache[-_]dtype[ =]+["']?fp8`)
 	// glibc's assert() in host code: "prog: file.cpp:46: void f(): Assertion `engine' failed."
 	// (a device assert carries "block: […], thread: […]" and closes the
 	// condition with a backtick, HIP's says "Device-side assertion")
@@ -183,15 +187,33 @@ func (p *torchParser) line(l *line) {
 		ev := l.ev(s)
 		f.fp8 = &ev
 	}
-	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "NVML_SUCCESS", "OOM when", "oom when", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image") {
+	if x, ok := extractCyclesCUDA(t); ok && !commandLike(t) {
+		s.applyCyclesCUDA(l, x) // cycles.go
 		return
 	}
-	if x, ok := extractLibStatus(t); ok && x.class != "" && !commandLike(t) {
-		s.applyLibStatus(l, x) // cudalib.go
+	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "NVML_SUCCESS", "OOM when", "oom when", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "allocate buffer: ", "hipModuleLoad failed") {
 		return
 	}
-	if x, ok := extractRocLibStatus(t); ok && !commandLike(t) && s.applyRocLibStatus(l, x) { // roclib.go
+	if arch, ok := extractBlasLibMissing(t); ok && !commandLike(t) {
+		s.noteBlasLibMissing(l, arch) // blaslib.go
 		return
+	}
+	if x, ok := extractLibStatus(t); ok && !commandLike(t) {
+		if strings.Contains(t, "BLAS") {
+			s.blasFailed(l, false) // blaslib.go
+		}
+		if x.class != "" {
+			s.applyLibStatus(l, x) // cudalib.go
+			return
+		}
+	}
+	if x, ok := extractRocLibStatus(t); ok && !commandLike(t) {
+		if strings.Contains(x.name, "BLAS") || strings.HasPrefix(x.name, "rocblas") {
+			s.blasFailed(l, false) // blaslib.go
+		}
+		if s.applyRocLibStatus(l, x) { // roclib.go
+			return
+		}
 	}
 	if x, ok := extractXLAOOM(t); ok && !commandLike(t) {
 		s.applyXLAOOM(l, x) // xla.go
@@ -203,12 +225,20 @@ func (p *torchParser) line(l *line) {
 		s.applyTFDeviceAlloc(l, x) // tfalloc.go
 		return
 	}
+	if x, ok := extractRocAllocBuffer(t); ok && !commandLike(t) {
+		s.applyRocAllocBuffer(l, x) // rocalloc.go
+		return
+	}
 	if x, ok := extractTFOOM(t); ok && !commandLike(t) {
 		s.applyTFOOM(l, x) // xla.go
 		return
 	}
 	if x, ok := extractTRTOOM(t); ok && !commandLike(t) {
 		s.applyTRTOOM(l, x) // tensorrt.go
+		return
+	}
+	if x, ok := extractFrameworkAlloc(t); ok && !commandLike(t) {
+		s.applyFrameworkAlloc(l, x) // fwalloc.go
 		return
 	}
 	if extractAllocatorNVMLAssert(t) && !commandLike(t) {
@@ -229,6 +259,12 @@ func (p *torchParser) line(l *line) {
 		}
 		if x, ok := extractGGMLAlloc(t); ok && !commandLike(t) {
 			s.applyGGMLAlloc(l, x)
+			return
+		}
+	}
+	if !strings.Contains(t, "out of memory") {
+		if x, ok := extractTorchOOMType(t); ok && !commandLike(t) {
+			s.applyTorchOOMType(l, x) // torchoomtype.go
 			return
 		}
 	}
@@ -270,6 +306,9 @@ func (p *torchParser) line(l *line) {
 			ev := l.ev(s)
 			f.asyncHint = &ev
 		}
+		if f.location != "" && !containsStr(f.asyncSites, f.location) && len(f.asyncSites) < 4 {
+			f.asyncSites = append(f.asyncSites, f.location)
+		}
 		if strings.Contains(t, "consider passing") {
 			// the rerun hint on the same line still tells the runtime
 			if v := extractDebugSetting(t); v != "" {
@@ -304,9 +343,16 @@ func (p *torchParser) line(l *line) {
 	}
 	if m := findIf(t, "Fatal Python error: ", reFatalPy); m != nil {
 		switch m[1] {
-		case "Segmentation fault", "Bus error":
+		case "Segmentation fault", "Segmentation Fault":
 			a := s.b.add(s, ClassHostSegfault, l, 0.85)
-			a.setStr(&a.f.Signal, map[string]string{"Segmentation fault": "SIGSEGV", "Bus error": "SIGBUS"}[m[1]])
+			a.setStr(&a.f.Signal, "SIGSEGV")
+			if strings.Contains(t, "pygame parachute") {
+				a.detail("source", "pygame's signal handler (parachute)")
+			}
+			a.detail("source", "Python faulthandler")
+			p.faultStack = true
+		case "Bus error":
+			a := s.applySIGBUS(l, 0, false, "", "", sharedMemoryWords(t)) // sigbus.go
 			a.detail("source", "Python faulthandler")
 			p.faultStack = true
 		case "Aborted":
@@ -538,6 +584,9 @@ func (p *torchParser) errorText(l *line) {
 			cudaReading = e != nil && e.name != "" // HIP reads it otherwise: finalize may restore that
 			e = c
 		}
+	}
+	if e != nil && e.name == "hipErrorFileNotFound" && !commandLike(t) {
+		s.blasFailed(l, true) // blaslib.go
 	}
 	if e == nil || e.class == "" {
 		// an error the HIP table lacks or reads as nothing: CUDA's own
@@ -807,7 +856,7 @@ func errName(t string) string {
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var torchKeywords = []string{"esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "OOM when", "oom when", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing"}
+var torchKeywords = []string{"allocate buffer: ", "hipModuleLoad failed", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "OOM when", "oom when", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "Illegal address", "ILLEGAL_ADDRESS", "Out of memory in ", "OUT_OF_MEMORY in ", " in CUDA queue "}
 
 // torchRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds

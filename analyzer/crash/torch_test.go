@@ -221,3 +221,29 @@ func TestFaulthandlerWatchdogDump(t *testing.T) {
 		}
 	}
 }
+
+// The same asynchronously reported error at different Python locations
+// (reruns or retries in one paste) is an error whose reported site moves:
+// the race is the root cause, the reported error its symptom (seed 003
+// step 5; the site pointed at "an irrelevant sentence" until a blocking
+// rerun: pytorch/pytorch#42077; random per run: VITA-Group/TEGNAS#19).
+// One location keeps the GPU error first.
+func TestAsyncErrorWhoseSiteMovesIsTheRace(t *testing.T) {
+	report := func(line, code string) string {
+		return "Traceback (most recent call last):\n  File \"/work/moe_bench.py\", line " + line + ", in <module>\n    " + code + "\n" +
+			"torch.AcceleratorError: HIP error: an illegal memory access was encountered\n" +
+			"HIP kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n" +
+			"For debugging consider passing AMD_SERIALIZE_KERNEL=3\n"
+	}
+	moved := diagnoseWhole("runs.log", []byte(report("144", "n = int(counts.sum().item())")+"### run 2\n"+report("131", "out = torch.ops.moe.permute(x, topk_ids, expert_map)")))
+	if len(moved.Findings) == 0 || moved.Findings[0].Class != ClassAsyncRace {
+		t.Errorf("site moved: want async_race first, got %v", classesOf(moved))
+	}
+	if f := hasClass(moved, ClassGPUMemoryFault); f == nil || f.ConsequenceOf != ClassAsyncRace {
+		t.Errorf("site moved: the memory fault should be the race's consequence: %s", moved.JSON())
+	}
+	same := diagnoseWhole("runs.log", []byte(report("144", "n = int(counts.sum().item())")+report("144", "n = int(counts.sum().item())")))
+	if len(same.Findings) == 0 || same.Findings[0].Class != ClassGPUMemoryFault {
+		t.Errorf("one site: want gpu_memory_fault first, got %v", classesOf(same))
+	}
+}

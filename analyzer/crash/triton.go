@@ -118,6 +118,12 @@ func (p *tritonParser) line(l *line) {
 		if commandLike(t) {
 			break
 		}
+		if autotuneCandidate(t) {
+			// defeater: the autotuner set one candidate config aside and
+			// goes on with the others; only "No valid triton configs" fails
+			s.b.facts.notes = appendCap(s.b.facts.notes, "line "+itoa(l.no)+": Triton's OutOfResources for one autotune candidate, which the autotuner skipped — not a failure", 8)
+			break
+		}
 		if x, ok := extractTritonOutOfResources(t); ok {
 			p.outOfResources(l, x)
 		} else if strings.HasSuffix(strings.TrimSpace(t), ",") && reTritonOORHead.MatchString(t) {
@@ -302,6 +308,19 @@ func (p *tritonParser) outOfResources(l *line, x tritonOOR) {
 	if k := s.b.facts.lastTritonLaunch; k != "" {
 		a.setKernel(k, "Triton launch in the traceback", 60)
 	}
+}
+
+// autotuneCandidate: the line reports one autotune candidate set aside —
+// Inductor's select_algorithm "Exception out of resource: … for benchmark
+// choice TritonTemplateCaller(…)" (pytorch/pytorch#143098), an autotuner's
+// "Skipping config …" (pytorch/helion#738; helion#684 skips the shared
+// memory OutOfResources the same way) — unless no candidate was left ("No
+// valid triton configs", pytorch/pytorch#161040).
+func autotuneCandidate(t string) bool {
+	if strings.Contains(t, "No valid triton configs") {
+		return false
+	}
+	return containsAny(t, "for benchmark choice", "Skipping config", "skipping config", "skip config", "Skip config", "select_algorithm.py")
 }
 
 // extractTritonLaunch reads the kernel of a Triton launch in a traceback's

@@ -61,3 +61,23 @@ func TestTritonErrorIsNotATorchError(t *testing.T) {
 		}
 	}
 }
+
+// An autotuner that sets one candidate aside for OutOfResources goes on with
+// the others: no finding. Triton's own OutOfResources raised to the caller
+// still fails the run.
+func TestTritonAutotuneCandidateOutOfResources(t *testing.T) {
+	for _, c := range []struct {
+		src, log string
+		fails    bool
+	}{
+		{"pytorch/pytorch#143098", "E1216 site-packages/torch/_inductor/select_algorithm.py:1756] [0/0] Exception out of resource: shared memory, Required: 131072, Hardware limit:101376. Reducing block sizes or `num_stages` may help. for benchmark choice TritonTemplateCaller(/tmp/torchinductor_root/tc/k.py, BLOCK_K=64, BLOCK_M=128, BLOCK_N=128, num_stages=5, num_warps=8)\n", false},
+		{"pytorch/pytorch#143098 (warning)", "W1216 site-packages/torch/_inductor/select_algorithm.py:1997] [0/0] out of resource: shared memory, Required: 131072, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.\n", false},
+		{"an autotuner's skip line (helion#738 wording)", "[12s] Skipping config helion.Config(block_sizes=[256, 256, 64], num_stages=4): out of resource: shared memory, Required: 196608, Hardware limit: 65536. Reducing block sizes or `num_stages` may help.\n", false},
+		{"sgl-project/sglang#8513", "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 147456, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.\n", true},
+	} {
+		d := diagnoseWhole("run.log", []byte(c.log))
+		if got := hasClass(d, ClassTritonCompile) != nil; got != c.fails {
+			t.Errorf("%s: triton_compile %v, want %v: %s", c.src, got, c.fails, d.JSON())
+		}
+	}
+}

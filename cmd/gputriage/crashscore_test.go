@@ -34,11 +34,13 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout-real8"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real9"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real10"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real11"),
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout3"),
 	filepath.Join("..", "..", "testdata", "crash-heldout4"),
 	filepath.Join("..", "..", "testdata", "crash-heldout5"),
 	filepath.Join("..", "..", "testdata", "crash-heldout6"),
+	filepath.Join("..", "..", "testdata", "crash-frameworks"),
 }
 
 // crashMissesGolden lists the keyed cases `diagnose` still misses, one

@@ -1,0 +1,86 @@
+package crash
+
+import (
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
+)
+
+// Device memory pools of frameworks other than PyTorch and XLA report an
+// allocation they could not satisfy in their own words; each is vram_oom:
+//
+//	cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 1073741824 bytes (total 12373894656 bytes)      CuPy ≤ 6 (Chainer)
+//	Exception in main training loop: Out of memory allocating 25,600,000 bytes (allocated so far: 3,635,267,072 bytes).   CuPy ≥ 7
+//	… onnxruntime::BFCArena::AllocateRawInternal(size_t, bool) Failed to allocate memory for requested buffer of size 8388608000   ONNX Runtime's arena
+//	W tensorflow/core/common_runtime/bfc_allocator.cc:271] Ran out of memory trying to allocate 24.50MiB.  See logs for memory state.   TensorFlow 1.x
+//	W …bfc_allocator.cc:…] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.16GiB.  Current allocation summary follows.
+//
+// TensorFlow 2's "Allocator (GPU_0_bfc) ran out of memory … The caller
+// indicates that this is not a failure" is a warning a run survives, and an
+// allocator of host memory ("cpu", "cuda_host_bfc", "mklcpu") is not VRAM:
+// neither matches.
+
+var (
+	reCuPyOOM  = lazyre.New(`(?i)out of memory (?:to allocate|allocating) ([\d,]+) bytes \((?:total|allocated so far:) ([\d,]+) bytes\)`)
+	reORTArena = lazyre.New(`BFCArena::AllocateRawInternal\b.*?Failed to allocate memory for requested buffer of size (\d+)`)
+	reTFBFCRan = lazyre.New(`(?:Allocator \((\w+)\) r|\bR)an out of memory trying to allocate ([\d.]+[KMGT]?i?B)`)
+)
+
+// fwAlloc is one framework pool's refused device allocation.
+type fwAlloc struct {
+	allocator string // "CuPy memory pool", "ONNX Runtime BFCArena", "TensorFlow BFC (GPU_0_bfc)"
+	bytes     string // the request as printed: "25,600,000 bytes", "24.50MiB"
+	pool      string // what the pool held already, when printed
+	sure      bool   // the wording is the failure itself, not a prelude to it
+}
+
+func extractFrameworkAlloc(t string) (fwAlloc, bool) {
+	if !strings.Contains(t, "emory") {
+		return fwAlloc{}, false
+	}
+	if strings.Contains(t, " bytes (") {
+		if m := reCuPyOOM.FindStringSubmatch(t); m != nil {
+			return fwAlloc{allocator: "CuPy memory pool", bytes: m[1] + " bytes", pool: m[2] + " bytes", sure: true}, true
+		}
+	}
+	if strings.Contains(t, "BFCArena::") {
+		if m := reORTArena.FindStringSubmatch(t); m != nil {
+			// the CPU execution provider's arena prints the same words:
+			// device memory only as far as a GPU log makes it likely
+			return fwAlloc{allocator: "ONNX Runtime BFCArena", bytes: m[1] + " bytes"}, true
+		}
+	}
+	if strings.Contains(t, "an out of memory trying to allocate") && !strings.Contains(t, "not a failure") {
+		if m := reTFBFCRan.FindStringSubmatch(t); m != nil {
+			name := m[1]
+			if name != "" && !(strings.HasPrefix(name, "GPU_") && strings.HasSuffix(name, "_bfc")) {
+				return fwAlloc{}, false // a host allocator (cpu, cuda_host_bfc, mklcpu)
+			}
+			if name == "" && !strings.Contains(t, "bfc_allocator") && !strings.Contains(t, "See logs for memory state") {
+				return fwAlloc{}, false
+			}
+			a := "TensorFlow BFC allocator"
+			if name != "" {
+				a += " (" + name + ")"
+			}
+			return fwAlloc{allocator: a, bytes: m[2]}, true
+		}
+	}
+	return fwAlloc{}, false
+}
+
+// applyFrameworkAlloc: a framework's device memory pool could not grow →
+// vram_oom (ONNX Runtime's and TensorFlow's preludes less sure than CuPy's
+// exception).
+func (s *Session) applyFrameworkAlloc(l *line, x fwAlloc) {
+	conf := 0.65
+	if x.sure {
+		conf = 0.85
+	}
+	a := s.b.add(s, ClassVRAMOOM, l, conf)
+	a.setStr(&a.f.RequestedBytesText, x.bytes)
+	a.detail("allocator", x.allocator)
+	a.detail("pool_bytes", x.pool)
+	a.addReason(x.allocator + " could not allocate " + x.bytes + " of device memory")
+	a.setHIP(lookupHIPName("hipErrorOutOfMemory"))
+}
