@@ -1,5 +1,7 @@
 package callsite
 
+import "runtime"
+
 // ChunkOps is how many records Chunks hands f at a time.
 const ChunkOps = 4096
 
@@ -15,9 +17,16 @@ const ChunkOps = 4096
 // optimized once that code is ready. Natively it costs a call per chunk.
 // Not inlined: f would be inlined into the caller's loop with it.
 //
+// Between chunks it yields (runtime.Gosched): the module is one thread
+// that never preempts, so a collection started inside one long loop of
+// finish() could not finish until the loop ended — everything allocated
+// meanwhile was kept as live, and the heap grew 4–5× past its goal (200 k
+// distinct op names: 550 MB during the overlap analysis, 140 MB natively).
+//
 //go:noinline
 func Chunks(n int, f func(lo, hi int)) {
 	for lo := 0; lo < n; lo += ChunkOps {
 		f(lo, min(lo+ChunkOps, n))
+		runtime.Gosched()
 	}
 }

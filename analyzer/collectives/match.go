@@ -85,6 +85,9 @@ type Result struct {
 	// collective (any group or kind): how long its host (or GPU, without
 	// launches) took to reach it.
 	gap map[*Op]int64
+	// prev is each instance's previous instance of the same ranks (any
+	// process group or kind), by earliest start.
+	prev map[*Instance]*Instance
 	// host is each op's launch time past both its rank's previous
 	// collective's launch and its end: the host's own time to reach it
 	// where it waited for that collective (a host-bound job), 0 where it
@@ -368,6 +371,7 @@ func match(sums []*Summary) *Result {
 			}
 		}
 	}
+	res.prevs()
 	res.usual()
 	res.byWork()
 	res.sortStalls()
@@ -375,6 +379,25 @@ func match(sums []*Summary) *Result {
 	res.steps()
 	res.straggler(sums)
 	return res
+}
+
+// prevs links every instance to the previous one of its ranks.
+func (res *Result) prevs() {
+	res.prev = map[*Instance]*Instance{}
+	by := map[string][]*Instance{}
+	for i := range res.Instances {
+		in := &res.Instances[i]
+		k := rankKey(in)
+		by[k] = append(by[k], in)
+	}
+	for _, ins := range by {
+		slices.SortStableFunc(ins, func(a, b *Instance) int {
+			return cmp.Compare(a.Ranks[a.firstAt()].Start, b.Ranks[b.firstAt()].Start)
+		})
+		for i := 1; i < len(ins); i++ {
+			res.prev[ins[i]] = ins[i-1]
+		}
+	}
 }
 
 // instance computes one matched instance: row[r] is summary ss[r]'s op.
@@ -666,14 +689,30 @@ func (res *Result) arose(unusual []*Instance, first map[string]*Instance) *Insta
 			stalled[in.LastRank] = addUS(stalled[in.LastRank], in.beyond())
 		}
 	}
+	cand := map[*Instance]bool{}
+	for _, in := range unusual {
+		if in.beyond() >= top/2 || in.Stall && stalled[in.LastRank] >= top/2 {
+			cand[in] = true
+		}
+	}
+	// within is the candidate (or instance without a usual to judge by)
+	// of the same step that in's lateness carried from
+	within := func(in *Instance) *Instance {
+		if p := res.carriedFrom(in); p != nil && p.Step == in.Step && (p.Excess == nil || cand[p]) {
+			return p
+		}
+		return nil
+	}
 	var best *Instance
 	bestCarried := false
 	for _, in := range unusual {
 		e := in.beyond()
-		if e < top/2 && !(in.Stall && stalled[in.LastRank] >= top/2) {
+		if !cand[in] {
 			continue
 		}
-		carried := first[rankKey(in)] == in && res.own(in) < int64(e)/2
+		// carried into the step, or within it from another candidate (or
+		// from an instance without a usual to judge by)
+		carried := first[rankKey(in)] == in && res.own(in) < int64(e)/2 || within(in) != nil
 		switch {
 		case best == nil,
 			!carried && bestCarried,
@@ -682,7 +721,33 @@ func (res *Result) arose(unusual []*Instance, first map[string]*Instance) *Insta
 			best, bestCarried = in, carried
 		}
 	}
+	// every candidate carried: name the delay where it arose in the step
+	for n := 0; bestCarried && n < len(res.Instances); n++ {
+		p := within(best)
+		if p == nil {
+			break
+		}
+		best = p
+	}
 	return best
+}
+
+// carriedFrom is the instance in's lateness carried from: the previous
+// instance of its ranks (any group or kind), when its last rank was last
+// there too, already behind its earliest peer by at least three quarters
+// of its skew here (it grew by less than a quarter), no earlier than usual there (a rank late by habit — the H200 TP=2
+// pair's rank 0, last at 86 % of collectives — carries nothing), and its
+// own time to reach in (own) explains less than half of it.
+// A host that fell behind and never waits on its GPU again (a launch-bound
+// host) stays as late at every later collective; the delay arose where its
+// lateness jumped, not at the largest of its copies. nil when not carried.
+func (res *Result) carriedFrom(in *Instance) *Instance {
+	p := res.prev[in]
+	if p == nil || p.LastRank != in.LastRank || 4*(in.Skew-p.Skew) >= in.Skew || 2*res.own(in) >= int64(in.Skew) ||
+		p.Excess != nil && p.beyond() <= 0 {
+		return nil
+	}
+	return p
 }
 
 // notCarried is the rank whose late arrivals cost the most skew in a step

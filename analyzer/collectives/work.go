@@ -76,7 +76,9 @@ func (res *Result) byWork() {
 		}
 		res.judge(idx, res.extra(idx, busy), "gpu_work")
 		res.judge(idx, res.extra(idx, delay), "gpu_delay")
-		res.judge(idx, res.extra(idx, host), "host")
+		h := res.extra(idx, host)
+		h.over = res.overGap(idx)
+		res.judge(idx, h, "host")
 	}
 }
 
@@ -86,6 +88,9 @@ type extras struct {
 	x      [][]int64 // x[j][r]: rank r's measure minus its peers' median; nil: unknown
 	off    [][]int64 // off[r][j]: rank r's start minus the earliest peer's
 	m, thr int64
+	// over (host only), over[j][r]: rank r's host time since its previous
+	// collective ended minus its peers' median issue gap; nil: unknown
+	over [][]int64
 }
 
 // extra measures every instance of idx by f (false: unknown on that rank,
@@ -162,10 +167,20 @@ func (res *Result) judge(idx []int, e *extras, by string) {
 		// 8 × V100, one step, host-bound: up to 1 ms past its peers', 10 %
 		// of the ranks' differences past 0.5 ms, so 3 × their 90th
 		// percentile swings from 0.5 to 1.6 ms with what else the step
-		// holds): a host stall must also be 3 × past every other rank's
-		// and instance's (a 6 ms GC pause against a natural 1.1 ms)
-		if by == "host" && x/workP90 < units.SubSat(e.otherMax(j, r), e.m) {
-			continue
+		// holds). Its peers' host time is censored, too: a peer that ran
+		// ahead of the previous collective's end reads 0, though it spent
+		// up to its whole issue gap in its own host work. So a host stall
+		// must also outlast its peers' whole time between the two
+		// collectives (median issue gap), by 3 × as much as any other rank
+		// at any instance outlasts its peers' (DLRM unplanted: at most
+		// 0.25 ms; rank 7's natural 1 ms extra at send/recv #1 is 3.6 ms
+		// short of its peers' gaps, a 6 ms pause overlapping a wait for
+		// another straggler 1.3 ms past them)
+		if by == "host" {
+			o := e.over[j]
+			if o == nil || o[r] <= 0 || o[r]/workP90 < maxBut(e.over, j, r) {
+				continue
+			}
 		}
 		// the rank's usual offset: its own group's baseline, else its
 		// median over the neighbouring instances of every kind
@@ -204,12 +219,43 @@ func (res *Result) judge(idx []int, e *extras, by string) {
 	}
 }
 
-// otherMax is the largest measure of every instance and rank but rank r's
-// at instance j.
-func (e *extras) otherMax(j, r int) int64 {
-	m := int64(math.MinInt64)
-	for q, x := range e.x {
-		for p, v := range x {
+// overGap is over (see extras) for the instances of idx.
+func (res *Result) overGap(idx []int) [][]int64 {
+	out := make([][]int64, len(idx))
+	for j, i := range idx {
+		in := &res.Instances[i]
+		h := make([]int64, len(in.peers))
+		g := make([]int64, len(in.peers))
+		ok := true
+		for r, op := range in.peers {
+			var okh, okg bool
+			h[r], okh = res.host[op]
+			g[r], okg = res.gap[op]
+			ok = ok && okh && okg
+		}
+		if !ok {
+			continue
+		}
+		out[j] = make([]int64, len(h))
+		peers := make([]int64, 0, len(g))
+		for r := range h {
+			peers = peers[:0]
+			for q := range g {
+				if q != r {
+					peers = append(peers, g[q])
+				}
+			}
+			out[j][r] = units.SubSat(h[r], medianInt(peers))
+		}
+	}
+	return out
+}
+
+// maxBut is the largest of x but x[j][r] (nil rows skipped), 0 at least.
+func maxBut(x [][]int64, j, r int) int64 {
+	var m int64
+	for q, row := range x {
+		for p, v := range row {
 			if q != j || p != r {
 				m = max(m, v)
 			}

@@ -377,3 +377,38 @@ func TestHostStallOneStep(t *testing.T) {
 		}
 	}
 }
+
+// A launch-bound host that pauses never waits on its GPU again: it stays as
+// late at every later collective, and the step names where the lateness
+// arose, not the copy that drew a few µs more jitter (the fourth blind set's
+// A100 pair: a 4 ms pause before all-reduce #7 was named at #8). Two ranks,
+// four steps of five all-reduces; rank 1's host pauses 4 ms before #12.
+func TestStepStragglerWhereItArose(t *testing.T) {
+	var sums []*Summary
+	for r := 0; r < 2; r++ {
+		s := &Summary{Version: SummaryVersion, Rank: r, File: "r" + itoa(r)}
+		for k := 0; k < 4; k++ {
+			s.Steps = append(s.Steps, Step{Name: "ProfilerStep#" + itoa(k), Start: int64(k) * 50_000_000, End: int64(k+1)*50_000_000 - 1})
+		}
+		for i := 0; i < 20; i++ {
+			t0 := int64(i)*10_000_000 + 1_000_000
+			launch := t0 + int64(3_000*((r+i)%2))
+			if r == 1 && i >= 12 {
+				launch += 4_000_000
+			}
+			if r == 1 && i == 13 {
+				launch += 8_000 // jitter: the carried copy is the largest
+			}
+			last := t0 + 3_000
+			if i >= 12 {
+				last = t0 + 4_005_000
+			}
+			s.Ops = append(s.Ops, Op{Kind: "allreduce", PG: "0", Seq: -1, Bytes: -1, Launch: launch, Start: launch + 10_000, End: last + 1_010_000,
+				Busy: 1_000_000, Delay: 10_000, Step: i / 5})
+		}
+		sums = append(sums, s)
+	}
+	if s := Match(sums).Steps[2]; s.StragglerRank != 1 || s.Collective != "allreduce #12 (pg 0)" {
+		t.Errorf("step %s: straggler %d at %s, want rank 1 at allreduce #12 (pg 0), where its lateness arose", s.Step, s.StragglerRank, s.Collective)
+	}
+}

@@ -28,6 +28,7 @@ type builder struct {
 type facts struct {
 	asyncHint  *Evidence // "might be asynchronously reported"
 	asyncSites []string  // the distinct Python locations the async errors were reported at (bounded)
+	asyncRanks []int     // the line rank of each asyncSites entry (-1: none)
 	asyncFrom  string    // C++ "Exception raised from X" of an async error
 	location   string    // last Python frame "file:line in fn"
 	locCode    string    // source text of that frame

@@ -591,6 +591,27 @@ func workerCulprit(inc *incidentFacts, mk func(int, int, string, string, string,
 		idx[d.pid] = len(ws)
 		ws = append(ws, w)
 	}
+	// every worker but one spins in a collective kernel (waiting for a
+	// peer) and that one runs another kernel: it is the peer they wait for
+	// — two workers suffice, the collective says who waits
+	if len(ws) >= 2 {
+		var odd []worker
+		var base Evidence
+		coll := ""
+		for _, w := range ws {
+			if isCollectiveKernel(w.kernel) {
+				if base.File == "" {
+					base, coll = w.ev, w.kernel
+				}
+			} else {
+				odd = append(odd, w)
+			}
+		}
+		if len(odd) == 1 && odd[0].kernel != "" {
+			o := odd[0]
+			return mk(-1, o.pid, "", "pid "+strconv.Itoa(o.pid)+" runs "+o.kernel+" while the "+strconv.Itoa(len(ws)-1)+" other worker(s) spin in the collective "+coll+" waiting for a peer: it never reached the collective", "rocgdb dumps of "+strconv.Itoa(len(ws))+" workers: the one outside the collective the others wait in", o.ev, base), true
+		}
+	}
 	if len(ws) < 3 {
 		return Culprit{}, false
 	}

@@ -69,7 +69,11 @@
 //     --mem-fraction-static" → vram_oom; stable-diffusion-webui's "A tensor
 //     with all NaNs was produced in Unet" → nan_inf_output; vLLM's sampler
 //     warm-up OOM, PaddlePaddle's "Out of memory error on GPU N", CuPy's
-//     pool OOM → vram_oom), extractCUDAFailedWith (CTranslate2's "CUDA
+//     pool OOM → vram_oom; flash-attn's "FlashAttention only supports
+//     Ampere GPUs or newer" → arch_mismatch; Ray's memory monitor "Task was
+//     killed due to the node running low on memory" → host_oom_kill),
+//     extractRayOOMKills (the raylet's "N Workers … killed due to memory
+//     pressure (OOM)", N > 0), extractCUDAFailedWith (CTranslate2's "CUDA
 //     failed with error <text>", read by cudaCatalog), extractGGMLOpFailure ("ggml_cuda_compute_forward: OP
 //     failed") + ggmlLaunchRefused (the next line's "invalid argument" /
 //     "invalid configuration argument" is the op's launch refused →
@@ -85,9 +89,7 @@
 //     extractTFOOM (TensorFlow's "OOM when allocating tensor … on
 //     …/device:GPU:N by allocator GPU_N_bfc"; the CPU allocator is host
 //     memory) → vram_oom on that GPU;
-//   - fwalloc.go: extractFrameworkAlloc (CuPy's pool "out of memory to
-//     allocate N bytes (total …)" / "Out of memory allocating N bytes
-//     (allocated so far: …)", ONNX Runtime's "BFCArena::AllocateRawInternal
+//   - fwalloc.go: extractFrameworkAlloc (ONNX Runtime's "BFCArena::AllocateRawInternal
 //     … Failed to allocate memory for requested buffer of size N", TF 1.x's
 //     BFC "Ran out of memory trying to allocate X"; TF 2's "not a failure"
 //     warning and host allocators none) → vram_oom;
@@ -300,6 +302,9 @@
 //     is no wait of the process; the main thread there is); SGLang's
 //     "Pyspy dump for PID N" starts the process when the paste dropped
 //     py-spy's "Process N:" header;
+//     culprit.go workerCulprit: rocgdb dumps of ≥ 2 workers where all but
+//     one spin in a collective kernel and that one runs another kernel — it
+//     is the peer they wait for;
 //     pyspycoll.go: distCollective (a thread inside torch.distributed's /
 //     DeepSpeed's collective calls) → pyspyCollectiveHang (alone in the
 //     evidence, and no process standing out: collective_timeout, not
@@ -383,7 +388,18 @@
 //     (launch.go: seed 002's zero maxThreadsDim only explains a failure);
 //     two culprit rules naming one pid share the rank one of them knows;
 //     interleave.go reads a kernel name spliced by several writers back from
-//     all its copies (assembleNames when no copy is clean).
+//     all its copies (assembleNames when no copy is clean);
+//   - crash-heldout7's rules: teardownKill (nccl.go: the job's own exit 137
+//     after a child failed is the launcher's teardown), autotuneCandidate
+//     (triton.go: an OutOfResources the autotuner skipped), pyspyBusyServing
+//     (a busy py-spy dump while the latest throughput is above 0: progress.go
+//     serving) and pyspyWaitersOfGPUHang (per-rank py-spy files: the
+//     collective waiters of a GPU-waiting rank are its consequence) in
+//     pyspycoll.go, sameCollective (ncclops.go: the watchdog's rank for an
+//     NCCL divergence without one), the level-10 dump of several pids that
+//     saved inputs and no outputs names the culprit (culprit.go, dumpPIDs),
+//     siteMoved (finalize.go: one process's async error at two places puts
+//     async_race first).
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.

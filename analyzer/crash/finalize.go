@@ -117,6 +117,20 @@ func mergeInto(dst, src *agg) {
 	dst.f.Count += src.f.Count
 }
 
+// siteMoved: one process (one line rank, or the unranked lines) reported
+// the error at two places; two ranks each at its own place are two
+// processes, not a moving site.
+func siteMoved(ranks []int) bool {
+	for i, r := range ranks {
+		for _, q := range ranks[i+1:] {
+			if q == r {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func isWeakTrap(a *agg) bool {
 	for _, r := range a.reasons {
 		if containsAny(r, "ASSERT", "ssert", "TRAP", "FP_", "DIVIDE", "SIG", "CUDA exception", "Xid") {
@@ -267,7 +281,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 		a.setKernel(base.f.Kernel, "from the "+base.f.Class+" finding", 1)
 		work[ClassAsyncRace] = a
 		base.note("the reported location is not the fault site (asynchronous error reporting)")
-		if len(f.asyncSites) > 1 {
+		if siteMoved(f.asyncRanks) {
 			// the same error reported at different places (across runs or
 			// retries): the site moves, so the race is the root cause and
 			// the reported error its symptom (seed 003 step 5)

@@ -70,6 +70,32 @@ var frameworkWordings = []frameworkWording{
 		"CuPy's memory pool could not get device memory for an array"},
 	{"Out of memory allocating ", "allocated so far", "CuPy", ClassVRAMOOM, 0.8,
 		"CuPy's memory pool could not get device memory for an array"},
+	// flash-attn 2's mha_fwd check of the device's compute capability: the
+	// library has no kernels for this GPU (pre-sm80, or a build without the
+	// new arch). Dao-AILab/flash-attention#762, #1485, #1540;
+	// vllm-project/vllm#8189; if-ai/ComfyUI-IF_Trellis#40; komikndr/raylight#68
+	{"FlashAttention only supports Ampere GPUs or newer", "", "flash-attn", ClassArchMismatch, 0.7,
+		"flash-attn has no kernels for this GPU's architecture (it needs sm80+ and a build that includes the GPU's arch): use another attention backend (sdpa / xformers) or a build for this GPU"},
+	// Ray's memory monitor kills a worker when the node's host memory
+	// crosses its threshold (RAY_memory_usage_threshold): the host OOM kill
+	// in Ray's words. ray-project/ray#30312; vllm-project/vllm#1765;
+	// OpenRLHF/OpenRLHF#936; WM-PO/WMPO#3
+	{"Task was killed due to the node running low on memory", "", "Ray", ClassHostOOMKill, 0.8,
+		"Ray's memory monitor killed the task: the node's host memory crossed RAY_memory_usage_threshold"},
+}
+
+// reRayOOMKills: the raylet's summary of the workers its memory monitor
+// killed, "2 Workers (tasks / actors) killed due to memory pressure (OOM), 0
+// Workers crashed due to other reasons at node …" (WM-PO/WMPO#3); a count
+// of 0 kills names none.
+var reRayOOMKills = lazyre.New(`(\d+) Workers \(tasks / actors\) killed due to memory pressure \(OOM\)`)
+
+func extractRayOOMKills(t string) int {
+	m := findIf(t, "killed due to memory pressure", reRayOOMKills)
+	if m == nil {
+		return 0
+	}
+	return atoiDef(m[1], 0)
 }
 
 // extractFrameworkWording returns the row whose wording the line holds.
@@ -163,7 +189,7 @@ type frameworkParser struct {
 }
 
 // frameworkKeywords feed the line prefilter (prefilter.go).
-var frameworkKeywords = append([]string{"CUDA failed with error", "ggml_cuda_compute_forward", "CUDA error: ", "ROCm error: ", "HIP error: ", "Killing subprocess", "exits with return code"}, frameworkWordingSubs()...)
+var frameworkKeywords = append([]string{"killed due to memory pressure", "CUDA failed with error", "ggml_cuda_compute_forward", "CUDA error: ", "ROCm error: ", "HIP error: ", "Killing subprocess", "exits with return code"}, frameworkWordingSubs()...)
 
 func frameworkWordingSubs() []string {
 	subs := make([]string, 0, len(frameworkWordings))
@@ -191,6 +217,14 @@ func (p *frameworkParser) line(l *line) {
 		a := s.b.add(s, w.class, l, w.conf)
 		a.detail("framework", w.framework)
 		a.addReason(w.why)
+		return
+	}
+	if n := extractRayOOMKills(t); n > 0 {
+		s.format("ray")
+		a := s.b.add(s, ClassHostOOMKill, l, 0.8)
+		a.detail("framework", "Ray")
+		a.detail("workers_killed", itoa(n))
+		a.addReason("Ray's memory monitor killed " + itoa(n) + " worker(s): the node's host memory crossed RAY_memory_usage_threshold")
 		return
 	}
 	if x, ok := extractCUDAFailedWith(t); ok {

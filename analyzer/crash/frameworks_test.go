@@ -48,6 +48,16 @@ func TestExtractFrameworkWording(t *testing.T) {
 			"Exception in main training loop: out of memory to allocate 163840000 bytes (total 1673061376 bytes)", ClassVRAMOOM},
 		{"https://github.com/cupy/cupy/issues/2537 (newer wording)",
 			"Exception in main training loop: Out of memory allocating 25,600,000 bytes (allocated so far: 3,635,267,072 bytes).", ClassVRAMOOM},
+		{"https://github.com/vllm-project/vllm/issues/8189 (vLLM's model-runner wrapper)",
+			"ERROR 01-11 13:09:40 engine.py:366] RuntimeError: Error in model execution (input dumped to /tmp/err_execute_model_input_20250111-130939.pkl): FlashAttention only supports Ampere GPUs or newer.", ClassArchMismatch},
+		{"https://github.com/Dao-AILab/flash-attention/issues/1540 (ComfyUI prefix)",
+			"!!! Exception during processing !!! FlashAttention only supports Ampere GPUs or newer.", ClassArchMismatch},
+		{"https://github.com/if-ai/ComfyUI-IF_Trellis/issues/40",
+			"`RuntimeError: FlashAttention only supports Ampere GPUs or newer.", ClassArchMismatch},
+		{"https://github.com/ray-project/ray/pull/30312 (pytest E prefix)",
+			"E                       ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.", ClassHostOOMKill},
+		{"https://github.com/OpenRLHF/OpenRLHF/issues/936 (title)",
+			"ERROR - An error occurred during score calculation: Task was killed due to the node running low on memory.", ClassHostOOMKill},
 		// the KV cache smaller than max_model_len is a configuration limit, not no memory at all
 		{"https://github.com/vllm-project/vllm/issues/2418",
 			"ValueError: The model's max seq len (4096) is larger than the maximum number of tokens that can be stored in KV cache (3664).", ""},
@@ -158,5 +168,20 @@ func TestCUDAFailedWith(t *testing.T) {
 	// a text that is not CUDA's decides nothing
 	if _, ok := extractCUDAFailedWith("CUDA failed with error something went wrong"); ok {
 		t.Error("an unknown text read as a CUDA error")
+	}
+}
+
+// The raylet's summary of its memory monitor's kills.
+func TestRayOOMKills(t *testing.T) {
+	line := "(raylet) [2025-12-07 09:57:19,206 E 393463 393463] (raylet) node_manager.cc:3277: 2 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at "
+	if n := extractRayOOMKills(line); n != 2 {
+		t.Errorf("https://github.com/WM-PO/WMPO/issues/3: %d kills, want 2", n)
+	}
+	if hasClass(diagnoseWhole("ray.log", []byte(line+"\n")), ClassHostOOMKill) == nil {
+		t.Error("https://github.com/WM-PO/WMPO/issues/3: no host_oom_kill")
+	}
+	// no worker killed for memory: the summary names another failure
+	if n := extractRayOOMKills("node_manager.cc:3022: 0 Workers (tasks / actors) killed due to memory pressure (OOM), 1 Workers crashed due to other reasons at node"); n != 0 {
+		t.Errorf("0 kills read as %d", n)
 	}
 }

@@ -7,10 +7,9 @@ import (
 )
 
 // Device memory pools of frameworks other than PyTorch and XLA report an
-// allocation they could not satisfy in their own words; each is vram_oom:
+// allocation they could not satisfy in their own words; each is vram_oom
+// (CuPy's pool is frameworks.go's):
 //
-//	cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 1073741824 bytes (total 12373894656 bytes)      CuPy ≤ 6 (Chainer)
-//	Exception in main training loop: Out of memory allocating 25,600,000 bytes (allocated so far: 3,635,267,072 bytes).   CuPy ≥ 7
 //	… onnxruntime::BFCArena::AllocateRawInternal(size_t, bool) Failed to allocate memory for requested buffer of size 8388608000   ONNX Runtime's arena
 //	W tensorflow/core/common_runtime/bfc_allocator.cc:271] Ran out of memory trying to allocate 24.50MiB.  See logs for memory state.   TensorFlow 1.x
 //	W …bfc_allocator.cc:…] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.16GiB.  Current allocation summary follows.
@@ -21,27 +20,19 @@ import (
 // neither matches.
 
 var (
-	reCuPyOOM  = lazyre.New(`(?i)out of memory (?:to allocate|allocating) ([\d,]+) bytes \((?:total|allocated so far:) ([\d,]+) bytes\)`)
 	reORTArena = lazyre.New(`BFCArena::AllocateRawInternal\b.*?Failed to allocate memory for requested buffer of size (\d+)`)
 	reTFBFCRan = lazyre.New(`(?:Allocator \((\w+)\) r|\bR)an out of memory trying to allocate ([\d.]+[KMGT]?i?B)`)
 )
 
 // fwAlloc is one framework pool's refused device allocation.
 type fwAlloc struct {
-	allocator string // "CuPy memory pool", "ONNX Runtime BFCArena", "TensorFlow BFC (GPU_0_bfc)"
-	bytes     string // the request as printed: "25,600,000 bytes", "24.50MiB"
-	pool      string // what the pool held already, when printed
-	sure      bool   // the wording is the failure itself, not a prelude to it
+	allocator string // "ONNX Runtime BFCArena", "TensorFlow BFC allocator (GPU_0_bfc)"
+	bytes     string // the request as printed: "8388608000 bytes", "24.50MiB"
 }
 
 func extractFrameworkAlloc(t string) (fwAlloc, bool) {
 	if !strings.Contains(t, "emory") {
 		return fwAlloc{}, false
-	}
-	if strings.Contains(t, " bytes (") {
-		if m := reCuPyOOM.FindStringSubmatch(t); m != nil {
-			return fwAlloc{allocator: "CuPy memory pool", bytes: m[1] + " bytes", pool: m[2] + " bytes", sure: true}, true
-		}
 	}
 	if strings.Contains(t, "BFCArena::") {
 		if m := reORTArena.FindStringSubmatch(t); m != nil {
@@ -70,17 +61,12 @@ func extractFrameworkAlloc(t string) (fwAlloc, bool) {
 }
 
 // applyFrameworkAlloc: a framework's device memory pool could not grow →
-// vram_oom (ONNX Runtime's and TensorFlow's preludes less sure than CuPy's
-// exception).
+// vram_oom, less sure (ONNX Runtime's CPU arena prints the same words,
+// TensorFlow's line is the prelude to the exception).
 func (s *Session) applyFrameworkAlloc(l *line, x fwAlloc) {
-	conf := 0.65
-	if x.sure {
-		conf = 0.85
-	}
-	a := s.b.add(s, ClassVRAMOOM, l, conf)
+	a := s.b.add(s, ClassVRAMOOM, l, 0.65)
 	a.setStr(&a.f.RequestedBytesText, x.bytes)
 	a.detail("allocator", x.allocator)
-	a.detail("pool_bytes", x.pool)
 	a.addReason(x.allocator + " could not allocate " + x.bytes + " of device memory")
 	a.setHIP(lookupHIPName("hipErrorOutOfMemory"))
 }

@@ -22,6 +22,9 @@ const helpDescMax = 8
 // handed to any parser).
 func (s *Session) helpLine(b []byte) bool {
 	f := s.cur
+	if s.docDiffLine(b) { // docdiff.go
+		return true
+	}
 	if s.mdTableLine(b) {
 		return true
 	}

@@ -49,7 +49,7 @@ var (
 	reWatchdogCut = lazyre.New(`ProcessGroupNCCL\.cpp:\d+\] (?:\[[^\]]*\] )?Watchdog(?: caught(?: collective(?: operation(?: timeout:?)?)?)?)?\s*$`)
 	reRankTag     = lazyre.New(`\[(?:PG ID \d+ PG GUID [^ \]]* )?(?:PG \d+ )?Rank (\d+)\]`)
 	reWorkState   = lazyre.New(`(?:detected by watchdog at work|Timeout at NCCL work): (\d+), last enqueued NCCL work: (\d+), last completed NCCL work: (\d+)`)
-	reIBStatus    = lazyre.New(`Got completion from peer \S+ with (?:error |status=)(\d+)`)
+	reIBStatus    = lazyre.New(`Got completion (?:from peer \S+ )?with (?:error |status=)(\d+)`)
 	reIBVendor    = lazyre.New(`vendor err (\d+)`)
 	// host:pid:tid [dev]; some containers log "host [dev]" without pid:tid (NVIDIA/nccl#1920)
 	reNCCLLine    = lazyre.New(`^(\S+?)(?::(\d+):(\d+))? \[(\d+)\] (?:\S+ )?NCCL (INFO|WARN|TRACE|ERROR) (.*)$`)
@@ -188,7 +188,7 @@ func (p *ncclParser) line(l *line) {
 		s.applyRDMARetry(l, x) // rdma.go
 		return
 	}
-	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog") || strings.Contains(t, "Got completion from peer") {
+	if strings.Contains(t, "NCCL") || strings.Contains(t, "RCCL") || strings.Contains(t, "ccl") || strings.Contains(t, "Watchdog") || strings.Contains(t, "Got completion ") {
 		if p.nccl(l) {
 			return
 		}
@@ -466,8 +466,10 @@ func (p *ncclParser) nccl(l *line) bool {
 	m := reNCCLLine.FindStringSubmatch(t)
 	warn := m != nil && (m[5] == "WARN" || m[5] == "ERROR")
 	// the IB transport's completion error is NCCL's own wording even when
-	// the paste dropped the debug prefix (an issue title: NVIDIA/nccl#1664)
-	bareIB := m == nil && strings.Contains(t, "NET/IB") && strings.Contains(t, "Got completion from peer")
+	// the paste dropped the debug prefix (an issue title: NVIDIA/nccl#1664;
+	// NCCL ≤ 2.8's "Got completion with error N" without the peer:
+	// NVIDIA/nccl#426, #214)
+	bareIB := m == nil && strings.Contains(t, "NET/IB") && (strings.Contains(t, "Got completion from peer") || strings.Contains(t, "Got completion with error"))
 	res, hasRes := extractNCCLResult(t)
 	if m == nil && !bareIB && !hasRes && !strings.Contains(t, "ncclUnhandledCudaError") && !strings.Contains(t, "NCCL error") && !bareNCCLError(t) && !bareWarn(t) {
 		return false
@@ -812,7 +814,7 @@ func teardownKill(f *facts, oom *agg, rank, pid int) bool {
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var ncclKeywords = append([]string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "Not all ranks joining", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion from peer", "Cuda failure", "HIP failure", "CUDA failure", "etry count", "RETRY_EXC_ERR"}, ncclWarnSubs()...)
+var ncclKeywords = append([]string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "Not all ranks joining", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion ", "Cuda failure", "HIP failure", "CUDA failure", "etry count", "RETRY_EXC_ERR"}, ncclWarnSubs()...)
 
 // ncclWarnSubs: the catalog's wordings, for c10d's "Last error:" line that
 // repeats one without NCCL's prefix (ncclParser.lastError).

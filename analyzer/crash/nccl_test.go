@@ -151,6 +151,13 @@ func TestNCCLTransportWordings(t *testing.T) {
 			"NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)", true},
 		{"https://github.com/NVIDIA/nccl/issues/1405",
 			"kp-ddp-worker-0:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer 10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid fd00:1148:9000:5000:4:200:3:ff22 remoteGidsfd00:1148:9000:5000:4:200:3:ff1f", true},
+		// NCCL ≤ 2.8 names no peer: "Got completion with error N, opcode …"
+		{"https://github.com/NVIDIA/nccl/issues/214",
+			"transport/net_ib.cu:788 NCCL WARN NET/IB : Got completion with error 4, opcode 1, len 21938, vendor err 81 - GPU Direct RDMA error when running NCCL-tests allreduce with nv_peer_mem", true},
+		{"https://github.com/NVIDIA/nccl/issues/426",
+			"NCCL WARN NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129", true},
+		{"https://github.com/NVIDIA/nccl/issues/902",
+			"NCCL WARN NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129", true},
 		// INFO lines of the same unwinding are not evidence
 		{"https://github.com/NVIDIA/nccl-tests/issues/166",
 			"ubuntu:39964:40044 [0] NCCL INFO misc/socket.cc:749 -> 6", false},

@@ -180,6 +180,7 @@ type ncclWarn struct {
 // transport/p2p.cc, transport/net_ib.cc, RCCL's HIP failure wording.
 var ncclWarnCatalog = []ncclWarn{
 	{sub: "Got completion from peer", reason: "Got completion from peer"},
+	{sub: "Got completion with error", reason: "Got completion from peer"}, // NCCL ≤ 2.8 names no peer
 	{sub: "NCCL Error ", reason: "NCCL Error "},
 	{sub: "Cuda failure", reason: "Cuda failure", relay: true},
 	{sub: "hipIpcGetMemHandle failed", reason: "hipIpcGetMemHandle failed"},

@@ -161,3 +161,34 @@ func TestRocgdbDrainedIdleWorker(t *testing.T) {
 		}
 	}
 }
+
+// rocgdb dumps of two workers: one whose waves spin in a collective kernel
+// (waiting for a peer), one with another kernel in flight and its queue
+// behind. The second never reached the collective: it is the culprit, the
+// first its victim — two workers suffice when the collective says who waits.
+func TestWorkerOutsideCollectiveIsCulprit(t *testing.T) {
+	waiter := "$ rocgdb -p 7101 -batch -ex \"info dispatches\" -ex \"info threads\" -ex detach\n" +
+		"  Id   Target Id                          Grid        Workgroup   Fence   Kernel Function\n" +
+		"* 1    AMDGPU Dispatch 1:1:501 (PKID 500) [512,1,1]  [512,1,1]   B|As|Rs void vllm::cross_device_reduce_1stage<__hip_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, __hip_bfloat16*, int)\n" +
+		"  Id   Target Id                                                  Frame\n" +
+		"* 1    Thread 0x7f9c1e2b4740 (LWP 7101) \"python3\"               0x00007f9c1db1ee5d in ?? () from /lib/x86_64-linux-gnu/libc.so.6\n" +
+		"  20   AMDGPU Wave 1:1:501:1 (0,0,0)/0 \"python3\"               0x00007f8a6e1c2b3c in void vllm::cross_device_reduce_1stage<__hip_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, __hip_bfloat16*, int) () from memory://7101#offset=0x7f8a6e1a0000&size=184320\n" +
+		"  21   AMDGPU Wave 1:1:501:2 (1,0,0)/0 \"python3\"               0x00007f8a6e1c2b3c in void vllm::cross_device_reduce_1stage<__hip_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, __hip_bfloat16*, int) () from memory://7101#offset=0x7f8a6e1a0000&size=184320\n" +
+		"[Inferior 1 (process 7101) detached]\n"
+	stuck := "$ rocgdb -p 7102 -batch -ex \"info dispatches\" -ex \"info queues\" -ex detach\n" +
+		"  Id   Target Id                          Grid        Workgroup   Fence   Kernel Function\n" +
+		"* 1    AMDGPU Dispatch 2:1:900 (PKID 899) [4096,1,1]  [256,1,1]   B|As|Rs Cijk_Alik_Bljk_BBS_BH_MT128x128x64_MI32x32x8x1\n" +
+		"  Id   Target Id                        Type  Read  Write Size     Address\n" +
+		"* 1    AMDGPU Queue 2:1 (QID 0)         HSA   899   903   1048576  0x00007f4e12e00000\n" +
+		"[Inferior 1 (process 7102) detached]\n"
+	s := New()
+	for _, f := range []struct{ name, text string }{{"gdb_a.txt", waiter}, {"gdb_b.txt", stuck}} {
+		s.BeginFile(f.name)
+		s.Write([]byte(f.text))
+		s.EndFile()
+	}
+	h := hasClass(s.Diagnosis(), ClassGPUKernelHang)
+	if h == nil || h.Culprit == nil || h.Culprit.PID == nil || *h.Culprit.PID != 7102 {
+		t.Fatalf("culprit: %+v", h)
+	}
+}

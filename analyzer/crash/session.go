@@ -59,6 +59,7 @@ type fileState struct {
 	// within helpDescMax lines resumes the block
 	helpDesc int
 	mdTable  bool   // inside a Markdown table's rows (helptext.go)
+	docDiff  bool   // a diff's added lines are a document's markup (docdiff.go)
 	problem  string // why the file could not be read (an unreadable pickle)
 }
 

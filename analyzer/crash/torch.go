@@ -308,6 +308,7 @@ func (p *torchParser) line(l *line) {
 		}
 		if f.location != "" && !containsStr(f.asyncSites, f.location) && len(f.asyncSites) < 4 {
 			f.asyncSites = append(f.asyncSites, f.location)
+			f.asyncRanks = append(f.asyncRanks, l.rank)
 		}
 		if strings.Contains(t, "consider passing") {
 			// the rerun hint on the same line still tells the runtime

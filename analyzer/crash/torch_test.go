@@ -242,6 +242,18 @@ func TestAsyncErrorWhoseSiteMovesIsTheRace(t *testing.T) {
 	if f := hasClass(moved, ClassGPUMemoryFault); f == nil || f.ConsequenceOf != ClassAsyncRace {
 		t.Errorf("site moved: the memory fault should be the race's consequence: %s", moved.JSON())
 	}
+	ranked := func(r, line string) string {
+		var b strings.Builder
+		for _, x := range strings.SplitAfter(report(line, "x = y.item()"), "\n") {
+			if x != "" {
+				b.WriteString("[rank" + r + "]: " + x)
+			}
+		}
+		return b.String()
+	}
+	if d := diagnoseWhole("ranks.log", []byte(ranked("0", "144")+ranked("1", "131"))); len(d.Findings) == 0 || d.Findings[0].Class != ClassGPUMemoryFault {
+		t.Errorf("two ranks, each at its own place: want gpu_memory_fault first, got %v", classesOf(d))
+	}
 	same := diagnoseWhole("runs.log", []byte(report("144", "n = int(counts.sum().item())")+report("144", "n = int(counts.sum().item())")))
 	if len(same.Findings) == 0 || same.Findings[0].Class != ClassGPUMemoryFault {
 		t.Errorf("one site: want gpu_memory_fault first, got %v", classesOf(same))

@@ -125,28 +125,30 @@ func Analyze(st *trace.Store, opt Options) *Result {
 	}
 	seqs := map[skey][]kernel{}
 	totals := map[string]int64{}
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if d, ok := devOf[o.File]; !ok || o.Device != d || !o.Kind.IsGPUWork() {
-			continue
-		}
-		stage := "all"
-		if opt.StageOf != nil {
-			if s := opt.StageOf(i); s != "" {
-				stage = s
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if d, ok := devOf[o.File]; !ok || o.Device != d || !o.Kind.IsGPUWork() {
+				continue
 			}
+			stage := "all"
+			if opt.StageOf != nil {
+				if s := opt.StageOf(i); s != "" {
+					stage = s
+				}
+			}
+			if opt.Stage != "" && stage != opt.Stage {
+				continue
+			}
+			totals[stage] += o.Dur
+			c := d.canon(o)
+			k := skey{stage, o.File, o.Stream}
+			// Copies and fills neither break nor join kernel chains; they
+			// stay in the sequence for the copy-chain rule only.
+			seqs[k] = append(seqs[k], kernel{i: int32(i), dur: o.Dur, canon: c, cat: d.cats[c], lower: d.lowers[c],
+				copy: o.Kind != trace.KindKernel})
 		}
-		if opt.Stage != "" && stage != opt.Stage {
-			continue
-		}
-		totals[stage] += o.Dur
-		c := d.canon(o)
-		k := skey{stage, o.File, o.Stream}
-		// Copies and fills neither break nor join kernel chains; they
-		// stay in the sequence for the copy-chain rule only.
-		seqs[k] = append(seqs[k], kernel{i: int32(i), dur: o.Dur, canon: c, cat: d.cats[c], lower: d.lowers[c],
-			copy: o.Kind != trace.KindKernel})
-	}
+	})
 	keys := make([]skey, 0, len(seqs))
 	for k := range seqs {
 		keys = append(keys, k)

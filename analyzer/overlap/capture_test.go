@@ -57,7 +57,7 @@ func nodeSource(t *testing.T, a *analyzer, replay, pos int, kernelPrefix string)
 	if k := a.canons[p.canon]; !strings.HasPrefix(k, kernelPrefix) {
 		t.Fatalf("replay %d node %d is %s, want %s…", replay, pos, k, kernelPrefix)
 	}
-	return a.srcs[p.src], p.via
+	return a.srcs.get(p.src), p.via
 }
 
 func mapRow(t *testing.T, r *Result, prefix string) MapRow {

@@ -24,8 +24,6 @@ func (s source) mapped() bool { return s.LaunchOp != "" || s.Scope != "" }
 type joiner struct {
 	*callsite.Joins
 	st        *trace.Store
-	srcs      []source
-	srcIdx    map[source]int32
 	frameOK   map[uint32]int8 // python frame name → 1 meaningful, -1 not
 	stageMemo map[uint32]string
 }
@@ -35,8 +33,7 @@ func newJoiner(st *trace.Store, j *callsite.Joins) *joiner {
 	if j == nil {
 		j = callsite.NewJoins(st)
 	}
-	return &joiner{Joins: j, st: st,
-		srcs: []source{{}}, srcIdx: map[source]int32{{}: 0}, frameOK: map[uint32]int8{}, stageMemo: map[uint32]string{}}
+	return &joiner{Joins: j, st: st, frameOK: map[uint32]int8{}, stageMemo: map[uint32]string{}}
 }
 
 // launchOf returns the runtime/driver call that launched o, or -1.
@@ -49,24 +46,24 @@ func (j *joiner) graphLaunch(o *trace.GPUOp) (int32, bool) {
 }
 
 // source attributes an eagerly launched op; graph-replayed ops get nothing
-// (their launch is the graph, not an op).
-func (j *joiner) source(o *trace.GPUOp) int32 {
+// (their launch is the graph, not an op). ok is false for the empty source.
+func (j *joiner) source(o *trace.GPUOp) (source, bool) {
 	l, graph := j.graphLaunch(o)
 	if graph {
-		return 0
+		return source{}, false
 	}
 	return j.sourceOf(j.ByExt(o.File, o.Ext), l)
 }
 
 // launchSource attributes a runtime/driver launch call by itself: a launch
 // recorded while a graph was being captured, which executed nothing.
-func (j *joiner) launchSource(l int32) int32 { return j.sourceOf(-1, l) }
+func (j *joiner) launchSource(l int32) (source, bool) { return j.sourceOf(-1, l) }
 
 // sourceOf builds the source of a launch l (or -1) whose CPU op may already
 // be known (op, or -1): the op by the launch's External id, else the
 // innermost cpu_op around the launch; then the record_function path and
 // the Python frames at the op.
-func (j *joiner) sourceOf(op, l int32) int32 {
+func (j *joiner) sourceOf(op, l int32) (source, bool) {
 	st := j.st
 	if op < 0 && l >= 0 {
 		ls := &st.CPU[l]
@@ -99,13 +96,7 @@ func (j *joiner) sourceOf(op, l int32) int32 {
 		}
 		s.Scope, s.Chain = j.python(py.File, py.Track, py.TS)
 	}
-	if p, ok := j.srcIdx[s]; ok {
-		return p
-	}
-	p := int32(len(j.srcs))
-	j.srcs = append(j.srcs, s)
-	j.srcIdx[s] = p
-	return p
+	return s, s != source{}
 }
 
 // annotPath lists the record_function ranges (user_annotation) around c on
@@ -262,12 +253,14 @@ func Stages(joins *callsite.Joins) []string {
 	j := newJoiner(st, joins)
 	out := make([]string, len(st.GPU))
 	staged := map[uint16]bool{}
-	for i := range st.GPU {
-		if o := &st.GPU[i]; o.Kind.IsGPUWork() {
-			out[i] = j.stage(o)
-			staged[o.File] = staged[o.File] || out[i] != ""
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if o := &st.GPU[i]; o.Kind.IsGPUWork() {
+				out[i] = j.stage(o)
+				staged[o.File] = staged[o.File] || out[i] != ""
+			}
 		}
-	}
+	})
 	for i := range st.GPU {
 		if o := &st.GPU[i]; o.Kind.IsGPUWork() && out[i] == "" {
 			out[i] = callsite.StageAll

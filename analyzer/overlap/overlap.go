@@ -103,8 +103,7 @@ type analyzer struct {
 	loose    []int32 // canonical kernel → id of its name without template arguments
 	looseIdx map[string]int32
 	nameMemo map[*trace.Store]map[uint32]int32
-	srcs     []source
-	srcIdx   map[source]int32
+	srcs     *srcTable
 	stages   []string
 	ops      []op
 	streams  []int64 // dense id → stream number
@@ -167,15 +166,7 @@ func (p *op) token(st *trace.Store) int32 {
 	return p.canon
 }
 
-func (a *analyzer) intern(s source) int32 {
-	if p, ok := a.srcIdx[s]; ok {
-		return p
-	}
-	p := int32(len(a.srcs))
-	a.srcs = append(a.srcs, s)
-	a.srcIdx[s] = p
-	return p
-}
+func (a *analyzer) intern(s source) int32 { return a.srcs.intern(s) }
 
 func (a *analyzer) stageID(s string) uint8 {
 	for i, x := range a.stages {
@@ -280,7 +271,7 @@ func analyze(formal, mapping *trace.Store, opt Options) (*Result, *analyzer) {
 		opt.Width = 96
 	}
 	a := &analyzer{opt: opt, formal: formal, canonIdx: map[string]int32{}, looseIdx: map[string]int32{}, nameMemo: map[*trace.Store]map[uint32]int32{},
-		srcs: []source{{}}, srcIdx: map[source]int32{{}: 0}}
+		srcs: newSrcTable()}
 	res := &Result{opt: opt}
 	file, dev, ok := heaviest(formal)
 	if !ok {
@@ -305,36 +296,38 @@ func analyze(formal, mapping *trace.Store, opt Options) (*Result, *analyzer) {
 	staged := false
 	var stageOf []string
 	replays := map[int32][]int32{} // graph launch → ops
-	for i := range formal.GPU {
-		o := &formal.GPU[i]
-		if d, ok := devOf[o.File]; !ok || o.Device != d || !o.Kind.IsGPUWork() {
-			continue
-		}
-		key := fileStream{o.File, o.Stream}
-		sid, ok := streamID[key]
-		if !ok {
-			sid = int32(len(a.streams))
-			streamID[key] = sid
-			a.streams = append(a.streams, o.Stream)
-			a.byStream = append(a.byStream, nil)
-		}
-		c := a.canon(formal, o)
-		p := op{i: int32(i), ts: units.AddSat(o.TS, shift[o.File]), end: units.AddSat(o.End(), shift[o.File]), stream: sid, canon: c, bucket: bucketOf(a.canonCat[c]),
-			kernel: o.Kind == trace.KindKernel}
-		s := jf.stage(o)
-		staged = staged || s != ""
-		stageOf = append(stageOf, s)
-		if l, graph := jf.graphLaunch(o); graph {
-			replays[l] = append(replays[l], int32(len(a.ops)))
-			if p.kernel {
-				res.Summary.GraphKernels++
+	callsite.Chunks(len(formal.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &formal.GPU[i]
+			if d, ok := devOf[o.File]; !ok || o.Device != d || !o.Kind.IsGPUWork() {
+				continue
 			}
-		} else if src := jf.source(o); src != 0 {
-			p.src = a.intern(jf.srcs[src])
-			p.via = viaDirect
+			key := fileStream{o.File, o.Stream}
+			sid, ok := streamID[key]
+			if !ok {
+				sid = int32(len(a.streams))
+				streamID[key] = sid
+				a.streams = append(a.streams, o.Stream)
+				a.byStream = append(a.byStream, nil)
+			}
+			c := a.canon(formal, o)
+			p := op{i: int32(i), ts: units.AddSat(o.TS, shift[o.File]), end: units.AddSat(o.End(), shift[o.File]), stream: sid, canon: c, bucket: bucketOf(a.canonCat[c]),
+				kernel: o.Kind == trace.KindKernel}
+			s := jf.stage(o)
+			staged = staged || s != ""
+			stageOf = append(stageOf, s)
+			if l, graph := jf.graphLaunch(o); graph {
+				replays[l] = append(replays[l], int32(len(a.ops)))
+				if p.kernel {
+					res.Summary.GraphKernels++
+				}
+			} else if src, ok := jf.source(o); ok {
+				p.src = a.intern(src)
+				p.via = viaDirect
+			}
+			a.ops = append(a.ops, p)
 		}
-		a.ops = append(a.ops, p)
-	}
+	})
 	res.Summary.GraphReplays = len(replays)
 	for k := range a.ops {
 		s := stageOf[k]
@@ -446,22 +439,25 @@ func (a *analyzer) buildMapping(st *trace.Store, jf *joiner, same bool) *mapInde
 			canonSrc
 		}
 		ents := make([]ent, 0, len(ops))
-		for _, mo := range ops {
-			o := &st.GPU[mo.i]
-			c := a.canon(st, o)
-			src := int32(0)
-			if s := jm.source(o); s != 0 {
-				src = a.intern(jm.srcs[s])
+		callsite.Chunks(len(ops), func(lo, hi int) {
+			for q := lo; q < hi; q++ {
+				mo := ops[q]
+				o := &st.GPU[mo.i]
+				c := a.canon(st, o)
+				src := int32(0)
+				if s, ok := jm.source(o); ok {
+					src = a.intern(s)
+				}
+				k, ok := stepIdx[mo.step]
+				if !ok {
+					k = int32(len(stepIdx))
+					stepIdx[mo.step] = k
+				}
+				ents = append(ents, ent{k, canonSrc{c, src}})
+				vote(c, src)
+				m.kernels++
 			}
-			k, ok := stepIdx[mo.step]
-			if !ok {
-				k = int32(len(stepIdx))
-				stepIdx[mo.step] = k
-			}
-			ents = append(ents, ent{k, canonSrc{c, src}})
-			vote(c, src)
-			m.kernels++
-		}
+		})
 		// group by step (time order kept within one), then index by name
 		slices.SortStableFunc(ents, func(x, y ent) int { return cmp.Compare(x.step, y.step) })
 		m.steps = make([]mapStep, len(stepIdx))
@@ -500,8 +496,8 @@ func (a *analyzer) buildMapping(st *trace.Store, jf *joiner, same bool) *mapInde
 			default:
 				toks[q] = tokUnnamed
 			}
-			if src := jm.launchSource(l); src != 0 {
-				srcs[q] = a.intern(jm.srcs[src])
+			if src, ok := jm.launchSource(l); ok {
+				srcs[q] = a.intern(src)
 			}
 			vote(toks[q], srcs[q])
 			sig = appendToken(sig, toks[q])
@@ -705,9 +701,9 @@ func (a *analyzer) carry(m *mapIndex, replays map[int32][]int32) (exact, byCaptu
 		switch {
 		case p.src == 0:
 			p.src, p.via = s, viaName
-		case a.srcs[p.src].Scope == "" && a.srcs[s].Scope != "":
-			merged := a.srcs[p.src]
-			merged.Scope, merged.Chain = a.srcs[s].Scope, a.srcs[s].Chain
+		case !a.srcs.scoped(p.src) && a.srcs.scoped(s):
+			merged, with := a.srcs.get(p.src), a.srcs.get(s)
+			merged.Scope, merged.Chain = with.Scope, with.Chain
 			p.src = a.intern(merged)
 		}
 	}

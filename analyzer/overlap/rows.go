@@ -107,10 +107,10 @@ func (a *analyzer) rows(res *Result) {
 		}
 		total += d
 		via[o.via] += d
-		if a.srcs[o.src].mapped() {
+		if a.srcs.mapped(o.src) {
 			mapped += d
 		}
-		if a.srcs[o.src].Scope != "" {
+		if a.srcs.scoped(o.src) {
 			python += d
 		}
 	}
@@ -130,7 +130,7 @@ func (a *analyzer) rows(res *Result) {
 	res.locate = map[string]string{}
 	for c, m := range canonSrc {
 		canonBest[c] = topKey(m)
-		src := a.srcs[canonBest[c]]
+		src := a.srcs.get(canonBest[c])
 		switch {
 		case src.Scope != "":
 			res.locate[a.canons[c]] = src.Scope
@@ -352,7 +352,7 @@ func topKey(m map[int32]int64) int32 {
 func (a *analyzer) makeRow(r int32, verdict string, busy int64, canonBest map[int32]int32) Row {
 	x := &a.acc[r]
 	b := a.bucketOfRow(x)
-	src := a.srcs[topKey(x.src)]
+	src := a.srcs.get(topKey(x.src))
 	row := Row{
 		Stage: a.stages[x.stage], Verdict: verdict, Kernel: a.canons[x.canon], Category: b.String(),
 		KernelCategory: a.canonCat[x.canon], PythonScope: src.Scope, LaunchOp: src.LaunchOp, OpChain: src.OpChain,
@@ -444,14 +444,14 @@ func dependencyLike(cur, nb bucket) bool {
 func (a *analyzer) dependency(rep int32, canonBest map[int32]int32) (signal, prev, next string) {
 	o := &a.ops[rep]
 	ids := a.byStream[o.stream]
-	cur := a.srcs[canonBest[o.canon]]
+	cur := a.srcs.get(canonBest[o.canon])
 	thr := max(int64(2000), min(int64(20000), (o.end-o.ts)*15/100))
 	side := func(nb int32, gap int64) (risk, unclear bool, desc string) {
 		if nb < 0 {
 			return false, false, "none"
 		}
 		n := &a.ops[nb]
-		ns := a.srcs[canonBest[n.canon]]
+		ns := a.srcs.get(canonBest[n.canon])
 		gap = max(gap, 0)
 		scope := ns.Scope
 		if scope == "" {
@@ -579,7 +579,7 @@ func (a *analyzer) kernelMap(canonSrc map[int32]map[int32]int64) []MapRow {
 		r := MapRow{Kernel: a.canons[c], Category: a.canonCat[c], Launches: x.n, GPUTimeUS: us(x.t), MappedBy: mappedBy(x.via)}
 		if m := canonSrc[c]; len(m) > 0 {
 			best := topKey(m)
-			src := a.srcs[best]
+			src := a.srcs.get(best)
 			r.PythonScope, r.CallChain, r.LaunchOp, r.OpChain, r.AnnotationPath = src.Scope, src.Chain, src.LaunchOp, src.OpChain, src.Annot
 			r.SourceShare = ratio(frac(m[best], x.t))
 		}

@@ -17,11 +17,9 @@ package roofline
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
-	"github.com/gputriage/gputriage/analyzer/internal/units"
 	"github.com/gputriage/gputriage/analyzer/kernels"
 	"github.com/gputriage/gputriage/analyzer/limits"
 
@@ -177,19 +175,22 @@ type rowKey struct {
 	name, dims, types, conc uint32
 }
 
+// rowAcc sums one row while the GPU ops are read: ids and numbers only
+// (≈ 150 B), the row's strings are looked up when it is finished. 200 k
+// distinct op names held a whole Row (≈ 370 B) per accumulator.
 type rowAcc struct {
-	Row
-	key       rowKey
-	instances int64
-	instF     float64 // instances of mapped (graph-replayed) launches
-	mapped    int64   // kernel time of those
-	flops     float64
-	bytes     float64
-	modelTime int64
+	key        rowKey
+	sig        int32 // the signature's number in analysis.sigs
+	kernelTime int64 // ns, all instances
+	instances  int64
+	instF      float64 // instances of mapped (graph-replayed) launches
+	mapped     int64   // kernel time of those
+	flops      float64
+	bytes      float64
+	modelTime  int64
 	// The row's time per kernel, dtype, model, op, location and note is
 	// kept in the analysis' attrs table under (row number, attr*); last
 	// and lastKey remember the number and key last summed per kind.
-	n       int32
 	last    [attrKinds]int32
 	lastKey [attrKinds]uint32
 }
@@ -280,9 +281,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		if !added {
 			return n, rows[n]
 		}
-		s := a.sigs[si]
-		r := &rowAcc{key: k, n: n,
-			Row: Row{Stage: names[sid], Op: st.Name(name), InputDims: s.rawDims, InputTypes: s.types, ConcreteInputs: s.concrete}}
+		r := &rowAcc{key: k, sig: si}
 		for i := range r.last {
 			r.last[i] = -1
 		}
@@ -337,7 +336,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 					e := m.e
 					t.Mapped += o.Dur
 					rn, r := row(sid, m.op, trace.Shapes{Dims: m.dims, Types: m.types, Concrete: m.conc})
-					r.KernelTime += o.Dur
+					r.kernelTime += o.Dur
 					add(rn, attrKernel, o.Name, o.Dur)
 					r.instF += e.inst
 					r.mapped += o.Dur
@@ -388,7 +387,7 @@ func Analyze(st *trace.Store, opt Options) *Result {
 			if !a.topSeen.set(info.top) {
 				r.instances++
 			}
-			r.KernelTime += o.Dur
+			r.kernelTime += o.Dur
 			add(rn, attrKernel, o.Name, o.Dur)
 			if loc := a.python(op, l); loc != 0 {
 				add(rn, attrLoc, loc, o.Dur)
@@ -439,93 +438,8 @@ func Analyze(st *trace.Store, opt Options) *Result {
 		return strings.Compare(x.Stage, y.Stage)
 	})
 	a.rowsDone(len(rows))
-	// One row per distinct op: sized once, each accumulator let go once
-	// finished (200 k op names held both, and the doubling's garbage).
-	res.Rows = make([]Row, 0, len(rows))
-	for n, r := range rows {
-		x := a.finish(int32(n), r, res)
-		project(&x, r.flops, r.bytes, res.Target, opt.Arch)
-		res.Rows = append(res.Rows, x)
-		rows[n] = nil
-	}
-	for i := range res.Stages {
-		s := &res.Stages[i]
-		why := map[string]bool{}
-		for k := range res.Rows {
-			x := &res.Rows[k]
-			if x.Stage != s.Stage || !x.Modelled {
-				continue
-			}
-			s.TargetBound += x.TargetBound
-			isa, fp4 := strings.Contains(x.TargetNote, "_ISA"), strings.Contains(x.TargetNote, "dequantized")
-			if isa || fp4 {
-				x.ISASpecific = true
-				s.ISASpecific += units.Trunc(float64(x.KernelTime) * x.Coverage)
-				why["ISA-tagged library solutions"] = why["ISA-tagged library solutions"] || isa
-				why["software MXFP4 dequantization"] = why["software MXFP4 dequantization"] || fp4
-			}
-		}
-		for _, w := range []string{"ISA-tagged library solutions", "software MXFP4 dequantization"} {
-			if why[w] {
-				if s.ISAWhy != "" {
-					s.ISAWhy += ", "
-				}
-				s.ISAWhy += w
-			}
-		}
-	}
-	slices.SortFunc(res.Rows, func(x, y Row) int {
-		if d := callsite.Rank(x.Stage) - callsite.Rank(y.Stage); d != 0 {
-			return d
-		}
-		if x.Stage != y.Stage {
-			return strings.Compare(x.Stage, y.Stage)
-		}
-		if x.KernelTime != y.KernelTime {
-			return cmp.Compare(y.KernelTime, x.KernelTime)
-		}
-		if c := strings.Compare(x.Op, y.Op); c != 0 {
-			return c
-		}
-		if c := strings.Compare(string(x.InputDims), string(y.InputDims)); c != 0 {
-			return c
-		}
-		if c := slices.Compare(x.InputTypes, y.InputTypes); c != 0 {
-			return c
-		}
-		return slices.Compare(x.ConcreteInputs, y.ConcreteInputs)
-	})
-	res.capRows(limits.OpRows)
+	a.finishRows(rows, names, res, opt, limits.OpRows)
 	return res
-}
-
-// capRows keeps each stage's max-1 largest rows (they are sorted by stage,
-// then time) and sums the rest into one OtherOps row at the stage's end.
-// The stages' totals were taken over every row.
-func (res *Result) capRows(max int) {
-	out := res.Rows[:0]
-	for i := 0; i < len(res.Rows); {
-		j := i
-		for j < len(res.Rows) && res.Rows[j].Stage == res.Rows[i].Stage {
-			j++
-		}
-		if j-i <= max {
-			out = append(out, res.Rows[i:j]...)
-			i = j
-			continue
-		}
-		other := Row{Stage: res.Rows[i].Stage, Op: OtherOps, Merged: j - i - (max - 1)}
-		for _, r := range res.Rows[i+max-1 : j] {
-			other.Instances = units.AddSat(other.Instances, r.Instances)
-			other.KernelTime = units.AddSat(other.KernelTime, r.KernelTime)
-		}
-		other.Note = fmt.Sprintf("%d rows past the %d largest of this stage (limits.OpRows), summed: not modelled", other.Merged, max-1)
-		res.MergedRows += other.Merged
-		out = append(append(out, res.Rows[i:i+max-1]...), other)
-		i = j
-	}
-	clear(res.Rows[len(out):])
-	res.Rows = out
 }
 
 // add adds dur to the row's sum of one kind and key (and counts it), and
@@ -584,12 +498,12 @@ func (a *analysis) topString(row int32, kind int) (string, bool) {
 }
 
 // finish turns a row's sums into per-instance figures and its roofline.
-func (a *analysis) finish(rn int32, r *rowAcc, res *Result) Row {
+func (a *analysis) finish(rn int32, r *rowAcc, stage string, res *Result) Row {
 	st := a.st
-	out := r.Row
-	out.Instances = r.instances + units.Trunc(math.Round(r.instF))
-	if r.KernelTime > 0 {
-		out.MappedShare = float64(r.mapped) / float64(r.KernelTime)
+	out := a.head(r, stage)
+	out.Instances = r.count()
+	if r.kernelTime > 0 {
+		out.MappedShare = float64(r.mapped) / float64(r.kernelTime)
 	}
 	for _, n := range a.byRow[rn] {
 		if k := a.attrs.Key(n); k.A%attrKinds == attrKernel {
@@ -612,11 +526,11 @@ func (a *analysis) finish(rn int32, r *rowAcc, res *Result) Row {
 		out.Note = note
 	}
 	out.Source, _ = a.topString(rn, attrSource)
-	if r.KernelTime > 0 {
-		out.Coverage = float64(r.modelTime) / float64(r.KernelTime)
+	if r.kernelTime > 0 {
+		out.Coverage = float64(r.modelTime) / float64(r.kernelTime)
 	}
-	if r.modelTime == 0 || r.KernelTime <= 0 {
-		out.Dtype = firstDtype(a.sigs[a.sigNum(trace.Shapes{Dims: r.key.dims, Types: r.key.types, Concrete: r.key.conc})])
+	if r.modelTime == 0 || r.kernelTime <= 0 {
+		out.Dtype = firstDtype(a.sigs[r.sig])
 		return out
 	}
 	out.Modelled = true
@@ -627,7 +541,7 @@ func (a *analysis) finish(rn int32, r *rowAcc, res *Result) Row {
 	}
 	n := float64(max(out.Instances, 1))
 	out.Flops, out.Bytes = r.flops/n, r.bytes/n
-	sec := float64(r.KernelTime) / 1e9
+	sec := float64(r.kernelTime) / 1e9
 	out.AchievedTFLOPS = r.flops / sec / 1e12
 	out.AchievedGBPS = r.bytes / sec / 1e9
 	if r.bytes > 0 {
@@ -697,6 +611,11 @@ type analysis struct {
 	byRow        [][]int32
 }
 
+// modelMemoMax bounds the model memo (≈ 200 B an entry): real traces have
+// hundreds to a few thousand op names and signatures; 200 k distinct op
+// names kept 200 k answers never asked again.
+const modelMemoMax = 1 << 14
+
 // modelMemo is model()'s answer for one op name and signature, with or
 // without a flops argument (the argument's value is filled in on use).
 type modelMemo struct {
@@ -727,7 +646,8 @@ func (a *analysis) model(name uint32, sh trace.Shapes) *modelMemo {
 	for int(name) >= len(a.modelOfName) {
 		a.modelOfName = append(a.modelOfName, make([]int32, len(a.modelOfName)+64)...)
 	}
-	if n := a.modelOfName[name] - 1; n >= 0 {
+	// (a number past the memo's end is from before it was last emptied)
+	if n := a.modelOfName[name] - 1; n >= 0 && int(n) < len(a.models) {
 		if m := &a.models[n]; m.name == name && m.dims == sh.Dims && m.types == sh.Types && m.conc == sh.Concrete && m.hasFlops == (sh.Flops > 0) {
 			return m
 		}
@@ -736,6 +656,10 @@ func (a *analysis) model(name uint32, sh trace.Shapes) *modelMemo {
 	hasFlops := uint64(0)
 	if sh.Flops > 0 {
 		hasFlops = 1
+	}
+	if a.modelTab.Len() >= modelMemoMax && a.modelTab.Find(uint64(name)<<32|uint64(si), hasFlops) < 0 {
+		// A memo, not a record: emptied when full, answers are the same.
+		a.modelTab, a.models = callsite.NewTable(64), a.models[:0]
 	}
 	n, added := a.modelTab.Index(uint64(name)<<32|uint64(si), hasFlops)
 	if added {

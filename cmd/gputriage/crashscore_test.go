@@ -35,11 +35,13 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout-real9"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real10"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real11"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real12"),
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout3"),
 	filepath.Join("..", "..", "testdata", "crash-heldout4"),
 	filepath.Join("..", "..", "testdata", "crash-heldout5"),
 	filepath.Join("..", "..", "testdata", "crash-heldout6"),
+	filepath.Join("..", "..", "testdata", "crash-heldout7"),
 	filepath.Join("..", "..", "testdata", "crash-frameworks"),
 }
 

@@ -48,7 +48,25 @@ func gzipStreamLevel(level int, gen func(w io.Writer) error) io.Reader {
 // checks the results are identical; it returns the native one.
 func both(t *testing.T, opts analyzer.Options, name string, input func() io.Reader) *analyzer.Result {
 	t.Helper()
+	res, mem := bothRun(t, opts, name, input)
+	if mem > wasmBound {
+		t.Errorf("wasm memory %d MiB, bound %d MiB", mem>>20, wasmBound>>20)
+	}
+	return res
+}
+
+// bothMem is both, returning the wasm instance's linear memory instead of
+// holding it to wasmBound.
+func bothMem(t *testing.T, opts analyzer.Options, name string, input func() io.Reader) uint64 {
+	t.Helper()
+	_, mem := bothRun(t, opts, name, input)
+	return mem
+}
+
+func bothRun(t *testing.T, opts analyzer.Options, name string, input func() io.Reader) (*analyzer.Result, uint64) {
+	t.Helper()
 	var results [2][]byte
+	var mem uint64
 	var res *analyzer.Result
 	for i, kind := range []string{"native", "wasm"} {
 		var eng engine = &native{}
@@ -74,10 +92,8 @@ func both(t *testing.T, opts analyzer.Options, name string, input func() io.Read
 		}
 		results[i] = r.JSON()
 		if kind == "wasm" {
-			t.Logf("%s: wasm memory %d MiB", name, we.MemoryBytes()>>20)
-			if m := we.MemoryBytes(); m > wasmBound {
-				t.Errorf("wasm memory %d MiB, bound %d MiB", m>>20, wasmBound>>20)
-			}
+			mem = we.MemoryBytes()
+			t.Logf("%s: wasm memory %d MiB", name, mem>>20)
 		} else {
 			res = r
 		}
@@ -85,7 +101,7 @@ func both(t *testing.T, opts analyzer.Options, name string, input func() io.Read
 	if !bytes.Equal(results[0], results[1]) {
 		t.Errorf("engines differ:\nnative %.600s\nwasm   %.600s", results[0], results[1])
 	}
-	return res
+	return res, mem
 }
 
 // wasmBound is the module's linear memory bound for one of these inputs,
