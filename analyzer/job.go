@@ -59,6 +59,9 @@ type Options struct {
 	// (set by the job: its roofs are the target's, MI350X's not MI355X's).
 	TargetProduct string `json:"target_product,omitempty"`
 	Stage         string `json:"stage"` // keep only this stage
+	// MergeRanks: breakdown of a job's rank files also writes
+	// ranks_merged_trace.json, every rank's GPU work on the common clock.
+	MergeRanks bool `json:"merge_ranks,omitempty"`
 	// Mapping names the graph-off (or capture) traces of a triage/overlap
 	// pair, as passed to BeginFile; Formal the graph-on ones. When neither
 	// is given, the pair is found from the traces themselves.
@@ -876,7 +879,13 @@ func (j *Job) Finish() *Result {
 		if rr := j.perRank(parts); rr != nil {
 			// a rank folder: its top level from the ranks' own analyses
 			a, rl, own = rr.topLevel(j.store, traces), rr.roofline, rr.arts
-			rankArts = crossRank(a, rr.sums)
+			if len(rr.sums) >= 2 {
+				res := collectives.Match(rr.sums)
+				rankArts = crossArtifacts(a, res)
+				if j.opts.MergeRanks {
+					rankArts = append(rankArts, mergedTrace(parts, rr.sums, res))
+				}
+			}
 		} else {
 			joins := callsite.NewJoins(j.store) // shared by the breakdown and the roofline
 			a = j.analyzeTraces(j.store, traces, joins)

@@ -22,7 +22,7 @@ import (
 type flags struct {
 	out, format, target, stage, engine string
 	parsers                            int // block parsers per big file; -1 = GOMAXPROCS
-	quiet, gzip, force                 bool
+	quiet, gzip, force, mergeRanks     bool
 	inputs, mapping, formal            []string
 	compare                            [2]analyzer.RunIdentity
 	run                                analyzer.RunIdentity // the run's identity (flags, then --run FILE)
@@ -42,7 +42,7 @@ type command struct {
 
 var commands = map[string]command{
 	"breakdown": {"gputriage breakdown [flags] TRACE...\n\nCategory share, kernel table, GPU timeline per stage (several rank files: per-rank\ncollective time and skew).",
-		[]func(*flag.FlagSet, *flags){outputFlags, targetFlags, roofFlags, identityFlags, engineFlags, limitFlags}},
+		[]func(*flag.FlagSet, *flags){outputFlags, targetFlags, roofFlags, mergeFlags, identityFlags, engineFlags, limitFlags}},
 	"triage": {"gputriage triage [flags] TRACE...\n\nBreakdown + overlap and fuse opportunity tables; give a graph-off (mapping) and a\ngraph-on (formal) trace to map graph replays to code (roles found automatically).",
 		[]func(*flag.FlagSet, *flags){outputFlags, targetFlags, roofFlags, roleFlags, identityFlags, engineFlags, limitFlags}},
 	"overlap": {"gputriage overlap --mapping GRAPH_OFF --formal GRAPH_ON [flags]\n\nThe triage tables with explicit roles.",
@@ -81,6 +81,10 @@ func fixFlags(fs *flag.FlagSet, f *flags) {
 func targetFlags(fs *flag.FlagSet, f *flags) {
 	fs.StringVar(&f.target, "target-arch", analyzer.DefaultTarget, "`ARCH` the results are judged against (gfxNNN, smNN or a product name: MI300X, MI355X, H100, …)")
 	fs.StringVar(&f.stage, "stage", "", "keep only this `STAGE` (prefill, decode, …)")
+}
+
+func mergeFlags(fs *flag.FlagSet, f *flags) {
+	fs.BoolVar(&f.mergeRanks, "merge-ranks", false, "with a job's rank files: also write ranks_merged_trace.json, one Perfetto process per rank on the common clock")
 }
 
 func roofFlags(fs *flag.FlagSet, f *flags) {

@@ -174,7 +174,7 @@ func runCommand(cmd string, f flags, stdin io.Reader, stdout, stderr, rawStderr 
 		}
 	}
 	opts, _ := json.Marshal(analyzer.Options{Command: cmd, TargetArch: f.target, Stage: f.stage, Mapping: f.mapping, Formal: f.formal,
-		Force: f.force, Compare: f.compare, Run: f.run, SplitA: splitA, FailOn: f.failOn,
+		Force: f.force, MergeRanks: f.mergeRanks, Compare: f.compare, Run: f.run, SplitA: splitA, FailOn: f.failOn,
 		PeakTFLOPS: f.peakTFLOPS, PeakGBPS: f.peakGBPS, ModelConfig: f.modelConfig, Limits: f.limits})
 
 	// The native engine paces its collector like the wasm module: at 25 %

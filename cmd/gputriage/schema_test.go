@@ -132,7 +132,7 @@ func TestArtifactsMatchSchemas(t *testing.T) {
 	}
 	tp, _ := filepath.Glob(filepath.Join(shared, "gpu/traces/tp_rank*.trace.json.gz"))
 	if len(tp) == 2 {
-		check("TP=2 ranks", analyze(t, "native", analyzer.Options{Command: "breakdown"}, tp...))
+		check("TP=2 ranks", analyze(t, "native", analyzer.Options{Command: "breakdown", MergeRanks: true}, tp...))
 		check("TP=2 ranks triage", analyze(t, "native", analyzer.Options{Command: "triage"}, tp...))
 	}
 	// rocprof outputs each alone (rocprofv3 JSON and CSV, RPD, rocpd and

@@ -1,0 +1,151 @@
+package analyzer
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/collectives"
+	"github.com/gputriage/gputriage/analyzer/internal/units"
+	"github.com/gputriage/gputriage/analyzer/limits"
+	"github.com/gputriage/gputriage/analyzer/trace"
+)
+
+// MergedTraceName is --merge-ranks' artifact.
+const MergedTraceName = "ranks_merged_trace.json"
+
+// traceEvent is one Chrome trace event of the merged trace.
+type traceEvent struct {
+	Name string    `json:"name"`
+	Ph   string    `json:"ph"`
+	Cat  string    `json:"cat,omitempty"`
+	PID  int       `json:"pid"`
+	TID  int64     `json:"tid"`
+	TS   *units.US `json:"ts,omitempty"`
+	Dur  *units.US `json:"dur,omitempty"`
+	Args any       `json:"args,omitempty"`
+}
+
+// collArgs are a collective slice's args.
+type collArgs struct {
+	PG       string   `json:"pg"`
+	Kind     string   `json:"kind"`
+	Index    int      `json:"index"`
+	Wait     units.US `json:"wait_us"`
+	Skew     units.US `json:"skew_us"`
+	LastRank int      `json:"last_rank"`
+}
+
+// clockBase is a trace's baseTimeNanoseconds (summarize's rule), 0 if none.
+func clockBase(f *trace.File) int64 {
+	b, err := strconv.ParseInt(strings.Trim(string(f.Header["baseTimeNanoseconds"]), `" `), 10, 64)
+	if err != nil || b < 0 || b > limits.MaxArtifactNS {
+		return 0
+	}
+	return b
+}
+
+// rankShifts is how far each matched rank's own times move onto the
+// common clock of res: its clock base past the lowest (when every rank
+// has one, as collectives' onClock does) less its aligned clock offset.
+func rankShifts(sums []*collectives.Summary, res *collectives.Result) map[int]int64 {
+	lo, all := int64(0), true
+	for i, s := range sums {
+		all = all && s.ClockBase != 0
+		if i == 0 || s.ClockBase < lo {
+			lo = s.ClockBase
+		}
+	}
+	d := map[int]int64{}
+	for _, s := range sums {
+		if all {
+			d[s.Rank] = s.ClockBase - lo
+		}
+	}
+	for _, r := range res.Ranks {
+		if r.ClockAligned && r.ClockOffset != nil {
+			d[r.Rank] -= int64(*r.ClockOffset)
+		}
+	}
+	return d
+}
+
+// mergedTrace is ranks_merged_trace.json: every rank's GPU work from the
+// job's store (parts) and its matched collectives on the common clock of
+// res, one process per rank, one thread per stream, the collectives on a
+// thread of their own. Ranks without collectives keep their own clock.
+func mergedTrace(parts []rankPart, sums []*collectives.Summary, res *collectives.Result) Artifact {
+	shift := rankShifts(sums, res)
+	var evs []traceEvent
+	meta := func(name string, pid int, tid int64, args any) {
+		evs = append(evs, traceEvent{Name: name, Ph: "M", PID: pid, TID: tid, Args: args})
+	}
+	collTID := map[int]int64{}
+	ranks := map[int]rankPart{}
+	var order []int
+	for _, p := range parts {
+		r, _ := rankOf(&p.st.Files[p.fi])
+		ranks[r] = p
+		order = append(order, r)
+	}
+	slices.Sort(order)
+	for _, r := range order {
+		p := ranks[r]
+		file := uint16(p.fi)
+		meta("process_name", r, 0, map[string]string{"name": "rank " + strconv.Itoa(r)})
+		meta("process_sort_index", r, 0, map[string]int{"sort_index": r})
+		streams := map[int64]bool{}
+		var work []traceEvent
+		for i := range p.st.GPU {
+			o := &p.st.GPU[i]
+			if o.File != file || !o.Kind.IsGPUWork() {
+				continue
+			}
+			streams[o.Stream] = true
+			ts, dur := units.US(o.TS+shift[r]), units.US(o.Dur)
+			work = append(work, traceEvent{Name: p.st.Name(o.Name), Ph: "X", Cat: o.Kind.String(), PID: r, TID: o.Stream, TS: &ts, Dur: &dur})
+		}
+		top := int64(0)
+		for _, s := range slices.Sorted(func(yield func(int64) bool) {
+			for s := range streams {
+				if !yield(s) {
+					return
+				}
+			}
+		}) {
+			meta("thread_name", r, s, map[string]string{"name": "stream " + strconv.FormatInt(s, 10)})
+			top = max(top, s)
+		}
+		collTID[r] = top + 1
+		meta("thread_name", r, top+1, map[string]string{"name": "collectives"})
+		evs = append(evs, work...)
+	}
+	for k := range res.Instances {
+		in := &res.Instances[k]
+		for _, rt := range in.Ranks {
+			tid, ok := collTID[rt.Rank]
+			if !ok {
+				continue
+			}
+			ts, dur := rt.Start, rt.End-rt.Start
+			evs = append(evs, traceEvent{Name: in.Label(), Ph: "X", Cat: "collective", PID: rt.Rank, TID: tid, TS: &ts, Dur: &dur,
+				Args: collArgs{PG: in.PG, Kind: in.Kind, Index: in.Index, Wait: rt.Wait, Skew: in.Skew, LastRank: in.LastRank}})
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"displayTimeUnit":"ms","traceEvents":[`)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for i := range evs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+		enc.Encode(&evs[i])     // plain values: cannot fail
+		b.Truncate(b.Len() - 1) // Encode's newline
+	}
+	b.WriteString("\n]}\n")
+	return Artifact{MergedTraceName, b.String()}
+}
