@@ -47,37 +47,12 @@ func clockBase(f *trace.File) int64 {
 	return b
 }
 
-// rankShifts is how far each matched rank's own times move onto the
-// common clock of res: its clock base past the lowest (when every rank
-// has one, as collectives' onClock does) less its aligned clock offset.
-func rankShifts(sums []*collectives.Summary, res *collectives.Result) map[int]int64 {
-	lo, all := int64(0), true
-	for i, s := range sums {
-		all = all && s.ClockBase != 0
-		if i == 0 || s.ClockBase < lo {
-			lo = s.ClockBase
-		}
-	}
-	d := map[int]int64{}
-	for _, s := range sums {
-		if all {
-			d[s.Rank] = s.ClockBase - lo
-		}
-	}
-	for _, r := range res.Ranks {
-		if r.ClockAligned && r.ClockOffset != nil {
-			d[r.Rank] -= int64(*r.ClockOffset)
-		}
-	}
-	return d
-}
-
 // mergedTrace is ranks_merged_trace.json: every rank's GPU work from the
 // job's store (parts) and its matched collectives on the common clock of
 // res, one process per rank, one thread per stream, the collectives on a
 // thread of their own. Ranks without collectives keep their own clock.
 func mergedTrace(parts []rankPart, sums []*collectives.Summary, res *collectives.Result) Artifact {
-	shift := rankShifts(sums, res)
+	shift := collectives.Shifts(sums, res)
 	var evs []traceEvent
 	meta := func(name string, pid int, tid int64, args any) {
 		evs = append(evs, traceEvent{Name: name, Ph: "M", PID: pid, TID: tid, Args: args})

@@ -145,3 +145,36 @@ func TestClockOffsetInconsistent(t *testing.T) {
 		t.Errorf("notes: %v", res.Notes)
 	}
 }
+
+// Shifts moves every rank's own op times onto the clock Match's instances
+// are on: clock bases that differ and a rank whose clock is off.
+func TestShifts(t *testing.T) {
+	sums := synth(4, 4, 6, -1, -1, 0)
+	shiftRank(sums, 2, 2_000_000)
+	for _, s := range sums {
+		s.ClockBase = 1_000_000_000 + int64(s.Rank)*7_000
+		shiftRank(sums, s.Rank, -int64(s.Rank)*7_000) // same instant, later base
+	}
+	res := Match(sums)
+	if !rankRow(t, res, 2).ClockAligned {
+		t.Fatal("rank 2's clock is not aligned")
+	}
+	d := Shifts(sums, res)
+	if d[2] != 2*7_000-2_000_000 || d[1] != 7_000 {
+		t.Errorf("shifts %v", d)
+	}
+	starts := map[int]map[int64]bool{}
+	for _, s := range sums {
+		starts[s.Rank] = map[int64]bool{}
+		for _, o := range s.Ops {
+			starts[s.Rank][o.Start+d[s.Rank]] = true
+		}
+	}
+	for _, in := range res.Instances {
+		for _, rt := range in.Ranks {
+			if !starts[rt.Rank][int64(rt.Start)] {
+				t.Fatalf("%s: rank %d's start %d is no op of the rank shifted", in.Label(), rt.Rank, int64(rt.Start))
+			}
+		}
+	}
+}
