@@ -27,7 +27,8 @@ const usage = `gputriage — GPU profiler traces and crash evidence → answers,
 Usage:
   gputriage breakdown [flags] TRACE...       category share, kernel table, GPU timeline per stage
                                              (several ranks: collectives matched across ranks, the
-                                             straggler: collectives.json, ranks.json)
+                                             straggler: collectives.json, ranks.json; --merge-ranks:
+                                             ranks_merged_trace.json for Perfetto)
   gputriage triage    [flags] TRACE...       breakdown + overlap and fuse opportunity tables; give a
                                              graph-off (mapping) and a graph-on (formal) trace to map
                                              graph replays to code (roles found automatically)

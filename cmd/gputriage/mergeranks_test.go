@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -26,7 +27,22 @@ func TestMergeRanks(t *testing.T) {
 		t.Error("native and wasm merged traces differ")
 	}
 	if _, ok := analyze(t, "native", analyzer.Options{Command: "breakdown"}, tp...).Artifact(analyzer.MergedTraceName); ok {
-		t.Error("merged trace written without --merge-ranks")
+		t.Error("merged trace written without merge_ranks")
+	}
+	// the CLI flag, on and off; a run without it removes the last one's
+	out := t.TempDir()
+	for _, c := range []struct {
+		flag string
+		want bool
+	}{{"--merge-ranks", true}, {"--merge-ranks=false", false}} {
+		var so, se bytes.Buffer
+		if code := run(append([]string{"breakdown", "-q", "--engine", "native", c.flag, "-o", out}, tp...), nil, &so, &se); code != 0 {
+			t.Fatalf("breakdown %s: exit %d %s", c.flag, code, se.String())
+		}
+		b, err := os.ReadFile(filepath.Join(out, analyzer.MergedTraceName))
+		if got := err == nil; got != c.want || (got && !bytes.Equal(b, []byte(text))) {
+			t.Errorf("breakdown %s: %s written %v (same bytes as the engine's: %v), want %v", c.flag, analyzer.MergedTraceName, got, bytes.Equal(b, []byte(text)), c.want)
+		}
 	}
 
 	type ev struct {
