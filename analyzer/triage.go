@@ -61,6 +61,9 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 	var rankArts []Artifact
 	if cross != nil {
 		rankArts = crossArtifacts(a, cross)
+		if j.opts.MergeRanks {
+			rankArts = append(rankArts, mergedTrace(parts, sums, cross))
+		}
 	}
 	if rr := j.perRank(parts); rr != nil {
 		a.PerRank = rr.lines

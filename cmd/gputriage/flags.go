@@ -44,7 +44,7 @@ var commands = map[string]command{
 	"breakdown": {"gputriage breakdown [flags] TRACE...\n\nCategory share, kernel table, GPU timeline per stage (several rank files: per-rank\ncollective time and skew).",
 		[]func(*flag.FlagSet, *flags){outputFlags, targetFlags, roofFlags, mergeFlags, identityFlags, engineFlags, limitFlags}},
 	"triage": {"gputriage triage [flags] TRACE...\n\nBreakdown + overlap and fuse opportunity tables; give a graph-off (mapping) and a\ngraph-on (formal) trace to map graph replays to code (roles found automatically).",
-		[]func(*flag.FlagSet, *flags){outputFlags, targetFlags, roofFlags, roleFlags, identityFlags, engineFlags, limitFlags}},
+		[]func(*flag.FlagSet, *flags){outputFlags, targetFlags, roofFlags, roleFlags, mergeFlags, identityFlags, engineFlags, limitFlags}},
 	"overlap": {"gputriage overlap --mapping GRAPH_OFF --formal GRAPH_ON [flags]\n\nThe triage tables with explicit roles.",
 		[]func(*flag.FlagSet, *flags){outputFlags, targetFlags, roofFlags, roleFlags, identityFlags, engineFlags, limitFlags}},
 	"diff": {"gputriage diff [flags] A B\n\nPer-category and per-kernel deltas from run A to run B (each a trace, a profile\nfolder, an artifact folder or its profile_metadata.json). Refuses (exit 3) when the\narchs or seed 004's comparison fields differ or are unknown, unless --force; exit 4\nwhen a --fail-on threshold is exceeded.",

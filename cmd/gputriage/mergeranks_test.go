@@ -29,6 +29,10 @@ func TestMergeRanks(t *testing.T) {
 	if _, ok := analyze(t, "native", analyzer.Options{Command: "breakdown"}, tp...).Artifact(analyzer.MergedTraceName); ok {
 		t.Error("merged trace written without merge_ranks")
 	}
+	// triage matches the ranks on its own path: the same trace
+	if tr, _ := analyze(t, "native", analyzer.Options{Command: "triage", MergeRanks: true}, tp...).Artifact(analyzer.MergedTraceName); tr != text {
+		t.Errorf("triage's merged trace (%d bytes) is not breakdown's (%d)", len(tr), len(text))
+	}
 	// the CLI flag, on and off; a run without it removes the last one's
 	out := t.TempDir()
 	for _, c := range []struct {
