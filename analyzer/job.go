@@ -237,7 +237,7 @@ type Job struct {
 // sidecar, an artifact, a rank summary).
 func (j *Job) headMax() int64 {
 	if j.opts.Command == "ranks" {
-		return rankSummaryMax
+		return limits.RankSummaryBytes
 	}
 	return j.opts.Limits.SideDocBytes
 }

@@ -116,9 +116,6 @@ func rankArtifacts(res *collectives.Result) []Artifact {
 	}
 }
 
-// rankSummaryMax bounds one rank summary read by gputriage ranks.
-const rankSummaryMax = 256 << 20
-
 // extractSummary is gputriage extract's map output, rank_summary.json: the
 // one rank's collectives, steps and totals, and its file's digest.
 func (j *Job) extractSummary(parts []rankPart) (Artifact, error) {

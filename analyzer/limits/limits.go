@@ -92,6 +92,11 @@ func (l Limits) MemoryBound() int64 {
 // native, 1 GiB in the module), so 65,536 ops stay near 650 MB in the module.
 const CollectiveOps = 1 << 16
 
+// RankSummaryBytes bounds one rank summary (rank_summary.json) read by
+// gputriage ranks: a bigger one is refused by name. A summary holds a rank's
+// collectives, and matching keeps at most CollectiveOps of them per job.
+const RankSummaryBytes = 256 << 20
+
 // Lanes bounds the lanes gpu_lanes.json draws per trace file: beyond, the
 // busiest Lanes-1 streams keep their own and the rest share one merged
 // lane (one stream per kernel, 80 k streams, took 2.7 GB at 400 bins each).
