@@ -3,14 +3,12 @@ package analyzer
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/collectives"
 	"github.com/gputriage/gputriage/analyzer/internal/units"
-	"github.com/gputriage/gputriage/analyzer/limits"
-	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
 // MergedTraceName is --merge-ranks' artifact.
@@ -36,15 +34,6 @@ type collArgs struct {
 	Wait     units.US `json:"wait_us"`
 	Skew     units.US `json:"skew_us"`
 	LastRank int      `json:"last_rank"`
-}
-
-// clockBase is a trace's baseTimeNanoseconds (summarize's rule), 0 if none.
-func clockBase(f *trace.File) int64 {
-	b, err := strconv.ParseInt(strings.Trim(string(f.Header["baseTimeNanoseconds"]), `" `), 10, 64)
-	if err != nil || b < 0 || b > limits.MaxArtifactNS {
-		return 0
-	}
-	return b
 }
 
 // mergedTrace is ranks_merged_trace.json: every rank's GPU work from the
@@ -83,13 +72,7 @@ func mergedTrace(parts []rankPart, sums []*collectives.Summary, res *collectives
 			work = append(work, traceEvent{Name: p.st.Name(o.Name), Ph: "X", Cat: o.Kind.String(), PID: r, TID: o.Stream, TS: &ts, Dur: &dur})
 		}
 		top := int64(0)
-		for _, s := range slices.Sorted(func(yield func(int64) bool) {
-			for s := range streams {
-				if !yield(s) {
-					return
-				}
-			}
-		}) {
+		for _, s := range slices.Sorted(maps.Keys(streams)) {
 			meta("thread_name", r, s, map[string]string{"name": "stream " + strconv.FormatInt(s, 10)})
 			top = max(top, s)
 		}

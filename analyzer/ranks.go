@@ -90,15 +90,6 @@ func summarize(p rankPart) *collectives.Summary {
 	return s
 }
 
-// crossRank runs the reduce and puts its answer into the analysis: the
-// summary's Ranks section and its lead verdict. It returns the artifacts.
-func crossRank(a *report.Analysis, sums []*collectives.Summary) []Artifact {
-	if len(sums) < 2 {
-		return nil
-	}
-	return crossArtifacts(a, collectives.Match(sums))
-}
-
 // crossArtifacts puts a reduce's answer into the analysis and returns its
 // artifacts.
 func crossArtifacts(a *report.Analysis, res *collectives.Result) []Artifact {
