@@ -127,8 +127,10 @@
 //     counter exceeded)", UCX's "Transport retry count exceeded on
 //     mlx5_N:1/IB", IBV_WC_RETRY_EXC_ERR) → rccl_transport, net_ib advice;
 //   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
-//     the device's arch, named, or the 5.2–5.7 fallback to the generic
-//     TensileLibrary.dat without the arch, less sure) → arch_mismatch;
+//     the device's arch, named — "Cannot read … for GPU arch : gfxN" or the
+//     lazy loader's "Could not load …/TensileLibrary_lazy_gfxN.dat" — or the
+//     5.2–5.7 fallback to the generic TensileLibrary.dat without the arch,
+//     less sure) → arch_mismatch;
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
 //   - buildtarget.go: extractBuildTargets (PYTORCH_ROCM_ARCH / GPU_TARGETS
