@@ -284,7 +284,10 @@
 //     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
 //     worker (pid N) is killed by signal", the Go runtime's SIGSEGV, the
 //     kernel's "comm[pid]: segfault at …" / "traps: comm[pid] general
-//     protection fault ip:…" and auditd's ANOM_ABEND sig=N) → the
+//     protection fault ip:…", auditd's ANOM_ABEND sig=N, and Google's
+//     failure signal handlers in TensorFlow / Paddle / Ray: glog's "***
+//     SIGSEGV (@0x…) received by PID N …; stack trace: ***" and absl's "***
+//     SIGSEGV received at time=… on cpu N ***", SIGSEGV and SIGBUS only) → the
 //     pid a death line names is the culprit when alone (deathNamed),
 //     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal
