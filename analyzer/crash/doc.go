@@ -286,7 +286,9 @@
 //     pid a death line names is the culprit when alone (deathNamed),
 //     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal
-//     SIGKILL") → deathSignal / exitCode;
+//     SIGKILL") → deathSignal / exitCode; gunicorn.go's
+//     extractGunicornDeath (the arbiter's "Worker (pid:N) was sent SIGX!" /
+//     "… was sent code N!", N a raw wait status) → deathSignal + deathNamed;
 //     extractDeadWorker (hang.go: an executor's "Worker proc VllmWorker-N
 //     died unexpectedly" / Ray "RayWorkerProc rank=[N]") → deadWorker, the
 //     culprit when it is the one worker reported dead;
