@@ -207,6 +207,10 @@ func (p *torchParser) line(l *line) {
 			s.applyLibStatus(l, x) // cudalib.go
 			return
 		}
+		if extractTFHandleFailure(t) {
+			s.applyTFHandleFailure(l, x) // cudalib.go
+			return
+		}
 	}
 	if x, ok := extractRocLibStatus(t); ok && !commandLike(t) {
 		if strings.Contains(x.name, "BLAS") || strings.HasPrefix(x.name, "rocblas") {
