@@ -7,7 +7,7 @@
 // Session). Every line is normalised (ANSI codes, carriage-return debris and
 // known line prefixes removed — log stamps, launcher relays such as
 // accelerate's "stderr: ", Open MPI's "[1,3]<stderr>:" and srun --label's
-// "3: " before a known log shape) and handed to one small parser per format;
+// "3: " before a known log shape, Metaflow's "[run/step/task (pid N)] ") and handed to one small parser per format;
 // a one-pass keyword prefilter (prefilter.go) hands each line only to the
 // parsers that can use it, so lines that match nothing cost one scan and no
 // allocation.

@@ -56,6 +56,9 @@ var (
 	reATOM      = lazyre.New(`^\[[a-z][\w-]* \d\d:\d\d:\d\d\]\s?`)
 	reViewerNo  = lazyre.New(`^\[\d+\]\s`)
 	reFracStep  = lazyre.New(`^\[\d+/\d+\]\s`)
+	// Metaflow's task prefix "[<run>/<step>/<task> (pid N)] ", on AWS Batch
+	// or Kubernetes followed by the job's "[<uuid>] " (Netflix/metaflow#587)
+	reMetaflow = lazyre.New(`^\[\d+/[\w.-]+/\d+ \(pid (\d+)\)\] (?:\[[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\] )?`)
 	reWorker    = lazyre.New(`^\(([\w.:-]+(?: TP\w*)?)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\)\s?`)
 	reHIPTrace  = lazyre.New(`^:(\d):\s*[\w.]+\s*:\s*\d+\s*:\s*\d+ us:\s*(?:(\d+): )?(?:\[pid:(\d+) tid:0x[0-9a-fA-F]+\]\s*|\[tid:0x[0-9a-fA-F]+\]\s*)?`)
 	reGHA       = lazyre.New(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\s`)
@@ -296,6 +299,10 @@ func (s *Session) stripOne(l *line, str string) int {
 				return m[1]
 			}
 			if m := reViewerNo.FindStringIndex(str); m != nil {
+				return m[1]
+			}
+			if m := reMetaflow.FindStringSubmatchIndex(str); m != nil {
+				l.pid = atoiDef(str[m[2]:m[3]], 0)
 				return m[1]
 			}
 		}
