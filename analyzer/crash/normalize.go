@@ -56,9 +56,6 @@ var (
 	reATOM      = lazyre.New(`^\[[a-z][\w-]* \d\d:\d\d:\d\d\]\s?`)
 	reViewerNo  = lazyre.New(`^\[\d+\]\s`)
 	reFracStep  = lazyre.New(`^\[\d+/\d+\]\s`)
-	// Metaflow's task prefix "[<run>/<step>/<task> (pid N)] ", on AWS Batch
-	// or Kubernetes followed by the job's "[<uuid>] " (Netflix/metaflow#587)
-	reMetaflow = lazyre.New(`^\[\d+/[\w.-]+/\d+ \(pid (\d+)\)\] (?:\[[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\] )?`)
 	reWorker    = lazyre.New(`^\(([\w.:-]+(?: TP\w*)?)(?: rank=(\d+))? pid=(\d+)(?:, ip=[\d.]+)?\)\s?`)
 	reHIPTrace  = lazyre.New(`^:(\d):\s*[\w.]+\s*:\s*\d+\s*:\s*\d+ us:\s*(?:(\d+): )?(?:\[pid:(\d+) tid:0x[0-9a-fA-F]+\]\s*|\[tid:0x[0-9a-fA-F]+\]\s*)?`)
 	reGHA       = lazyre.New(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\s`)
@@ -233,6 +230,11 @@ func atoiDef(s string, def int) int {
 	}
 	return n
 }
+
+// reMetaflow is Metaflow's task prefix "[<run>/<step>/<task> (pid N)] ", on
+// AWS Batch or Kubernetes followed by the job's "[<uuid>] "
+// (Netflix/metaflow#587).
+var reMetaflow = lazyre.New(`^\[\d+/[\w.-]+/\d+ \(pid (\d+)\)\] (?:\[[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\] )?`)
 
 func (s *Session) stripPrefixes(l *line, str string) string {
 	for iter := 0; iter < 10 && len(str) > 0; iter++ {
