@@ -70,4 +70,3 @@ func TestSanitizerAPIErrorLine(t *testing.T) {
 		t.Fatalf("benign API error gave %v", classesOf(d))
 	}
 }
-
