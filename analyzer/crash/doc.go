@@ -7,7 +7,7 @@
 // Session). Every line is normalised (ANSI codes, carriage-return debris and
 // known line prefixes removed — log stamps, launcher relays such as
 // accelerate's "stderr: ", Open MPI's "[1,3]<stderr>:" and srun --label's
-// "3: " before a known log shape) and handed to one small parser per format;
+// "3: " before a known log shape, Metaflow's "[run/step/task (pid N)] ") and handed to one small parser per format;
 // a one-pass keyword prefilter (prefilter.go) hands each line only to the
 // parsers that can use it, so lines that match nothing cost one scan and no
 // allocation.
@@ -291,7 +291,9 @@
 //     pid a death line names is the culprit when alone (deathNamed),
 //     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal
-//     SIGKILL") → deathSignal / exitCode;
+//     SIGKILL") → deathSignal / exitCode; gunicorn.go's
+//     extractGunicornDeath (the arbiter's "Worker (pid:N) was sent SIGX!" /
+//     "… was sent code N!", N a raw wait status) → deathSignal + deathNamed;
 //     extractDeadWorker (hang.go: an executor's "Worker proc VllmWorker-N
 //     died unexpectedly" / Ray "RayWorkerProc rank=[N]") → deadWorker, the
 //     culprit when it is the one worker reported dead;
