@@ -10,7 +10,10 @@ import (
 // (docs section 13): "exit_code=139", "exited with code 137", "(exitcode=-6)",
 // "Killed", "Aborted (core dumped)", "Segmentation fault", Slurm task lines,
 // Go's "signal: aborted".
-type exitParser struct{ s *Session }
+type exitParser struct {
+	s    *Session
+	wrap loaderWrap // a DataLoader death message cut after "by signal:" (loaderwrap.go)
+}
 
 var (
 	reExitCode   = lazyre.New(`(?i)\bexit[ _]?(?:code|status)\s*[=:]?\s*(-?\d+)\b`)
@@ -49,18 +52,27 @@ var deathSignal = map[string]string{
 
 var signalCode = map[string]int{"SIGKILL": 9, "SIGABRT": 6, "SIGSEGV": 11, "SIGBUS": 7, "SIGILL": 4, "SIGFPE": 8}
 
-func (p *exitParser) beginFile(*Session) {}
+func (p *exitParser) beginFile(*Session) { p.wrap = loaderWrap{} }
 func (p *exitParser) endFile()           {}
 
 func (p *exitParser) line(l *line) {
 	t := l.text
 	s := p.s
 	low := t
-	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ") {
+	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ") && !containsAny(low, localDeathKeywords...) {
 		return
 	}
 	if commandLike(t) {
 		return // a command or a question names evidence, it is none (container.go)
+	}
+	if extractLoaderWrapHead(t) {
+		p.wrap = loaderWrap{head: t, file: l.file, no: l.no}
+		return
+	}
+	if whole, ok := p.wrap.join(l); ok {
+		j := *l
+		j.text, j.raw = whole, whole
+		l, t = &j, whole
 	}
 	if code, ok := extractHydraExit(t); ok {
 		s.format("mpi_hydra")
@@ -169,7 +181,11 @@ func (p *exitParser) line(l *line) {
 	if strings.Contains(t, "OOMKilled") {
 		return // container.go
 	}
-	if d, ok := extractShellDeath(strings.TrimSpace(t)); ok {
+	d, ok := extractShellDeath(unemphasize(strings.TrimSpace(t)))
+	if !ok {
+		d, ok = extractLocalShellDeath(t) // killlocale.go
+	}
+	if ok {
 		if !d.whole {
 			return
 		}
@@ -496,4 +512,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // exitKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = []string{"EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND"}
+var exitKeywords = append([]string{"EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND"}, localDeathKeywords...)
