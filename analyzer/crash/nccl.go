@@ -410,6 +410,12 @@ func (p *ncclParser) nccl(l *line) bool {
 		}
 		return true
 	}
+	if extractFRDumpStart(t) { // frdump.go
+		if p.failedOrTimedOut == nil && s.b.get(ClassCollectiveTimeout) == nil {
+			p.failedOrTimedOut = keepLine(l)
+		}
+		return true
+	}
 	if strings.Contains(t, "dump signal due to a collective timeout") {
 		// a rank told to dump because some rank timed out: the timeout is
 		// known, the receiving rank is no failing rank. Without c10d's
