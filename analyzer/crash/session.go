@@ -266,6 +266,10 @@ func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
 		*l = line{}
 		return
 	}
+	if quotedFormat(text) { // formatstring.go: a format string is no event
+		*l = line{}
+		return
+	}
 	l.text = text
 	if !owned {
 		c := strings.Clone(raw)
