@@ -119,6 +119,8 @@ type agg struct {
 	kernelEv   Evidence
 	deathPID   int // the process the death line itself names (a shell's job line); -1 when several
 	deathEv    Evidence
+	reportPID  int // rccl_transport: the process whose NCCL WARN reported the failure; -1 when several (ncclreporter.go)
+	reportEv   Evidence
 	// host_oom_kill: a record of memory pressure (the kernel's OOM killer,
 	// a cgroup's OOM event) backs it, not a bare SIGKILL / exit 137
 	memProof bool

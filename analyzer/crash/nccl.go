@@ -678,6 +678,7 @@ func (p *ncclParser) transport(l *line, t string, m []string, e string) *agg {
 		a.setStr(&a.f.Host, m[1])
 		a.setPID(atoiDef(m[2], 0))
 		a.detail("nccl_device", m[4])
+		a.reported(atoiDef(m[2], 0), l.ev(s)) // ncclreporter.go
 	}
 	if strings.Contains(t, "/hipify/") || strings.Contains(t, "RCCL") {
 		a.detail("library", "RCCL")
