@@ -59,7 +59,7 @@ func (p *exitParser) line(l *line) {
 	t := l.text
 	s := p.s
 	low := t
-	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ") && !containsAny(low, localDeathKeywords...) {
+	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ", " CANCELLED AT ") && !containsAny(low, localDeathKeywords...) {
 		return
 	}
 	if commandLike(t) {
@@ -86,6 +86,10 @@ func (p *exitParser) line(l *line) {
 	if sig := extractWindowsException(t); sig != "" {
 		s.format("windows_exception")
 		s.deathSignal(l, sig, 0, false, "", "")
+		return
+	}
+	if x, ok := extractSlurmCancel(t); ok { // slurm.go
+		s.applySlurmCancel(l, x)
 		return
 	}
 	if x, ok := extractSlurmTask(t); ok {
@@ -473,6 +477,10 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 	f := &s.b.facts
 	switch sig {
 	case "SIGKILL":
+		if schedulerKill(f, s.b.get(ClassHostOOMKill)) && !strings.Contains(l.text, "Out Of Memory") { // slurm.go
+			f.notes = appendCap(f.notes, "the SIGKILL (line "+itoa(l.no)+") follows Slurm's cancellation (line "+itoa(f.schedCancel.Line)+"): the scheduler ended the job, not the OOM killer", 8)
+			return
+		}
 		if cf := f.childFailure; cf != nil && !hasCode && what == "" {
 			// defeater: a bare "Killed" after a child failed (childFailureWords)
 			f.notes = appendCap(f.notes, "the trailing \"Killed\" (line "+itoa(l.no)+") follows \""+clip(cf.Text, 80)+"\" (line "+itoa(cf.Line)+"): the launcher killed its own process tree after a child failed, not the OOM killer", 8)
@@ -512,4 +520,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // exitKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = append([]string{"EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND"}, localDeathKeywords...)
+var exitKeywords = append([]string{" CANCELLED AT ", "EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND"}, localDeathKeywords...)
