@@ -65,6 +65,7 @@ type facts struct {
 	tritonCacheFrame lineRef       // the last traceback frame inside Triton's cache manager (triton.go)
 	childFailure     *Evidence     // a supervisor saw a child die (exit.go): defeats a later bare "Killed"
 	schedCancel      *Evidence     // Slurm cancelled the job (slurm.go): defeats a later SIGKILL without memory pressure
+	mpiAbort         *Evidence     // a rank called MPI_Abort (mpiabort.go): defeats mpirun's teardown kills
 	deadWorkers      []deadWorker  // an executor's "Worker proc … died unexpectedly" (hang.go)
 	vendorNV         bool          // NVIDIA-only evidence formats (session.go)
 	vendorAMD        bool          // ROCm-only evidence formats

@@ -59,7 +59,7 @@ func (p *exitParser) line(l *line) {
 	t := l.text
 	s := p.s
 	low := t
-	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ", " CANCELLED AT ") && !containsAny(low, localDeathKeywords...) {
+	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ", " CANCELLED AT ", "MPI_ABORT was invoked", "called MPI_Abort(") && !containsAny(low, localDeathKeywords...) {
 		return
 	}
 	if commandLike(t) {
@@ -79,7 +79,16 @@ func (p *exitParser) line(l *line) {
 		s.exitCode(l, code, -1, 0)
 		return
 	}
+	if x, ok := extractMPIAbort(t); ok { // mpiabort.go
+		s.applyMPIAbort(l, x)
+		return
+	}
 	if x, ok := extractOMPIDeath(t); ok { // ompi.go
+		if mpiTeardown(&s.b.facts, s.b.get(ClassHostOOMKill), x.sig) {
+			f := &s.b.facts
+			f.notes = appendCap(f.notes, "MPI rank "+itoa(x.rank)+" killed by "+x.sig+" (line "+itoa(l.no)+") after MPI_Abort (line "+itoa(f.mpiAbort.Line)+"): mpirun's teardown, not the OOM killer", 8)
+			return
+		}
 		s.applyOMPIDeath(l, x)
 		return
 	}
@@ -481,6 +490,10 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 			f.notes = appendCap(f.notes, "the SIGKILL (line "+itoa(l.no)+") follows Slurm's cancellation (line "+itoa(f.schedCancel.Line)+"): the scheduler ended the job, not the OOM killer", 8)
 			return
 		}
+		if mpiTeardown(f, s.b.get(ClassHostOOMKill), sig) && !strings.Contains(l.text, "Out Of Memory") { // mpiabort.go
+			f.notes = appendCap(f.notes, "the SIGKILL (line "+itoa(l.no)+") follows MPI_Abort (line "+itoa(f.mpiAbort.Line)+"): mpirun's teardown, not the OOM killer", 8)
+			return
+		}
 		if cf := f.childFailure; cf != nil && !hasCode && what == "" {
 			// defeater: a bare "Killed" after a child failed (childFailureWords)
 			f.notes = appendCap(f.notes, "the trailing \"Killed\" (line "+itoa(l.no)+") follows \""+clip(cf.Text, 80)+"\" (line "+itoa(cf.Line)+"): the launcher killed its own process tree after a child failed, not the OOM killer", 8)
@@ -520,4 +533,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // exitKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = append([]string{" CANCELLED AT ", "EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND"}, localDeathKeywords...)
+var exitKeywords = append([]string{" CANCELLED AT ", "MPI_ABORT was invoked", "called MPI_Abort(", "EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND"}, localDeathKeywords...)

@@ -772,6 +772,10 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 			f.notes = appendCap(f.notes, "the exit status "+itoa(code)+" (line "+itoa(l.no)+") follows Slurm's cancellation (line "+itoa(f.schedCancel.Line)+"): the scheduler ended the job, not the OOM killer", 8)
 			break
 		}
+		if rank < 0 && pid <= 0 && mpiTeardown(f, s.b.get(ClassHostOOMKill), sig) { // mpiabort.go
+			f.notes = appendCap(f.notes, "the exit status "+itoa(code)+" (line "+itoa(l.no)+") follows MPI_Abort (line "+itoa(f.mpiAbort.Line)+"): mpirun's teardown, not the OOM killer", 8)
+			break
+		}
 		if teardownKill(f, s.b.get(ClassHostOOMKill), rank, pid) {
 			// defeater: the job's own 137 after a child failed is the
 			// launcher killing its process tree (childFailureWords), like a
