@@ -231,6 +231,14 @@ func (s *Session) handleLine(b []byte) {
 // that want it (see prefilter.go); owned is false when raw aliases the
 // caller's buffer. Lines no parser wants cost no allocation.
 func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
+	if mask&kwNCCL != 0 {
+		if parts := splitGluedRecords(raw); parts != nil { // gluedrecords.go
+			for _, p := range parts {
+				s.handleRaw(p, owned, kwScanString(p), no)
+			}
+			return
+		}
+	}
 	f := s.cur
 	need := s.wanted(mask, no)
 	if need == 0 && mask&(kwFmtDmesg|kwFmtHIP|kwFmtCompose)&^f.fmtSeen == 0 {
@@ -264,6 +272,10 @@ func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
 		}
 	}
 	if need == 0 {
+		*l = line{}
+		return
+	}
+	if quotedFormat(text) { // formatstring.go: a format string is no event
 		*l = line{}
 		return
 	}
