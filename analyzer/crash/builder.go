@@ -64,6 +64,7 @@ type facts struct {
 	lastTritonLaunch string        // kernel of the last "k[grid](" traceback line (triton.go)
 	tritonCacheFrame lineRef       // the last traceback frame inside Triton's cache manager (triton.go)
 	childFailure     *Evidence     // a supervisor saw a child die (exit.go): defeats a later bare "Killed"
+	forceKilled      []int         // pids torchelastic SIGKILLed while tearing down (forcekill.go)
 	deadWorkers      []deadWorker  // an executor's "Worker proc … died unexpectedly" (hang.go)
 	vendorNV         bool          // NVIDIA-only evidence formats (session.go)
 	vendorAMD        bool          // ROCm-only evidence formats

@@ -104,6 +104,10 @@ func (p *exitParser) line(l *line) {
 		a.detail("slurm_step", x.step)
 		return
 	}
+	if pid, ok := extractForceKill(t); ok {
+		s.applyForceKill(l, pid)
+		return
+	}
 	if containsAny(t, childFailureWords...) && s.b.facts.childFailure == nil {
 		ev := l.ev(s)
 		s.b.facts.childFailure = &ev
