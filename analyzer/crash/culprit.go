@@ -234,9 +234,13 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 		add(c, prioPySpy)
 	}
 	// 6. rocgdb: the attached worker holds the stuck kernel
-	if h := work[ClassGPUKernelHang]; h != nil && h.f.Hang != nil && h.f.Hang.Progress != "moving" && len(h.f.Hang.Dispatches) > 0 {
+	// (info dispatches, or only info threads' waves of the attached process)
+	if h := work[ClassGPUKernelHang]; h != nil && h.f.Hang != nil && h.f.Hang.Progress != "moving" && (len(h.f.Hang.Dispatches) > 0 || len(h.f.Hang.WaveGroups) > 0 && h.f.Hang.AttachedPID != nil) {
 		hv := h.f.Hang
-		gpu := hv.Dispatches[0].GPU
+		gpu := ""
+		if len(hv.Dispatches) > 0 {
+			gpu = hv.Dispatches[0].GPU
+		}
 		k := h.f.Kernel
 		pid, who := 0, "the attached worker"
 		if hv.AttachedPID != nil {
@@ -354,6 +358,8 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 		ClassGPUHangReset: "the kernel named this process as the owner of the GPU job that timed out",
 		// the page-fault decode names the process whose GPU address space faulted
 		ClassGPUMemoryFault: "the kernel's page-fault report named this process as the owner of the faulting GPU address space",
+		// a fetch / copy-engine fault (client CPF / SDMA) in that process's address space
+		ClassDMADriverFault: "the kernel's page-fault report named this process as the owner of the address space its queue or copy faulted in",
 	} {
 		if a := work[c]; a != nil && a.kernelPID > 0 {
 			if cs.kernel == nil {

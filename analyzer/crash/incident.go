@@ -285,8 +285,9 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			// … or one worker's pid prefix without a rank (culprit.go rule 1)
 			len(a.ranks) == 0 && a.linePID > 0 && (gpuErr || c == ClassVRAMOOM) ||
 			// … or the kernel named the one process (OOM victim, timed-out
-			// job's owner, the faulting address space's process)
-			a.kernelPID > 0 && (c == ClassHostOOMKill || c == ClassGPUHangReset || c == ClassGPUMemoryFault) ||
+			// job's owner, the faulting address space's process — also when
+			// the faulting client is the command processor or a copy engine)
+			a.kernelPID > 0 && (c == ClassHostOOMKill || c == ClassGPUHangReset || c == ClassGPUMemoryFault || c == ClassDMADriverFault) ||
 			// … or the line reporting the death named the one process
 			a.deathPID > 0 && (c == ClassHostOOMKill || c == ClassHostSegfault) ||
 			// … or the level-10 dumps of several processes name the one that died inside a call

@@ -178,11 +178,31 @@ func (s *Session) launchFailure(l *line, f launchFact) {
 			a.setHIP(lookupHIPName("hipErrorLaunchOutOfResources"))
 		case "scratch_size overflow":
 			a.note("scratch (private segment) size overflow: the kernel needs more scratch than the runtime can map")
+		case vgprOutOf, vgprOverHW:
+			a.detail("vgpr_budget", "exceeded")
+			a.addReason("the work-group needs more VGPRs than a compute unit holds at this work-group size")
+			a.setKernel(f.kernel, "HCC launch error", 70)
 		}
 		if f.miopen {
 			a.detail("source", "MIOpen")
 		}
 	}
+}
+
+// vgprExplainsISA: HCC reported an Out-of-VGPRs queue error as
+// HSA_STATUS_ERROR_INVALID_ISA (0x100f) ("pretty misleading", ROCm/hip#1185):
+// with the VGPR verdict in hand, an arch_mismatch that rests on that status
+// alone is its echo, not a wrong code object.
+func vgprExplainsISA(work map[string]*agg) {
+	il, am := work[ClassInvalidLaunch], work[ClassArchMismatch]
+	if il == nil || am == nil || il.details["vgpr_budget"] == "" || !strings.Contains(am.f.HSAStatus, "INVALID_ISA") || am.f.Kernel != "" {
+		return
+	}
+	il.note("the runtime's " + am.f.HSAStatus + " is how the Out-of-VGPRs queue error surfaced, not a code object for another gfx target")
+	for _, e := range am.evFirst {
+		il.evidence(e)
+	}
+	delete(work, ClassArchMismatch)
 }
 
 // kernelLoadFailed: hipErrorNotFound while loading means the kernel's code
