@@ -382,6 +382,36 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 			cs.kernel[c] = mk(-1, d.pid, "", "pid "+strconv.Itoa(d.pid)+"'s level-10 dump of "+d.function+" saved its inputs and no outputs: the process died inside that call", "the level-10 dump folder without outputs among several processes' dumps", d.ev)
 		}
 	}
+	// … or the one process whose dump recorded the exception the call raised
+	if d := b.facts.kernelAPI.raisedDump(); d != nil && b.facts.kernelAPI.crashedDump() == nil && b.facts.kernelAPI.dumpPIDs() > 1 {
+		for _, c := range append([]string{ClassInvalidLaunch, ClassVRAMOOM}, gpuCrashClasses...) {
+			if _, ok := cs.kernel[c]; ok || work[c] == nil {
+				continue
+			}
+			if cs.kernel == nil {
+				cs.kernel = map[string]Culprit{}
+			}
+			cs.kernel[c] = mk(-1, d.pid, "", "pid "+strconv.Itoa(d.pid)+"'s level-10 dump of "+d.function+" recorded the exception; the other processes' dumps did not", "the level-10 dump with execution_status exception among several processes' dumps", d.ev)
+		}
+	}
+	// the shell's job notice names the process that aborted after a GPU
+	// error ("line 14: 52104 Aborted (core dumped)", shared s02's "4388
+	// Aborted"): weaker than the kernel's own line and the dumps
+	for _, c := range gpuCrashClasses {
+		a := work[c]
+		if a == nil || len(a.ranks) > 0 {
+			continue
+		}
+		if _, ok := cs.kernel[c]; ok {
+			continue
+		}
+		if p := atoiDef(a.details["exited_pid"], 0); p > 0 {
+			if cs.kernel == nil {
+				cs.kernel = map[string]Culprit{}
+			}
+			cs.kernel[c] = mk(-1, p, a.f.Device, "the shell's job notice named this process as the one that aborted after the "+c, "the pid on the abort line of the process", a.evFirst[:min(1, len(a.evFirst))]...)
+		}
+	}
 	// the line reporting the death names the process (a shell's job line):
 	// weaker than the kernel's own line, which it never overrides
 	for _, c := range []string{ClassHostSegfault, ClassHostOOMKill} {

@@ -273,6 +273,7 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 	}
 	k := &b.facts.kernelAPI
 	dumpDied := k.crashedDump() != nil && k.crashedDump().pid > 0 && k.dumpPIDs() > 1
+	dumpRaised := k.crashedDump() == nil && k.raisedDump() != nil && k.dumpPIDs() > 1
 	for _, c := range Classes {
 		a := work[c]
 		if a == nil {
@@ -291,7 +292,11 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			// … or the line reporting the death named the one process
 			a.deathPID > 0 && (c == ClassHostOOMKill || c == ClassHostSegfault) ||
 			// … or the level-10 dumps of several processes name the one that died inside a call
-			gpuErr && dumpDied
+			gpuErr && dumpDied ||
+			// … or the one whose call raised (the exception's class, a launch refusal too)
+			dumpRaised && (gpuErr || c == ClassInvalidLaunch || c == ClassVRAMOOM) ||
+			// … or the shell's job notice names the process that aborted after the GPU error
+			gpuErr && len(a.ranks) == 0 && a.details["exited_pid"] != ""
 		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi && !one && c != top {
 			continue
 		}
