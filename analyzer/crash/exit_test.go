@@ -151,7 +151,7 @@ func TestAbortJobNoticeNamesTheGPUErrorPid(t *testing.T) {
 	errs := "terminate called after throwing an instance of 'c10::AcceleratorError'\n  what():  CUDA error: an illegal memory access was encountered\n"
 	for _, c := range []struct {
 		name, tail string
-		pid       int
+		pid        int
 	}{
 		{"bash job notice", "run_trial.sh: line 14: 52104 Aborted                 (core dumped) python3 serve_bench.py\n", 52104},
 		{"no pid", "Aborted (core dumped)\n", 0},
