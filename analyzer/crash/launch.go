@@ -140,9 +140,17 @@ func (s *Session) launchFailure(l *line, f launchFact) {
 		a := s.b.add(s, ClassInvalidLaunch, l, 0.75)
 		s.b.facts.ldsLog = atoi64(f.sharedLimit)
 		a.note("dynamic shared memory (LDS) " + f.sharedBytes + " bytes exceeds the per-workgroup limit " + f.sharedLimit)
+		if lc := s.lastLaunch; lc.kernel != "" && lc.shared == atoi64(f.sharedBytes) {
+			a.setKernel(lc.kernel, "launch log (the rejected shared memory)", 60)
+		}
 	case lfGridInvalid:
 		a := s.b.add(s, ClassInvalidLaunch, l, 0.6)
 		a.note("grid." + f.axis + " = " + f.value + " rejected by the application's check (limit " + f.lo + ".." + f.hi + ")")
+		// seed 002's debug "Launch: kernel=…, grid=(x,y,z)" line before the
+		// check names the kernel when its grid on that axis is the rejected value
+		if i := strings.Index("xyz", f.axis); i >= 0 && len(f.axis) == 1 && s.lastLaunch.kernel != "" && s.lastLaunch.grid[i] == atoi64(f.value) {
+			a.setKernel(s.lastLaunch.kernel, "launch log (the rejected grid)", 60)
+		}
 	case lfLoadFailed:
 		s.kernelLoadFailed(l, f)
 	case lfSyncFailed:

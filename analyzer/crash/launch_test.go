@@ -195,3 +195,24 @@ func TestVGPRBudgetWordings(t *testing.T) {
 		t.Errorf("INVALID_ISA alone lost its arch_mismatch")
 	}
 }
+
+// Seed 002's debug "Launch: kernel=…, grid=(x,y,z), …, shared=N bytes" line
+// names the kernel whose geometry the application's check then rejects
+// ("grid.x 100000 invalid (limit: 1..2147483647)", "Shared memory 70000
+// bytes exceeds limit 65536": seed 002, shared fx08); a launch line whose
+// grid differs names none.
+func TestLaunchLineNamesRejectedKernel(t *testing.T) {
+	for _, c := range []struct{ name, log, kernel string }{
+		{"grid", "DEBUG Launch: kernel=rope_batched_f16, grid=(64,32,131072), block=(64,1,1), shared=0 bytes\nERROR prefill failed: grid.z 131072 invalid (limit: 1..65536)\n", "rope_batched_f16"},
+		{"grid x, seed wording", "DEBUG Launch: kernel=transpose_tiles, grid=(100000,1,1), block=(64,1,1), shared=0 bytes\ngrid.x 100000 invalid (limit: 1..2147483647)\n", "transpose_tiles"},
+		{"other grid", "DEBUG Launch: kernel=matmul_f32, grid=(28,1,1), block=(256,1,1), shared=0 bytes\ngrid.x 100000 invalid (limit: 1..2147483647)\n", ""},
+	} {
+		f := hasClass(diagnoseWhole("run.log", []byte(c.log)), ClassInvalidLaunch)
+		if f == nil {
+			t.Fatalf("%s: no invalid_launch", c.name)
+		}
+		if f.Kernel != c.kernel {
+			t.Errorf("%s: kernel %q, want %q", c.name, f.Kernel, c.kernel)
+		}
+	}
+}
