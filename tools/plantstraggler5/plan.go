@@ -29,8 +29,8 @@ var plan = []Case{
 	{Name: "dmesh_ctrl", Base: "dmesh", Note: "no plant: the real job as a TP × DP mesh"},
 	{Name: "dmesh_tpb_host_r6", Base: "dmesh", Note: "second TP group: rank 6's host pauses 2.5 ms at tp_b all-reduce #1",
 		Plants: []*Plant{{Method: "host", Rank: 6, PG: "tp_b", Kind: "allreduce", Index: 1, Delta: 2500}}},
-	{Name: "dmesh_dp3_longer_r3", Base: "dmesh", Note: "DP pair {3,7}: rank 3's kernel before dp3 all-reduce #0 runs 1.5 ms longer",
-		Plants: []*Plant{{Method: "longer", Rank: 3, PG: "dp3", Kind: "allreduce", Index: 0, Delta: 1500}}},
+	{Name: "dmesh_dp3_longer_r7", Base: "dmesh", Note: "DP pair {3,7}: rank 7's kernel before dp3 all-reduce #0 runs 1.5 ms longer",
+		Plants: []*Plant{{Method: "longer", Rank: 7, PG: "dp3", Kind: "allreduce", Index: 0, Delta: 1500}}},
 	{Name: "dmesh_slow_tpa", Base: "dmesh", Note: "tp_a all-reduce #1's transfer 3× longer on ranks 0-3: no one late",
 		Plants: []*Plant{{Method: "slowlink", Rank: -1, PG: "tp_a", Kind: "allreduce", Index: 1, Factor: 3}}},
 

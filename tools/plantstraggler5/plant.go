@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -48,6 +49,8 @@ func apply(t *rankTrace, host, gpu tmap) {
 		e.ts, e.end = ts, max(end, ts)
 	}
 }
+
+var errSpan = errors.New("a collective spans the plant's point")
 
 // Plant is one planted cause.
 type Plant struct {
@@ -121,6 +124,13 @@ func (j *job) plant(p *Plant) error {
 			return fmt.Errorf("no kernel before %s on rank %d", ref.id(), p.Rank)
 		}
 		p.Kernels = []string{k.name()}
+		// A collective kernel of the rank running across the point would end later with it,
+		// though its data, not this GPU's compute, decides its end: no such plant.
+		for _, c := range j.ops[p.Rank] {
+			if c.k != o.k && c.k.ts < k.end && c.k.end > k.end {
+				return fmt.Errorf("%w: %s on rank %d runs across the end of the kernel before %s", errSpan, c.kind, p.Rank, ref.id())
+			}
+		}
 		gpu = tmap{a: k.end, s: s, e: e, d1: p.Delta, d2: D, exclusive: p.Method == "extra"}
 		host = jump(e, D)
 		if p.Method == "extra" {
