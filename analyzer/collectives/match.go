@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/internal/units"
 )
 
@@ -299,25 +300,28 @@ func match(sums []*Summary) *Result {
 		for r, sd := range sides {
 			ss[r] = sd.s
 		}
-		for i, row := range rows {
-			index := i
-			if idxs != nil {
-				index = idxs[i]
+		callsite.Chunks(len(rows), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				row := rows[i]
+				index := i
+				if idxs != nil {
+					index = idxs[i]
+				}
+				var seq *int64
+				if bySeq {
+					q := seqs[i]
+					seq = &q
+				}
+				in := res.instance(k.pg, k.kind, index, seq, row, ss)
+				res.Instances = append(res.Instances, in)
+				if in.Transfer < 0 {
+					negative++
+				}
+				if k.pg == "" && in.GroupSize > 0 && in.GroupSize < len(row) {
+					mixed = in.GroupSize
+				}
 			}
-			var seq *int64
-			if bySeq {
-				q := seqs[i]
-				seq = &q
-			}
-			in := res.instance(k.pg, k.kind, index, seq, row, ss)
-			res.Instances = append(res.Instances, in)
-			if in.Transfer < 0 {
-				negative++
-			}
-			if k.pg == "" && in.GroupSize > 0 && in.GroupSize < len(row) {
-				mixed = in.GroupSize
-			}
-		}
+		})
 		if negative > 0 {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: at %d of %d instances a rank's kernel ended before another rank's started (transfer < 0), which one clock cannot show: the ranks' clocks are taken as one (one host, or hosts kept in sync); a clock offset between hosts, or ranks matched to different instances, would read so",
 				groupName(k.pg, k.kind), negative, len(rows)))
@@ -365,13 +369,15 @@ func match(sums []*Summary) *Result {
 			ops[i] = &s.Ops[i]
 		}
 		slices.SortStableFunc(ops, func(a, b *Op) int { return cmp.Compare(issue(a), issue(b)) })
-		for i := 1; i < len(ops); i++ {
-			o, p := ops[i], ops[i-1]
-			res.gap[o] = issue(o) - issue(p)
-			if o.Launch >= 0 && p.Launch >= 0 {
-				res.host[o] = max(0, o.Launch-max(p.Launch, p.End))
+		callsite.Chunks(len(ops), func(lo, hi int) {
+			for i := max(lo, 1); i < hi; i++ {
+				o, p := ops[i], ops[i-1]
+				res.gap[o] = issue(o) - issue(p)
+				if o.Launch >= 0 && p.Launch >= 0 {
+					res.host[o] = max(0, o.Launch-max(p.Launch, p.End))
+				}
 			}
-		}
+		})
 	}
 	res.prevs()
 	res.usual()

@@ -15,15 +15,15 @@ const Definitions = "per matched instance: wait_us[r] = latest start − start[r
 
 // JSON writes collectives.json.
 func (r *Result) JSON(tool, version string) []byte {
-	return units.JSON(struct {
-		Tool        string     `json:"tool"`
-		Version     string     `json:"schema_version"`
-		Partial     bool       `json:"partial"`
-		Definitions string     `json:"definitions"`
-		Link        *Link      `json:"link"`
-		Notes       []string   `json:"notes"`
-		Rows        []Instance `json:"rows"`
-	}{tool, version, r.Partial, Definitions, r.Link, notes(r.Notes), r.Instances})
+	// rows apart: a job's 65 k instances are 25 MB of text
+	return units.JSONList(struct {
+		Tool        string   `json:"tool"`
+		Version     string   `json:"schema_version"`
+		Partial     bool     `json:"partial"`
+		Definitions string   `json:"definitions"`
+		Link        *Link    `json:"link"`
+		Notes       []string `json:"notes"`
+	}{tool, version, r.Partial, Definitions, r.Link, notes(r.Notes)}, "rows", r.Instances)
 }
 
 // RanksJSON writes ranks.json.

@@ -373,6 +373,9 @@ func gen(dir, shared string, scale int) ([]Case, error) {
 	if e := gen5(add, shared, scale); err == nil {
 		err = e
 	}
+	if e := gen6(add, scale); err == nil {
+		err = e
+	}
 	add(Case{ID: "profile-redirect", Kind: "network", What: "profile's server answers 307 to another host", Cmd: "profile", Hosts: cli2, Exits: []int{2}, Want: "redirect", TimeS: 30, Reason: "page/worker: no profile"}, nil, nil)
 	return cases, err
 }
