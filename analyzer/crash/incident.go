@@ -205,6 +205,15 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 		r.note("the runtime's generic 'unspecified launch failure' (719: no address, kernel or fault line of its own) follows from this: the work in flight was killed with the context")
 		delete(work, ClassGPUMemoryFault)
 	}
+	// the same generic launch failure after a launch the runtime refused
+	// (too many resources, an invalid configuration) earlier in the same
+	// file: the refused kernel never ran and the next one read what it
+	// should have written; the refusal is the fault to fix
+	if m, r := work[ClassGPUMemoryFault], work[ClassInvalidLaunch]; m != nil && r != nil && genericLaunchFailure(m) && firstInFile(r, m) {
+		mergeInto(r, m)
+		r.note("the runtime's generic 'unspecified launch failure' (719: no address, kernel or fault line of its own) came after this refused launch in the same process: a consequence, not a memory fault of its own")
+		delete(work, ClassGPUMemoryFault)
+	}
 	for _, c := range Classes {
 		a := work[c]
 		if a == nil {
@@ -319,6 +328,15 @@ func faultBeforeReset(fault, reset *agg) bool {
 	}
 	f, r := fault.evFirst[0], reset.evFirst[0]
 	return f.File == r.File && f.Line < r.Line
+}
+
+// firstInFile: a's first evidence line comes before b's in the same file.
+func firstInFile(a, b *agg) bool {
+	if len(a.evFirst) == 0 || len(b.evFirst) == 0 {
+		return false
+	}
+	x, y := a.evFirst[0], b.evFirst[0]
+	return x.File == y.File && x.Line < y.Line
 }
 
 // sameIncident: two findings belong to one incident unless their ranks or

@@ -488,3 +488,25 @@ func TestCulpritRankJoinedByPID(t *testing.T) {
 		t.Fatalf("%s", d.JSON())
 	}
 }
+
+// A generic launch failure (719) after a launch refused for resources in the
+// same process is its consequence, not a memory fault of its own; the
+// failure alone is still read as one. Wordings: gpu-voxels' CudaLog
+// (fzi-forschungszentrum-informatik/gpu-voxels#112), PyTorch's "CUDA error:"
+// wrapper.
+func TestLaunchFailureAfterRefusedLaunch(t *testing.T) {
+	refused := "<2020-09-29 15:40:22.879> CudaLog(Error)::cuCheckForError: too many resources requested for launch(7) in NTree.hpp on line 557.\n"
+	failed := "<2020-09-29 15:40:22.971> CudaLog(Error)::cuHandleError: unspecified launch failure in NTree.hpp on line 616.\n"
+	d := diagnoseWhole("a.log", []byte(refused+failed))
+	if hasClass(d, ClassInvalidLaunch) == nil || hasClass(d, ClassGPUMemoryFault) != nil {
+		t.Errorf("refused then failed: %v, want invalid_launch without gpu_memory_fault", classesOf(d))
+	}
+	d = diagnoseWhole("b.log", []byte("RuntimeError: CUDA error: unspecified launch failure\n"))
+	if hasClass(d, ClassInvalidLaunch) != nil {
+		t.Errorf("a launch failure alone: %v", classesOf(d))
+	}
+	d = diagnoseWhole("c.log", []byte(failed+refused))
+	if hasClass(d, ClassGPUMemoryFault) == nil && hasClass(d, ClassDeviceAssert) == nil {
+		t.Errorf("failed before refused: %v, want the failure kept", classesOf(d))
+	}
+}

@@ -67,6 +67,16 @@ func TestExtractSanitizerLine(t *testing.T) {
 	}
 }
 
+// An API error the sanitizer reports is read by its name: a benign status
+// (invalid argument at cuPointerGetAttribute, lattice/quda#222, where the
+// application finished) makes no finding; the same line used to panic.
+func TestSanitizerAPIErrorLine(t *testing.T) {
+	d := diagnoseWhole("memcheck.log", []byte("========= Program hit CUDA_ERROR_INVALID_VALUE (error 1) due to \"invalid argument\" on CUDA API call to cuPointerGetAttribute. \n"))
+	if len(d.Findings) != 0 {
+		t.Fatalf("benign API error gave %v", classesOf(d))
+	}
+}
+
 // The sanitizer's API-error record is read by CUDA's catalog: a launch
 // failure is a kernel that crashed (gpu_memory_fault, not ROCm's trap); an
 // informational error (704) decides nothing.
