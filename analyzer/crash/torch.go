@@ -606,11 +606,6 @@ func (p *torchParser) errorText(l *line) {
 	if e.name == "hipErrorInvalidValue" {
 		return
 	}
-	if cudaReading && e.cuda == "cudaErrorLaunchFailure" && s.b.get(ClassInvalidLaunch) != nil {
-		// CUDA's launch failure after a launch the GPU refused (too many
-		// resources, a bad configuration) is that refusal's consequence
-		return
-	}
 	s.format("torch_runtime_error")
 	conf := 0.85
 	if e.class == ClassNotGPU {

@@ -287,15 +287,3 @@ func TestLaunchFailureNamedCUDA(t *testing.T) {
 		}
 	}
 }
-
-// Defeater: CUDA's launch failure after a launch the GPU refused is the
-// refusal's consequence, not a crashed kernel (gpu-voxels/gpu-voxels#112,
-// keyed in crash-heldout-real3 as l02; no second thread found yet).
-func TestLaunchFailureAfterRefusedLaunch(t *testing.T) {
-	d := diagnoseWhole("run.log", []byte(`<2020-09-29 15:40:22.879> CudaLog(Error)::cuCheckForError: too many resources requested for launch(7) in /root/gpu-voxels/packages/gpu_voxels/src/gpu_voxels/octree/NTree.hpp on line 557.
-<2020-09-29 15:40:22.971> CudaLog(Error)::cuHandleError: unspecified launch failure in /root/gpu-voxels/packages/gpu_voxels/src/gpu_voxels/octree/NTree.hpp on line 616.
-`))
-	if hasClass(d, ClassInvalidLaunch) == nil || hasClass(d, ClassGPUMemoryFault) != nil {
-		t.Fatalf("%v", classesOf(d))
-	}
-}
