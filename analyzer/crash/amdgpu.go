@@ -43,6 +43,10 @@ var amdgpuMsgs = []amdgpuMsg{
 	{any: []string{"ASIC reset failed", "GPU Recovery Failed"}, kind: "reset", strong: true, reason: "the GPU reset failed: the device is unusable until a reboot"},
 	{any: []string{"Ring "}, also: "reset failed", kind: "reset"},
 	{any: []string{"Queue preemption time out"}, kind: "reset"},
+	// amdgpu_amdkfd_gfx_v7/v8/v9's hqd_destroy: the CP did not take the
+	// queue off the hardware ("kfd2kgd: cp queue preemption time out", 4.x
+	// "kfd: cp queue preemption time out (%dms)")
+	{any: []string{"cp queue preemption time out"}, kind: "reset", reason: "a compute queue would not preempt (CP hqd destroy timed out)"},
 	{any: []string{"cp might be in an unrecoverable state"}, kind: "reset", strong: true, reason: "the CP did not preempt the queues (KFD HWS hang)"},
 	{any: []string{"qcm fence wait loop timeout"}, kind: "reset", reason: "KFD queue preemption timed out (qcm fence)"},
 	{any: []string{"timeout"}, re: reRingTO, kind: "reset"},

@@ -61,23 +61,26 @@ type facts struct {
 	fp8              *Evidence
 	launchBlocking   bool
 	kernelHints      []kernelHint
-	lastTritonLaunch string        // kernel of the last "k[grid](" traceback line (triton.go)
-	tritonCacheFrame lineRef       // the last traceback frame inside Triton's cache manager (triton.go)
-	childFailure     *Evidence     // a supervisor saw a child die (exit.go): defeats a later bare "Killed"
-	deadWorkers      []deadWorker  // an executor's "Worker proc … died unexpectedly" (hang.go)
-	vendorNV         bool          // NVIDIA-only evidence formats (session.go)
-	vendorAMD        bool          // ROCm-only evidence formats
-	runtimeNV        bool          // the framework's own text names CUDA (runtimeVendor, evidence.go)
-	runtimeAMD       bool          // … names HIP / ROCm
-	notes            []string      // session-level notes for the summary
-	inc              incidentFacts // hang / multi-rank evidence across files (incident.go)
-	container        containerFact // container.go
-	inHand           inHand        // evidence.go
-	regAddrs         regAddrs      // wave register values per kernel (regaddr.go)
-	ldsLog           int64         // LDS per workgroup the log states (launch.go)
-	xnackOn          *Evidence     // dmesg "XNACK is enabled, retry faults will be handled by SVM"
-	svmMiss          *Evidence     // dmesg "failed to find prange" / "not in any svm range"
-	mixed            mixedText     // interleaved wave-header text (interleave.go)
+	lastTritonLaunch string           // kernel of the last "k[grid](" traceback line (triton.go)
+	tritonCacheFrame lineRef          // the last traceback frame inside Triton's cache manager (triton.go)
+	childFailure     *Evidence        // a supervisor saw a child die (exit.go): defeats a later bare "Killed"
+	schedCancel      *Evidence        // Slurm cancelled the job (slurm.go): defeats a later SIGKILL without memory pressure
+	mpiAbort         *Evidence        // a rank called MPI_Abort (mpiabort.go): defeats mpirun's teardown kills
+	miopenKernel     miopenKernelFact // the last kernel MIOpen prepared (miopenkernel.go)
+	deadWorkers      []deadWorker     // an executor's "Worker proc … died unexpectedly" (hang.go)
+	vendorNV         bool             // NVIDIA-only evidence formats (session.go)
+	vendorAMD        bool             // ROCm-only evidence formats
+	runtimeNV        bool             // the framework's own text names CUDA (runtimeVendor, evidence.go)
+	runtimeAMD       bool             // … names HIP / ROCm
+	notes            []string         // session-level notes for the summary
+	inc              incidentFacts    // hang / multi-rank evidence across files (incident.go)
+	container        containerFact    // container.go
+	inHand           inHand           // evidence.go
+	regAddrs         regAddrs         // wave register values per kernel (regaddr.go)
+	ldsLog           int64            // LDS per workgroup the log states (launch.go)
+	xnackOn          *Evidence        // dmesg "XNACK is enabled, retry faults will be handled by SVM"
+	svmMiss          *Evidence        // dmesg "failed to find prange" / "not in any svm range"
+	mixed            mixedText        // interleaved wave-header text (interleave.go)
 }
 
 type exitFact struct {
@@ -119,6 +122,8 @@ type agg struct {
 	kernelEv   Evidence
 	deathPID   int // the process the death line itself names (a shell's job line); -1 when several
 	deathEv    Evidence
+	reportPID  int // rccl_transport: the process whose NCCL WARN reported the failure; -1 when several (ncclreporter.go)
+	reportEv   Evidence
 	// host_oom_kill: a record of memory pressure (the kernel's OOM killer,
 	// a cgroup's OOM event) backs it, not a bare SIGKILL / exit 137
 	memProof bool

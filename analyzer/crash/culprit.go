@@ -389,6 +389,7 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 			cs.kernel[c] = mk(-1, a.deathPID, a.f.Device, "the line reporting the death named this process", "the pid on the death line (shell job notice, DataLoader worker)", a.deathEv)
 		}
 	}
+	b.reporterCulprit(cs, work, mk) // ncclreporter.go
 	return cs
 }
 

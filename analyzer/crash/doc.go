@@ -396,6 +396,30 @@
 //     two culprit rules naming one pid share the rank one of them knows;
 //     interleave.go reads a kernel name spliced by several writers back from
 //     all its copies (assembleNames when no copy is clean);
+//   - killlocale.go: extractLocalShellDeath (a shell's death report in
+//     another locale, glibc libc.mo's strsignal msgstr: "已杀死", "Getötet",
+//     "段错误 （核心已转储）" — alone, "<pid> <word>" after bash's line
+//     prefix, or the "[1]+" job notice) → the signal's class like
+//     extractShellDeath; unemphasize (a death line a reporter made bold);
+//     loaderwrap.go: the DataLoader death message cut after "is killed by
+//     signal:" joined with its next line; formatstring.go: quotedFormat (a
+//     double-quoted format string with printf / brace placeholders is no
+//     evidence for any parser: session.go handleRaw); frdump.go:
+//     extractFRDumpStart (c10d's "ProcessGroupNCCL preparing to dump debug
+//     info" with its rank tag → a collective failed or timed out, decided
+//     like "failed or timed out" in ncclParser.endFile); amdgpu.go's
+//     "cp queue preemption time out" row; gluedrecords.go:
+//     splitGluedRecords (NCCL debug records a paste ran together are read
+//     one by one); ncclreporter.go: the one process whose NCCL WARN reported
+//     a transport failure is rccl_transport's weakest culprit (its rank from
+//     NCCL's init record); slurm.go: extractSlurmCancel ("*** JOB … CANCELLED
+//     AT … DUE TO TIME LIMIT / NODE FAILURE ***") → schedulerKill (a later
+//     SIGKILL naming no process is Slurm's, not host_oom_kill);
+//     mpiabort.go: extractMPIAbort → mpiTeardown (mpirun's kills after
+//     MPI_Abort); miopenkernel.go: MIOpen's last "Preparing kernel: X" names
+//     a memory fault's kernel when the fault names none; launchprefix.go:
+//     torchelastic's "[default3]:" and TorchX's "app/0 [0]:" prefixes give a
+//     line its local rank;
 //   - crash-heldout7's rules: teardownKill (nccl.go: the job's own exit 137
 //     after a child failed is the launcher's teardown), autotuneCandidate
 //     (triton.go: an OutOfResources the autotuner skipped), pyspyBusyServing

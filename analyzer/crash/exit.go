@@ -10,7 +10,10 @@ import (
 // (docs section 13): "exit_code=139", "exited with code 137", "(exitcode=-6)",
 // "Killed", "Aborted (core dumped)", "Segmentation fault", Slurm task lines,
 // Go's "signal: aborted".
-type exitParser struct{ s *Session }
+type exitParser struct {
+	s    *Session
+	wrap loaderWrap // a DataLoader death message cut after "by signal:" (loaderwrap.go)
+}
 
 var (
 	reExitCode   = lazyre.New(`(?i)\bexit[ _]?(?:code|status)\s*[=:]?\s*(-?\d+)\b`)
@@ -49,14 +52,14 @@ var deathSignal = map[string]string{
 
 var signalCode = map[string]int{"SIGKILL": 9, "SIGABRT": 6, "SIGSEGV": 11, "SIGBUS": 7, "SIGILL": 4, "SIGFPE": 8}
 
-func (p *exitParser) beginFile(*Session) {}
+func (p *exitParser) beginFile(*Session) { p.wrap = loaderWrap{} }
 func (p *exitParser) endFile()           {}
 
 func (p *exitParser) line(l *line) {
 	t := l.text
 	s := p.s
 	low := t
-	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ", " received by PID ", " received at time=", ") was sent ") {
+	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ", " received by PID ", " received at time=", ") was sent ", " CANCELLED AT ", "MPI_ABORT was invoked", "called MPI_Abort(") && !containsAny(low, localDeathKeywords...) {
 		return
 	}
 	if x, ok := extractGunicornDeath(t); ok { // gunicorn.go; before commandLike: its SIGKILL line ends in a question
@@ -68,18 +71,40 @@ func (p *exitParser) line(l *line) {
 	if commandLike(t) {
 		return // a command or a question names evidence, it is none (container.go)
 	}
+	if extractLoaderWrapHead(t) {
+		p.wrap = loaderWrap{head: t, file: l.file, no: l.no}
+		return
+	}
+	if whole, ok := p.wrap.join(l); ok {
+		j := *l
+		j.text, j.raw = whole, whole
+		l, t = &j, whole
+	}
 	if code, ok := extractHydraExit(t); ok {
 		s.format("mpi_hydra")
 		s.exitCode(l, code, -1, 0)
 		return
 	}
+	if x, ok := extractMPIAbort(t); ok { // mpiabort.go
+		s.applyMPIAbort(l, x)
+		return
+	}
 	if x, ok := extractOMPIDeath(t); ok { // ompi.go
+		if mpiTeardown(&s.b.facts, s.b.get(ClassHostOOMKill), x.sig) {
+			f := &s.b.facts
+			f.notes = appendCap(f.notes, "MPI rank "+itoa(x.rank)+" killed by "+x.sig+" (line "+itoa(l.no)+") after MPI_Abort (line "+itoa(f.mpiAbort.Line)+"): mpirun's teardown, not the OOM killer", 8)
+			return
+		}
 		s.applyOMPIDeath(l, x)
 		return
 	}
 	if sig := extractWindowsException(t); sig != "" {
 		s.format("windows_exception")
 		s.deathSignal(l, sig, 0, false, "", "")
+		return
+	}
+	if x, ok := extractSlurmCancel(t); ok { // slurm.go
+		s.applySlurmCancel(l, x)
 		return
 	}
 	if x, ok := extractSlurmTask(t); ok {
@@ -175,7 +200,11 @@ func (p *exitParser) line(l *line) {
 	if strings.Contains(t, "OOMKilled") {
 		return // container.go
 	}
-	if d, ok := extractShellDeath(strings.TrimSpace(t)); ok {
+	d, ok := extractShellDeath(unemphasize(strings.TrimSpace(t)))
+	if !ok {
+		d, ok = extractLocalShellDeath(t) // killlocale.go
+	}
+	if ok {
 		if !d.whole {
 			return
 		}
@@ -463,6 +492,14 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 	f := &s.b.facts
 	switch sig {
 	case "SIGKILL":
+		if schedulerKill(f, s.b.get(ClassHostOOMKill)) && !strings.Contains(l.text, "Out Of Memory") { // slurm.go
+			f.notes = appendCap(f.notes, "the SIGKILL (line "+itoa(l.no)+") follows Slurm's cancellation (line "+itoa(f.schedCancel.Line)+"): the scheduler ended the job, not the OOM killer", 8)
+			return
+		}
+		if mpiTeardown(f, s.b.get(ClassHostOOMKill), sig) && !strings.Contains(l.text, "Out Of Memory") { // mpiabort.go
+			f.notes = appendCap(f.notes, "the SIGKILL (line "+itoa(l.no)+") follows MPI_Abort (line "+itoa(f.mpiAbort.Line)+"): mpirun's teardown, not the OOM killer", 8)
+			return
+		}
 		if cf := f.childFailure; cf != nil && !hasCode && what == "" {
 			// defeater: a bare "Killed" after a child failed (childFailureWords)
 			f.notes = appendCap(f.notes, "the trailing \"Killed\" (line "+itoa(l.no)+") follows \""+clip(cf.Text, 80)+"\" (line "+itoa(cf.Line)+"): the launcher killed its own process tree after a child failed, not the OOM killer", 8)
@@ -502,4 +539,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // exitKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = []string{") was sent ", "EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND", " received by PID ", " received at time="}
+var exitKeywords = append([]string{" CANCELLED AT ", "MPI_ABORT was invoked", "called MPI_Abort(", ") was sent ", "EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND", " received by PID ", " received at time="}, localDeathKeywords...)

@@ -321,6 +321,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	if r := work[ClassRCCLTransport]; r != nil && r.conf < 0.4 && len(work) > 1 {
 		delete(work, ClassRCCLTransport)
 	}
+	b.applyMIOpenKernel(work) // miopenkernel.go
 	b.applyContainer(s, work) // container.go
 	// application error without GPU evidence
 	if len(work) == 0 && f.lastException != "" && f.lastExcEv != nil {

@@ -298,6 +298,8 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			a.kernelPID > 0 && (c == ClassHostOOMKill || c == ClassGPUHangReset || c == ClassGPUMemoryFault) ||
 			// … or the line reporting the death named the one process
 			a.deathPID > 0 && (c == ClassHostOOMKill || c == ClassHostSegfault) ||
+			// … or one process's NCCL reported the transport failure
+			a.reportPID > 0 && c == ClassRCCLTransport ||
 			// … or the level-10 dumps of several processes name the one that died inside a call
 			gpuErr && dumpDied
 		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi && !one && c != top {

@@ -43,6 +43,10 @@ func (p *launchParser) line(l *line) {
 	if m := extractModulePath(t); m != "" {
 		p.s.lastModule, p.s.lastModuleEv = m, l.ev(p.s)
 	}
+	if k := extractMIOpenPrepared(t); k != "" { // miopenkernel.go
+		p.s.noteMIOpenKernel(l, k)
+		return
+	}
 	if !containsAny(t, launchGate...) {
 		return
 	}

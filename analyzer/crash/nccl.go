@@ -410,6 +410,12 @@ func (p *ncclParser) nccl(l *line) bool {
 		}
 		return true
 	}
+	if extractFRDumpStart(t) { // frdump.go
+		if p.failedOrTimedOut == nil && s.b.get(ClassCollectiveTimeout) == nil {
+			p.failedOrTimedOut = keepLine(l)
+		}
+		return true
+	}
 	if strings.Contains(t, "dump signal due to a collective timeout") {
 		// a rank told to dump because some rank timed out: the timeout is
 		// known, the receiving rank is no failing rank. Without c10d's
@@ -672,6 +678,7 @@ func (p *ncclParser) transport(l *line, t string, m []string, e string) *agg {
 		a.setStr(&a.f.Host, m[1])
 		a.setPID(atoiDef(m[2], 0))
 		a.detail("nccl_device", m[4])
+		a.reported(atoiDef(m[2], 0), l.ev(s)) // ncclreporter.go
 	}
 	if strings.Contains(t, "/hipify/") || strings.Contains(t, "RCCL") {
 		a.detail("library", "RCCL")
@@ -761,6 +768,14 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 	ef := exitFact{code: code, hasCode: true, signal: sig, rank: rank, pid: pid, ev: l.ev(s)}
 	switch sig {
 	case "SIGKILL":
+		if rank < 0 && pid <= 0 && schedulerKill(f, s.b.get(ClassHostOOMKill)) { // slurm.go
+			f.notes = appendCap(f.notes, "the exit status "+itoa(code)+" (line "+itoa(l.no)+") follows Slurm's cancellation (line "+itoa(f.schedCancel.Line)+"): the scheduler ended the job, not the OOM killer", 8)
+			break
+		}
+		if rank < 0 && pid <= 0 && mpiTeardown(f, s.b.get(ClassHostOOMKill), sig) { // mpiabort.go
+			f.notes = appendCap(f.notes, "the exit status "+itoa(code)+" (line "+itoa(l.no)+") follows MPI_Abort (line "+itoa(f.mpiAbort.Line)+"): mpirun's teardown, not the OOM killer", 8)
+			break
+		}
 		if teardownKill(f, s.b.get(ClassHostOOMKill), rank, pid) {
 			// defeater: the job's own 137 after a child failed is the
 			// launcher killing its process tree (childFailureWords), like a

@@ -270,6 +270,12 @@ func (s *Session) stripOne(l *line, str string) int {
 			l.rank = r
 			return n
 		}
+		if n, r := matchElasticTag(str); n > 0 { // launchprefix.go
+			if l.rank < 0 {
+				l.rank = r
+			}
+			return n
+		}
 		if strings.HasPrefix(str, "[rank") {
 			if m := reRank.FindStringSubmatchIndex(str); m != nil {
 				l.rank = atoiDef(str[m[2]:m[3]], -1)
@@ -381,6 +387,12 @@ func (s *Session) stripOne(l *line, str string) int {
 	case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
 		if c == 's' && (strings.HasPrefix(str, "stderr: ") || strings.HasPrefix(str, "stdout: ")) {
 			return len("stderr: ") // a launcher relaying its child's stream (accelerate)
+		}
+		if n, r := matchTorchXTag(str); n > 0 { // launchprefix.go
+			if l.rank < 0 {
+				l.rank = r
+			}
+			return n
 		}
 		switch c {
 		case 'D', 'I', 'W', 'E', 'C':

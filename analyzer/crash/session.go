@@ -2,6 +2,7 @@ package crash
 
 import (
 	"bytes"
+	"fmt"
 	"sort"
 	"strings"
 	"unsafe"
@@ -230,6 +231,14 @@ func (s *Session) handleLine(b []byte) {
 // that want it (see prefilter.go); owned is false when raw aliases the
 // caller's buffer. Lines no parser wants cost no allocation.
 func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
+	if mask&kwNCCL != 0 {
+		if parts := splitGluedRecords(raw); parts != nil { // gluedrecords.go
+			for _, p := range parts {
+				s.handleRaw(p, owned, kwScanString(p), no)
+			}
+			return
+		}
+	}
 	f := s.cur
 	need := s.wanted(mask, no)
 	if need == 0 && mask&(kwFmtDmesg|kwFmtHIP|kwFmtCompose)&^f.fmtSeen == 0 {
@@ -266,6 +275,10 @@ func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
 		*l = line{}
 		return
 	}
+	if quotedFormat(text) { // formatstring.go: a format string is no event
+		*l = line{}
+		return
+	}
 	l.text = text
 	if !owned {
 		c := strings.Clone(raw)
@@ -274,13 +287,36 @@ func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
 		l.worker = rebase(l.worker, raw, c)
 		l.host = rebase(l.host, raw, c)
 	}
+	s.dispatch(l, need, no)
+	s.maybeActive |= need & s.statefulSet
+	*l = line{}
+}
+
+// dispatch hands a line to the parsers that want it. A reader that fails on
+// a wording it was never tested on (an index past a match, say) costs that
+// line, never the diagnosis: the input says so (InputInfo.Problem) and the
+// rest of the file is still read.
+func (s *Session) dispatch(l *line, need uint64, no int) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.readerFault(no)
+		}
+	}()
 	for i, p := range s.parsers {
 		if need&(1<<uint(i)) != 0 {
 			p.line(l)
 		}
 	}
-	s.maybeActive |= need & s.statefulSet
-	*l = line{}
+}
+
+// readerFault records the first line a reader failed on.
+func (s *Session) readerFault(no int) {
+	if s.cur == nil || s.cur.problem != "" {
+		return
+	}
+	// the host flags the input partial (FileProblem)
+	s.cur.problem = fmt.Sprintf("line %d: a reader failed on it (a gputriage bug: please report it with that line); the line was skipped, the rest of the file read", no)
+	s.cur.info.Problem = s.cur.problem
 }
 
 // wanted returns the set of parsers (bit i = s.parsers[i]) that must see a

@@ -1,0 +1,55 @@
+package crash
+
+import "github.com/gputriage/gputriage/analyzer/internal/lazyre"
+
+// An MPI rank that calls MPI_Abort: Open MPI's help text "MPI_ABORT was
+// invoked on rank 344 in communicator MPI_COMM_WORLD with errorcode -1."
+// (the errorcode often wrapped to the next line), MPICH's "application
+// called MPI_Abort(MPI_COMM_WORLD, 0) - process 1". The application chose
+// to stop on that rank; Open MPI then kills every other process (its
+// "NOTE: invoking MPI_ABORT causes Open MPI to kill all MPI processes").
+var (
+	reOMPIAbort  = lazyre.New(`MPI_ABORT was invoked on rank (\d+) in communicator (\S+)(?:\s+with errorcode (-?\d+))?`)
+	reMPICHAbort = lazyre.New(`application called MPI_Abort\((\w+), (-?\d+)\) - process (\d+)`)
+)
+
+type mpiAbort struct {
+	rank int
+	comm string
+	code string // "" when wrapped away
+}
+
+func extractMPIAbort(t string) (mpiAbort, bool) {
+	if m := findIf(t, "MPI_ABORT was invoked", reOMPIAbort); m != nil {
+		return mpiAbort{rank: atoiDef(m[1], -1), comm: m[2], code: m[3]}, true
+	}
+	if m := findIf(t, "called MPI_Abort(", reMPICHAbort); m != nil {
+		return mpiAbort{rank: atoiDef(m[3], -1), comm: m[1], code: m[2]}, true
+	}
+	return mpiAbort{}, false
+}
+
+// applyMPIAbort records the aborting rank (the first rank that gave up,
+// a note with its communicator and code); the kills mpirun then reports
+// are its teardown (mpiTeardown).
+func (s *Session) applyMPIAbort(l *line, x mpiAbort) {
+	s.format("mpi_abort")
+	f := &s.b.facts
+	if f.mpiAbort != nil {
+		return
+	}
+	ev := l.ev(s)
+	f.mpiAbort = &ev
+	msg := "rank " + itoa(x.rank) + " called MPI_Abort on " + x.comm
+	if x.code != "" {
+		msg += " with error code " + x.code
+	}
+	f.notes = appendCap(f.notes, msg+" (line "+itoa(l.no)+"): the application stopped itself there; the other ranks' deaths that follow are mpirun killing the job", 8)
+}
+
+// mpiTeardown: a SIGKILL / SIGTERM death after a rank called MPI_Abort is
+// the launcher killing the job, not the OOM killer, unless memory pressure
+// is on record.
+func mpiTeardown(f *facts, oom *agg, sig string) bool {
+	return f.mpiAbort != nil && (sig == "SIGKILL" || sig == "SIGTERM") && (oom == nil || !oom.memProof)
+}
