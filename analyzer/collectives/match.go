@@ -88,6 +88,8 @@ type Result struct {
 	// prev is each instance's previous instance of the same ranks (any
 	// process group or kind), by earliest start.
 	prev map[*Instance]*Instance
+	// prevOf is each instance's previous instance per rank (carried.go).
+	prevOf map[*Instance]map[int]*Instance
 	// host is each op's launch time past both its rank's previous
 	// collective's launch and its end: the host's own time to reach it
 	// where it waited for that collective (a host-bound job), 0 where it
@@ -398,6 +400,7 @@ func (res *Result) prevs() {
 			res.prev[ins[i]] = ins[i-1]
 		}
 	}
+	res.prevsByRank()
 }
 
 // instance computes one matched instance: row[r] is summary ss[r]'s op.
@@ -742,6 +745,9 @@ func (res *Result) arose(unusual []*Instance, first map[string]*Instance) *Insta
 // host) stays as late at every later collective; the delay arose where its
 // lateness jumped, not at the largest of its copies. nil when not carried.
 func (res *Result) carriedFrom(in *Instance) *Instance {
+	if q := res.acrossGroups(in); q != nil {
+		return q
+	}
 	p := res.prev[in]
 	if p == nil || p.LastRank != in.LastRank || 4*(in.Skew-p.Skew) >= in.Skew || 2*res.own(in) >= int64(in.Skew) ||
 		p.Excess != nil && p.beyond() <= 0 {

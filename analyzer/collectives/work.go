@@ -65,6 +65,9 @@ func (res *Result) byWork() {
 	busy := func(o *Op) (int64, bool) { return o.Busy, true }
 	delay := func(o *Op) (int64, bool) { return o.Delay, o.Delay >= 0 }
 	host := func(o *Op) (int64, bool) { h, ok := res.host[o]; return h, ok }
+	var idxs [][]int
+	var sizes []int
+	var work, delays, hosts []*extras
 	for _, k := range keys {
 		idx := groups[k]
 		// in time order: the cross-kind usual offset takes neighbours in time
@@ -74,11 +77,18 @@ func (res *Result) byWork() {
 		if len(res.Instances[idx[0]].Ranks) < 2 {
 			continue
 		}
-		res.judge(idx, res.extra(idx, busy), "gpu_work")
-		res.judge(idx, res.extra(idx, delay), "gpu_delay")
 		h := res.extra(idx, host)
 		h.over = res.overGap(idx)
-		res.judge(idx, h, "host")
+		idxs, sizes = append(idxs, idx), append(sizes, len(idx))
+		work, delays, hosts = append(work, res.extra(idx, busy)), append(delays, res.extra(idx, delay)), append(hosts, h)
+	}
+	poolBounds(work, sizes)
+	poolBounds(delays, sizes)
+	poolBounds(hosts, sizes)
+	for g, idx := range idxs {
+		res.judge(idx, work[g], "gpu_work")
+		res.judge(idx, delays[g], "gpu_delay")
+		res.judge(idx, hosts[g], "host")
 	}
 }
 

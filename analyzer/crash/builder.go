@@ -64,6 +64,7 @@ type facts struct {
 	lastTritonLaunch string           // kernel of the last "k[grid](" traceback line (triton.go)
 	tritonCacheFrame lineRef          // the last traceback frame inside Triton's cache manager (triton.go)
 	childFailure     *Evidence        // a supervisor saw a child die (exit.go): defeats a later bare "Killed"
+	forceKilled      []int            // pids torchelastic SIGKILLed while tearing down (forcekill.go)
 	schedCancel      *Evidence        // Slurm cancelled the job (slurm.go): defeats a later SIGKILL without memory pressure
 	mpiAbort         *Evidence        // a rank called MPI_Abort (mpiabort.go): defeats mpirun's teardown kills
 	miopenKernel     miopenKernelFact // the last kernel MIOpen prepared (miopenkernel.go)

@@ -234,9 +234,13 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 		add(c, prioPySpy)
 	}
 	// 6. rocgdb: the attached worker holds the stuck kernel
-	if h := work[ClassGPUKernelHang]; h != nil && h.f.Hang != nil && h.f.Hang.Progress != "moving" && len(h.f.Hang.Dispatches) > 0 {
+	// (info dispatches, or only info threads' waves of the attached process)
+	if h := work[ClassGPUKernelHang]; h != nil && h.f.Hang != nil && h.f.Hang.Progress != "moving" && (len(h.f.Hang.Dispatches) > 0 || len(h.f.Hang.WaveGroups) > 0 && h.f.Hang.AttachedPID != nil) {
 		hv := h.f.Hang
-		gpu := hv.Dispatches[0].GPU
+		gpu := ""
+		if len(hv.Dispatches) > 0 {
+			gpu = hv.Dispatches[0].GPU
+		}
 		k := h.f.Kernel
 		pid, who := 0, "the attached worker"
 		if hv.AttachedPID != nil {
@@ -354,6 +358,8 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 		ClassGPUHangReset: "the kernel named this process as the owner of the GPU job that timed out",
 		// the page-fault decode names the process whose GPU address space faulted
 		ClassGPUMemoryFault: "the kernel's page-fault report named this process as the owner of the faulting GPU address space",
+		// a fetch / copy-engine fault (client CPF / SDMA) in that process's address space
+		ClassDMADriverFault: "the kernel's page-fault report named this process as the owner of the address space its queue or copy faulted in",
 	} {
 		if a := work[c]; a != nil && a.kernelPID > 0 {
 			if cs.kernel == nil {
@@ -374,6 +380,36 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 				cs.kernel = map[string]Culprit{}
 			}
 			cs.kernel[c] = mk(-1, d.pid, "", "pid "+strconv.Itoa(d.pid)+"'s level-10 dump of "+d.function+" saved its inputs and no outputs: the process died inside that call", "the level-10 dump folder without outputs among several processes' dumps", d.ev)
+		}
+	}
+	// … or the one process whose dump recorded the exception the call raised
+	if d := b.facts.kernelAPI.raisedDump(); d != nil && b.facts.kernelAPI.crashedDump() == nil && b.facts.kernelAPI.dumpPIDs() > 1 {
+		for _, c := range append([]string{ClassInvalidLaunch, ClassVRAMOOM}, gpuCrashClasses...) {
+			if _, ok := cs.kernel[c]; ok || work[c] == nil {
+				continue
+			}
+			if cs.kernel == nil {
+				cs.kernel = map[string]Culprit{}
+			}
+			cs.kernel[c] = mk(-1, d.pid, "", "pid "+strconv.Itoa(d.pid)+"'s level-10 dump of "+d.function+" recorded the exception; the other processes' dumps did not", "the level-10 dump with execution_status exception among several processes' dumps", d.ev)
+		}
+	}
+	// the shell's job notice names the process that aborted after a GPU
+	// error ("line 14: 52104 Aborted (core dumped)", shared s02's "4388
+	// Aborted"): weaker than the kernel's own line and the dumps
+	for _, c := range gpuCrashClasses {
+		a := work[c]
+		if a == nil || len(a.ranks) > 0 {
+			continue
+		}
+		if _, ok := cs.kernel[c]; ok {
+			continue
+		}
+		if p := atoiDef(a.details["exited_pid"], 0); p > 0 {
+			if cs.kernel == nil {
+				cs.kernel = map[string]Culprit{}
+			}
+			cs.kernel[c] = mk(-1, p, a.f.Device, "the shell's job notice named this process as the one that aborted after the "+c, "the pid on the abort line of the process", a.evFirst[:min(1, len(a.evFirst))]...)
 		}
 	}
 	// the line reporting the death names the process (a shell's job line):

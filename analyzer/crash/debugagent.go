@@ -258,6 +258,11 @@ func (p *agentParser) wave(l *line, h waveHeader) {
 		return
 	}
 	cls := stopReasonClass(h.reason)
+	if cls == "" && h.reason == "" && h.kernel != "" {
+		// a header the paste cut before its state still names the kernel
+		// (the class comes from the runtime's queue-error line)
+		s.kernelHint(h.kernel, "debug-agent wave header cut by the paste", 55, l)
+	}
 	if cls == "" {
 		return
 	}

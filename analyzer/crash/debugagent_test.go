@@ -173,3 +173,21 @@ func TestAgentSeparatorWidth(t *testing.T) {
 		}
 	}
 }
+
+// A wave header the paste cut before its "(stopped, reason: …)" still names
+// the kernel for the runtime's queue-error finding (seed 001's header
+// grammar; shared fx04's index_copy header; crash-formats §1.3 truncation).
+func TestCutWaveHeaderNamesKernel(t *testing.T) {
+	log := "--------------------------------------------------------\n" +
+		"wave_112: pc=0x7ee11a84d7c4 (kernel_code_entry=0x7ee11a84cb00 <void at::native::index_elementwise_kernel<128, 4, at::native::gpu_index_kernel<at::native::index_put_kernel_impl<at::native::Opaq\n" +
+		":0:rocdevice.cpp            :3020: 80237716291 us:  Callback: Queue 0x7ee0f4a00000 aborting with error : HSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a hardware exception. code: 0x1016\n"
+	d := diagnoseWhole("paste.log", []byte(log))
+	if len(d.Findings) == 0 || !strings.Contains(d.Findings[0].Kernel, "index_put_kernel_impl") {
+		t.Fatalf("cut header's kernel lost: %v %q", classesOf(d), func() string {
+			if len(d.Findings) > 0 {
+				return d.Findings[0].Kernel
+			}
+			return ""
+		}())
+	}
+}

@@ -541,3 +541,35 @@ func TestDmesgNVResetRequired(t *testing.T) {
 		}
 	}
 }
+
+// A command-processor (CPF) or copy-engine (SDMA) page fault is the
+// driver path, but the decode still names the process whose queue or copy
+// faulted: that process is the culprit, as for a shader fault. Wordings:
+// the older inline "in process X pid N thread X pid N)" line (shared s02),
+// the newest own-line "Process X pid N thread X pid N" with SDMA0 (shared
+// s19), CPF on gfx1151 (ROCm/ROCm#5890).
+func TestDMAFaultCulpritFromDecode(t *testing.T) {
+	for _, c := range []struct {
+		name, log string
+		pid       int
+	}{
+		{"CPF, inline process line", "[Sat Mar 14 03:27:10 2026] amdgpu 0000:02:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:169 vmid:9 pasid:32790)\n" +
+			"[Sat Mar 14 03:27:10 2026] amdgpu 0000:02:00.0: amdgpu:  in process lammps pid 48812 thread lammps pid 48812)\n" +
+			"[Sat Mar 14 03:27:10 2026] amdgpu 0000:02:00.0: amdgpu:   in page starting at address 0x00007f0000000000 from client 10\n" +
+			"[Sat Mar 14 03:27:10 2026] amdgpu 0000:02:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00940C31\n" +
+			"[Sat Mar 14 03:27:10 2026] amdgpu 0000:02:00.0: amdgpu: \t Faulty UTCL2 client ID: CPF (0x4)\n", 48812},
+		{"SDMA, own process line", "[ 2480.727736] amdgpu 0000:0e:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:8 vmid:3 pasid:32773)\n" +
+			"[ 2480.727739] amdgpu 0000:0e:00.0: amdgpu:  Process python3 pid 15615 thread python3 pid 15615\n" +
+			"[ 2480.727741] amdgpu 0000:0e:00.0: amdgpu:   in page starting at address 0x0000000000001000 from client 10\n" +
+			"[ 2480.727743] amdgpu 0000:0e:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00B41051\n" +
+			"[ 2480.727744] amdgpu 0000:0e:00.0: amdgpu: \t Faulty UTCL2 client ID: SDMA0 (0xd)\n", 15615},
+	} {
+		f := hasClass(diagnoseWhole("dmesg.log", []byte(c.log)), ClassDMADriverFault)
+		if f == nil {
+			t.Fatalf("%s: no dma_driver_fault", c.name)
+		}
+		if f.Culprit == nil || f.Culprit.PID == nil || *f.Culprit.PID != c.pid {
+			t.Errorf("%s: culprit %+v, want pid %d", c.name, f.Culprit, c.pid)
+		}
+	}
+}

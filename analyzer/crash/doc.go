@@ -430,7 +430,23 @@
 //     NCCL divergence without one), the level-10 dump of several pids that
 //     saved inputs and no outputs names the culprit (culprit.go, dumpPIDs),
 //     siteMoved (finalize.go: one process's async error at two places puts
-//     async_race first).
+//     async_race first);
+//   - crash-heldout8's rules: forcekill.go (extractForceKill: torchelastic's
+//     "Unable to shutdown process N … forcefully exiting via
+//     Signals.SIGKILL" → that pid's -9 is the teardown, teardownKill);
+//     frenabled.go (extractFlightRecorderOn: the recorder already on is not
+//     asked for); launch_extract.go's VGPR-budget wordings (the agent's
+//     "(Out of VGPRs;)", HCC's "… exceeds HW limit due to big work group
+//     size") → invalid_launch, and vgprExplainsISA (launch.go: HCC's
+//     INVALID_ISA next to them is their echo); helptext.go's bare "USAGE:"
+//     header; culprit.go: a CPF/SDMA fault's decode names its process, a
+//     single-process rocgdb dump of waves only names the attached pid, the
+//     one level-10 dump that recorded the exception (raisedDump), the
+//     shell's job notice naming the pid an abort ended; vendor-true steps
+//     (evidence.go: rocmStep drops CUDA asides on ROCm-only evidence, a
+//     cudaError* name marks the CUDA runtime, cudaStep words invalid_launch
+//     for CUDA; a hang with launches already serialized is not sent to
+//     serialize them).
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.

@@ -24,6 +24,7 @@ type inHand struct {
 	attachPID   int      // rocgdb / gdb attached to this pid
 	pids        []int    // pids named by per-pid files and attach lines
 	savedCO     []string // code-object files rocm-debug-agent saved, as listed (with the numeric prefix)
+	frRecorder  bool     // the flight recorder is on (its env set, a dump written, its analysis pasted)
 }
 
 var (
@@ -56,6 +57,9 @@ func (p *evidenceParser) line(l *line) {
 		if m := rePySpyPID.FindStringSubmatch(strings.TrimSpace(t)); m != nil {
 			h.addPID(atoiDef(m[1]+m[2], 0)) // the dumped process
 		}
+	}
+	if extractFlightRecorderOn(t) {
+		h.frRecorder = true
 	}
 	if strings.Contains(t, "___") {
 		for _, m := range reSavedCO.FindAllStringSubmatch(t, 4) {
@@ -111,16 +115,23 @@ func nextStepsFor(f *Finding, facts *facts) []string {
 		}
 	}
 	cuda := (facts.vendorNV || facts.runtimeNV) && !facts.vendorAMD && !facts.runtimeAMD
+	rocm := (facts.vendorAMD || facts.runtimeAMD) && !facts.vendorNV && !facts.runtimeNV
 	for _, s := range nextSteps(f, facts) {
 		s = ctx.apply(s)
 		if cuda {
 			s = ctx.apply(cudaStep(s))
+		}
+		if rocm {
+			s = rocmStep.Replace(s)
 		}
 		add(s)
 	}
 	for _, s := range ctx.seedSteps(f, facts) {
 		if cuda {
 			s = cudaStep(s)
+		}
+		if rocm {
+			s = rocmStep.Replace(s)
 		}
 		add(s)
 	}
@@ -216,6 +227,10 @@ func (c *stepCtx) apply(s string) string {
 		return ""
 	case c.h.pyspy > 0 && strings.HasPrefix(s, "py-spy dump --pid"):
 		return ""
+	case c.h.frRecorder && strings.HasPrefix(s, "Enable the flight recorder"):
+		return "The flight recorder is on: analyse its per-rank dumps for the first collective a rank never joined (torchfrtrace --prefix <dump prefix> <dump dir>, or python -m torch.distributed.flight_recorder.fr_trace)"
+	case c.launchBlk && strings.HasPrefix(s, "If HIP_LAUNCH_BLOCKING=1 / AMD_SERIALIZE_KERNEL=3 makes the hang vanish"):
+		return "The hang persists with launches already serialized: not a race between streams — read the loop at the stuck PC and the flag or counter it waits on"
 	case c.launchBlk && (strings.HasPrefix(s, "Serialize launches") || strings.HasPrefix(s, "The reported location is not the fault site: rerun with AMD_SERIALIZE_KERNEL=3")):
 		return ""
 	case c.oom != nil && strings.HasPrefix(s, "Confirm the OOM killer"):
@@ -436,6 +451,16 @@ func runtimeVendor(f *facts, work map[string]*agg) {
 	}
 }
 
+// rocmStep drops a step's CUDA aside when the evidence holds only ROCm
+// formats: a ROCm user is not sent to nvidia-smi or CUDA's variables.
+var rocmStep = strings.NewReplacer(
+	" (nvidia-smi)", "",
+	"; CUDA: CUDA_LAUNCH_BLOCKING=1)", ")",
+	" (CUDA: PYTORCH_CUDA_ALLOC_CONF)", "",
+	" (CUDA: TORCH_USE_CUDA_DSA=1)", "",
+	" / CUDA_LAUNCH_BLOCKING=1)", ")",
+)
+
 // cudaStep words a ROCm step for an NVIDIA system (the evidence holds only
 // NVIDIA formats): the same question, asked of CUDA's tools; "" drops a
 // step that has no CUDA counterpart.
@@ -472,6 +497,14 @@ func cudaStep(s string) string {
 		// PCIe ACS (which routes peer traffic through the root complex, or
 		// blocks it) are what NCCL's troubleshooting guide checks first
 		return "Check P2P/IPC between the GPUs: nvidia-smi topo -m and nvidia-smi topo -p2p r (peer reads per pair), PCIe ACS / IOMMU settings (NCCL_P2P_DISABLE=1 as a test), CUDA_VISIBLE_DEVICES and the rank→GPU map, container --ipc=host and --gpus flags"
+	case strings.HasPrefix(s, "Compare grid / block / LDS"):
+		// invalid_launch: CUDA's per-block limits are threads, registers
+		// and shared memory (cudaGetDeviceProperties)
+		return "Compare grid / block / shared memory with the device limits (cudaGetDeviceProperties / deviceQuery: maxThreadsPerBlock 1024, regsPerBlock 65536, sharedMemPerBlock 48 KiB unless the kernel opts in to more)"
+	case strings.HasPrefix(s, "Keep blocks at ≤ 1024 threads"):
+		return "Keep registers × threads per block within regsPerBlock: cap registers with __launch_bounds__(<threads>) or -maxrregcount, or launch fewer threads per block; keep dynamic shared memory within the limit"
+	case strings.HasPrefix(s, "AMD_LOG_LEVEL=3 logs every hipLaunchKernel"):
+		return "Read the kernel's resource use: nvcc -Xptxas -v (registers and shared memory per kernel) or cuobjdump --dump-resource-usage <binary>"
 	case strings.HasPrefix(s, "Serialize launches") && strings.Contains(s, "AMD_SERIALIZE_KERNEL"):
 		return "Serialize launches so the traceback points at the failing call: CUDA_LAUNCH_BLOCKING=1"
 	case strings.Contains(s, "AMD_SERIALIZE_KERNEL"):
@@ -497,4 +530,4 @@ func cudaStep(s string) string {
 // evidenceKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var evidenceKeywords = []string{"Target Id", "No dispatches are currently", "wave_", " INFO", "Process ", "Thread 0x", "Pyspy dump", "ttach", "___"}
+var evidenceKeywords = []string{"TORCH_NCCL_TRACE_BUFFER_SIZE=", "TORCH_FR_BUFFER_SIZE=", "flight recorder", "Not all ranks joining", "Target Id", "No dispatches are currently", "wave_", " INFO", "Process ", "Thread 0x", "Pyspy dump", "ttach", "___"}

@@ -135,6 +135,10 @@ func (p *exitParser) line(l *line) {
 		a.detail("slurm_step", x.step)
 		return
 	}
+	if pid, ok := extractForceKill(t); ok {
+		s.applyForceKill(l, pid)
+		return
+	}
 	if containsAny(t, childFailureWords...) && s.b.facts.childFailure == nil {
 		ev := l.ev(s)
 		s.b.facts.childFailure = &ev
@@ -473,6 +477,12 @@ func (s *Session) deathNamed(l *line, sig string, pid int) {
 		if a := s.b.get(ClassHostOOMKill); a != nil {
 			a.setPID(pid)
 			a.deathNamed(pid, l.ev(s))
+		}
+	case "SIGABRT", "SIGILL", "SIGFPE", "SIGTRAP":
+		// the shell's job notice ("line 14: 52104 Aborted (core dumped)")
+		// names the process the abort ended: the root cause's (finalize.go)
+		if f := &s.b.facts; len(f.aborts) > 0 && f.aborts[len(f.aborts)-1].pid == 0 {
+			f.aborts[len(f.aborts)-1].pid = pid
 		}
 	case "SIGKILL":
 		// like the OOM killer's victim line, the one process the evidence names

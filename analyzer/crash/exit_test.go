@@ -143,3 +143,29 @@ func TestHydraBadTermination(t *testing.T) {
 		t.Errorf("https://github.com/pyiron/executorlib/issues/192: %s", d.JSON())
 	}
 }
+
+// The shell's job notice names the process an abort ended (bash's "line 14:
+// 52104 Aborted (core dumped) cmd"; shared s02's "4388 Aborted"): after a
+// GPU error that process is the culprit; without a pid none is named.
+func TestAbortJobNoticeNamesTheGPUErrorPid(t *testing.T) {
+	errs := "terminate called after throwing an instance of 'c10::AcceleratorError'\n  what():  CUDA error: an illegal memory access was encountered\n"
+	for _, c := range []struct {
+		name, tail string
+		pid        int
+	}{
+		{"bash job notice", "run_trial.sh: line 14: 52104 Aborted                 (core dumped) python3 serve_bench.py\n", 52104},
+		{"no pid", "Aborted (core dumped)\n", 0},
+	} {
+		f := hasClass(diagnoseWhole("trial.log", []byte(errs+c.tail)), ClassGPUMemoryFault)
+		if f == nil {
+			t.Fatalf("%s: no gpu_memory_fault", c.name)
+		}
+		got := 0
+		if f.Culprit != nil && f.Culprit.PID != nil {
+			got = *f.Culprit.PID
+		}
+		if got != c.pid {
+			t.Errorf("%s: culprit pid %d, want %d", c.name, got, c.pid)
+		}
+	}
+}

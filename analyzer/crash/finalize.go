@@ -167,6 +167,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	runtimeVendor(f, work) // evidence.go
 	hipReading(f, work)
 	dimBugFinding(s.limits, work) // launch.go
+	vgprExplainsISA(work)         // launch.go
 	// a generic trap status (HSA 0x1016 / hipErrorLaunchFailure) next to a
 	// specific wave reason belongs to that finding
 	if da := work[ClassDeviceAssert]; da != nil && isWeakTrap(da) {

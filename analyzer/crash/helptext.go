@@ -56,7 +56,21 @@ func (s *Session) helpLine(b []byte) bool {
 		f.quality["help_text_skipped"] = true
 		return true
 	}
+	if usageHeader(b) {
+		// clap 2/3's "USAGE:" (and similar "Usage:") alone on its line, the
+		// usage indented below it, then "OPTIONS:" / "SUBCOMMANDS:" sections
+		f.help, f.helpDesc = true, 0
+		f.quality["help_text_skipped"] = true
+		return true
+	}
 	return false
+}
+
+// usageHeader: a usage section header alone on its line at column 0
+// ("USAGE:", "Usage:"): clap-rs/clap#36, guonaihong/clop#23.
+func usageHeader(b []byte) bool {
+	b = bytes.TrimRight(b, " \r")
+	return bytes.Equal(b, []byte("USAGE:")) || bytes.Equal(b, []byte("Usage:"))
 }
 
 // helpHeader: "options:", "positional arguments:", "Optional Arguments:" —

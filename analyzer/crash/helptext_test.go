@@ -138,3 +138,34 @@ func TestMarkdownGlossaryItemIsNotEvidence(t *testing.T) {
 		t.Fatalf("a bug report's quoted error lost: %s", d.JSON())
 	}
 }
+
+// clap 2/3 and similar parsers put "USAGE:" / "Usage:" alone on a line, the
+// usage indented below, then upper-case sections (clap-rs/clap#36
+// "USAGE:\n    fake add <file>", guonaihong/clop#23 "Usage:\n    git
+// [Options] <Subcommand>"): error strings quoted in the sections are no
+// evidence; a fault after the block still is.
+func TestHelpTextUsageHeaderAlone(t *testing.T) {
+	help := `$ ./rocmforge_cli --help
+rocmforge_cli 0.4.0
+
+USAGE:
+    rocmforge_cli <SUBCOMMAND> [OPTIONS]
+
+OPTIONS:
+    --validate-launch       On failure prints e.g.
+                              Kernel 'transpose_kernel' launch failed: hipErrorInvalidValue (grid=(2800,1,1), block=(64,64,1))
+                              Shared memory 70000 bytes exceeds limit 65536
+
+TROUBLESHOOTING:
+    hipErrorNoBinaryForGpu   rebuild the HSACO for your gfx target (gfx942 vs gfx950)
+    hipErrorOutOfMemory      lower --max-batch
+`
+	d := diagnoseWhole("help.log", []byte(help))
+	if len(d.Findings) != 0 || !contains(d.Inputs[0].Quality, "help_text_skipped") {
+		t.Fatalf("help text became evidence: %v", classesOf(d))
+	}
+	d = diagnoseWhole("help.log", []byte(help+"$ ./rocmforge_cli generate\nMemory access fault by GPU node-1 (Agent handle: 0x1) on address 0x7f0000001000. Reason: Page not present or supervisor privilege.\n"))
+	if hasClass(d, ClassGPUMemoryFault) == nil {
+		t.Fatalf("the fault after the help block is lost: %v", classesOf(d))
+	}
+}

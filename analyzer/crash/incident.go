@@ -282,6 +282,7 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 	}
 	k := &b.facts.kernelAPI
 	dumpDied := k.crashedDump() != nil && k.crashedDump().pid > 0 && k.dumpPIDs() > 1
+	dumpRaised := k.crashedDump() == nil && k.raisedDump() != nil && k.dumpPIDs() > 1
 	for _, c := range Classes {
 		a := work[c]
 		if a == nil {
@@ -294,14 +295,19 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			// … or one worker's pid prefix without a rank (culprit.go rule 1)
 			len(a.ranks) == 0 && a.linePID > 0 && (gpuErr || c == ClassVRAMOOM) ||
 			// … or the kernel named the one process (OOM victim, timed-out
-			// job's owner, the faulting address space's process)
-			a.kernelPID > 0 && (c == ClassHostOOMKill || c == ClassGPUHangReset || c == ClassGPUMemoryFault) ||
+			// job's owner, the faulting address space's process — also when
+			// the faulting client is the command processor or a copy engine)
+			a.kernelPID > 0 && (c == ClassHostOOMKill || c == ClassGPUHangReset || c == ClassGPUMemoryFault || c == ClassDMADriverFault) ||
 			// … or the line reporting the death named the one process
 			a.deathPID > 0 && (c == ClassHostOOMKill || c == ClassHostSegfault) ||
 			// … or one process's NCCL reported the transport failure
 			a.reportPID > 0 && c == ClassRCCLTransport ||
 			// … or the level-10 dumps of several processes name the one that died inside a call
-			gpuErr && dumpDied
+			gpuErr && dumpDied ||
+			// … or the one whose call raised (the exception's class, a launch refusal too)
+			dumpRaised && (gpuErr || c == ClassInvalidLaunch || c == ClassVRAMOOM) ||
+			// … or the shell's job notice names the process that aborted after the GPU error
+			gpuErr && len(a.ranks) == 0 && a.details["exited_pid"] != ""
 		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi && !one && c != top {
 			continue
 		}

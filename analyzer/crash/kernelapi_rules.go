@@ -61,6 +61,27 @@ func (k *kernelAPIFact) crashedDump() *kapiDump {
 	return best
 }
 
+// raisedDump: among several processes' level-10 dumps, the one process
+// whose call recorded an exception (metadata.json execution_status
+// "exception": the runtime error was raised inside that call); nil when
+// none, or when several processes raised.
+func (k *kernelAPIFact) raisedDump() *kapiDump {
+	var got *kapiDump
+	for i := range k.dumps {
+		d := &k.dumps[i]
+		if d.status != "exception" || d.pid <= 0 {
+			continue
+		}
+		if got != nil && got.pid != d.pid {
+			return nil
+		}
+		if got == nil || dumpBefore(got, d) {
+			got = d
+		}
+	}
+	return got
+}
+
 // dumpPIDs counts the processes whose dump folders were read.
 func (k *kernelAPIFact) dumpPIDs() int {
 	var seen []int

@@ -178,3 +178,53 @@ func TestLevel10DumpsOfSeveralPidsNameTheDeadOne(t *testing.T) {
 		t.Fatalf("one pid's dumps name no culprit: %s", d.JSON())
 	}
 }
+
+// Level-10 dumps of several processes where one call raised: SGLang writes
+// execution_status "exception" with the exception's type and message (seed
+// 000 step 1; crash-formats §9.2). That process is the culprit of the class
+// its message implies — a launch refused ("HIP error: invalid configuration
+// argument") as much as a GPU fault; with a second raising pid, none.
+func TestLevel10ExceptionDumpNamesTheRaisingPid(t *testing.T) {
+	dump := func(pid int, status, exc string) map[string]string {
+		dir := "crash_dumps/20260917_101544_11" + itoa(pid%10) + "_pid" + itoa(pid) + "_sglang.custom_op.moe_align_block_size_call0412/"
+		meta := `{"function_name": "sglang.custom_op.moe_align_block_size", "timestamp": "2026-09-17T10:15:44", "process_id": ` + itoa(pid) + `, "execution_status": "` + status + `"`
+		if exc != "" {
+			meta += `, "exception": {"type": "RuntimeError", "message": "` + exc + `"}`
+		}
+		m := map[string]string{dir + "metadata.json": meta + "}", dir + "inputs.pt": "placeholder"}
+		if status == "completed" {
+			m[dir+"outputs.pt"] = "placeholder"
+		}
+		return m
+	}
+	run := func(parts ...map[string]string) *Diagnosis {
+		all := map[string]string{}
+		for _, p := range parts {
+			for n, c := range p {
+				all[n] = c
+			}
+		}
+		names := make([]string, 0, len(all))
+		for n := range all {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		s := New()
+		for _, n := range names {
+			s.BeginFile(n)
+			s.Write([]byte(all[n]))
+			s.EndFile()
+		}
+		return s.Diagnosis()
+	}
+	const cfg = "HIP error: invalid configuration argument"
+	d := run(dump(30211, "exception", cfg), dump(30212, "completed", ""))
+	f := hasClass(d, ClassInvalidLaunch)
+	if f == nil || f.Culprit == nil || f.Culprit.PID == nil || *f.Culprit.PID != 30211 {
+		t.Fatalf("one raising pid among two: want culprit 30211: %v %+v", classesOf(d), f)
+	}
+	d = run(dump(30211, "exception", cfg), dump(30212, "exception", cfg))
+	if f := hasClass(d, ClassInvalidLaunch); f != nil && f.Culprit != nil && f.Culprit.PID != nil {
+		t.Fatalf("two raising pids name no culprit: %+v", f.Culprit)
+	}
+}

@@ -144,9 +144,17 @@ func (s *Session) launchFailure(l *line, f launchFact) {
 		a := s.b.add(s, ClassInvalidLaunch, l, 0.75)
 		s.b.facts.ldsLog = atoi64(f.sharedLimit)
 		a.note("dynamic shared memory (LDS) " + f.sharedBytes + " bytes exceeds the per-workgroup limit " + f.sharedLimit)
+		if lc := s.lastLaunch; lc.kernel != "" && lc.shared == atoi64(f.sharedBytes) {
+			a.setKernel(lc.kernel, "launch log (the rejected shared memory)", 60)
+		}
 	case lfGridInvalid:
 		a := s.b.add(s, ClassInvalidLaunch, l, 0.6)
 		a.note("grid." + f.axis + " = " + f.value + " rejected by the application's check (limit " + f.lo + ".." + f.hi + ")")
+		// seed 002's debug "Launch: kernel=…, grid=(x,y,z)" line before the
+		// check names the kernel when its grid on that axis is the rejected value
+		if i := strings.Index("xyz", f.axis); i >= 0 && len(f.axis) == 1 && s.lastLaunch.kernel != "" && s.lastLaunch.grid[i] == atoi64(f.value) {
+			a.setKernel(s.lastLaunch.kernel, "launch log (the rejected grid)", 60)
+		}
 	case lfLoadFailed:
 		s.kernelLoadFailed(l, f)
 	case lfSyncFailed:
@@ -182,11 +190,31 @@ func (s *Session) launchFailure(l *line, f launchFact) {
 			a.setHIP(lookupHIPName("hipErrorLaunchOutOfResources"))
 		case "scratch_size overflow":
 			a.note("scratch (private segment) size overflow: the kernel needs more scratch than the runtime can map")
+		case vgprOutOf, vgprOverHW:
+			a.detail("vgpr_budget", "exceeded")
+			a.addReason("the work-group needs more VGPRs than a compute unit holds at this work-group size")
+			a.setKernel(f.kernel, "HCC launch error", 70)
 		}
 		if f.miopen {
 			a.detail("source", "MIOpen")
 		}
 	}
+}
+
+// vgprExplainsISA: HCC reported an Out-of-VGPRs queue error as
+// HSA_STATUS_ERROR_INVALID_ISA (0x100f) ("pretty misleading", ROCm/hip#1185):
+// with the VGPR verdict in hand, an arch_mismatch that rests on that status
+// alone is its echo, not a wrong code object.
+func vgprExplainsISA(work map[string]*agg) {
+	il, am := work[ClassInvalidLaunch], work[ClassArchMismatch]
+	if il == nil || am == nil || il.details["vgpr_budget"] == "" || !strings.Contains(am.f.HSAStatus, "INVALID_ISA") || am.f.Kernel != "" {
+		return
+	}
+	il.note("the runtime's " + am.f.HSAStatus + " is how the Out-of-VGPRs queue error surfaced, not a code object for another gfx target")
+	for _, e := range am.evFirst {
+		il.evidence(e)
+	}
+	delete(work, ClassArchMismatch)
 }
 
 // kernelLoadFailed: hipErrorNotFound while loading means the kernel's code

@@ -68,16 +68,29 @@ var (
 )
 
 // launchGate: a line holding none of these is no launch or limit line.
-var launchGate = []string{"aunch", "grid", "hared memory", "maxThreads", "Workgroup Max", "haredMem", "Kernel loading", "nvalid configuration", "too many resources", "scratch_size", "synchronization failed", "Async HIP"}
+var launchGate = []string{"aunch", "grid", "hared memory", "maxThreads", "Workgroup Max", "haredMem", "Kernel loading", "nvalid configuration", "too many resources", "scratch_size", "synchronization failed", "Async HIP", "Out of VGPRs"}
 
 // resourcePhrases: the runtime's launch-resource errors, in the order a
 // line holding several is read.
-var resourcePhrases = []string{"invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}
+var resourcePhrases = []string{"invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS", vgprOutOf, vgprOverHW}
+
+// The work-group's VGPR need over what a CU holds, in the older stacks'
+// words: the ROCr debug agent's queue-error state "Queue ID: N (Out of
+// VGPRs;)" (ROCm/hip#1185) and HCC's "The number of VGPRs (153) needed by
+// this launch (k(…)) exceeds HW limit due to big work group size (672)
+// workitems!" (ROCm/legacy-rocm-build#261).
+const (
+	vgprOutOf  = "(Out of VGPRs;"
+	vgprOverHW = "exceeds HW limit due to big work group size"
+)
+
+// reVGPRLaunch: the kernel HCC names in its VGPR message.
+var reVGPRLaunch = lazyre.New(`needed by this launch \(([A-Za-z_][\w:~<>]*)\(`)
 
 // launchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var launchKeywords = []string{"Preparing kernel: ", "maxThreadsPerBlock", "Workgroup Max Size", "haredMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", ".hsaco", ".co", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}
+var launchKeywords = []string{vgprOutOf, vgprOverHW, "Preparing kernel: ", "maxThreadsPerBlock", "Workgroup Max Size", "haredMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", ".hsaco", ".co", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}
 
 // extractLaunchFailure reads a launch-failure line (past launchGate); the
 // first wording that matches wins.
@@ -111,7 +124,11 @@ func extractLaunchFailure(t string) launchFact {
 	}
 	for _, p := range resourcePhrases {
 		if strings.Contains(t, p) {
-			return launchFact{kind: lfResources, resource: p, miopen: strings.Contains(t, "Failed to launch kernel")}
+			x := launchFact{kind: lfResources, resource: p, miopen: strings.Contains(t, "Failed to launch kernel")}
+			if p == vgprOverHW {
+				x.kernel = submatch(reVGPRLaunch, t)
+			}
+			return x
 		}
 	}
 	return launchFact{}

@@ -166,3 +166,53 @@ func TestDriverLimitsBugNeedsAFailure(t *testing.T) {
 		}
 	}
 }
+
+// A work-group over the CU's VGPR budget in the older stacks' words: the
+// ROCr debug agent's queue-error state (ROCm/hip#1185) and HCC's runtime
+// exception (ROCm/legacy-rocm-build#261) → invalid_launch; HCC's misleading
+// HSA_STATUS_ERROR_INVALID_ISA printed with the first is its echo, not an
+// arch mismatch (ROCm/hip#1185: "the original error message about
+// HSA_STATUS_ERROR_INVALID_ISA is pretty misleading").
+func TestVGPRBudgetWordings(t *testing.T) {
+	for _, c := range []struct{ src, line, kernel string }{
+		{"https://github.com/ROCm/hip/issues/1185", "Queue ID: 139980058624000 (Out of VGPRs;)", ""},
+		{"https://github.com/ROCm/legacy-rocm-build/issues/261", "  what():  The number of VGPRs (153) needed by this launch (int, int, int, SGInfo*, int) exceeds HW limit due to big work group size (672) workitems!", ""},
+		{"HCC's message with the kernel's signature", "  what():  The number of VGPRs (153) needed by this launch (sph_density_pass(float*, float const*, int const*, int, float)) exceeds HW limit due to big work group size (768) workitems!", "sph_density_pass"},
+	} {
+		x := extractLaunchFailure(c.line)
+		if x.kind != lfResources || x.kernel != c.kernel {
+			t.Errorf("%s: %+v", c.src, x)
+		}
+	}
+	agent := "Queue error state in GPU agent: AMD gfx906\nNode: 1\nQueue ID: 139980058624000 (Out of VGPRs;)\n"
+	hcc := "### HCC STATUS_CHECK Error: HSA_STATUS_ERROR_INVALID_ISA (0x100f) at file:mcwamp_hsa.cpp line:1192\nAborted (core dumped)\n"
+	d := diagnoseWhole("run.log", []byte(agent+hcc))
+	if cl := classesOf(d); len(cl) == 0 || cl[0] != ClassInvalidLaunch || hasClass(d, ClassArchMismatch) != nil {
+		t.Errorf("Out of VGPRs + INVALID_ISA: %v, want invalid_launch alone", cl)
+	}
+	// INVALID_ISA without the VGPR verdict stays an arch mismatch
+	if hasClass(diagnoseWhole("run.log", []byte(hcc)), ClassArchMismatch) == nil {
+		t.Errorf("INVALID_ISA alone lost its arch_mismatch")
+	}
+}
+
+// Seed 002's debug "Launch: kernel=…, grid=(x,y,z), …, shared=N bytes" line
+// names the kernel whose geometry the application's check then rejects
+// ("grid.x 100000 invalid (limit: 1..2147483647)", "Shared memory 70000
+// bytes exceeds limit 65536": seed 002, shared fx08); a launch line whose
+// grid differs names none.
+func TestLaunchLineNamesRejectedKernel(t *testing.T) {
+	for _, c := range []struct{ name, log, kernel string }{
+		{"grid", "DEBUG Launch: kernel=rope_batched_f16, grid=(64,32,131072), block=(64,1,1), shared=0 bytes\nERROR prefill failed: grid.z 131072 invalid (limit: 1..65536)\n", "rope_batched_f16"},
+		{"grid x, seed wording", "DEBUG Launch: kernel=transpose_tiles, grid=(100000,1,1), block=(64,1,1), shared=0 bytes\ngrid.x 100000 invalid (limit: 1..2147483647)\n", "transpose_tiles"},
+		{"other grid", "DEBUG Launch: kernel=matmul_f32, grid=(28,1,1), block=(256,1,1), shared=0 bytes\ngrid.x 100000 invalid (limit: 1..2147483647)\n", ""},
+	} {
+		f := hasClass(diagnoseWhole("run.log", []byte(c.log)), ClassInvalidLaunch)
+		if f == nil {
+			t.Fatalf("%s: no invalid_launch", c.name)
+		}
+		if f.Kernel != c.kernel {
+			t.Errorf("%s: kernel %q, want %q", c.name, f.Kernel, c.kernel)
+		}
+	}
+}

@@ -815,7 +815,8 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 	}
 }
 
-// teardownKill: a SIGKILL exit status that names no process (the job's or
+// teardownKill: a SIGKILL exit status of a pid the launcher force-killed
+// (forcekill.go), or one that names no process (the job's or
 // the container's own "exit code 137") after a supervisor saw a child die,
 // with no record of memory pressure, is the launcher's teardown — SGLang
 // SIGKILLs its own tree after "Received sigquit from a child process"; a
@@ -823,7 +824,7 @@ func (s *Session) exitCode(l *line, code, rank, pid int) {
 // (mozilla/addons-server#7518, balena-os/balena-supervisor#647,
 // newsboat/newsboat#2517).
 func teardownKill(f *facts, oom *agg, rank, pid int) bool {
-	return f.childFailure != nil && rank < 0 && pid <= 0 && (oom == nil || !oom.memProof)
+	return f.childFailure != nil && (rank < 0 && pid <= 0 || f.launcherKilled(pid)) && (oom == nil || !oom.memProof)
 }
 
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this

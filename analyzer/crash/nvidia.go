@@ -18,10 +18,12 @@ type nvidiaParser struct {
 }
 
 var (
-	reSanError   = lazyre.New(`^=+\s+(Invalid __(global|shared|local)__ (read|write) of size (\d+)(?: bytes?)?|Misaligned address|Out-of-range Shared or Local Address|Invalid address space|Malloc/Free error|Cuda API error|Program hit (\w+) \(error (\d+)\) due to "([^"]*)"(?: on CUDA API call to (\w+))?)`)
-	reSanAt      = lazyre.New(`^=+\s+at (?:0x[0-9a-fA-F]+ in )?(.+?)(?:\+0x[0-9a-fA-F]+)?(?: in (\S+:\d+))?$`)
-	reSanThread  = lazyre.New(`by thread \((\d+,\d+,\d+)\) in block \((\d+,\d+,\d+)\)`)
-	reSanAddr    = lazyre.New(`Address (0x[0-9a-fA-F]+) (is .*)$`)
+	reSanError  = lazyre.New(`^=+\s+(Invalid __(global|shared|local)__ (read|write) of size (\d+)(?: bytes?)?|Misaligned address|Out-of-range Shared or Local Address|Invalid address space|Malloc/Free error|Cuda API error|Program hit (\w+) \(error (\d+)\) due to "([^"]*)"(?: on CUDA API call to (\w+))?)`)
+	reSanAt     = lazyre.New(`^=+\s+at (?:0x[0-9a-fA-F]+ in )?(.+?)(?:\+0x[0-9a-fA-F]+)?(?: in (\S+:\d+))?$`)
+	reSanThread = lazyre.New(`by thread \((\d+,\d+,\d+)\) in block \((\d+,\d+,\d+)\)`)
+	// "Address 0x… is out of bounds"; CUDA 12.x "Access at 0x0 is out of
+	// bounds" / "Access to 0x… is out of bounds"
+	reSanAddr    = lazyre.New(`(?:Address|Access (?:at|to)) (0x[0-9a-fA-F]+) (is .*)$`)
 	reSanSummary = lazyre.New(`ERROR SUMMARY: (\d+) errors?`)
 	reSanRace    = lazyre.New(`(?:Error|Warning): Race reported between`)
 )
@@ -60,7 +62,8 @@ func (p *nvidiaParser) line(l *line) {
 // Wordings: compute-sanitizer "Invalid __global__ write of size 4 bytes",
 // "at kernel(args)+0x8b0" / "at 0x70 in file.cu:12:kernel(…)", cuda-memcheck
 // (CUDA ≤ 11) "Invalid __global__ read of size 8" and "at 0x000002e8 in
-// kernel(…)", "by thread (t) in block (b)", "Address 0x… is out of bounds",
+// kernel(…)", "by thread (t) in block (b)", "Address 0x… is out of bounds"
+// (CUDA 12.x: "Access at 0x0 is …", "Access to 0x… is …"),
 // "Program hit cudaErrorX (error N) due to "…" on CUDA API call to f",
 // racecheck's "Race reported between", "ERROR SUMMARY: N errors".
 type sanLine struct {

@@ -192,3 +192,23 @@ func TestWorkerOutsideCollectiveIsCulprit(t *testing.T) {
 		t.Fatalf("culprit: %+v", h)
 	}
 }
+
+// A single-process rocgdb attach whose only GPU evidence is info threads'
+// AMDGPU Wave rows (seed 003 step R3.5; shared fx05's table layout) still
+// names the attached process as the one holding the stuck kernel.
+func TestInfoThreadsOnlyHangNamesAttachedPID(t *testing.T) {
+	dump := "Attaching to process 7730\n" +
+		"  Id   Target Id                                                Frame\n" +
+		"* 1    Thread 0x7f51a2e6c740 (LWP 7730) \"histo_bench\"           0x00007f519c2d1a9d in ?? () from /opt/rocm-6.3.2/lib/libhsa-runtime64.so.1\n" +
+		"  4    AMDGPU Wave 1:1:1:1 (0,0,0)/0 \"histo_bench\"              0x00007f5183a01210 in histogram_atomic_lock_kernel(unsigned int*, int*, float const*, int) () from memory://7730#offset=0x55d1c5a3e000&size=13744\n" +
+		"  5    AMDGPU Wave 1:1:1:2 (1,0,0)/0 \"histo_bench\"              0x00007f5183a01210 in histogram_atomic_lock_kernel(unsigned int*, int*, float const*, int) () from memory://7730#offset=0x55d1c5a3e000&size=13744\n" +
+		"  6    AMDGPU Wave 1:1:1:3 (2,0,0)/0 \"histo_bench\"              0x00007f5183a01210 in histogram_atomic_lock_kernel(unsigned int*, int*, float const*, int) () from memory://7730#offset=0x55d1c5a3e000&size=13744\n" +
+		"[Inferior 1 (process 7730) detached]\n"
+	f := hasClass(diagnoseWhole("rocgdb.txt", []byte(dump)), ClassGPUKernelHang)
+	if f == nil {
+		t.Fatal("no gpu_kernel_hang")
+	}
+	if f.Culprit == nil || f.Culprit.PID == nil || *f.Culprit.PID != 7730 {
+		t.Errorf("culprit %+v, want pid 7730", f.Culprit)
+	}
+}

@@ -622,6 +622,9 @@ func (p *torchParser) errorText(l *line) {
 	}
 	if x.cudaName != "" {
 		a.f.CUDAError = x.cudaName
+		// a cudaError* enum name is the CUDA runtime's own: ROCm builds
+		// name hipError* (their "CUDA error: …" text decides nothing)
+		a.detail("runtime", "CUDA")
 	}
 	if x.text != "" {
 		a.detail("error_text", x.text)

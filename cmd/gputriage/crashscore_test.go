@@ -44,6 +44,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout5"),
 	filepath.Join("..", "..", "testdata", "crash-heldout6"),
 	filepath.Join("..", "..", "testdata", "crash-heldout7"),
+	filepath.Join("..", "..", "testdata", "crash-heldout8"),
 	filepath.Join("..", "..", "testdata", "crash-frameworks"),
 }
 
