@@ -56,7 +56,7 @@ func (p *exitParser) line(l *line) {
 	t := l.text
 	s := p.s
 	low := t
-	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ") {
+	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ", " received by PID ", " received at time=") {
 		return
 	}
 	if commandLike(t) {
@@ -496,4 +496,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // exitKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = []string{"EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND"}
+var exitKeywords = []string{"EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND", " received by PID ", " received at time="}

@@ -75,8 +75,8 @@ type sanLine struct {
 
 func extractSanitizerLine(t string) (sanLine, bool) {
 	if m := reSanError.FindStringSubmatch(t); m != nil {
-		if m[7] != "" {
-			return sanLine{kind: "api", apiError: m[7], api: m[10]}, true
+		if m[5] != "" { // groups: 5 error name, 6 number, 7 message, 8 API call
+			return sanLine{kind: "api", apiError: m[5], api: m[8]}, true
 		}
 		return sanLine{kind: "error", what: strings.TrimSpace(m[1])}, true
 	}

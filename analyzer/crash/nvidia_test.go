@@ -43,6 +43,10 @@ func TestExtractSanitizerLine(t *testing.T) {
 			sanLine{kind: "error", what: "Invalid __global__ read of size 8"}},
 		{"https://github.com/llnl/Quicksilver/issues/48 (cuda-memcheck frame 'at 0x… in')", "=========     at 0x000002e8 in CycleTrackingGuts(MonteCarlo*, int, ParticleVault*, ParticleVault*)",
 			sanLine{kind: "at", kernel: "CycleTrackingGuts(MonteCarlo*, int, ParticleVault*, ParticleVault*)"}},
+		{"https://github.com/lattice/quda/issues/222 (cuda-memcheck API error)", `========= Program hit CUDA_ERROR_INVALID_VALUE (error 1) due to "invalid argument" on CUDA API call to cuPointerGetAttribute. `,
+			sanLine{kind: "api", apiError: "CUDA_ERROR_INVALID_VALUE", api: "cuPointerGetAttribute"}},
+		{"https://github.com/StanfordLegion/realm/issues/285 (compute-sanitizer API error)", `========= Program hit CUDA_ERROR_NOT_PERMITTED (error 800) due to "operation not permitted" on CUDA API call to cuMemCreate.`,
+			sanLine{kind: "api", apiError: "CUDA_ERROR_NOT_PERMITTED", api: "cuMemCreate"}},
 	}
 	for _, c := range cases {
 		got, ok := extractSanitizerLine(c.text)
