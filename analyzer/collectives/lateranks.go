@@ -22,7 +22,10 @@ import (
 //     late rank is at least twice that late (lateOverNoise) and at least
 //     stallFloorNS past it — so a step's entry, where ranks come in spread
 //     out (DLRM's send/recv #0: 0–7.6 ms), names only ranks set apart from
-//     that spread by a gap.
+//     that spread by a gap — and at least twice the median skew of the
+//     instances of the same ranks (how far apart they usually arrive: a
+//     job whose ranks come in two clusters 0.1 ms apart at every
+//     collective, the fourth blind set's MI300X job, names none).
 //
 // With two ranks only the last can be late; with three the first alone is
 // on time (noise 0), so the middle one is late when it came at least half
@@ -40,8 +43,9 @@ type LateRank struct {
 }
 
 // lateRanks are the instance's late ranks besides its last rank (see
-// above), latest first; an empty list, never nil.
-func (in *Instance) lateRanks() []LateRank {
+// above), latest first; an empty list, never nil. usual is the median skew
+// of the instances of its ranks (typicalSkews).
+func (in *Instance) lateRanks(usual US) []LateRank {
 	out := []LateRank{}
 	if in.Skew <= 0 || len(in.Ranks) < 3 {
 		return out
@@ -55,7 +59,7 @@ func (in *Instance) lateRanks() []LateRank {
 	}
 	for _, r := range in.Ranks {
 		l := r.Start - first
-		if r.Rank == in.LastRank || lateFraction*l < in.Skew || l < lateOverNoise*noise || l-noise < stallFloorNS {
+		if r.Rank == in.LastRank || lateFraction*l < in.Skew || l < lateOverNoise*max(noise, usual) || l-noise < stallFloorNS {
 			continue
 		}
 		out = append(out, LateRank{Rank: r.Rank, Lateness: l})
@@ -75,3 +79,20 @@ func lateText(late []LateRank) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// typicalSkews is the median skew of the instances of each group of ranks
+// (rankKey), every process group and kind together.
+func (res *Result) typicalSkews() {
+	by := map[string][]int64{}
+	for i := range res.Instances {
+		in := &res.Instances[i]
+		by[rankKey(in)] = append(by[rankKey(in)], int64(in.Skew))
+	}
+	res.typSkew = map[string]US{}
+	for k, v := range by {
+		res.typSkew[k] = US(medianInt(v))
+	}
+}
+
+// lateOf is in's late ranks (see above).
+func (res *Result) lateOf(in *Instance) []LateRank { return in.lateRanks(res.typSkew[rankKey(in)]) }

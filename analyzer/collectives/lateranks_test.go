@@ -84,21 +84,26 @@ func TestLateRanksRule(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		offsets []int64
+		usual   US // the median skew of the instances of these ranks, µs
 		want    []int
 	}{
 		// the third blind set's dlrm_subset_r2_r5_ar2, all-reduce #2 (µs)
-		{"two late of eight", []int64{0, 27, 9039, 68, 885, 10871, 34, 147}, []int{2}},
+		{"two late of eight", []int64{0, 27, 9039, 68, 885, 10871, 34, 147}, 0, []int{2}},
 		// DLRM's unplanted send/recv #0: ranks 2 and 6 set apart from 0..5.5 ms
-		{"spread-out entry", []int64{5489, 0, 7116, 1502, 2752, 2955, 7119, 7624}, []int{6, 2}},
+		{"spread-out entry", []int64{5489, 0, 7116, 1502, 2752, 2955, 7119, 7624}, 0, []int{6, 2}},
 		// late, but no more than twice the latest on-time rank
-		{"within the spread", []int64{0, 3000, 5500, 10000}, nil},
-		{"under half the skew", []int64{0, 10, 4900, 10000}, nil},
-		{"three ranks", []int64{0, 6000, 10000}, []int{1}},
-		{"two ranks", []int64{0, 10000}, nil},
+		{"within the spread", []int64{0, 3000, 5500, 10000}, 0, nil},
+		{"under half the skew", []int64{0, 10, 4900, 10000}, 0, nil},
+		{"three ranks", []int64{0, 6000, 10000}, 0, []int{1}},
+		{"two ranks", []int64{0, 10000}, 0, nil},
+		// the MI300X job of the fourth blind set: ranks in two clusters
+		// ~0.1 ms apart at every collective (median skew 0.13 ms)
+		{"two usual clusters", []int64{0, 118, 5, 128, 2, 3, 103, 125}, 128, nil},
+		{"the blind3 pair against DLRM's usual", []int64{0, 27, 9039, 68, 885, 10871, 34, 147}, 559, []int{2}},
 		// jitter: past half the skew but under the 50 µs floor
-		{"jitter", []int64{0, 5, 40, 70}, nil},
+		{"jitter", []int64{0, 5, 40, 70}, 0, nil},
 	} {
-		if got := ranks(inst(c.offsets...).lateRanks()); !slices.Equal(got, c.want) {
+		if got := ranks(inst(c.offsets...).lateRanks(c.usual * 1000)); !slices.Equal(got, c.want) {
 			t.Errorf("%s: late ranks %v, want %v", c.name, got, c.want)
 		}
 	}

@@ -93,6 +93,9 @@ type Result struct {
 	// where it waited for that collective (a host-bound job), 0 where it
 	// ran ahead. Ops without a launch (or after one) have none.
 	host map[*Op]int64
+	// typSkew is the median skew of the instances of each group of ranks
+	// (rankKey): how far apart they usually arrive (lateranks.go).
+	typSkew map[string]US
 }
 
 // RankRow is one rank's totals.
@@ -380,6 +383,7 @@ func match(sums []*Summary) *Result {
 		}
 	}
 	res.prevs()
+	res.typicalSkews()
 	res.usual()
 	res.byWork()
 	res.sortStalls()
@@ -549,7 +553,7 @@ func (res *Result) ranks(sums []*Summary) {
 			row.Lateness = addUS(row.Lateness, in.Skew)
 			row.LastAt++
 		}
-		for _, l := range in.lateRanks() {
+		for _, l := range res.lateOf(in) {
 			row := &res.Ranks[idx[l.Rank]]
 			row.Late = addUS(row.Late, l.Lateness)
 			row.LateAt++
@@ -655,7 +659,7 @@ func (res *Result) steps() {
 		if at != nil {
 			row.Reason = explain(at, row.StragglerRank)
 			if at.LastRank == row.StragglerRank {
-				row.LateRanks = at.lateRanks()
+				row.LateRanks = res.lateOf(at)
 			}
 		}
 		res.Steps = append(res.Steps, row)

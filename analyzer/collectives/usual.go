@@ -147,7 +147,7 @@ func (res *Result) usual() {
 				in.Stall, in.weight, in.stallX = true, x, &x
 				res.Stalls = append(res.Stalls, Stall{Rank: in.LastRank, Step: in.Step, Collective: in.Label(), PG: in.PG, Kind: in.Kind,
 					Index: in.Index, Offset: US(off[r][j]), Usual: u, Excess: x, Threshold: US(thr), Skew: in.Skew, By: "usual_offset",
-					Reason: explain(in, in.LastRank), LateRanks: in.lateRanks(), weight: x})
+					Reason: explain(in, in.LastRank), LateRanks: res.lateOf(in), weight: x})
 			}
 		}
 	}
