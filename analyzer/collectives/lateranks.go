@@ -22,10 +22,11 @@ import (
 //     late rank is at least twice that late (lateOverNoise) and at least
 //     stallFloorNS past it — so a step's entry, where ranks come in spread
 //     out (DLRM's send/recv #0: 0–7.6 ms), names only ranks set apart from
-//     that spread by a gap — and at least twice the median skew of the
-//     instances of the same ranks (how far apart they usually arrive: a
-//     job whose ranks come in two clusters 0.1 ms apart at every
-//     collective, the fourth blind set's MI300X job, names none).
+//     that spread by a gap — and at least twice the median of the positive
+//     skews of the instances of the same ranks (how far apart they usually
+//     arrive; instances whose ranks all start at once tell nothing of it:
+//     the fourth blind set's MI300X job, whose ranks come 0–0.14 ms apart at
+//     half its collectives and together at the rest, names none).
 //
 // With two ranks only the last can be late; with three the first alone is
 // on time (noise 0), so the middle one is late when it came at least half
@@ -43,8 +44,8 @@ type LateRank struct {
 }
 
 // lateRanks are the instance's late ranks besides its last rank (see
-// above), latest first; an empty list, never nil. usual is the median skew
-// of the instances of its ranks (typicalSkews).
+// above), latest first; an empty list, never nil. usual is the typical
+// skew of the instances of its ranks (typicalSkews).
 func (in *Instance) lateRanks(usual US) []LateRank {
 	out := []LateRank{}
 	if in.Skew <= 0 || len(in.Ranks) < 3 {
@@ -80,13 +81,14 @@ func lateText(late []LateRank) string {
 	return strings.Join(s, ", ")
 }
 
-// typicalSkews is the median skew of the instances of each group of ranks
-// (rankKey), every process group and kind together.
+// typicalSkews is the median of the positive skews of the instances of
+// each group of ranks (rankKey), every process group and kind together.
 func (res *Result) typicalSkews() {
 	by := map[string][]int64{}
 	for i := range res.Instances {
-		in := &res.Instances[i]
-		by[rankKey(in)] = append(by[rankKey(in)], int64(in.Skew))
+		if in := &res.Instances[i]; in.Skew > 0 {
+			by[rankKey(in)] = append(by[rankKey(in)], int64(in.Skew))
+		}
 	}
 	res.typSkew = map[string]US{}
 	for k, v := range by {

@@ -93,8 +93,9 @@ type Result struct {
 	// where it waited for that collective (a host-bound job), 0 where it
 	// ran ahead. Ops without a launch (or after one) have none.
 	host map[*Op]int64
-	// typSkew is the median skew of the instances of each group of ranks
-	// (rankKey): how far apart they usually arrive (lateranks.go).
+	// typSkew is the median of the positive skews of the instances of each
+	// group of ranks (rankKey): how far apart they usually arrive
+	// (lateranks.go).
 	typSkew map[string]US
 }
 
