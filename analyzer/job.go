@@ -155,7 +155,8 @@ type FileResult struct {
 	artifact bool
 }
 
-// Artifact is one output file.
+// Artifact is one output file. A streamed one (stream.go) has no Text
+// until it is written (Result.WriteArtifact) or asked for (Result.Text).
 type Artifact struct {
 	Name string `json:"name"`
 	Text string `json:"text"`
@@ -170,6 +171,8 @@ type Result struct {
 	// Runs lists the runs found when the inputs are several (the job is
 	// then refused): a host may analyse each on its own.
 	Runs []RunGroup `json:"runs,omitempty"`
+	// streams are the streamed artifacts by name (stream.go).
+	streams map[string]*streamed
 }
 
 // JSON encodes the result for the module's result buffer.
@@ -177,7 +180,7 @@ func (r *Result) JSON() []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(r)
+	_ = enc.Encode(r.materialized())
 	return buf.Bytes()
 }
 
@@ -185,7 +188,7 @@ func (r *Result) JSON() []byte {
 func (r *Result) Artifact(name string) (string, bool) {
 	for _, a := range r.Artifacts {
 		if a.Name == name {
-			return a.Text, true
+			return r.Text(a), true
 		}
 	}
 	return "", false
@@ -202,14 +205,16 @@ func (j *Job) sideDocOver() string {
 
 // Job runs one analysis over any number of files.
 type Job struct {
-	opts   Options
-	store  *trace.Store   // every trace (breakdown)
-	stores []*trace.Store // one per trace file (triage, overlap)
-	crash  *crash.Session
-	files  []FileResult
-	cur    *current
-	nlogs  int
-	fix    *fixJob // perfetto-fix
+	// streams are the result's streamed artifacts by name (stream.go).
+	streams map[string]*streamed
+	opts    Options
+	store   *trace.Store   // every trace (breakdown)
+	stores  []*trace.Store // one per trace file (triage, overlap)
+	crash   *crash.Session
+	files   []FileResult
+	cur     *current
+	nlogs   int
+	fix     *fixJob // perfetto-fix
 	// drawn is the analysis gpu_lanes.json was written from: Spans
 	// encodes its kernels for the page's timeline.
 	drawn *report.Analysis
@@ -883,7 +888,7 @@ func (j *Job) Finish() *Result {
 				res := collectives.Match(rr.sums)
 				rankArts = crossArtifacts(a, res)
 				if j.opts.MergeRanks {
-					rankArts = append(rankArts, mergedTrace(parts, rr.sums, res))
+					rankArts = append(rankArts, j.mergedTrace(parts, rr.sums, res))
 				}
 			}
 		} else {

@@ -62,7 +62,7 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 	if cross != nil {
 		rankArts = crossArtifacts(a, cross)
 		if j.opts.MergeRanks {
-			rankArts = append(rankArts, mergedTrace(parts, sums, cross))
+			rankArts = append(rankArts, j.mergedTrace(parts, sums, cross))
 		}
 	}
 	if rr := j.perRank(parts); rr != nil {

@@ -96,6 +96,10 @@ type Result struct {
 	// where it waited for that collective (a host-bound job), 0 where it
 	// ran ahead. Ops without a launch (or after one) have none.
 	host map[*Op]int64
+	// typSkew is the median of the positive skews of the instances of each
+	// group of ranks (rankKey): how far apart they usually arrive
+	// (lateranks.go).
+	typSkew map[string]US
 }
 
 // RankRow is one rank's totals.
@@ -120,6 +124,11 @@ type RankRow struct {
 	// its times were moved back by it before matching.
 	ClockOffset  *US  `json:"clock_offset_us"`
 	ClockAligned bool `json:"clock_aligned"`
+	// LateAt is how many instances it was a late rank of without being
+	// the last (lateranks.go), Late its summed lateness there (start −
+	// earliest start): waits it caused that another rank's lateness hid.
+	LateAt int `json:"late_rank_at"`
+	Late   US  `json:"late_rank_us"`
 }
 
 // StepRow is one step's straggler.
@@ -149,6 +158,9 @@ type StepRow struct {
 	// Reason says why the straggler was late at the step's collective
 	// when the trace can tell (see explain), else "".
 	Reason string `json:"reason"`
+	// LateRanks are the other ranks that made their peers wait at the
+	// step's collective, though less than the straggler did (lateranks.go).
+	LateRanks []LateRank `json:"late_ranks"`
 }
 
 // Culprit is the straggler in diagnose's culprit shape.
@@ -380,6 +392,7 @@ func match(sums []*Summary) *Result {
 		})
 	}
 	res.prevs()
+	res.typicalSkews()
 	res.usual()
 	res.byWork()
 	res.sortStalls()
@@ -550,6 +563,11 @@ func (res *Result) ranks(sums []*Summary) {
 			row.Lateness = addUS(row.Lateness, in.Skew)
 			row.LastAt++
 		}
+		for _, l := range res.lateOf(in) {
+			row := &res.Ranks[idx[l.Rank]]
+			row.Late = addUS(row.Late, l.Lateness)
+			row.LateAt++
+		}
 	}
 }
 
@@ -622,7 +640,7 @@ func (res *Result) steps() {
 				best, bestLate = r, l
 			}
 		}
-		row := StepRow{Step: s, StragglerRank: best, Lateness: bestLate, Instances: a.n, Skew: a.skew, ByRank: make([]US, len(res.Ranks))}
+		row := StepRow{Step: s, StragglerRank: best, Lateness: bestLate, Instances: a.n, Skew: a.skew, ByRank: make([]US, len(res.Ranks)), LateRanks: []LateRank{}}
 		for i, r := range res.Ranks {
 			row.ByRank[i] = a.late[r.Rank]
 		}
@@ -650,6 +668,9 @@ func (res *Result) steps() {
 		}
 		if at != nil {
 			row.Reason = explain(at, row.StragglerRank)
+			if at.LastRank == row.StragglerRank {
+				row.LateRanks = res.lateOf(at)
+			}
 		}
 		res.Steps = append(res.Steps, row)
 	}

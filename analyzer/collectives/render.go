@@ -103,13 +103,17 @@ func (r *Result) Markdown() string {
 		w("\n")
 	}
 	if len(r.Steps) > 0 {
-		w("\n| Step | Straggler | Lateness (ms) | Worst collective | Instances | Largest skew (ms) | Last there | At |\n|---|---:|---:|---|---:|---:|---:|---|\n")
+		w("\n| Step | Straggler | Lateness (ms) | Worst collective | Also late there (ms behind the earliest peer) | Instances | Largest skew (ms) | Last there | At |\n|---|---:|---:|---|---|---:|---:|---:|---|\n")
 		for i, s := range r.Steps {
 			if i == 20 {
-				w("| … %d more steps in ranks.json | | | | | | | |\n", len(r.Steps)-20)
+				w("| … %d more steps in ranks.json | | | | | | | | |\n", len(r.Steps)-20)
 				break
 			}
-			w("| `%s` | %d | %s | %s | %d | %s | %d | %s |\n", units.Cell(s.Step), s.StragglerRank, ms(s.Lateness), units.Text(s.Collective), s.Instances,
+			also := "–"
+			if len(s.LateRanks) > 0 {
+				also = lateText(s.LateRanks)
+			}
+			w("| `%s` | %d | %s | %s | %s | %d | %s | %d | %s |\n", units.Cell(s.Step), s.StragglerRank, ms(s.Lateness), units.Text(s.Collective), also, s.Instances,
 				ms(s.WorstSkew), s.WorstRank, units.Text(s.WorstCollective))
 		}
 	}
