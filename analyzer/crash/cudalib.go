@@ -221,3 +221,24 @@ func (s *Session) applyLibStatus(l *line, x *libStatus) {
 	a.detail("library_status", x.status)
 	a.addReason(x.library + " " + x.status + ": " + x.why)
 }
+
+// extractTFHandleFailure: TensorFlow's stream executor could not create a
+// library handle — "E …/cuda_dnn.cc:328] Could not create cudnn handle:
+// CUDNN_STATUS_INTERNAL_ERROR", "E …/cuda_blas.cc:238] failed to create
+// cublas handle: CUBLAS_STATUS_NOT_INITIALIZED". The status alone decides
+// nothing (libStatuses); the wording is TensorFlow's.
+func extractTFHandleFailure(t string) bool {
+	return containsAny(t, "Could not create cudnn handle: ", "failed to create cublas handle: ")
+}
+
+// applyTFHandleFailure: TensorFlow reserves nearly all of the card when it
+// creates the device unless memory growth is on, so a library whose handle
+// cannot be created (an internal error, not initialised) found no device
+// memory for its workspace — the fix in the threads is allow_growth (a
+// less sure reading than an allocator's own out-of-memory).
+func (s *Session) applyTFHandleFailure(l *line, x *libStatus) {
+	a := s.b.add(s, ClassVRAMOOM, l, 0.5)
+	a.detail("library", x.library)
+	a.detail("library_status", x.status)
+	a.addReason(x.library + " handle not created (" + x.status + "): TensorFlow had reserved the GPU's memory at start; set memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true) or lower its fraction")
+}

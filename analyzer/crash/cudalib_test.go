@@ -117,3 +117,23 @@ func TestLibStatusCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TensorFlow's handle-creation failures: the card was reserved at start,
+// the library found no memory for its handle (the threads' fix is memory
+// growth) — a less sure VRAM OOM; the same status elsewhere decides nothing.
+func TestTFHandleFailure(t *testing.T) {
+	for _, c := range []struct{ src, text string }{
+		{"https://github.com/tony-framework/TonY/pull/486 (TF 2.3.1, T4)", "2020-11-25 09:06:12.391615: E tensorflow/stream_executor/cuda/cuda_dnn.cc:328] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"},
+		{"https://github.com/tensorflow/tensorflow/issues/29632 (title)", "TF2.0 beta on RTX 2080 throws Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR"},
+		{"https://github.com/tensorflow/tensorflow/issues/30912", "2019-07-21 23:23:06.224853: E tensorflow/stream_executor/cuda/cuda_blas.cc:238] failed to create cublas handle: CUBLAS_STATUS_NOT_INITIALIZED"},
+	} {
+		d := diagnoseWhole("tf.log", []byte(c.text+"\n"))
+		if f := hasClass(d, ClassVRAMOOM); f == nil || f.Confidence > 0.6 {
+			t.Errorf("%s: %v", c.src, classesOf(d))
+		}
+	}
+	d := diagnoseWhole("run.log", []byte("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR\n"))
+	if hasClass(d, ClassVRAMOOM) != nil {
+		t.Errorf("a bare internal error: %v", classesOf(d))
+	}
+}

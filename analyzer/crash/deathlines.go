@@ -40,6 +40,14 @@ var (
 	// auditd's abnormal-end record: "audit[40923]: ANOM_ABEND auid=1000 …
 	// pid=40923 comm="python3" exe=… sig=11 res=1"
 	reAnomAbend = lazyre.New(`ANOM_ABEND .*?\bpid=(\d+)\b.*?\bsig=(\d+)\b`)
+	// Google's failure signal handlers, linked into TensorFlow, PaddlePaddle,
+	// Ray and XLA: glog's "*** SIGSEGV (@0x8) received by PID 298 (TID 0x7f…)
+	// from PID 8; stack trace: ***" (an internal build: "(@0x…), see … received
+	// by PID N (TID N) on cpu 32; …"; Paddle's summary "[SignalInfo: *** SIGSEGV
+	// (@0x0) received by PID 5695 (TID …) from PID 0 ***]") and absl's "***
+	// SIGSEGV received at time=1721904360 on cpu 140 ***" (no pid: Ray's
+	// "(RayWorkerWrapper pid=N)" relay prefix names the process, not the line)
+	reFailureSignal = lazyre.New(`\*\*\* (SIGSEGV|SIGBUS) (?:\(@0x[0-9a-fA-F]+\)[^*]*? received by PID (\d+)|received at time=\d+)`)
 )
 
 var zshSignal = map[string]string{
@@ -82,6 +90,13 @@ func extractSignalDeath(raw, t string) (signalDeath, bool) {
 			if sig := signalNames[atoiDef(m[2], 0)]; sig != "" {
 				return signalDeath{pid: atoiDef(m[1], 0), sig: sig, src: "audit"}, true
 			}
+		}
+	}
+	if strings.Contains(t, "*** SIG") && containsAny(t, " received by PID ", " received at time=") {
+		// a crash signal only: a SIGABRT after a GPU error is its consequence,
+		// SIGTERM the launcher's teardown
+		if m := reFailureSignal.FindStringSubmatch(t); m != nil {
+			return signalDeath{pid: atoiDef(m[2], 0), sig: m[1], src: "failure signal handler"}, true
 		}
 	}
 	if strings.Contains(t, ": segmentation violation") || strings.Contains(t, ": bus error") {

@@ -29,6 +29,14 @@ func TestSignalDeathLines(t *testing.T) {
 		{"https://github.com/pop-os/cosmic-comp/issues/2626", "Jul 24 12:26:21 macross kernel: tokio-rt-worker[3976]: segfault at 29c ip 0000758b29614d2c sp 0000758b099fe2e0 error 6 in libwayland-client.so.0.23.1[758b29612000+6000] likely on CPU 1 (core 1, socket 0)", ClassHostSegfault, 3976},
 		{"https://github.com/ROCm/legacy-rocm-build/issues/6143", "[   74.444098] traps: python[3097] general protection fault ip:7f00fdcb09df sp:7efe60cfa850 error:0 in libamdhip64.so.7.2.70201[2b09df,7f00fda23000+481000]", ClassHostSegfault, 3097},
 		{"https://github.com/vladmandic/sdnext/issues/913", `audit[40923]: ANOM_ABEND auid=1000 uid=1000 gid=1000 ses=2 subj=unconfined pid=40923 comm="python3" exe="/usr/bin/python3.10" sig=11 res=1`, ClassHostSegfault, 40923},
+		// Google's failure signal handlers (glog, absl), as TensorFlow, Paddle and Ray print them
+		{"https://github.com/PaddlePaddle/Paddle/issues/9245 (glog)", "*** SIGSEGV (@0x8) received by PID 298 (TID 0x7f0b2f5fe700) from PID 8; stack trace: ***", ClassHostSegfault, 298},
+		{"https://github.com/PaddlePaddle/PaddleSpeech/issues/444 (glog behind Paddle's own glog prefix)", "W0411 14:10:20.248174    38 init.cc:217] *** SIGSEGV (@0x7f20ad805b40) received by PID 38 (TID 0x7f2907a4cf40) from PID 18446744072325454656; stack trace: ***", ClassHostSegfault, 38},
+		{"https://github.com/opendatalab/PDF-Extract-Kit/issues/74 (Paddle's error summary)", "  [SignalInfo: *** SIGSEGV (@0x0) received by PID 5695 (TID 0x7f370f34f280) from PID 0 ***]", ClassHostSegfault, 5695},
+		{"https://github.com/vllm-project/vllm/issues/6783 (absl behind Ray's relay and logging.cc)", "(RayWorkerWrapper pid=24036) [2024-07-25 10:46:00,050 E 24036 24036] logging.cc:440: *** SIGSEGV received at time=1721904360 on cpu 140 ***", ClassHostSegfault, 0},
+		{"https://github.com/ray-project/ray/issues/43456 (absl)", "[2024-02-27 18:08:15,439 E 73667 73667] logging.cc:361: *** SIGSEGV received at time=1709028495 on cpu 22 ***", ClassHostSegfault, 0},
+		{"https://github.com/vllm-project/vllm/issues/1091 (absl SIGBUS: shared memory, sigbus.go)", "(RayWorker pid=1451) *** SIGBUS received at time=1695144916 on cpu 3 ***", ClassHostOOMKill, 0},
+		{"https://github.com/komikndr/raylight/issues/102 (a SIGABRT decides nothing here)", "*** SIGABRT received at time=1786031662 on cpu 10 ***", "", 0},
 		// a kernel oops' own GPF header names no user process
 		{"https://github.com/ROCm/legacy-rocm-build/issues/484 (oops form)", "[  193.780892] general protection fault: 0000 [#1] SMP NOPTI", "", 0},
 		// prose about the signal is none

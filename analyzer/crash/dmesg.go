@@ -75,8 +75,10 @@ var (
 	// Kernels before 4.19 printed the victim on a line of its own after
 	// "Out of memory: Kill process N (x) score S or sacrifice child"; the
 	// kB accounting that follows is the kernel's signature, so prose ("Killed
-	// processes are restarted") never matches.
-	reOOMKilledBare = lazyre.New(`(?:^|[\]:] )Killed process (\d+) \(([^)]*)\) total-vm:(\d+)kB, anon-rss:(\d+)kB`)
+	// processes are restarted") never matches. Enterprise kernels put the
+	// owner in it: RHEL 7 (3.10) "Killed process N (x), UID 0, total-vm:…",
+	// RHEL 6 (2.6.32) "Killed process N, UID 0, (x) total-vm:…".
+	reOOMKilledBare = lazyre.New(`(?:^|[\]:] )Killed process (\d+)(?:, UID \d+,)? \(([^)]*)\),?(?: UID \d+,)? total-vm:(\d+)kB, anon-rss:(\d+)kB`)
 	// The OOM reaper frees a victim's memory after the kill ("oom_reaper:
 	// reaped process 25315 (python3), now anon-rss:0kB, …"): it reaps only
 	// OOM victims, so its line names the victim when a grep dropped the

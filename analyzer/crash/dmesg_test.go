@@ -364,6 +364,28 @@ func TestDmesgOOMReaper(t *testing.T) {
 	}
 }
 
+// The pre-4.19 victim line as enterprise kernels print it, with the owner's
+// UID after (RHEL 7) or before (RHEL 6) the command: a host OOM kill naming
+// the victim.
+func TestDmesgOOMVictimWithUID(t *testing.T) {
+	for _, c := range []struct {
+		src, log string
+		pid      int
+	}{
+		{"https://pjolsson.com/smcp/10662.html (CentOS 7, messages)", "Out of memory: Kill process 5372 (mongod) score 130 or sacrifice child\nKilled process 5372 (mongod), UID 0, total-vm:2539052kB, anon-rss:2117096kB, file-rss:0kB, shmem-rss:0kB\n", 5372},
+		{"https://github.com/cPanelSSP/SSP/issues/76 (CentOS 6.7)", "Mar  2 17:35:10 server1 kernel: [2858609.598568] Killed process 11726, UID 498, (mysqld) total-vm:7823732kB, anon-rss:2539268kB, file-rss:768kB\n", 11726},
+		{"https://miaokee.com/830725.html (CentOS 6.5)", "Aug 11 16:28:11 kernel: Out of memory: Kill process 3080 (forward) score 559 or sacrifice child\nAug 11 16:28:11 kernel: Killed process 3080, UID 0, (forward) total-vm:1429064kB, anon-rss:1130444kB, file-rss:136kB\n", 3080},
+	} {
+		f := hasClass(diagnoseWhole("messages", []byte(c.log)), ClassHostOOMKill)
+		if f == nil || f.PID == nil || *f.PID != c.pid {
+			t.Errorf("%s: %+v", c.src, f)
+		}
+	}
+	if f := hasClass(diagnoseWhole("notes.txt", []byte("Killed processes, UID 0, are restarted by systemd\n")), ClassHostOOMKill); f != nil {
+		t.Errorf("prose: %+v", f)
+	}
+}
+
 // A kernel oops whose faulting instruction is in the GPU driver module is a
 // driver bug (dma_driver_fault), in the oops wordings of several kernels;
 // a RIP outside the driver, a call-trace frame in amdgpu and a RIP line

@@ -7,7 +7,7 @@
 // Session). Every line is normalised (ANSI codes, carriage-return debris and
 // known line prefixes removed — log stamps, launcher relays such as
 // accelerate's "stderr: ", Open MPI's "[1,3]<stderr>:" and srun --label's
-// "3: " before a known log shape) and handed to one small parser per format;
+// "3: " before a known log shape, Metaflow's "[run/step/task (pid N)] ") and handed to one small parser per format;
 // a one-pass keyword prefilter (prefilter.go) hands each line only to the
 // parsers that can use it, so lines that match nothing cost one scan and no
 // allocation.
@@ -127,8 +127,10 @@
 //     counter exceeded)", UCX's "Transport retry count exceeded on
 //     mlx5_N:1/IB", IBV_WC_RETRY_EXC_ERR) → rccl_transport, net_ib advice;
 //   - rocblas.go: extractTensileArch (rocBLAS without a Tensile library for
-//     the device's arch, named, or the 5.2–5.7 fallback to the generic
-//     TensileLibrary.dat without the arch, less sure) → arch_mismatch;
+//     the device's arch, named — "Cannot read … for GPU arch : gfxN" or the
+//     lazy loader's "Could not load …/TensileLibrary_lazy_gfxN.dat" — or the
+//     5.2–5.7 fallback to the generic TensileLibrary.dat without the arch,
+//     less sure) → arch_mismatch;
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
 //   - buildtarget.go: extractBuildTargets (PYTORCH_ROCM_ARCH / GPU_TARGETS
@@ -282,11 +284,16 @@
 //     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
 //     worker (pid N) is killed by signal", the Go runtime's SIGSEGV, the
 //     kernel's "comm[pid]: segfault at …" / "traps: comm[pid] general
-//     protection fault ip:…" and auditd's ANOM_ABEND sig=N) → the
+//     protection fault ip:…", auditd's ANOM_ABEND sig=N, and Google's
+//     failure signal handlers in TensorFlow / Paddle / Ray: glog's "***
+//     SIGSEGV (@0x…) received by PID N …; stack trace: ***" and absl's "***
+//     SIGSEGV received at time=… on cpu N ***", SIGSEGV and SIGBUS only) → the
 //     pid a death line names is the culprit when alone (deathNamed),
 //     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal
-//     SIGKILL") → deathSignal / exitCode;
+//     SIGKILL") → deathSignal / exitCode; gunicorn.go's
+//     extractGunicornDeath (the arbiter's "Worker (pid:N) was sent SIGX!" /
+//     "… was sent code N!", N a raw wait status) → deathSignal + deathNamed;
 //     extractDeadWorker (hang.go: an executor's "Worker proc VllmWorker-N
 //     died unexpectedly" / Ray "RayWorkerProc rank=[N]") → deadWorker, the
 //     culprit when it is the one worker reported dead;

@@ -56,7 +56,13 @@ func (p *exitParser) line(l *line) {
 	t := l.text
 	s := p.s
 	low := t
-	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ") {
+	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ", " received by PID ", " received at time=", ") was sent ") {
+		return
+	}
+	if x, ok := extractGunicornDeath(t); ok { // gunicorn.go; before commandLike: its SIGKILL line ends in a question
+		s.format("gunicorn")
+		s.deathSignal(l, x.sig, 0, false, "", "gunicorn worker")
+		s.deathNamed(l, x.sig, x.pid)
 		return
 	}
 	if commandLike(t) {
@@ -496,4 +502,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // exitKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = []string{"EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND"}
+var exitKeywords = []string{") was sent ", "EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND", " received by PID ", " received at time="}

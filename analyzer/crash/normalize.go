@@ -231,6 +231,11 @@ func atoiDef(s string, def int) int {
 	return n
 }
 
+// reMetaflow is Metaflow's task prefix "[<run>/<step>/<task> (pid N)] ", on
+// AWS Batch or Kubernetes followed by the job's "[<uuid>] "
+// (Netflix/metaflow#587).
+var reMetaflow = lazyre.New(`^\[\d+/[\w.-]+/\d+ \(pid (\d+)\)\] (?:\[[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\] )?`)
+
 func (s *Session) stripPrefixes(l *line, str string) string {
 	for iter := 0; iter < 10 && len(str) > 0; iter++ {
 		n := s.stripOne(l, str)
@@ -296,6 +301,10 @@ func (s *Session) stripOne(l *line, str string) int {
 				return m[1]
 			}
 			if m := reViewerNo.FindStringIndex(str); m != nil {
+				return m[1]
+			}
+			if m := reMetaflow.FindStringSubmatchIndex(str); m != nil {
+				l.pid = atoiDef(str[m[2]:m[3]], 0)
 				return m[1]
 			}
 		}

@@ -33,6 +33,10 @@ func TestNormalizePrefixes(t *testing.T) {
 		{"(gdb) info dispatches", "info dispatches", -1, 0},
 		{"> > quoted", "quoted", -1, 0},
 		{"[80746] viewer", "viewer", -1, 0},
+		// Metaflow (Netflix/metaflow#587 on AWS Batch, #303 and #1672 local)
+		{"2021-06-28 14:37:21.016 [7637/hello/92219 (pid 66823)] [24616654-4aca-42ad-9d86-c1133f519cb9] Metaflow says: Hi from AWS!", "Metaflow says: Hi from AWS!", -1, 66823},
+		{"2020-08-24 06:17:41.069 [1598264257255545/segfault/2 (pid 19077)] Task failed.", "Task failed.", -1, 19077},
+		{"2024-01-09 22:26:57.629 [1704839212206922/start/1 (pid 31890)] HelloFlow is starting.", "HelloFlow is starting.", -1, 31890},
 		{"FAILED [0.0005s] tests/test_x.py::test_y - RuntimeError: HIP error", "RuntimeError: HIP error", -1, 0},
 		{"\x1b[0;32mINFO\x1b[0m green", "INFO green", -1, 0},
 		{`\u001b[0;32mliteral\u001b[0m`, "literal", -1, 0},

@@ -75,8 +75,8 @@ type sanLine struct {
 
 func extractSanitizerLine(t string) (sanLine, bool) {
 	if m := reSanError.FindStringSubmatch(t); m != nil {
-		if m[7] != "" {
-			return sanLine{kind: "api", apiError: m[7], api: m[10]}, true
+		if m[5] != "" { // groups: 5 error name, 6 number, 7 message, 8 API call
+			return sanLine{kind: "api", apiError: m[5], api: m[8]}, true
 		}
 		return sanLine{kind: "error", what: strings.TrimSpace(m[1])}, true
 	}
@@ -112,10 +112,13 @@ func (p *nvidiaParser) sanitizer(l *line) {
 	case "api":
 		s.format("compute_sanitizer")
 		p.san = nil
-		if e := lookupHIPName(x.apiError); e != nil && e.class != "" {
-			a := s.b.add(s, e.class, l, 0.8)
-			a.setHIP(e)
-			a.detail("failing_api", x.api)
+		// the sanitizer is NVIDIA's: CUDA's catalog reads the error (a
+		// launch failure is a kernel that crashed, not ROCm's trap)
+		if e := lookupCUDAName(x.apiError); e != nil && e.class != "" {
+			s.applyCUDAError(l, cudaErrFact{e: e, name: x.apiError, via: "name"})
+			if a := s.b.get(e.class); a != nil && x.api != "" {
+				a.detail("failing_api", x.api)
+			}
 		}
 		return
 	case "error":

@@ -13,12 +13,20 @@ import "github.com/gputriage/gputriage/analyzer/internal/lazyre"
 // 5.2 split away, so the same failure reads "Cannot read …/library/
 // TensileLibrary.dat: Illegal seek" (or "No such file or directory"): no
 // library for this GPU, arch unnamed (the rocBLAS maintainers in rocBLAS#1267).
+// With lazy loading (ROCm 5.7+, the Windows HIP SDK) the same failure reads
+// "rocBLAS error: Could not load …/TensileLibrary_lazy_gfx1103.dat", then
+// "Could not initialize Tensile library" and rocblas_abort(): the arch is
+// the file's suffix. hipBLASLt's "rocblaslt error: Could not load …" is
+// another library that may fall back (blaslib.go), so only rocBLAS's
+// capitalised "BLAS error" counts here.
 // The torch parser hands it lines with "rror" (torch.go).
 
 var (
 	reTensileArch = lazyre.New(`BLAS error: Cannot read (.*TensileLibrary\S*?):? .*for GPU arch ?: ?(gfx[0-9a-f]+)`)
 	// the fallback name itself, no arch suffix: "…/library/TensileLibrary.dat: Illegal seek"
 	reTensileFallback = lazyre.New(`BLAS error: Cannot read (.*[/\\]TensileLibrary\.dat):? `)
+	// the lazy loader: "Could not load …/TensileLibrary_lazy_gfx1103.dat", or the fallback name
+	reTensileLoad = lazyre.New(`BLAS error: Could not load (.*TensileLibrary(?:_lazy)?(?:_(gfx[0-9a-f]+))?\.dat)`)
 )
 
 // tensileArch is rocBLAS's missing Tensile library for the device's arch.
@@ -32,6 +40,9 @@ func extractTensileArch(t string) (tensileArch, bool) {
 	}
 	if m := findIf(t, "TensileLibrary.dat", reTensileFallback); m != nil {
 		return tensileArch{library: m[1]}, true
+	}
+	if m := findIf(t, "Could not load", reTensileLoad); m != nil {
+		return tensileArch{library: m[1], arch: m[2]}, true
 	}
 	return tensileArch{}, false
 }

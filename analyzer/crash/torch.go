@@ -58,6 +58,7 @@ var (
 	reTorchErr      = lazyre.New(`\b(HIP|CUDA|ROCm) error: (.*)$`)
 	reSearchFor     = lazyre.New("Search for `((?:hip|cuda)Error\\w+)'")
 	reErrName       = lazyre.New(`\b((?:hip|cuda)Error[A-Z]\w+)\b`)
+	reHIPWord       = lazyre.New(`(?i)\bhip`)
 	reDriverErrName = lazyre.New(`\b(CUDA_ERROR_[A-Z_]+)\b`)
 	reTerminate     = lazyre.New(`terminate called after throwing an instance of '([^']+)'`)
 	reRaisedFrom    = lazyre.New(`Exception raised from (\S+) at (\S+)`)
@@ -204,6 +205,10 @@ func (p *torchParser) line(l *line) {
 		}
 		if x.class != "" {
 			s.applyLibStatus(l, x) // cudalib.go
+			return
+		}
+		if extractTFHandleFailure(t) {
+			s.applyTFHandleFailure(l, x) // cudalib.go
 			return
 		}
 	}
@@ -724,6 +729,14 @@ func extractTorchError(t string) torchErrFact {
 	if containsAny(t, "THCudaCheck", "cudaError", "CUDA_ERROR_", "cuda runtime error (") {
 		x.cuda = true
 	}
+	if !x.cuda && namesCUDAOnly(t) {
+		// any other wrapper that names CUDA and not HIP — Caffe's "Cuda
+		// kernel failed. Error: …", MatConvNet's "CUDA kernel error (…)",
+		// darknet's "CUDA Error: …", RELION's "KERNEL_ERROR: … in
+		// …/cuda_helper_functions.cu": the error is CUDA's, where a launch
+		// failure is a crashed kernel and not ROCm's trap
+		x.cuda = true
+	}
 	x.search = submatchIf(t, "Search for `", reSearchFor)
 	if !strings.Contains(t, "Returned ") {
 		x.name = errName(t)
@@ -746,6 +759,12 @@ func extractTorchError(t string) torchErrFact {
 		}
 	}
 	return x
+}
+
+// namesCUDAOnly: the line says "cuda" (any case, a word, an API or a path)
+// and nothing on it says HIP — a hipified build prints both.
+func namesCUDAOnly(t string) bool {
+	return containsFoldASCII(t, "cuda") && !reHIPWord.MatchString(t)
 }
 
 // extractHostAssert: glibc's assert() message from host code ("prog:

@@ -259,3 +259,31 @@ func TestAsyncErrorWhoseSiteMovesIsTheRace(t *testing.T) {
 		t.Errorf("one site: want gpu_memory_fault first, got %v", classesOf(same))
 	}
 }
+
+// A launch failure in a wrapper that names CUDA some other way than
+// "CUDA error:" is CUDA's (a crashed kernel, gpu_memory_fault), not ROCm's
+// trap; a line that also names HIP stays HIP's.
+func TestLaunchFailureNamedCUDA(t *testing.T) {
+	for _, c := range []struct{ src, text string }{
+		{"https://github.com/vlfeat/matconvnet/issues/40", "im2col: CUDA kernel error (unspecified launch failure)"},
+		{"https://github.com/3dem/relion/issues/189", "KERNEL_ERROR: unspecified launch failure in /data/bin/EM/RELION/relion-devel-lmb_copy_newPC/src/gpu_utils/cuda_helper_functions.cu at line 386 (error-code 4)"},
+		{"https://github.com/leggedrobotics/darknet_ros/issues/149", "CUDA Error: unspecified launch failure CUDA Error: unspecified launch failure: No error"},
+	} {
+		if !extractTorchError(c.text).cuda {
+			t.Errorf("%s: not read as CUDA's: %q", c.src, c.text)
+		}
+		d := diagnoseWhole("run.log", []byte(c.text+"\n"))
+		if hasClass(d, ClassGPUMemoryFault) == nil || hasClass(d, ClassDeviceAssert) != nil {
+			t.Errorf("%s: %v", c.src, classesOf(d))
+		}
+	}
+	for _, s := range []string{
+		"RuntimeError: HIP error: unspecified launch failure",
+		"hipErrorLaunchFailure in /src/cuda_compat/kernel.cu: unspecified launch failure",
+		"Warning: unspecified launch failure on the ship's computer",
+	} {
+		if extractTorchError(s).cuda {
+			t.Errorf("read as CUDA's: %q", s)
+		}
+	}
+}
