@@ -40,7 +40,7 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 	var wait map[int32]int64
 	var cross *collectives.Result
 	if len(sums) >= 2 {
-		cross = collectives.Match(sums)
+		cross = j.match(sums)
 		r, _ := rankOf(&formal.Files[0])
 		wait = cross.Wait(r)
 	}
