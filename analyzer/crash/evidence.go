@@ -501,9 +501,15 @@ func cudaStep(s string) string {
 		// invalid_launch: CUDA's per-block limits are threads, registers
 		// and shared memory (cudaGetDeviceProperties)
 		return "Compare grid / block / shared memory with the device limits (cudaGetDeviceProperties / deviceQuery: maxThreadsPerBlock 1024, regsPerBlock 65536, sharedMemPerBlock 48 KiB unless the kernel opts in to more)"
+	case strings.HasPrefix(s, "Shrink the shared memory (LDS) "):
+		s = strings.Replace(s, "shared memory (LDS)", "shared memory", 1)
+		if i := strings.Index(s, "; a configuration tuned for"); i > 0 {
+			s = s[:i] + "; a configuration tuned for a GPU with more shared memory does not fit here"
+		}
+		return s
 	case strings.HasPrefix(s, "Keep blocks at ≤ 1024 threads"):
 		return "Keep registers × threads per block within regsPerBlock: cap registers with __launch_bounds__(<threads>) or -maxrregcount, or launch fewer threads per block; keep dynamic shared memory within the limit"
-	case strings.HasPrefix(s, "AMD_LOG_LEVEL=3 logs every hipLaunchKernel"):
+	case strings.HasPrefix(s, "AMD_LOG_LEVEL=3 logs every hipLaunchKernel"), strings.HasPrefix(s, "Read the kernel's resource use: compile with -Rpass"):
 		return "Read the kernel's resource use: nvcc -Xptxas -v (registers and shared memory per kernel) or cuobjdump --dump-resource-usage <binary>"
 	case strings.HasPrefix(s, "Serialize launches") && strings.Contains(s, "AMD_SERIALIZE_KERNEL"):
 		return "Serialize launches so the traceback points at the failing call: CUDA_LAUNCH_BLOCKING=1"

@@ -216,3 +216,26 @@ func TestLaunchLineNamesRejectedKernel(t *testing.T) {
 		}
 	}
 }
+
+// A launch whose geometry and LDS the log states gets advice in those
+// numbers, not a request to log them again (crash-heldout8 k13/k14: seed
+// 002's rocmforge launch lines, shared fx08).
+func TestLaunchStepsUseTheLoggedLaunch(t *testing.T) {
+	log := "Device limits: maxThreadsPerBlock=1024, maxThreadsDim=[1024, 1024, 1024], sharedMemPerBlock=65536\n" +
+		"DEBUG rocmforge::backend::hip_backend::backend: Launch: kernel=matmul_wide, grid=(28,152,1), block=(256,1,1), shared=98304 bytes\n" +
+		"Error: Kernel 'matmul_wide' launch failed: hipErrorInvalidValue (grid=(28,152,1), block=(256,1,1))\n"
+	d := diagnoseWhole("a.log", []byte(log))
+	f := hasClass(d, ClassInvalidLaunch)
+	if f == nil {
+		t.Fatalf("classes %v", classesOf(d))
+	}
+	steps := strings.Join(f.NextSteps, "\n")
+	if !strings.Contains(steps, "98304 bytes per workgroup against 64 KiB") || strings.Contains(steps, "AMD_LOG_LEVEL=3") {
+		t.Errorf("steps:\n%s", steps)
+	}
+	// no geometry in hand: log it
+	d = diagnoseWhole("b.log", []byte("RuntimeError: HIP error: invalid configuration argument\n"))
+	if f := hasClass(d, ClassInvalidLaunch); f != nil && !strings.Contains(strings.Join(f.NextSteps, "\n"), "AMD_LOG_LEVEL=3") {
+		t.Errorf("no geometry, steps:\n%s", strings.Join(f.NextSteps, "\n"))
+	}
+}

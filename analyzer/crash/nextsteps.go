@@ -257,9 +257,24 @@ func nextSteps(f *Finding, facts *facts) []string {
 		if bug := f.Details["driver_limits_bug"]; bug != "" {
 			add("The driver's maxThreadsDim has zero entries (a HIP driver bug): do not validate block sizes against maxThreadsDim; use maxThreadsPerBlock and 1024 per dimension, and update the ROCm driver / runtime")
 		}
+		if lds := f.Details["dynamic_lds_bytes"]; lds != "" {
+			// the log states what the launch asked: say it, with the limit
+			limit := ldsLimitText(facts)
+			step := "Shrink the shared memory (LDS) " + stepWord(f.Kernel, "the kernel") + " asks: " + lds + " bytes per workgroup against " + limit + " on this GPU — smaller tiles or fewer pipeline stages"
+			if !strings.Contains(limit, "160 KiB") {
+				step += "; a configuration tuned for a GPU with more LDS (gfx950: 160 KiB) does not fit here"
+			}
+			add(step)
+		}
 		add("Compare grid / block / LDS with the device limits (rocminfo: Workgroup Max Size 1024 threads, 1024 per dimension, " + ldsLimitText(facts) + " LDS per workgroup)")
 		add("Keep blocks at ≤ 1024 threads (e.g. 32×32 instead of 64×64) and dynamic shared memory within the LDS limit")
-		add("AMD_LOG_LEVEL=3 logs every hipLaunchKernel with its geometry and the returned error (HIP has no hipErrorInvalidLaunchConfig: it returns hipErrorInvalidConfiguration 9 or hipErrorInvalidValue 1)")
+		if f.Details["grid"] != "" || f.Details["block"] != "" {
+			// the geometry is in hand: what is left to read is the
+			// kernel's own resource use
+			add("Read the kernel's resource use: compile with -Rpass-analysis=kernel-resource-usage, or /opt/rocm/llvm/bin/llvm-readelf --notes <code object> (.vgpr_count, .sgpr_count, .group_segment_fixed_size, .private_segment_fixed_size)")
+		} else {
+			add("AMD_LOG_LEVEL=3 logs every hipLaunchKernel with its geometry and the returned error (HIP has no hipErrorInvalidLaunchConfig: it returns hipErrorInvalidConfiguration 9 or hipErrorInvalidValue 1)")
+		}
 	case ClassNotGPU:
 		if c := f.Culprit; c != nil && c.PID != nil && f.Reason != "" && strings.HasPrefix(f.Reason, "a worker exited with code") {
 			// the launcher's traceback is its own; the worker's is earlier in its output
