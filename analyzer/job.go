@@ -155,7 +155,8 @@ type FileResult struct {
 	artifact bool
 }
 
-// Artifact is one output file.
+// Artifact is one output file. A streamed one (stream.go) has no Text
+// until it is written (Result.WriteArtifact) or asked for (Result.Text).
 type Artifact struct {
 	Name string `json:"name"`
 	Text string `json:"text"`
@@ -170,6 +171,8 @@ type Result struct {
 	// Runs lists the runs found when the inputs are several (the job is
 	// then refused): a host may analyse each on its own.
 	Runs []RunGroup `json:"runs,omitempty"`
+	// streams are the streamed artifacts by name (stream.go).
+	streams map[string]*streamed
 }
 
 // JSON encodes the result for the module's result buffer.
@@ -177,7 +180,7 @@ func (r *Result) JSON() []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(r)
+	_ = enc.Encode(r.materialized())
 	return buf.Bytes()
 }
 
@@ -185,7 +188,7 @@ func (r *Result) JSON() []byte {
 func (r *Result) Artifact(name string) (string, bool) {
 	for _, a := range r.Artifacts {
 		if a.Name == name {
-			return a.Text, true
+			return r.Text(a), true
 		}
 	}
 	return "", false
@@ -202,14 +205,16 @@ func (j *Job) sideDocOver() string {
 
 // Job runs one analysis over any number of files.
 type Job struct {
-	opts   Options
-	store  *trace.Store   // every trace (breakdown)
-	stores []*trace.Store // one per trace file (triage, overlap)
-	crash  *crash.Session
-	files  []FileResult
-	cur    *current
-	nlogs  int
-	fix    *fixJob // perfetto-fix
+	// streams are the result's streamed artifacts by name (stream.go).
+	streams map[string]*streamed
+	opts    Options
+	store   *trace.Store   // every trace (breakdown)
+	stores  []*trace.Store // one per trace file (triage, overlap)
+	crash   *crash.Session
+	files   []FileResult
+	cur     *current
+	nlogs   int
+	fix     *fixJob // perfetto-fix
 	// drawn is the analysis gpu_lanes.json was written from: Spans
 	// encodes its kernels for the page's timeline.
 	drawn *report.Analysis
@@ -225,19 +230,23 @@ type Job struct {
 	expect, sized int64
 	csvRuns       []csvRun               // rocprofv3 CSV files, by run, until Finish
 	sums          []*collectives.Summary // ranks: the rank summaries read
+	sumBytes      int64                  // ranks: their bytes (limits.RankSummariesBytes)
 	// stagesSeen are the stages of every analysed trace (--stage must name one).
 	stagesSeen map[string]bool
 	// stageFiles holds, for triage and overlap, the store of each rank of
 	// an SGLang by-stage profile: its EXTEND and DECODE files are one
 	// rank's run split in time, analysed together.
 	stageFiles map[string]*trace.Store
+	// crossPartial: a cross-rank answer is partial (j.match)
+	crossPartial bool
 }
 
 // headMax is how much of a JSON document is kept for reading it whole (a
 // sidecar, an artifact, a rank summary).
 func (j *Job) headMax() int64 {
 	if j.opts.Command == "ranks" {
-		return limits.RankSummaryBytes
+		// one summary, and what is left of the bound on all of them
+		return min(limits.RankSummaryBytes, limits.RankSummariesBytes-j.sumBytes)
 	}
 	return j.opts.Limits.SideDocBytes
 }
@@ -258,7 +267,8 @@ type current struct {
 	reader    *trace.Reader
 	head      []byte // JSON kept in case it is a sidecar, not a trace
 	headBig   bool
-	ours      bool // begins as a gputriage artifact does
+	headLen   int64 // the JSON bytes routed, kept in head or not
+	ours      bool  // begins as a gputriage artifact does
 	sniff     []byte
 	hostErr   string
 	size      int64 // the host's estimate of the decompressed size, 0 = unknown
@@ -544,6 +554,7 @@ func (j *Job) route(c *current, p []byte) {
 	switch c.kind {
 	case "json":
 		c.reader.Write(p)
+		c.headLen += int64(len(p))
 		if !c.headBig {
 			if int64(len(c.head)+len(p)) > j.headMax() {
 				c.headBig, c.head = true, nil
@@ -686,12 +697,20 @@ func (j *Job) EndFile() {
 			// gputriage ranks reads the rank summaries extract wrote.
 			f.Ignore = true
 			c.res.Kind = "json"
-			if c.headBig {
-				c.res.Kind, c.res.Problem = "unknown", fmt.Sprintf("larger than %d MiB: not a rank summary", j.headMax()>>20)
-			} else if s, err := collectives.ParseSummary(c.head); err != nil {
-				c.res.Kind, c.res.Problem = "unknown", err.Error()
-			} else {
-				j.sums = append(j.sums, s)
+			switch {
+			case c.headBig && c.headLen > limits.RankSummaryBytes:
+				c.res.Kind, c.res.Problem = "unknown", fmt.Sprintf("larger than %d MiB: not a rank summary", limits.RankSummaryBytes>>20)
+			case c.headBig:
+				// never silently: the other summaries are matched without it
+				c.res.Partial = true
+				c.res.Problem = fmt.Sprintf("not read: with it the rank summaries would hold more than %d MiB in all (limits.RankSummariesBytes; %d MiB read before it)", limits.RankSummariesBytes>>20, j.sumBytes>>20)
+			default:
+				if s, err := collectives.ParseSummary(c.head); err != nil {
+					c.res.Kind, c.res.Problem = "unknown", err.Error()
+				} else {
+					j.sums = append(j.sums, s)
+					j.sumBytes += int64(len(c.head))
+				}
 			}
 		case !c.headBig && f.Complete && j.opts.Command == "diff" && isArtifact(c.head):
 			// A gputriage artifact (profile_metadata.json, kernel_table.json,
@@ -880,10 +899,10 @@ func (j *Job) Finish() *Result {
 			// a rank folder: its top level from the ranks' own analyses
 			a, rl, own = rr.topLevel(j.store, traces), rr.roofline, rr.arts
 			if len(rr.sums) >= 2 {
-				res := collectives.Match(rr.sums)
+				res := j.match(rr.sums)
 				rankArts = crossArtifacts(a, res)
 				if j.opts.MergeRanks {
-					rankArts = append(rankArts, mergedTrace(parts, rr.sums, res))
+					rankArts = append(rankArts, j.mergedTrace(parts, rr.sums, res))
 				}
 			}
 		} else {
@@ -902,6 +921,9 @@ func (j *Job) Finish() *Result {
 				break
 			}
 			rankArts = append(rankArts, art)
+			if res.ExitCode == ExitOK && slices.ContainsFunc(j.files, func(f FileResult) bool { return f.Partial }) {
+				res.ExitCode = ExitPartial // the summary was cut (limits.CollectiveOps)
+			}
 		}
 		res.Artifacts = append(res.Artifacts,
 			Artifact{"profile_summary.md", string(report.Summary(a))},
@@ -923,6 +945,9 @@ func (j *Job) Finish() *Result {
 			Artifact{"crash_summary.md", string(d.Markdown())},
 			Artifact{"crash_diagnosis.json", string(d.JSON())},
 		)
+	}
+	if j.crossPartial && res.ExitCode == ExitOK {
+		res.ExitCode = ExitPartial
 	}
 	if p := j.unknownStage(); p != "" {
 		res.ExitCode = ExitUsage

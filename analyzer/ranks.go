@@ -90,6 +90,15 @@ func summarize(p rankPart) *collectives.Summary {
 	return s
 }
 
+// match is collectives.Match, remembering a partial answer (a rank cut
+// short, or collectives past limits.CollectiveOps left out): the job then
+// exits partial, never silently.
+func (j *Job) match(sums []*collectives.Summary) *collectives.Result {
+	res := collectives.Match(sums)
+	j.crossPartial = j.crossPartial || res.Partial
+	return res
+}
+
 // crossArtifacts puts a reduce's answer into the analysis and returns its
 // artifacts.
 func crossArtifacts(a *report.Analysis, res *collectives.Result) []Artifact {
@@ -119,9 +128,19 @@ func (j *Job) extractSummary(parts []rankPart) (Artifact, error) {
 		return Artifact{}, fmt.Errorf("%s: no distributedInfo rank in the trace: extract needs one rank of a distributed job", f.Name)
 	}
 	s := summarize(p)
+	left := collectives.CapOps(s)
 	for i := range j.files {
-		if j.files[i].Name == f.Name && j.files[i].Kind == "trace" && i < len(j.digests) {
+		if j.files[i].Name != f.Name || j.files[i].Kind != "trace" {
+			continue
+		}
+		if i < len(j.digests) {
 			s.Digest = j.digests[i]
+		}
+		if left > 0 {
+			// never silently: the trace's row says what its summary left out
+			fr := &j.files[i]
+			fr.Partial = true
+			fr.Problem = strings.TrimPrefix(fr.Problem+"; "+fmt.Sprintf("rank_summary.json keeps the rank's first %d collectives (limits.CollectiveOps): %d left out", limits.CollectiveOps, left), "; ")
 		}
 	}
 	b, err := json.Marshal(s)
@@ -149,6 +168,6 @@ func (j *Job) reduceRanks() ([]Artifact, error) {
 		}
 		seen[s.Rank] = s.File
 	}
-	res := collectives.Match(j.sums)
+	res := j.match(j.sums)
 	return append(rankArtifacts(res), Artifact{"ranks_summary.md", "# gputriage ranks\n\n" + res.Markdown()}), nil
 }

@@ -241,13 +241,17 @@ func (j *Job) identity() identity.Identity {
 // stampAll stamps every JSON artifact of a result.
 func (j *Job) stampAll(res *Result) {
 	id := runID(j.digests, j.identity())
+	res.streams = j.streams
 	partial := false
 	for _, f := range res.Files {
 		partial = partial || f.Partial
 	}
 	for i := range res.Artifacts {
 		a := &res.Artifacts[i]
-		if strings.HasSuffix(a.Name, ".json") {
+		switch st := res.streams[a.Name]; {
+		case st != nil:
+			st.head = stampHead(id, partial)
+		case strings.HasSuffix(a.Name, ".json"):
 			a.Text = stamp(a.Text, id, partial)
 		}
 	}

@@ -40,7 +40,7 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 	var wait map[int32]int64
 	var cross *collectives.Result
 	if len(sums) >= 2 {
-		cross = collectives.Match(sums)
+		cross = j.match(sums)
 		r, _ := rankOf(&formal.Files[0])
 		wait = cross.Wait(r)
 	}
@@ -62,7 +62,7 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 	if cross != nil {
 		rankArts = crossArtifacts(a, cross)
 		if j.opts.MergeRanks {
-			rankArts = append(rankArts, mergedTrace(parts, sums, cross))
+			rankArts = append(rankArts, j.mergedTrace(parts, sums, cross))
 		}
 	}
 	if rr := j.perRank(parts); rr != nil {

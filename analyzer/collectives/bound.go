@@ -36,3 +36,17 @@ func bound(sums []*Summary) ([]*Summary, string) {
 	}
 	return out, fmt.Sprintf("only the first %d collectives of each rank are matched (limits.CollectiveOps, %d over the job's %d ranks): %d collectives of %d ranks left out", keep, limits.CollectiveOps, len(sums), left, cut)
 }
+
+// CapOps keeps a rank's first limits.CollectiveOps collectives in issue
+// order (extract's rank_summary.json: a reduce matches no more than that
+// over the whole job, so more would only be read to be left out) and says
+// how many it left out; a cut summary is partial.
+func CapOps(s *Summary) (left int) {
+	if len(s.Ops) <= limits.CollectiveOps {
+		return 0
+	}
+	left = len(s.Ops) - limits.CollectiveOps
+	s.Ops = s.Ops[:limits.CollectiveOps:limits.CollectiveOps]
+	s.Partial = true
+	return left
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/internal/units"
 )
 
@@ -95,6 +96,10 @@ type Result struct {
 	// where it waited for that collective (a host-bound job), 0 where it
 	// ran ahead. Ops without a launch (or after one) have none.
 	host map[*Op]int64
+	// typSkew is the median of the positive skews of the instances of each
+	// group of ranks (rankKey): how far apart they usually arrive
+	// (lateranks.go).
+	typSkew map[string]US
 }
 
 // RankRow is one rank's totals.
@@ -119,6 +124,11 @@ type RankRow struct {
 	// its times were moved back by it before matching.
 	ClockOffset  *US  `json:"clock_offset_us"`
 	ClockAligned bool `json:"clock_aligned"`
+	// LateAt is how many instances it was a late rank of without being
+	// the last (lateranks.go), Late its summed lateness there (start −
+	// earliest start): waits it caused that another rank's lateness hid.
+	LateAt int `json:"late_rank_at"`
+	Late   US  `json:"late_rank_us"`
 }
 
 // StepRow is one step's straggler.
@@ -148,6 +158,9 @@ type StepRow struct {
 	// Reason says why the straggler was late at the step's collective
 	// when the trace can tell (see explain), else "".
 	Reason string `json:"reason"`
+	// LateRanks are the other ranks that made their peers wait at the
+	// step's collective, though less than the straggler did (lateranks.go).
+	LateRanks []LateRank `json:"late_ranks"`
 }
 
 // Culprit is the straggler in diagnose's culprit shape.
@@ -299,25 +312,28 @@ func match(sums []*Summary) *Result {
 		for r, sd := range sides {
 			ss[r] = sd.s
 		}
-		for i, row := range rows {
-			index := i
-			if idxs != nil {
-				index = idxs[i]
+		callsite.Chunks(len(rows), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				row := rows[i]
+				index := i
+				if idxs != nil {
+					index = idxs[i]
+				}
+				var seq *int64
+				if bySeq {
+					q := seqs[i]
+					seq = &q
+				}
+				in := res.instance(k.pg, k.kind, index, seq, row, ss)
+				res.Instances = append(res.Instances, in)
+				if in.Transfer < 0 {
+					negative++
+				}
+				if k.pg == "" && in.GroupSize > 0 && in.GroupSize < len(row) {
+					mixed = in.GroupSize
+				}
 			}
-			var seq *int64
-			if bySeq {
-				q := seqs[i]
-				seq = &q
-			}
-			in := res.instance(k.pg, k.kind, index, seq, row, ss)
-			res.Instances = append(res.Instances, in)
-			if in.Transfer < 0 {
-				negative++
-			}
-			if k.pg == "" && in.GroupSize > 0 && in.GroupSize < len(row) {
-				mixed = in.GroupSize
-			}
-		}
+		})
 		if negative > 0 {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: at %d of %d instances a rank's kernel ended before another rank's started (transfer < 0), which one clock cannot show: the ranks' clocks are taken as one (one host, or hosts kept in sync); a clock offset between hosts, or ranks matched to different instances, would read so",
 				groupName(k.pg, k.kind), negative, len(rows)))
@@ -365,15 +381,18 @@ func match(sums []*Summary) *Result {
 			ops[i] = &s.Ops[i]
 		}
 		slices.SortStableFunc(ops, func(a, b *Op) int { return cmp.Compare(issue(a), issue(b)) })
-		for i := 1; i < len(ops); i++ {
-			o, p := ops[i], ops[i-1]
-			res.gap[o] = issue(o) - issue(p)
-			if o.Launch >= 0 && p.Launch >= 0 {
-				res.host[o] = max(0, o.Launch-max(p.Launch, p.End))
+		callsite.Chunks(len(ops), func(lo, hi int) {
+			for i := max(lo, 1); i < hi; i++ {
+				o, p := ops[i], ops[i-1]
+				res.gap[o] = issue(o) - issue(p)
+				if o.Launch >= 0 && p.Launch >= 0 {
+					res.host[o] = max(0, o.Launch-max(p.Launch, p.End))
+				}
 			}
-		}
+		})
 	}
 	res.prevs()
+	res.typicalSkews()
 	res.usual()
 	res.byWork()
 	res.sortStalls()
@@ -544,6 +563,11 @@ func (res *Result) ranks(sums []*Summary) {
 			row.Lateness = addUS(row.Lateness, in.Skew)
 			row.LastAt++
 		}
+		for _, l := range res.lateOf(in) {
+			row := &res.Ranks[idx[l.Rank]]
+			row.Late = addUS(row.Late, l.Lateness)
+			row.LateAt++
+		}
 	}
 }
 
@@ -616,7 +640,7 @@ func (res *Result) steps() {
 				best, bestLate = r, l
 			}
 		}
-		row := StepRow{Step: s, StragglerRank: best, Lateness: bestLate, Instances: a.n, Skew: a.skew, ByRank: make([]US, len(res.Ranks))}
+		row := StepRow{Step: s, StragglerRank: best, Lateness: bestLate, Instances: a.n, Skew: a.skew, ByRank: make([]US, len(res.Ranks)), LateRanks: []LateRank{}}
 		for i, r := range res.Ranks {
 			row.ByRank[i] = a.late[r.Rank]
 		}
@@ -644,6 +668,9 @@ func (res *Result) steps() {
 		}
 		if at != nil {
 			row.Reason = explain(at, row.StragglerRank)
+			if at.LastRank == row.StragglerRank {
+				row.LateRanks = res.lateOf(at)
+			}
 		}
 		res.Steps = append(res.Steps, row)
 	}

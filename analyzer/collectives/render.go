@@ -15,15 +15,15 @@ const Definitions = "per matched instance: wait_us[r] = latest start − start[r
 
 // JSON writes collectives.json.
 func (r *Result) JSON(tool, version string) []byte {
-	return units.JSON(struct {
-		Tool        string     `json:"tool"`
-		Version     string     `json:"schema_version"`
-		Partial     bool       `json:"partial"`
-		Definitions string     `json:"definitions"`
-		Link        *Link      `json:"link"`
-		Notes       []string   `json:"notes"`
-		Rows        []Instance `json:"rows"`
-	}{tool, version, r.Partial, Definitions, r.Link, notes(r.Notes), r.Instances})
+	// rows apart: a job's 65 k instances are 25 MB of text
+	return units.JSONList(struct {
+		Tool        string   `json:"tool"`
+		Version     string   `json:"schema_version"`
+		Partial     bool     `json:"partial"`
+		Definitions string   `json:"definitions"`
+		Link        *Link    `json:"link"`
+		Notes       []string `json:"notes"`
+	}{tool, version, r.Partial, Definitions, r.Link, notes(r.Notes)}, "rows", r.Instances)
 }
 
 // RanksJSON writes ranks.json.
@@ -103,13 +103,17 @@ func (r *Result) Markdown() string {
 		w("\n")
 	}
 	if len(r.Steps) > 0 {
-		w("\n| Step | Straggler | Lateness (ms) | Worst collective | Instances | Largest skew (ms) | Last there | At |\n|---|---:|---:|---|---:|---:|---:|---|\n")
+		w("\n| Step | Straggler | Lateness (ms) | Worst collective | Also late there (ms behind the earliest peer) | Instances | Largest skew (ms) | Last there | At |\n|---|---:|---:|---|---|---:|---:|---:|---|\n")
 		for i, s := range r.Steps {
 			if i == 20 {
-				w("| … %d more steps in ranks.json | | | | | | | |\n", len(r.Steps)-20)
+				w("| … %d more steps in ranks.json | | | | | | | | |\n", len(r.Steps)-20)
 				break
 			}
-			w("| `%s` | %d | %s | %s | %d | %s | %d | %s |\n", units.Cell(s.Step), s.StragglerRank, ms(s.Lateness), units.Text(s.Collective), s.Instances,
+			also := "–"
+			if len(s.LateRanks) > 0 {
+				also = lateText(s.LateRanks)
+			}
+			w("| `%s` | %d | %s | %s | %s | %d | %s | %d | %s |\n", units.Cell(s.Step), s.StragglerRank, ms(s.Lateness), units.Text(s.Collective), also, s.Instances,
 				ms(s.WorstSkew), s.WorstRank, units.Text(s.WorstCollective))
 		}
 	}

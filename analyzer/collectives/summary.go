@@ -219,80 +219,85 @@ func Extract(st *trace.Store, fi int, rank, world int, joins *callsite.Joins) *S
 	// lastEnd: the latest end of the rank's GPU ops that start before the
 	// op (a sweep over ops0, in start order like coll)
 	lastEnd, a := int64(-1<<62), 0
-	for n, gi := range coll {
-		o := &st.GPU[gi]
-		op := &ops[n]
-		*op = Op{Seq: -1, Bytes: -1, Launch: -1, Delay: -1, Start: o.TS, End: o.End(), Stream: int(o.Stream), Step: -1, gpu: gi}
-		for a < len(ops0) && st.GPU[ops0[a]].TS < o.TS {
-			lastEnd = max(lastEnd, st.GPU[ops0[a]].End())
-			a++
-		}
-		c := onGPU[gi]
-		if c == nil && o.Ext != trace.None {
-			c = byExt[o.Ext]
-		}
-		op.Kind = kindOfKernel(st.Name(o.Name))
-		if c != nil {
-			if kd := kindOfArg(st.Name(c.Coll)); kd != "" {
-				op.Kind = kd
+	// In chunks that yield: the module cannot end a collection inside one
+	// long loop, and each op allocates its window's kernels.
+	callsite.Chunks(len(coll), func(clo, chi int) {
+		for n := clo; n < chi; n++ {
+			gi := coll[n]
+			o := &st.GPU[gi]
+			op := &ops[n]
+			*op = Op{Seq: -1, Bytes: -1, Launch: -1, Delay: -1, Start: o.TS, End: o.End(), Stream: int(o.Stream), Step: -1, gpu: gi}
+			for a < len(ops0) && st.GPU[ops0[a]].TS < o.TS {
+				lastEnd = max(lastEnd, st.GPU[ops0[a]].End())
+				a++
 			}
-			op.Dir = p2pDir(st.Name(c.Coll))
-			op.PG, op.PGDesc, op.Dtype = st.Name(c.PG), st.Name(c.PGDesc), st.Name(c.Dtype)
-			op.PG, op.PGDesc = pgs.name(op.PG, op.PGDesc, st.Name(c.PGRanks))
-			if c.Seq != trace.None {
-				op.Seq = c.Seq
+			c := onGPU[gi]
+			if c == nil && o.Ext != trace.None {
+				c = byExt[o.Ext]
 			}
-			if c.Group > 0 {
-				op.Group = int(c.Group)
+			op.Kind = kindOfKernel(st.Name(o.Name))
+			if c != nil {
+				if kd := kindOfArg(st.Name(c.Coll)); kd != "" {
+					op.Kind = kd
+				}
+				op.Dir = p2pDir(st.Name(c.Coll))
+				op.PG, op.PGDesc, op.Dtype = st.Name(c.PG), st.Name(c.PGDesc), st.Name(c.Dtype)
+				op.PG, op.PGDesc = pgs.name(op.PG, op.PGDesc, st.Name(c.PGRanks))
+				if c.Seq != trace.None {
+					op.Seq = c.Seq
+				}
+				if c.Group > 0 {
+					op.Group = int(c.Group)
+				}
+				if sz := dtypeSize(op.Dtype); sz > 0 && max(c.InN, c.OutN) >= 0 {
+					op.Bytes = max(c.InN, c.OutN) * sz
+				}
 			}
-			if sz := dtypeSize(op.Dtype); sz > 0 && max(c.InN, c.OutN) >= 0 {
-				op.Bytes = max(c.InN, c.OutN) * sz
+			if l := joins.Launch(file, o.Corr); l >= 0 {
+				op.Launch = st.CPU[l].TS
+				op.Delay = max(0, o.TS-max(op.Launch, lastEnd))
 			}
-		}
-		if l := joins.Launch(file, o.Corr); l >= 0 {
-			op.Launch = st.CPU[l].TS
-			op.Delay = max(0, o.TS-max(op.Launch, lastEnd))
-		}
-		at := op.Launch
-		if at < 0 {
-			at = o.TS
-		}
-		op.Step = stepAt(s.Steps, at)
-		// the window
-		lo := prevEnd
-		top := map[uint32]*Kernel{}
-		for k < len(compute) && st.GPU[compute[k]].End() <= lo {
-			k++
-		}
-		var last int32 = -1
-		for q := k; q < len(compute); q++ {
-			x := &st.GPU[compute[q]]
-			if x.TS >= o.TS {
-				break
+			at := op.Launch
+			if at < 0 {
+				at = o.TS
 			}
-			last = compute[q]
-			d := min(x.End(), o.TS) - max(x.TS, lo)
-			if d <= 0 {
-				continue
+			op.Step = stepAt(s.Steps, at)
+			// the window
+			lo := prevEnd
+			top := map[uint32]*Kernel{}
+			for k < len(compute) && st.GPU[compute[k]].End() <= lo {
+				k++
 			}
-			op.Busy += d
-			t := top[x.Name]
-			if t == nil {
-				t = &Kernel{Name: st.Name(x.Name)}
-				top[x.Name] = t
+			var last int32 = -1
+			for q := k; q < len(compute); q++ {
+				x := &st.GPU[compute[q]]
+				if x.TS >= o.TS {
+					break
+				}
+				last = compute[q]
+				d := min(x.End(), o.TS) - max(x.TS, lo)
+				if d <= 0 {
+					continue
+				}
+				op.Busy += d
+				t := top[x.Name]
+				if t == nil {
+					t = &Kernel{Name: st.Name(x.Name)}
+					top[x.Name] = t
+				}
+				t.NS += d
+				t.N++
 			}
-			t.NS += d
-			t.N++
+			if last < 0 && k > 0 {
+				last = compute[k-1]
+			}
+			op.Top = topOf(top)
+			if last >= 0 {
+				op.Before = siteOf(st, file, joins, sites, last)
+			}
+			prevEnd = max(prevEnd, o.End())
 		}
-		if last < 0 && k > 0 {
-			last = compute[k-1]
-		}
-		op.Top = topOf(top)
-		if last >= 0 {
-			op.Before = siteOf(st, file, joins, sites, last)
-		}
-		prevEnd = max(prevEnd, o.End())
-	}
+	})
 	s.Ops = ops
 	return s
 }

@@ -71,7 +71,10 @@ type Stall struct {
 	// (work.go).
 	ExtraHost *US    `json:"extra_host_us"`
 	Reason    string `json:"reason"`
-	weight    US     // what orders stalls: Excess, or the lateness the extra work explains
+	// LateRanks are the other ranks that made their peers wait at the
+	// instance, though less than Rank did (lateranks.go).
+	LateRanks []LateRank `json:"late_ranks"`
+	weight    US         // what orders stalls: Excess, or the lateness the extra work explains
 }
 
 // usual computes every instance's excess (the last rank's lateness beyond
@@ -144,7 +147,7 @@ func (res *Result) usual() {
 				in.Stall, in.weight, in.stallX = true, x, &x
 				res.Stalls = append(res.Stalls, Stall{Rank: in.LastRank, Step: in.Step, Collective: in.Label(), PG: in.PG, Kind: in.Kind,
 					Index: in.Index, Offset: US(off[r][j]), Usual: u, Excess: x, Threshold: US(thr), Skew: in.Skew, By: "usual_offset",
-					Reason: explain(in, in.LastRank), weight: x})
+					Reason: explain(in, in.LastRank), LateRanks: res.lateOf(in), weight: x})
 			}
 		}
 	}
@@ -191,6 +194,9 @@ func (s *Stall) text() string {
 	}
 	if s.Reason != "" {
 		t += "; " + s.Reason
+	}
+	if len(s.LateRanks) > 0 {
+		t += "; also late there: " + lateText(s.LateRanks) + " behind the earliest peer"
 	}
 	return t
 }

@@ -216,7 +216,7 @@ func (res *Result) judge(idx []int, e *extras, by string) {
 		in.Stall, in.weight, in.stallX = true, US(min(x, late)), ptrUS(US(ex))
 		st := Stall{Rank: in.LastRank, Step: in.Step, Collective: in.Label(), PG: in.PG, Kind: in.Kind,
 			Index: in.Index, Offset: US(late), Usual: US(usual), Excess: US(ex), Threshold: US(e.thr), Skew: in.Skew,
-			By: by, Reason: explain(in, in.LastRank), weight: in.weight}
+			By: by, Reason: explain(in, in.LastRank), LateRanks: res.lateOf(in), weight: in.weight}
 		switch by {
 		case "gpu_work":
 			st.ExtraBusy = ptrUS(US(x))

@@ -3,6 +3,7 @@ package crash
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"unsafe"
@@ -157,6 +158,13 @@ func (s *Session) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// yieldLines is how many lines the session reads between yields: the
+// module is one thread that never preempts, so a collection started while
+// one host push of many lines is read could not end before the push did,
+// and whatever the extractors allocated meanwhile would count as live
+// (callsite.Chunks does the same for the trace analyses).
+const yieldLines = 4096
+
 // writeDecoded takes UTF-8 bytes from the file's decoder (decode.go).
 func (s *Session) writeDecoded(p []byte) {
 	for len(p) > 0 {
@@ -164,6 +172,9 @@ func (s *Session) writeDecoded(p []byte) {
 		if i < 0 {
 			s.appendPartial(p)
 			break
+		}
+		if s.cur.info.Lines%yieldLines == yieldLines-1 {
+			runtime.Gosched() // the module: see yieldLines
 		}
 		if len(s.partial) == 0 && !s.dropping {
 			s.handleLine(p[:i])

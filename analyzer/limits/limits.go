@@ -97,6 +97,13 @@ const CollectiveOps = 1 << 16
 // collectives, and matching keeps at most CollectiveOps of them per job.
 const RankSummaryBytes = 256 << 20
 
+// RankSummariesBytes bounds the rank summaries one gputriage ranks job
+// reads in all: a summary that would take the bytes read past it is not
+// read (the input is a flagged partial naming this bound). Each summary
+// costs about three times its bytes once decoded and matched (two of 55 MB:
+// 353 MB native, 327 MB under wasm), so 256 MiB stays under 1 GiB.
+const RankSummariesBytes = 256 << 20
+
 // Lanes bounds the lanes gpu_lanes.json draws per trace file: beyond, the
 // busiest Lanes-1 streams keep their own and the rest share one merged
 // lane (one stream per kernel, 80 k streams, took 2.7 GB at 400 bins each).

@@ -3,13 +3,14 @@ package perfetto
 import (
 	"cmp"
 	"errors"
-	"github.com/gputriage/gputriage/analyzer/internal/units"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 
 	"github.com/gputriage/gputriage/analyzer/internal/jsontext"
+	"github.com/gputriage/gputriage/analyzer/internal/units"
 )
 
 // Fixer rewrites a trace in two passes over the same bytes: pass 1 (Write,
@@ -160,6 +161,12 @@ func (f *Fixer) pass1(b []byte) {
 	}
 }
 
+// yieldEvery is how many moved slices Plan records between yields: the
+// module is one thread that never preempts, so a collection started inside
+// one long loop could not end before it did, and the maps it grows
+// meanwhile would all count as live (callsite.Chunks does the same).
+const yieldEvery = 4096
+
 // Plan ends pass 1 and decides which slices move to which lane.
 func (f *Fixer) Plan() *Stats {
 	if f.planned {
@@ -260,6 +267,9 @@ func (f *Fixer) Plan() *Stats {
 		}
 		first := len(st.Lanes) - lanes.n
 		for j, i := range crossers {
+			if j%yieldEvery == yieldEvery-1 {
+				runtime.Gosched() // the module: see yieldEvery
+			}
 			k := laneOf[j]
 			st.Lanes[first+int(k)].Slices++
 			sliceTid[i] = tids[k]

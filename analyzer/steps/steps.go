@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/idle"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
@@ -163,48 +164,53 @@ func Analyze(st *trace.Store, id *idle.Result, opt Options) *Result {
 	}
 	kern := map[string]map[uint32]*kacc{}
 	hist := map[string][]Bucket{}
-	for i := range st.GPU {
-		o := &st.GPU[i]
-		if o.Kind != trace.KindKernel {
-			continue
-		}
-		sn := "all"
-		if opt.OpStage != nil && i < len(opt.OpStage) && int(opt.OpStage[i]) < len(opt.StageNames) {
-			sn = opt.StageNames[opt.OpStage[i]]
-		}
-		if opt.Stage != "" && sn != opt.Stage {
-			continue
-		}
-		get(sn)
-		m := kern[sn]
-		if m == nil {
-			m = map[uint32]*kacc{}
-			kern[sn] = m
-			b := make([]Bucket, len(bounds)+1)
-			for k, x := range bounds {
-				b[k].UpTo = x
+	// In chunks that yield (callsite.Chunks): each kernel appends to its
+	// name's durations, and the module cannot end a collection inside one
+	// long loop.
+	callsite.Chunks(len(st.GPU), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := &st.GPU[i]
+			if o.Kind != trace.KindKernel {
+				continue
 			}
-			hist[sn] = b
-		}
-		us := float64(o.Dur) / 1e3
-		k := m[o.Name]
-		if k == nil {
-			k = &kacc{}
-			m[o.Name] = k
-		}
-		k.durs = append(k.durs, us)
-		k.sum += us
-		h := hist[sn]
-		b := len(bounds)
-		for n, x := range bounds {
-			if us < x {
-				b = n
-				break
+			sn := "all"
+			if opt.OpStage != nil && i < len(opt.OpStage) && int(opt.OpStage[i]) < len(opt.StageNames) {
+				sn = opt.StageNames[opt.OpStage[i]]
 			}
+			if opt.Stage != "" && sn != opt.Stage {
+				continue
+			}
+			get(sn)
+			m := kern[sn]
+			if m == nil {
+				m = map[uint32]*kacc{}
+				kern[sn] = m
+				b := make([]Bucket, len(bounds)+1)
+				for k, x := range bounds {
+					b[k].UpTo = x
+				}
+				hist[sn] = b
+			}
+			us := float64(o.Dur) / 1e3
+			k := m[o.Name]
+			if k == nil {
+				k = &kacc{}
+				m[o.Name] = k
+			}
+			k.durs = append(k.durs, us)
+			k.sum += us
+			h := hist[sn]
+			b := len(bounds)
+			for n, x := range bounds {
+				if us < x {
+					b = n
+					break
+				}
+			}
+			h[b].Count++
+			h[b].Time += us
 		}
-		h[b].Count++
-		h[b].Time += us
-	}
+	})
 	for _, sn := range order {
 		s := byStage[sn]
 		ws := steps[sn]

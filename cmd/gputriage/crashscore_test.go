@@ -36,6 +36,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout-real10"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real11"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real12"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real13"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real14"),
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout3"),

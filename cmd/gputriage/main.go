@@ -340,7 +340,7 @@ func printResult(w io.Writer, res *analyzer.Result, format string) {
 		}{res.ExitCode, res.Error, res.Files, map[string]json.RawMessage{}}
 		for _, a := range res.Artifacts {
 			if strings.HasSuffix(a.Name, ".json") {
-				out.Artifacts[a.Name] = json.RawMessage(a.Text)
+				out.Artifacts[a.Name] = json.RawMessage(res.Text(a))
 			} else {
 				b, _ := json.Marshal(a.Text)
 				out.Artifacts[a.Name] = b

@@ -50,12 +50,26 @@ func writeArtifacts(dir string, res *analyzer.Result, extra ...string) error {
 				return err
 			}
 		}
-		if err := os.WriteFile(p, []byte(a.Text), 0o644); err != nil {
+		if err := writeFile(p, res, a); err != nil {
 			return err
 		}
 		names = append(names, a.Name)
 	}
 	return writeManifest(dir, runIDOf(res), append(names, extra...))
+}
+
+// writeFile writes one artifact to p (a streamed one straight from its
+// source: the merged rank trace is never one string).
+func writeFile(p string, res *analyzer.Result, a analyzer.Artifact) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	err = res.WriteArtifact(f, a)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // writeManifest removes what the previous manifest in dir listed and names

@@ -101,8 +101,9 @@ func TestHostileRanksMarkdown(t *testing.T) {
 // across ranks cost ~2.7 KB and ~90 µs per op beyond reading (two ranks of
 // 100 k all-reduces: 720 MB, four times one rank's triage), unbounded. Each
 // rank's first limits.CollectiveOps / ranks are matched, the rest left out
-// and said: a note naming the limit, partial, on both engines with the same
-// bytes.
+// and said: a note naming the limit, partial (exit 1: the sweep's ranks-big
+// exited 0 with the note only in the artifacts), on both engines with the
+// same bytes.
 func TestBoundsCollectiveOps(t *testing.T) {
 	dir := t.TempDir()
 	n := limits.CollectiveOps/2 + 100
@@ -122,8 +123,8 @@ func TestBoundsCollectiveOps(t *testing.T) {
 	for _, eng := range []string{"native", "wasm"} {
 		out := filepath.Join(dir, eng)
 		var so, se bytes.Buffer
-		if code := run([]string{"ranks", "--engine", eng, "-q", "-o", out, filepath.Join(dir, "in")}, nil, &so, &se); code > 1 {
-			t.Fatalf("%s: exit %d %s", eng, code, se.String())
+		if code := run([]string{"ranks", "--engine", eng, "-q", "-o", out, filepath.Join(dir, "in")}, nil, &so, &se); code != 1 {
+			t.Fatalf("%s: exit %d, want 1 (partial: collectives left out) %s", eng, code, se.String())
 		}
 		b, err := os.ReadFile(filepath.Join(out, "collectives.json"))
 		if err != nil {
@@ -203,5 +204,107 @@ func TestHostilePGConfigMany(t *testing.T) {
 	}
 	if !bytes.Equal(results[0], results[1]) {
 		t.Errorf("engines differ:\nnative %.600s\nwasm   %.600s", results[0], results[1])
+	}
+}
+
+// Issue 24 (tools/hostile ranks-many, ranks-big): nothing bounded the bytes
+// of all the rank summaries one ranks job reads (each was held to
+// limits.RankSummaryBytes, a thousand of them were not). A summary that
+// would take them past limits.RankSummariesBytes is not read: the input is
+// a flagged partial naming the bound (exit 1), the others are matched, the
+// same on both engines. The big summaries are mostly JSON whitespace:
+// their bytes count, their decoding is cheap.
+func TestBoundsRankSummariesTotal(t *testing.T) {
+	dir := t.TempDir()
+	summary := func(r int, pad int) []byte {
+		b, _ := json.Marshal(map[string]any{"version": "gputriage.rank_summary/1", "file": fmt.Sprintf("r%d.json", r), "rank": r, "world_size": 3,
+			"clock_base_ns": 0, "kernel_ns": 500, "comm_ns": 500, "exposed_comm_ns": 500, "busy_ns": 500, "window_ns": 1000, "steps": []any{},
+			"ops": []any{map[string]any{"kind": "allreduce", "pg": "0", "seq": 0, "bytes": 1 << 20, "group_size": 3, "start_ns": 1000 + r*10, "end_ns": 1500, "launch_ns": -1, "stream": 9, "step": -1, "busy_ns": 0, "gpu_delay_ns": -1, "before": map[string]any{}}}})
+		return append(b, bytes.Repeat([]byte(" "), pad)...)
+	}
+	// a and b fit (1 KB + 200 MiB), c's 60 MiB would take them past 256 MiB
+	sizes := []int{0, limits.RankSummariesBytes - 56<<20, 60 << 20}
+	for r, pad := range sizes {
+		p := filepath.Join(dir, "in", string(rune('a'+r)), "rank_summary.json")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, summary(r, pad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var first []byte
+	for _, eng := range []string{"native", "wasm"} {
+		out := filepath.Join(dir, eng)
+		var so, se bytes.Buffer
+		code := run([]string{"ranks", "--engine", eng, "-q", "-o", out, filepath.Join(dir, "in")}, nil, &so, &se)
+		if code != 1 || !strings.Contains(se.String(), "limits.RankSummariesBytes") || !strings.Contains(se.String(), "c/rank_summary.json") {
+			t.Fatalf("%s: exit %d, want 1 naming limits.RankSummariesBytes and the file left out: %s", eng, code, se.String())
+		}
+		b, err := os.ReadFile(filepath.Join(out, "ranks.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rk struct {
+			Ranks []struct {
+				Rank int `json:"rank"`
+			} `json:"ranks"`
+		}
+		json.Unmarshal(b, &rk)
+		if len(rk.Ranks) != 2 || rk.Ranks[0].Rank != 0 || rk.Ranks[1].Rank != 1 {
+			t.Errorf("%s: ranks %+v, want 0 and 1 (c not read)", eng, rk.Ranks)
+		}
+		if first == nil {
+			first = b
+		} else if !bytes.Equal(first, b) {
+			t.Error("ranks.json differs between the engines")
+		}
+	}
+}
+
+// Issue 24: gputriage extract wrote every collective of the rank into
+// rank_summary.json, while a reduce matches at most limits.CollectiveOps
+// over the job. It keeps the rank's first limits.CollectiveOps in issue
+// order, says partial in the summary and on the trace's row naming the
+// bound (exit 1), the same bytes on both engines.
+func TestBoundsExtractCollectiveOps(t *testing.T) {
+	dir := t.TempDir()
+	n := limits.CollectiveOps + 50
+	var b bytes.Buffer
+	b.WriteString(`{"distributedInfo":{"backend":"nccl","rank":0,"world_size":2},"traceEvents":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL","pid":0,"tid":9,"ts":%d,"dur":5,"args":{"device":0,"stream":9,"Process Group Name":"0","Group size":2,"In msg nelems":256,"dtype":"Float","Seq":%d}}`, 1000+i*10, i)
+	}
+	b.WriteString("]}")
+	tr := filepath.Join(dir, "r0.json")
+	if err := os.WriteFile(tr, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var first []byte
+	for _, eng := range []string{"native", "wasm"} {
+		out := filepath.Join(dir, eng)
+		var so, se bytes.Buffer
+		code := run([]string{"extract", "--engine", eng, "-q", "-o", out, tr}, nil, &so, &se)
+		if code != 1 || !strings.Contains(se.String(), "limits.CollectiveOps") || !strings.Contains(se.String(), "50 left out") {
+			t.Fatalf("%s: exit %d, want 1 naming limits.CollectiveOps: %s", eng, code, se.String())
+		}
+		sb, err := os.ReadFile(filepath.Join(out, "rank_summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			Partial bool              `json:"partial"`
+			Ops     []json.RawMessage `json:"ops"`
+		}
+		json.Unmarshal(sb, &s)
+		if len(s.Ops) != limits.CollectiveOps || !s.Partial {
+			t.Errorf("%s: %d ops, partial %v; want %d, partial", eng, len(s.Ops), s.Partial, limits.CollectiveOps)
+		}
+		if first == nil {
+			first = sb
+		} else if !bytes.Equal(first, sb) {
+			t.Error("rank_summary.json differs between the engines")
+		}
 	}
 }

@@ -26,7 +26,7 @@ func TestArtifactsMatchSchemas(t *testing.T) {
 				continue
 			}
 			seen[a.Name]++
-			if err := schemas.Validate(a.Name, []byte(a.Text)); err != nil {
+			if err := schemas.Validate(a.Name, []byte(r.Text(a))); err != nil {
 				t.Errorf("%s: %v", label, err)
 			}
 		}

@@ -26,6 +26,7 @@ export function renderRanks(bd, ctx = {}) {
   if (!rk?.rows?.length && !co?.rows?.length && !own.length) return null;
   return section('ranks', 'Ranks',
     rj?.straggler?.reason && h('p.straggler', h('b', 'Across ranks: '), rj.straggler.reason),
+    rj?.steps?.some((s) => s.late_ranks?.length) && alsoLate(rj.steps),
     rk?.rows?.length > 0 && rankTable(rk),
     own.length > 1 && rankSelector(own, get),
     rj?.stalls?.length > 0 && stallsTable(rj.stalls),
@@ -142,7 +143,7 @@ function heatmap(rj) {
   for (const s of steps) for (const v of s.lateness_by_rank_us ?? []) max = Math.max(max, v);
   return h('div.heatwrap', [
     h('h3', 'Lateness caused, rank × step'),
-    h('p.dim', 'Each cell: the arrival skew of the step\'s collectives that the rank reached last (the others waited that long for it). The step\'s straggler is outlined.' +
+    h('p.dim', 'Each cell: the arrival skew of the step\'s collectives that the rank reached last (the others waited that long for it). The step\'s straggler is outlined; a rank also late at its collective is dotted.' +
       (rj.steps.length > HEAT_STEPS ? ` First ${HEAT_STEPS} of ${int(rj.steps.length)} steps.` : '')),
     h('div.tablewrap', h('table.heat', [
       h('thead', h('tr', h('th', { scope: 'col' }, 'rank'), steps.map((s) => h('th.step', { scope: 'col', title: s.step }, s.step)))),
@@ -150,14 +151,32 @@ function heatmap(rj) {
         const v = s.lateness_by_rank_us?.[i] ?? 0;
         const lead = s.straggler_rank === r;
         const stall = s.stall_rank === r;
-        return h(`td.cell${lead ? '.lead' : ''}${stall ? '.stall' : ''}`, {
+        const also = s.late_ranks?.find((l) => l.rank === r);
+        return h(`td.cell${lead ? '.lead' : ''}${stall ? '.stall' : ''}${also ? '.late' : ''}`, {
           title: `rank ${r} · ${s.step}: ${dur(v)}${lead ? ` — straggler, worst at ${s.collective}` : ''}` +
-            (stall ? ` — stall at ${s.stall_collective}, ${dur(s.stall_excess_us)} past its usual arrival` : ''),
+            (stall ? ` — stall at ${s.stall_collective}, ${dur(s.stall_excess_us)} past its usual arrival` : '') +
+            (also ? ` — also late at ${s.collective}, ${dur(also.lateness_us)} behind the earliest peer` : ''),
           style: { '--heat': max > 0 ? (v / max).toFixed(3) : '0' },
         }, '');
       })))),
     ])),
   ]);
+}
+
+/** "rank 2 (9.04 ms)": ranks.json late_ranks in prose. */
+function lateText(late) {
+  return (late ?? []).map((l) => `rank ${l.rank} (${dur(l.lateness_us)})`).join(', ');
+}
+
+const ALSO_LATE = 8;
+
+/** The steps where a rank besides the straggler made its peers wait at the straggler's collective. */
+function alsoLate(steps) {
+  const rows = steps.filter((s) => s.late_ranks?.length);
+  return h('p.alsolate', h('b', 'Also late: '),
+    rows.slice(0, ALSO_LATE).map((s) => `${s.step}: ${lateText(s.late_ranks)} at ${s.collective}, besides rank ${s.straggler_rank}`).join('; ') +
+    (rows.length > ALSO_LATE ? `; … ${rows.length - ALSO_LATE} more steps in ranks.json` : '') +
+    ' (behind the earliest peer: making only the straggler faster would leave its peers waiting for them).');
 }
 
 /** One row per stall: a late arrival past the rank's usual offset at that collective, or by extra GPU work. */
@@ -166,7 +185,7 @@ function stallsTable(stalls) {
     h('h3', `Stalls (${int(stalls.length)})`),
     h('p.dim', 'A rank that arrived at a collective later than it usually does, by more than its own variation, or late because its GPU ran far more work before it than its peers: one late launch or extra work before one layer, named even when it is smaller than the natural skew. Marked ◆ in the heatmap.'),
     h('div.tablewrap', h('table.nums.stalls', [
-      h('thead', h('tr', ['rank', 'step', 'collective', 'past usual', 'threshold', 'skew', 'why'].map((c) => h('th', { scope: 'col' }, c)))),
+      h('thead', h('tr', ['rank', 'step', 'collective', 'past usual', 'threshold', 'skew', 'also late', 'why'].map((c) => h('th', { scope: 'col' }, c)))),
       h('tbody', stalls.map((st) => h('tr', { dataset: { stallRank: st.rank } }, [
         h('td.num', String(st.rank)),
         h('td.mono', st.step ?? ''),
@@ -174,6 +193,7 @@ function stallsTable(stalls) {
         h('td.num', dur(st.excess_us)),
         h('td.num', dur(st.threshold_us)),
         h('td.num', dur(st.skew_us)),
+        h('td', lateText(st.late_ranks)),
         h('td', st.reason ?? ''),
       ]))),
     ])),

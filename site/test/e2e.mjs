@@ -646,6 +646,13 @@ test('ranks apart: rank × step heatmap and the collectives table sort by skew a
     assert.equal(await heat.locator('td.cell.lead').count(), rj.steps.length, 'one straggler per step');
     assert.equal(await heat.locator('tbody tr').nth(7).locator('td.cell.lead').count(), 1, 'rank 7 leads the step');
     assert.match(await s.page.locator('#ranks .straggler').textContent(), /^Across ranks: rank 7 arrived last/);
+    // ranks 6 and 2 also held ranks 1 and 3 at the step's entry (ranks.json late_ranks)
+    assert.deepEqual(rj.steps[0].late_ranks.map((l) => l.rank), [6, 2]);
+    assert.match(await s.page.locator('#ranks .alsolate').textContent(), /^Also late: ProfilerStep#10: rank 6 \(7\.12 ms\), rank 2 \(7\.12 ms\) at sendrecv #0, besides rank 7/);
+    assert.equal(await heat.locator('td.cell.late').count(), 2, 'the late ranks\' cells dotted');
+    assert.equal(await heat.locator('tbody tr').nth(6).locator('td.cell.late').count(), 1);
+    await s.page.locator('#ranks .alsolate').scrollIntoViewIfNeeded();
+    await s.page.locator('#ranks').screenshot({ path: path.join(ART_DIR, 'ranks-late.png') });
     const rows = s.page.locator('#ranks table.collectives tbody tr');
     assert.equal(await rows.count(), 8, 'every matched instance');
     // sorted by skew, largest first: sendrecv #0, 7.624 ms, rank 7 last

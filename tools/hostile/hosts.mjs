@@ -132,7 +132,9 @@ async function pageCase(browser, base, c) {
   try {
     await page.goto(`${base}/`);
     await page.waitForFunction(() => window.__gputriage?.moduleMs != null, null, { timeout: 60_000 });
-    if (c.cmd === 'triage' || c.cmd === 'diff') await page.selectOption('#command', c.cmd);
+    // the case's command, as the CLI runs it: auto would pick triage for two
+    // traces that are not distinct ranks (a formal and a mapping trace)
+    if (['breakdown', 'triage', 'diff'].includes(c.cmd)) await page.selectOption('#command', c.cmd);
     const t0 = Date.now();
     const cpu0 = browser.__pid ? treeCPU(browser.__pid) : 0;
     await page.setInputFiles('#pick-files', c.inputs.map((f) => path.join(DIR, 'cases', c.id, 'in', f)));

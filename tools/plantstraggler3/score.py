@@ -11,7 +11,9 @@ Per case:
   collective ("kind #index"); rank_only = the step's straggler is the planted rank at another
   collective; else missed. A multi-step throttle: every step where the rank was made the step's
   largest late-comer must have it as the step's straggler or stall (named), some (partly), none.
-* secondary (a rank late together with a later planted rank): reported, never a miss or false.
+* secondary (a rank late together with a later planted rank): reported, never a miss or false;
+  named when a `late_ranks` entry of the step row (at its collective) or of a stall row at the
+  planted collective gives the rank (ranks.json `late_ranks`, added after the first sight).
 * negatives: an absorbed host stall or a slow link named as a stall, or a clock-shifted rank named
   anywhere (a stall, a step's straggler, the overall straggler) unless the notes say the clocks
   were aligned (a note that clocks may differ is a warning, not an alignment), is `named_falsely`.
@@ -97,6 +99,13 @@ def score_case(c, out):
             return "rank_only"
         return "missed"
 
+    def late_at(rank, k):
+        # a late rank besides the last, at the step's collective or at a stall there
+        s = step_of(k)
+        rows_at = [s] if s is not None and coll(s["collective"]) == k else []
+        rows_at += [st for st in rk["stalls"] if (st["kind"], st["index"]) == k]
+        return any(l["rank"] == rank for r in rows_at for l in r.get("late_ranks", []))
+
     secondary = set()
     for p in c["plants"]:
         v = {"rank": p.get("rank"), "method": p["method"], "kind": p.get("kind"), "index": p.get("index"),
@@ -119,12 +128,15 @@ def score_case(c, out):
                 ks = [kk for kk, x in key.items() if x["step"] in p["steps"]]
                 hit = [st for st in stalls if st[0] == p["rank"] and (st[1], st[2]) in ks]
                 v["verdict"] = "named_falsely (%d stalls)" % len(hit) if hit else "not_named"
-        elif p["expect"] in ("named", "secondary"):
+        elif p["expect"] == "secondary":
+            v["verdict"] = "named" if late_at(p["rank"], k) else named_at(p["rank"], k)
+        elif p["expect"] == "named":
             v["verdict"] = named_at(p["rank"], k)
         elif p["method"] == "clock":
             r = p["rank"]
             hits = sum(1 for s in rk["steps"] if s["straggler_rank"] == r or s["stall_rank"] == r)
             hits += sum(1 for st in stalls if st[0] == r)
+            hits += sum(1 for x in rk["steps"] + rk["stalls"] for l in x.get("late_ranks", []) if l["rank"] == r)
             overall = (rk.get("straggler") or {}).get("rank") == r
             if aligned:
                 v["verdict"] = "aligned"

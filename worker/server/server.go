@@ -180,6 +180,7 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res := job.Finish()
+	res.Materialize() // the zip and the JSON answer hold every artifact whole
 	w.Header().Set("X-Gputriage-Exit-Code", strconv.Itoa(res.ExitCode))
 	if res.ExitCode == analyzer.ExitUsage {
 		send(w, http.StatusUnprocessableEntity, "application/json; charset=utf-8", ResultJSON(res))

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/gputriage/gputriage/analyzer"
+)
+
+// freshMemFiles runs one job over in-memory files on both engines (the
+// module on an instance of its own) and returns the module's linear memory
+// after it: the high-water mark of its heap, which never shrinks. The two
+// engines' results must be byte-identical.
+func freshMemFiles(t *testing.T, opts analyzer.Options, names []string, data [][]byte) (*analyzer.Result, uint64) {
+	t.Helper()
+	var results [2][]byte
+	var res *analyzer.Result
+	var mem uint64
+	for i, kind := range []string{"native", "wasm"} {
+		var eng engine = &native{}
+		var we *wasmEngine
+		if kind == "wasm" {
+			we = freshWasm(t)
+			eng = we
+		}
+		o, _ := json.Marshal(opts)
+		if err := eng.Begin(o); err != nil {
+			t.Fatal(err)
+		}
+		for k, n := range names {
+			if err := push(eng, n, bytes.NewReader(data[k]), nil); err != nil {
+				t.Fatalf("%s: %v", kind, err)
+			}
+		}
+		r, err := eng.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		results[i] = r.JSON()
+		if we != nil {
+			mem = we.MemoryBytes()
+		} else {
+			res = r
+		}
+	}
+	if !bytes.Equal(results[0], results[1]) {
+		t.Errorf("engines differ:\nnative %.600s\nwasm   %.600s", results[0], results[1])
+	}
+	return res, mem
+}
+
+// yieldRank is one rank's trace of n all-reduces, matched across ranks.
+func yieldRank(rank, n int) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"distributedInfo":{"backend":"nccl","rank":%d,"world_size":2},"traceEvents":[`, rank)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL","pid":0,"tid":9,"ts":%d,"dur":3,"args":{"device":0,"stream":9,"Collective name":"allreduce","Process Group Name":"0","Process Group Ranks":"[0, 1]","Group size":2,"In msg nelems":%d,"dtype":"BFloat16"}}`, 10+i*5+rank, 1+i%1000)
+	}
+	b.WriteString("]}")
+	return b.Bytes()
+}
+
+// Issue 24: the module is one thread that never preempts, so a collection
+// started inside one long loop of finish (or of the crash diagnosis)
+// cannot end before the loop does, and everything allocated meanwhile is
+// kept as live. Each long call yields between chunks (callsite.Chunks,
+// units.JSONList). Two ranks of 30 k all-reduces each (matching, the rank
+// summaries' per-op windows, a 25 MB collectives.json): 407 MiB of linear
+// memory on an instance of its own before, 275 MiB after (natively the
+// heap peaks at 161 MB).
+func TestHostileYieldMemory(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		opts  analyzer.Options
+		files func() ([]string, [][]byte)
+		bound uint64
+	}{
+		{"collectives", analyzer.Options{Command: "breakdown"}, func() ([]string, [][]byte) {
+			return []string{"r0.json", "r1.json"}, [][]byte{yieldRank(0, 30000), yieldRank(1, 30000)}
+		}, 336 << 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			names, data := c.files()
+			size := 0
+			for _, d := range data {
+				size += len(d)
+			}
+			_, mem := freshMemFiles(t, c.opts, names, data)
+			t.Logf("%s over %d KB: wasm memory %d MiB", c.name, size>>10, mem>>20)
+			if mem > c.bound {
+				t.Errorf("wasm memory %d MiB, bound %d MiB", mem>>20, c.bound>>20)
+			}
+		})
+	}
+}
