@@ -78,6 +78,7 @@ type facts struct {
 	container        containerFact    // container.go
 	inHand           inHand           // evidence.go
 	regAddrs         regAddrs         // wave register values per kernel (regaddr.go)
+	stopAddrs        []stopAddr       // addresses from stop instructions' registers (stopinsn.go)
 	ldsLog           int64            // LDS per workgroup the log states (launch.go)
 	xnackOn          *Evidence        // dmesg "XNACK is enabled, retry faults will be handled by SVM"
 	svmMiss          *Evidence        // dmesg "failed to find prange" / "not in any svm range"

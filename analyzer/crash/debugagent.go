@@ -144,9 +144,11 @@ func (p *agentParser) line(l *line) {
 	}
 	if p.first != nil && p.regClass != "" {
 		p.register(l)
-		if p.cur != "" {
-			p.regs.line(t, p.regClass, func(v uint64) { p.s.b.facts.regAddrs.add(p.cur, v) })
-		}
+		p.regs.line(t, p.regClass, func(v uint64) {
+			if p.cur != "" {
+				p.s.b.facts.regAddrs.add(p.cur, v)
+			}
+		})
 	}
 	if strings.Contains(t, "rocm-debug-agent:") || strings.Contains(t, "rocm-dbgapi:") || strings.Contains(t, "Precise memory not supported") {
 		s.format("rocm_debug_agent")
@@ -410,6 +412,7 @@ func (p *agentParser) disasmLine(l *line) bool {
 			b.stopInsn = r.insn
 			b.rows = append(b.rows, row)
 			b.ev = l.ev(p.s)
+			p.s.b.facts.addStopAddr(r.insn, &p.regs.w, -1, b.ev)
 			return true
 		}
 		if b.hasStop {

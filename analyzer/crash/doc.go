@@ -147,6 +147,12 @@
 //     readings (busy loop, GPU wait, collective wait: hang.go endFile);
 //   - nvidia.go: extractSanitizerLine + the sanitizer rule;
 //   - regaddr.go: register values per kernel → faultKernelByRegisters;
+//   - stopinsn.go: parseStopInsn (the address operand of the "=>" / x/i $pc
+//     memory instruction: global/flat off and saddr forms, buffer offen,
+//     s_load/s_buffer_load; not scratch, idxen, ds) + the wave's registers
+//     (agent lane tables, rocgdb info registers, per lane: wave32/wave64)
+//     → addressFromStopInsn (the address when no runtime line printed one,
+//     marked computed: address_source detail + note);
 //   - debugagent.go: extractWaveHeaders (every header of a line, kernel
 //     symbol, stop reasons, running; spliced when interleaved) → wave,
 //     extractSplicedStop → splicedStop, extractDisasmRow (the "=>" stop row);

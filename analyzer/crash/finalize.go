@@ -418,6 +418,7 @@ func (b *builder) collectiveNotes(a *agg, work map[string]*agg) {
 func (b *builder) finding(s *Session, a *agg) Finding {
 	b.degarbleKernels(a)                // interleave.go
 	faultKernelByRegisters(a, &b.facts) // regaddr.go
+	addressFromStopInsn(a, &b.facts)    // stopinsn.go
 	f := a.f
 	facts := &b.facts
 	f.Ranks = sortedInts(a.ranks)

@@ -323,7 +323,7 @@ func (p *rocgdbParser) active(no int) bool {
 		return false
 	}
 	st := p.stops[len(p.stops)-1]
-	return !(no-st.l.no > 12 || st.frames >= 4)
+	return !(no-st.l.no > gdbStopWindow || st.frames >= 4)
 }
 
 // A refiner looks closer at a line its keywords let through; skip(mask,

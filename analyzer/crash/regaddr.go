@@ -20,6 +20,7 @@ var (
 	reVRegHead = lazyre.New(`^\s*v(\d+): `)
 	reVLane    = lazyre.New(`\[(\d+)\] ([0-9a-fA-F]{8})\b`)
 	reWideCell = lazyre.New(`\b\w+: ([0-9a-fA-F]{16})\b`)
+	reExecCell = lazyre.New(`\bexec: ([0-9a-fA-F]{16})\b`)
 )
 
 const (
@@ -33,6 +34,7 @@ type regReader struct {
 	sregs    map[int]uint64
 	vPrev    int
 	vPrevVal map[int]uint64 // lane → low half of the previous vector register
+	w        waveRegs       // every value, for the stop instruction (stopinsn.go)
 }
 
 func (r *regReader) reset() { *r = regReader{vPrev: -2} }
@@ -42,6 +44,10 @@ func (r *regReader) line(t, class string, emit func(uint64)) {
 		if v, err := strconv.ParseUint(m[1], 16, 64); err == nil {
 			emit(v)
 		}
+	}
+	if m := reExecCell.FindStringSubmatch(t); m != nil {
+		r.w.exec, _ = strconv.ParseUint(m[1], 16, 64)
+		r.w.hasX = true
 	}
 	switch class {
 	case "scalar":
@@ -54,6 +60,7 @@ func (r *regReader) line(t, class string, emit func(uint64)) {
 				continue
 			}
 			r.sregs[n] = v
+			r.w.setS(n, uint32(v))
 			if n%2 == 1 {
 				if lo, ok := r.sregs[n-1]; ok {
 					emit(v<<32 | lo)
@@ -68,7 +75,9 @@ func (r *regReader) line(t, class string, emit func(uint64)) {
 		n := atoiDef(h[1], -1)
 		lanes := map[int]uint64{}
 		for _, m := range reVLane.FindAllStringSubmatch(t, -1) {
-			lanes[atoiDef(m[1], -1)] = parseHex32(m[2])
+			lane, v := atoiDef(m[1], -1), parseHex32(m[2])
+			lanes[lane] = v
+			r.w.setV(n, lane, uint32(v))
 		}
 		if n == r.vPrev+1 && n%2 == 1 {
 			for lane, hi := range lanes {

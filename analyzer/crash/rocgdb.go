@@ -42,7 +42,13 @@ type gdbStop struct {
 	ev                      Evidence
 	l                       *line
 	evs                     []Evidence
+	insn                    string   // the "=>" row of x/i $pc
+	insnEv                  Evidence //
+	regs                    waveRegs // info registers of the stopped lane's wave
 }
+
+// gdbStopWindow: lines after a stop banner read as its context.
+const gdbStopWindow = 24
 
 var (
 	reGdbDispatch = lazyre.New(`^\*?\s*(\d+)\s+AMDGPU Dispatch (\d+):(\d+):(\d+) \(PKID (\d+)\)\s+(\[[\d,]*\])\s+(\[[\d,]*\])\s+([BAaRs|]+|-)?\s*(?:Shared\(\d+\), Private\(\d+\)\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+)?(.*)$`)
@@ -211,11 +217,23 @@ func (p *rocgdbParser) dispatch(l *line, target, kernel, fence string) {
 // lane/wave switch, first frame.
 func (p *rocgdbParser) stopContext(l *line) {
 	st := p.stops[len(p.stops)-1]
-	if l.no-st.l.no > 12 || st.frames >= 4 {
+	if l.no-st.l.no > gdbStopWindow || st.frames >= 4 {
 		return
 	}
 	t := strings.TrimSpace(l.text)
 	add := false
+	switch {
+	case strings.HasPrefix(t, "=>"):
+		if m := reGdbInsnRow.FindStringSubmatch(t); m != nil && st.insn == "" {
+			st.insn, st.insnEv = strings.TrimSpace(m[1]), l.ev(p.s)
+		}
+		return
+	case readGdbReg(t, &st.regs):
+		return
+	}
+	if l.no-st.l.no > 12 {
+		return
+	}
 	switch {
 	case strings.Contains(t, "precise memory violation signal reporting is not enabled"), strings.Contains(t, "precise ALU exception reporting is not enabled"):
 		st.gpu, st.imprecise, add = true, true, true
@@ -298,6 +316,9 @@ func (p *rocgdbParser) resolve(st *gdbStop) {
 	a.addReason(st.sig + " on an AMDGPU wave (" + st.what + ")")
 	a.setStr(&a.f.Location, st.frame)
 	a.detail("gdb_thread", st.thread)
+	if class == ClassGPUMemoryFault && st.insn != "" {
+		s.b.facts.addStopAddr(st.insn, &st.regs, atoiDef(st.lane, -1), st.insnEv)
+	}
 	a.detail("wave", st.wave)
 	a.detail("lane", st.lane)
 	a.detail("workgroup", st.workgroup)
