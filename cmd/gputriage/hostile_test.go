@@ -65,6 +65,15 @@ func bothMem(t *testing.T, opts analyzer.Options, name string, input func() io.R
 
 func bothRun(t *testing.T, opts analyzer.Options, name string, input func() io.Reader) (*analyzer.Result, uint64) {
 	t.Helper()
+	return bothRunFiles(t, opts, []string{name}, func(int) io.Reader { return input() })
+}
+
+// bothRunFiles runs one job over the named files on both engines (the
+// module on an instance of its own) and returns the native result and the
+// module's linear memory after it: the high-water mark of its heap, which
+// never shrinks. The two engines' results must be byte-identical.
+func bothRunFiles(t *testing.T, opts analyzer.Options, names []string, input func(k int) io.Reader) (*analyzer.Result, uint64) {
+	t.Helper()
 	var results [2][]byte
 	var mem uint64
 	var res *analyzer.Result
@@ -79,12 +88,14 @@ func bothRun(t *testing.T, opts analyzer.Options, name string, input func() io.R
 		if err := eng.Begin(o); err != nil {
 			t.Fatal(err)
 		}
-		in := input()
-		if err := push(eng, name, in, nil); err != nil {
-			t.Fatalf("%s: %v", kind, err)
-		}
-		if c, ok := in.(io.Closer); ok {
-			c.Close() // stops the generator once the job stopped reading
+		for k, name := range names {
+			in := input(k)
+			if err := push(eng, name, in, nil); err != nil {
+				t.Fatalf("%s: %v", kind, err)
+			}
+			if c, ok := in.(io.Closer); ok {
+				c.Close() // stops the generator once the job stopped reading
+			}
 		}
 		r, err := eng.Finish()
 		if err != nil {
@@ -93,7 +104,7 @@ func bothRun(t *testing.T, opts analyzer.Options, name string, input func() io.R
 		results[i] = r.JSON()
 		if kind == "wasm" {
 			mem = we.MemoryBytes()
-			t.Logf("%s: wasm memory %d MiB", name, mem>>20)
+			t.Logf("%s: wasm memory %d MiB", names[0], mem>>20)
 		} else {
 			res = r
 		}

@@ -2,54 +2,12 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/gputriage/gputriage/analyzer"
 )
-
-// freshMemFiles runs one job over in-memory files on both engines (the
-// module on an instance of its own) and returns the module's linear memory
-// after it: the high-water mark of its heap, which never shrinks. The two
-// engines' results must be byte-identical.
-func freshMemFiles(t *testing.T, opts analyzer.Options, names []string, data [][]byte) (*analyzer.Result, uint64) {
-	t.Helper()
-	var results [2][]byte
-	var res *analyzer.Result
-	var mem uint64
-	for i, kind := range []string{"native", "wasm"} {
-		var eng engine = &native{}
-		var we *wasmEngine
-		if kind == "wasm" {
-			we = freshWasm(t)
-			eng = we
-		}
-		o, _ := json.Marshal(opts)
-		if err := eng.Begin(o); err != nil {
-			t.Fatal(err)
-		}
-		for k, n := range names {
-			if err := push(eng, n, bytes.NewReader(data[k]), nil); err != nil {
-				t.Fatalf("%s: %v", kind, err)
-			}
-		}
-		r, err := eng.Finish()
-		if err != nil {
-			t.Fatal(err)
-		}
-		results[i] = r.JSON()
-		if we != nil {
-			mem = we.MemoryBytes()
-		} else {
-			res = r
-		}
-	}
-	if !bytes.Equal(results[0], results[1]) {
-		t.Errorf("engines differ:\nnative %.600s\nwasm   %.600s", results[0], results[1])
-	}
-	return res, mem
-}
 
 // yieldRank is one rank's trace of n all-reduces, matched across ranks.
 func yieldRank(rank, n int) []byte {
@@ -90,7 +48,7 @@ func TestHostileYieldMemory(t *testing.T) {
 			for _, d := range data {
 				size += len(d)
 			}
-			_, mem := freshMemFiles(t, c.opts, names, data)
+			_, mem := bothRunFiles(t, c.opts, names, func(k int) io.Reader { return bytes.NewReader(data[k]) })
 			t.Logf("%s over %d KB: wasm memory %d MiB", c.name, size>>10, mem>>20)
 			if mem > c.bound {
 				t.Errorf("wasm memory %d MiB, bound %d MiB", mem>>20, c.bound>>20)
