@@ -1,0 +1,419 @@
+package plantstraggler6
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+type plantKey struct {
+	plantSpec
+	Step      string   `json:"step"`
+	Lateness  float64  `json:"lateness_us"` // its start − the latest other start (key instance)
+	Skew      float64  `json:"skew_us"`
+	LastRank  int      `json:"last_rank"`
+	Kernels   []string `json:"kernels,omitempty"`
+	AddedUS   float64  `json:"added_us"`
+	HostPoint float64  `json:"host_point_us,omitempty"`
+	Expect    string   `json:"expect"` // named, secondary, not_named
+}
+
+type CaseKey struct {
+	Name      string     `json:"name"`
+	Base      string     `json:"base"`
+	Note      string     `json:"note"`
+	Files     []string   `json:"files"`
+	SHA       []string   `json:"file_sha256"`
+	Count     int        `json:"instance_count"`
+	Hash      string     `json:"instances_sha256"`
+	Check     string     `json:"check"`
+	Plants    []plantKey `json:"plants"`
+	Instances []*keyInst `json:"-"`
+}
+
+type KeyFile struct {
+	Tool  string     `json:"tool"`
+	Cases []*CaseKey `json:"cases"`
+}
+
+func seedOf(s string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return int64(h.Sum64() >> 1)
+}
+
+func plantCase(cs caseSpec, shared, work string) (*CaseKey, error) {
+	b, ok := bases[cs.Base]
+	if !ok {
+		return nil, fmt.Errorf("%s: no base %q", cs.Name, cs.Base)
+	}
+	lb, err := cachedBase(b, shared)
+	if err != nil {
+		return nil, err
+	}
+	lb.restore()
+	docs, names := lb.docs, lb.names
+	orig := make([]int, len(docs))
+	ranks := make([]*rankModel, len(docs))
+	for r, d := range docs {
+		ranks[r] = newRank(d)
+		orig[r] = overlaps(ranks[r])
+	}
+	ins := matchInstances(ranks)
+	pre := map[*gpuOp][]func(){}
+	if b.jitter > 0 {
+		for r, rm := range ranks {
+			jitterRank(rm, rand.New(rand.NewSource(seedOf(fmt.Sprintf("%s/%d", b.name, r)))), b.jitter, pre)
+		}
+	}
+	ck := &CaseKey{Name: cs.Name, Base: cs.Base, Note: cs.Note}
+	for _, p := range cs.Plants {
+		var in *instance
+		for _, x := range ins {
+			if x.pg == p.PG && x.kind == p.Kind && x.index == p.Index {
+				in = x
+			}
+		}
+		if in == nil {
+			return nil, fmt.Errorf("%s: no instance %s %s #%d", cs.Name, p.PG, p.Kind, p.Index)
+		}
+		pk := plantKey{plantSpec: p}
+		if p.Method == "slow" {
+			in.slow = p.Factor
+			ck.Plants = append(ck.Plants, pk)
+			continue
+		}
+		rm := ranks[p.Rank]
+		op := in.ops[p.Rank]
+		switch p.Method {
+		case "host":
+			pk.HostPoint = rm.hostPoint(op)
+			T, d := pk.HostPoint, p.Delta
+			pre[op] = append(pre[op], func() { rm.pauseHost(T, d) })
+			pk.AddedUS = p.Delta
+		case "longer", "extra":
+			k, err := rm.kernelBefore(op)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", cs.Name, err)
+			}
+			pk.Kernels = []string{str(k.e["name"])}
+			if p.Method == "longer" {
+				d := p.Delta
+				pre[op] = append(pre[op], func() { rm.longer(k, d) })
+				pk.AddedUS = p.Delta
+			} else {
+				n := p.N
+				pk.AddedUS = float64(n) * (k.end - k.start + 2)
+				pre[op] = append(pre[op], func() { rm.extraKernels(k, n, 2) })
+			}
+		default:
+			return nil, fmt.Errorf("%s: method %q", cs.Name, p.Method)
+		}
+		ck.Plants = append(ck.Plants, pk)
+	}
+	settle(ranks, ins, pre)
+	dir := filepath.Join(work, "traces", cs.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var checks []string
+	for r, rm := range ranks {
+		rm.apply()
+		p := filepath.Join(dir, names[r])
+		sum, err := rm.d.write(p)
+		if err != nil {
+			return nil, err
+		}
+		ck.Files = append(ck.Files, filepath.Join(cs.Name, names[r]))
+		ck.SHA = append(ck.SHA, sum)
+	}
+	// The key and the check read the events as written (json.Number text),
+	// by their own reading of a trace, not the planter's maps.
+	written := make([]*doc, len(ranks))
+	for r, rm := range ranks {
+		written[r] = rm.d
+		nr := newRank(rm.d)
+		if o := overlaps(nr); o > orig[r] {
+			checks = append(checks, fmt.Sprintf("rank %d: %d stream overlaps (original %d)", r, o, orig[r]))
+		}
+		if n := beforeLaunch(nr); n > 0 {
+			checks = append(checks, fmt.Sprintf("rank %d: %d ops before their launch", r, n))
+		}
+	}
+	ck.Instances = computeKey(written)
+	neg := 0
+	for _, in := range ck.Instances {
+		if in.Transfer < 0 {
+			neg++
+		}
+	}
+	if neg > 0 {
+		checks = append(checks, fmt.Sprintf("%d instances with transfer < 0", neg))
+	}
+	ck.Check = "ok"
+	if len(checks) > 0 {
+		ck.Check = strings.Join(checks, "; ")
+	}
+	ck.Count = len(ck.Instances)
+	ck.Hash = instancesHash(ck.Instances)
+	for i := range ck.Plants {
+		pk := &ck.Plants[i]
+		for _, in := range ck.Instances {
+			if in.PG != pk.PG || in.Kind != pk.Kind || in.Index != pk.Index {
+				continue
+			}
+			pk.Step, pk.Skew, pk.LastRank = in.Step, in.Skew, in.LastRank
+			mine, other := 0.0, math.Inf(-1)
+			for _, r := range in.Ranks {
+				if r.Rank == pk.Rank {
+					mine = r.Start
+				} else {
+					other = math.Max(other, r.Start)
+				}
+			}
+			pk.Lateness = mine - other
+		}
+		if pk.Method == "slow" {
+			pk.Lateness, pk.LastRank = 0, -1
+		}
+		switch {
+		case pk.Method == "slow":
+			pk.Expect = "not_named"
+		case pk.LastRank != pk.Rank && pk.Lateness > -pk.Skew/2 && isPlantedRank(ck, pk, pk.LastRank):
+			pk.Expect = "secondary"
+		case pk.LastRank == pk.Rank && pk.Lateness >= 500:
+			pk.Expect = "named"
+		default:
+			pk.Expect = "not_named"
+		}
+	}
+	return ck, nil
+}
+
+func isPlantedRank(ck *CaseKey, at *plantKey, rank int) bool {
+	for _, p := range ck.Plants {
+		if p.Rank == rank && p.PG == at.PG && p.Kind == at.Kind && p.Index == at.Index {
+			return true
+		}
+	}
+	return false
+}
+
+func overlaps(rm *rankModel) int {
+	by := map[float64][]*gpuOp{}
+	for _, o := range rm.ops {
+		by[o.stream] = append(by[o.stream], o)
+	}
+	n := 0
+	for _, l := range by {
+		sort.SliceStable(l, func(i, j int) bool { return l[i].start < l[j].start })
+		for i := 1; i < len(l); i++ {
+			if l[i].start < l[i-1].end-0.0015 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func beforeLaunch(rm *rankModel) int {
+	n := 0
+	for _, o := range rm.ops {
+		if !math.IsNaN(o.launch) && o.start < o.launch-0.0015 {
+			n++
+		}
+	}
+	return n
+}
+
+// PlantAll plants and keys the plan's cases (all, or those named) from the
+// traces under shared into work/traces; work/keys.json holds every case planted there.
+func PlantAll(shared, work string, only []string) (*KeyFile, error) {
+	kf := &KeyFile{Tool: "tools/plantstraggler6"}
+	want := map[string]bool{}
+	for _, n := range only {
+		want[n] = true
+	}
+	for _, cs := range plan {
+		if len(want) > 0 && !want[cs.Name] {
+			continue
+		}
+		ck, err := plantCase(cs, shared, work)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(os.Stderr, "planted %s: %d instances, check %s\n", cs.Name, ck.Count, ck.Check)
+		for _, p := range ck.Plants {
+			fmt.Fprintf(os.Stderr, "  rank %d %s %s %s #%d Δ%.0f → step %s lateness %.1f skew %.1f last %d expect %s\n",
+				p.Rank, p.Method, p.PG, p.Kind, p.Index, p.AddedUS, p.Step, p.Lateness, p.Skew, p.LastRank, p.Expect)
+		}
+		if err := writeInstances(work, ck); err != nil {
+			return nil, err
+		}
+		b, _ := json.MarshalIndent(ck, "", " ")
+		if err := os.WriteFile(filepath.Join(work, "traces", ck.Name, "case.key.json"), b, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	// keys.json: every case planted in DIR so far, in plan order.
+	for _, cs := range plan {
+		b, err := os.ReadFile(filepath.Join(work, "traces", cs.Name, "case.key.json"))
+		if err != nil {
+			continue
+		}
+		ck := &CaseKey{}
+		if err := json.Unmarshal(b, ck); err != nil {
+			return nil, err
+		}
+		ib, err := os.ReadFile(filepath.Join(work, "traces", cs.Name, "instances.key.json"))
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(ib, &ck.Instances); err != nil {
+			return nil, err
+		}
+		if len(want) == 0 || want[cs.Name] {
+			kf.Cases = append(kf.Cases, ck)
+		}
+	}
+	all := &KeyFile{Tool: kf.Tool}
+	for _, cs := range plan {
+		b, err := os.ReadFile(filepath.Join(work, "traces", cs.Name, "case.key.json"))
+		if err != nil {
+			continue
+		}
+		ck := &CaseKey{}
+		json.Unmarshal(b, ck)
+		all.Cases = append(all.Cases, ck)
+	}
+	b, _ := json.MarshalIndent(all, "", " ")
+	return kf, os.WriteFile(filepath.Join(work, "keys.json"), b, 0o644)
+}
+
+func writeInstances(work string, ck *CaseKey) error {
+	b, _ := json.Marshal(ck.Instances)
+	return os.WriteFile(filepath.Join(work, "traces", ck.Name, "instances.key.json"), b, 0o644)
+}
+
+// ReadKeys reads work/keys.json and each case's instances beside its traces.
+func ReadKeys(path string) (*KeyFile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	kf := &KeyFile{}
+	if err := json.Unmarshal(b, kf); err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	for _, ck := range kf.Cases {
+		ib, err := os.ReadFile(filepath.Join(dir, "traces", ck.Name, "instances.key.json"))
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(ib, &ck.Instances); err != nil {
+			return nil, err
+		}
+	}
+	return kf, nil
+}
+
+// RunAll runs `bin breakdown` on every case into work/out/<case>.
+func RunAll(bin, work string, kf *KeyFile) error {
+	for _, ck := range kf.Cases {
+		out := filepath.Join(work, "out", ck.Name)
+		os.RemoveAll(out)
+		var files []string
+		for _, f := range ck.Files {
+			files = append(files, filepath.Join(work, "traces", f))
+		}
+		cmd := exec.Command(bin, append([]string{"breakdown", "-q", "-o", out}, files...)...)
+		cmd.Stdout = nil
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %v: %s", ck.Name, err, b)
+		}
+	}
+	return nil
+}
+
+// List prints a base's instances (for writing the plan).
+func List(shared, baseName string) error {
+	b, ok := bases[baseName]
+	if !ok {
+		return fmt.Errorf("no base %q", baseName)
+	}
+	docs, _, err := loadBase(b, shared)
+	if err != nil {
+		return err
+	}
+	ranks := []*rankModel{newRank(docs[0])}
+	for _, in := range matchInstances(ranks) {
+		o := in.ops[0]
+		k, kerr := ranks[0].kernelBefore(o)
+		kb := "-"
+		if kerr == nil {
+			kb = fmt.Sprintf("%.40s %.0fus", str(k.e["name"]), k.end-k.start)
+		}
+		fmt.Printf("%-28s start %.0f dur %.1f lat %.1f before: %s\n", in.label(), o.start, o.end-o.start, o.start-o.launch, kb)
+	}
+	return nil
+}
+
+// loadedBase keeps a base's ranks in memory across its cases: each case starts
+// from the original times (restore), not from a fresh parse and clone.
+type loadedBase struct {
+	docs  []*doc
+	names []string
+	n     []int
+	ts    [][]any
+	dur   [][]any
+}
+
+var baseCache = map[string]*loadedBase{}
+
+func cachedBase(b base, shared string) (*loadedBase, error) {
+	if lb := baseCache[b.name]; lb != nil {
+		return lb, nil
+	}
+	for k := range baseCache { // one base in memory at a time
+		delete(baseCache, k)
+	}
+	docs, names, err := loadBase(b, shared)
+	if err != nil {
+		return nil, err
+	}
+	lb := &loadedBase{docs: docs, names: names}
+	for _, d := range docs {
+		lb.n = append(lb.n, len(d.events))
+		t := make([]any, len(d.events))
+		du := make([]any, len(d.events))
+		for i, e := range d.events {
+			t[i], du[i] = e["ts"], e["dur"]
+		}
+		lb.ts = append(lb.ts, t)
+		lb.dur = append(lb.dur, du)
+	}
+	baseCache[b.name] = lb
+	return lb, nil
+}
+
+func (lb *loadedBase) restore() {
+	for r, d := range lb.docs {
+		d.events = d.events[:lb.n[r]]
+		for i, e := range d.events {
+			if lb.ts[r][i] != nil {
+				e["ts"] = lb.ts[r][i]
+			}
+			if lb.dur[r][i] != nil {
+				e["dur"] = lb.dur[r][i]
+			}
+		}
+	}
+}
