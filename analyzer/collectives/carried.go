@@ -80,3 +80,22 @@ func (res *Result) acrossGroups(in *Instance) *Instance {
 	}
 	return nil
 }
+
+// heldElsewhere: in's last rank came late because another rank held it — at
+// its previous collective of another group in the step it waited at least ¾
+// of in's skew (acrossGroups' held case). Its lateness is that group's
+// straggler's, named there, not a stall of its own (the sixth blind set,
+// tools/plantstraggler6: one all_to_all group of a mesh slowed by a longer
+// kernel on rank 5, and rank 7, held there, last at the global all-reduce).
+func (res *Result) heldElsewhere(in *Instance) bool {
+	x := res.acrossGroups(in)
+	if x == nil || x.LastRank == in.LastRank {
+		return false
+	}
+	for _, t := range x.Ranks {
+		if t.Rank == in.LastRank {
+			return 4*t.Wait >= 3*in.Skew
+		}
+	}
+	return false
+}

@@ -141,7 +141,9 @@ func (res *Result) usual() {
 				in.Usual, in.Excess = &u, &x
 				// a send/recv pair stalls when the receiver waits for a late
 				// sender; a late receiver of a send posted ahead held no one
-				if ex[j] < thr || in.MatchedBy == "peer" && in.last.Dir != "send" {
+				// …and a rank held at its previous collective of another group
+				// came late here by that group's straggler, named there
+				if ex[j] < thr || in.MatchedBy == "peer" && in.last.Dir != "send" || res.heldElsewhere(in) {
 					continue
 				}
 				in.Stall, in.weight, in.stallX = true, x, &x
