@@ -58,6 +58,7 @@ var (
 	reTorchErr      = lazyre.New(`\b(HIP|CUDA|ROCm) error: (.*)$`)
 	reSearchFor     = lazyre.New("Search for `((?:hip|cuda)Error\\w+)'")
 	reErrName       = lazyre.New(`\b((?:hip|cuda)Error[A-Z]\w+)\b`)
+	reHIPErrNumber  = lazyre.New(`\bhipError_t\((\d{1,4})\)`)
 	reHIPWord       = lazyre.New(`(?i)\bhip`)
 	reDriverErrName = lazyre.New(`\b(CUDA_ERROR_[A-Z_]+)\b`)
 	reTerminate     = lazyre.New(`terminate called after throwing an instance of '([^']+)'`)
@@ -873,7 +874,25 @@ func errName(t string) string {
 	if !strings.Contains(t, "hipError") && !strings.Contains(t, "cudaError") {
 		return ""
 	}
-	return submatch(reErrName, t)
+	if n := submatch(reErrName, t); n != "" {
+		return n
+	}
+	return hipErrorNumberName(t)
+}
+
+// hipErrorNumberName: XLA's StreamExecutor prints a HIP status by its
+// number alone — "Failed call to hipGetFuncBySymbol: hipError_t(98)",
+// "Failed to launch ROCm kernel: … hipError_t(303)" — which names the
+// catalog's error of that code ("" for a number the catalog lacks).
+func hipErrorNumberName(t string) string {
+	m := findIf(t, "hipError_t(", reHIPErrNumber)
+	if m == nil {
+		return ""
+	}
+	if e := lookupHIPCode(atoiDef(m[1], -1)); e != nil {
+		return e.name
+	}
+	return ""
 }
 
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this
