@@ -184,6 +184,7 @@ func (p *tritonParser) line(l *line) {
 	case extractTritonStubBuild(t):
 		s.format("triton")
 		a := s.b.add(s, ClassTritonCompile, l, 0.75)
+		a.detail("failure", "driver_stub_build")
 		a.addReason("Triton could not build its driver stub with the host C compiler (" + clip(strings.TrimSpace(t[strings.Index(t, "CalledProcessError"):]), 120) + ")")
 		a.note("Triton compiles a small C module (cuda_utils.c / hip_utils.c, older releases main.c) with the host compiler on first use; its failure is the host toolchain's — compiler, Python headers, the GPU runtime's import library — not a kernel's: rerun the printed command to see the compiler's own error")
 	case strings.Contains(t, "[grid]("), strings.Contains(t, "]("):

@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestTritonGolden(t *testing.T) {
 	d := goldenCase(t, "triton_s16.golden.json", "shared:s16_triton_amdgpu_pass_failure_rocm720_sglang29864.log")
@@ -92,8 +95,15 @@ func TestTritonStubBuildFailure(t *testing.T) {
 		"https://github.com/luka-group/mDPO/issues/14 (gcc, main.c)":                          `subprocess.CalledProcessError: Command '['/usr/bin/gcc', '/tmp/tmpy1gk3r1e/main.c', '-O3', '-shared', '-fPIC', '-Wno-psabi', '-o', '/tmp/tmpy1gk3r1e/cuda_utils.cpython-310-x86_64-linux-gnu.so', '-lcuda', '-L/NAS/fengjw/miniconda3/envs/mdpo/lib/python3.10/site-packages/triton/backends/nvidia/lib', '-L/lib64', '-L/lib']' returned non-zero exit status 1.`,
 		"https://github.com/lum3on/comfyui_HiDream-Sampler/issues/87 (MSVC cl.exe)":           `subprocess.CalledProcessError: Command '['C:\\Program Files\\Microsoft Visual Studio\\2022\\Community\\VC\\Tools\\MSVC\\14.40.33807\\bin\\Hostx64\\x64\\cl.exe', 'C:\\Users\\user\\AppData\\Local\\Temp\\tmpwx2nt3_a\\main.c', '/nologo', '/O2', '/LD', '/wd4819', '/IC:\\Users\\user\\ComfyUI_windows_portable\\python_embeded\\Lib\\site-packages\\triton\\backends\\nvidia\\include']' returned non-zero exit status 2.`,
 	} {
-		if hasClass(diagnoseWhole("run.log", []byte(l+"\n")), ClassTritonCompile) == nil {
+		f := hasClass(diagnoseWhole("run.log", []byte(l+"\n")), ClassTritonCompile)
+		if f == nil {
 			t.Errorf("%s: no triton_compile for %q", src, l)
+			continue
+		}
+		// the advice is the host compiler's, not a cache or MLIR pass's
+		steps := strings.Join(f.NextSteps, " | ")
+		if !strings.Contains(steps, "compiler command") || strings.Contains(steps, "triton-opt") {
+			t.Errorf("%s: next steps are not the stub build's: %s", src, steps)
 		}
 	}
 	launcher := `subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local_rank=3']' returned non-zero exit status 1.`
