@@ -353,6 +353,10 @@
 //     extractTritonCacheFrame / extractTritonCachePath → tritonCacheFailure
 //     (an exception raised in Triton's cache manager or naming a Triton
 //     cache file is seed 000 pattern 4, not an application error);
+//   - tbcarry.go: opensTraceback (a ranked record whose message opens a
+//     traceback, SGLang's "[… TP2] Scheduler hit an exception: Traceback …")
+//     → fileState.carryRank: the bare lines after it are that rank's until
+//     a blank line, a line with its own rank or another bracketed header;
 //   - jsonfield.go: unwrapJSONField (a log line shipped inside JSON: docker
 //     json-file "log", a cloud logging export's "textPayload", journald's
 //     "MESSAGE", "message" / "msg") → the text goes back through the line
