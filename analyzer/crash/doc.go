@@ -331,7 +331,8 @@
 //     with no fatal error — a watchdog's "Timeout (0:05:00)!", only
 //     "Thread 0x…" blocks — is a hang snapshot, torchParser.endFile),
 //     extractHostAssert (glibc's assert() in host code: an abort, no device
-//     assert), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
+//     assert), the C++ terminate handler's header with its "what():  …"
+//     line glued on by a paste (the message is read as that line), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
 //     the runtime's suggestion), extractTorchError (HIP/CUDA error text,
 //     "Search for" name, error name, runtime phrase) → the error rule;
@@ -346,7 +347,8 @@
 //     Triton rule's alone (torch.go's error rule skips it: no arch_mismatch
 //     from the HIP error Triton wraps), the LLVM translation abort
 //     ("Failed to translate TritonGPU to LLVM IR"),
-//     extractTritonOutOfResources (per-block shared memory over the limit;
+//     extractTritonOutOfResources (per-block shared memory over the limit
+//     → invalid_launch, with triton_compile as its consequence;
 //     the text cut before its sizes is the same finding, less sure;
 //     a text hard-wrapped after "shared memory," is joined with its next
 //     "Required: …" line by tritonParser.oorHead),

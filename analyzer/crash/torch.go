@@ -339,6 +339,13 @@ func (p *torchParser) line(l *line) {
 		if len(f.aborts) > 16 {
 			f.aborts = f.aborts[len(f.aborts)-16:]
 		}
+		// a paste that lost its line ends glues the handler's next line,
+		// "  what():  <message>", on: the message is read as that line
+		if i := strings.Index(t, "what():"); i > 0 {
+			w := *l
+			w.text = t[i:]
+			p.line(&w)
+		}
 		return
 	}
 	if m := findIf(t, "Exception raised from ", reRaisedFrom); m != nil {

@@ -287,3 +287,24 @@ func TestLaunchFailureNamedCUDA(t *testing.T) {
 		}
 	}
 }
+
+// The C++ runtime's terminate handler prints the exception's message on the
+// next line ("  what():  …"); a paste that lost its line ends glues the two,
+// and the message is still the error. The two lines of NVIDIA/cudf-spark#1065,
+// NVIDIA/cuopt#165 and MegviiRobot/MegBA#33 joined as such a paste joins them.
+func TestTerminateGluedToWhat(t *testing.T) {
+	for src, l := range map[string]string{
+		"NVIDIA/cudf-spark#1065": "terminate called after throwing an instance of 'thrust::system::system_error'  what():  parallel_for failed: cudaErrorIllegalAddress: an illegal memory access was encountered",
+		"NVIDIA/cuopt#165":       "terminate called after throwing an instance of 'thrust::system::system_error'  what():  reduce failed to synchronize: cudaErrorIllegalAddress: an illegal memory access was encountered",
+		"MegviiRobot/MegBA#33":   "Start with error: 0, log error: -inf, elapsed 209 ms terminate called after throwing an instance of 'thrust::system::system_error'  what():  after reduction step 1: cudaErrorIllegalAddress: an illegal memory access was encountered",
+	} {
+		d := diagnoseWhole("x.log", []byte(l+"\n"))
+		if hasClass(d, ClassGPUMemoryFault) == nil {
+			t.Errorf("%s: %v", src, classesOf(d))
+		}
+	}
+	// the header alone names no GPU error
+	if d := diagnoseWhole("x.log", []byte("terminate called after throwing an instance of 'std::runtime_error'  what():  config file not found\n")); hasClass(d, ClassGPUMemoryFault) != nil {
+		t.Errorf("an application's message became a GPU fault: %v", classesOf(d))
+	}
+}
