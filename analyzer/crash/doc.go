@@ -332,7 +332,9 @@
 //     "Thread 0x…" blocks — is a hang snapshot, torchParser.endFile),
 //     extractHostAssert (glibc's assert() in host code: an abort, no device
 //     assert), the C++ terminate handler's header with its "what():  …"
-//     line glued on by a paste (the message is read as that line), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
+//     line glued on by a paste (the message is read as that line), and a
+//     "what():" message that reads no error alone read joined with the line
+//     after it (a terminal's wrap: "cudaMalloc fail" / "ed: out of memory"), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
 //     the runtime's suggestion), extractTorchError (HIP/CUDA error text,
 //     "Search for" name, error name, runtime phrase) → the error rule;
