@@ -198,6 +198,9 @@
 //     finding) → clrParser.hsa, which reads facts only;
 //     extractMissingDeviceSymbol (CLR's "Cannot find Symbol with name: X":
 //     a registered kernel the GPU's code object lacks) → arch_mismatch;
+//   - clrassert.go: extractFatBinAssert (CLR's assert after digesting a
+//     kernel's fat binary, "hip_code_object.cpp:400: StatCO::getStatFunc:
+//     Assertion 'err == hipSuccess' failed") → arch_mismatch, less sure;
 //   - roclib.go: extractRocLibStatus (rocblas_status_*, HIPBLAS_STATUS_*
 //     — hipBLASLt's too — and miopenStatus*, each row its class or
 //     deliberately none: miopenStatusUnknownError, internal errors and

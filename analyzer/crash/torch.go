@@ -304,6 +304,10 @@ func (p *torchParser) line(l *line) {
 			return
 		}
 	}
+	if fn, ok := extractFatBinAssert(t); ok { // clrassert.go
+		s.applyFatBinAssert(l, fn)
+		return
+	}
 	if strings.Contains(t, "Assertion `") || strings.Contains(t, "] Assertion ") && strings.Contains(t, " failed") {
 		if m, ok := matchAssertLine(t); ok {
 			p.assert(l, m[:])
