@@ -181,6 +181,12 @@ func (p *tritonParser) line(l *line) {
 		s.format("triton")
 		a := s.b.add(s, ClassTritonCompile, l, 0.8)
 		a.addReason(clip(strings.TrimSpace(t), 160))
+	case extractTritonStubBuild(t):
+		s.format("triton")
+		a := s.b.add(s, ClassTritonCompile, l, 0.75)
+		a.detail("failure", "driver_stub_build")
+		a.addReason("Triton could not build its driver stub with the host C compiler (" + clip(strings.TrimSpace(t[strings.Index(t, "CalledProcessError"):]), 120) + ")")
+		a.note("Triton compiles a small C module (cuda_utils.c / hip_utils.c, older releases main.c) with the host compiler on first use; its failure is the host toolchain's — compiler, Python headers, the GPU runtime's import library — not a kernel's: rerun the printed command to see the compiler's own error")
 	case strings.Contains(t, "[grid]("), strings.Contains(t, "]("):
 		if name := extractTritonLaunch(t); name != "" {
 			s.b.facts.lastTritonLaunch = name
@@ -286,7 +292,12 @@ func tritonErrorClass(e *hipErr) string {
 }
 
 // outOfResources is the rule for Triton's OutOfResources: a compile-time
-// choice over a per-block limit, never device memory.
+// choice over a per-block limit, never device memory. It is two findings
+// (docs/artifacts.md): invalid_launch, the root — the kernel's per-block
+// resource is over the device's launch limit (crash-formats section 14:
+// "compare grid/block/LDS with the limits") — and triton_compile, its
+// consequence — Triton's load of the compiled kernel (_init_handles)
+// refused it, and the fix is the Triton config.
 func (p *tritonParser) outOfResources(l *line, x tritonOOR) {
 	s := p.s
 	s.format("triton")
@@ -294,19 +305,26 @@ func (p *tritonParser) outOfResources(l *line, x tritonOOR) {
 	if x.required == "" {
 		conf = 0.75
 	}
-	a := s.b.add(s, ClassTritonCompile, l, conf)
-	a.strong = true
-	a.detail("out_of_resource", x.resource)
-	if x.required != "" {
-		a.addReason("Triton kernel needs " + x.required + " bytes of " + x.resource + ", the device allows " + x.limit)
-		a.detail("resource_required", x.required)
-		a.detail("resource_limit", x.limit)
-	} else {
-		a.addReason("Triton kernel needs more " + x.resource + " per block than the device allows (OutOfResources; the sizes are cut off)")
-	}
-	a.note("OutOfResources is the kernel's per-block " + x.resource + " (a compile-time tile / num_stages choice) over the device limit, not device memory (VRAM) running out")
-	if k := s.b.facts.lastTritonLaunch; k != "" {
-		a.setKernel(k, "Triton launch in the traceback", 60)
+	for _, class := range []string{ClassInvalidLaunch, ClassTritonCompile} {
+		a := s.b.add(s, class, l, conf)
+		a.strong = true
+		a.detail("out_of_resource", x.resource)
+		if x.required != "" {
+			a.addReason("Triton kernel needs " + x.required + " bytes of " + x.resource + ", the device allows " + x.limit)
+			a.detail("resource_required", x.required)
+			a.detail("resource_limit", x.limit)
+		} else {
+			a.addReason("Triton kernel needs more " + x.resource + " per block than the device allows (OutOfResources; the sizes are cut off)")
+		}
+		if class == ClassTritonCompile {
+			a.f.ConsequenceOf = ClassInvalidLaunch
+			a.note("Triton refused to load the compiled kernel because its launch resources exceed the device's (the invalid_launch finding): the config it was compiled with does not fit this GPU")
+		} else {
+			a.note("OutOfResources is the kernel's per-block " + x.resource + " (a compile-time tile / num_stages choice) over the device limit, not device memory (VRAM) running out")
+		}
+		if k := s.b.facts.lastTritonLaunch; k != "" {
+			a.setKernel(k, "Triton launch in the traceback", 60)
+		}
 	}
 }
 
@@ -345,6 +363,15 @@ func extractTritonOutOfResources(t string) (tritonOOR, bool) {
 // short form ("load_binary returned NULL") or CPython's own SystemError
 // ("<built-in function load_binary> returned NULL without setting an
 // exception"); seen with stale cache entries and ROCm/Triton mismatches.
+// extractTritonStubBuild: the CalledProcessError of Triton's build of its
+// driver stub — "subprocess.CalledProcessError: Command '['…\\triton\\runtime\\
+// tcc\\tcc.exe', '…\\hip_utils.c', '-O3', '-shared', …" — a C source on a
+// command line that names Triton.
+func extractTritonStubBuild(t string) bool {
+	i := strings.Index(t, "CalledProcessError: Command '[")
+	return i >= 0 && strings.Contains(t[i:], ".c'") && strings.Contains(t[i:], "triton")
+}
+
 func extractTritonLoadBinaryNull(t string) bool {
 	return containsAny(t, "load_binary returned NULL", "load_binary> returned NULL")
 }
