@@ -47,3 +47,51 @@ func TestStepStragglerCarriedAcrossGroups(t *testing.T) {
 		t.Errorf("step straggler %v at %q, want rank 2 at broadcast #3 (pg tp1)", st.StragglerRank, st.Collective)
 	}
 }
+
+// TestHeldElsewhereNoStall: rank 3 waits 2 ms at its TP broadcast for rank 2,
+// then reaches its DP all-reduce 2 ms late, last there. That lateness is rank
+// 2's (named at the broadcast), not a stall of rank 3's own (the sixth blind
+// set's mesh: the global all-reduce after one all_to_all group was held).
+func TestHeldElsewhereNoStall(t *testing.T) {
+	const ms = int64(1_000_000)
+	var sums []*Summary
+	for r := 0; r < 4; r++ {
+		s := &Summary{Version: SummaryVersion, Rank: r, File: "r" + itoa(r), Steps: []Step{{Name: "ProfilerStep#1", Start: 0, End: 400 * ms}}}
+		for i := int64(0); i < 18; i++ {
+			t0 := i*20*ms + ms
+			bStart, bEnd, lag := t0+int64(3_000*r), t0+100_000, int64(0)
+			if i == 3 && r >= 2 {
+				lag = 2 * ms
+				bEnd += lag
+				if r == 2 {
+					bStart += lag
+				}
+			}
+			if i < 6 {
+				s.Ops = append(s.Ops, Op{Kind: "broadcast", PG: "tp" + itoa(r/2), Seq: -1, Bytes: -1, Launch: bStart - 10_000, Start: bStart, End: bEnd, Busy: ms, Step: 0})
+			}
+			aStart := t0 + 5*ms + lag + int64(2_000*((r+int(i))%3))
+			aEnd := t0 + 6*ms
+			if i == 3 {
+				aEnd += 2 * ms
+			}
+			s.Ops = append(s.Ops, Op{Kind: "allreduce", PG: "dp" + itoa(r%2), Seq: -1, Bytes: -1, Launch: aStart - 10_000, Start: aStart, End: aEnd, Busy: ms, Step: 0})
+		}
+		sums = append(sums, s)
+	}
+	res := Match(sums)
+	held := false
+	for _, in := range res.Instances {
+		if in.PG == "dp1" && in.Kind == "allreduce" && in.Index == 3 {
+			held = in.LastRank == 3 && in.Skew >= US(ms)
+		}
+	}
+	if !held {
+		t.Fatalf("the case does not hold: rank 3 is not last by ≥ 1 ms at dp1 all-reduce #3")
+	}
+	for _, st := range res.Stalls {
+		if st.Rank == 3 {
+			t.Errorf("stall of rank 3, held at its broadcast: %+v", st)
+		}
+	}
+}
