@@ -27,7 +27,7 @@ func yieldRank(rank, n int) []byte {
 // started inside one long loop of finish (or of the crash diagnosis)
 // cannot end before the loop does, and everything allocated meanwhile is
 // kept as live. Each long call yields between chunks (callsite.Chunks,
-// units.JSONList). Two ranks of 30 k all-reduces each (matching, the rank
+// units.JSONObject). Two ranks of 30 k all-reduces each (matching, the rank
 // summaries' per-op windows, a 25 MB collectives.json): 407 MiB of linear
 // memory on an instance of its own before, 275 MiB after (natively the
 // heap peaks at 161 MB).
