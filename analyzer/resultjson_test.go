@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +45,21 @@ func TestResultJSONSameBytes(t *testing.T) {
 		if got := r.JSON(); cap(got) != len(got) {
 			t.Errorf("buffer of %d bytes for %d: not sized exactly", cap(got), len(got))
 		}
+	}
+}
+
+// The module's result is built in one buffer: the bytes Result.JSON
+// allocates are the result's own (through json.Encoder, the encoder's
+// growing buffer and the copy written out came to more than twice it).
+func TestResultJSONAllocatesOnce(t *testing.T) {
+	text := strings.Repeat("{\n  \"k\": \"v\\n<b>\"\n}\n", 1<<18) // 5 MB, escapes on every line
+	r := Result{Files: []FileResult{{Name: "a.json"}}, Artifacts: []Artifact{{"a.json", text}, {"b.json", text}, {"c.md", text}}}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b := r.JSON()
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > uint64(len(b))+64<<10 {
+		t.Errorf("allocated %d bytes for a %d-byte result", got, len(b))
 	}
 }
