@@ -121,6 +121,13 @@ function treeCPU(root) {
   return sum;
 }
 
+// filesOf lists a folder input's files (the page takes the files of a
+// dropped folder; a file input takes files only), or the file itself.
+function filesOf(p) {
+  if (!fs.statSync(p).isDirectory()) return [p];
+  return fs.readdirSync(p, { recursive: true }).map((f) => path.join(p, f)).filter((f) => fs.statSync(f).isFile()).sort();
+}
+
 async function pageCase(browser, base, c) {
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
@@ -137,7 +144,7 @@ async function pageCase(browser, base, c) {
     if (['breakdown', 'triage', 'diff'].includes(c.cmd)) await page.selectOption('#command', c.cmd);
     const t0 = Date.now();
     const cpu0 = browser.__pid ? treeCPU(browser.__pid) : 0;
-    await page.setInputFiles('#pick-files', c.inputs.map((f) => path.join(DIR, 'cases', c.id, 'in', f)));
+    await page.setInputFiles('#pick-files', c.inputs.flatMap((f) => filesOf(path.join(DIR, 'cases', c.id, 'in', f))));
     // stopped at twice its CPU budget (Chromium's process tree: renderer,
     // the module's Web Workers), or by the wall-clock hang guard
     const guard = hangGuard(c.time_s);
