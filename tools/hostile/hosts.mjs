@@ -289,7 +289,7 @@ async function workerCase(c) {
       try { await (await fetch(`${base}/analyze`)).arrayBuffer(); break; } catch { if (Date.now() - t0 > 180000) throw new Error(`workerd did not start: ${log.slice(-300)}`); }
     }
     const file = path.join(DIR, 'cases', c.id, 'in', c.inputs[0]);
-    const q = new URLSearchParams({ cmd: c.cmd, name: c.inputs[0] });
+    const q = new URLSearchParams({ ...(c.query ?? {}), cmd: c.cmd, name: c.inputs[0] });
     const payload = fs.readFileSync(file);
     const cpu0 = cpuSeconds(wd.pid); // workerd's start and the warm-up request are not the case's
     const t0 = Date.now();
