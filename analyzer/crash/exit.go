@@ -71,7 +71,7 @@ func (p *exitParser) line(l *line) {
 	if commandLike(t) {
 		return // a command or a question names evidence, it is none (container.go)
 	}
-	if extractLoaderWrapHead(t) {
+	if extractLoaderWrapHead(t) || extractOMPIWrapHead(t) {
 		p.wrap = loaderWrap{head: t, file: l.file, no: l.no}
 		return
 	}
@@ -121,6 +121,10 @@ func (p *exitParser) line(l *line) {
 		if f := &s.b.facts; r >= 0 && x.sig != "" && len(f.exits) < 32 {
 			f.exits = append(f.exits, exitFact{code: x.code, hasCode: x.hasCode, signal: x.sig, rank: r, host: x.host, task: "Slurm task " + x.tasks, ev: l.ev(s)})
 		}
+		return
+	}
+	if x, ok := extractSystemdOOM(t); ok { // systemd.go
+		s.applySystemdOOM(l, x)
 		return
 	}
 	if x, ok := extractSlurmOOM(t); ok {
