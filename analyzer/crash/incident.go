@@ -291,7 +291,7 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 		multi := len(a.ranks) > 1 || a.queueN > 1
 		// a GPU crash whose lines carry one rank names it (culprit.go rule 1)
 		gpuErr := c == ClassGPUMemoryFault || c == ClassDeviceAssert || c == ClassIllegalInstruction
-		one := len(a.ranks) == 1 && gpuErr ||
+		one := len(a.ranks) == 1 && (gpuErr || c == ClassVRAMOOM) ||
 			// … or one worker's pid prefix without a rank (culprit.go rule 1)
 			len(a.ranks) == 0 && a.linePID > 0 && (gpuErr || c == ClassVRAMOOM) ||
 			// … or the kernel named the one process (OOM victim, timed-out
