@@ -187,7 +187,7 @@ func newAgg(class string, conf float64) *agg {
 // match wins: a reset or watchdog caused by a hang never outranks the hang.
 var causes = map[string][]string{
 	ClassGPUHangReset:      {ClassGPUKernelHang, ClassDMADriverFault},
-	ClassCollectiveTimeout: {ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUKernelHang, ClassGPUHangReset, ClassHostSegfault, ClassRCCLTransport},
+	ClassCollectiveTimeout: {ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUKernelHang, ClassGPUHangReset, ClassHostSegfault, ClassRCCLTransport, ClassHostOOMKill},
 	ClassCPUHang:           {ClassGPUKernelHang, ClassGPUMemoryFault, ClassDeviceAssert, ClassCollectiveTimeout},
 	ClassHostOOMKill:       {},
 	ClassRCCLTransport:     {},
@@ -243,6 +243,14 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			// stalls the collective; a start-up warning ("Missing
 			// amd_iommu=on", weak) explains no timeout
 			if cause == ClassRCCLTransport && ca.conf < 0.5 {
+				continue
+			}
+			// a rank the OOM killer took never joins the next collective
+			// (slurmstepd's "Detected 1 oom_kill event" + "task 3: Out Of
+			// Memory" before the others' watchdogs): only a kill the kernel
+			// or the cgroup recorded (memProof) and printed before the
+			// timeout — a bare "Killed" after a watchdog is the teardown
+			if cause == ClassHostOOMKill && (!ca.memProof || !firstInFile(ca, a)) {
 				continue
 			}
 			a.f.ConsequenceOf = cause
