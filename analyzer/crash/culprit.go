@@ -89,9 +89,13 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 				case len(a.ranks) == 1 && c != ClassHostSegfault:
 					r := sortedInts(a.ranks)[0]
 					add(mk(r, 0, a.f.Device, "the only rank whose lines carry the "+c, "the rank prefix of the error lines", ev...), prioMissing+1)
-				case len(a.ranks) == 0 && a.linePID > 0 && c != ClassHostSegfault:
+				case len(a.ranks) == 0 && a.linePID > 0:
 					// a worker prefix without a rank ("(VllmWorkerProcess
-					// pid=2421) ERROR … OutOfMemoryError"): that worker
+					// pid=2421) ERROR … OutOfMemoryError"): that worker; a
+					// segfault too — faulthandler prints in the dying
+					// process, so the prefix is its own ("(RayWorkerWrapper
+					// pid=9821) Fatal Python error: Segmentation fault",
+					// vllm-project/vllm#6106, #20431)
 					add(mk(-1, a.linePID, a.f.Device, "the only worker whose lines carry the "+c, "the worker prefix (pid) of the error lines", ev...), prioMissing+1)
 				}
 				break
