@@ -386,6 +386,22 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 			cs.kernel[c] = mk(-1, d.pid, "", "pid "+strconv.Itoa(d.pid)+"'s level-10 dump of "+d.function+" saved its inputs and no outputs: the process died inside that call", "the level-10 dump folder without outputs among several processes' dumps", d.ev)
 		}
 	}
+	// one process's level-10 dumps, the last call saved inputs and no
+	// outputs, and a process died of SIGSEGV (seed 000 step 8: a 139
+	// escalated to level 10): the dumping process died inside the call —
+	// a GPU error of one process's dumps still names no one (another rank
+	// may have dumped nothing), but a segfault kills the process it hits
+	if d := b.facts.kernelAPI.crashedDump(); d != nil && d.pid > 0 && b.facts.kernelAPI.dumpPIDs() == 1 {
+		for _, c := range []string{ClassHostSegfault} {
+			if _, ok := cs.kernel[c]; ok || work[c] == nil || len(work[c].ranks) > 0 {
+				continue
+			}
+			if cs.kernel == nil {
+				cs.kernel = map[string]Culprit{}
+			}
+			cs.kernel[c] = mk(-1, d.pid, "", "pid "+strconv.Itoa(d.pid)+"'s level-10 dump of "+d.function+" saved its inputs and no outputs: the process died inside that call", "the level-10 dump folder without outputs", d.ev)
+		}
+	}
 	// … or the one process whose dump recorded the exception the call raised
 	if d := b.facts.kernelAPI.raisedDump(); d != nil && b.facts.kernelAPI.crashedDump() == nil && b.facts.kernelAPI.dumpPIDs() > 1 {
 		for _, c := range append([]string{ClassInvalidLaunch, ClassVRAMOOM}, gpuCrashClasses...) {
@@ -501,6 +517,14 @@ func (cs *culpritSet) forClass(class string, a *agg) *Culprit {
 		c.Method += "; corroborated by " + strings.Join(agree, "; ")
 	}
 	cs.joinPID(&c)
+	// the rank whose lines carry the error and the one process the
+	// weakest rules name for this class (the kernel's line, a dump that
+	// died inside a call) are one process when neither names the other's
+	// half (a TP1 traceback + pid 9121's level-10 dump without outputs)
+	if k, ok := cs.kernel[class]; ok && c.PID == nil && c.Rank != nil && len(c.Ranks) == 0 && len(c.PIDs) == 0 && k.PID != nil && k.Rank == nil {
+		c.PID = k.PID
+		c.Method += "; pid from " + k.Method
+	}
 	return &c
 }
 

@@ -290,6 +290,7 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 	}
 	k := &b.facts.kernelAPI
 	dumpDied := k.crashedDump() != nil && k.crashedDump().pid > 0 && k.dumpPIDs() > 1
+	dumpDiedOne := k.crashedDump() != nil && k.crashedDump().pid > 0 && k.dumpPIDs() == 1
 	dumpRaised := k.crashedDump() == nil && k.raisedDump() != nil && k.dumpPIDs() > 1
 	for _, c := range Classes {
 		a := work[c]
@@ -312,6 +313,8 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			a.reportPID > 0 && c == ClassRCCLTransport ||
 			// … or the level-10 dumps of several processes name the one that died inside a call
 			gpuErr && dumpDied ||
+			// … or one process's dumps end inside a call (culprit.go)
+			c == ClassHostSegfault && len(a.ranks) == 0 && dumpDiedOne ||
 			// … or the one whose call raised (the exception's class, a launch refusal too)
 			dumpRaised && (gpuErr || c == ClassInvalidLaunch || c == ClassVRAMOOM) ||
 			// … or the shell's job notice names the process that aborted after the GPU error
