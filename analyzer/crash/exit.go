@@ -34,7 +34,7 @@ var (
 	reHydraExit = lazyre.New(`^=?\s*EXIT CODE: (\d+)\s*$|TERMINATED WITH THE EXIT STRING: .*\(signal (\d+)\)`)
 	// the banner's process line: "=   PID 5318 RUNNING AT MacBook-Pro-10.local"
 	reHydraPID = lazyre.New(`^=?\s*PID (\d+) RUNNING AT (\S+)`)
-	reWinExc    = lazyre.New(`(?i)(?:exception code:?\s*(?:0x)?|exit(?:ed with)? code -?\d+ \(0x)(c0000005|c000001d|c00000fd|c0000409)\b`)
+	reWinExc   = lazyre.New(`(?i)(?:exception code:?\s*(?:0x)?|exit(?:ed with)? code -?\d+ \(0x)(c0000005|c000001d|c00000fd|c0000409)\b`)
 	// a supervisor reporting a dead child with its pid, in the wordings of
 	// SGLang ("Child process unexpectedly failed with exitcode=134. pid=71533"),
 	// vLLM's multiproc executor ("Worker VllmWorkerProcess pid 1234 died,
