@@ -319,7 +319,11 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			dumpRaised && (gpuErr || c == ClassInvalidLaunch || c == ClassVRAMOOM) ||
 			// … or the shell's job notice names the process that aborted after the GPU error
 			gpuErr && len(a.ranks) == 0 && a.details["exited_pid"] != ""
-		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi && !one && c != top {
+		// a first-forward hang in Triton's compiler (seed 000 pattern 4) seen
+		// in py-spy dumps of several processes is a hang: the process the
+		// others wait for is its culprit, as for any hang
+		compileHang := c == ClassTritonCompile && a.strong && len(workerProcs(inc.pyProcs)) >= 2
+		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !compileHang && !multi && !one && c != top {
 			continue
 		}
 		a.f.Culprit = cul.forClass(c, a)
