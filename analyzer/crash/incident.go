@@ -309,6 +309,9 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			a.kernelPID > 0 && (c == ClassHostOOMKill || c == ClassGPUHangReset || c == ClassGPUMemoryFault || c == ClassDMADriverFault) ||
 			// … or the line reporting the death named the one process
 			a.deathPID > 0 && (c == ClassHostOOMKill || c == ClassHostSegfault) ||
+			// … or a recorded OOM kill whose lines name one rank (srun's
+			// "task 3: Out Of Memory" after slurmstepd's oom_kill event)
+			c == ClassHostOOMKill && a.memProof && len(a.ranks) == 1 ||
 			// … or one process's NCCL reported the transport failure
 			a.reportPID > 0 && c == ClassRCCLTransport ||
 			// … or the level-10 dumps of several processes name the one that died inside a call

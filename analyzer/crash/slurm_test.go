@@ -62,6 +62,9 @@ func TestSlurmOOMBeforeWatchdogsLeads(t *testing.T) {
 	if len(d.Findings) < 2 || d.Findings[0].Class != ClassHostOOMKill {
 		t.Fatalf("want host_oom_kill first: %v", classesOf(d))
 	}
+	if c := d.Findings[0].Culprit; c == nil || c.Rank == nil || *c.Rank != 3 {
+		t.Errorf("the OOM kill does not name task 3: %+v", c)
+	}
 	if f := hasClass(d, ClassCollectiveTimeout); f == nil || f.ConsequenceOf != ClassHostOOMKill {
 		t.Errorf("watchdog not a consequence of the OOM kill: %+v", f)
 	}
