@@ -4,7 +4,9 @@
 // ranks, evidence lines and next steps.
 //
 // Input is pushed as bytes, file by file, in chunks of any size (see
-// Session). Every line is normalised (ANSI codes, carriage-return debris and
+// Session). A message a terminal wrapped at its width is joined back first
+// (wrapjoin.go: a long line cut mid-word or inside brackets, the next line
+// no record of its own), read at its first line. Every line is normalised (ANSI codes, carriage-return debris and
 // known line prefixes removed — log stamps, launcher relays such as
 // accelerate's "stderr: ", Open MPI's "[1,3]<stderr>:" and srun --label's
 // "3: " before a known log shape, Metaflow's "[run/step/task (pid N)] ") and handed to one small parser per format;
