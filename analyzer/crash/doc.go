@@ -160,7 +160,9 @@
 //     extractSplicedStop → splicedStop, extractDisasmRow (the "=>" stop row);
 //     running waves are ruled at the end of the file (ruleRunning: a hang
 //     only without a stopped wave; --all prints bystanders), and only the
-//     agent's 56-dash rule marks the format (agentSeparator);
+//     agent's 56-dash rule marks the format (agentSeparator); codeObjectPID
+//     (a "memory://<pid>#offset=…" code object URI names the faulting
+//     process: the culprit of a fault without rank or worker prefix);
 //   - rocgdb.go: extractGdbStop (stop banner: "Thread N", one-thread
 //     "Program received signal", a first letter cut by the paste), extractDispatchRow and
 //     extractMIDispatches (info dispatches, table and MI), extractQueueRow
