@@ -4,7 +4,9 @@
 // ranks, evidence lines and next steps.
 //
 // Input is pushed as bytes, file by file, in chunks of any size (see
-// Session). Every line is normalised (ANSI codes, carriage-return debris and
+// Session). A message a terminal wrapped at its width is joined back first
+// (wrapjoin.go: a long line cut mid-word or inside brackets, the next line
+// no record of its own), read at its first line. Every line is normalised (ANSI codes, carriage-return debris and
 // known line prefixes removed — log stamps, launcher relays such as
 // accelerate's "stderr: ", Open MPI's "[1,3]<stderr>:" and srun --label's
 // "3: " before a known log shape, Metaflow's "[run/step/task (pid N)] ") and handed to one small parser per format;
@@ -72,7 +74,9 @@
 //     pool OOM → vram_oom; flash-attn's "FlashAttention only supports
 //     Ampere GPUs or newer" → arch_mismatch; Ray's memory monitor "Task was
 //     killed due to the node running low on memory" → host_oom_kill),
-//     extractRayOOMKills (the raylet's "N Workers … killed due to memory
+//     extractRayOOMVictim (the memory monitor's "where the task (…,
+//     pid=N, …) … exceeds the memory usage threshold" → that pid, the kill's
+//     culprit), extractRayOOMKills (the raylet's "N Workers … killed due to memory
 //     pressure (OOM)", N > 0), extractCUDAFailedWith (CTranslate2's "CUDA
 //     failed with error <text>", read by cudaCatalog), extractGGMLOpFailure ("ggml_cuda_compute_forward: OP
 //     failed") + ggmlLaunchRefused (the next line's "invalid argument" /
@@ -102,6 +106,14 @@
 //     → host_oom_kill, sub_kind shm (never host_segfault);
 //   - ompi.go: extractOMPIDeath ("mpirun noticed that process rank N with
 //     PID P on node H exited on signal S") → the signal's class, rank N;
+//     a notice wrapped after "exited on" is joined with its "signal S"
+//     line first (loaderwrap.go extractOMPIWrapHead);
+//   - systemd.go: extractSystemdOOM (a unit's "A process of this unit has
+//     been killed by the OOM killer." / "Failed with result 'oom-kill'.")
+//     → host_oom_kill; a bare "status=9/KILL" is none;
+//   - hipcallcode.go: extractHIPCallCode (an application's HIP check that
+//     prints a hip* API and a bare hipError_t number — "failed with code:
+//     2", "returned 209" — on a failure line) → the catalog row's class;
 //   - tensorrt.go: extractTRTOOM (TensorRT's logger: "Error Code 2:
 //     OutOfMemory", "Cuda Runtime (out of memory)", "Cuda Error in
 //     allocate: 2", also the Windows build's qualified allocator method)
@@ -130,7 +142,11 @@
 //     the device's arch, named — "Cannot read … for GPU arch : gfxN" or the
 //     lazy loader's "Could not load …/TensileLibrary_lazy_gfxN.dat" — or the
 //     5.2–5.7 fallback to the generic TensileLibrary.dat without the arch,
-//     less sure) → arch_mismatch;
+//     less sure; the Tensile host's "Could not initialize Tensile host: No
+//     devices found", arch unnamed, less sure) → arch_mismatch;
+//   - asmtarget.go: extractAsmUnsupported (the AMDGPU assembler's "error:
+//     instruction not supported on this GPU" — inline asm, generated
+//     assembly, hiprtc — code for another gfx target) → arch_mismatch;
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
 //   - buildtarget.go: extractBuildTargets (PYTORCH_ROCM_ARCH / GPU_TARGETS
@@ -158,7 +174,9 @@
 //     extractSplicedStop → splicedStop, extractDisasmRow (the "=>" stop row);
 //     running waves are ruled at the end of the file (ruleRunning: a hang
 //     only without a stopped wave; --all prints bystanders), and only the
-//     agent's 56-dash rule marks the format (agentSeparator);
+//     agent's 56-dash rule marks the format (agentSeparator); codeObjectPID
+//     (a "memory://<pid>#offset=…" code object URI names the faulting
+//     process: the culprit of a fault without rank or worker prefix);
 //   - rocgdb.go: extractGdbStop (stop banner: "Thread N", one-thread
 //     "Program received signal", a first letter cut by the paste), extractDispatchRow and
 //     extractMIDispatches (info dispatches, table and MI), extractQueueRow
@@ -289,7 +307,8 @@
 //     the POSIX signal),
 //     extractGoSignal ("signal: aborted"), extractHydraExit (MPICH /
 //     MVAPICH / Intel MPI's "EXIT CODE: 139", "EXIT STRING: Killed (signal
-//     9)"), deathlines.go's
+//     9)"; the banner's "PID N RUNNING AT host" above names its process),
+//     deathlines.go's
 //     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
 //     worker (pid N) is killed by signal", the Go runtime's SIGSEGV, the
 //     kernel's "comm[pid]: segfault at …" / "traps: comm[pid] general
@@ -309,6 +328,10 @@
 //     appFailure (culprit.go): a worker a launcher reports exited with a
 //     plain code (no signal) → not_gpu with that worker as culprit when
 //     nothing else failed;
+//   - frtrace.go: extractFRTraceLine (fr_trace's text report: "Not all
+//     ranks joining collective[:,] sequence number: N" / "… collective N at
+//     entry M", its fields, and "Culprit rank N; Error type: X" of a
+//     mismatch) → frTraceCulprit (the missing ranks, else the blamed rank);
 //   - flightrecorder.go: extractFRGroups (every process group of a dump) →
 //     frGroupCulprit (the rank behind inside any group of a TP×DP mesh);
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
@@ -334,13 +357,17 @@
 //     with no fatal error — a watchdog's "Timeout (0:05:00)!", only
 //     "Thread 0x…" blocks — is a hang snapshot, torchParser.endFile),
 //     extractHostAssert (glibc's assert() in host code: an abort, no device
-//     assert), the C++ terminate handler's header with its "what():  …"
+//     assert; also LLVM's "Assertion `cond' failed." alone on its line, its
+//     file wrapped onto the line before — glibc's backtick-apostrophe
+//     quoting, where CUDA's device assert closes with a backtick), the C++
+//     terminate handler's header with its "what():  …"
 //     line glued on by a paste (the message is read as that line), and a
 //     "what():" message that reads no error alone read joined with the line
 //     after it (a terminal's wrap: "cudaMalloc fail" / "ed: out of memory"), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
 //     the runtime's suggestion), extractTorchError (HIP/CUDA error text,
-//     "Search for" name, error name, runtime phrase) → the error rule;
+//     "Search for" name, error name — also XLA's "hipError_t(98)" by the
+//     HIP code table, hipErrorNumberName — runtime phrase) → the error rule;
 //   - triton.go: extractTritonPass (failed MLIR pass, kernel on the same
 //     line), extractTritonAtName (the wrapped "@kernel]"), extractTritonError
 //     (Triton Error [HIP|CUDA] with a code or, CUDA's wording, only the
@@ -348,7 +375,11 @@
 //     compile / cache failure, an argument the launch refuses an invalid
 //     launch), extractTritonLoadBinaryNull (the launcher's load_binary
 //     returned NULL, short or CPython SystemError form),
-//     extractTritonLaunch ("k[grid]("), and the Triton Error line is the
+//     extractTritonLaunch ("k[grid]("), extractTritonStubBuild (the
+//     CalledProcessError of Triton's build of its driver stub — a .c
+//     command naming triton: cuda_utils.c / hip_utils.c / main.c under
+//     tcc, gcc or cl.exe → triton_compile, the host toolchain's failure),
+//     and the Triton Error line is the
 //     Triton rule's alone (torch.go's error rule skips it: no arch_mismatch
 //     from the HIP error Triton wraps), the LLVM translation abort
 //     ("Failed to translate TritonGPU to LLVM IR"),

@@ -38,6 +38,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout-real12"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real13"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real14"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real15"),
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout3"),
 	filepath.Join("..", "..", "testdata", "crash-heldout4"),
@@ -45,6 +46,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout6"),
 	filepath.Join("..", "..", "testdata", "crash-heldout7"),
 	filepath.Join("..", "..", "testdata", "crash-heldout8"),
+	filepath.Join("..", "..", "testdata", "crash-heldout10"),
 	filepath.Join("..", "..", "testdata", "crash-frameworks"),
 }
 
