@@ -166,8 +166,9 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	b.pyspyWaitersOfGPUHang(work)
 	runtimeVendor(f, work) // evidence.go
 	hipReading(f, work)
-	dimBugFinding(s.limits, work) // launch.go
-	vgprExplainsISA(work)         // launch.go
+	dimBugFinding(s.limits, work)  // launch.go
+	vgprExplainsISA(work)          // launch.go
+	launchBoundsExplainsTrap(work) // launchbounds.go
 	// a generic trap status (HSA 0x1016 / hipErrorLaunchFailure) next to a
 	// specific wave reason belongs to that finding
 	if da := work[ClassDeviceAssert]; da != nil && isWeakTrap(da) {
