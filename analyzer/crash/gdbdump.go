@@ -39,7 +39,7 @@ type gdbDump struct {
 	noDisp   bool
 	noQueues bool
 	noAgents bool
-	crash    bool     // the file shows a GPU stop (a fault, not a hang)
+	crash    bool     // the file shows a GPU stop (a fault) or a debugger snapshot (core file, breakpoint): not a hang
 	ev       Evidence // first line of the dump
 	noEv     *Evidence
 }
