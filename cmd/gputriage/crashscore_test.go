@@ -45,6 +45,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout6"),
 	filepath.Join("..", "..", "testdata", "crash-heldout7"),
 	filepath.Join("..", "..", "testdata", "crash-heldout8"),
+	filepath.Join("..", "..", "testdata", "crash-heldout9"),
 	filepath.Join("..", "..", "testdata", "crash-frameworks"),
 }
 
