@@ -255,6 +255,16 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 		}
 		cs.cands = append(cs.cands, cand)
 	}
+	// 6a. a GPU core file opened in rocgdb: the process it was generated from
+	// died of the crash
+	if pid := b.facts.corePID; pid > 0 {
+		for _, c := range gpuCrashClasses {
+			if work[c] != nil {
+				add(mk(-1, pid, "", "pid "+strconv.Itoa(pid)+" is the process the GPU core file was generated from", "rocgdb on the core file (thread 1's LWP)", b.facts.corePIDEv), prioRocgdb)
+				break
+			}
+		}
+	}
 	// 6b. a debug-agent SIGQUIT dump: the process the pasted "kill -s
 	// SIGQUIT N" named holds the (running) waves (sigquitpid.go)
 	if h := work[ClassGPUKernelHang]; h != nil && h.f.Hang == nil && h.details["sigquit_pid"] != "" {

@@ -307,7 +307,9 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			// … or the one whose call raised (the exception's class, a launch refusal too)
 			dumpRaised && (gpuErr || c == ClassInvalidLaunch || c == ClassVRAMOOM) ||
 			// … or the shell's job notice names the process that aborted after the GPU error
-			gpuErr && len(a.ranks) == 0 && a.details["exited_pid"] != ""
+			gpuErr && len(a.ranks) == 0 && a.details["exited_pid"] != "" ||
+			// … or a GPU core file of one process was opened (culprit.go rule 6a)
+			gpuErr && b.facts.corePID > 0
 		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi && !one && c != top {
 			continue
 		}
