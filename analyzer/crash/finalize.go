@@ -162,6 +162,7 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	}
 	b.hangFindings(s, work)      // rocgdb hang dumps (gdbhang.go)
 	b.hangSnapshotRanOn(s, work) // trainstep.go
+	b.hostLockHang(work)         // gdblock.go
 	b.pyspyCollectiveHang(work)
 	b.pyspyBusyServing(work)
 	b.pyspyWaitersOfGPUHang(work)
