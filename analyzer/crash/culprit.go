@@ -89,9 +89,13 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 				case len(a.ranks) == 1 && c != ClassHostSegfault:
 					r := sortedInts(a.ranks)[0]
 					add(mk(r, 0, a.f.Device, "the only rank whose lines carry the "+c, "the rank prefix of the error lines", ev...), prioMissing+1)
-				case len(a.ranks) == 0 && a.linePID > 0 && c != ClassHostSegfault:
+				case len(a.ranks) == 0 && a.linePID > 0:
 					// a worker prefix without a rank ("(VllmWorkerProcess
-					// pid=2421) ERROR … OutOfMemoryError"): that worker
+					// pid=2421) ERROR … OutOfMemoryError"): that worker; a
+					// segfault too — faulthandler prints in the dying
+					// process, so the prefix is its own ("(RayWorkerWrapper
+					// pid=9821) Fatal Python error: Segmentation fault",
+					// vllm-project/vllm#6106, #20431)
 					add(mk(-1, a.linePID, a.f.Device, "the only worker whose lines carry the "+c, "the worker prefix (pid) of the error lines", ev...), prioMissing+1)
 				}
 				break
@@ -397,6 +401,22 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 				cs.kernel = map[string]Culprit{}
 			}
 			cs.kernel[c] = mk(-1, d.pid, "", "pid "+strconv.Itoa(d.pid)+"'s level-10 dump of "+d.function+" saved its inputs and no outputs: the process died inside that call", "the level-10 dump folder without outputs among several processes' dumps", d.ev)
+		}
+	}
+	// one process's level-10 dumps, the last call saved inputs and no
+	// outputs, and a process died of SIGSEGV (seed 000 step 8: a 139
+	// escalated to level 10): the dumping process died inside the call —
+	// a GPU error of one process's dumps still names no one (another rank
+	// may have dumped nothing), but a segfault kills the process it hits
+	if d := b.facts.kernelAPI.crashedDump(); d != nil && d.pid > 0 && b.facts.kernelAPI.dumpPIDs() == 1 {
+		for _, c := range []string{ClassHostSegfault} {
+			if _, ok := cs.kernel[c]; ok || work[c] == nil || len(work[c].ranks) > 0 {
+				continue
+			}
+			if cs.kernel == nil {
+				cs.kernel = map[string]Culprit{}
+			}
+			cs.kernel[c] = mk(-1, d.pid, "", "pid "+strconv.Itoa(d.pid)+"'s level-10 dump of "+d.function+" saved its inputs and no outputs: the process died inside that call", "the level-10 dump folder without outputs", d.ev)
 		}
 	}
 	// … or the one process whose dump recorded the exception the call raised

@@ -72,7 +72,9 @@
 //     pool OOM → vram_oom; flash-attn's "FlashAttention only supports
 //     Ampere GPUs or newer" → arch_mismatch; Ray's memory monitor "Task was
 //     killed due to the node running low on memory" → host_oom_kill),
-//     extractRayOOMKills (the raylet's "N Workers … killed due to memory
+//     extractRayOOMVictim (the memory monitor's "where the task (…,
+//     pid=N, …) … exceeds the memory usage threshold" → that pid, the kill's
+//     culprit), extractRayOOMKills (the raylet's "N Workers … killed due to memory
 //     pressure (OOM)", N > 0), extractCUDAFailedWith (CTranslate2's "CUDA
 //     failed with error <text>", read by cudaCatalog), extractGGMLOpFailure ("ggml_cuda_compute_forward: OP
 //     failed") + ggmlLaunchRefused (the next line's "invalid argument" /
@@ -102,6 +104,14 @@
 //     → host_oom_kill, sub_kind shm (never host_segfault);
 //   - ompi.go: extractOMPIDeath ("mpirun noticed that process rank N with
 //     PID P on node H exited on signal S") → the signal's class, rank N;
+//     a notice wrapped after "exited on" is joined with its "signal S"
+//     line first (loaderwrap.go extractOMPIWrapHead);
+//   - systemd.go: extractSystemdOOM (a unit's "A process of this unit has
+//     been killed by the OOM killer." / "Failed with result 'oom-kill'.")
+//     → host_oom_kill; a bare "status=9/KILL" is none;
+//   - hipcallcode.go: extractHIPCallCode (an application's HIP check that
+//     prints a hip* API and a bare hipError_t number — "failed with code:
+//     2", "returned 209" — on a failure line) → the catalog row's class;
 //   - tensorrt.go: extractTRTOOM (TensorRT's logger: "Error Code 2:
 //     OutOfMemory", "Cuda Runtime (out of memory)", "Cuda Error in
 //     allocate: 2", also the Windows build's qualified allocator method)
@@ -293,7 +303,8 @@
 //     the POSIX signal),
 //     extractGoSignal ("signal: aborted"), extractHydraExit (MPICH /
 //     MVAPICH / Intel MPI's "EXIT CODE: 139", "EXIT STRING: Killed (signal
-//     9)"), deathlines.go's
+//     9)"; the banner's "PID N RUNNING AT host" above names its process),
+//     deathlines.go's
 //     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
 //     worker (pid N) is killed by signal", the Go runtime's SIGSEGV, the
 //     kernel's "comm[pid]: segfault at …" / "traps: comm[pid] general
@@ -313,6 +324,10 @@
 //     appFailure (culprit.go): a worker a launcher reports exited with a
 //     plain code (no signal) → not_gpu with that worker as culprit when
 //     nothing else failed;
+//   - frtrace.go: extractFRTraceLine (fr_trace's text report: "Not all
+//     ranks joining collective[:,] sequence number: N" / "… collective N at
+//     entry M", its fields, and "Culprit rank N; Error type: X" of a
+//     mismatch) → frTraceCulprit (the missing ranks, else the blamed rank);
 //   - flightrecorder.go: extractFRGroups (every process group of a dump) →
 //     frGroupCulprit (the rank behind inside any group of a TP×DP mesh);
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
