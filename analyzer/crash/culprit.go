@@ -97,6 +97,10 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 					// pid=9821) Fatal Python error: Segmentation fault",
 					// vllm-project/vllm#6106, #20431)
 					add(mk(-1, a.linePID, a.f.Device, "the only worker whose lines carry the "+c, "the worker prefix (pid) of the error lines", ev...), prioMissing+1)
+				case len(a.ranks) == 0 && codeObjectPID(a.f.CodeObject) > 0 && c != ClassHostSegfault:
+					// the debug agent's disassembly of the faulting wave: its
+					// code object lives in that process ("memory://<pid>#…")
+					add(mk(-1, codeObjectPID(a.f.CodeObject), a.f.Device, "the faulting wave's code object was loaded in this process", "the pid of the code object URI (memory://<pid>#offset=…) in the wave dump", ev...), prioMissing+1)
 				}
 				break
 			}

@@ -611,6 +611,16 @@ func (p *agentParser) attachBlock(a *agg, b *disasmBlock) {
 	attachDisasm(a, b)
 }
 
+// reMemoryURI: a code object loaded from memory, "memory://<pid>#offset=…&size=…"
+// (LLVM AMDGPUUsage, "Code Object Uniform Resource Identifier (URI)": the
+// process id whose address space holds the code object).
+var reMemoryURI = lazyre.New(`^memory://(\d+)#`)
+
+// codeObjectPID is the process a memory:// code object URI names (0: none).
+func codeObjectPID(uri string) int {
+	return atoiDef(submatch(reMemoryURI, uri), 0)
+}
+
 func attachDisasm(a *agg, b *disasmBlock) {
 	if a.f.CodeObject == "" && b.codeObject != "" {
 		a.f.CodeObject = b.codeObject
@@ -619,6 +629,7 @@ func attachDisasm(a *agg, b *disasmBlock) {
 			a.detail("code_object_library", lib)
 		}
 	}
+
 	if len(a.f.Disassembly) == 0 && len(b.rows) > 0 {
 		a.f.Disassembly = append([]string(nil), b.rows...)
 	}

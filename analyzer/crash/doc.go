@@ -4,7 +4,9 @@
 // ranks, evidence lines and next steps.
 //
 // Input is pushed as bytes, file by file, in chunks of any size (see
-// Session). Every line is normalised (ANSI codes, carriage-return debris and
+// Session). A message a terminal wrapped at its width is joined back first
+// (wrapjoin.go: a long line cut mid-word or inside brackets, the next line
+// no record of its own), read at its first line. Every line is normalised (ANSI codes, carriage-return debris and
 // known line prefixes removed — log stamps, launcher relays such as
 // accelerate's "stderr: ", Open MPI's "[1,3]<stderr>:" and srun --label's
 // "3: " before a known log shape, Metaflow's "[run/step/task (pid N)] ") and handed to one small parser per format;
@@ -172,7 +174,9 @@
 //     extractSplicedStop → splicedStop, extractDisasmRow (the "=>" stop row);
 //     running waves are ruled at the end of the file (ruleRunning: a hang
 //     only without a stopped wave; --all prints bystanders), and only the
-//     agent's 56-dash rule marks the format (agentSeparator);
+//     agent's 56-dash rule marks the format (agentSeparator); codeObjectPID
+//     (a "memory://<pid>#offset=…" code object URI names the faulting
+//     process: the culprit of a fault without rank or worker prefix);
 //   - rocgdb.go: extractGdbStop (stop banner: "Thread N", one-thread
 //     "Program received signal", a first letter cut by the paste), extractDispatchRow and
 //     extractMIDispatches (info dispatches, table and MI), extractQueueRow

@@ -303,6 +303,8 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 		one := len(a.ranks) == 1 && (gpuErr || c == ClassVRAMOOM) ||
 			// … or one worker's pid prefix without a rank (culprit.go rule 1)
 			len(a.ranks) == 0 && a.linePID > 0 && (gpuErr || c == ClassVRAMOOM || c == ClassHostSegfault) ||
+			// … or the faulting wave's code object URI names its process (memory://<pid>#…)
+			len(a.ranks) == 0 && gpuErr && codeObjectPID(a.f.CodeObject) > 0 ||
 			// … or the kernel named the one process (OOM victim, timed-out
 			// job's owner, the faulting address space's process — also when
 			// the faulting client is the command processor or a copy engine)
