@@ -263,6 +263,23 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 		}
 		cs.cands = append(cs.cands, cand)
 	}
+	// 6a. a GPU core file opened in rocgdb: the process it was generated from
+	// died of the crash
+	if pid := b.facts.corePID; pid > 0 {
+		for _, c := range gpuCrashClasses {
+			if work[c] != nil {
+				add(mk(-1, pid, "", "pid "+strconv.Itoa(pid)+" is the process the GPU core file was generated from", "rocgdb on the core file (thread 1's LWP)", b.facts.corePIDEv), prioRocgdb)
+				break
+			}
+		}
+	}
+	// 6b. a debug-agent SIGQUIT dump: the process the pasted "kill -s
+	// SIGQUIT N" named holds the (running) waves (sigquitpid.go)
+	if h := work[ClassGPUKernelHang]; h != nil && h.f.Hang == nil && h.details["sigquit_pid"] != "" {
+		pid := atoiDef(h.details["sigquit_pid"], 0)
+		c := mk(-1, pid, "", "pid "+h.details["sigquit_pid"]+" was sent SIGQUIT and its waves run in "+kernelBase(h.f.Kernel), "rocm-debug-agent SIGQUIT wave dump of this process", h.evFirst[:min(2, len(h.evFirst))]...)
+		add(c, prioRocgdb)
+	}
 	// 7. torchrun: the root-cause entry (SIGABRT & co.) vs SIGTERM'd siblings
 	if inc.rootEv != nil && exitSignal(inc.rootExit) != "SIGTERM" {
 		reason := "torchrun's root-cause entry: exit " + strconv.Itoa(inc.rootExit)

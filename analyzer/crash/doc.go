@@ -486,7 +486,21 @@
 //     asked for); launch_extract.go's VGPR-budget wordings (the agent's
 //     "(Out of VGPRs;)", HCC's "… exceeds HW limit due to big work group
 //     size") → invalid_launch, and vgprExplainsISA (launch.go: HCC's
-//     INVALID_ISA next to them is their echo); helptext.go's bare "USAGE:"
+//     INVALID_ISA next to them is their echo); launchbounds.go (CLR's
+//     "Launch params (…) are larger than launch bounds (N) for kernel K" and
+//     XLA's "Failed to launch ROCm|CUDA kernel: K with block dimensions: …:
+//     hipError_t(N)" with a configuration status → invalid_launch naming K;
+//     launchBoundsExplainsTrap: the 719 the refusal returned is no device
+//     assert); miopenkernel.go's "[run] kernel_name = K" names MIOpen's own
+//     launch failure; rocgdb.go snapshotOf (a core file, a user breakpoint,
+//     "exited normally": the dumps are no hang; a core's waves name the
+//     crash's kernel, thread 1's LWP its process, culprit.go 6a);
+//     trainstep.go hangSnapshotRanOn (a wave / rocgdb snapshot followed by
+//     rising steps is no hang); hang.go watchdogOfGPUHang (a serving
+//     watchdog beside a hang that names its kernel is its symptom);
+//     sigquitpid.go (the pid of a pasted "kill -s SIGQUIT N" owns the agent's
+//     running waves, culprit.go 6b); gdblock.go hostLockHang (an idle GPU
+//     with ≥ 2 host threads in a lock wait is a cpu_hang); helptext.go's bare "USAGE:"
 //     header; culprit.go: a CPF/SDMA fault's decode names its process, a
 //     single-process rocgdb dump of waves only names the attached pid, the
 //     one level-10 dump that recorded the exception (raisedDump), the

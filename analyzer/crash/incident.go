@@ -323,7 +323,9 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			// … or the one whose call raised (the exception's class, a launch refusal too)
 			dumpRaised && (gpuErr || c == ClassInvalidLaunch || c == ClassVRAMOOM) ||
 			// … or the shell's job notice names the process that aborted after the GPU error
-			gpuErr && len(a.ranks) == 0 && a.details["exited_pid"] != ""
+			gpuErr && len(a.ranks) == 0 && a.details["exited_pid"] != "" ||
+			// … or a GPU core file of one process was opened (culprit.go rule 6a)
+			gpuErr && b.facts.corePID > 0
 		// a first-forward hang in Triton's compiler (seed 000 pattern 4) seen
 		// in py-spy dumps of several processes is a hang: the process the
 		// others wait for is its culprit, as for any hang
