@@ -175,15 +175,6 @@ type Result struct {
 	streams map[string]*streamed
 }
 
-// JSON encodes the result for the module's result buffer.
-func (r *Result) JSON() []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(r.materialized())
-	return buf.Bytes()
-}
-
 // Artifact returns the named artifact's text, or "" if absent.
 func (r *Result) Artifact(name string) (string, bool) {
 	for _, a := range r.Artifacts {
@@ -895,7 +886,7 @@ func (j *Job) Finish() *Result {
 		var rl *roofline.Result
 		var own []Artifact
 		var rankArts []Artifact
-		if rr := j.perRank(parts); rr != nil {
+		if rr := j.perRank(parts, true); rr != nil {
 			// a rank folder: its top level from the ranks' own analyses
 			a, rl, own = rr.topLevel(j.store, traces), rr.roofline, rr.arts
 			if len(rr.sums) >= 2 {

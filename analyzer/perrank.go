@@ -39,7 +39,10 @@ func distinctRanks(parts []rankPart) bool {
 // order, from the rank's own store and joins: a folder's union needs no
 // joins for them). As many ranks at a time as there are cores, so that
 // few copies of a rank's records are held beyond the store.
-func (j *Job) perRank(parts []rankPart) *rankResults {
+//
+// With collect false (triage, which matched the ranks already) no summary
+// is extracted.
+func (j *Job) perRank(parts []rankPart, collect bool) *rankResults {
 	if !distinctRanks(parts) {
 		return nil
 	}
@@ -64,13 +67,7 @@ func (j *Job) perRank(parts []rankPart) *rankResults {
 	one := func(i int, jj *Job) {
 		p := parts[order[i]]
 		r, _ := rankOf(&p.st.Files[p.fi])
-		st, joins := p.st, p.joins
-		if len(st.Files) > 1 {
-			st, joins = st.Sub(p.fi), nil // a view of the rank's records
-		}
-		if joins == nil {
-			joins = callsite.NewJoins(st)
-		}
+		st, joins := rankView(p)
 		a := jj.analyzeTraces(st, []int{p.fi}, joins)
 		rl := jj.roofline(a, joins, st)
 		dir := RankDir(r) + "/"
@@ -92,7 +89,9 @@ func (j *Job) perRank(parts []rankPart) *rankResults {
 			// only the per-file rows outlive the rank's analysis
 			outs[i].a = &report.Analysis{Facts: a.Facts, Timelines: a.Timelines, Ranks: a.Ranks}
 		}
-		sums[order[i]] = summarize(rankPart{st, p.fi, joins})
+		if collect {
+			sums[order[i]] = summarize(rankPart{st, p.fi, joins}, opsShare(len(parts)))
+		}
 	}
 	// The ranks of one folder store (breakdown) are analysed side by side,
 	// each on its own copy of its records, as many at a time as there are
@@ -118,7 +117,18 @@ func (j *Job) perRank(parts []rankPart) *rankResults {
 			one(i, j)
 		}
 	}
-	res := &rankResults{ref: outs[0].a, sums: withCollectives(sums)}
+	res := &rankResults{ref: outs[0].a}
+	if collect {
+		res.sums = withCollectives(sums)
+		if res.sums != nil && len(res.sums) < len(parts) {
+			// ranks without collectives: Match's share is larger
+			for i, p := range parts {
+				st, joins := rankView(p)
+				sums[i] = summarize(rankPart{st, p.fi, joins}, -1)
+			}
+			res.sums = withCollectives(sums)
+		}
+	}
 	if rl := outs[0].rl; rl != nil {
 		x := *rl
 		rank, _ := rankOf(&parts[order[0]].st.Files[parts[order[0]].fi])
@@ -139,6 +149,19 @@ func (j *Job) perRank(parts []rankPart) *rankResults {
 		res.rows = append(res.rows, o.a)
 	}
 	return res
+}
+
+// rankView is a part's own records (a view when its store holds other
+// files) and their joins.
+func rankView(p rankPart) (*trace.Store, *callsite.Joins) {
+	st, joins := p.st, p.joins
+	if len(st.Files) > 1 {
+		st, joins = st.Sub(p.fi), nil // a view of the rank's records
+	}
+	if joins == nil {
+		joins = callsite.NewJoins(st)
+	}
+	return st, joins
 }
 
 // rankResults are a rank folder's per-rank analyses.

@@ -49,12 +49,27 @@ func rankSummaries(parts []rankPart) []*collectives.Summary {
 		}
 		seen[r] = true
 	}
+	// Each rank's share of limits.CollectiveOps is all Match keeps of it;
+	// the share is the job's ranks with collectives, so a rank without any
+	// takes the cut back (extracted again in full, for Match to cut).
+	keep := opsShare(len(parts))
 	var sums []*collectives.Summary
 	for _, p := range parts {
-		sums = append(sums, summarize(p))
+		sums = append(sums, summarize(p, keep))
+	}
+	if with := withCollectives(sums); with == nil || len(with) == len(parts) {
+		return with
+	}
+	sums = sums[:0]
+	for _, p := range parts {
+		sums = append(sums, summarize(p, -1))
 	}
 	return withCollectives(sums)
 }
+
+// opsShare is a rank's share of limits.CollectiveOps in a job of n ranks,
+// as Match's bound keeps it.
+func opsShare(n int) int { return max(1, limits.CollectiveOps/max(1, n)) }
 
 // withCollectives keeps the summaries with collectives: nil unless two
 // ranks have some.
@@ -71,14 +86,15 @@ func withCollectives(all []*collectives.Summary) []*collectives.Summary {
 	return sums
 }
 
-// summarize is the map step for one rank's trace.
-func summarize(p rankPart) *collectives.Summary {
+// summarize is the map step for one rank's trace, keeping its first keep
+// collectives (all when keep < 0: collectives.ExtractFirst).
+func summarize(p rankPart, keep int) *collectives.Summary {
 	f := &p.st.Files[p.fi]
 	r, world := rankOf(f)
 	if p.joins == nil {
 		p.joins = callsite.NewJoins(p.st)
 	}
-	s := collectives.Extract(p.st, p.fi, r, world, p.joins)
+	s := collectives.ExtractFirst(p.st, p.fi, r, world, p.joins, keep)
 	if ds := arch.ParseDevices(f.Header["deviceProperties"]); len(ds) > 0 {
 		s.Device = ds[0].Name
 	}
@@ -111,8 +127,8 @@ func crossArtifacts(a *report.Analysis, res *collectives.Result) []Artifact {
 
 func rankArtifacts(res *collectives.Result) []Artifact {
 	return []Artifact{
-		{"collectives.json", string(res.JSON(report.Tool, report.Version))},
-		{"ranks.json", string(res.RanksJSON(report.Tool, report.Version))},
+		{"collectives.json", res.JSON(report.Tool, report.Version)},
+		{"ranks.json", res.RanksJSON(report.Tool, report.Version)},
 	}
 }
 
@@ -127,7 +143,7 @@ func (j *Job) extractSummary(parts []rankPart) (Artifact, error) {
 	if r, _ := rankOf(f); r < 0 {
 		return Artifact{}, fmt.Errorf("%s: no distributedInfo rank in the trace: extract needs one rank of a distributed job", f.Name)
 	}
-	s := summarize(p)
+	s := summarize(p, -1)
 	left := collectives.CapOps(s)
 	for i := range j.files {
 		if j.files[i].Name != f.Name || j.files[i].Kind != "trace" {

@@ -65,7 +65,7 @@ func (j *Job) triage(stores []*trace.Store) ([]Artifact, error) {
 			rankArts = append(rankArts, j.mergedTrace(parts, sums, cross))
 		}
 	}
-	if rr := j.perRank(parts); rr != nil {
+	if rr := j.perRank(parts, false); rr != nil {
 		a.PerRank = rr.lines
 		rankArts = append(rankArts, rr.arts...)
 	}

@@ -18,17 +18,19 @@ func bound(sums []*Summary) ([]*Summary, string) {
 	left, cut := 0, 0
 	out := sums
 	for i, s := range sums {
-		if len(s.Ops) <= keep {
+		over := max(0, len(s.Ops)-keep) + s.left // s.left: never extracted
+		if over == 0 {
 			continue
 		}
 		if cut == 0 {
 			out = append([]*Summary(nil), sums...)
 		}
 		c := *s
-		c.Ops = s.Ops[:keep:keep]
+		n := min(keep, len(s.Ops))
+		c.Ops = s.Ops[:n:n]
 		c.Partial = true // the result and the rank's row say partial
 		out[i] = &c
-		left += len(s.Ops) - keep
+		left += over
 		cut++
 	}
 	if cut == 0 {

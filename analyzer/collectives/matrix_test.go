@@ -146,8 +146,8 @@ func runPlantCase(t *testing.T, py, dir string, spec map[string]any, files []str
 	res := Match(sums)
 	out := filepath.Join(dir, "out")
 	os.MkdirAll(out, 0o755)
-	os.WriteFile(filepath.Join(out, "collectives.json"), res.JSON("gputriage", "test"), 0o644)
-	os.WriteFile(filepath.Join(out, "ranks.json"), res.RanksJSON("gputriage", "test"), 0o644)
+	os.WriteFile(filepath.Join(out, "collectives.json"), []byte(res.JSON("gputriage", "test")), 0o644)
+	os.WriteFile(filepath.Join(out, "ranks.json"), []byte(res.RanksJSON("gputriage", "test")), 0o644)
 	b, err := exec.Command(py, script("plantcompare.py"), dir, out, "--require-named-us", strconv.FormatInt(requireUS, 10)).CombinedOutput()
 	if err != nil {
 		t.Fatalf("plantcompare.py %s: %v\n%s", dir, err, b)

@@ -89,7 +89,7 @@ func TestMatchSumsSaturate(t *testing.T) {
 			t.Errorf("aligned %s: skew %d transfer %d", in.Label(), in.Skew, in.Transfer)
 		}
 	}
-	for _, b := range [][]byte{res.JSON("t", "v"), res.RanksJSON("t", "v"), []byte(res.Markdown()), three.JSON("t", "v"), three.RanksJSON("t", "v")} {
+	for _, b := range []string{res.JSON("t", "v"), res.RanksJSON("t", "v"), res.Markdown(), three.JSON("t", "v"), three.RanksJSON("t", "v")} {
 		if strings.Contains(string(b), "-9223372036854") || strings.Contains(string(b), "_us\": -9") || strings.Contains(string(b), "wait_us\": -") {
 			t.Errorf("a wrapped-around sum: %.3000s", b)
 		}

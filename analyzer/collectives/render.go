@@ -13,36 +13,35 @@ const Definitions = "per matched instance: wait_us[r] = latest start − start[r
 	"busbw = algbw × NCCL's factor (allreduce 2(n−1)/n; allgather, reducescatter, alltoall (n−1)/n; broadcast, reduce, sendrecv 1); " +
 	"bytes = max(In, Out msg nelems) × dtype size"
 
-// JSON writes collectives.json.
-func (r *Result) JSON(tool, version string) []byte {
-	// rows apart: a job's 65 k instances are 25 MB of text
-	return units.JSONList(struct {
-		Tool        string   `json:"tool"`
-		Version     string   `json:"schema_version"`
-		Partial     bool     `json:"partial"`
-		Definitions string   `json:"definitions"`
-		Link        *Link    `json:"link"`
-		Notes       []string `json:"notes"`
-	}{tool, version, r.Partial, Definitions, r.Link, notes(r.Notes)}, "rows", r.Instances)
+// JSON writes collectives.json: its rows, like ranks.json's steps, are
+// encoded one at a time (a job's 65 k instances are 25 MB of text).
+func (r *Result) JSON(tool, version string) string {
+	return units.JSONObject(
+		units.Member{Key: "tool", Value: tool},
+		units.Member{Key: "schema_version", Value: version},
+		units.Member{Key: "partial", Value: r.Partial},
+		units.Member{Key: "definitions", Value: Definitions},
+		units.Member{Key: "link", Value: r.Link},
+		units.Member{Key: "notes", Value: notes(r.Notes)},
+		units.Member{Key: "rows", Value: units.Rows(r.Instances)})
 }
 
 // RanksJSON writes ranks.json.
-func (r *Result) RanksJSON(tool, version string) []byte {
+func (r *Result) RanksJSON(tool, version string) string {
 	ranks := make([]int, len(r.Ranks))
 	for i, x := range r.Ranks {
 		ranks[i] = x.Rank
 	}
-	return units.JSON(struct {
-		Tool      string    `json:"tool"`
-		Version   string    `json:"schema_version"`
-		Partial   bool      `json:"partial"`
-		RankIDs   []int     `json:"rank_ids"`
-		Straggler *Culprit  `json:"straggler"`
-		Ranks     []RankRow `json:"ranks"`
-		Steps     []StepRow `json:"steps"`
-		Stalls    []Stall   `json:"stalls"`
-		Notes     []string  `json:"notes"`
-	}{tool, version, r.Partial, ranks, r.Straggler, r.Ranks, r.Steps, stalls(r.Stalls), notes(r.Notes)})
+	return units.JSONObject(
+		units.Member{Key: "tool", Value: tool},
+		units.Member{Key: "schema_version", Value: version},
+		units.Member{Key: "partial", Value: r.Partial},
+		units.Member{Key: "rank_ids", Value: ranks},
+		units.Member{Key: "straggler", Value: r.Straggler},
+		units.Member{Key: "ranks", Value: units.Rows(r.Ranks)},
+		units.Member{Key: "steps", Value: units.Rows(r.Steps)},
+		units.Member{Key: "stalls", Value: units.Rows(stalls(r.Stalls))},
+		units.Member{Key: "notes", Value: notes(r.Notes)})
 }
 
 func stalls(s []Stall) []Stall {

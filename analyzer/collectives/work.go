@@ -112,32 +112,31 @@ func (res *Result) extra(idx []int, f func(*Op) (int64, bool)) *extras {
 		e.off[r] = make([]int64, len(idx))
 	}
 	var all []int64
-	peers := make([]int64, 0, nr)
+	var sorted, starts []int64
 	for j, i := range idx {
 		in := &res.Instances[i]
 		v := make([]int64, len(in.peers))
 		ok := true
+		starts = starts[:0]
 		for r, op := range in.peers {
-			v[r], ok = f(op)
-			if !ok {
-				break
+			starts = append(starts, op.Start)
+			if ok {
+				v[r], ok = f(op)
 			}
 		}
+		lo := minBut(starts) // the earliest peer's start
+		var med medianBut
+		if ok {
+			med = newMedianBut(v, sorted)
+			sorted = med
+		}
 		for r := range in.peers {
-			lo := int64(math.MaxInt64)
-			peers = peers[:0]
-			for q, op := range in.peers {
-				if q != r {
-					peers = append(peers, v[q])
-					lo = min(lo, op.Start)
-				}
-			}
-			e.off[r][j] = units.SubSat(in.peers[r].Start, lo)
+			e.off[r][j] = units.SubSat(in.peers[r].Start, lo(r))
 			if ok {
 				if e.x[j] == nil {
 					e.x[j] = make([]int64, nr)
 				}
-				e.x[j][r] = units.SubSat(v[r], medianInt(peers))
+				e.x[j][r] = units.SubSat(v[r], med.of(v[r]))
 				all = append(all, e.x[j][r])
 			}
 		}
@@ -247,15 +246,9 @@ func (res *Result) overGap(idx []int) [][]int64 {
 			continue
 		}
 		out[j] = make([]int64, len(h))
-		peers := make([]int64, 0, len(g))
+		med := newMedianBut(g, nil)
 		for r := range h {
-			peers = peers[:0]
-			for q := range g {
-				if q != r {
-					peers = append(peers, g[q])
-				}
-			}
-			out[j][r] = units.SubSat(h[r], medianInt(peers))
+			out[j][r] = units.SubSat(h[r], med.of(g[r]))
 		}
 	}
 	return out

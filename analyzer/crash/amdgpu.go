@@ -62,6 +62,12 @@ var amdgpuMsgs = []amdgpuMsg{
 	{any: []string{"BACO reset"}, kind: "reset"},
 	{any: []string{"devcoredump"}, kind: "reset"},
 	{any: []string{"Dumping IP State"}, kind: "reset"},
+	// the DRM scheduler refused a job of a process being killed
+	// (drm_sched_entity_push_job: "Trying to push to a killed entity"); its
+	// fences never signal, so whatever waits on them hangs in D state —
+	// upstream "drm/amdgpu: fix task hang from failed job submission during
+	// process kill" (v6.17-rc2); alone it is weak
+	{any: []string{"Trying to push to a killed entity"}, kind: "reset", reason: "a job was pushed to a killed scheduler entity: its fences never signal (tasks waiting on them hang)"},
 	{any: []string{"VRAM is lost due to GPU reset"}, kind: "reset", reason: "VRAM was lost in the GPU reset"},
 	// the SMU (power-management firmware) no longer answers the driver:
 	// the GPU is hung (or being reset); alone it is weak

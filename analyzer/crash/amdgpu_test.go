@@ -26,6 +26,11 @@ func TestAMDGPUCatalog(t *testing.T) {
 		{"https://github.com/ollama/ollama/issues/738", "[75287.322365] amdgpu 0000:03:00.0: amdgpu: HIQ MQD's queue_doorbell_id0 is not 0, Queue preemption time out", ClassGPUHangReset},
 		{"https://github.com/xCollateral/VulkanMod/issues/213", "/var/log/syslog:Apr  9 12:59:18 konqi-Legion-5-15ACH6 kernel: [213201.718460] [drm] VRAM is lost due to GPU reset!", ClassGPUHangReset},
 		{"https://github.com/pop-os/pop/issues/2132", "Feb  2 08:03:20 kernel: [37937.845178] amdgpu 0000:03:00.0: amdgpu: MODE1 reset", ClassGPUHangReset},
+		// a job pushed to a killed scheduler entity (the fix: deepin-community/kernel#1148,
+		// upstream "drm/amdgpu: fix task hang from failed job submission during process kill");
+		// an RX 7700 XT freeze report (kernel 6.17) and a W7900D cluster's hang runbook quote it
+		{"https://gist.github.com/danielrosehill/965423a18f56a6d8ade74d616c2d97e1", "[drm:drm_sched_entity_push_job [gpu_sched]] *ERROR* Trying to push to a killed entity", ClassGPUHangReset},
+		{"https://github.com/deepin-community/kernel/pull/1148", "[  367.891831] [drm:amddrm_sched_entity_push_job [amd_sched]] *ERROR* Trying to push to a killed entity", ClassGPUHangReset},
 		// the SMU stops answering
 		{"https://github.com/NixOS/nixpkgs/issues/176915", "[Wed Jun  8 16:35:03 2022] amdgpu 0000:03:00.0: amdgpu: SMU: I'm not done with your previous command!", ClassGPUHangReset},
 		{"https://github.com/ROCm/legacy-rocm-build/issues/2196", "[31317.644104] amdgpu 0000:0d:00.0: amdgpu: SMU: I'm not done with your previous command: SMN_C2PMSG_66:0x00000012 SMN_C2PMSG_82:0x00000005", ClassGPUHangReset},

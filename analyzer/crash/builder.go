@@ -26,6 +26,8 @@ type builder struct {
 // facts are session-wide observations that parsers record and the final
 // assembly (finalize.go) turns into findings or attaches to them.
 type facts struct {
+	corePID    int // the process a GPU core file was generated from (rocgdb.go coreProcess)
+	corePIDEv  Evidence
 	asyncHint  *Evidence // "might be asynchronously reported"
 	asyncSites []string  // the distinct Python locations the async errors were reported at (bounded)
 	asyncRanks []int     // the line rank of each asyncSites entry (-1: none)

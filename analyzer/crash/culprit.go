@@ -89,10 +89,18 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 				case len(a.ranks) == 1 && c != ClassHostSegfault:
 					r := sortedInts(a.ranks)[0]
 					add(mk(r, 0, a.f.Device, "the only rank whose lines carry the "+c, "the rank prefix of the error lines", ev...), prioMissing+1)
-				case len(a.ranks) == 0 && a.linePID > 0 && c != ClassHostSegfault:
+				case len(a.ranks) == 0 && a.linePID > 0:
 					// a worker prefix without a rank ("(VllmWorkerProcess
-					// pid=2421) ERROR … OutOfMemoryError"): that worker
+					// pid=2421) ERROR … OutOfMemoryError"): that worker; a
+					// segfault too — faulthandler prints in the dying
+					// process, so the prefix is its own ("(RayWorkerWrapper
+					// pid=9821) Fatal Python error: Segmentation fault",
+					// vllm-project/vllm#6106, #20431)
 					add(mk(-1, a.linePID, a.f.Device, "the only worker whose lines carry the "+c, "the worker prefix (pid) of the error lines", ev...), prioMissing+1)
+				case len(a.ranks) == 0 && codeObjectPID(a.f.CodeObject) > 0 && c != ClassHostSegfault:
+					// the debug agent's disassembly of the faulting wave: its
+					// code object lives in that process ("memory://<pid>#…")
+					add(mk(-1, codeObjectPID(a.f.CodeObject), a.f.Device, "the faulting wave's code object was loaded in this process", "the pid of the code object URI (memory://<pid>#offset=…) in the wave dump", ev...), prioMissing+1)
 				}
 				break
 			}
@@ -255,6 +263,23 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 		}
 		cs.cands = append(cs.cands, cand)
 	}
+	// 6a. a GPU core file opened in rocgdb: the process it was generated from
+	// died of the crash
+	if pid := b.facts.corePID; pid > 0 {
+		for _, c := range gpuCrashClasses {
+			if work[c] != nil {
+				add(mk(-1, pid, "", "pid "+strconv.Itoa(pid)+" is the process the GPU core file was generated from", "rocgdb on the core file (thread 1's LWP)", b.facts.corePIDEv), prioRocgdb)
+				break
+			}
+		}
+	}
+	// 6b. a debug-agent SIGQUIT dump: the process the pasted "kill -s
+	// SIGQUIT N" named holds the (running) waves (sigquitpid.go)
+	if h := work[ClassGPUKernelHang]; h != nil && h.f.Hang == nil && h.details["sigquit_pid"] != "" {
+		pid := atoiDef(h.details["sigquit_pid"], 0)
+		c := mk(-1, pid, "", "pid "+h.details["sigquit_pid"]+" was sent SIGQUIT and its waves run in "+kernelBase(h.f.Kernel), "rocm-debug-agent SIGQUIT wave dump of this process", h.evFirst[:min(2, len(h.evFirst))]...)
+		add(c, prioRocgdb)
+	}
 	// 7. torchrun: the root-cause entry (SIGABRT & co.) vs SIGTERM'd siblings
 	if inc.rootEv != nil && exitSignal(inc.rootExit) != "SIGTERM" {
 		reason := "torchrun's root-cause entry: exit " + strconv.Itoa(inc.rootExit)
@@ -380,6 +405,22 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 				cs.kernel = map[string]Culprit{}
 			}
 			cs.kernel[c] = mk(-1, d.pid, "", "pid "+strconv.Itoa(d.pid)+"'s level-10 dump of "+d.function+" saved its inputs and no outputs: the process died inside that call", "the level-10 dump folder without outputs among several processes' dumps", d.ev)
+		}
+	}
+	// one process's level-10 dumps, the last call saved inputs and no
+	// outputs, and a process died of SIGSEGV (seed 000 step 8: a 139
+	// escalated to level 10): the dumping process died inside the call —
+	// a GPU error of one process's dumps still names no one (another rank
+	// may have dumped nothing), but a segfault kills the process it hits
+	if d := b.facts.kernelAPI.crashedDump(); d != nil && d.pid > 0 && b.facts.kernelAPI.dumpPIDs() == 1 {
+		for _, c := range []string{ClassHostSegfault} {
+			if _, ok := cs.kernel[c]; ok || work[c] == nil || len(work[c].ranks) > 0 {
+				continue
+			}
+			if cs.kernel == nil {
+				cs.kernel = map[string]Culprit{}
+			}
+			cs.kernel[c] = mk(-1, d.pid, "", "pid "+strconv.Itoa(d.pid)+"'s level-10 dump of "+d.function+" saved its inputs and no outputs: the process died inside that call", "the level-10 dump folder without outputs", d.ev)
 		}
 	}
 	// … or the one process whose dump recorded the exception the call raised

@@ -33,7 +33,9 @@ func TestSignalDeathLines(t *testing.T) {
 		{"https://github.com/PaddlePaddle/Paddle/issues/9245 (glog)", "*** SIGSEGV (@0x8) received by PID 298 (TID 0x7f0b2f5fe700) from PID 8; stack trace: ***", ClassHostSegfault, 298},
 		{"https://github.com/PaddlePaddle/PaddleSpeech/issues/444 (glog behind Paddle's own glog prefix)", "W0411 14:10:20.248174    38 init.cc:217] *** SIGSEGV (@0x7f20ad805b40) received by PID 38 (TID 0x7f2907a4cf40) from PID 18446744072325454656; stack trace: ***", ClassHostSegfault, 38},
 		{"https://github.com/opendatalab/PDF-Extract-Kit/issues/74 (Paddle's error summary)", "  [SignalInfo: *** SIGSEGV (@0x0) received by PID 5695 (TID 0x7f370f34f280) from PID 0 ***]", ClassHostSegfault, 5695},
-		{"https://github.com/vllm-project/vllm/issues/6783 (absl behind Ray's relay and logging.cc)", "(RayWorkerWrapper pid=24036) [2024-07-25 10:46:00,050 E 24036 24036] logging.cc:440: *** SIGSEGV received at time=1721904360 on cpu 140 ***", ClassHostSegfault, 0},
+		// absl's line names no pid, but Ray's relay prefix does: the
+		// handler prints in the dying worker (culprit.go's worker-prefix rule)
+		{"https://github.com/vllm-project/vllm/issues/6783 (absl behind Ray's relay and logging.cc)", "(RayWorkerWrapper pid=24036) [2024-07-25 10:46:00,050 E 24036 24036] logging.cc:440: *** SIGSEGV received at time=1721904360 on cpu 140 ***", ClassHostSegfault, 24036},
 		{"https://github.com/ray-project/ray/issues/43456 (absl)", "[2024-02-27 18:08:15,439 E 73667 73667] logging.cc:361: *** SIGSEGV received at time=1709028495 on cpu 22 ***", ClassHostSegfault, 0},
 		{"https://github.com/vllm-project/vllm/issues/1091 (absl SIGBUS: shared memory, sigbus.go)", "(RayWorker pid=1451) *** SIGBUS received at time=1695144916 on cpu 3 ***", ClassHostOOMKill, 0},
 		{"https://github.com/komikndr/raylight/issues/102 (a SIGABRT decides nothing here)", "*** SIGABRT received at time=1786031662 on cpu 10 ***", "", 0},

@@ -25,6 +25,7 @@ type agentParser struct {
 	running  int
 	stopped  int
 	runWaves []runningWave // running waves not yet ruled (endFile)
+	quitPID  int           // the pid a "kill -s SIGQUIT N" of this file named (sigquitpid.go)
 }
 
 // runningWave: one "(running)" header, held until the file ends — with a
@@ -81,7 +82,7 @@ var (
 )
 
 func (p *agentParser) beginFile(*Session) {
-	p.dis, p.regClass, p.first = nil, "", nil
+	p.dis, p.regClass, p.first, p.quitPID = nil, "", nil, 0
 	if p.byClass == nil {
 		p.byClass = map[string]*waveAgg{}
 	}
@@ -122,6 +123,10 @@ func (p *agentParser) line(l *line) {
 	}
 	if strings.Contains(t, "wave_") && strings.Contains(t, "pc=") {
 		p.header(l)
+		return
+	}
+	if pid := extractSigquitTarget(t); pid > 0 {
+		p.quitPID = pid
 		return
 	}
 	if r, ok := extractSplicedStop(t); ok {
@@ -593,6 +598,10 @@ func (p *agentParser) ruleRunning() {
 			a.rank(w.rank)
 		}
 		a.setKernel(w.kernel, "rocm-debug-agent wave header", 90)
+		if p.quitPID > 0 {
+			a.setPID(p.quitPID)
+			a.detail("sigquit_pid", strconv.Itoa(p.quitPID))
+		}
 	}
 	p.runWaves = p.runWaves[:0]
 }
@@ -600,6 +609,16 @@ func (p *agentParser) ruleRunning() {
 // attachBlock copies a disassembly block's facts onto a finding.
 func (p *agentParser) attachBlock(a *agg, b *disasmBlock) {
 	attachDisasm(a, b)
+}
+
+// reMemoryURI: a code object loaded from memory, "memory://<pid>#offset=…&size=…"
+// (LLVM AMDGPUUsage, "Code Object Uniform Resource Identifier (URI)": the
+// process id whose address space holds the code object).
+var reMemoryURI = lazyre.New(`^memory://(\d+)#`)
+
+// codeObjectPID is the process a memory:// code object URI names (0: none).
+func codeObjectPID(uri string) int {
+	return atoiDef(submatch(reMemoryURI, uri), 0)
 }
 
 func attachDisasm(a *agg, b *disasmBlock) {
@@ -610,6 +629,7 @@ func attachDisasm(a *agg, b *disasmBlock) {
 			a.detail("code_object_library", lib)
 		}
 	}
+
 	if len(a.f.Disassembly) == 0 && len(b.rows) > 0 {
 		a.f.Disassembly = append([]string(nil), b.rows...)
 	}
@@ -661,4 +681,4 @@ func sortedAggKeys(m map[string]*waveAgg) []string {
 // agentKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var agentKeywords = []string{"wave_", "reason: ", "Disassembly", "--------", " registers:", "[0] ", "exec: ", "Local memory content", "rocm-debug-agent:", "rocm-dbgapi:", "Precise memory not supported"}
+var agentKeywords = []string{"QUIT", "kill -3", "wave_", "reason: ", "Disassembly", "--------", " registers:", "[0] ", "exec: ", "Local memory content", "rocm-debug-agent:", "rocm-dbgapi:", "Precise memory not supported"}

@@ -857,4 +857,4 @@ var dmesgKeywords = append([]string{"ACCESS_TYPE_", "GPU fault detected: ", "VM_
 // extractKernelEvent only when it holds one of them. KFD's queue-preemption
 // lines of 4.x kernels carry no "amdgpu" prefix ("qcm fence wait loop
 // timeout expired", "The cp might be in an unrecoverable state …").
-var dmesgGate = []string{"amdgpu", "Out of memory", "oom-kill", "oom_reaper: reaped", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ", "ACCESS_TYPE_", "Ring timed out", "to send message", "qcm fence", "cp might be in", "preemption time out"}
+var dmesgGate = []string{"amdgpu", "Out of memory", "oom-kill", "oom_reaper: reaped", "MES", "reset", "ring ", "wedged", "Hardware Error", "ECC", "RAS", "aca entry", "NVRM", "KFD", "Killed process", "uncorrectable", "BUG: ", "Oops: ", "protection fault", "IP: ", "ACCESS_TYPE_", "Ring timed out", "to send message", "qcm fence", "cp might be in", "preemption time out", "to a killed entity"}

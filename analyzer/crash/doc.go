@@ -4,7 +4,9 @@
 // ranks, evidence lines and next steps.
 //
 // Input is pushed as bytes, file by file, in chunks of any size (see
-// Session). Every line is normalised (ANSI codes, carriage-return debris and
+// Session). A message a terminal wrapped at its width is joined back first
+// (wrapjoin.go: a long line cut mid-word or inside brackets, the next line
+// no record of its own), read at its first line. Every line is normalised (ANSI codes, carriage-return debris and
 // known line prefixes removed — log stamps, launcher relays such as
 // accelerate's "stderr: ", Open MPI's "[1,3]<stderr>:" and srun --label's
 // "3: " before a known log shape, Metaflow's "[run/step/task (pid N)] ") and handed to one small parser per format;
@@ -72,7 +74,9 @@
 //     pool OOM → vram_oom; flash-attn's "FlashAttention only supports
 //     Ampere GPUs or newer" → arch_mismatch; Ray's memory monitor "Task was
 //     killed due to the node running low on memory" → host_oom_kill),
-//     extractRayOOMKills (the raylet's "N Workers … killed due to memory
+//     extractRayOOMVictim (the memory monitor's "where the task (…,
+//     pid=N, …) … exceeds the memory usage threshold" → that pid, the kill's
+//     culprit), extractRayOOMKills (the raylet's "N Workers … killed due to memory
 //     pressure (OOM)", N > 0), extractCUDAFailedWith (CTranslate2's "CUDA
 //     failed with error <text>", read by cudaCatalog), extractGGMLOpFailure ("ggml_cuda_compute_forward: OP
 //     failed") + ggmlLaunchRefused (the next line's "invalid argument" /
@@ -102,6 +106,14 @@
 //     → host_oom_kill, sub_kind shm (never host_segfault);
 //   - ompi.go: extractOMPIDeath ("mpirun noticed that process rank N with
 //     PID P on node H exited on signal S") → the signal's class, rank N;
+//     a notice wrapped after "exited on" is joined with its "signal S"
+//     line first (loaderwrap.go extractOMPIWrapHead);
+//   - systemd.go: extractSystemdOOM (a unit's "A process of this unit has
+//     been killed by the OOM killer." / "Failed with result 'oom-kill'.")
+//     → host_oom_kill; a bare "status=9/KILL" is none;
+//   - hipcallcode.go: extractHIPCallCode (an application's HIP check that
+//     prints a hip* API and a bare hipError_t number — "failed with code:
+//     2", "returned 209" — on a failure line) → the catalog row's class;
 //   - tensorrt.go: extractTRTOOM (TensorRT's logger: "Error Code 2:
 //     OutOfMemory", "Cuda Runtime (out of memory)", "Cuda Error in
 //     allocate: 2", also the Windows build's qualified allocator method)
@@ -162,7 +174,9 @@
 //     extractSplicedStop → splicedStop, extractDisasmRow (the "=>" stop row);
 //     running waves are ruled at the end of the file (ruleRunning: a hang
 //     only without a stopped wave; --all prints bystanders), and only the
-//     agent's 56-dash rule marks the format (agentSeparator);
+//     agent's 56-dash rule marks the format (agentSeparator); codeObjectPID
+//     (a "memory://<pid>#offset=…" code object URI names the faulting
+//     process: the culprit of a fault without rank or worker prefix);
 //   - rocgdb.go: extractGdbStop (stop banner: "Thread N", one-thread
 //     "Program received signal", a first letter cut by the paste), extractDispatchRow and
 //     extractMIDispatches (info dispatches, table and MI), extractQueueRow
@@ -293,7 +307,8 @@
 //     the POSIX signal),
 //     extractGoSignal ("signal: aborted"), extractHydraExit (MPICH /
 //     MVAPICH / Intel MPI's "EXIT CODE: 139", "EXIT STRING: Killed (signal
-//     9)"), deathlines.go's
+//     9)"; the banner's "PID N RUNNING AT host" above names its process),
+//     deathlines.go's
 //     extractSignalDeath (zsh's job notice, gdb on a core, "DataLoader
 //     worker (pid N) is killed by signal", the Go runtime's SIGSEGV, the
 //     kernel's "comm[pid]: segfault at …" / "traps: comm[pid] general
@@ -313,6 +328,10 @@
 //     appFailure (culprit.go): a worker a launcher reports exited with a
 //     plain code (no signal) → not_gpu with that worker as culprit when
 //     nothing else failed;
+//   - frtrace.go: extractFRTraceLine (fr_trace's text report: "Not all
+//     ranks joining collective[:,] sequence number: N" / "… collective N at
+//     entry M", its fields, and "Culprit rank N; Error type: X" of a
+//     mismatch) → frTraceCulprit (the missing ranks, else the blamed rank);
 //   - flightrecorder.go: extractFRGroups (every process group of a dump) →
 //     frGroupCulprit (the rank behind inside any group of a TP×DP mesh);
 //   - hang.go: extractPyFrame → pyspyCulprit (the process not in the
@@ -467,7 +486,21 @@
 //     asked for); launch_extract.go's VGPR-budget wordings (the agent's
 //     "(Out of VGPRs;)", HCC's "… exceeds HW limit due to big work group
 //     size") → invalid_launch, and vgprExplainsISA (launch.go: HCC's
-//     INVALID_ISA next to them is their echo); helptext.go's bare "USAGE:"
+//     INVALID_ISA next to them is their echo); launchbounds.go (CLR's
+//     "Launch params (…) are larger than launch bounds (N) for kernel K" and
+//     XLA's "Failed to launch ROCm|CUDA kernel: K with block dimensions: …:
+//     hipError_t(N)" with a configuration status → invalid_launch naming K;
+//     launchBoundsExplainsTrap: the 719 the refusal returned is no device
+//     assert); miopenkernel.go's "[run] kernel_name = K" names MIOpen's own
+//     launch failure; rocgdb.go snapshotOf (a core file, a user breakpoint,
+//     "exited normally": the dumps are no hang; a core's waves name the
+//     crash's kernel, thread 1's LWP its process, culprit.go 6a);
+//     trainstep.go hangSnapshotRanOn (a wave / rocgdb snapshot followed by
+//     rising steps is no hang); hang.go watchdogOfGPUHang (a serving
+//     watchdog beside a hang that names its kernel is its symptom);
+//     sigquitpid.go (the pid of a pasted "kill -s SIGQUIT N" owns the agent's
+//     running waves, culprit.go 6b); gdblock.go hostLockHang (an idle GPU
+//     with ≥ 2 host threads in a lock wait is a cpu_hang); helptext.go's bare "USAGE:"
 //     header; culprit.go: a CPF/SDMA fault's decode names its process, a
 //     single-process rocgdb dump of waves only names the attached pid, the
 //     one level-10 dump that recorded the exception (raisedDump), the

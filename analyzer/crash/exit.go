@@ -13,6 +13,9 @@ import (
 type exitParser struct {
 	s    *Session
 	wrap loaderWrap // a DataLoader death message cut after "by signal:" (loaderwrap.go)
+	// hydraPID: the pid of Hydra's banner ("=   PID 2671 RUNNING AT
+	// master-node00"), line hydraLine, for the "EXIT CODE:" two lines on
+	hydraPID, hydraLine, hydraFile int
 }
 
 var (
@@ -29,7 +32,9 @@ var (
 	// "=   EXIT CODE: 139" (128+signal), and "YOUR APPLICATION TERMINATED
 	// WITH THE EXIT STRING: Killed (signal 9)"
 	reHydraExit = lazyre.New(`^=?\s*EXIT CODE: (\d+)\s*$|TERMINATED WITH THE EXIT STRING: .*\(signal (\d+)\)`)
-	reWinExc    = lazyre.New(`(?i)(?:exception code:?\s*(?:0x)?|exit(?:ed with)? code -?\d+ \(0x)(c0000005|c000001d|c00000fd|c0000409)\b`)
+	// the banner's process line: "=   PID 5318 RUNNING AT MacBook-Pro-10.local"
+	reHydraPID = lazyre.New(`^=?\s*PID (\d+) RUNNING AT (\S+)`)
+	reWinExc   = lazyre.New(`(?i)(?:exception code:?\s*(?:0x)?|exit(?:ed with)? code -?\d+ \(0x)(c0000005|c000001d|c00000fd|c0000409)\b`)
 	// a supervisor reporting a dead child with its pid, in the wordings of
 	// SGLang ("Child process unexpectedly failed with exitcode=134. pid=71533"),
 	// vLLM's multiproc executor ("Worker VllmWorkerProcess pid 1234 died,
@@ -52,7 +57,7 @@ var deathSignal = map[string]string{
 
 var signalCode = map[string]int{"SIGKILL": 9, "SIGABRT": 6, "SIGSEGV": 11, "SIGBUS": 7, "SIGILL": 4, "SIGFPE": 8}
 
-func (p *exitParser) beginFile(*Session) { p.wrap = loaderWrap{} }
+func (p *exitParser) beginFile(*Session) { p.wrap, p.hydraPID = loaderWrap{}, 0 }
 func (p *exitParser) endFile()           {}
 
 func (p *exitParser) line(l *line) {
@@ -72,7 +77,7 @@ func (p *exitParser) line(l *line) {
 	if commandLike(t) {
 		return // a command or a question names evidence, it is none (container.go)
 	}
-	if extractLoaderWrapHead(t) {
+	if extractLoaderWrapHead(t) || extractOMPIWrapHead(t) {
 		p.wrap = loaderWrap{head: t, file: l.file, no: l.no}
 		return
 	}
@@ -81,9 +86,18 @@ func (p *exitParser) line(l *line) {
 		j.text, j.raw = whole, whole
 		l, t = &j, whole
 	}
+	if m := findIf(t, "RUNNING AT ", reHydraPID); m != nil {
+		p.hydraPID, p.hydraLine, p.hydraFile = atoiDef(m[1], 0), l.no, l.file
+		return
+	}
 	if code, ok := extractHydraExit(t); ok {
 		s.format("mpi_hydra")
-		s.exitCode(l, code, -1, 0)
+		pid := 0
+		if p.hydraPID > 0 && l.file == p.hydraFile && l.no-p.hydraLine <= 3 {
+			pid = p.hydraPID // the banner names the rank's process above its exit code
+		}
+		p.hydraPID = 0
+		s.exitCode(l, code, -1, pid)
 		return
 	}
 	if x, ok := extractMPIAbort(t); ok { // mpiabort.go
@@ -122,6 +136,10 @@ func (p *exitParser) line(l *line) {
 		if f := &s.b.facts; r >= 0 && x.sig != "" && len(f.exits) < 32 {
 			f.exits = append(f.exits, exitFact{code: x.code, hasCode: x.hasCode, signal: x.sig, rank: r, host: x.host, task: "Slurm task " + x.tasks, ev: l.ev(s)})
 		}
+		return
+	}
+	if x, ok := extractSystemdOOM(t); ok { // systemd.go
+		s.applySystemdOOM(l, x)
 		return
 	}
 	if x, ok := extractSlurmOOM(t); ok {
@@ -551,4 +569,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // prefilter (prefilter.go) and gate exitParser.line, so a line reaches the
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = append([]string{" CANCELLED AT ", "MPI_ABORT was invoked", "called MPI_Abort(", ") was sent ", "EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND", " received by PID ", " received at time="}, localDeathKeywords...)
+var exitKeywords = append([]string{" CANCELLED AT ", "MPI_ABORT was invoked", "called MPI_Abort(", ") was sent ", "EXIT CODE: ", "EXIT STRING: ", "RUNNING AT ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND", " received by PID ", " received at time="}, localDeathKeywords...)

@@ -169,3 +169,22 @@ func TestAbortJobNoticeNamesTheGPUErrorPid(t *testing.T) {
 		}
 	}
 }
+
+// Hydra's banner names the dead rank's process on the line above its exit
+// code ("=   PID 27636 RUNNING AT sth104" / "=   EXIT CODE: 139"): that pid
+// is the segfault's, and after a GPU error the process the abort ended.
+func TestHydraBannerPID(t *testing.T) {
+	for _, c := range []struct {
+		src, log, class string
+		pid             int
+	}{
+		{"https://github.com/SPECFEM/specfem3d/issues/643", "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 27636 RUNNING AT sth104\n=   EXIT CODE: 139\n", ClassHostSegfault, 27636},
+		{"https://github.com/pmodels/mpich/issues/6563 (exit 139 from the os-autoinst report's banner)", "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 5318 RUNNING AT MacBook-Pro-10.local\n=   EXIT CODE: 139\n", ClassHostSegfault, 5318},
+		{"a HIP check's illegal address, then the banner's 134", "error: hipStreamSynchronize(stream) returned 700 at src/force_tiles.hip:227\n=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 145092 RUNNING AT gn015\n=   EXIT CODE: 134\n", ClassGPUMemoryFault, 145092},
+	} {
+		f := hasClass(diagnoseWhole("mpi.log", []byte(c.log)), c.class)
+		if f == nil || f.Culprit == nil || f.Culprit.PID == nil || *f.Culprit.PID != c.pid {
+			t.Errorf("%s: %+v", c.src, f)
+		}
+	}
+}

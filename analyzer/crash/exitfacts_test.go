@@ -334,3 +334,22 @@ func TestExtractLauncherReturn(t *testing.T) {
 		}
 	}
 }
+
+// faulthandler prints in the dying process: a segfault whose lines carry
+// one worker's pid prefix names that worker (vllm-project/vllm#6106's and
+// #20431's "(RayWorkerWrapper pid=N)" / "(WorkerDict pid=N)" wording).
+func TestWorkerPrefixSegfaultCulprit(t *testing.T) {
+	for _, c := range []struct {
+		src, log string
+		pid      int
+	}{
+		{"https://github.com/vllm-project/vllm/issues/6106", "(RayWorkerWrapper pid=9821) Fatal Python error: Segmentation fault\n(RayWorkerWrapper pid=9821) \n(RayWorkerWrapper pid=9821) Extension modules: msgpack._cmsgpack, torch._C (total: 41)\n", 9821},
+		{"https://github.com/vllm-project/vllm/issues/20431", "(WorkerDict pid=494481) Fatal Python error: Segmentation fault\n(WorkerDict pid=494481)   File \"/home/linxiang/miniconda3/envs/DAPO/lib/python3.10/site-packages/ray/_private/worker.py\", line 953 in main_loop\n", 494481},
+	} {
+		d := diagnoseWhole("ray.log", []byte(c.log))
+		f := hasClass(d, ClassHostSegfault)
+		if f == nil || f.Culprit == nil || f.Culprit.PID == nil || *f.Culprit.PID != c.pid {
+			t.Errorf("%s: %+v", c.src, f)
+		}
+	}
+}

@@ -160,14 +160,18 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	for c, a := range b.byClass {
 		work[c] = a.clone()
 	}
-	b.hangFindings(s, work) // rocgdb hang dumps (gdbhang.go)
+	b.hangFindings(s, work)      // rocgdb hang dumps (gdbhang.go)
+	b.hangSnapshotRanOn(s, work) // trainstep.go
+	b.hostLockHang(work)         // gdblock.go
 	b.pyspyCollectiveHang(work)
 	b.pyspyBusyServing(work)
 	b.pyspyWaitersOfGPUHang(work)
-	runtimeVendor(f, work) // evidence.go
+	watchdogOfGPUHang(work) // hang.go
+	runtimeVendor(f, work)  // evidence.go
 	hipReading(f, work)
-	dimBugFinding(s.limits, work) // launch.go
-	vgprExplainsISA(work)         // launch.go
+	dimBugFinding(s.limits, work)  // launch.go
+	vgprExplainsISA(work)          // launch.go
+	launchBoundsExplainsTrap(work) // launchbounds.go
 	// a generic trap status (HSA 0x1016 / hipErrorLaunchFailure) next to a
 	// specific wave reason belongs to that finding
 	if da := work[ClassDeviceAssert]; da != nil && isWeakTrap(da) {

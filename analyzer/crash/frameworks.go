@@ -90,6 +90,27 @@ var frameworkWordings = []frameworkWording{
 // of 0 kills names none.
 var reRayOOMKills = lazyre.New(`(\d+) Workers \(tasks / actors\) killed due to memory pressure \(OOM\)`)
 
+// reRayOOMVictim: the memory monitor's report names the task or actor it
+// killed, with its pid since Ray 2.2 ("where the task (task ID: …,
+// name=allocate_memory, pid=548, memory used=12.18GB) was running …
+// exceeds the memory usage threshold", ray-project/ray#30312; "(task ID: …,
+// name=pi4_sample, pid=664672, memory used=0.05GB)", ray-project/ray#32730;
+// an actor's "(actor ID: …, name=…, pid=N, …)").
+var reRayOOMVictim = lazyre.New(`where the (?:task|actor) \([^)]*?\bpid=(\d+)`)
+
+// extractRayOOMVictim returns the pid the memory monitor killed, 0 when
+// the line is not its report or names none (Ray < 2.2).
+func extractRayOOMVictim(t string) int {
+	if !strings.Contains(t, "exceeds the memory usage threshold") {
+		return 0
+	}
+	m := findIf(t, "where the ", reRayOOMVictim)
+	if m == nil {
+		return 0
+	}
+	return atoiDef(m[1], 0)
+}
+
 func extractRayOOMKills(t string) int {
 	m := findIf(t, "killed due to memory pressure", reRayOOMKills)
 	if m == nil {
@@ -189,7 +210,7 @@ type frameworkParser struct {
 }
 
 // frameworkKeywords feed the line prefilter (prefilter.go).
-var frameworkKeywords = append([]string{"killed due to memory pressure", "CUDA failed with error", "ggml_cuda_compute_forward", "CUDA error: ", "ROCm error: ", "HIP error: ", "Killing subprocess", "exits with return code"}, frameworkWordingSubs()...)
+var frameworkKeywords = append([]string{"killed due to memory pressure", "exceeds the memory usage threshold", "CUDA failed with error", "ggml_cuda_compute_forward", "CUDA error: ", "ROCm error: ", "HIP error: ", "Killing subprocess", "exits with return code"}, frameworkWordingSubs()...)
 
 func frameworkWordingSubs() []string {
 	subs := make([]string, 0, len(frameworkWordings))
@@ -217,6 +238,16 @@ func (p *frameworkParser) line(l *line) {
 		a := s.b.add(s, w.class, l, w.conf)
 		a.detail("framework", w.framework)
 		a.addReason(w.why)
+		return
+	}
+	if pid := extractRayOOMVictim(t); pid > 0 {
+		// the report's first line ("Task was killed due to the node running
+		// low on memory") may be cut from the paste: the report is the kill
+		s.format("ray")
+		a := s.b.add(s, ClassHostOOMKill, l, 0.8)
+		a.detail("framework", "Ray")
+		a.memProof = true
+		s.deathNamed(l, "SIGKILL", pid)
 		return
 	}
 	if n := extractRayOOMKills(t); n > 0 {

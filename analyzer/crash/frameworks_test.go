@@ -185,3 +185,29 @@ func TestRayOOMKills(t *testing.T) {
 		t.Errorf("0 kills read as %d", n)
 	}
 }
+
+// Ray's memory monitor report names the task it killed and its pid: that
+// process is the OOM kill's culprit.
+func TestRayOOMVictim(t *testing.T) {
+	for _, c := range []struct {
+		src, text string
+		pid       int
+	}{
+		{"https://github.com/ray-project/ray/pull/30312", "E                       Memory on the node (IP: 172.17.0.2, ID: 8c5a1410013588601db2a6344fa1e07476f4378155083682818ebb94) where the task (task ID: 41617bc740ae9ca27726b37f8578c02f4cf1698d01000000, name=allocate_memory, pid=548, memory used=12.18GB) was running was 21.91GB / 33.28GB (0.658192), which exceeds the memory usage threshold of 0.65. Ray killed this worker (ID: 0f7695fad1848c8703eb36240efa3a80cb82ea43206919f4", 548},
+		{"https://github.com/ray-project/ray/issues/32730", "Memory on the node (IP: 172.31.237.1, ID: 2c0ca846c8a9b1630ce2a4aae5ce82dd974531325a67acab1801dbf1) where the task (task ID: 76b2551f16836f9d58427a0096d8ccf5ba077e2703000000, name=pi4_sample, pid=664672, memory used=0.05GB) was running was 219.41GB / 230.40GB (0.952289), which exceeds the memory usage threshold of 0.95. Ray killed this worker", 664672},
+		// Ray 2.1's report names no pid
+		{"https://github.com/ray-project/ray/pull/29341", "Memory on the node (IP: 172.17.0.2, ID: 3a4b60759256926fd0e84a9ff596dab3d7be854134107ef21b0e0260) where the task was running was 32.53GB / 33.28GB (0.977449), which exceeds the memory usage threshold of 0.969955. Ray killed this worker", 0},
+	} {
+		if pid := extractRayOOMVictim(c.text); pid != c.pid {
+			t.Errorf("%s: pid %d, want %d", c.src, pid, c.pid)
+		}
+		if c.pid == 0 {
+			continue
+		}
+		d := diagnoseWhole("ray.log", []byte("ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.\n"+c.text+"\n"))
+		f := hasClass(d, ClassHostOOMKill)
+		if f == nil || f.Culprit == nil || f.Culprit.PID == nil || *f.Culprit.PID != c.pid {
+			t.Errorf("%s: culprit %+v, want pid %d", c.src, f, c.pid)
+		}
+	}
+}

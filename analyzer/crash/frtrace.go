@@ -27,21 +27,36 @@ import (
 
 // frTraceLine is one field of that report.
 type frTraceLine struct {
-	field string // start | missing | world | collective | group | state
+	field string // start | missing | world | collective | group | state | culprit
 	n     int    // sequence number / world size
-	ranks []int  // missing ranks
-	text  string // collective / group / state value
+	ranks []int  // missing ranks; the culprit rank
+	text  string // collective / group / state value; the culprit's error type
 }
 
 var (
-	reFRTraceStart = lazyre.New(`Not all ranks joining collective(?::| ,)?\s*sequence number:?\s*(\d+)`)
-	reFRTraceField = lazyre.New(`^\s*(missing ranks|world size|collective|group info|collective state):\s*(.*?)\s*$`)
+	// "…: sequence number: N" (#140969's test plan), "…, sequence number:
+	// N" (the builder's logger_msg today), "… collective 5 at entry 4" (the
+	// torchfrtrace tutorial, pytorch/tutorials#3163)
+	reFRTraceStart = lazyre.New(`Not all ranks joining collective(?:(?::| ,|,)?\s*sequence number:?\s*(\d+)| (\d+) at entry \d+)`)
+	// a mismatch the analyzer pinned on one rank: "error msg: Culprit rank
+	// 6; Error type: COLLECTIVE_SIZE_MISMATCH, Expected input sizes: …"
+	// (components/builder.py and types.py: f"Culprit rank {error[0]};
+	// {str(error[1])}", MatchInfo's "Error type: {state.name}, {culprit}")
+	reFRTraceCulprit = lazyre.New(`Culprit rank (\d+); Error type: ([A-Z_]+)`)
+	reFRTraceField   = lazyre.New(`^\s*(missing ranks|world size|collective|group info|collective state):\s*(.*?)\s*$`)
 )
 
 // extractFRTraceLine reads one line of fr_trace's mismatch report.
 func extractFRTraceLine(t string) (frTraceLine, bool) {
 	if m := reFRTraceStart.FindStringSubmatch(t); m != nil {
-		return frTraceLine{field: "start", n: atoiDef(m[1], -1)}, true
+		n := m[1]
+		if n == "" {
+			n = m[2]
+		}
+		return frTraceLine{field: "start", n: atoiDef(n, -1)}, true
+	}
+	if m := findIf(t, "Culprit rank ", reFRTraceCulprit); m != nil {
+		return frTraceLine{field: "culprit", ranks: []int{atoiDef(m[1], -1)}, text: m[2]}, true
 	}
 	m := reFRTraceField.FindStringSubmatch(t)
 	if m == nil {
@@ -75,6 +90,8 @@ func extractFRTraceLine(t string) (frTraceLine, bool) {
 type frTraceRec struct {
 	seq                int
 	missing            []int
+	culprits           []int  // ranks the analyzer blamed for a mismatch ("Culprit rank N; Error type: …")
+	errType            string // the first culprit's error type (COLLECTIVE_SIZE_MISMATCH …)
 	world              int
 	coll, group, state string
 	ev                 Evidence
@@ -95,6 +112,16 @@ func (p *ncclParser) frTraceField(l *line) bool {
 		return false
 	}
 	inc := &p.s.b.facts.inc
+	if f.field == "culprit" && p.frt == nil {
+		// the mismatch report without the "Not all ranks joining" header
+		// ("Collective N at entry M errors" / "error msg: …")
+		if len(inc.frTrace) >= maxRanks {
+			return true
+		}
+		p.s.format("flight_recorder_report")
+		p.frt = &frTraceRec{seq: -1, world: -1, ev: l.ev(p.s)}
+		inc.frTrace = append(inc.frTrace, p.frt)
+	}
 	if f.field == "start" {
 		p.s.format("flight_recorder_report")
 		if len(inc.frTrace) >= maxRanks {
@@ -113,6 +140,13 @@ func (p *ncclParser) frTraceField(l *line) bool {
 	switch f.field {
 	case "missing":
 		r.missing = f.ranks
+	case "culprit":
+		if r.errType == "" {
+			r.errType = f.text
+		}
+		if len(f.ranks) == 1 && f.ranks[0] >= 0 && !containsInt(r.culprits, f.ranks[0]) && len(r.culprits) < maxRanks {
+			r.culprits = append(r.culprits, f.ranks[0])
+		}
 	case "world":
 		r.world = f.n
 	case "collective":
@@ -139,7 +173,7 @@ func frTraceCulprit(inc *incidentFacts, mk func(int, int, string, string, string
 		}
 	}
 	if best == nil {
-		return Culprit{}, false
+		return frMismatchCulprit(inc, mk)
 	}
 	what := "flight-recorder analysis: rank(s) " + intsString(best.missing) + " never joined collective " + strconv.Itoa(best.seq)
 	if best.coll != "" {
@@ -153,6 +187,30 @@ func frTraceCulprit(inc *incidentFacts, mk func(int, int, string, string, string
 		c.Rank, c.Ranks = nil, best.missing
 	}
 	return c, true
+}
+
+// frMismatchCulprit: no rank missing, but the analyzer blamed a rank for a
+// mismatch (sizes, type, state): the rank whose collective differs from
+// the others' is the one they wait for (a desync).
+func frMismatchCulprit(inc *incidentFacts, mk func(int, int, string, string, string, ...Evidence) Culprit) (Culprit, bool) {
+	for _, r := range inc.frTrace {
+		if len(r.culprits) == 0 {
+			continue
+		}
+		what := "flight-recorder analysis: rank(s) " + intsString(r.culprits) + " issued a collective that does not match the others'"
+		if r.errType != "" {
+			what += " (" + r.errType + ")"
+		}
+		if r.seq >= 0 {
+			what += " at collective " + strconv.Itoa(r.seq)
+		}
+		c := mk(r.culprits[0], 0, "", what, "fr_trace report: the culprit rank of a collective mismatch", r.ev)
+		if len(r.culprits) > 1 {
+			c.Rank, c.Ranks = nil, r.culprits
+		}
+		return c, true
+	}
+	return Culprit{}, false
 }
 
 // frTraceFinding: a report of a collective not all ranks joined is a
@@ -175,7 +233,14 @@ func (b *builder) frTraceFinding(work map[string]*agg) {
 		}
 	}
 	r := recs[0]
-	a.addReason("flight-recorder analysis: not all ranks joined collective " + strconv.Itoa(r.seq))
+	switch {
+	case r.seq < 0:
+		a.addReason("flight-recorder analysis: ranks issued mismatching collectives (" + r.errType + ")")
+	case len(r.missing) == 0 && len(r.culprits) > 0:
+		a.addReason("flight-recorder analysis: collective " + strconv.Itoa(r.seq) + " mismatches across ranks (" + r.errType + ")")
+	default:
+		a.addReason("flight-recorder analysis: not all ranks joined collective " + strconv.Itoa(r.seq))
+	}
 	if r.coll != "" {
 		a.setStr(&a.f.OpType, r.coll)
 	}

@@ -49,3 +49,31 @@ func TestFRTraceReportNamesMissingRanks(t *testing.T) {
 		t.Fatalf("fields without the header read as a report: %s", d.JSON())
 	}
 }
+
+// The analyzer's other header wordings, and a mismatch it pins on one rank:
+// "Culprit rank N; Error type: X, …" (torch/distributed/flight_recorder
+// components/builder.py f"Culprit rank {error[0]}; {str(error[1])}" and
+// MatchInfo's "Error type: {state.name}, {culprit}").
+func TestFRTraceHeadersAndMismatchCulprit(t *testing.T) {
+	for _, c := range []struct {
+		in string
+		n  int
+	}{
+		{"Not all ranks joining collective, sequence number: 4", 4},         // builder.py's logger_msg (a public fr demo prints it)
+		{"  Not all ranks joining collective 5 at entry 4", 5},              // pytorch/tutorials flight_recorder_tutorial (torchfrtrace)
+		{"Not all ranks joining collective: sequence number: 31117", 31117}, // pytorch/pytorch#140969
+	} {
+		if f, ok := extractFRTraceLine(c.in); !ok || f.field != "start" || f.n != c.n {
+			t.Errorf("%q: %+v %v", c.in, f, ok)
+		}
+	}
+	if f, ok := extractFRTraceLine("error msg: Culprit rank 6; Error type: COLLECTIVE_SIZE_MISMATCH, Expected input sizes: '[[4096, 8192]]' does not match found input sizes: '[[2048, 8192]]'"); !ok || f.field != "culprit" || f.ranks[0] != 6 || f.text != "COLLECTIVE_SIZE_MISMATCH" {
+		t.Errorf("culprit line: %+v %v", f, ok)
+	}
+	report := "Not all ranks joining collective, sequence number: 1204\ngroup info: 0:default_pg\ncollective: nccl:all_gather_into_tensor_coalesced\nmissing ranks: set()\ncollective state: scheduled\nerror msg: Culprit rank 6; Error type: COLLECTIVE_SIZE_MISMATCH, Expected input sizes: '[[4096, 8192]]' does not match found input sizes: '[[2048, 8192]]'\n"
+	d := diagnoseWhole("fr_report.txt", []byte(report))
+	f := hasClass(d, ClassCollectiveTimeout)
+	if f == nil || f.Culprit == nil || f.Culprit.Rank == nil || *f.Culprit.Rank != 6 {
+		t.Fatalf("want collective_timeout with culprit rank 6: %s", d.JSON())
+	}
+}

@@ -39,7 +39,9 @@ type gdbDump struct {
 	noDisp   bool
 	noQueues bool
 	noAgents bool
-	crash    bool     // the file shows a GPU stop (a fault, not a hang)
+	lockWait int      // host threads whose top frames wait on a lock (gdblock.go)
+	lockEv   Evidence // the first such frame
+	crash    bool     // the file shows a GPU stop (a fault) or a debugger snapshot (core file, breakpoint): not a hang
 	ev       Evidence // first line of the dump
 	noEv     *Evidence
 }
@@ -68,6 +70,7 @@ const (
 	btMain        // main-thread bt
 	btWave        // the backtrace of g.wave
 	btSkip        // another host thread
+	btHost        // another host thread, its lock wait not yet seen (gdblock.go)
 )
 
 // dumpActive reports whether lines without rocgdb keywords (bt frames,
@@ -266,6 +269,15 @@ func (p *rocgdbParser) dumpFact(l *line, r gdbLine) bool {
 			return true
 		case btSkip:
 			return true
+		case btHost:
+			if lockFrame(r.frame) {
+				g.cur.lockWait++
+				if g.cur.lockWait == 1 {
+					g.cur.lockEv = l.ev(s)
+				}
+				g.mode = btSkip
+			}
+			return true
 		case btNone:
 			if r.frameNo != "0" {
 				return true
@@ -286,7 +298,7 @@ func (p *rocgdbParser) dumpFact(l *line, r gdbLine) bool {
 		if r.main {
 			p.section(l, secBT)
 		} else {
-			g.mode = btSkip
+			g.mode = btHost
 		}
 		g.last = l.no
 		return true

@@ -127,6 +127,11 @@ func extractGdbDumpLine(t string) gdbLine {
 		if strings.HasPrefix(t, "Thread ") || strings.HasPrefix(t, "[Switching to thread") {
 			return gdbLine{kind: glWaveBT, wave: m[1], workgroup: m[2]}
 		}
+		if strings.HasPrefix(t, "[") {
+			// a thread event ("[New AMDGPU Wave 1:1:1:1 (0,0,0)/0]", "[AMDGPU
+			// Wave 4:2:1:1 (0,0,0)/0 exited]"), not an info threads row
+			return gdbLine{kind: glClaimed}
+		}
 		// an info threads row: the frame follows the quoted name
 		rest := t[strings.Index(t, m[0])+len(m[0]):]
 		if i := strings.IndexByte(rest, '"'); i >= 0 {

@@ -584,3 +584,23 @@ func pyspyDenied(msg string) bool {
 	m := strings.ToLower(msg)
 	return strings.Contains(m, "permission denied") || strings.Contains(m, "operation not permitted") || strings.Contains(m, "elevated permissions") || strings.Contains(m, "ptrace")
 }
+
+// watchdogOfGPUHang: a serving watchdog ("Watchdog timeout
+// (self.watchdog_timeout=300)") only says the scheduler stopped returning;
+// when a wave dump or rocgdb names the kernel the GPU is stuck in, the
+// scheduler waits on that kernel — the GPU hang's symptom, not a host hang.
+// A host-side reading (py-spy, blocked threads) keeps the cpu_hang.
+func watchdogOfGPUHang(work map[string]*agg) {
+	h, g := work[ClassCPUHang], work[ClassGPUKernelHang]
+	if h == nil || g == nil || g.f.Kernel == "" || h.details["watchdog_timeout_s"] == "" {
+		return
+	}
+	for _, r := range h.reasons {
+		if !strings.Contains(r, "atchdog") {
+			return
+		}
+	}
+	mergeInto(g, h)
+	g.note("the scheduler's watchdog timeout is this GPU hang seen from the host: it waits on the stuck kernel")
+	delete(work, ClassCPUHang)
+}

@@ -57,3 +57,22 @@ func TestPyspyDeniedAdvice(t *testing.T) {
 		}
 	}
 }
+
+// SGLang's watchdog (crash-formats.md §12, s11: "[… TP6] Watchdog timeout
+// (self.watchdog_timeout=300)") next to a SIGQUIT wave dump whose waves all
+// run in one kernel: the GPU hang is the finding, the watchdog its symptom;
+// the watchdog alone stays a cpu_hang.
+func TestWatchdogOfGPUHang(t *testing.T) {
+	wd := "[2026-11-24 04:03:41 TP6] Watchdog timeout (self.watchdog_timeout=300)\n"
+	waves := "--------------------------------------------------------\n" +
+		"wave_12: pc=0x7d51a80123c4 (kernel_code_entry=0x7d51a8011e00 <void ep_dispatch_kernel<8>(Args)>, kernargs=0x7d5190a02000) (running)\n\n" +
+		"--------------------------------------------------------\n" +
+		"wave_13: pc=0x7d51a80123c4 (kernel_code_entry=0x7d51a8011e00 <void ep_dispatch_kernel<8>(Args)>, kernargs=0x7d5190a02000) (running)\n\n"
+	d := diagnoseWhole("x.log", []byte(wd+waves))
+	if g := hasClass(d, ClassGPUKernelHang); g == nil || !strings.Contains(g.Kernel, "ep_dispatch_kernel") || hasClass(d, ClassCPUHang) != nil {
+		t.Fatalf("%v\n%s", classesOf(d), d.JSON())
+	}
+	if d := diagnoseWhole("x.log", []byte(wd)); hasClass(d, ClassCPUHang) == nil {
+		t.Fatalf("%v", classesOf(d))
+	}
+}

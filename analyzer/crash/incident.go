@@ -187,7 +187,7 @@ func newAgg(class string, conf float64) *agg {
 // match wins: a reset or watchdog caused by a hang never outranks the hang.
 var causes = map[string][]string{
 	ClassGPUHangReset:      {ClassGPUKernelHang, ClassDMADriverFault},
-	ClassCollectiveTimeout: {ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUKernelHang, ClassGPUHangReset, ClassHostSegfault, ClassRCCLTransport},
+	ClassCollectiveTimeout: {ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUKernelHang, ClassGPUHangReset, ClassHostSegfault, ClassRCCLTransport, ClassHostOOMKill},
 	ClassCPUHang:           {ClassGPUKernelHang, ClassGPUMemoryFault, ClassDeviceAssert, ClassCollectiveTimeout},
 	ClassHostOOMKill:       {},
 	ClassRCCLTransport:     {},
@@ -245,6 +245,14 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			if cause == ClassRCCLTransport && ca.conf < 0.5 {
 				continue
 			}
+			// a rank the OOM killer took never joins the next collective
+			// (slurmstepd's "Detected 1 oom_kill event" + "task 3: Out Of
+			// Memory" before the others' watchdogs): only a kill the kernel
+			// or the cgroup recorded (memProof) and printed before the
+			// timeout — a bare "Killed" after a watchdog is the teardown
+			if cause == ClassHostOOMKill && (!ca.memProof || !firstInFile(ca, a)) {
+				continue
+			}
 			a.f.ConsequenceOf = cause
 			a.note("a consequence of the " + cause + " finding (root cause first)")
 			break
@@ -282,6 +290,7 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 	}
 	k := &b.facts.kernelAPI
 	dumpDied := k.crashedDump() != nil && k.crashedDump().pid > 0 && k.dumpPIDs() > 1
+	dumpDiedOne := k.crashedDump() != nil && k.crashedDump().pid > 0 && k.dumpPIDs() == 1
 	dumpRaised := k.crashedDump() == nil && k.raisedDump() != nil && k.dumpPIDs() > 1
 	for _, c := range Classes {
 		a := work[c]
@@ -291,24 +300,37 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 		multi := len(a.ranks) > 1 || a.queueN > 1
 		// a GPU crash whose lines carry one rank names it (culprit.go rule 1)
 		gpuErr := c == ClassGPUMemoryFault || c == ClassDeviceAssert || c == ClassIllegalInstruction
-		one := len(a.ranks) == 1 && gpuErr ||
+		one := len(a.ranks) == 1 && (gpuErr || c == ClassVRAMOOM) ||
 			// … or one worker's pid prefix without a rank (culprit.go rule 1)
-			len(a.ranks) == 0 && a.linePID > 0 && (gpuErr || c == ClassVRAMOOM) ||
+			len(a.ranks) == 0 && a.linePID > 0 && (gpuErr || c == ClassVRAMOOM || c == ClassHostSegfault) ||
+			// … or the faulting wave's code object URI names its process (memory://<pid>#…)
+			len(a.ranks) == 0 && gpuErr && codeObjectPID(a.f.CodeObject) > 0 ||
 			// … or the kernel named the one process (OOM victim, timed-out
 			// job's owner, the faulting address space's process — also when
 			// the faulting client is the command processor or a copy engine)
 			a.kernelPID > 0 && (c == ClassHostOOMKill || c == ClassGPUHangReset || c == ClassGPUMemoryFault || c == ClassDMADriverFault) ||
 			// … or the line reporting the death named the one process
 			a.deathPID > 0 && (c == ClassHostOOMKill || c == ClassHostSegfault) ||
+			// … or a recorded OOM kill whose lines name one rank (srun's
+			// "task 3: Out Of Memory" after slurmstepd's oom_kill event)
+			c == ClassHostOOMKill && a.memProof && len(a.ranks) == 1 ||
 			// … or one process's NCCL reported the transport failure
 			a.reportPID > 0 && c == ClassRCCLTransport ||
 			// … or the level-10 dumps of several processes name the one that died inside a call
 			gpuErr && dumpDied ||
+			// … or one process's dumps end inside a call (culprit.go)
+			c == ClassHostSegfault && len(a.ranks) == 0 && dumpDiedOne ||
 			// … or the one whose call raised (the exception's class, a launch refusal too)
 			dumpRaised && (gpuErr || c == ClassInvalidLaunch || c == ClassVRAMOOM) ||
 			// … or the shell's job notice names the process that aborted after the GPU error
-			gpuErr && len(a.ranks) == 0 && a.details["exited_pid"] != ""
-		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !multi && !one && c != top {
+			gpuErr && len(a.ranks) == 0 && a.details["exited_pid"] != "" ||
+			// … or a GPU core file of one process was opened (culprit.go rule 6a)
+			gpuErr && b.facts.corePID > 0
+		// a first-forward hang in Triton's compiler (seed 000 pattern 4) seen
+		// in py-spy dumps of several processes is a hang: the process the
+		// others wait for is its culprit, as for any hang
+		compileHang := c == ClassTritonCompile && a.strong && len(workerProcs(inc.pyProcs)) >= 2
+		if c != ClassGPUKernelHang && c != ClassCollectiveTimeout && c != ClassCPUHang && !compileHang && !multi && !one && c != top {
 			continue
 		}
 		a.f.Culprit = cul.forClass(c, a)

@@ -228,3 +228,26 @@ func TestLevel10ExceptionDumpNamesTheRaisingPid(t *testing.T) {
 		t.Fatalf("two raising pids name no culprit: %+v", f.Culprit)
 	}
 }
+
+// One process's level-10 dump that saved inputs and no outputs, and a
+// SIGSEGV (seed 000 step 8: 139 → level 10): the dumping process died in
+// that call and is the segfault's culprit (a GPU error of one process's
+// dumps still names no one, above).
+func TestLevel10OneDumpNamesTheSegfaultedPid(t *testing.T) {
+	dir := "crash_dumps/20261127_013802_114_pid7710_sglang.custom_op.moe_fused_gate_call0041/"
+	s := New()
+	for _, f := range []struct{ n, c string }{
+		{dir + "metadata.json", `{"function_name": "sglang.custom_op.moe_fused_gate", "timestamp": "2026-11-27T01:38:02.114", "process_id": 7710, "execution_status": "inputs_saved", "input_tensor_keys": ["arg_0", "arg_1"]}`},
+		{dir + "inputs.pt", "placeholder"},
+		{"run.log", "Fatal Python error: Segmentation fault\n"},
+	} {
+		s.BeginFile(f.n)
+		s.Write([]byte(f.c))
+		s.EndFile()
+	}
+	d := s.Diagnosis()
+	f := hasClass(d, ClassHostSegfault)
+	if f == nil || f.Culprit == nil || f.Culprit.PID == nil || *f.Culprit.PID != 7710 {
+		t.Fatalf("want host_segfault with culprit pid 7710: %s", d.JSON())
+	}
+}

@@ -67,6 +67,14 @@ func (p *launchParser) line(l *line) {
 		}
 		return
 	}
+	if f, ok := extractLaunchBounds(t); ok { // launchbounds.go
+		s.launchBoundsExceeded(l, f)
+		return
+	}
+	if x, ok := extractXLALaunch(t); ok {
+		s.xlaLaunchRefused(l, x)
+		return
+	}
 	if f := extractLaunchFailure(t); f.kind != lfNone {
 		f.cfg.ev = l.ev(s)
 		s.launchFailure(l, f)

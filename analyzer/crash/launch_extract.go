@@ -90,7 +90,7 @@ var reVGPRLaunch = lazyre.New(`needed by this launch \(([A-Za-z_][\w:~<>]*)\(`)
 // launchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var launchKeywords = []string{vgprOutOf, vgprOverHW, "Preparing kernel: ", "maxThreadsPerBlock", "Workgroup Max Size", "haredMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", ".hsaco", ".co", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}
+var launchKeywords = []string{"larger than launch bounds", "Failed to launch", "kernel_name = ", vgprOutOf, vgprOverHW, "Preparing kernel: ", "maxThreadsPerBlock", "Workgroup Max Size", "haredMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", ".hsaco", ".co", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}
 
 // extractLaunchFailure reads a launch-failure line (past launchGate); the
 // first wording that matches wins.

@@ -21,6 +21,15 @@ func extractLoaderWrapHead(t string) bool {
 	return strings.Contains(t, "DataLoader worker") && strings.HasSuffix(strings.TrimSpace(t), loaderDeathHead)
 }
 
+// extractOMPIWrapHead reports whether t is Open MPI's death notice cut
+// before its signal: PRRTE's help text and a terminal both break it after
+// "exited on" or "exited" ("… on node cpu155 exited on" / "signal 4
+// (Illegal instruction)."), so the line alone names no signal (ompi.go).
+func extractOMPIWrapHead(t string) bool {
+	t = strings.TrimSpace(t)
+	return strings.Contains(t, "noticed that process rank") && (strings.HasSuffix(t, " exited on") || strings.HasSuffix(t, " exited"))
+}
+
 // join returns the message whole when l is the line right after the
 // cut head; the head is spent either way.
 func (w *loaderWrap) join(l *line) (string, bool) {

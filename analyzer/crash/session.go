@@ -45,6 +45,15 @@ type Session struct {
 	ln line // the line handed to the parsers (reused; parsers keep copies)
 
 	emit func([]byte) // s.writeDecoded, bound once
+
+	// a line that may continue on the next one (wrapjoin.go): its text so
+	// far, its number, the start of its last physical line, its parts
+	held      []byte
+	heldNo    int
+	heldLast  int
+	heldParts int
+	// heldWidest: the file's longest line before the held line's last
+	heldWidest int
 }
 
 type fileState struct {
@@ -67,6 +76,7 @@ type fileState struct {
 	// are tbRank's (tbcarry.go)
 	tbCarry bool
 	tbRank  int
+	widest  int // longest line so far (wrapjoin.go)
 }
 
 // parser is implemented by every format parser.
@@ -221,6 +231,41 @@ func (s *Session) handleLine(b []byte) {
 	if bytes.IndexByte(b, '\r') >= 0 {
 		b = b[bytes.LastIndexByte(b, '\r')+1:]
 	}
+	if s.heldParts > 0 {
+		if sep, ok := wrapJoin(s.held[s.heldLast:], b, s.heldWidest); ok && len(s.held)+len(b)+1 <= maxLineBytes {
+			s.held = append(s.held, sep...)
+			s.heldLast = len(s.held)
+			s.held = append(s.held, b...)
+			s.heldParts++
+			s.heldWidest = max(s.heldWidest, len(s.held)-s.heldLast)
+			if s.heldParts >= wrapMaxParts || !wrapCandidate(b) {
+				s.flushHeld()
+			}
+			return
+		}
+		s.flushHeld()
+	}
+	widest := s.cur.widest
+	s.cur.widest = max(widest, len(b))
+	if wrapCandidate(b) && len(b)+1 >= widest {
+		s.held = append(s.held[:0], b...)
+		s.heldNo, s.heldLast, s.heldParts, s.heldWidest = no, 0, 1, widest
+		return
+	}
+	s.readLine(b, no)
+}
+
+// flushHeld reads the held line (wrapjoin.go).
+func (s *Session) flushHeld() {
+	if s.heldParts == 0 {
+		return
+	}
+	s.heldParts = 0
+	s.readLine(s.held, s.heldNo)
+}
+
+// readLine reads line no (b without its line end).
+func (s *Session) readLine(b []byte, no int) {
 	if len(b) > 0 && (b[0] == '"' || b[0] == '{' || b[0] == '[' || b[0] == ' ' || b[0] == '\t') {
 		if text, ok := unwrapJSONField(b); ok {
 			s.feedUnwrapped(text, no)
@@ -465,6 +510,7 @@ func (s *Session) EndFile() {
 		s.partial = s.partial[:0]
 		s.dropping = false
 	}
+	s.flushHeld()
 	if s.sideOver = s.cur.side.over; s.sideOver {
 		s.cur.info.Truncated = true
 		s.cur.quality["side_document_over_limit"] = true

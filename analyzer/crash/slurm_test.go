@@ -49,3 +49,29 @@ func TestSlurmCancelDefeatsKill(t *testing.T) {
 		t.Errorf("slurmstepd's oom_kill record lost: %v", classesOf(d))
 	}
 }
+
+// A task the step's cgroup OOM-killed never joins the next collective: the
+// others' watchdogs after it are its consequence, and the OOM kill leads.
+// Wordings: nextflow-io/nextflow#5932 (slurmstepd + srun), the c10d
+// watchdog of shared s08.
+func TestSlurmOOMBeforeWatchdogsLeads(t *testing.T) {
+	log := "slurmstepd: error: Detected 1 oom_kill event in StepId=11300781.0. Some of the step tasks have been OOM Killed.\n" +
+		"srun: error: sdumont6156: task 3: Out Of Memory\n" +
+		"[rank1]:[E1121 02:41:19.331910012 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=90211, OpType=_ALLGATHER_BASE, NumelIn=262144000, NumelOut=2097152000, Timeout(ms)=600000) ran for 600201 milliseconds before timing out.\n"
+	d := diagnoseWhole("slurm.out", []byte(log))
+	if len(d.Findings) < 2 || d.Findings[0].Class != ClassHostOOMKill {
+		t.Fatalf("want host_oom_kill first: %v", classesOf(d))
+	}
+	if c := d.Findings[0].Culprit; c == nil || c.Rank == nil || *c.Rank != 3 {
+		t.Errorf("the OOM kill does not name task 3: %+v", c)
+	}
+	if f := hasClass(d, ClassCollectiveTimeout); f == nil || f.ConsequenceOf != ClassHostOOMKill {
+		t.Errorf("watchdog not a consequence of the OOM kill: %+v", f)
+	}
+	// a bare "Killed" after the watchdog (the launcher's teardown, no
+	// record of memory pressure) explains nothing
+	d = diagnoseWhole("run.log", []byte("[rank1]:[E1121 02:41:19.331910012 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=90211, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600201 milliseconds before timing out.\nKilled\n"))
+	if f := hasClass(d, ClassCollectiveTimeout); f == nil || f.ConsequenceOf != "" {
+		t.Errorf("a bare Killed after the watchdog demoted it: %v", classesOf(d))
+	}
+}

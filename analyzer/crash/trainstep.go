@@ -77,3 +77,29 @@ func (s *Session) stepsRoseAfter(l *line) bool {
 
 // trainStepKeywords feed the incident parser's prefilter bit.
 var trainStepKeywords = []string{"loss", "Loss", "LOSS"}
+
+// hangSnapshotRanOn: a GPU-hang finding all of whose evidence lines are
+// followed, in their files, by a rising step counter rests on a snapshot of
+// a process that trained on — a SIGQUIT wave dump or a rocgdb attach taken
+// on purpose shows (running) waves and in-flight dispatches of a healthy
+// run too. A hung trainer prints no further steps.
+func (b *builder) hangSnapshotRanOn(s *Session, work map[string]*agg) {
+	a := work[ClassGPUKernelHang]
+	if a == nil || len(a.evFirst)+len(a.evLast) == 0 || len(b.facts.steps.rose) == 0 {
+		return
+	}
+	for _, e := range append(append([]Evidence(nil), a.evFirst...), a.evLast...) {
+		ran := false
+		for i := range s.files {
+			if s.fileName(i) == e.File {
+				if n, ok := b.facts.steps.rose[i]; ok && n > e.Line {
+					ran = true
+				}
+			}
+		}
+		if !ran {
+			return
+		}
+	}
+	delete(work, ClassGPUKernelHang)
+}

@@ -58,3 +58,21 @@ func TestTrainStepsDefeatPySpyHang(t *testing.T) {
 		}
 	}
 }
+
+// A wave snapshot taken on purpose (SIGQUIT to a healthy trainer) or one
+// rocgdb attach, followed by rising steps, is no hang; the same dump as the
+// file's last word is.
+func TestHangSnapshotRanOn(t *testing.T) {
+	dump := "$ kill -s SIGQUIT 40112\n--------------------------------------------------------\n" +
+		"wave_8: pc=0x7f1a2204a1c0 (kernel_code_entry=0x7f1a22049e00 <my_reduce_kernel(float*, int)>, kernargs=0x7f1a00200000) (running)\n\n" +
+		"--------------------------------------------------------\n" +
+		"wave_9: pc=0x7f1a2204a1c0 (kernel_code_entry=0x7f1a22049e00 <my_reduce_kernel(float*, int)>, kernargs=0x7f1a00200000) (running)\n\n"
+	before := "step 1200 | loss 2.1874 | 412 ms/step\nstep 1210 | loss 2.1860 | 415 ms/step\n"
+	after := "step 1220 | loss 2.1841 | 411 ms/step\nstep 1230 | loss 2.1822 | 412 ms/step\n"
+	if d := diagnoseWhole("run.log", []byte(before+dump+after)); hasClass(d, ClassGPUKernelHang) != nil {
+		t.Fatalf("steps rose after the snapshot: %v", classesOf(d))
+	}
+	if d := diagnoseWhole("run.log", []byte(before+dump)); hasClass(d, ClassGPUKernelHang) == nil {
+		t.Fatalf("running waves with no progress after them: %v", classesOf(d))
+	}
+}

@@ -147,6 +147,9 @@ func (p *tritonParser) line(l *line) {
 	case strings.Contains(t, "while executing ["):
 		s.format("triton")
 		a := s.b.add(s, ClassTritonCompile, l, 0.85)
+		if i := strings.Index(t, ": note: Pipeline failed"); i > 0 {
+			a.setStr(&a.f.Location, t[:i]) // the note whole, not wrapped
+		}
 		x := extractTritonPass(t)
 		if x.pass != "" {
 			a.detail("failed_pass", x.pass)

@@ -46,6 +46,8 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout6"),
 	filepath.Join("..", "..", "testdata", "crash-heldout7"),
 	filepath.Join("..", "..", "testdata", "crash-heldout8"),
+	filepath.Join("..", "..", "testdata", "crash-heldout9"),
+	filepath.Join("..", "..", "testdata", "crash-heldout10"),
 	filepath.Join("..", "..", "testdata", "crash-frameworks"),
 }
 

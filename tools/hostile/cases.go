@@ -28,6 +28,9 @@ type Case struct {
 	Exits  []int    `json:"exits,omitempty"`  // allowed exit codes (default 0, 1)
 	Steps  bool     `json:"steps,omitempty"`  // suggested commands must be checked
 	Reason string   `json:"reason,omitempty"` // why a host does not apply
+	// Query: the Worker's query parameters beyond cmd and name (the CLI
+	// takes the same values as Args)
+	Query map[string]string `json:"query,omitempty"`
 }
 
 var all4 = []string{"native", "wasm", "page", "worker"}
@@ -377,6 +380,9 @@ func gen(dir, shared string, scale int) ([]Case, error) {
 		err = e
 	}
 	if e := gen6(add, scale); err == nil {
+		err = e
+	}
+	if e := gen7(add); err == nil {
 		err = e
 	}
 	add(Case{ID: "profile-redirect", Kind: "network", What: "profile's server answers 307 to another host", Cmd: "profile", Hosts: cli2, Exits: []int{2}, Want: "redirect", TimeS: 30, Reason: "page/worker: no profile"}, nil, nil)

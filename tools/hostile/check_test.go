@@ -76,3 +76,18 @@ func TestJudgeTimeOnCPU(t *testing.T) {
 		t.Errorf("summary:\n%s", s)
 	}
 }
+
+// -only takes ids and id prefixes ending in '*', keeping the list's order.
+func TestOnlyPrefixes(t *testing.T) {
+	cs := []Case{{ID: "a-1"}, {ID: "b-1"}, {ID: "a-2"}, {ID: "c"}}
+	var got []string
+	for _, c := range ordered(cs, "c,a-*") {
+		got = append(got, c.ID)
+	}
+	if strings.Join(got, " ") != "c a-1 a-2" {
+		t.Errorf("ordered = %v, want c a-1 a-2", got)
+	}
+	if selected("a", "a-1") || !selected("", "x") || !selected("b-*", "b-1") {
+		t.Error("selected")
+	}
+}

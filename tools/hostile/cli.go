@@ -191,8 +191,9 @@ func loadPerCore() float64 {
 	return l / float64(runtime.NumCPU())
 }
 
-// ordered lists the cases of only in its order (all cases when empty), so
-// a re-run can put the slow ones first.
+// ordered lists the cases of only in its order (all cases when empty; a
+// prefix's cases in the list's order), so a re-run can put the slow ones
+// first.
 func ordered(cases []Case, only string) []Case {
 	if os.Getenv("HOSTILE_REVERSE") != "" {
 		cases = slices.Clone(cases)
@@ -201,14 +202,14 @@ func ordered(cases []Case, only string) []Case {
 	if only == "" {
 		return cases
 	}
-	byID := map[string]Case{}
-	for _, c := range cases {
-		byID[c.ID] = c
-	}
 	var out []Case
-	for _, id := range strings.Split(only, ",") {
-		if c, ok := byID[id]; ok {
-			out = append(out, c)
+	seen := map[string]bool{}
+	for _, o := range strings.Split(only, ",") {
+		for _, c := range cases {
+			if !seen[c.ID] && selected(o, c.ID) {
+				seen[c.ID] = true
+				out = append(out, c)
+			}
 		}
 	}
 	return out

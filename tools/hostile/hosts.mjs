@@ -121,6 +121,13 @@ function treeCPU(root) {
   return sum;
 }
 
+// filesOf lists a folder input's files (the page takes the files of a
+// dropped folder; a file input takes files only), or the file itself.
+function filesOf(p) {
+  if (!fs.statSync(p).isDirectory()) return [p];
+  return fs.readdirSync(p, { recursive: true }).map((f) => path.join(p, f)).filter((f) => fs.statSync(f).isFile()).sort();
+}
+
 async function pageCase(browser, base, c) {
   const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
@@ -137,7 +144,7 @@ async function pageCase(browser, base, c) {
     if (['breakdown', 'triage', 'diff'].includes(c.cmd)) await page.selectOption('#command', c.cmd);
     const t0 = Date.now();
     const cpu0 = browser.__pid ? treeCPU(browser.__pid) : 0;
-    await page.setInputFiles('#pick-files', c.inputs.map((f) => path.join(DIR, 'cases', c.id, 'in', f)));
+    await page.setInputFiles('#pick-files', c.inputs.flatMap((f) => filesOf(path.join(DIR, 'cases', c.id, 'in', f))));
     // stopped at twice its CPU budget (Chromium's process tree: renderer,
     // the module's Web Workers), or by the wall-clock hang guard
     const guard = hangGuard(c.time_s);
@@ -238,6 +245,35 @@ function peakRSS(pid) {
   } catch { return 0; }
 }
 
+// post sends body as a client that reads the answer whenever it comes:
+// with Expect: 100-continue (as curl) the Worker refuses a body over its
+// limit before any byte is sent, and an answer that arrives while the body
+// is still being written (413, then Connection: close) is kept rather than
+// lost to the reset of the upload (fetch reports "fetch failed" then).
+function post(url, body, signal) {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = http.request(url, {
+      method: 'POST', signal,
+      headers: { Accept: 'application/zip', 'Content-Length': body.length, Expect: '100-continue' },
+    });
+    // a server that ignores Expect gets the body after a second, as curl does
+    let sent = false;
+    const send = () => { if (!sent) { sent = true; req.end(body); } };
+    const wait = setTimeout(send, 1000);
+    req.on('continue', () => { clearTimeout(wait); send(); });
+    req.on('response', (res) => {
+      clearTimeout(wait);
+      answered = true;
+      const chunks = [];
+      res.on('data', (d) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', (e) => { clearTimeout(wait); if (!answered) reject(e); });
+  });
+}
+
 async function workerCase(c) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -253,7 +289,7 @@ async function workerCase(c) {
       try { await (await fetch(`${base}/analyze`)).arrayBuffer(); break; } catch { if (Date.now() - t0 > 180000) throw new Error(`workerd did not start: ${log.slice(-300)}`); }
     }
     const file = path.join(DIR, 'cases', c.id, 'in', c.inputs[0]);
-    const q = new URLSearchParams({ cmd: c.cmd, name: c.inputs[0] });
+    const q = new URLSearchParams({ ...(c.query ?? {}), cmd: c.cmd, name: c.inputs[0] });
     const payload = fs.readFileSync(file);
     const cpu0 = cpuSeconds(wd.pid); // workerd's start and the warm-up request are not the case's
     const t0 = Date.now();
@@ -268,15 +304,14 @@ async function workerCase(c) {
       }
     }, 500);
     try {
-      const r = await fetch(`${base}/analyze?${q}`, { method: 'POST', body: payload, headers: { Accept: 'application/zip' }, signal: ac.signal });
-      const body = Buffer.from(await r.arrayBuffer());
+      const r = await post(`${base}/analyze?${q}`, payload, ac.signal);
       run.seconds = (Date.now() - t0) / 1000;
       if (r.status === 200) {
-        run.exit = Number(r.headers.get('x-gputriage-exit-code'));
-        arts = unzip(body);
+        run.exit = Number(r.headers['x-gputriage-exit-code']);
+        arts = unzip(r.body);
       } else {
         run.exit = r.status >= 500 ? -3 : 2;
-        stderr = body.toString('utf8');
+        stderr = r.body.toString('utf8');
         run.error = `HTTP ${r.status}: ${stderr.slice(0, 300)}`;
       }
     } catch (e) {

@@ -5,9 +5,9 @@
 // visible, within time and memory, one answer everywhere, partials flagged.
 //
 //	go run ./tools/hostile gen DIR [-scale N]
-//	go run ./tools/hostile cli DIR [-only ID,ID]
+//	go run ./tools/hostile cli DIR [-only ID,PREFIX*]
 //	node tools/hostile/hosts.mjs DIR [page] [worker]
-//	go run ./tools/hostile check DIR        # the table (Markdown) on stdout
+//	go run ./tools/hostile check DIR [-only ID,PREFIX*]  # the table (Markdown) on stdout
 //
 // See tools/hostile/README.md.
 package main
@@ -29,7 +29,7 @@ func main() {
 	cmd, dir := os.Args[1], os.Args[2]
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
 	scale := fs.Int("scale", 1, "multiply the structural sizes")
-	only := fs.String("only", "", "comma-separated case ids")
+	only := fs.String("only", "", "comma-separated case ids or id prefixes ending in *")
 	bin := fs.String("bin", "bin/gputriage", "the CLI")
 	shared := fs.String("shared", "../shared", "the shared test data (its crash corpus)")
 	fs.Parse(os.Args[3:])
@@ -45,7 +45,7 @@ func main() {
 	case "cli":
 		err = runCLI(dir, *bin, *only)
 	case "check":
-		err = check(dir, os.Stdout)
+		err = check(dir, *only, os.Stdout)
 	default:
 		err = fmt.Errorf("unknown command %q", cmd)
 	}
@@ -70,12 +70,14 @@ func loadCases(dir string) ([]Case, error) {
 	return cs, json.Unmarshal(b, &cs)
 }
 
+// selected tells whether case id is in only: comma-separated ids, or id
+// prefixes ending in '*' ("crash6-*"); all cases when only is empty.
 func selected(only, id string) bool {
 	if only == "" {
 		return true
 	}
 	for _, o := range strings.Split(only, ",") {
-		if o == id {
+		if o == id || strings.HasSuffix(o, "*") && strings.HasPrefix(id, strings.TrimSuffix(o, "*")) {
 			return true
 		}
 	}

@@ -1,0 +1,51 @@
+package crash
+
+import "strings"
+
+// systemd reports a unit whose process the kernel's OOM killer chose, in
+// its own words, on the unit's journal (src/core/unit.c, service.c):
+//
+//	vllm.service: A process of this unit has been killed by the OOM killer.
+//	ollama.service: Failed with result 'oom-kill'.
+//
+// Either line is the kernel's OOM killer acting inside the unit's cgroup:
+// host memory, whatever the GPU was doing. "Main process exited,
+// code=killed, status=9/KILL" alone is any SIGKILL and decides nothing here.
+type systemdOOM struct {
+	unit string
+}
+
+// extractSystemdOOM reads either wording; the unit is the text before the
+// first ": " when it names one (".service", ".scope", ".slice").
+func extractSystemdOOM(t string) (systemdOOM, bool) {
+	i := strings.Index(t, "has been killed by the OOM killer")
+	if i < 0 {
+		i = strings.Index(t, "Failed with result 'oom-kill'")
+	}
+	if i < 0 {
+		return systemdOOM{}, false
+	}
+	x := systemdOOM{}
+	if j := strings.LastIndex(t[:i], ": "); j > 0 {
+		u := t[:j]
+		if k := strings.LastIndexByte(u, ' '); k >= 0 {
+			u = u[k+1:]
+		}
+		if strings.Contains(u, ".service") || strings.Contains(u, ".scope") || strings.Contains(u, ".slice") {
+			x.unit = u
+		}
+	}
+	return x, true
+}
+
+// applySystemdOOM: the unit's process was the OOM killer's victim.
+func (s *Session) applySystemdOOM(l *line, x systemdOOM) {
+	s.format("systemd")
+	a := s.b.add(s, ClassHostOOMKill, l, 0.9)
+	a.memProof = true
+	a.setStr(&a.f.Signal, "SIGKILL")
+	a.addReason("systemd: the kernel's OOM killer killed a process of the unit")
+	if x.unit != "" {
+		a.detail("systemd_unit", x.unit)
+	}
+}
