@@ -223,6 +223,11 @@ func (p *frameworkParser) line(l *line) {
 		s.format(strings.ToLower(w.framework))
 		a := s.b.add(s, w.class, l, w.conf)
 		a.detail("framework", w.framework)
+		if strings.Contains(t, "CUDA capability sm_") {
+			// a device named by its CUDA compute capability is NVIDIA's:
+			// the advice asks CUDA's tools (evidence.go runtimeVendor)
+			a.detail("runtime", "CUDA")
+		}
 		a.addReason(w.why)
 		return
 	}
