@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // gloo's send/recv timeout, each line from a public thread; a quoted or
 // cut wording is none.
@@ -22,6 +25,15 @@ func TestGlooTimeout(t *testing.T) {
 		d := diagnoseWhole("x.log", []byte(c.text+"\n"))
 		if hasClass(d, ClassCollectiveTimeout) == nil || hasClass(d, ClassNotGPU) != nil {
 			t.Errorf("%s: %v, want collective_timeout and no not_gpu", c.src, classesOf(d))
+		}
+	}
+	// the advice is gloo's, not NCCL's
+	d := diagnoseWhole("x.log", []byte(cases[0].text+"\n"))
+	if f := hasClass(d, ClassCollectiveTimeout); f != nil {
+		for _, s := range f.NextSteps {
+			if strings.Contains(s, "NCCL") {
+				t.Errorf("gloo advice names NCCL: %q", s)
+			}
 		}
 	}
 	for _, s := range []string{
