@@ -228,6 +228,9 @@ func (s *Session) applyLibStatus(l *line, x *libStatus) {
 	a := s.b.add(s, x.class, l, x.conf)
 	a.detail("library", x.library)
 	a.detail("library_status", x.status)
+	// NVIDIA's libraries: ROCm builds print hipBLAS / MIOpen statuses
+	// (roclib.go), so the advice asks CUDA's tools (evidence.go)
+	a.detail("runtime", "CUDA")
 	a.addReason(x.library + " " + x.status + ": " + x.why)
 }
 

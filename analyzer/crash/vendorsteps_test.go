@@ -87,3 +87,20 @@ func TestArchMismatchStepsOnCUDA(t *testing.T) {
 		}
 	}
 }
+
+// A CUDA math library's status is NVIDIA's (ROCm prints hipBLAS / MIOpen
+// statuses): a cuDNN failure is sent to compute-sanitizer, not the ROCm
+// debug agent (pytorch/pytorch#27588's wording).
+func TestLibStatusStepsOnCUDA(t *testing.T) {
+	f := hasClass(diagnoseWhole("run.log", []byte("RuntimeError: cuDNN error: CUDNN_STATUS_MAPPING_ERROR\n")), ClassGPUMemoryFault)
+	if f == nil {
+		t.Fatal("no gpu_memory_fault")
+	}
+	steps := strings.Join(f.NextSteps, "\n")
+	if strings.Contains(steps, "HSA_TOOLS_LIB") || strings.Contains(steps, "AMD_SERIALIZE_KERNEL") {
+		t.Errorf("CUDA advice names ROCm's tools: %q", f.NextSteps)
+	}
+	if !strings.Contains(steps, "compute-sanitizer") {
+		t.Errorf("CUDA advice lacks compute-sanitizer: %q", f.NextSteps)
+	}
+}
