@@ -497,7 +497,31 @@ func (cs *culpritSet) forClass(class string, a *agg) *Culprit {
 		c.Method += "; corroborated by " + strings.Join(agree, "; ")
 	}
 	cs.joinPID(&c)
+	if best.prio == prioMissing+1 {
+		cs.joinProcessPID(&c, class)
+	}
 	return &c
+}
+
+// joinProcessPID: the one rank whose lines carry the error (the weakest
+// rule, which names no pid) and the one process a process-level rule names
+// for that class (the kernel's own line, a level-10 dump folder) are one
+// process: the rank gets that pid.
+func (cs *culpritSet) joinProcessPID(c *Culprit, class string) {
+	if c.Rank == nil || c.PID != nil || len(c.Ranks) > 0 || len(c.PIDs) > 0 {
+		return
+	}
+	k, ok := cs.kernel[class]
+	if !ok || k.PID == nil || k.Rank != nil {
+		return
+	}
+	c.PID = k.PID
+	c.Method += "; its pid from " + k.Method
+	for _, e := range k.Evidence {
+		if len(c.Evidence) < 8 {
+			c.Evidence = append(c.Evidence, e)
+		}
+	}
 }
 
 // joinPID: a rank named without its pid (the rank missing from the

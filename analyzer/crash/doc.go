@@ -202,6 +202,9 @@
 //     finding) → clrParser.hsa, which reads facts only;
 //     extractMissingDeviceSymbol (CLR's "Cannot find Symbol with name: X":
 //     a registered kernel the GPU's code object lacks) → arch_mismatch;
+//   - clrassert.go: extractFatBinAssert (CLR's assert after digesting a
+//     kernel's fat binary, "hip_code_object.cpp:400: StatCO::getStatFunc:
+//     Assertion 'err == hipSuccess' failed") → arch_mismatch, less sure;
 //   - roclib.go: extractRocLibStatus (rocblas_status_*, HIPBLAS_STATUS_*
 //     — hipBLASLt's too — and miopenStatus*, each row its class or
 //     deliberately none: miopenStatusUnknownError, internal errors and
@@ -346,7 +349,10 @@
 //     with no fatal error — a watchdog's "Timeout (0:05:00)!", only
 //     "Thread 0x…" blocks — is a hang snapshot, torchParser.endFile),
 //     extractHostAssert (glibc's assert() in host code: an abort, no device
-//     assert), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
+//     assert), the C++ terminate handler's header with its "what():  …"
+//     line glued on by a paste (the message is read as that line), and a
+//     "what():" message that reads no error alone read joined with the line
+//     after it (a terminal's wrap: "cudaMalloc fail" / "ed: out of memory"), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
 //     the runtime's suggestion), extractTorchError (HIP/CUDA error text,
 //     "Search for" name, error name, runtime phrase) → the error rule;
@@ -361,13 +367,18 @@
 //     Triton rule's alone (torch.go's error rule skips it: no arch_mismatch
 //     from the HIP error Triton wraps), the LLVM translation abort
 //     ("Failed to translate TritonGPU to LLVM IR"),
-//     extractTritonOutOfResources (per-block shared memory over the limit;
+//     extractTritonOutOfResources (per-block shared memory over the limit
+//     → invalid_launch, with triton_compile as its consequence;
 //     the text cut before its sizes is the same finding, less sure;
 //     a text hard-wrapped after "shared memory," is joined with its next
 //     "Required: …" line by tritonParser.oorHead),
 //     extractTritonCacheFrame / extractTritonCachePath → tritonCacheFailure
 //     (an exception raised in Triton's cache manager or naming a Triton
 //     cache file is seed 000 pattern 4, not an application error);
+//   - tbcarry.go: opensTraceback (a ranked record whose message opens a
+//     traceback, SGLang's "[… TP2] Scheduler hit an exception: Traceback …")
+//     → fileState.carryRank: the bare lines after it are that rank's until
+//     a blank line, a line with its own rank or another bracketed header;
 //   - jsonfield.go: unwrapJSONField (a log line shipped inside JSON: docker
 //     json-file "log", a cloud logging export's "textPayload", journald's
 //     "MESSAGE", "message" / "msg") → the text goes back through the line

@@ -58,8 +58,9 @@ func (p *exitParser) endFile()           {}
 func (p *exitParser) line(l *line) {
 	t := l.text
 	s := p.s
-	low := t
-	if !containsAny(low, "oom-kill", "oom_kill", "xit", "Killed", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", "sigquit", "child failed", "died", "closing signal", "Child process", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "killed", "segmentation violation", "bus error", "abort", "illegal hardware", "floating point", "ANOM_ABEND", "EXIT CODE: ", "EXIT STRING: ", " received by PID ", " received at time=", ") was sent ", " CANCELLED AT ", "MPI_ABORT was invoked", "called MPI_Abort(") && !containsAny(low, localDeathKeywords...) {
+	// the prefilter hands this parser only lines holding one of
+	// exitKeywords; the same table gates a line handed to it otherwise
+	if !containsAny(t, exitKeywords...) {
 		return
 	}
 	if x, ok := extractGunicornDeath(t); ok { // gunicorn.go; before commandLike: its SIGKILL line ends in a question
@@ -546,7 +547,8 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 	}
 }
 
-// exitKeywords feed the line prefilter (prefilter.go): a line reaches this
+// exitKeywords are the exit parser's one keyword table: they feed the line
+// prefilter (prefilter.go) and gate exitParser.line, so a line reaches the
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
 var exitKeywords = append([]string{" CANCELLED AT ", "MPI_ABORT was invoked", "called MPI_Abort(", ") was sent ", "EXIT CODE: ", "EXIT STRING: ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND", " received by PID ", " received at time="}, localDeathKeywords...)

@@ -224,7 +224,11 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add(rocgdbCmd)
 		add("Take two dumps a few seconds apart: dispatches listed in both are the stuck kernels; Write > Read in info queues = pending packets")
 		add("If HIP_LAUNCH_BLOCKING=1 / AMD_SERIALIZE_KERNEL=3 makes the hang vanish, it is an async race between streams: bisect the racing calls (split-K workspaces, shared buffers)")
-	case ClassTritonCompile:
+	case ClassTritonCompile, ClassInvalidLaunch:
+		if f.Class == ClassInvalidLaunch && f.Details["out_of_resource"] == "" {
+			launchSteps(f, facts, add)
+			break
+		}
 		if res := f.Details["out_of_resource"]; res != "" {
 			// OutOfResources: the config's tiles do not fit the device's per-block limit
 			k := "the kernel"
@@ -260,28 +264,6 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add("Check that " + mod + " exists at the path the loader uses (the working directory / install prefix of the run)")
 		add("Check the kernel name against the symbols in the module: /opt/rocm/llvm/bin/llvm-objdump --syms " + arg + " (C++ kernels are mangled: declare them extern \"C\" or use the mangled name in hipModuleGetFunction)")
 		add("Check the module's target matches the GPU: /opt/rocm/llvm/bin/llvm-readelf --notes (amdhsa.target) vs rocminfo | grep -m1 gfx")
-	case ClassInvalidLaunch:
-		if bug := f.Details["driver_limits_bug"]; bug != "" {
-			add("The driver's maxThreadsDim has zero entries (a HIP driver bug): do not validate block sizes against maxThreadsDim; use maxThreadsPerBlock and 1024 per dimension, and update the ROCm driver / runtime")
-		}
-		if lds := f.Details["dynamic_lds_bytes"]; lds != "" {
-			// the log states what the launch asked: say it, with the limit
-			limit := ldsLimitText(facts)
-			step := "Shrink the shared memory (LDS) " + stepWord(f.Kernel, "the kernel") + " asks: " + lds + " bytes per workgroup against " + limit + " on this GPU — smaller tiles or fewer pipeline stages"
-			if !strings.Contains(limit, "160 KiB") {
-				step += "; a configuration tuned for a GPU with more LDS (gfx950: 160 KiB) does not fit here"
-			}
-			add(step)
-		}
-		add("Compare grid / block / LDS with the device limits (rocminfo: Workgroup Max Size 1024 threads, 1024 per dimension, " + ldsLimitText(facts) + " LDS per workgroup)")
-		add("Keep blocks at ≤ 1024 threads (e.g. 32×32 instead of 64×64) and dynamic shared memory within the LDS limit")
-		if f.Details["grid"] != "" || f.Details["block"] != "" {
-			// the geometry is in hand: what is left to read is the
-			// kernel's own resource use
-			add("Read the kernel's resource use: compile with -Rpass-analysis=kernel-resource-usage, or /opt/rocm/llvm/bin/llvm-readelf --notes <code object> (.vgpr_count, .sgpr_count, .group_segment_fixed_size, .private_segment_fixed_size)")
-		} else {
-			add("AMD_LOG_LEVEL=3 logs every hipLaunchKernel with its geometry and the returned error (HIP has no hipErrorInvalidLaunchConfig: it returns hipErrorInvalidConfiguration 9 or hipErrorInvalidValue 1)")
-		}
 	case ClassNotGPU:
 		if c := f.Culprit; c != nil && c.PID != nil && f.Reason != "" && strings.HasPrefix(f.Reason, "a worker exited with code") {
 			// the launcher's traceback is its own; the worker's is earlier in its output
@@ -356,4 +338,30 @@ func shellOr(v, placeholder string) string {
 		return w
 	}
 	return placeholder
+}
+
+// launchSteps: an invalid launch's steps, from the geometry and limits the
+// evidence has.
+func launchSteps(f *Finding, facts *facts, add func(string)) {
+	if bug := f.Details["driver_limits_bug"]; bug != "" {
+		add("The driver's maxThreadsDim has zero entries (a HIP driver bug): do not validate block sizes against maxThreadsDim; use maxThreadsPerBlock and 1024 per dimension, and update the ROCm driver / runtime")
+	}
+	if lds := f.Details["dynamic_lds_bytes"]; lds != "" {
+		// the log states what the launch asked: say it, with the limit
+		limit := ldsLimitText(facts)
+		step := "Shrink the shared memory (LDS) " + stepWord(f.Kernel, "the kernel") + " asks: " + lds + " bytes per workgroup against " + limit + " on this GPU — smaller tiles or fewer pipeline stages"
+		if !strings.Contains(limit, "160 KiB") {
+			step += "; a configuration tuned for a GPU with more LDS (gfx950: 160 KiB) does not fit here"
+		}
+		add(step)
+	}
+	add("Compare grid / block / LDS with the device limits (rocminfo: Workgroup Max Size 1024 threads, 1024 per dimension, " + ldsLimitText(facts) + " LDS per workgroup)")
+	add("Keep blocks at ≤ 1024 threads (e.g. 32×32 instead of 64×64) and dynamic shared memory within the LDS limit")
+	if f.Details["grid"] != "" || f.Details["block"] != "" {
+		// the geometry is in hand: what is left to read is the
+		// kernel's own resource use
+		add("Read the kernel's resource use: compile with -Rpass-analysis=kernel-resource-usage, or /opt/rocm/llvm/bin/llvm-readelf --notes <code object> (.vgpr_count, .sgpr_count, .group_segment_fixed_size, .private_segment_fixed_size)")
+	} else {
+		add("AMD_LOG_LEVEL=3 logs every hipLaunchKernel with its geometry and the returned error (HIP has no hipErrorInvalidLaunchConfig: it returns hipErrorInvalidConfiguration 9 or hipErrorInvalidValue 1)")
+	}
 }

@@ -63,6 +63,10 @@ type fileState struct {
 	mdTable  bool   // inside a Markdown table's rows (helptext.go)
 	docDiff  bool   // a diff's added lines are a document's markup (docdiff.go)
 	problem  string // why the file could not be read (an unreadable pickle)
+	// tbCarry: the lines after a ranked record that opened a traceback
+	// are tbRank's (tbcarry.go)
+	tbCarry bool
+	tbRank  int
 }
 
 // parser is implemented by every format parser.
@@ -226,6 +230,7 @@ func (s *Session) handleLine(b []byte) {
 	if s.helpLine(b) {
 		return
 	}
+	s.cur.endCarry(b)
 	mask := kwScan(b)
 	// view aliases b: it is used only while this line is handled and
 	// copied before a parser sees it.
@@ -258,6 +263,7 @@ func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
 	l := &s.ln
 	*l = line{file: f.idx, no: no, rank: -1, hipLevel: -1, raw: raw}
 	rest := s.stripPrefixes(l, raw) // records the formats of the prefixes
+	f.carryRank(l, rest)
 	if l.pid > 0 && l.rank >= 0 {
 		// a prefix that names both ("(VllmWorker rank=2 pid=225)") ties the
 		// pid to the rank for every parser's line, not only the incident's

@@ -23,7 +23,11 @@ type torchParser struct {
 	// size is on the next line (xla.go)
 	xlaHead string
 	xlaLine int
-	fh      fhDump
+	// the C++ terminate handler's "what():  …" message, which a long
+	// message wraps onto the next line
+	what   string // a "what():" message that reads no error alone
+	whatNo int
+	fh     fhDump
 	// a library handle TensorFlow / XLA could not create, held one line for
 	// the stream executor's "Memory usage: …" report after it (cudalib.go)
 	handle  *line
@@ -88,7 +92,7 @@ var (
 
 func (p *torchParser) beginFile(*Session) {
 	p.lastFrame, p.lastFrameL, p.wantCode, p.faultStack = "", nil, false, false
-	p.xlaHead, p.fh = "", fhDump{}
+	p.xlaHead, p.fh, p.what = "", fhDump{}, ""
 	p.handle, p.handleX = nil, nil
 }
 
@@ -144,6 +148,19 @@ func (p *torchParser) line(l *line) {
 				return
 			}
 		}
+	}
+	if p.what != "" {
+		head, no := p.what, p.whatNo
+		p.what = ""
+		if l.no == no+1 && whatContinues(t) {
+			// the message read whole; the line is still read on its own
+			w := *l
+			w.text = head + " " + strings.TrimSpace(t)
+			p.line(&w)
+		}
+	}
+	if w := strings.TrimLeft(t, " \t"); strings.HasPrefix(w, "what():") && len(w) < 1024 && !readsError(w) {
+		p.what, p.whatNo = w, l.no
 	}
 	if p.wantCode {
 		p.wantCode = false
@@ -216,7 +233,7 @@ func (p *torchParser) line(l *line) {
 		s.applyCyclesCUDA(l, x) // cycles.go
 		return
 	}
-	if !containsAny(t, "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "NVML_SUCCESS", "OOM when", "oom when", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "allocate buffer: ", "hipModuleLoad failed") {
+	if !containsAny(t, "what():", "memory", "rror", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "NVML_SUCCESS", "OOM when", "oom when", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "allocate buffer: ", "hipModuleLoad failed") {
 		return
 	}
 	if arch, ok := extractBlasLibMissing(t); ok && !commandLike(t) {
@@ -312,6 +329,10 @@ func (p *torchParser) line(l *line) {
 			return
 		}
 	}
+	if fn, ok := extractFatBinAssert(t); ok { // clrassert.go
+		s.applyFatBinAssert(l, fn)
+		return
+	}
 	if strings.Contains(t, "Assertion `") || strings.Contains(t, "] Assertion ") && strings.Contains(t, " failed") {
 		if m, ok := matchAssertLine(t); ok {
 			p.assert(l, m[:])
@@ -363,6 +384,13 @@ func (p *torchParser) line(l *line) {
 		f.aborts = append(f.aborts, exitFact{signal: "SIGABRT", rank: l.rank, ev: l.ev(s)})
 		if len(f.aborts) > 16 {
 			f.aborts = f.aborts[len(f.aborts)-16:]
+		}
+		// a paste that lost its line ends glues the handler's next line,
+		// "  what():  <message>", on: the message is read as that line
+		if i := strings.Index(t, "what():"); i > 0 {
+			w := *l
+			w.text = t[i:]
+			p.line(&w)
 		}
 		return
 	}
@@ -910,9 +938,29 @@ func errName(t string) string {
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var torchKeywords = []string{"bytes free, ", "allocate buffer: ", "hipModuleLoad failed", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "OOM when", "oom when", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "Illegal address", "ILLEGAL_ADDRESS", "Out of memory in ", "OUT_OF_MEMORY in ", " in CUDA queue "}
+var torchKeywords = []string{"bytes free, ", "what():", "allocate buffer: ", "hipModuleLoad failed", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "OOM when", "oom when", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "Illegal address", "ILLEGAL_ADDRESS", "Out of memory in ", "OUT_OF_MEMORY in ", " in CUDA queue "}
 
 // torchRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
 var torchRawKeywords = []string{"_LAUNCH_BLOCKING=", "AMD_SERIALIZE_KERNEL="}
+
+// whatContinues: a line right after the terminate handler's "what():  …"
+// that goes on with its message — flush left, not another record of the
+// handler or the shell (TuSimple/mx-maskrcnn#98's "cudaMalloc fail" /
+// "ed: out of memory", a path ending "(42):" before "error: out of memory").
+func whatContinues(t string) bool {
+	if t == "" || t[0] == ' ' || t[0] == '\t' {
+		return false
+	}
+	return !strings.HasPrefix(t, "terminate called") && !strings.HasPrefix(t, "what():") && !strings.HasPrefix(t, "Aborted")
+}
+
+// readsError reports whether a line reads as a GPU runtime error by itself.
+func readsError(t string) bool {
+	if x := extractTorchError(t); x.text != "" || x.name != "" || x.phrase != "" {
+		return true
+	}
+	_, ok := extractCUDAError(t)
+	return ok
+}

@@ -287,3 +287,51 @@ func TestLaunchFailureNamedCUDA(t *testing.T) {
 		}
 	}
 }
+
+// The C++ runtime's terminate handler prints the exception's message on the
+// next line ("  what():  …"); a paste that lost its line ends glues the two,
+// and the message is still the error. The two lines of NVIDIA/cudf-spark#1065,
+// NVIDIA/cuopt#165 and MegviiRobot/MegBA#33 joined as such a paste joins them.
+func TestTerminateGluedToWhat(t *testing.T) {
+	for src, l := range map[string]string{
+		"NVIDIA/cudf-spark#1065": "terminate called after throwing an instance of 'thrust::system::system_error'  what():  parallel_for failed: cudaErrorIllegalAddress: an illegal memory access was encountered",
+		"NVIDIA/cuopt#165":       "terminate called after throwing an instance of 'thrust::system::system_error'  what():  reduce failed to synchronize: cudaErrorIllegalAddress: an illegal memory access was encountered",
+		"MegviiRobot/MegBA#33":   "Start with error: 0, log error: -inf, elapsed 209 ms terminate called after throwing an instance of 'thrust::system::system_error'  what():  after reduction step 1: cudaErrorIllegalAddress: an illegal memory access was encountered",
+	} {
+		d := diagnoseWhole("x.log", []byte(l+"\n"))
+		if hasClass(d, ClassGPUMemoryFault) == nil {
+			t.Errorf("%s: %v", src, classesOf(d))
+		}
+	}
+	// the header alone names no GPU error
+	if d := diagnoseWhole("x.log", []byte("terminate called after throwing an instance of 'std::runtime_error'  what():  config file not found\n")); hasClass(d, ClassGPUMemoryFault) != nil {
+		t.Errorf("an application's message became a GPU fault: %v", classesOf(d))
+	}
+}
+
+// The terminate handler's message goes on over the lines after "what():":
+// a terminal's wrap mid-word (TuSimple/mx-maskrcnn#98: "cudaMalloc fail" /
+// "ed: out of memory"), c10's hint lines (sgl-project/sglang#8296). The
+// line after it is read joined to it; a line of its own stays its own.
+func TestWhatMessageContinues(t *testing.T) {
+	for _, c := range []struct {
+		src, log, class string
+	}{
+		{"TuSimple/mx-maskrcnn#98", "terminate called after throwing an instance of 'dmlc::Error'\n" +
+			"  what():  [10:44:35] src/engine/./threaded_engine.h:359: [10:44:35] src/storage/./pooled_storage_manager.h:107: cudaMalloc fail\n" +
+			"ed: out of memory\n", ClassVRAMOOM},
+		{"sgl-project/sglang#8296", "terminate called after throwing an instance of 'c10::DistBackendError'\n" +
+			"  what():  [PG ID 2 PG GUID 3 Rank 1] Process group watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered\n" +
+			"CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n" +
+			"For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n", ClassGPUMemoryFault},
+	} {
+		d := diagnoseWhole("x.log", []byte(c.log))
+		if hasClass(d, c.class) == nil {
+			t.Errorf("%s: want %s, got %v", c.src, c.class, classesOf(d))
+		}
+	}
+	// without the what() line before it, the bare tail is no GPU error
+	if d := diagnoseWhole("x.log", []byte("ed: out of memory\n")); hasClass(d, ClassVRAMOOM) != nil {
+		t.Errorf("a bare tail became vram_oom: %v", classesOf(d))
+	}
+}

@@ -286,7 +286,12 @@ func tritonErrorClass(e *hipErr) string {
 }
 
 // outOfResources is the rule for Triton's OutOfResources: a compile-time
-// choice over a per-block limit, never device memory.
+// choice over a per-block limit, never device memory. It is two findings
+// (docs/artifacts.md): invalid_launch, the root — the kernel's per-block
+// resource is over the device's launch limit (crash-formats section 14:
+// "compare grid/block/LDS with the limits") — and triton_compile, its
+// consequence — Triton's load of the compiled kernel (_init_handles)
+// refused it, and the fix is the Triton config.
 func (p *tritonParser) outOfResources(l *line, x tritonOOR) {
 	s := p.s
 	s.format("triton")
@@ -294,19 +299,26 @@ func (p *tritonParser) outOfResources(l *line, x tritonOOR) {
 	if x.required == "" {
 		conf = 0.75
 	}
-	a := s.b.add(s, ClassTritonCompile, l, conf)
-	a.strong = true
-	a.detail("out_of_resource", x.resource)
-	if x.required != "" {
-		a.addReason("Triton kernel needs " + x.required + " bytes of " + x.resource + ", the device allows " + x.limit)
-		a.detail("resource_required", x.required)
-		a.detail("resource_limit", x.limit)
-	} else {
-		a.addReason("Triton kernel needs more " + x.resource + " per block than the device allows (OutOfResources; the sizes are cut off)")
-	}
-	a.note("OutOfResources is the kernel's per-block " + x.resource + " (a compile-time tile / num_stages choice) over the device limit, not device memory (VRAM) running out")
-	if k := s.b.facts.lastTritonLaunch; k != "" {
-		a.setKernel(k, "Triton launch in the traceback", 60)
+	for _, class := range []string{ClassInvalidLaunch, ClassTritonCompile} {
+		a := s.b.add(s, class, l, conf)
+		a.strong = true
+		a.detail("out_of_resource", x.resource)
+		if x.required != "" {
+			a.addReason("Triton kernel needs " + x.required + " bytes of " + x.resource + ", the device allows " + x.limit)
+			a.detail("resource_required", x.required)
+			a.detail("resource_limit", x.limit)
+		} else {
+			a.addReason("Triton kernel needs more " + x.resource + " per block than the device allows (OutOfResources; the sizes are cut off)")
+		}
+		if class == ClassTritonCompile {
+			a.f.ConsequenceOf = ClassInvalidLaunch
+			a.note("Triton refused to load the compiled kernel because its launch resources exceed the device's (the invalid_launch finding): the config it was compiled with does not fit this GPU")
+		} else {
+			a.note("OutOfResources is the kernel's per-block " + x.resource + " (a compile-time tile / num_stages choice) over the device limit, not device memory (VRAM) running out")
+		}
+		if k := s.b.facts.lastTritonLaunch; k != "" {
+			a.setKernel(k, "Triton launch in the traceback", 60)
+		}
 	}
 }
 

@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestTritonGolden(t *testing.T) {
 	d := goldenCase(t, "triton_s16.golden.json", "shared:s16_triton_amdgpu_pass_failure_rocm720_sglang29864.log")
@@ -78,6 +81,39 @@ func TestTritonAutotuneCandidateOutOfResources(t *testing.T) {
 		d := diagnoseWhole("run.log", []byte(c.log))
 		if got := hasClass(d, ClassTritonCompile) != nil; got != c.fails {
 			t.Errorf("%s: triton_compile %v, want %v: %s", c.src, got, c.fails, d.JSON())
+		}
+	}
+}
+
+// Triton's OutOfResources is a launch resource over the device's limit
+// (invalid_launch, the root) that Triton's load of the compiled kernel
+// refused (triton_compile, its consequence): both, the launch first, with
+// the sizes on each and the Triton config steps instead of the HIP launch
+// geometry ones (docs/artifacts.md).
+func TestTritonOutOfResourcesIsAnInvalidLaunch(t *testing.T) {
+	for src, l := range map[string]string{
+		"sgl-project/sglang#8513":                   "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 147456, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.",
+		"Yuliang-Liu/MonkeyOCR#86":                  "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 126978, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.",
+		"alipay/PainlessInferenceAcceleration#35":   "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 163842, Hardware limitation: 101376. reducing the block size or `num_stages` may help",
+		"pytorch/helion#470 (title, sizes cut off)": "triton.runtime.errors.OutOfResources: out of resource: shared memory",
+	} {
+		d := diagnoseWhole("run.log", []byte(l+"\n"))
+		if got := classesOf(d); len(got) != 2 || got[0] != ClassInvalidLaunch || got[1] != ClassTritonCompile {
+			t.Errorf("%s: classes %v, want [invalid_launch triton_compile]", src, got)
+			continue
+		}
+		il, tc := &d.Findings[0], &d.Findings[1]
+		if tc.ConsequenceOf != ClassInvalidLaunch || il.ConsequenceOf != "" {
+			t.Errorf("%s: consequence_of %q / %q", src, il.ConsequenceOf, tc.ConsequenceOf)
+		}
+		for _, f := range []*Finding{il, tc} {
+			if f.Details["out_of_resource"] != "shared memory" {
+				t.Errorf("%s: %s details %v", src, f.Class, f.Details)
+			}
+			steps := strings.Join(f.NextSteps, "\n")
+			if !strings.Contains(steps, "num_stages") || strings.Contains(steps, "AMD_LOG_LEVEL") {
+				t.Errorf("%s: %s steps %q", src, f.Class, steps)
+			}
 		}
 	}
 }
