@@ -35,3 +35,18 @@ func TestCUDAErrorStrings(t *testing.T) {
 		t.Errorf("prose: %v", classesOf(d))
 	}
 }
+
+// XLA's HIP status by number (sources per row).
+func TestHIPErrorNumberName(t *testing.T) {
+	cases := []struct{ src, text, want string }{
+		{"https://github.com/ROCm/xla/pull/185 (Navi, kernels built for gfx90a only)", "INTERNAL: Failed call to hipGetFuncBySymbol: hipError_t(98)", "hipErrorInvalidDeviceFunction"},
+		{"https://github.com/ROCm/ROCm/issues/4311 (jax wheel from PyPI)", "Status: INTERNAL: Failed to launch ROCm kernel: RepeatBufferKernel with block dimensions: 256x1x1: hipError_t(303)", "hipErrorSharedObjectInitFailed"},
+		{"https://github.com/ROCmSoftwarePlatform/hiptensorflow/issues/62 (a number the catalog lacks)", "mnist.py: failed to allocate 8.00G from device: hipError_t(1002)", ""},
+		{"no number: the type's name alone", "static_cast<hipError_t>(err)", ""},
+	}
+	for _, c := range cases {
+		if got := hipErrorNumberName(c.text); got != c.want {
+			t.Errorf("%s\n%q: got %q, want %q", c.src, c.text, got, c.want)
+		}
+	}
+}

@@ -134,7 +134,11 @@
 //     the device's arch, named — "Cannot read … for GPU arch : gfxN" or the
 //     lazy loader's "Could not load …/TensileLibrary_lazy_gfxN.dat" — or the
 //     5.2–5.7 fallback to the generic TensileLibrary.dat without the arch,
-//     less sure) → arch_mismatch;
+//     less sure; the Tensile host's "Could not initialize Tensile host: No
+//     devices found", arch unnamed, less sure) → arch_mismatch;
+//   - asmtarget.go: extractAsmUnsupported (the AMDGPU assembler's "error:
+//     instruction not supported on this GPU" — inline asm, generated
+//     assembly, hiprtc — code for another gfx target) → arch_mismatch;
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
 //   - buildtarget.go: extractBuildTargets (PYTORCH_ROCM_ARCH / GPU_TARGETS
@@ -349,13 +353,17 @@
 //     with no fatal error — a watchdog's "Timeout (0:05:00)!", only
 //     "Thread 0x…" blocks — is a hang snapshot, torchParser.endFile),
 //     extractHostAssert (glibc's assert() in host code: an abort, no device
-//     assert), the C++ terminate handler's header with its "what():  …"
+//     assert; also LLVM's "Assertion `cond' failed." alone on its line, its
+//     file wrapped onto the line before — glibc's backtick-apostrophe
+//     quoting, where CUDA's device assert closes with a backtick), the C++
+//     terminate handler's header with its "what():  …"
 //     line glued on by a paste (the message is read as that line), and a
 //     "what():" message that reads no error alone read joined with the line
 //     after it (a terminal's wrap: "cudaMalloc fail" / "ed: out of memory"), extractPyException, extractAsyncHint (an error before the hint on the same line — a joined paste, a repr with "\n" escapes — is still read),
 //     extractDebugSetting, extractLaunchBlocking (a setting in effect, not
 //     the runtime's suggestion), extractTorchError (HIP/CUDA error text,
-//     "Search for" name, error name, runtime phrase) → the error rule;
+//     "Search for" name, error name — also XLA's "hipError_t(98)" by the
+//     HIP code table, hipErrorNumberName — runtime phrase) → the error rule;
 //   - triton.go: extractTritonPass (failed MLIR pass, kernel on the same
 //     line), extractTritonAtName (the wrapped "@kernel]"), extractTritonError
 //     (Triton Error [HIP|CUDA] with a code or, CUDA's wording, only the
@@ -363,7 +371,11 @@
 //     compile / cache failure, an argument the launch refuses an invalid
 //     launch), extractTritonLoadBinaryNull (the launcher's load_binary
 //     returned NULL, short or CPython SystemError form),
-//     extractTritonLaunch ("k[grid]("), and the Triton Error line is the
+//     extractTritonLaunch ("k[grid]("), extractTritonStubBuild (the
+//     CalledProcessError of Triton's build of its driver stub — a .c
+//     command naming triton: cuda_utils.c / hip_utils.c / main.c under
+//     tcc, gcc or cl.exe → triton_compile, the host toolchain's failure),
+//     and the Triton Error line is the
 //     Triton rule's alone (torch.go's error rule skips it: no arch_mismatch
 //     from the HIP error Triton wraps), the LLVM translation abort
 //     ("Failed to translate TritonGPU to LLVM IR"),

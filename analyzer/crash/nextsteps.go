@@ -239,6 +239,12 @@ func nextSteps(f *Finding, facts *facts) []string {
 			add("The limit is per device (shared memory / LDS per block), so a config tuned on a larger GPU can fail here: pick the configs for this GPU, or upgrade to a version of the library that does")
 			break
 		}
+		if f.Details["failure"] == "driver_stub_build" {
+			// the host compiler failed on Triton's C stub: no kernel, no cache entry involved
+			add("Rerun the compiler command the CalledProcessError prints, by hand, to see the compiler's own error (missing Python headers / import library, a broken tcc / gcc / cl.exe, the GPU runtime's library not found)")
+			add("Install the toolchain the Triton build expects (Python development headers; on Windows the Triton wheel's own tcc or MSVC build tools) and make the GPU runtime library visible to it (ROCm's amdhip64 / CUDA's libcuda)")
+			break
+		}
 		add("Clear the caches (rm -rf ~/.triton/cache /tmp/torchinductor_$USER) and retry")
 		// the failing frame names Triton's backend (triton/backends/amd|nvidia|intel/compiler.py,
 		// crash-corpus r042-r044 vs crash-heldout-real x23): advise for that one

@@ -1,6 +1,10 @@
 package crash
 
-import "github.com/gputriage/gputriage/analyzer/internal/lazyre"
+import (
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
+)
 
 // rocBLAS loads its GEMM kernels from per-arch Tensile libraries; on a GPU
 // the installed build was not made for, it says so with the arch and aborts:
@@ -18,7 +22,13 @@ import "github.com/gputriage/gputriage/analyzer/internal/lazyre"
 // "Could not initialize Tensile library" and rocblas_abort(): the arch is
 // the file's suffix. hipBLASLt's "rocblaslt error: Could not load …" is
 // another library that may fall back (blaslib.go), so only rocBLAS's
-// capitalised "BLAS error" counts here.
+// capitalised "BLAS error" counts here. When no device in the process matches
+// any Tensile library at all, rocBLAS's Tensile host says "Could not
+// initialize Tensile host: No devices found" and aborts (an RX 580 gfx803, a
+// Radeon VII on the Windows HIP SDK, a GPU under an override the install
+// lacks): the arch is not named. The same prefix with another reason
+// ("Could not initialize Tensile host:" / "_Map_base::at" under multi-GPU
+// sharding, jax-ml/jax#24458) is not this.
 // The torch parser hands it lines with "rror" (torch.go).
 
 var (
@@ -32,6 +42,7 @@ var (
 // tensileArch is rocBLAS's missing Tensile library for the device's arch.
 type tensileArch struct {
 	library, arch string
+	noDevice      bool // the Tensile host matched no device at all
 }
 
 func extractTensileArch(t string) (tensileArch, bool) {
@@ -44,6 +55,9 @@ func extractTensileArch(t string) (tensileArch, bool) {
 	if m := findIf(t, "Could not load", reTensileLoad); m != nil {
 		return tensileArch{library: m[1], arch: m[2]}, true
 	}
+	if strings.Contains(t, "Could not initialize Tensile host: No devices found") {
+		return tensileArch{noDevice: true}, true
+	}
 	return tensileArch{}, false
 }
 
@@ -51,6 +65,14 @@ func extractTensileArch(t string) (tensileArch, bool) {
 // — the same failure as a fat binary without the gfx target.
 func (s *Session) applyTensileArch(l *line, x tensileArch) {
 	s.format("rocblas")
+	if x.noDevice {
+		// no library named either: the install covers none of the GPUs
+		// the process sees, arch unnamed — as sure as the fallback name
+		a := s.b.add(s, ClassArchMismatch, l, 0.65)
+		a.detail("library", "rocBLAS Tensile")
+		a.addReason("rocBLAS's Tensile host found no device its kernel libraries cover: this rocBLAS build or install does not support the GPU")
+		return
+	}
 	if x.arch == "" {
 		// the fallback name: no per-arch library matched the device, which
 		// the message does not name (an unsupported GPU or an install

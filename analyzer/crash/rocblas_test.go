@@ -25,6 +25,14 @@ func TestExtractTensileArch(t *testing.T) {
 			tensileArch{}, false},
 		{"https://github.com/vladmandic/sdnext/issues/4405 (the abort that follows decides nothing alone)", "rocBLAS error: Could not initialize Tensile library",
 			tensileArch{}, false},
+		{"https://github.com/PiDanShouRouZhouXD/Sakura_Launcher_GUI/issues/46 (no device matched)", "rocBLAS error: Could not initialize Tensile host: No devices found",
+			tensileArch{noDevice: true}, true},
+		{"https://github.com/oobabooga/textgen/issues/5064 (RX 580 gfx803, the issue's title)", "rocBLAS error: Could not initialize Tensile host: No devices found",
+			tensileArch{noDevice: true}, true},
+		{"https://github.com/YellowRoseCx/koboldcpp-rocm/issues/103 (Radeon VII, Windows HIP SDK 5.7.1; the issue's title)", "rocBLAS error: Could not initialize Tensile host: No devices found",
+			tensileArch{noDevice: true}, true},
+		{"https://github.com/jax-ml/jax/issues/24458 (another reason on the next line: not an arch)", "rocBLAS error: Could not initialize Tensile host:",
+			tensileArch{}, false},
 	}
 	for _, c := range cases {
 		got, ok := extractTensileArch(c.text)

@@ -66,6 +66,7 @@ var (
 	reTorchErr      = lazyre.New(`\b(HIP|CUDA|ROCm) error: (.*)$`)
 	reSearchFor     = lazyre.New("Search for `((?:hip|cuda)Error\\w+)'")
 	reErrName       = lazyre.New(`\b((?:hip|cuda)Error[A-Z]\w+)\b`)
+	reHIPErrNumber  = lazyre.New(`\bhipError_t\((\d{1,4})\)`)
 	reHIPWord       = lazyre.New(`(?i)\bhip`)
 	reDriverErrName = lazyre.New(`\b(CUDA_ERROR_[A-Z_]+)\b`)
 	reTerminate     = lazyre.New(`terminate called after throwing an instance of '([^']+)'`)
@@ -85,6 +86,8 @@ var (
 	// (a device assert carries "block: […], thread: […]" and closes the
 	// condition with a backtick, HIP's says "Device-side assertion")
 	reHostAssert = lazyre.New("^(?:\\S+: )?\\S+?:\\d+: .*\\bAssertion `.*' failed")
+	// the condition alone: backtick … apostrophe, no backtick inside
+	reBareHostAssert = lazyre.New("^\\s*Assertion `[^`]*' failed")
 	// faulthandler's block header and its watchdog's timeout header
 	reFHHeader  = lazyre.New(`^(Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):`)
 	reFHTimeout = lazyre.New(`^Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!|timed out with traceback:`)
@@ -317,6 +320,10 @@ func (p *torchParser) line(l *line) {
 	}
 	if x, ok := extractTensileArch(t); ok && !commandLike(t) {
 		s.applyTensileArch(l, x)
+		return
+	}
+	if extractAsmUnsupported(t) {
+		s.applyAsmUnsupported(l) // asmtarget.go
 		return
 	}
 	if strings.Contains(t, "Device-side assertion `") {
@@ -832,8 +839,17 @@ func namesCUDAOnly(t string) bool {
 // extractHostAssert: glibc's assert() message from host code ("prog:
 // file:line: function: Assertion `cond' failed."), which a device assert's
 // block/thread coordinates and "Device-side assertion" set apart.
+//
+// A host assertion wrapped by its printer (LLVM's, inside Triton's or a
+// compiler's process: "…/Casting.h:650:" and the function on the lines
+// before) leaves "Assertion `cond' failed." alone on its line; glibc's
+// quoting — a backtick closed by an apostrophe — tells it from CUDA's
+// device assert ("Assertion `cond` failed.", backticks both sides).
 func extractHostAssert(t string) bool {
-	return !strings.Contains(t, "block: [") && !strings.Contains(t, "Device-side") && reHostAssert.MatchString(t)
+	if strings.Contains(t, "block: [") || strings.Contains(t, "Device-side") {
+		return false
+	}
+	return reHostAssert.MatchString(t) || reBareHostAssert.MatchString(t)
 }
 
 // assertLineRE is reAssertLine's match with the condition in group 10
@@ -932,7 +948,25 @@ func errName(t string) string {
 	if !strings.Contains(t, "hipError") && !strings.Contains(t, "cudaError") {
 		return ""
 	}
-	return submatch(reErrName, t)
+	if n := submatch(reErrName, t); n != "" {
+		return n
+	}
+	return hipErrorNumberName(t)
+}
+
+// hipErrorNumberName: XLA's StreamExecutor prints a HIP status by its
+// number alone — "Failed call to hipGetFuncBySymbol: hipError_t(98)",
+// "Failed to launch ROCm kernel: … hipError_t(303)" — which names the
+// catalog's error of that code ("" for a number the catalog lacks).
+func hipErrorNumberName(t string) string {
+	m := findIf(t, "hipError_t(", reHIPErrNumber)
+	if m == nil {
+		return ""
+	}
+	if e := lookupHIPCode(atoiDef(m[1], -1)); e != nil {
+		return e.name
+	}
+	return ""
 }
 
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this

@@ -179,6 +179,10 @@ func TestHostAssertIsNoDeviceAssert(t *testing.T) {
 		"https://github.com/jkjung-avt/tensorrt_demos/issues/483": "python3: yolo_layer.cu:73: nvinfer1::YoloLayerPlugin::YoloLayerPlugin(const void*, size_t): Assertion `d == a + length' failed.",
 		"https://github.com/puttsk/cuda-tutorial/issues/12":       "vector_add: vector_add.cu:48: int main(): Assertion `fabs(output[i] - a[i] - b[i]) < 1e-6' failed.",
 		"https://github.com/wang-xinyu/tensorrtx/issues/654":      "dbnet: /home/zhengxin/tensorrtx/dbnet/dbnet.cpp:759: void APIToModel(unsigned int, nvinfer1::IHostMemory**): Assertion `engine != nullptr' failed.",
+		// LLVM's assertion alone on its line, its file and function wrapped onto the lines before
+		"https://github.com/triton-lang/triton/issues/10256 (Triton's AMD backend)": "  Assertion `detail::isPresent(Val) && \"dyn_cast on a non-existent value\"' failed.",
+		"https://github.com/OpenCilk/opencilk-project/issues/324 (clang)":           "Assertion `isa<To>(Val) && \"cast<Ty>() argument of incompatible type!\"' failed.",
+		"https://github.com/triton-lang/triton/issues/3513 (MLIR in Triton)":        "Assertion `parentOp->getNumRegions() == 1 && parentOp->getRegion(0).getBlocks().size() == 1' failed",
 	} {
 		if f := hasClass(diagnoseWhole("run.log", []byte(l+"\n")), ClassDeviceAssert); f != nil {
 			t.Errorf("%s: device_assert for a host assert %q", src, l)

@@ -181,6 +181,12 @@ func (p *tritonParser) line(l *line) {
 		s.format("triton")
 		a := s.b.add(s, ClassTritonCompile, l, 0.8)
 		a.addReason(clip(strings.TrimSpace(t), 160))
+	case extractTritonStubBuild(t):
+		s.format("triton")
+		a := s.b.add(s, ClassTritonCompile, l, 0.75)
+		a.detail("failure", "driver_stub_build")
+		a.addReason("Triton could not build its driver stub with the host C compiler (" + clip(strings.TrimSpace(t[strings.Index(t, "CalledProcessError"):]), 120) + ")")
+		a.note("Triton compiles a small C module (cuda_utils.c / hip_utils.c, older releases main.c) with the host compiler on first use; its failure is the host toolchain's — compiler, Python headers, the GPU runtime's import library — not a kernel's: rerun the printed command to see the compiler's own error")
 	case strings.Contains(t, "[grid]("), strings.Contains(t, "]("):
 		if name := extractTritonLaunch(t); name != "" {
 			s.b.facts.lastTritonLaunch = name
@@ -357,6 +363,15 @@ func extractTritonOutOfResources(t string) (tritonOOR, bool) {
 // short form ("load_binary returned NULL") or CPython's own SystemError
 // ("<built-in function load_binary> returned NULL without setting an
 // exception"); seen with stale cache entries and ROCm/Triton mismatches.
+// extractTritonStubBuild: the CalledProcessError of Triton's build of its
+// driver stub — "subprocess.CalledProcessError: Command '['…\\triton\\runtime\\
+// tcc\\tcc.exe', '…\\hip_utils.c', '-O3', '-shared', …" — a C source on a
+// command line that names Triton.
+func extractTritonStubBuild(t string) bool {
+	i := strings.Index(t, "CalledProcessError: Command '[")
+	return i >= 0 && strings.Contains(t[i:], ".c'") && strings.Contains(t[i:], "triton")
+}
+
 func extractTritonLoadBinaryNull(t string) bool {
 	return containsAny(t, "load_binary returned NULL", "load_binary> returned NULL")
 }

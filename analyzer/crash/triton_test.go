@@ -85,6 +85,33 @@ func TestTritonAutotuneCandidateOutOfResources(t *testing.T) {
 	}
 }
 
+// Triton's driver-stub build failing under the host C compiler is a Triton
+// compile failure (sources per row); a launcher's CalledProcessError for a
+// worker script is not.
+func TestTritonStubBuildFailure(t *testing.T) {
+	for src, l := range map[string]string{
+		"https://github.com/patientx-cfz/comfyui-rocm/issues/72 (ROCm, Windows, hip_utils.c)": `subprocess.CalledProcessError: Command '['D:\\comfyui\\python_env\\Lib\\site-packages\\triton\\runtime\\tcc\\tcc.exe', 'C:\\Users\\root\\AppData\\Local\\Temp\\tmpc9zutges\\hip_utils.c', '-O3', '-shared', '-Wno-psabi', '-o', 'C:\\Users\\root\\AppData\\Local\\Temp\\tmpc9zutges\\hip_utils.cp312-win_amd64.pyd', '-fPIC', '-D_Py_USE_GCC_BUILTIN_AT`,
+		"https://github.com/woct0rdho/triton-windows/issues/107 (tcc, cuda_utils.c)":          `subprocess.CalledProcessError: Command '['C:\\ComfyUI_windows_portable_nvidia\\ComfyUI_windows_portable\\python_embeded\\Lib\\site-packages\\triton\\runtime\\tcc\\tcc.exe', 'C:\\Users\\Administrator\\AppData\\Local\\Temp\\tmpapts0935\\cuda_utils.c', '-O3', '-shared', '-fPIC', '-Wno-psabi', '-o', 'C:\\Users\\Administrator\\AppData\\Local\\Temp\\tmpapts0935\\cuda_utils.cp311-win_amd64.pyd', '-lcuda', '-lpython3']' returned non-zero exit status 1.`,
+		"https://github.com/luka-group/mDPO/issues/14 (gcc, main.c)":                          `subprocess.CalledProcessError: Command '['/usr/bin/gcc', '/tmp/tmpy1gk3r1e/main.c', '-O3', '-shared', '-fPIC', '-Wno-psabi', '-o', '/tmp/tmpy1gk3r1e/cuda_utils.cpython-310-x86_64-linux-gnu.so', '-lcuda', '-L/NAS/fengjw/miniconda3/envs/mdpo/lib/python3.10/site-packages/triton/backends/nvidia/lib', '-L/lib64', '-L/lib']' returned non-zero exit status 1.`,
+		"https://github.com/lum3on/comfyui_HiDream-Sampler/issues/87 (MSVC cl.exe)":           `subprocess.CalledProcessError: Command '['C:\\Program Files\\Microsoft Visual Studio\\2022\\Community\\VC\\Tools\\MSVC\\14.40.33807\\bin\\Hostx64\\x64\\cl.exe', 'C:\\Users\\user\\AppData\\Local\\Temp\\tmpwx2nt3_a\\main.c', '/nologo', '/O2', '/LD', '/wd4819', '/IC:\\Users\\user\\ComfyUI_windows_portable\\python_embeded\\Lib\\site-packages\\triton\\backends\\nvidia\\include']' returned non-zero exit status 2.`,
+	} {
+		f := hasClass(diagnoseWhole("run.log", []byte(l+"\n")), ClassTritonCompile)
+		if f == nil {
+			t.Errorf("%s: no triton_compile for %q", src, l)
+			continue
+		}
+		// the advice is the host compiler's, not a cache or MLIR pass's
+		steps := strings.Join(f.NextSteps, " | ")
+		if !strings.Contains(steps, "compiler command") || strings.Contains(steps, "triton-opt") {
+			t.Errorf("%s: next steps are not the stub build's: %s", src, steps)
+		}
+	}
+	launcher := `subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local_rank=3']' returned non-zero exit status 1.`
+	if hasClass(diagnoseWhole("run.log", []byte(launcher+"\n")), ClassTritonCompile) != nil {
+		t.Errorf("a launcher's CalledProcessError is no Triton compile failure")
+	}
+}
+
 // Triton's OutOfResources is a launch resource over the device's limit
 // (invalid_launch, the root) that Triton's load of the compiled kernel
 // refused (triton_compile, its consequence): both, the launch first, with
