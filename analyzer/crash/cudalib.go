@@ -1,6 +1,11 @@
 package crash
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
+)
 
 // libStatus is one status of a CUDA math library's catalog and the class it
 // implies ("" = none of its own: an argument the library refuses, a
@@ -25,6 +30,8 @@ type libStatus struct {
 //   - the library's kernel failed while it ran on the GPU (EXECUTION_FAILED,
 //     cuFFT's EXEC_FAILED, cuRAND's LAUNCH_FAILURE): gpu_memory_fault — an
 //     earlier asynchronous fault surfaces here too;
+//   - cuDNN's MAPPING_ERROR ("an access to GPU memory space failed"):
+//     gpu_memory_fault, less sure;
 //   - no code for this GPU (ARCH_MISMATCH): arch_mismatch;
 //   - the library or the driver of another version (cuDNN 9's sub-library
 //     and driver / runtime incompatibilities): not_gpu, an install problem;
@@ -48,7 +55,9 @@ var libStatuses = []libStatus{
 	{"cuDNN", "CUDNN_STATUS_INTERNAL_ERROR", "", 0, "an internal operation failed: usually after an earlier fault or out of memory"},
 	{"cuDNN", "CUDNN_STATUS_INVALID_VALUE", "", 0, "an argument the library refuses"},
 	{"cuDNN", "CUDNN_STATUS_ARCH_MISMATCH", ClassArchMismatch, 0.75, "the function needs a feature this GPU's architecture lacks"},
-	{"cuDNN", "CUDNN_STATUS_MAPPING_ERROR", "", 0, "a texture binding failed"},
+	// cuDNN's doc: "an access to GPU memory space failed"; frameworks hit it
+	// after a kernel's bad access, never as a refused argument
+	{"cuDNN", "CUDNN_STATUS_MAPPING_ERROR", ClassGPUMemoryFault, 0.6, "an access to GPU memory failed inside the library (the doc's texture binding, or a bad access before it)"},
 	{"cuDNN", "CUDNN_STATUS_EXECUTION_FAILED", ClassGPUMemoryFault, 0.7, "the library's kernel failed while running on the GPU"},
 	{"cuDNN", "CUDNN_STATUS_NOT_SUPPORTED", "", 0, "a configuration the library does not support"},
 	{"cuDNN", "CUDNN_STATUS_LICENSE_ERROR", "", 0, "licence"},
@@ -219,6 +228,9 @@ func (s *Session) applyLibStatus(l *line, x *libStatus) {
 	a := s.b.add(s, x.class, l, x.conf)
 	a.detail("library", x.library)
 	a.detail("library_status", x.status)
+	// NVIDIA's libraries: ROCm builds print hipBLAS / MIOpen statuses
+	// (roclib.go), so the advice asks CUDA's tools (evidence.go)
+	a.detail("runtime", "CUDA")
 	a.addReason(x.library + " " + x.status + ": " + x.why)
 }
 
@@ -231,14 +243,47 @@ func extractTFHandleFailure(t string) bool {
 	return containsAny(t, "Could not create cudnn handle: ", "failed to create cublas handle: ")
 }
 
+// dnnMemUsage is the stream executor's report after a failed cuDNN handle:
+// "E …/cuda_dnn.cc:443] Memory usage: 707198976 bytes free, 4231397376
+// bytes total." (TensorFlow, XLA under JAX).
+type dnnMemUsage struct{ free, total int64 }
+
+var reDNNMemUsage = lazyre.New(`Memory usage: (\d+) bytes free, (\d+) bytes total`)
+
+func extractDNNMemUsage(t string) (dnnMemUsage, bool) {
+	m := findIf(t, "bytes free, ", reDNNMemUsage)
+	if m == nil {
+		return dnnMemUsage{}, false
+	}
+	free, err1 := strconv.ParseInt(m[1], 10, 64)
+	total, err2 := strconv.ParseInt(m[2], 10, 64)
+	if err1 != nil || err2 != nil || total <= 0 || free > total {
+		return dnnMemUsage{}, false
+	}
+	return dnnMemUsage{free: free, total: total}, true
+}
+
 // applyTFHandleFailure: TensorFlow reserves nearly all of the card when it
 // creates the device unless memory growth is on, so a library whose handle
 // cannot be created (an internal error, not initialised) found no device
 // memory for its workspace — the fix in the threads is allow_growth (a
-// less sure reading than an allocator's own out-of-memory).
-func (s *Session) applyTFHandleFailure(l *line, x *libStatus) {
+// less sure reading than an allocator's own out-of-memory). Defeated by the
+// stream executor's own report of most of the device free (mem, when ok):
+// then the handle failed for another reason — a cuDNN the driver or the
+// framework does not match — an environment problem, not memory.
+func (s *Session) applyTFHandleFailure(l *line, x *libStatus, mem dnnMemUsage, ok bool) {
+	if ok && mem.free*2 >= mem.total {
+		a := s.b.add(s, ClassNotGPU, l, 0.5)
+		a.detail("library", x.library)
+		a.detail("library_status", x.status)
+		a.addReason(x.library + " handle not created (" + x.status + ") with " + strconv.FormatInt(mem.free>>20, 10) + " of " + strconv.FormatInt(mem.total>>20, 10) + " MiB free: not out of memory — a cuDNN that the driver or the framework does not match")
+		return
+	}
 	a := s.b.add(s, ClassVRAMOOM, l, 0.5)
 	a.detail("library", x.library)
 	a.detail("library_status", x.status)
+	if ok {
+		a.detail("device_free_mib", strconv.FormatInt(mem.free>>20, 10))
+	}
 	a.addReason(x.library + " handle not created (" + x.status + "): TensorFlow had reserved the GPU's memory at start; set memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true) or lower its fraction")
 }

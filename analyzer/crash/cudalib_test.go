@@ -88,6 +88,10 @@ func TestLibStatusCatalog(t *testing.T) {
 		{"https://github.com/NVIDIA/DeepLearningExamples/issues/147", "  what():  [FT][ERROR] CUDA runtime error: CUBLAS_STATUS_ARCH_MISMATCH /workspace/tf_case/FasterTransformer/fastertransformer/cuda/open_attention.h:171 ", ClassArchMismatch, "CUBLAS_STATUS_ARCH_MISMATCH"},
 		{"https://github.com/AlexeyAB/darknet/issues/4921", " cuDNN Error: CUDNN_STATUS_EXECUTION_FAILED", ClassGPUMemoryFault, "CUDNN_STATUS_EXECUTION_FAILED"},
 		{"https://github.com/Theano/libgpuarray/issues/500", "runtimeError: error doing operation:CUDNN_STATUS_EXECUTION_FAILED", ClassGPUMemoryFault, "CUDNN_STATUS_EXECUTION_FAILED"},
+		// cuDNN's "an access to GPU memory space failed"
+		{"https://github.com/daitao/SAN/issues/43", "RuntimeError: CUDNN_STATUS_MAPPING_ERROR", ClassGPUMemoryFault, "CUDNN_STATUS_MAPPING_ERROR"},
+		{"https://github.com/gpgpu-sim/pytorch-gpgpu-sim/issues/11", "RuntimeError: CuDNN error: CUDNN_STATUS_MAPPING_ERROR", ClassGPUMemoryFault, "CUDNN_STATUS_MAPPING_ERROR"},
+		{"https://github.com/lllyasviel/Fooocus/issues/3275", "RuntimeError: cuDNN error: CUDNN_STATUS_MAPPING_ERROR", ClassGPUMemoryFault, "CUDNN_STATUS_MAPPING_ERROR"},
 	}
 	for _, c := range cases {
 		d := diagnoseWhole("x.log", []byte(c.text+"\n"))
@@ -135,5 +139,33 @@ func TestTFHandleFailure(t *testing.T) {
 	d := diagnoseWhole("run.log", []byte("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR\n"))
 	if hasClass(d, ClassVRAMOOM) != nil {
 		t.Errorf("a bare internal error: %v", classesOf(d))
+	}
+}
+
+// A cuDNN handle XLA / TensorFlow could not create, followed by the stream
+// executor's report of the device's memory: mostly free is no OOM (a cuDNN
+// the driver or framework does not match), little free keeps vram_oom.
+func TestDNNHandleMemoryUsage(t *testing.T) {
+	cases := []struct {
+		src, text string
+		oom       bool
+	}{
+		{"https://github.com/jax-ml/jax/issues/25658 (7.4 of 8.6 GB free)",
+			"E1222 23:00:20.145007      21 cuda_dnn.cc:534] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\nE1222 23:00:20.145107      21 cuda_dnn.cc:538] Memory usage: 7438598144 bytes free, 8589410304 bytes total.", false},
+		{"https://github.com/jax-ml/jax/issues/23145 (46.6 of 47.6 GB free)",
+			"2024-08-20 16:26:58.037892: E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:439] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\n2024-08-20 16:26:58.037952: E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:443] Memory usage: 46637514752 bytes free, 47587131392 bytes total.", false},
+		{"https://github.com/jax-ml/jax/issues/16078 (0.7 of 4.2 GB free)",
+			"2023-05-20 20:08:18.894443: E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:439] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\n2023-05-20 20:08:18.894540: E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:443] Memory usage: 707198976 bytes free, 4231397376 bytes total.", true},
+		{"https://github.com/jax-ml/jax/issues/15774 (no report after it)",
+			"2023-04-27 18:06:04.839079: E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:429] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR", true},
+	}
+	for _, c := range cases {
+		d := diagnoseWhole("x.log", []byte(c.text+"\n"))
+		if got := hasClass(d, ClassVRAMOOM) != nil; got != c.oom {
+			t.Errorf("%s: vram_oom %v, want %v (%v)", c.src, got, c.oom, classesOf(d))
+		}
+	}
+	if _, ok := extractDNNMemUsage("Memory usage: 9 bytes free, 8 bytes total."); ok {
+		t.Error("more free than total read as a report")
 	}
 }

@@ -48,6 +48,12 @@ var (
 	// SIGSEGV received at time=1721904360 on cpu 140 ***" (no pid: Ray's
 	// "(RayWorkerWrapper pid=N)" relay prefix names the process, not the line)
 	reFailureSignal = lazyre.New(`\*\*\* (SIGSEGV|SIGBUS) (?:\(@0x[0-9a-fA-F]+\)[^*]*? received by PID (\d+)|received at time=\d+)`)
+	// UCX's error handler (libucs, loaded by Open MPI, NCCL's UCX plugin and
+	// PyTorch wheels that bundle it): "[node024:53956:0:53956] Caught signal
+	// 11 (Segmentation fault: address not mapped to object at address 0x18)",
+	// the older "[hpc-test-node2:6294 :2] Caught signal 11 (…)"; the bracket
+	// is host:pid:thread[:tid], and a paste may drop it
+	reUCXSignal = lazyre.New(`(?:\[[^\s:\]]+:(\d+) ?:\d+(?::\d+)?\] )?Caught signal (11|7) \((?:Segmentation fault|Bus error)`)
 )
 
 var zshSignal = map[string]string{
@@ -97,6 +103,11 @@ func extractSignalDeath(raw, t string) (signalDeath, bool) {
 		// SIGTERM the launcher's teardown
 		if m := reFailureSignal.FindStringSubmatch(t); m != nil {
 			return signalDeath{pid: atoiDef(m[2], 0), sig: m[1], src: "failure signal handler"}, true
+		}
+	}
+	if strings.Contains(t, "Caught signal ") {
+		if m := reUCXSignal.FindStringSubmatch(t); m != nil {
+			return signalDeath{pid: atoiDef(m[1], 0), sig: signalNames[atoiDef(m[2], 0)], src: "UCX"}, true
 		}
 	}
 	if strings.Contains(t, ": segmentation violation") || strings.Contains(t, ": bus error") {

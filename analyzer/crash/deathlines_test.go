@@ -39,6 +39,10 @@ func TestSignalDeathLines(t *testing.T) {
 		{"https://github.com/ray-project/ray/issues/43456 (absl)", "[2024-02-27 18:08:15,439 E 73667 73667] logging.cc:361: *** SIGSEGV received at time=1709028495 on cpu 22 ***", ClassHostSegfault, 0},
 		{"https://github.com/vllm-project/vllm/issues/1091 (absl SIGBUS: shared memory, sigbus.go)", "(RayWorker pid=1451) *** SIGBUS received at time=1695144916 on cpu 3 ***", ClassHostOOMKill, 0},
 		{"https://github.com/komikndr/raylight/issues/102 (a SIGABRT decides nothing here)", "*** SIGABRT received at time=1786031662 on cpu 10 ***", "", 0},
+		// UCX's handler: [host:pid:thread:tid], the older [host:pid :thread], or no bracket
+		{"https://github.com/PHAREHUB/PHARE/issues/878", "[node024:53956:0:53956] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x18)", ClassHostSegfault, 53956},
+		{"https://github.com/openucx/ucx/issues/1542", "17:53:48 [hpc-test-node2:6294 :2] Caught signal 11 (Segmentation fault: address not mapped to object at address (nil))", ClassHostSegfault, 6294},
+		{"https://github.com/fmihpc/vlasiator/issues/751", "Caught signal 11 (Segmentation fault: address not mapped to object at address 0x8)", ClassHostSegfault, 0},
 		// a kernel oops' own GPF header names no user process
 		{"https://github.com/ROCm/legacy-rocm-build/issues/484 (oops form)", "[  193.780892] general protection fault: 0000 [#1] SMP NOPTI", "", 0},
 		// prose about the signal is none

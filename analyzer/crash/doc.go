@@ -73,11 +73,15 @@
 //     warm-up OOM, PaddlePaddle's "Out of memory error on GPU N", CuPy's
 //     pool OOM → vram_oom; flash-attn's "FlashAttention only supports
 //     Ampere GPUs or newer" → arch_mismatch; Ray's memory monitor "Task was
-//     killed due to the node running low on memory" → host_oom_kill),
+//     killed due to the node running low on memory" → host_oom_kill;
+//     PyTorch's "… with CUDA capability sm_N is not compatible with the
+//     current PyTorch installation" → arch_mismatch),
 //     extractRayOOMVictim (the memory monitor's "where the task (…,
 //     pid=N, …) … exceeds the memory usage threshold" → that pid, the kill's
 //     culprit), extractRayOOMKills (the raylet's "N Workers … killed due to memory
-//     pressure (OOM)", N > 0), extractCUDAFailedWith (CTranslate2's "CUDA
+//     pressure (OOM)", N > 0), gloo.go's extractGlooTimeout (gloo's
+//     "Timed out waiting Nms for send/recv operation to complete" →
+//     collective_timeout, the gloo analogue of the NCCL watchdog), extractCUDAFailedWith (CTranslate2's "CUDA
 //     failed with error <text>", read by cudaCatalog), extractGGMLOpFailure ("ggml_cuda_compute_forward: OP
 //     failed") + ggmlLaunchRefused (the next line's "invalid argument" /
 //     "invalid configuration argument" is the op's launch refused →
@@ -230,6 +234,12 @@
 //     → vram_oom, the library's kernel failed → gpu_memory_fault,
 //     ARCH_MISMATCH → arch_mismatch, library / driver versions → not_gpu;
 //     NOT_INITIALIZED and INTERNAL_ERROR decide nothing (consequences);
+//     cuDNN's MAPPING_ERROR ("an access to GPU memory space failed") →
+//     gpu_memory_fault, less sure; TensorFlow's / XLA's "Could not create
+//     cudnn handle" is vram_oom unless the stream executor's next line,
+//     extractDNNMemUsage ("Memory usage: F bytes free, T bytes total"),
+//     shows most of the device free (then not_gpu: a cuDNN the driver or
+//     framework does not match);
 //   - cudaerr.go: cudaCatalog (CUDA 12's whole cudaError_t / CUresult
 //     catalog, runtime and driver names, number, cudaGetErrorString text,
 //     the class each implies or none, with why) read by extractCUDAError
@@ -291,6 +301,10 @@
 //     bootstrap, proxy, /dev/shm, device map, version) for the advice;
 //     c10d's "NCCL communicator was aborted on rank N" alone is a
 //     collective_timeout on N unless an NCCL error of the file explains it;
+//     extractWatchdogThreadRank: the watchdog thread ended by a CUDA error
+//     ("[Rank 0] NCCL watchdog thread terminated with exception: CUDA error:
+//     …", the default group's "[PG ID 0 PG GUID 0(default_pg) Rank N]")
+//     gives torch.go's error finding that rank (a subgroup's rank is none);
 //   - exit.go: extractChildExit (a supervisor's dead child with its pid),
 //     extractLauncherReturn (DeepSpeed's launcher: "sigkill_handler] … exits
 //     with return code = -9", a negative code the killing signal),
@@ -315,7 +329,8 @@
 //     protection fault ip:…", auditd's ANOM_ABEND sig=N, and Google's
 //     failure signal handlers in TensorFlow / Paddle / Ray: glog's "***
 //     SIGSEGV (@0x…) received by PID N …; stack trace: ***" and absl's "***
-//     SIGSEGV received at time=… on cpu N ***", SIGSEGV and SIGBUS only) → the
+//     SIGSEGV received at time=… on cpu N ***", SIGSEGV and SIGBUS only,
+//     UCX's "[host:pid:thread:tid] Caught signal 11 (Segmentation fault: …)") → the
 //     pid a death line names is the culprit when alone (deathNamed),
 //     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal

@@ -472,6 +472,13 @@ func cudaStep(s string) string {
 	case strings.HasPrefix(s, "Compare the kernel's target with the GPU"):
 		// illegal instruction: the binary's SASS targets against the device
 		return "Compare the binary's GPU targets with the device: nvidia-smi --query-gpu=name,compute_cap --format=csv against cuobjdump --list-elf <library> (sm_XX): code built for another architecture, or a compiler / driver bug, executes illegal instructions"
+	case strings.HasPrefix(s, "Find the GPU target: rocminfo"):
+		// arch_mismatch: the device's compute capability against the wheel's
+		return "Find the GPU's compute capability: nvidia-smi --query-gpu=name,compute_cap --format=csv"
+	case strings.HasPrefix(s, "Use a PyTorch/ROCm build whose fat binary includes that target"):
+		return "Use a build whose CUDA arch list includes it: python -c 'import torch; print(torch.cuda.get_arch_list())' shows what the wheel carries; a newer GPU needs a wheel built with a newer CUDA (sm_120 needs CUDA 12.8+), or rebuild with TORCH_CUDA_ARCH_LIST"
+	case strings.HasPrefix(s, "AMD_LOG_LEVEL=4 prints 'Missing CO"):
+		return "List the targets a library carries: cuobjdump --list-elf <library.so> (sm_XX) and --list-ptx (compute_XX, JIT-compiled for newer GPUs)"
 	case strings.HasPrefix(s, "Rebuild or reinstall ") && strings.Contains(s, "gfx target"):
 		return "Rebuild or reinstall the library that ships the kernel for the GPU's compute capability (TORCH_CUDA_ARCH_LIST / -gencode arch=compute_XX,code=sm_XX), or update the CUDA toolkit and driver pair"
 	case strings.HasPrefix(s, "Inspect RAS counters"):

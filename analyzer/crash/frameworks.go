@@ -76,6 +76,13 @@ var frameworkWordings = []frameworkWording{
 	// vllm-project/vllm#8189; if-ai/ComfyUI-IF_Trellis#40; komikndr/raylight#68
 	{"FlashAttention only supports Ampere GPUs or newer", "", "flash-attn", ClassArchMismatch, 0.7,
 		"flash-attn has no kernels for this GPU's architecture (it needs sm80+ and a build that includes the GPU's arch): use another attention backend (sdpa / xformers) or a build for this GPU"},
+	// torch's device check (torch/cuda/__init__.py _check_capability):
+	// the wheel has neither SASS nor PTX for this GPU's compute capability,
+	// so every kernel launch will fail with "no kernel image".
+	// xorbitsai/inference#3603, Hellod035/LeggedLab#26,
+	// DreamTechAI/Direct3D-S2#32, pBFSLab/DeepPrep#233, pytorch/pytorch#150733
+	{"is not compatible with the current PyTorch installation", "with CUDA capability sm_", "PyTorch", ClassArchMismatch, 0.7,
+		"the installed PyTorch wheel has no kernels for this GPU's compute capability: install a build whose CUDA arch list includes it (e.g. a cu128 wheel for sm_120)"},
 	// Ray's memory monitor kills a worker when the node's host memory
 	// crosses its threshold (RAY_memory_usage_threshold): the host OOM kill
 	// in Ray's words. ray-project/ray#30312; vllm-project/vllm#1765;
@@ -210,7 +217,7 @@ type frameworkParser struct {
 }
 
 // frameworkKeywords feed the line prefilter (prefilter.go).
-var frameworkKeywords = append([]string{"killed due to memory pressure", "exceeds the memory usage threshold", "CUDA failed with error", "ggml_cuda_compute_forward", "CUDA error: ", "ROCm error: ", "HIP error: ", "Killing subprocess", "exits with return code"}, frameworkWordingSubs()...)
+var frameworkKeywords = append([]string{"operation to complete", "killed due to memory pressure", "exceeds the memory usage threshold", "CUDA failed with error", "ggml_cuda_compute_forward", "CUDA error: ", "ROCm error: ", "HIP error: ", "Killing subprocess", "exits with return code"}, frameworkWordingSubs()...)
 
 func frameworkWordingSubs() []string {
 	subs := make([]string, 0, len(frameworkWordings))
@@ -237,6 +244,11 @@ func (p *frameworkParser) line(l *line) {
 		s.format(strings.ToLower(w.framework))
 		a := s.b.add(s, w.class, l, w.conf)
 		a.detail("framework", w.framework)
+		if strings.Contains(t, "CUDA capability sm_") {
+			// a device named by its CUDA compute capability is NVIDIA's:
+			// the advice asks CUDA's tools (evidence.go runtimeVendor)
+			a.detail("runtime", "CUDA")
+		}
 		a.addReason(w.why)
 		return
 	}
@@ -248,6 +260,10 @@ func (p *frameworkParser) line(l *line) {
 		a.detail("framework", "Ray")
 		a.memProof = true
 		s.deathNamed(l, "SIGKILL", pid)
+		return
+	}
+	if g, ok := extractGlooTimeout(t); ok {
+		s.applyGlooTimeout(l, g) // gloo.go
 		return
 	}
 	if n := extractRayOOMKills(t); n > 0 {

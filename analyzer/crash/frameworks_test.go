@@ -58,6 +58,15 @@ func TestExtractFrameworkWording(t *testing.T) {
 			"E                       ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.", ClassHostOOMKill},
 		{"https://github.com/OpenRLHF/OpenRLHF/issues/936 (title)",
 			"ERROR - An error occurred during score calculation: Task was killed due to the node running low on memory.", ClassHostOOMKill},
+		{"https://github.com/xorbitsai/inference/issues/3603",
+			"NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.", ClassArchMismatch},
+		{"https://github.com/pBFSLab/DeepPrep/issues/233 (indented, an older wheel's list)",
+			"  NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.", ClassArchMismatch},
+		{"https://github.com/DreamTechAI/Direct3D-S2/issues/32 (in backquotes)",
+			"```NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.", ClassArchMismatch},
+		// the list of what the wheel supports alone names no device
+		{"https://github.com/Hellod035/LeggedLab/issues/26",
+			"The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.", ""},
 		// the KV cache smaller than max_model_len is a configuration limit, not no memory at all
 		{"https://github.com/vllm-project/vllm/issues/2418",
 			"ValueError: The model's max seq len (4096) is larger than the maximum number of tokens that can be stored in KV cache (3664).", ""},

@@ -610,6 +610,26 @@ func abortedRank(t string) int {
 	return -1
 }
 
+// reDefaultPGRankTag: c10d's rank tag of the default process group — the
+// older "[Rank N]" and "[PG 0 Rank N]", 2.4+'s "[PG ID 0 PG GUID
+// 0(default_pg) Rank N]"; a subgroup's tag counts ranks inside that group.
+var reDefaultPGRankTag = lazyre.New(`\[(?:PG ID 0 PG GUID 0(?:\(default_pg\))? |PG 0 (?:\(default_pg\) )?)?Rank (\d+)\]`)
+
+// extractWatchdogThreadRank: c10d's watchdog thread ended by an error it
+// found on its own rank's work — "[Rank 0] NCCL watchdog thread terminated
+// with exception: CUDA error: …" (≤ 2.2), "[PG ID 0 PG GUID 0(default_pg)
+// Rank 1] Process group watchdog thread terminated with exception: …" —
+// names the global rank that hit it; -1 otherwise (a subgroup's rank).
+func extractWatchdogThreadRank(t string) int {
+	if !strings.Contains(t, "watchdog thread terminated with exception") {
+		return -1
+	}
+	if r := submatchIf(t, "Rank ", reDefaultPGRankTag); r != "" {
+		return atoiDef(r, -1)
+	}
+	return -1
+}
+
 // watchdogTimedOut: the watchdog's line says a collective timed out — its
 // timeout check threw ("Exception raised from checkTimeout", a
 // WorkNCCL::checkTimeout frame), a "dump signal due to a collective

@@ -160,6 +160,13 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add("Copy-engine / driver path, not a shader bug: update amdgpu-dkms / the kernel; try HSA_ENABLE_SDMA=0 to route copies through shaders")
 		add("'Failed to resume KFD' (userptr restore): check host memory pressure, IOMMU and HMM settings")
 	case ClassCollectiveTimeout:
+		if f.Details["backend"] == "gloo" {
+			// gloo.go: a CPU-backend collective — no NCCL kernel, no flight recorder of NCCL's
+			add("Find the rank that never reached the collective: compare every rank's log; the missing rank usually crashed, hung or was still busy (a checkpoint save or an evaluation on rank 0)")
+			add("py-spy dump --pid <pid> on every rank: the rank outside torch.distributed's call is the one the others wait for")
+			add("TORCH_DISTRIBUTED_DEBUG=DETAIL logs each collective per rank (and checks that all ranks call the same one); raise init_process_group(timeout=…) only for a rank that is slow on purpose")
+			break
+		}
 		add("Find the rank that never reached the SeqNum: compare every rank's log; the missing rank usually crashed or hung first")
 		add("Enable the flight recorder: TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1, analyse with python -m torch.distributed.flight_recorder.fr_trace")
 		add("On stuck ranks: py-spy dump --pid <pid>, and " + rocgdbCmd + " to see whether an ncclDevKernel is still running")

@@ -28,6 +28,10 @@ type torchParser struct {
 	what   string // a "what():" message that reads no error alone
 	whatNo int
 	fh     fhDump
+	// a library handle TensorFlow / XLA could not create, held one line for
+	// the stream executor's "Memory usage: …" report after it (cudalib.go)
+	handle  *line
+	handleX *libStatus
 }
 
 // fhDump is what a file's faulthandler thread dump says about itself: its
@@ -92,6 +96,18 @@ var (
 func (p *torchParser) beginFile(*Session) {
 	p.lastFrame, p.lastFrameL, p.wantCode, p.faultStack = "", nil, false, false
 	p.xlaHead, p.fh, p.what = "", fhDump{}, ""
+	p.handle, p.handleX = nil, nil
+}
+
+// flushHandle rules on a held handle failure: the device's free memory the
+// next line reported, or none.
+func (p *torchParser) flushHandle(mem dnnMemUsage, ok bool) {
+	if p.handle == nil {
+		return
+	}
+	l, x := p.handle, p.handleX
+	p.handle, p.handleX = nil, nil
+	p.s.applyTFHandleFailure(l, x, mem, ok) // cudalib.go
 }
 
 // endFile holds the faulthandler rule: a dump of every thread with no fatal
@@ -101,6 +117,7 @@ func (p *torchParser) beginFile(*Session) {
 // process that stopped making progress, not a crash. Defeated by a fatal
 // error header and by any other finding of the file.
 func (p *torchParser) endFile() {
+	p.flushHandle(dnnMemUsage{}, false)
 	fh := p.fh
 	p.fh = fhDump{}
 	if fh.first == nil || fh.fatal || !(fh.timeout || !fh.current && fh.headers >= 2) || len(p.s.b.byClass) > 0 {
@@ -118,6 +135,13 @@ func (p *torchParser) line(l *line) {
 	t := l.text
 	s := p.s
 	f := &s.b.facts
+	if p.handle != nil && l.no > p.handle.no {
+		mem, ok := extractDNNMemUsage(t)
+		p.flushHandle(mem, ok && l.no == p.handle.no+1)
+		if ok {
+			return
+		}
+	}
 	if p.xlaHead != "" {
 		head, no := p.xlaHead, p.xlaLine
 		p.xlaHead = ""
@@ -228,7 +252,8 @@ func (p *torchParser) line(l *line) {
 			return
 		}
 		if extractTFHandleFailure(t) {
-			s.applyTFHandleFailure(l, x) // cudalib.go
+			p.flushHandle(dnnMemUsage{}, false)
+			p.handle, p.handleX = keepLine(l), x
 			return
 		}
 	}
@@ -651,6 +676,12 @@ func (p *torchParser) errorText(l *line) {
 		conf = 0.6
 	}
 	a := s.b.add(s, e.class, l, conf)
+	if l.rank < 0 {
+		// the watchdog thread that found the error names its rank (nccl.go)
+		if r := extractWatchdogThreadRank(t); r >= 0 {
+			a.rank(r)
+		}
+	}
 	if e.name != "" {
 		a.setHIP(e)
 	} else if a.f.CUDAError == "" {
@@ -945,7 +976,7 @@ func hipErrorNumberName(t string) string {
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var torchKeywords = []string{"what():", "allocate buffer: ", "hipModuleLoad failed", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "OOM when", "oom when", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "Illegal address", "ILLEGAL_ADDRESS", "Out of memory in ", "OUT_OF_MEMORY in ", " in CUDA queue ", " failed with code", "Err: hip"}
+var torchKeywords = []string{"bytes free, ", "what():", "allocate buffer: ", "hipModuleLoad failed", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "OOM when", "oom when", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "Illegal address", "ILLEGAL_ADDRESS", "Out of memory in ", "OUT_OF_MEMORY in ", " in CUDA queue ", " failed with code", "Err: hip"}
 
 // torchRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds

@@ -64,3 +64,43 @@ func TestHangStepsWhenLaunchBlockingSet(t *testing.T) {
 		t.Errorf("asks for HIP_LAUNCH_BLOCKING=1 already set: %q", f.NextSteps)
 	}
 }
+
+// An arch mismatch read on CUDA (torch names the device by its compute
+// capability: xorbitsai/inference#3603) is asked of CUDA's tools, never
+// rocminfo or the HSA override.
+func TestArchMismatchStepsOnCUDA(t *testing.T) {
+	log := "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.\n" +
+		"The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\n"
+	f := hasClass(diagnoseWhole("run.log", []byte(log)), ClassArchMismatch)
+	if f == nil {
+		t.Fatal("no arch_mismatch")
+	}
+	steps := strings.Join(f.NextSteps, "\n")
+	for _, bad := range []string{"rocminfo", "HSA_OVERRIDE", "AMD_LOG_LEVEL", "gfx"} {
+		if strings.Contains(steps, bad) {
+			t.Errorf("CUDA advice names %q: %q", bad, f.NextSteps)
+		}
+	}
+	for _, want := range []string{"compute_cap", "get_arch_list", "cuobjdump"} {
+		if !strings.Contains(steps, want) {
+			t.Errorf("CUDA advice lacks %q: %q", want, f.NextSteps)
+		}
+	}
+}
+
+// A CUDA math library's status is NVIDIA's (ROCm prints hipBLAS / MIOpen
+// statuses): a cuDNN failure is sent to compute-sanitizer, not the ROCm
+// debug agent (pytorch/pytorch#27588's wording).
+func TestLibStatusStepsOnCUDA(t *testing.T) {
+	f := hasClass(diagnoseWhole("run.log", []byte("RuntimeError: cuDNN error: CUDNN_STATUS_MAPPING_ERROR\n")), ClassGPUMemoryFault)
+	if f == nil {
+		t.Fatal("no gpu_memory_fault")
+	}
+	steps := strings.Join(f.NextSteps, "\n")
+	if strings.Contains(steps, "HSA_TOOLS_LIB") || strings.Contains(steps, "AMD_SERIALIZE_KERNEL") {
+		t.Errorf("CUDA advice names ROCm's tools: %q", f.NextSteps)
+	}
+	if !strings.Contains(steps, "compute-sanitizer") {
+		t.Errorf("CUDA advice lacks compute-sanitizer: %q", f.NextSteps)
+	}
+}
