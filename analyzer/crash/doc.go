@@ -197,7 +197,9 @@
 //     (device limits; a zero maxThreadsDim is the driver bug, decided by
 //     applyThreadLimits), extractLaunchFailure (launch failed / launch log
 //     geometry, LDS over limit, grid check, load / sync / async errors,
-//     resource errors), extractModulePath → launch.go's launchFailure rule
+//     resource errors, a launch refused with invalid-value: "Failed to
+//     launch kernel(s)|HIP graph: invalid argument" → invalid_launch, less
+//     sure), extractModulePath → launch.go's launchFailure rule
 //     (classes by HIP error; geometry against the limits in checkLaunch);
 //   - cudagdb.go: extractCudaKernelRow, extractCudaThreadRow (info cuda
 //     kernels / threads of an attach) → cudaHang; extractCudaGdbLine (the

@@ -206,6 +206,14 @@ func (s *Session) launchFailure(l *line, f launchFact) {
 		if f.miopen {
 			a.detail("source", "MIOpen")
 		}
+	case lfRefusedValue:
+		// less sure: invalid-value also covers a bad argument pointer, not
+		// only values past the device's limits
+		a := s.b.add(s, ClassInvalidLaunch, l, 0.6)
+		if strings.Contains(strings.ToLower(f.err), "hip") {
+			a.setHIP(lookupHIPName("hipErrorInvalidValue"))
+		}
+		a.addReason("the runtime refused the launch's values (" + f.err + "): the grid, block, shared memory or arguments against the device's limits")
 	}
 }
 

@@ -25,6 +25,7 @@ const (
 	lfSyncFailed                   // "Device synchronization failed after kernel 'k': hipErrorX …"
 	lfAsyncHIP                     // "Async HIP error detected after kernel launch: code=N, msg=…"
 	lfResources                    // invalid configuration / too many resources / scratch overflow / out of registers
+	lfRefusedValue                 // "Failed to launch kernel: invalid argument" (the runtime refused the launch's values)
 )
 
 // launchFact is one launch-failure line read.
@@ -62,9 +63,17 @@ var (
 	reWGMax         = lazyre.New(`Workgroup Max Size:\s*(\d+)`)
 	reLDSLimit      = lazyre.New(`(?:sharedMemPerBlock|maxSharedMemoryPerBlock)[=:]\s*(\d+)`)
 	reKernelLoad    = lazyre.New(`Kernel loading failed: (hip\w+)`)
-	reModulePath    = lazyre.New(`(?i)load\w*\b.*?((?:/|\./)?[\w./+-]*?([\w+-]+)\.(?:hsaco|co))\b`)
-	reSyncFailed    = lazyre.New(`Device synchronization failed after kernel '([^']+)': (.*)`)
-	reAsyncHIP      = lazyre.New(`Async HIP error detected after kernel launch: code=(\d+), msg=(.*)`)
+	// A launch the runtime refused with invalid-value: MIOpen's "Failed to
+	// launch kernel: invalid argument" (onnxruntime#20203), Bend/HVM's "Failed
+	// to launch kernels. Error code: invalid argument." (a shared-memory
+	// request over the GPU's: HigherOrderCO/HVM1#383), XLA's "Failed to launch
+	// HIP graph: HIP_ERROR_InvalidValue" (xla#8692). The HIP runtime returns
+	// it for launch values past the device's (cupy#9751: grid × block over
+	// the AQL packet's 2^32 work-items).
+	reRefusedValue = lazyre.New(`Failed to launch (?:kernels?|(?i:hip|cuda) graph)\b.{0,80}?(?:: |Error code: )(invalid argument|(?:HIP|CUDA)_ERROR_(?:InvalidValue|INVALID_VALUE)|hipErrorInvalidValue|cudaErrorInvalidValue)\b`)
+	reModulePath   = lazyre.New(`(?i)load\w*\b.*?((?:/|\./)?[\w./+-]*?([\w+-]+)\.(?:hsaco|co))\b`)
+	reSyncFailed   = lazyre.New(`Device synchronization failed after kernel '([^']+)': (.*)`)
+	reAsyncHIP     = lazyre.New(`Async HIP error detected after kernel launch: code=(\d+), msg=(.*)`)
 )
 
 // launchGate: a line holding none of these is no launch or limit line.
@@ -130,6 +139,10 @@ func extractLaunchFailure(t string) launchFact {
 			}
 			return x
 		}
+	}
+	if m := findIf(t, "Failed to launch", reRefusedValue); m != nil && !strings.Contains(t, "with block dimensions") {
+		// XLA's kernel wording carries its geometry: launchbounds.go reads it
+		return launchFact{kind: lfRefusedValue, err: m[1]}
 	}
 	return launchFact{}
 }
