@@ -234,6 +234,7 @@ func ExtractFirst(st *trace.Store, fi int, rank, world int, joins *callsite.Join
 	// lastEnd: the latest end of the rank's GPU ops that start before the
 	// op (a sweep over ops0, in start order like coll)
 	lastEnd, a := int64(-1<<62), 0
+	var custom map[int64]customMsg // built at the first custom all-reduce
 	// In chunks that yield: the module cannot end a collection inside one
 	// long loop, and each op allocates its window's kernels.
 	callsite.Chunks(len(coll), func(clo, chi int) {
@@ -266,6 +267,17 @@ func ExtractFirst(st *trace.Store, fi int, rank, world int, joins *callsite.Join
 				}
 				if sz := dtypeSize(op.Dtype); sz > 0 && max(c.InN, c.OutN) >= 0 {
 					op.Bytes = max(c.InN, c.OutN) * sz
+				}
+			}
+			if op.Bytes < 0 && op.Kind == "custom_allreduce" && o.Ext != trace.None {
+				if custom == nil {
+					custom = customMessages(st, file) // custombytes.go
+				}
+				if m, ok := custom[o.Ext]; ok {
+					op.Bytes = m.bytes
+					if op.Dtype == "" {
+						op.Dtype = m.dtype
+					}
 				}
 			}
 			if l := joins.Launch(file, o.Corr); l >= 0 {
