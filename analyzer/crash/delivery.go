@@ -247,23 +247,24 @@ func matchStampWrapper(str string) int {
 }
 
 // pyLogLevel matches " - LEVEL - " or " - name - LEVEL - " after a Python
-// logging stamp and returns its length.
+// logging stamp (the level may end with ": " instead: " - file.py - INFO: ")
+// and returns its length.
 func pyLogLevel(s string) int {
 	if !strings.HasPrefix(s, " - ") {
 		return 0
 	}
 	i := 3
 	for k := 0; k < 2; k++ {
+		for _, lv := range [...]string{"DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL", "FATAL"} {
+			if r := s[i:]; strings.HasPrefix(r, lv) && (strings.HasPrefix(r[len(lv):], " - ") || strings.HasPrefix(r[len(lv):], ": ")) {
+				if r[len(lv)] == ':' {
+					return i + len(lv) + 2
+				}
+				return i + len(lv) + 3
+			}
+		}
 		j := strings.Index(s[i:], " - ")
-		if j <= 0 || j > 64 {
-			return 0
-		}
-		word := s[i : i+j]
-		switch word {
-		case "DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL", "FATAL":
-			return i + j + 3
-		}
-		if strings.ContainsAny(word, " \t") {
+		if j <= 0 || j > 64 || strings.ContainsAny(s[i:i+j], " \t") {
 			return 0
 		}
 		i += j + 3

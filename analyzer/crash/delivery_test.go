@@ -21,6 +21,8 @@ func TestStripDelivery(t *testing.T) {
 		// Python logging's default format
 		{"2024-05-01 12:00:00,123 - INFO -     at foo()", "    at foo()", -1, 0, "", false},
 		{"2024-05-01 12:00:00,123 - trainer - ERROR - boom", "boom", -1, 0, "", false},
+		// (Wu0409/DuPL#12)
+		{"2025-01-21 05:25:51,544 - train_final_coco.py - INFO: GPU type: NVIDIA RTX A6000", "GPU type: NVIDIA RTX A6000", -1, 0, "", false},
 		// torchrun (tue-mps/eomt#12) and its tee under srun --label
 		{"[rank1]:   File \"main.py\", line 186", "  File \"main.py\", line 186", 1, 0, "", false},
 		{"3: [default3]:Traceback (most recent call last):", "Traceback (most recent call last):", 3, 0, "", false},

@@ -239,6 +239,9 @@ func (s *Session) handleLine(b []byte) {
 	}
 	if bytes.IndexByte(b, 0x1b) >= 0 {
 		b = []byte(stripANSI(string(b)))
+		for len(b) > 0 && b[len(b)-1] == '\r' { // "…\r\x1b[0m": a reset after the line end
+			b = b[:len(b)-1]
+		}
 	}
 	b, w := s.stripDelivery(b)
 	if bytes.IndexByte(b, '\r') >= 0 {
@@ -327,7 +330,7 @@ func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
 	l := &s.ln
 	*l = line{file: f.idx, no: no, rank: -1, hipLevel: -1, raw: raw}
 	if w := &s.wrap; w.text != "" {
-		l.rank, l.pid, l.host, l.worker, l.kernel = w.rank, w.pid, w.host, w.worker, w.kernel
+		l.rank, l.host, l.worker, l.kernel = w.rank, w.host, w.worker, w.kernel
 	}
 	rest := s.stripPrefixes(l, raw) // records the formats of the prefixes
 	f.carryRank(l, rest)
@@ -335,6 +338,11 @@ func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
 		// a prefix that names both ("(VllmWorker rank=2 pid=225)") ties the
 		// pid to the rank for every parser's line, not only the incident's
 		s.b.facts.inc.mapPID(l.pid, l.rank)
+	}
+	if l.pid == 0 {
+		// a collector's pid (journald's: the unit's stream) is the line's
+		// but ties no rank: every rank's lines may carry it
+		l.pid = s.wrap.pid
 	}
 	if need == 0 {
 		*l = line{}

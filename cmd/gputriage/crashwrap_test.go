@@ -29,67 +29,70 @@ type wrapCtx struct {
 // first is the identity: the unwrapped run.
 var wrapTransforms = []wrapTransform{
 	{name: "identity"},
-	// ISO-8601 time stamps in front of every line (moreutils ts -s / a
-	// launcher's own stamps): "2024-02-19T07:39:56+00:00 …"
-	// (citations pending)
+	// RFC 3339 stamps a container runtime or collector put in front of
+	// every line: NVIDIA/nccl#1920 (before NCCL's own prefix),
+	// NVIDIA/open-gpu-kernel-modules#446 (Talos' "[RFC3339]:" kernel lines)
 	{name: "iso8601", line: func(c wrapCtx, l string) string { return "2024-05-01T12:00:00+00:00 " + l }},
-	// rsyslog's RFC 3339 form: "2024-01-11T10:44:56.312345+00:00 host prog[pid]: "
-	// (citations pending)
+	// syslog's RFC 3339 / RFC 5424 form "2024-01-11T10:44:56.312345+00:00 host prog[pid]: ":
+	// nginx/nginx#1287 (TIMESTAMP HOST APP PID), luigiberrettini/NLog.Targets.Syslog#32
+	// (RFC 3339 stamps for rsyslog)
 	{name: "syslog", line: func(c wrapCtx, l string) string {
 		return fmt.Sprintf("2024-05-01T12:00:00.312345+00:00 node07 python[%d]: %s", c.pid, l)
 	}},
-	// Python logging's default asctime format with " - LEVEL - ":
-	// (citations pending)
+	// Python logging's asctime format with " - LEVEL - ":
+	// TuSimple/centerformer#4, Wu0409/DuPL#12 (" - file.py - INFO: ")
 	{name: "pylogging", line: func(c wrapCtx, l string) string { return "2024-05-01 12:00:00,123 - INFO - " + l }},
-	// torchrun's per-rank prefix "[rank3]:" (TORCH_LOGS / --local-ranks-filter):
-	// tue-mps/eomt#12, (pending)
+	// PyTorch's per-rank prefix "[rank3]:":
+	// tue-mps/eomt#12, vllm-project/vllm#20170, hiyouga/LlamaFactory#6953
 	{name: "torchrun", line: func(c wrapCtx, l string) string { return fmt.Sprintf("[rank%d]:%s", c.rank, l) }},
 	// torchrun --tee's "[default3]:" (role default, local rank 3):
-	// (citations pending)
+	// rwth-i6/i6_core#658, pytorch/pytorch#137523 (TorchX "… [default0]:[rank0]:")
 	{name: "torchrun_tee", line: func(c wrapCtx, l string) string { return fmt.Sprintf("[default%d]:%s", c.rank, l) }},
 	// srun --label's task prefix "3: ":
-	// (citations pending)
+	// awslabs/awsome-distributed-ai#192, NOAA-EMC/global-workflow#454
 	{name: "srun_label", line: func(c wrapCtx, l string) string { return fmt.Sprintf("%d: %s", c.rank, l) }},
 	// Open MPI's mpirun --tag-output "[1,3]<stderr>:":
-	// horovod/horovod#1029, (pending)
+	// horovod/horovod#1029, horovod/horovod#1421, horovod/horovod#3929
 	{name: "mpirun_tag", line: func(c wrapCtx, l string) string { return fmt.Sprintf("[1,%d]<stderr>:%s", c.rank, l) }},
 	// docker compose's service column "trainer-1  | ":
-	// (citations pending)
+	// ggml-org/llama.cpp#11476 ("deep-seek-1  | "), vllm-project/vllm#10439 ("vllm-1  | "),
+	// ggml-org/llama.cpp#1866
 	{name: "compose", line: func(c wrapCtx, l string) string { return "trainer-1  | " + l }},
 	// kubectl logs --prefix "[pod/<pod>/<container>] ":
-	// geerlingguy/ansible-for-kubernetes#75, (pending)
+	// geerlingguy/ansible-for-kubernetes#75, kubernetes/kubernetes#76471, stern/stern#58
 	{name: "kubectl", line: func(c wrapCtx, l string) string { return "[pod/trainer-worker-0/pytorch] " + l }},
 	// journalctl's short form "May 01 12:00:00 host prog[pid]: ":
-	// ollama/ollama#1148, ollama/ollama#12708
+	// ollama/ollama#1148, ollama/ollama#12708, SafirSDK/safir-sdk-core#362
 	{name: "journald", line: func(c wrapCtx, l string) string {
 		return fmt.Sprintf("May 01 12:00:00 node07 python[%d]: %s", c.pid, l)
 	}},
 	// GitHub Actions' raw log stamps "2024-05-01T12:00:00.1234567Z ":
-	// (citations pending)
+	// ROCm/TheRock#2118, AnswerDotAI/ghapi#235 (job logs stamped line by line)
 	{name: "gha", line: func(c wrapCtx, l string) string { return "2024-05-01T12:00:00.1234567Z " + l }},
 	// Docker's json-file driver (what kubectl and `docker logs` read back
 	// from /var/lib/docker/containers/…-json.log), Go's encoder escaping <>&:
-	// (citations pending)
+	// moby/moby#1211, oracle/railcar#32, docker-library/docker#224
 	{name: "jsonfile", line: func(c wrapCtx, l string) string {
 		b, _ := json.Marshal(l + "\n")
 		return `{"log":` + string(b) + `,"stream":"stderr","time":"2024-05-01T12:00:00.123456789Z"}`
 	}},
-	// Windows line ends (a log saved or pasted on Windows):
-	// (citations pending)
+	// CRLF line ends ("^M" in the paste):
+	// vllm-project/vllm#11366, vllm-project/vllm#31709
 	{name: "crlf", line: func(c wrapCtx, l string) string { return strings.TrimSuffix(l, "\r") + "\r" }},
 	// ANSI colour around each line (loguru, rich, uvicorn, vLLM's colour
 	// logger when stderr is a terminal captured by `script` or tmux):
-	// (citations pending)
+	// vllm-project/vllm#14404, vllm-project/vllm#1160
 	{name: "ansi", line: func(c wrapCtx, l string) string { return "\x1b[0;31m" + l + "\x1b[0m" }},
 	// a progress bar redrawn with carriage returns, the log line printed
 	// over it: "…it/s]\r" then the message on the same physical line:
-	// (citations pending)
+	// huggingface/trl#1995, modelscope/DiffSynth-Studio#458, horovod/horovod#3871
 	{name: "progress_cr", line: func(c wrapCtx, l string) string {
 		return "Loading checkpoint shards:  40%|████      | 2/5 [00:03<00:04,  1.62s/it]\r" + l
 	}},
 	// unrelated healthy lines from other processes between the lines (every
-	// fourth): vLLM's stats logger, Trainer's loss dict, a training loop's step
-	// line.
+	// fourth; ranks interleave so in horovod/horovod#1421 and #3871): vLLM's
+	// stats logger (vllm-project/vllm#12314), Trainer's loss dict, a training
+	// loop's step line.
 	{name: "interleave", files: interleaveHealthy},
 	// files renamed to neutral names: a reader never decides by a name.
 	{name: "rename", files: renameNeutral},
