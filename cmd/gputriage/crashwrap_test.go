@@ -86,7 +86,11 @@ var wrapTransforms = []wrapTransform{
 	// a progress bar redrawn with carriage returns, the log line printed
 	// over it: "…it/s]\r" then the message on the same physical line:
 	// huggingface/trl#1995, modelscope/DiffSynth-Studio#458, horovod/horovod#3871
+	// (a blank line keeps the bar: nothing overwrites it)
 	{name: "progress_cr", line: func(c wrapCtx, l string) string {
+		if strings.TrimRight(l, "\r") == "" {
+			return l
+		}
 		return "Loading checkpoint shards:  40%|████      | 2/5 [00:03<00:04,  1.62s/it]\r" + l
 	}},
 	// unrelated healthy lines from other processes between the lines (every
