@@ -4,7 +4,10 @@
 // ranks, evidence lines and next steps.
 //
 // Input is pushed as bytes, file by file, in chunks of any size (see
-// Session). A message a terminal wrapped at its width is joined back first
+// Session). Delivery wrappers go first, as a line arrives (delivery.go: CI,
+// syslog and Python logging stamps, journald, kubectl --prefix, compose,
+// srun --label, mpirun --tag-output, torchrun tags; their rank / pid / host
+// kept as the line's facts). A message a terminal wrapped at its width is joined back then
 // (wrapjoin.go: a long line cut mid-word or inside brackets, the next line
 // no record of its own), read at its first line. Every line is normalised (ANSI codes, carriage-return debris and
 // known line prefixes removed — log stamps, launcher relays such as

@@ -13,6 +13,7 @@ type line struct {
 	file int    // index of the input file
 	no   int    // 1-based line number
 	raw  string // ANSI-free, carriage returns resolved, prefixes kept
+	pre  string // delivery wrappers removed before it was read (delivery.go)
 	text string // prefixes stripped, trailing space trimmed
 
 	rank     int    // -1 when unknown (from [rankN], TPn, Worker_TPn, rank=)
@@ -24,7 +25,7 @@ type line struct {
 }
 
 func (l *line) ev(s *Session) Evidence {
-	return Evidence{File: s.fileName(l.file), Line: l.no, Text: clip(l.raw, 400)}
+	return Evidence{File: s.fileName(l.file), Line: l.no, Text: clip(l.pre+l.raw, 400)}
 }
 
 // clip shortens s to at most n bytes on a rune boundary and makes it valid UTF-8.
