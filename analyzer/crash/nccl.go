@@ -596,7 +596,10 @@ func bareWarn(t string) bool {
 	return t[i-1] == ']' || reSrcLoc.MatchString(t[:i])
 }
 
-var reSrcLoc = lazyre.New(`(?:\.(?:cc|cpp|cu|c|h|hpp)|(?:^|[\s\]])[a-z_][a-z0-9_]*):\d+$`)
+// reSrcLoc: a C/C++ source location, or a plugin's function:line at the
+// start of the line or after the device bracket (prose that quotes the
+// function:line has words before it)
+var reSrcLoc = lazyre.New(`(?:\.(?:cc|cpp|cu|c|h|hpp)|(?:^|\] )[a-z_][a-z0-9_]*):\d+$`)
 
 var reAbortedOnRank = lazyre.New(`communicator was aborted on rank (\d+)`)
 

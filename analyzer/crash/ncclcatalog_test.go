@@ -160,6 +160,9 @@ func TestNCCLWarnCatalogLines(t *testing.T) {
 		// runs (public A800 and two-node logs, find_string), no failure
 		"[2025-08-22 17:44:36] A800:6801:6839 [1] ras/client_support.cc:159 NCCL WARN Call to bind failed: Address already in use",
 		"[2026-09-09 11:29:56] ubuntu2:321049:321049 [0] ras/client_support.cc:181 NCCL WARN Call to bind failed: Address already in use",
+		// the OFI wording quoted in an EFA cheatsheet's prose (a Korean
+		// translation, find_string): words before the function:line
+		"nccl>=2.19.0에서 NCCL 오류 register_rail_mr_buffer:617 NCCL WARN NET/OFI Unable to register memory (type = 2) for device 4. RC: -22, Error: Invalid argument를 방지하기 위해 설정합니다.",
 	} {
 		if d := diagnoseWhole("notes.md", []byte(s+"\n")); len(d.Findings) != 0 {
 			t.Errorf("%q: %v, want no finding", s, classesOf(d))
