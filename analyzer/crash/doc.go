@@ -114,7 +114,10 @@
 //     line first (loaderwrap.go extractOMPIWrapHead);
 //   - systemd.go: extractSystemdOOM (a unit's "A process of this unit has
 //     been killed by the OOM killer." / "Failed with result 'oom-kill'.")
-//     → host_oom_kill; a bare "status=9/KILL" is none;
+//     → host_oom_kill; a bare "status=9/KILL" is none; extractSystemdSignal
+//     ("Main process exited, code=dumped|killed, status=11/SEGV" or 7/BUS)
+//     → the signal's class; systemd's / systemd-coredump's own journal pid
+//     names no culprit (normalize.go serviceManager);
 //   - hipcallcode.go: extractHIPCallCode (an application's HIP check that
 //     prints a hip* API and a bare hipError_t number — "failed with code:
 //     2", "returned 209" — on a failure line) → the catalog row's class;
@@ -332,7 +335,8 @@
 //     failure signal handlers in TensorFlow / Paddle / Ray: glog's "***
 //     SIGSEGV (@0x…) received by PID N …; stack trace: ***" and absl's "***
 //     SIGSEGV received at time=… on cpu N ***", SIGSEGV and SIGBUS only,
-//     UCX's "[host:pid:thread:tid] Caught signal 11 (Segmentation fault: …)") → the
+//     UCX's "[host:pid:thread:tid] Caught signal 11 (Segmentation fault: …)",
+//     Open MPI's handler "[host:pid] Signal: Segmentation fault (11)") → the
 //     pid a death line names is the culprit when alone (deathNamed),
 //     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal
