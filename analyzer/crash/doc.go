@@ -293,7 +293,7 @@
 //     Error N: …", "NCCL error: …", "ncclX: <c10d's reading>", nccl-tests'
 //     "NCCL failure file:line '…'", Horovod's "ncclCommInitRank failed:
 //     …"), ncclWarnCatalog (the WARN wordings of init.cc, bootstrap.cc, misc/socket.cc, proxy.cc, shmutils.cc, p2p.cc,
-//     net_ib.cc and RCCL's HIP failure, one row each with its reason; a WARN
+//     net_ib.cc, aws-ofi-nccl's NET/OFI registration failure and RCCL's HIP failure, one row each with its reason (NCCL 2.26+'s RAS port retry, benign, is none); a WARN
 //     whose debug prefix was cut counts only with its source location or
 //     device bracket, bareWarn — a quoted WARN in notes is none),
 //     extractNCCLCudaFailure ("Cuda failure [N] 'text'", "HIP failure
