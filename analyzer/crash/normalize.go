@@ -363,7 +363,7 @@ func (s *Session) stripOne(l *line, str string) int {
 					l.kernel = true
 					s.format("dmesg")
 				}
-				if m[6] >= 0 {
+				if m[6] >= 0 && !serviceManager(str[m[4]:m[5]]) {
 					l.pid = atoiDef(str[m[6]:m[7]], 0)
 				}
 				return m[1]
@@ -423,7 +423,7 @@ func (s *Session) stripOne(l *line, str string) int {
 					l.kernel = true
 					s.format("dmesg")
 				}
-				if m[6] >= 0 {
+				if m[6] >= 0 && !serviceManager(str[m[4]:m[5]]) {
 					l.pid = atoiDef(str[m[6]:m[7]], 0)
 				}
 				return m[1]
@@ -772,4 +772,12 @@ func countSpaces(s string) int {
 		n++
 	}
 	return n
+}
+
+// serviceManager: a journal ident whose lines report on other processes —
+// systemd's "ollama.service: Main process exited, code=dumped,
+// status=11/SEGV" (ollama/ollama#1148), systemd-coredump's "Process N
+// (python3) … dumped core" — so its own pid is no culprit.
+func serviceManager(ident string) bool {
+	return ident == "systemd" || ident == "systemd-coredump"
 }
