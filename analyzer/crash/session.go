@@ -77,6 +77,9 @@ type fileState struct {
 	tbCarry bool
 	tbRank  int
 	widest  int // longest line so far (wrapjoin.go)
+	// srunTasks: the srun --label task ids seen in front of a known log
+	// shape; their label is stripped from every later line (normalize.go)
+	srunTasks uint64
 }
 
 // parser is implemented by every format parser.
