@@ -19,7 +19,8 @@ type rocgdbParser struct {
 	pending    []string // queues with Write > Read
 	g          gdbState // hang dumps (gdbdump.go)
 	attachPID  int
-	snapshot   string // why the file's dumps show no hang ("" when they may; see snapshotOf)
+	snapshot   string   // why the file's dumps show no hang ("" when they may; see snapshotOf)
+	core       coreTrap // core-file listing (coretrap.go)
 }
 
 type dispatchSeen struct {
@@ -78,6 +79,7 @@ func (p *rocgdbParser) beginFile(*Session) {
 	p.snapshot = ""
 	p.g = gdbState{}
 	p.attachPID = 0
+	p.core = coreTrap{}
 }
 
 func (p *rocgdbParser) line(l *line) {
@@ -93,6 +95,9 @@ func (p *rocgdbParser) line(l *line) {
 		if pid := extractCoreThreadPID(t); pid > 0 {
 			s.b.facts.corePID, s.b.facts.corePIDEv = pid, l.ev(s)
 		}
+	}
+	if p.snapshot == "core file" {
+		p.coreLine(l)
 	}
 	if p.dumpLine(l) {
 		return
