@@ -46,6 +46,8 @@ type gdbStop struct {
 	evs                     []Evidence
 	insn                    string   // the "=>" row of x/i $pc
 	insnEv                  Evidence //
+	prevMem                 string   // the last memory instruction listed before the "=>" row
+	prevMemEv               Evidence //
 	regs                    waveRegs // info registers of the stopped lane's wave
 }
 
@@ -245,6 +247,15 @@ func (p *rocgdbParser) stopContext(l *line) {
 		return
 	case readGdbReg(t, &st.regs):
 		return
+	case st.insn == "" && strings.HasPrefix(t, "0x"):
+		// x/Ni $pc-K rows before the stop row: the access an imprecise
+		// pc (on the s_waitcnt after it) stands for
+		if m := reGdbListRow.FindStringSubmatch(t); m != nil {
+			if _, ok := parseStopInsn(m[2]); ok {
+				st.prevMem, st.prevMemEv = strings.TrimSpace(m[2]), l.ev(p.s)
+				return
+			}
+		}
 	}
 	if l.no-st.l.no > 12 {
 		return
@@ -343,7 +354,15 @@ func (p *rocgdbParser) resolve(st *gdbStop) {
 	a.setStr(&a.f.Location, st.frame)
 	a.detail("gdb_thread", st.thread)
 	if class == ClassGPUMemoryFault && st.insn != "" {
-		s.b.facts.addStopAddr(st.insn, &st.regs, atoiDef(st.lane, -1), st.insnEv)
+		insn, ev := st.insn, st.insnEv
+		if _, ok := parseStopInsn(insn); !ok && st.prevMem != "" {
+			// without precise memory the pc is past the faulting access,
+			// typically on the s_waitcnt that waits for it: the listed
+			// memory instruction before the pc is the access
+			insn, ev = st.prevMem, st.prevMemEv
+			a.detail("access_instruction", insn)
+		}
+		s.b.facts.addStopAddr(insn, &st.regs, atoiDef(st.lane, -1), ev)
 	}
 	a.detail("wave", st.wave)
 	a.detail("lane", st.lane)
