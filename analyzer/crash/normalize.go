@@ -13,6 +13,7 @@ type line struct {
 	file int    // index of the input file
 	no   int    // 1-based line number
 	raw  string // ANSI-free, carriage returns resolved, prefixes kept
+	pre  string // delivery wrappers removed before it was read (delivery.go)
 	text string // prefixes stripped, trailing space trimmed
 
 	rank     int    // -1 when unknown (from [rankN], TPn, Worker_TPn, rank=)
@@ -24,7 +25,7 @@ type line struct {
 }
 
 func (l *line) ev(s *Session) Evidence {
-	return Evidence{File: s.fileName(l.file), Line: l.no, Text: clip(l.raw, 400)}
+	return Evidence{File: s.fileName(l.file), Line: l.no, Text: clip(l.pre+l.raw, 400)}
 }
 
 // clip shortens s to at most n bytes on a rune boundary and makes it valid UTF-8.
@@ -344,18 +345,7 @@ func (s *Session) stripOne(l *line, str string) int {
 			if l.rank < 0 {
 				l.rank = task
 			}
-			if s.cur != nil && task >= 0 && task < 64 {
-				s.cur.srunTasks |= 1 << uint(task)
-			}
 			return n
-		}
-		if s.cur != nil {
-			if n, task := s.cur.stickySrunLabel(str); n > 0 {
-				if l.rank < 0 {
-					l.rank = task
-				}
-				return n
-			}
 		}
 		if c == ' ' || len(str) < 20 {
 			return 0
@@ -373,7 +363,7 @@ func (s *Session) stripOne(l *line, str string) int {
 					l.kernel = true
 					s.format("dmesg")
 				}
-				if m[6] >= 0 {
+				if m[6] >= 0 && !serviceManager(str[m[4]:m[5]]) {
 					l.pid = atoiDef(str[m[6]:m[7]], 0)
 				}
 				return m[1]
@@ -433,7 +423,7 @@ func (s *Session) stripOne(l *line, str string) int {
 					l.kernel = true
 					s.format("dmesg")
 				}
-				if m[6] >= 0 {
+				if m[6] >= 0 && !serviceManager(str[m[4]:m[5]]) {
 					l.pid = atoiDef(str[m[6]:m[7]], 0)
 				}
 				return m[1]
@@ -500,17 +490,6 @@ func agentLineShape(rest string) bool {
 		return strings.TrimRight(rest, " ") == strings.Repeat("-", 56)
 	}
 	return strings.HasPrefix(rest, "Disassembly for function ") || strings.HasPrefix(rest, "Memory access fault by GPU ")
-}
-
-// stickySrunLabel: once a file showed task N's label in front of a known
-// shape, every line with that label is task N's (srun labels all of a
-// task's lines: the registers and code rows of its agent dump too).
-func (f *fileState) stickySrunLabel(str string) (n, task int) {
-	n, task = srunLabelShape(str)
-	if n == 0 || task < 0 || task >= 64 || f.srunTasks&(1<<uint(task)) == 0 {
-		return 0, 0
-	}
-	return n, task
 }
 
 // matchMPITag matches Open MPI's --tag-output prefix "[job,rank]<stderr>:"
@@ -819,4 +798,12 @@ func countSpaces(s string) int {
 		n++
 	}
 	return n
+}
+
+// serviceManager: a journal ident whose lines report on other processes —
+// systemd's "ollama.service: Main process exited, code=dumped,
+// status=11/SEGV" (ollama/ollama#1148), systemd-coredump's "Process N
+// (python3) … dumped core" — so its own pid is no culprit.
+func serviceManager(ident string) bool {
+	return ident == "systemd" || ident == "systemd-coredump"
 }

@@ -141,26 +141,21 @@ func TestMatchSrunLabel(t *testing.T) {
 	}
 }
 
-// Once a task's label stood in front of a known shape, the rest of that
-// task's lines (an agent dump's registers and code rows) lose it too; a
-// label of another task, or any label in a fresh file, does not.
-func TestStickySrunLabel(t *testing.T) {
+// Once a label stood in front of the debug agent's anchors, the file's
+// bare labels are srun task ranks (delivery.go): the rest of that task's
+// agent dump — registers, code rows — is task 3's; before it, a bare
+// label names no rank.
+func TestAgentShapeMakesSrunRanks(t *testing.T) {
 	s := New()
 	s.BeginFile("job.out")
-	l := &line{rank: -1}
-	if got := s.stripPrefixes(l, "3:             s0: 3b106980                s1: 00000000"); !strings.HasPrefix(got, "3: ") {
-		t.Fatalf("label stripped before any known shape: %q", got)
+	if _, w := s.stripDelivery([]byte("3:             s0: 3b106980                s1: 00000000")); w.rank != -1 {
+		t.Fatalf("rank %d before any known shape", w.rank)
 	}
-	s.stripPrefixes(&line{rank: -1}, "3: wave_0: pc=0x7ff0a8e0314c (stopped, reason: MEMORY_VIOLATION)")
-	l = &line{rank: -1}
-	if got := s.stripPrefixes(l, "3:     code object: file:///scratch/heatsim#offset=24576&size=48712"); got != "    code object: file:///scratch/heatsim#offset=24576&size=48712" || l.rank != 3 {
-		t.Errorf("task 3's later line: %q rank %d", got, l.rank)
+	if _, w := s.stripDelivery([]byte("3: wave_0: pc=0x7ff0a8e0314c (stopped, reason: MEMORY_VIOLATION)")); w.rank != 3 {
+		t.Fatalf("agent header: rank %d", w.rank)
 	}
-	if got := s.stripPrefixes(&line{rank: -1}, "4: step 10 loss 1.2"); !strings.HasPrefix(got, "4: ") {
-		t.Errorf("another task's label stripped: %q", got)
-	}
-	s.BeginFile("notes.txt")
-	if got := s.stripPrefixes(&line{rank: -1}, "3: check the registers"); !strings.HasPrefix(got, "3: ") {
-		t.Errorf("label kept across files: %q", got)
+	rest, w := s.stripDelivery([]byte("3:     code object: file:///scratch/heatsim#offset=24576&size=48712"))
+	if string(rest) != "    code object: file:///scratch/heatsim#offset=24576&size=48712" || w.rank != 3 {
+		t.Errorf("task 3's later line: %q rank %d", rest, w.rank)
 	}
 }
