@@ -60,7 +60,7 @@ function workerdBinary() {
 // ---- prerequisites ----------------------------------------------------------
 const missing = [];
 if (!fs.existsSync(cli)) missing.push(`${cli} (go run ./build)`);
-for (const f of ["entry.mjs", "worker.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm", "sqlite.mjs", "sqlite3.wasm"]) {
+for (const f of ["entry.mjs", "worker.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm", "sqlite.mjs", "sqlite3.wasm", "progress.wasm"]) {
   if (!fs.existsSync(path.join(outDir, f))) missing.push(`worker/out/${f} (go run ./worker/build)`);
 }
 const workerd = workerdBinary();
@@ -375,6 +375,9 @@ await compare("breakdown raw .rpd", "breakdown", rawRpd);
 const cutDb = path.join(tmp, "cut_results.db");
 fs.writeFileSync(cutDb, zlib.gunzipSync(fs.readFileSync(T("rocprof/908_results.rocpd.db.gz"))).subarray(0, 64 << 10));
 await compare("damaged database (SQLite's words → 422)", "breakdown", cutDb);
+// issue 24: a view that never ends (an endless recursive CTE) is stopped by
+// SQLite's work budget (limits.SQLiteSteps), in the CLI's words
+await compare("endless view (limits.SQLiteSteps)", "breakdown", path.join(root, "testdata", "hostile", "endless_view.db"));
 
 // ---- 4xx ----------------------------------------------------------------------
 const small = fs.readFileSync(crashLog);
