@@ -222,6 +222,14 @@ class Database {
     const main = sq.put('main');
     try {
       if (rc !== 0) throw new Error(`not a readable SQLite database: ${errorText(sq, db, rc)}`);
+      // A database in WAL mode (header bytes 18 and 19 = 2) cannot be
+      // deserialized ("unable to open database file"); the CLI reads the
+      // file alone (immutable: no -wal beside it), so it is read here in
+      // rollback mode too, the same bytes otherwise.
+      if (this.n >= 20) {
+        const h = sq.bytes(this.ptr + 18, 2);
+        if (h[0] === 2 && h[1] === 2) h[0] = h[1] = 1;
+      }
       // READONLY|FREEONCLOSE: SQLite reads the bytes in place and frees them.
       rc = x.sqlite3_deserialize(db, main, this.ptr, BigInt(this.n), BigInt(this.cap), DESERIALIZE_FREEONCLOSE | DESERIALIZE_READONLY);
       this.ptr = 0;

@@ -122,5 +122,11 @@ func TestRocprofEndlessView(t *testing.T) {
 		if r.ExitCode != analyzer.ExitPartial || !strings.Contains(r.Error+fmt.Sprint(r.Files), "limits.SQLiteSteps") {
 			t.Errorf("%s: exit %d, error %q, files %+v", eng, r.ExitCode, r.Error, r.Files)
 		}
+		// said in the artifacts too (a Worker's zip answer has only them)
+		for _, a := range []string{"profile_summary.md", "profile_metadata.json"} {
+			if text, _ := r.Artifact(a); !strings.Contains(text, "SQLite stopped after") {
+				t.Errorf("%s: %s does not say why the database is partial: %.600s", eng, a, text)
+			}
+		}
 	}
 }

@@ -2496,7 +2496,7 @@ test('rocprof: a database in the file:// build; a damaged database is refused as
   }
 });
 
-test('hostile: a database whose view never ends is stopped by SQLite\'s work budget, as the CLI stops it', async () => {
+test('hostile: a database whose view never ends is stopped by SQLite\'s work budget, as the CLI stops it; a WAL-mode header is read as the CLI reads it', async () => {
   // testdata/hostile/endless_view.db: its kernels view is an endless
   // recursive CTE yielding no row (issue 24, tools/hostile sweep 7): the
   // page ran it for ever; now limits.SQLiteSteps stops it in the CLI's words.
@@ -2511,6 +2511,13 @@ test('hostile: a database whose view never ends is stopped by SQLite\'s work bud
     assert.equal(res.exit_code, 1, 'exit 1, as the CLI');
     assert.match(JSON.stringify(res), /query rocpd\.kernels: SQLite stopped after \d+ thousand steps \(limits\.SQLiteSteps/, 'the page names the bound in the CLI\'s words');
     assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(f), 'endless_view.db');
+    // a database whose header says WAL mode (no -wal beside it): the CLI
+    // reads it; SQLite cannot deserialize it as such, so the page reads it
+    // in rollback mode, the same rows
+    const wal = path.join(ROOT, 'testdata', 'hostile', 'wal_mode.db');
+    await dropNew(s.page, '#pick-files', [wal]);
+    assert.equal(await s.page.evaluate(() => window.__gputriage.result.exit_code), 0, 'wal_mode.db: exit 0, as the CLI');
+    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(wal), 'wal_mode.db');
   } finally {
     await s.close();
   }

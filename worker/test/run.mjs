@@ -378,6 +378,8 @@ await compare("damaged database (SQLite's words → 422)", "breakdown", cutDb);
 // issue 24: a view that never ends (an endless recursive CTE) is stopped by
 // SQLite's work budget (limits.SQLiteSteps), in the CLI's words
 await compare("endless view (limits.SQLiteSteps)", "breakdown", path.join(root, "testdata", "hostile", "endless_view.db"));
+// a WAL-mode header (no -wal file): read as the CLI reads it, not refused
+await compare("WAL-mode database", "breakdown", path.join(root, "testdata", "hostile", "wal_mode.db"));
 
 // ---- 4xx ----------------------------------------------------------------------
 const small = fs.readFileSync(crashLog);
