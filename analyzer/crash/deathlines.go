@@ -54,6 +54,11 @@ var (
 	// the older "[hpc-test-node2:6294 :2] Caught signal 11 (…)"; the bracket
 	// is host:pid:thread[:tid], and a paste may drop it
 	reUCXSignal = lazyre.New(`(?:\[[^\s:\]]+:(\d+) ?:\d+(?::\d+)?\] )?Caught signal (11|7) \((?:Segmentation fault|Bus error)`)
+	// Open MPI's (OPAL's) signal handler, one line per field under its "***
+	// Process received signal ***" header: "[uk:60506] Signal: Segmentation
+	// fault (11)", macOS "[MAC104826:61219] Signal: Segmentation fault: 11
+	// (11)"; the bracket is host:pid, and a paste may drop it
+	reOMPISignal = lazyre.New(`^(?:\[[^\s:\]]+:(\d+)\] )?Signal: Segmentation fault(?:: 11)? \(11\)`)
 )
 
 var zshSignal = map[string]string{
@@ -108,6 +113,11 @@ func extractSignalDeath(raw, t string) (signalDeath, bool) {
 	if strings.Contains(t, "Caught signal ") {
 		if m := reUCXSignal.FindStringSubmatch(t); m != nil {
 			return signalDeath{pid: atoiDef(m[1], 0), sig: signalNames[atoiDef(m[2], 0)], src: "UCX"}, true
+		}
+	}
+	if strings.Contains(t, "Signal: Segmentation fault") {
+		if m := reOMPISignal.FindStringSubmatch(strings.TrimSpace(t)); m != nil {
+			return signalDeath{pid: atoiDef(m[1], 0), sig: "SIGSEGV", src: "Open MPI"}, true
 		}
 	}
 	if strings.Contains(t, ": segmentation violation") || strings.Contains(t, ": bus error") {

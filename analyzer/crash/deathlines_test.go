@@ -43,6 +43,12 @@ func TestSignalDeathLines(t *testing.T) {
 		{"https://github.com/PHAREHUB/PHARE/issues/878", "[node024:53956:0:53956] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x18)", ClassHostSegfault, 53956},
 		{"https://github.com/openucx/ucx/issues/1542", "17:53:48 [hpc-test-node2:6294 :2] Caught signal 11 (Segmentation fault: address not mapped to object at address (nil))", ClassHostSegfault, 6294},
 		{"https://github.com/fmihpc/vlasiator/issues/751", "Caught signal 11 (Segmentation fault: address not mapped to object at address 0x8)", ClassHostSegfault, 0},
+		// Open MPI's handler: "[host:pid] Signal: …", macOS adds ": 11"
+		{"https://github.com/tactcomplabs/rev/issues/78", "[uk:60506] Signal: Segmentation fault (11)", ClassHostSegfault, 60506},
+		{"https://github.com/jeffhammond/mukautuva/issues/7", "[nuclear:442794] Signal: Segmentation fault (11)", ClassHostSegfault, 442794},
+		{"https://github.com/open-mpi/ompi/issues/5165 (macOS)", "[MAC104826:61219] Signal: Segmentation fault: 11 (11)", ClassHostSegfault, 61219},
+		{"https://github.com/mpitutorial/mpitutorial/issues/95", "[nobukim-ideapad-3-15iil05:548238] Signal: Segmentation fault (11)", ClassHostSegfault, 548238},
+		{"prose quoting the field", "The log said Signal: Segmentation fault (11) somewhere.", "", 0},
 		// a kernel oops' own GPF header names no user process
 		{"https://github.com/ROCm/legacy-rocm-build/issues/484 (oops form)", "[  193.780892] general protection fault: 0000 [#1] SMP NOPTI", "", 0},
 		// prose about the signal is none
