@@ -124,7 +124,11 @@
 //     → vram_oom, less sure (a builder may only skip a tactic);
 //   - tfalloc.go: extractTFDeviceAlloc (TensorFlow's StreamExecutor
 //     "failed to allocate … from device: CUDA_ERROR_OUT_OF_MEMORY" /
-//     "HIP_ERROR_OutOfMemory") → vram_oom, less sure;
+//     "HIP_ERROR_OutOfMemory", the early ROCm ports' "hipError_t(1002)",
+//     HIP's first numbering of hipErrorMemoryAllocation) → vram_oom, less sure;
+//   - glibcheap.go: extractGlibcHeapAbort (glibc's heap check, "free():
+//     invalid pointer", "double free or corruption (…)", also inside "***
+//     Error in `prog': … ***") → host_segfault (a host memory bug, SIGABRT);
 //   - rocalloc.go: extractRocAllocBuffer (MIOpen's / MIGraphX's / RPP's
 //     "Memory not available to allocate buffer: N", a request over the
 //     device's free memory) → vram_oom;
@@ -332,7 +336,8 @@
 //     failure signal handlers in TensorFlow / Paddle / Ray: glog's "***
 //     SIGSEGV (@0x…) received by PID N …; stack trace: ***" and absl's "***
 //     SIGSEGV received at time=… on cpu N ***", SIGSEGV and SIGBUS only,
-//     UCX's "[host:pid:thread:tid] Caught signal 11 (Segmentation fault: …)") → the
+//     UCX's "[host:pid:thread:tid] Caught signal 11 (Segmentation fault: …)",
+//     Open MPI's "[host:pid] Signal: Segmentation fault (11)") → the
 //     pid a death line names is the culprit when alone (deathNamed),
 //     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal

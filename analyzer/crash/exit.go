@@ -177,6 +177,10 @@ func (p *exitParser) line(l *line) {
 		s.applySIGBUS(l, 0, false, "", "DataLoader worker", shm)
 		return
 	}
+	if msg, ok := extractGlibcHeapAbort(t); ok { // glibcheap.go
+		s.applyGlibcHeapAbort(l, msg)
+		return
+	}
 	if d, ok := extractSignalDeath(l.raw, t); ok { // deathlines.go
 		s.deathSignal(l, d.sig, 0, false, "", "")
 		s.deathNamed(l, d.sig, d.pid)
@@ -569,4 +573,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // prefilter (prefilter.go) and gate exitParser.line, so a line reaches the
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = append([]string{" CANCELLED AT ", "MPI_ABORT was invoked", "called MPI_Abort(", ") was sent ", "EXIT CODE: ", "EXIT STRING: ", "RUNNING AT ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND", " received by PID ", " received at time="}, localDeathKeywords...)
+var exitKeywords = append([]string{" CANCELLED AT ", "MPI_ABORT was invoked", "called MPI_Abort(", ") was sent ", "EXIT CODE: ", "EXIT STRING: ", "RUNNING AT ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND", " received by PID ", " received at time="}, append(glibcHeapWords, localDeathKeywords...)...)
