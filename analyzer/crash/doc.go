@@ -142,6 +142,10 @@
 //     (rocBLAS may fall back); blasFailed: a BLAS status failing after it,
 //     or hipErrorFileNotFound raised after a failed hipBLASLt call →
 //     arch_mismatch, less sure;
+//   - colltest.go: extractCollTestFailure (nccl-tests' / rccl-tests'
+//     "Test CUDA|HIP failure file:line 'err'") → the relay catalog's
+//     class; hipErrorInvalidDevice / cudaErrorInvalidDevice there (more
+//     ranks than visible GPUs) → rccl_transport, less sure;
 //   - rdma.go: extractRDMARetry (an RDMA completion that exhausted the
 //     transport retries in UCCL's "CQE ERROR … status=12(transport retry
 //     counter exceeded)", UCX's "Transport retry count exceeded on
