@@ -159,6 +159,9 @@
 //   - asmtarget.go: extractAsmUnsupported (the AMDGPU assembler's "error:
 //     instruction not supported on this GPU" — inline asm, generated
 //     assembly, hiprtc — code for another gfx target) → arch_mismatch;
+//   - asmtarget.go: extractISAIncompatible (the HIP/OpenCL runtime's "The
+//     program ISA …gfxA is not compatible with the device ISA …gfxB")
+//     → arch_mismatch naming both targets;
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
 //   - buildtarget.go: extractBuildTargets (PYTORCH_ROCM_ARCH / GPU_TARGETS
