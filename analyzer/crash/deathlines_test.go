@@ -48,6 +48,12 @@ func TestSignalDeathLines(t *testing.T) {
 		{"https://github.com/open-mpi/ompi/issues/1999", "[drossetti-ivy5:15288] Signal: Segmentation fault (11)", ClassHostSegfault, 15288},
 		{"https://github.com/chainer/chainermn/issues/64", "[nelson-lab0:04968] Signal: Segmentation fault (11)", ClassHostSegfault, 4968},
 		{"Open MPI's handler, another signal (no crash by itself)", "[nhri:08445] Signal: Aborted (6)", "", 0},
+		// Open MPI's handler: "[host:pid] Signal: …", macOS adds ": 11"
+		{"https://github.com/tactcomplabs/rev/issues/78", "[uk:60506] Signal: Segmentation fault (11)", ClassHostSegfault, 60506},
+		{"https://github.com/jeffhammond/mukautuva/issues/7", "[nuclear:442794] Signal: Segmentation fault (11)", ClassHostSegfault, 442794},
+		{"https://github.com/open-mpi/ompi/issues/5165 (macOS)", "[MAC104826:61219] Signal: Segmentation fault: 11 (11)", ClassHostSegfault, 61219},
+		{"https://github.com/mpitutorial/mpitutorial/issues/95", "[nobukim-ideapad-3-15iil05:548238] Signal: Segmentation fault (11)", ClassHostSegfault, 548238},
+		{"prose quoting the field", "The log said Signal: Segmentation fault (11) somewhere.", "", 0},
 		// a kernel oops' own GPF header names no user process
 		{"https://github.com/ROCm/legacy-rocm-build/issues/484 (oops form)", "[  193.780892] general protection fault: 0000 [#1] SMP NOPTI", "", 0},
 		// prose about the signal is none

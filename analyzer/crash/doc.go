@@ -130,7 +130,11 @@
 //     → vram_oom, less sure (a builder may only skip a tactic);
 //   - tfalloc.go: extractTFDeviceAlloc (TensorFlow's StreamExecutor
 //     "failed to allocate … from device: CUDA_ERROR_OUT_OF_MEMORY" /
-//     "HIP_ERROR_OutOfMemory") → vram_oom, less sure;
+//     "HIP_ERROR_OutOfMemory", the early ROCm ports' "hipError_t(1002)",
+//     HIP's first numbering of hipErrorMemoryAllocation) → vram_oom, less sure;
+//   - glibcheap.go: extractGlibcHeapAbort (glibc's heap check, "free():
+//     invalid pointer", "double free or corruption (…)", also inside "***
+//     Error in `prog': … ***") → host_segfault (a host memory bug, SIGABRT);
 //   - rocalloc.go: extractRocAllocBuffer (MIOpen's / MIGraphX's / RPP's
 //     "Memory not available to allocate buffer: N", a request over the
 //     device's free memory) → vram_oom;
@@ -144,6 +148,10 @@
 //     (rocBLAS may fall back); blasFailed: a BLAS status failing after it,
 //     or hipErrorFileNotFound raised after a failed hipBLASLt call →
 //     arch_mismatch, less sure;
+//   - colltest.go: extractCollTestFailure (nccl-tests' / rccl-tests'
+//     "Test CUDA|HIP failure file:line 'err'") → the relay catalog's
+//     class; hipErrorInvalidDevice / cudaErrorInvalidDevice there (more
+//     ranks than visible GPUs) → rccl_transport, less sure;
 //   - rdma.go: extractRDMARetry (an RDMA completion that exhausted the
 //     transport retries in UCCL's "CQE ERROR … status=12(transport retry
 //     counter exceeded)", UCX's "Transport retry count exceeded on
@@ -157,6 +165,9 @@
 //   - asmtarget.go: extractAsmUnsupported (the AMDGPU assembler's "error:
 //     instruction not supported on this GPU" — inline asm, generated
 //     assembly, hiprtc — code for another gfx target) → arch_mismatch;
+//   - asmtarget.go: extractISAIncompatible (the HIP/OpenCL runtime's "The
+//     program ISA …gfxA is not compatible with the device ISA …gfxB")
+//     → arch_mismatch naming both targets;
 //   - override.go: HSA_OVERRIDE_GFX_VERSION and the device's own arch →
 //     applyOverrideMismatch (silent wrong results without any crash);
 //   - buildtarget.go: extractBuildTargets (PYTORCH_ROCM_ARCH / GPU_TARGETS

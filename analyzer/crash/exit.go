@@ -35,6 +35,11 @@ var (
 	// the banner's process line: "=   PID 5318 RUNNING AT MacBook-Pro-10.local"
 	reHydraPID = lazyre.New(`^=?\s*PID (\d+) RUNNING AT (\S+)`)
 	reWinExc   = lazyre.New(`(?i)(?:exception code:?\s*(?:0x)?|exit(?:ed with)? code -?\d+ \(0x)(c0000005|c000001d|c00000fd|c0000409)\b`)
+	// the access violation named in words: the Visual C++ debugger's and
+	// crash dialogs' "Access violation reading location 0x00000020",
+	// Breakpad's "Crash reason: EXCEPTION_ACCESS_VIOLATION_READ", a crash
+	// log's "Exception EXCEPTION_ACCESS_VIOLATION (0xC0000005)"
+	reWinAV = lazyre.New(`(?i)\baccess violation (?:reading|writing|executing) (?:location )?0x[0-9a-f]+|\bEXCEPTION_ACCESS_VIOLATION(?:_READ|_WRITE|_EXEC)?\b`)
 	// a supervisor reporting a dead child with its pid, in the wordings of
 	// SGLang ("Child process unexpectedly failed with exitcode=134. pid=71533"),
 	// vLLM's multiproc executor ("Worker VllmWorkerProcess pid 1234 died,
@@ -180,6 +185,10 @@ func (p *exitParser) line(l *line) {
 	}
 	if shm, ok := extractWorkerBusError(t); ok { // sigbus.go
 		s.applySIGBUS(l, 0, false, "", "DataLoader worker", shm)
+		return
+	}
+	if msg, ok := extractGlibcHeapAbort(t); ok { // glibcheap.go
+		s.applyGlibcHeapAbort(l, msg)
 		return
 	}
 	if d, ok := extractSignalDeath(l.raw, t); ok { // deathlines.go
@@ -362,10 +371,17 @@ func extractShellDeath(tt string) (shellDeath, bool) {
 // POSIX host would report: the NTSTATUS in a crash handler's "Exception
 // Code: 0xC0000005", Event Viewer's "Exception code: 0xc0000005", Windows
 // Error Reporting's "Exception Code:   c0000005" or an IDE's "Process
-// finished with exit code -1073741819 (0xC0000005)". Access violation and
+// finished with exit code -1073741819 (0xC0000005)"; or the access
+// violation named in words (reWinAV: "Access violation reading location
+// 0x…", "EXCEPTION_ACCESS_VIOLATION_READ"). Access violation and
 // stack overflow are SIGSEGV, illegal instruction SIGILL, a fail-fast
 // (stack buffer overrun, abort()) SIGABRT.
 func extractWindowsException(t string) string {
+	if containsFoldASCII(t, "access") {
+		if loc := reWinAV.FindStringIndex(t); loc != nil && !codeCommentBefore(t[:loc[0]]) {
+			return "SIGSEGV"
+		}
+	}
 	if !containsFoldASCII(t, "c0000") {
 		return ""
 	}
@@ -380,6 +396,23 @@ func extractWindowsException(t string) string {
 		return "SIGILL"
 	}
 	return "SIGABRT"
+}
+
+// codeCommentBefore: a C++ line comment ("foo(); // <- Access violation
+// reading location 0x00000000.") opens before the match: source quoted in
+// a thread, not a crash (a URL's "://" is no comment).
+func codeCommentBefore(pre string) bool {
+	for i := strings.Index(pre, "//"); i >= 0; {
+		if i == 0 || pre[i-1] != ':' {
+			return true
+		}
+		j := strings.Index(pre[i+2:], "//")
+		if j < 0 {
+			return false
+		}
+		i += 2 + j
+	}
+	return false
 }
 
 // extractGoSignal reads Go's os/exec "signal: aborted" as a signal name.
@@ -574,4 +607,4 @@ func (s *Session) deathSignal(l *line, sig string, code int, hasCode bool, host,
 // prefilter (prefilter.go) and gate exitParser.line, so a line reaches the
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var exitKeywords = append([]string{" CANCELLED AT ", "MPI_ABORT was invoked", "called MPI_Abort(", ") was sent ", "EXIT CODE: ", "EXIT STRING: ", "RUNNING AT ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ANOM_ABEND", " received by PID ", " received at time="}, localDeathKeywords...)
+var exitKeywords = append([]string{" CANCELLED AT ", "MPI_ABORT was invoked", "called MPI_Abort(", ") was sent ", "EXIT CODE: ", "EXIT STRING: ", "RUNNING AT ", "oom-kill", "oom_kill", "xit", "Killed", "sigquit", "child failed", "died", "closing signal", "Child process", "Aborted", "fault", "Bus error", "Illegal instruction", "Floating point", "signal:", "srun:", "OOMKilled", "exitcode", " terminated with signal ", "xception ", "XCEPTION ", "zsh:", "segmentation violation", "bus error", "killed ", "abort ", "illegal hardware", "floating point", "ccess violation", "ccess Violation", "ACCESS_VIOLATION", "ANOM_ABEND", " received by PID ", " received at time="}, append(glibcHeapWords, localDeathKeywords...)...)

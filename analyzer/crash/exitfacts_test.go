@@ -286,6 +286,16 @@ func TestExtractWindowsException(t *testing.T) {
 		{"https://github.com/WenmuZhou/PSENet.pytorch/issues/82", "Process finished with exit code -1073741819 (0xC0000005)", "SIGSEGV"},
 		{"https://github.com/python/cpython/issues/79435", "Process finished with exit code -1073741795 (0xC000001D)", "SIGILL"},
 		{"https://github.com/lee-zq/VesselSeg-Pytorch/issues/13", "Process finished with exit code -1073740791 (0xC0000409)", "SIGABRT"},
+		// the access violation in words, without its NTSTATUS
+		{"https://github.com/ROCm/ROCm/issues/3133", "amdhip64.dll -> hipMemUnmap + 340128 - Access Violation reading location 0x00000020", "SIGSEGV"},
+		{"https://github.com/danielkrupinski/Osiris/issues/1130", "Access violation reading location 0x00000004.", "SIGSEGV"},
+		{"https://github.com/ObjectVision/GeoDMS/issues/1127", "Exception thrown at 0x00007FF968A76140 (geos.dll) in GeoDmsGuiQt.exe: 0xC0000005: Access violation reading location 0x0000000000000000.", "SIGSEGV"},
+		{"https://github.com/RedisDesktop/rdm-debug-symbols/issues/50", "Crash reason:  EXCEPTION_ACCESS_VIOLATION_READ", "SIGSEGV"},
+		{"https://github.com/tmp64/BugfixedHL-Rebased/issues/159", "  Exception EXCEPTION_ACCESS_VIOLATION (0xC0000005) at address 0x76FF733D (ntdll.dll).", "SIGSEGV"},
+		// source quoted with the crash in a comment; a title without an address
+		{"code comment", "\tJS_XDRMemSetData(xdr2, NULL, 0); // <- Access violation reading location 0x00000000.", ""},
+		{"https://github.com/ObjectVision/GeoDMS/issues/1045", "Access violation reading location", ""},
+		{"prose", "an access violation reading location zero is a null dereference", ""},
 		// a missing DLL (0xc0000135) is a load failure, not a crash
 		{"https://github.com/pytorch/pytorch/issues/16690", "The program '[3944] example-app.exe' has exited with code -1073741515 (0xc0000135).", ""},
 		{"prose", "Exception code tables list 0xC0000005 as an access violation", ""},

@@ -184,6 +184,10 @@ func (p *ncclParser) line(l *line) {
 		p.relayLine = 0
 		return
 	}
+	if x, ok := extractCollTestFailure(t); ok { // colltest.go
+		s.applyCollTestFailure(l, x)
+		return
+	}
 	if x, ok := extractRDMARetry(t); ok && !commandLike(t) {
 		s.applyRDMARetry(l, x) // rdma.go
 		return

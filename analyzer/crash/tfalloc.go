@@ -10,15 +10,22 @@ import "github.com/gputriage/gputriage/analyzer/internal/lazyre"
 //	E tensorflow/stream_executor/cuda/cuda_driver.cc:828] failed to allocate 32.00M (33554432 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory
 //	E tensorflow/stream_executor/rocm/rocm_driver.cc:600] failed to allocate 890.06M (933298432 bytes) from device: HIP_ERROR_OutOfMemory
 //
+// The 2018-19 ROCm ports printed the HIP status by number, in HIP's first
+// numbering where 1002 is hipErrorMemoryAllocation (today's 2); an issue
+// title may drop the byte count:
+//
+//	E tensorflow/stream_executor/rocm/rocm_driver.cc:601] failed to allocate 7.35G (7889485824 bytes) from device: hipError_t(1002)
+//	failed to allocate 8.00G from device: hipError_t(1002)
+//
 // A host (pinned) allocation ("failed to alloc N bytes on host") is not
 // device memory and does not match. The torch parser hands it lines with
 // "from device: " (torch.go).
 
-var reTFDeviceAlloc = lazyre.New(`failed to allocate [\d.]+[KMGT]? \((\d+) bytes\) from device: (CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory)`)
+var reTFDeviceAlloc = lazyre.New(`failed to allocate ([\d.]+[KMGT]?) (?:\((\d+) bytes\) )?from device: (CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|hipError_t\(1002\))`)
 
 // tfDeviceAlloc is one refused StreamExecutor device allocation.
 type tfDeviceAlloc struct {
-	bytes string // "94873600 bytes"
+	bytes string // "94873600 bytes", else the size as printed ("8.00G")
 	code  string // the driver's error name
 }
 
@@ -27,7 +34,11 @@ func extractTFDeviceAlloc(t string) (tfDeviceAlloc, bool) {
 	if m == nil {
 		return tfDeviceAlloc{}, false
 	}
-	return tfDeviceAlloc{bytes: m[1] + " bytes", code: m[2]}, true
+	x := tfDeviceAlloc{bytes: m[1], code: m[3]}
+	if m[2] != "" {
+		x.bytes = m[2] + " bytes"
+	}
+	return x, true
 }
 
 // applyTFDeviceAlloc: the driver refused device memory → vram_oom, less sure

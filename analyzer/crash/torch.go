@@ -366,6 +366,10 @@ func (p *torchParser) line(l *line) {
 		s.applyAsmUnsupported(l) // asmtarget.go
 		return
 	}
+	if x, ok := extractISAIncompatible(t); ok && !commandLike(t) {
+		s.applyISAIncompatible(l, x) // asmtarget.go
+		return
+	}
 	if strings.Contains(t, "Device-side assertion `") {
 		// ROCm's device assert printf (HIP's __assert_fail):
 		// "file.cpp:50: void f(…): Device-side assertion `cond' failed."
