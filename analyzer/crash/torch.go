@@ -347,6 +347,10 @@ func (p *torchParser) line(l *line) {
 			s.applyGGMLAlloc(l, x)
 			return
 		}
+		if x, ok := extractCheckOOM(t); ok && !commandLike(t) {
+			s.applyCheckOOM(l, x) // checkoom.go
+			return
+		}
 	}
 	if !strings.Contains(t, "out of memory") {
 		if x, ok := extractTorchOOMType(t); ok && !commandLike(t) {
