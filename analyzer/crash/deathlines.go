@@ -53,7 +53,12 @@ var (
 	// 11 (Segmentation fault: address not mapped to object at address 0x18)",
 	// the older "[hpc-test-node2:6294 :2] Caught signal 11 (…)"; the bracket
 	// is host:pid:thread[:tid], and a paste may drop it
-	reUCXSignal = lazyre.New(`(?:\[[^\s:\]]+:(\d+) ?:\d+(?::\d+)?\] )?Caught signal (11|7) \((?:Segmentation fault|Bus error)`)
+	// Open MPI's signal handler (opal's backtrace), one line per field
+	// under "[host:pid] *** Process received signal ***":
+	// "[nhri:08445] Signal: Segmentation fault (11)" (NVIDIA/nccl#20,
+	// open-mpi/ompi#1999); the bracket is host:pid
+	reOMPISignal = lazyre.New(`\[[^\s:\]]+:(\d+)\] Signal: (?:Segmentation fault \((11)\)|Bus error \((7)\))`)
+	reUCXSignal  = lazyre.New(`(?:\[[^\s:\]]+:(\d+) ?:\d+(?::\d+)?\] )?Caught signal (11|7) \((?:Segmentation fault|Bus error)`)
 )
 
 var zshSignal = map[string]string{
@@ -103,6 +108,11 @@ func extractSignalDeath(raw, t string) (signalDeath, bool) {
 		// SIGTERM the launcher's teardown
 		if m := reFailureSignal.FindStringSubmatch(t); m != nil {
 			return signalDeath{pid: atoiDef(m[2], 0), sig: m[1], src: "failure signal handler"}, true
+		}
+	}
+	if strings.Contains(t, "] Signal: ") {
+		if m := reOMPISignal.FindStringSubmatch(t); m != nil {
+			return signalDeath{pid: atoiDef(m[1], 0), sig: signalNames[atoiDef(m[2]+m[3], 0)], src: "Open MPI"}, true
 		}
 	}
 	if strings.Contains(t, "Caught signal ") {

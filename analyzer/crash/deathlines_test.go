@@ -43,6 +43,11 @@ func TestSignalDeathLines(t *testing.T) {
 		{"https://github.com/PHAREHUB/PHARE/issues/878", "[node024:53956:0:53956] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x18)", ClassHostSegfault, 53956},
 		{"https://github.com/openucx/ucx/issues/1542", "17:53:48 [hpc-test-node2:6294 :2] Caught signal 11 (Segmentation fault: address not mapped to object at address (nil))", ClassHostSegfault, 6294},
 		{"https://github.com/fmihpc/vlasiator/issues/751", "Caught signal 11 (Segmentation fault: address not mapped to object at address 0x8)", ClassHostSegfault, 0},
+		// Open MPI's handler: "[host:pid] Signal: Segmentation fault (11)"
+		{"https://github.com/NVIDIA/nccl/issues/20", "[nhri:08445] Signal: Segmentation fault (11)", ClassHostSegfault, 8445},
+		{"https://github.com/open-mpi/ompi/issues/1999", "[drossetti-ivy5:15288] Signal: Segmentation fault (11)", ClassHostSegfault, 15288},
+		{"https://github.com/chainer/chainermn/issues/64", "[nelson-lab0:04968] Signal: Segmentation fault (11)", ClassHostSegfault, 4968},
+		{"Open MPI's handler, another signal (no crash by itself)", "[nhri:08445] Signal: Aborted (6)", "", 0},
 		// a kernel oops' own GPF header names no user process
 		{"https://github.com/ROCm/legacy-rocm-build/issues/484 (oops form)", "[  193.780892] general protection fault: 0000 [#1] SMP NOPTI", "", 0},
 		// prose about the signal is none

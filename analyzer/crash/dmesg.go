@@ -514,14 +514,21 @@ func (p *dmesgParser) pageFault(l *line) bool {
 			pf = r
 		}
 	}
-	if pf == nil && x.kind == pfFlag && x.bdf != "" && !p.headers[x.bdf] {
+	if pf == nil && (x.kind == pfFlag || x.kind == pfStatus || x.kind == pfClient) && x.bdf != "" && !p.headers[x.bdf] {
 		o := p.orphans[x.bdf]
 		if o == nil {
 			o = &pageFault{bdf: x.bdf, flags: map[string]string{}, first: keepLine(l), headless: true}
 			p.orphans[x.bdf] = o
 			p.s.format("dmesg_page_fault")
 		}
-		o.flags[x.flag] = x.val
+		switch x.kind {
+		case pfStatus:
+			o.status = x.status
+		case pfClient:
+			o.client = x.client
+		default:
+			o.flags[x.flag] = x.val
+		}
 		// a permission / mapping fault bit set: the fields are a fault's
 		if (x.flag == "PERMISSION_FAULTS" || x.flag == "MAPPING_ERROR") && !isZeroHex(x.val) {
 			o.faulted = true
@@ -602,10 +609,27 @@ func (p *dmesgParser) flush(bdf string) {
 	}
 	delete(p.recs, bdf)
 	s := p.s
+	if o := p.orphans[bdf]; o != nil && o.client != "" && pf.client == "" && pf.status == "" && o != pf {
+		// a paste that began mid-block: the decode tail before the first
+		// header is the same fault burst's, and this record was cut before
+		// its own decode — the tail names its client
+		pf.client, pf.status = o.client, o.status
+		for k, v := range o.flags {
+			if _, ok := pf.flags[k]; !ok {
+				pf.flags[k] = v
+			}
+		}
+		pf.lines = append(o.lines[:len(o.lines):len(o.lines)], pf.lines...)
+		delete(p.orphans, bdf)
+	}
 	zeroStatus := pf.status != "" && isZeroHex(pf.status)
 	class := ClassGPUMemoryFault
 	cl := strings.ToUpper(pf.client)
-	if strings.HasPrefix(cl, "SDMA") || strings.HasPrefix(cl, "CPF") {
+	if strings.HasPrefix(cl, "SDMA") || strings.HasPrefix(cl, "XDMA") || strings.HasPrefix(cl, "CPF") || strings.HasPrefix(cl, "MP0") || strings.HasPrefix(cl, "MP1") {
+		// a named client that is no shader: copy engines, the command
+		// processor, the platform processors of the multimedia hub. An
+		// mmhub fault whose client is unnamed ("client ID: 0x0") stays a
+		// memory fault: the hub alone does not name the engine
 		class = ClassDMADriverFault
 	}
 	// a continuation record (status 0, client CB/DB) of an existing fault only adds its page
@@ -724,6 +748,10 @@ func clientMeaning(cl string) string {
 		return "TC = texture cache channel (gfx8 and older): a shader's vector memory access, a kernel bug (out-of-bounds / bad pointer)"
 	case strings.HasPrefix(cl, "SDMA"):
 		return "SDMA = copy engine (memcpy, IPC): driver / DMA path, not a shader bug"
+	case strings.HasPrefix(cl, "XDMA"):
+		return "XDMA = the multimedia hub's DMA engine (peer / host copies): driver / DMA path, not a shader bug"
+	case strings.HasPrefix(cl, "MP0") || strings.HasPrefix(cl, "MP1"):
+		return "MP0/MP1 = platform / system management processor on the multimedia hub: driver / firmware path, not a shader bug"
 	case strings.HasPrefix(cl, "CPF"):
 		return "CPF = command-processor fetch: bad queue or code-object pointer"
 	case strings.HasPrefix(cl, "SQC"):

@@ -563,6 +563,16 @@ func TestDMAFaultCulpritFromDecode(t *testing.T) {
 			"[ 2480.727741] amdgpu 0000:0e:00.0: amdgpu:   in page starting at address 0x0000000000001000 from client 10\n" +
 			"[ 2480.727743] amdgpu 0000:0e:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00B41051\n" +
 			"[ 2480.727744] amdgpu 0000:0e:00.0: amdgpu: \t Faulty UTCL2 client ID: SDMA0 (0xd)\n", 15615},
+		// the multimedia hub's named clients are no shader: its DMA engine
+		// (XDMA) and the platform processors (MP0)
+		{"mmhub, MP0 (ROCm/amdgpu#150)", "[282248.294764] amdgpu 0000:88:00.0: amdgpu: [mmhub0] no-retry page fault (src_id:0 ring:24 vmid:8 pasid:32768, for process ipython3 pid 846049 thread ipython3 pid 846049)\n" +
+			"[282248.295825] amdgpu 0000:88:00.0: amdgpu:   in page starting at address 0x00007fe99dff7000 from IH client 0x12 (VMC)\n" +
+			"[282248.296375] amdgpu 0000:88:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00000000\n" +
+			"[282248.296966] amdgpu 0000:88:00.0: amdgpu:     Faulty UTCL2 client ID: MP0 (0x0)\n", 846049},
+		{"mmhub, XDMA on gfx906 (ROCm/rocm-systems#4817's kernel log, a pid added)", "[ 911.204417] amdgpu 0000:01:00.0: amdgpu: [mmhub0] no-retry page fault (src_id:0 ring:24 vmid:8 pasid:31, for process rpc-server pid 7731 thread rpc-server pid 7731)\n" +
+			"[ 911.204420] amdgpu 0000:01:00.0: amdgpu:   in page starting at address 0x000075a69ae0b000 from IH client 0x12 (VMC)\n" +
+			"[ 911.204422] amdgpu 0000:01:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00800031\n" +
+			"[ 911.204424] amdgpu 0000:01:00.0: amdgpu:      Faulty UTCL2 client ID: XDMA (0x0)\n", 7731},
 	} {
 		f := hasClass(diagnoseWhole("dmesg.log", []byte(c.log)), ClassDMADriverFault)
 		if f == nil {
@@ -571,5 +581,29 @@ func TestDMAFaultCulpritFromDecode(t *testing.T) {
 		if f.Culprit == nil || f.Culprit.PID == nil || *f.Culprit.PID != c.pid {
 			t.Errorf("%s: culprit %+v, want pid %d", c.name, f.Culprit, c.pid)
 		}
+	}
+}
+
+// A paste that begins mid-block: the decode tail before the first header
+// (status, client, flags) belongs to the same fault burst, and names the
+// client when the record after it was cut before its own decode
+// (ROCm/rocm-systems#4817: XDMA on gfx906). A record with its own decode
+// keeps its own client.
+func TestDmesgHeadlessTailClient(t *testing.T) {
+	tail := "amdgpu 0000:01:00.0: VM_L2_PROTECTION_FAULT_STATUS:0x00800031\n" +
+		"amdgpu 0000:01:00.0:      Faulty UTCL2 client ID: XDMA (0x0)\n" +
+		"amdgpu 0000:01:00.0:      PERMISSION_FAULTS: 0x3\n"
+	head := "amdgpu 0000:01:00.0: [mmhub0] no-retry page fault (src_id:0 ring:24 vmid:8 pasid:31)\n" +
+		"                     from IH client 0x12 (VMC)\n"
+	d := diagnoseWhole("dmesg.log", []byte(tail+head))
+	if f := hasClass(d, ClassDMADriverFault); f == nil || f.Details["utcl2_client"] != "XDMA (0x0)" {
+		t.Errorf("cut record after an XDMA tail: %s", d.JSON())
+	}
+	own := head + "amdgpu 0000:01:00.0:   in page starting at address 0x000075a69ae0b000 from IH client 0x1b (UTCL2)\n" +
+		"amdgpu 0000:01:00.0: VM_L2_PROTECTION_FAULT_STATUS:0x00301031\n" +
+		"amdgpu 0000:01:00.0:      Faulty UTCL2 client ID: TCP (0x8)\n"
+	d = diagnoseWhole("dmesg.log", []byte(tail+own))
+	if f := hasClass(d, ClassGPUMemoryFault); f == nil || f.Details["utcl2_client"] != "TCP (0x8)" {
+		t.Errorf("a record with its own decode: %s", d.JSON())
 	}
 }

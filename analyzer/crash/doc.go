@@ -4,7 +4,10 @@
 // ranks, evidence lines and next steps.
 //
 // Input is pushed as bytes, file by file, in chunks of any size (see
-// Session). A message a terminal wrapped at its width is joined back first
+// Session). Delivery wrappers go first, as a line arrives (delivery.go: CI,
+// syslog and Python logging stamps, journald, kubectl --prefix, compose,
+// srun --label, mpirun --tag-output, torchrun tags; their rank / pid / host
+// kept as the line's facts). A message a terminal wrapped at its width is joined back then
 // (wrapjoin.go: a long line cut mid-word or inside brackets, the next line
 // no record of its own), read at its first line. Every line is normalised (ANSI codes, carriage-return debris and
 // known line prefixes removed — log stamps, launcher relays such as
@@ -114,7 +117,10 @@
 //     line first (loaderwrap.go extractOMPIWrapHead);
 //   - systemd.go: extractSystemdOOM (a unit's "A process of this unit has
 //     been killed by the OOM killer." / "Failed with result 'oom-kill'.")
-//     → host_oom_kill; a bare "status=9/KILL" is none;
+//     → host_oom_kill; a bare "status=9/KILL" is none; extractSystemdSignal
+//     ("Main process exited, code=dumped|killed, status=11/SEGV" or 7/BUS)
+//     → the signal's class; systemd's / systemd-coredump's own journal pid
+//     names no culprit (normalize.go serviceManager);
 //   - hipcallcode.go: extractHIPCallCode (an application's HIP check that
 //     prints a hip* API and a bare hipError_t number — "failed with code:
 //     2", "returned 209" — on a failure line) → the catalog row's class;
@@ -290,7 +296,7 @@
 //     Error N: …", "NCCL error: …", "ncclX: <c10d's reading>", nccl-tests'
 //     "NCCL failure file:line '…'", Horovod's "ncclCommInitRank failed:
 //     …"), ncclWarnCatalog (the WARN wordings of init.cc, bootstrap.cc, misc/socket.cc, proxy.cc, shmutils.cc, p2p.cc,
-//     net_ib.cc and RCCL's HIP failure, one row each with its reason; a WARN
+//     net_ib.cc, aws-ofi-nccl's NET/OFI registration failure and RCCL's HIP failure, one row each with its reason (NCCL 2.26+'s RAS port retry, benign, is none); a WARN
 //     whose debug prefix was cut counts only with its source location or
 //     device bracket, bareWarn — a quoted WARN in notes is none),
 //     extractNCCLCudaFailure ("Cuda failure [N] 'text'", "HIP failure
@@ -332,7 +338,8 @@
 //     failure signal handlers in TensorFlow / Paddle / Ray: glog's "***
 //     SIGSEGV (@0x…) received by PID N …; stack trace: ***" and absl's "***
 //     SIGSEGV received at time=… on cpu N ***", SIGSEGV and SIGBUS only,
-//     UCX's "[host:pid:thread:tid] Caught signal 11 (Segmentation fault: …)") → the
+//     UCX's "[host:pid:thread:tid] Caught signal 11 (Segmentation fault: …)",
+//     Open MPI's handler "[host:pid] Signal: Segmentation fault (11)") → the
 //     pid a death line names is the culprit when alone (deathNamed),
 //     extractSpawnDeath
 //     (torch.multiprocessing.spawn's "process N terminated with signal

@@ -142,6 +142,11 @@ func (p *exitParser) line(l *line) {
 		s.applySystemdOOM(l, x)
 		return
 	}
+	if unit, sig, ok := extractSystemdSignal(t); ok { // systemd.go
+		s.format("systemd")
+		s.deathSignal(l, sig, 0, false, "", "systemd unit "+unit)
+		return
+	}
 	if x, ok := extractSlurmOOM(t); ok {
 		s.format("slurm")
 		// slurmstepd read the step cgroup's memory.events: the kernel's

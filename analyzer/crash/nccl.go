@@ -495,7 +495,7 @@ func (p *ncclParser) nccl(l *line) bool {
 		// failure …", c10d's "ncclInvalidUsage: …" line alone)
 		row = &ncclWarn{sub: res.res.name, reason: res.res.name, relay: res.res.cuda}
 	}
-	if row == nil {
+	if row == nil || row.benign {
 		return true
 	}
 	if row.advisory {
@@ -547,7 +547,7 @@ func (p *ncclParser) lastError(l *line, t string) bool {
 	}
 	row := ncclWarnRow(t)
 	a := p.s.b.get(ClassRCCLTransport)
-	if row == nil || row.advisory || a == nil || lookupNCCLName(row.sub) != nil || strings.HasPrefix(row.sub, "NCCL") {
+	if row == nil || row.advisory || row.benign || a == nil || lookupNCCLName(row.sub) != nil || strings.HasPrefix(row.sub, "NCCL") {
 		return false
 	}
 	a.evidence(l.ev(p.s))
@@ -583,10 +583,11 @@ func (p *ncclParser) relayCUDA(l *line, t string) bool {
 }
 
 // bareWarn: NCCL's WARN with a cut debug prefix — "[0] misc/socket.cc:71
-// NCCL WARN …" (NVIDIA/nccl#1612), "socket.h:415 NCCL WARN …" — its
-// source location or device bracket before it; a WARN quoted in notes or
-// a README ("- `NCCL WARN Bootstrap : no socket interface found`") has
-// neither.
+// NCCL WARN …" (NVIDIA/nccl#1612), "socket.h:415 NCCL WARN …", a net
+// plugin's function:line ("register_mr_buffers:544 NCCL WARN NET/OFI …",
+// aws/aws-ofi-nccl#584) — its source location or device bracket before
+// it; a WARN quoted in notes or a README ("- `NCCL WARN Bootstrap : no
+// socket interface found`") has neither.
 func bareWarn(t string) bool {
 	i := strings.Index(t, " NCCL WARN ")
 	if i <= 0 {
@@ -595,7 +596,10 @@ func bareWarn(t string) bool {
 	return t[i-1] == ']' || reSrcLoc.MatchString(t[:i])
 }
 
-var reSrcLoc = lazyre.New(`\.(?:cc|cpp|cu|c|h|hpp):\d+$`)
+// reSrcLoc: a C/C++ source location, or a plugin's function:line at the
+// start of the line or after the device bracket (prose that quotes the
+// function:line has words before it)
+var reSrcLoc = lazyre.New(`(?:\.(?:cc|cpp|cu|c|h|hpp)|(?:^|\] )[a-z_][a-z0-9_]*):\d+$`)
 
 var reAbortedOnRank = lazyre.New(`communicator was aborted on rank (\d+)`)
 

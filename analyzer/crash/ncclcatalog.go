@@ -168,8 +168,12 @@ type ncclWarn struct {
 	// reads which); a GPU finding of the same incident is its root
 	relay bool
 	// kind: what failed, for the advice (nextsteps.go): net_socket,
-	// bootstrap, proxy, shm, device_map, version; "" = P2P/IPC or unknown
+	// bootstrap, proxy, shm, device_map, version, net_ofi; "" = P2P/IPC or
+	// unknown
 	kind string
+	// benign: a WARN NCCL prints on healthy runs too (NCCL 2.26+'s RAS
+	// client retrying its port): no finding, and it hides the rows after it
+	benign bool
 }
 
 // ncclWarnCatalog, in match order (first wins). The first rows are the
@@ -226,6 +230,15 @@ var ncclWarnCatalog = []ncclWarn{
 	{sub: "Call to connect ", reason: "socket connect to a peer failed", kind: "net_socket"},
 	{sub: "NET/IB : Unable to open device", reason: "NET/IB: unable to open the IB device"},
 	{sub: "peer mapping resources exhausted", reason: "P2P peer mapping resources exhausted"},
+	// misc/socket.cc's bind of a listening socket: an address this host
+	// does not own (an IPv6 link-local interface picked for bootstrap,
+	// rwth-i6/returnn#1470) or a port taken (NVIDIA/nccl#1882); the RAS
+	// client's bind in ras/client_support.cc retries and is benign
+	{sub: "ras/client_support.cc", reason: "NCCL RAS client port in use (benign)", benign: true},
+	{sub: "Call to bind failed", reason: "socket bind failed (the interface NCCL chose, NCCL_SOCKET_IFNAME, or no free port)", kind: "bootstrap"},
+	// aws-ofi-nccl (EFA, Slingshot CXI) could not register a buffer with
+	// its libfabric provider: the network plugin failed, not the GPU
+	{sub: "NET/OFI Unable to register memory", reason: "aws-ofi-nccl could not register memory with the libfabric provider", kind: "net_ofi"},
 }
 
 // ncclWarnRow returns the catalog row whose wording the line holds.

@@ -183,12 +183,14 @@ func nextSteps(f *Finding, facts *facts) []string {
 			add("Two ranks landed on one GPU or a rank on a GPU it cannot see: check CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES per rank, that each rank calls torch.cuda.set_device(local_rank) before init_process_group, and that --nproc_per_node matches the GPUs visible on the host")
 		case "version":
 			add("The ranks loaded different NCCL builds: compare the 'NCCL version' banner (torch.cuda.nccl.version()) on every host and pin one build (the nvidia-nccl wheel or the system libnccl, not both)")
+		case "net_ofi":
+			add("The libfabric network plugin (aws-ofi-nccl on EFA or Slingshot) could not register a buffer: check the plugin / libfabric / EFA installer versions against NCCL's (fi_info -p efa; the EFA cheatsheet's FI_EFA_SET_CUDA_SYNC_MEMOPS=0 for efa-installer < 1.29.1 with NCCL >= 2.19), that GPUDirect RDMA works (nvidia-peermem or dma-buf), and the locked-memory limit (ulimit -l unlimited)")
 		case "bootstrap", "net_socket", "proxy":
 			add("A socket between ranks failed: set NCCL_SOCKET_IFNAME to an interface every host has and that routes between them (ip -br addr; ip route get <peer>), open the rendezvous and NCCL ports in the firewall, and check whether the peer process died first — its own log shows why ('peer closed' / 'Connection reset' on this rank is usually that)")
 		}
 		add("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,NET to see the failing transport")
 		switch f.Details["transport"] {
-		case "net_ib", "shm", "device_map", "version", "bootstrap", "net_socket", "proxy":
+		case "net_ib", "net_ofi", "shm", "device_map", "version", "bootstrap", "net_socket", "proxy":
 		default:
 			add("Check P2P/IPC and IOMMU (amd_iommu=on iommu=pt), HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES and the rank→GPU map, container --ipc=host and --device flags")
 		}

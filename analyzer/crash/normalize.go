@@ -13,6 +13,7 @@ type line struct {
 	file int    // index of the input file
 	no   int    // 1-based line number
 	raw  string // ANSI-free, carriage returns resolved, prefixes kept
+	pre  string // delivery wrappers removed before it was read (delivery.go)
 	text string // prefixes stripped, trailing space trimmed
 
 	rank     int    // -1 when unknown (from [rankN], TPn, Worker_TPn, rank=)
@@ -24,7 +25,7 @@ type line struct {
 }
 
 func (l *line) ev(s *Session) Evidence {
-	return Evidence{File: s.fileName(l.file), Line: l.no, Text: clip(l.raw, 400)}
+	return Evidence{File: s.fileName(l.file), Line: l.no, Text: clip(l.pre+l.raw, 400)}
 }
 
 // clip shortens s to at most n bytes on a rune boundary and makes it valid UTF-8.
@@ -362,7 +363,7 @@ func (s *Session) stripOne(l *line, str string) int {
 					l.kernel = true
 					s.format("dmesg")
 				}
-				if m[6] >= 0 {
+				if m[6] >= 0 && !serviceManager(str[m[4]:m[5]]) {
 					l.pid = atoiDef(str[m[6]:m[7]], 0)
 				}
 				return m[1]
@@ -422,7 +423,7 @@ func (s *Session) stripOne(l *line, str string) int {
 					l.kernel = true
 					s.format("dmesg")
 				}
-				if m[6] >= 0 {
+				if m[6] >= 0 && !serviceManager(str[m[4]:m[5]]) {
 					l.pid = atoiDef(str[m[6]:m[7]], 0)
 				}
 				return m[1]
@@ -771,4 +772,12 @@ func countSpaces(s string) int {
 		n++
 	}
 	return n
+}
+
+// serviceManager: a journal ident whose lines report on other processes —
+// systemd's "ollama.service: Main process exited, code=dumped,
+// status=11/SEGV" (ollama/ollama#1148), systemd-coredump's "Process N
+// (python3) … dumped core" — so its own pid is no culprit.
+func serviceManager(ident string) bool {
+	return ident == "systemd" || ident == "systemd-coredump"
 }

@@ -54,6 +54,10 @@ type Session struct {
 	heldParts int
 	// heldWidest: the file's longest line before the held line's last
 	heldWidest int
+	heldWrap   deliveryFacts // the held line's delivery wrappers (delivery.go)
+
+	wrap  deliveryFacts // the delivery wrappers of the line being read
+	hosts []string      // wrapper names kept (ownHost)
 }
 
 type fileState struct {
@@ -77,6 +81,9 @@ type fileState struct {
 	tbCarry bool
 	tbRank  int
 	widest  int // longest line so far (wrapjoin.go)
+	// srunRanks: an srun label stood before a known log shape, so the
+	// file's bare "N: " labels are task ranks (delivery.go)
+	srunRanks bool
 }
 
 // parser is implemented by every format parser.
@@ -94,7 +101,7 @@ func New() *Session { return newSession(newParsers) }
 // newSession builds a session with the given parser set (tests fuzz one
 // parser at a time).
 func newSession(mk func(*Session) []parser) *Session {
-	s := &Session{b: newBuilder(), limits: defaultLimits(), sideMax: limits.DefaultSideDoc}
+	s := &Session{b: newBuilder(), limits: defaultLimits(), sideMax: limits.DefaultSideDoc, wrap: noDelivery, heldWrap: noDelivery}
 	s.parsers = mk(s)
 	return s
 }
@@ -224,10 +231,19 @@ func (s *Session) handleLine(b []byte) {
 	}
 	s.cur.info.Lines++
 	no := s.cur.info.Lines
-	// CRLF, then keep the text after the last carriage return.
+	// CRLF; colour codes and delivery wrappers (delivery.go) before
+	// anything reads the line's shape; then keep the text after the last
+	// carriage return.
 	for len(b) > 0 && b[len(b)-1] == '\r' {
 		b = b[:len(b)-1]
 	}
+	if bytes.IndexByte(b, 0x1b) >= 0 {
+		b = []byte(stripANSI(string(b)))
+		for len(b) > 0 && b[len(b)-1] == '\r' { // "…\r\x1b[0m": a reset after the line end
+			b = b[:len(b)-1]
+		}
+	}
+	b, w := s.stripDelivery(b)
 	if bytes.IndexByte(b, '\r') >= 0 {
 		b = b[bytes.LastIndexByte(b, '\r')+1:]
 	}
@@ -250,9 +266,13 @@ func (s *Session) handleLine(b []byte) {
 	if wrapCandidate(b) && len(b)+1 >= widest {
 		s.held = append(s.held[:0], b...)
 		s.heldNo, s.heldLast, s.heldParts, s.heldWidest = no, 0, 1, widest
+		s.heldWrap = w
+		s.heldWrap.text = strings.Clone(w.text) // w.text aliases the input
 		return
 	}
+	s.wrap = w
 	s.readLine(b, no)
+	s.wrap = noDelivery
 }
 
 // flushHeld reads the held line (wrapjoin.go).
@@ -261,7 +281,9 @@ func (s *Session) flushHeld() {
 		return
 	}
 	s.heldParts = 0
+	s.wrap = s.heldWrap
 	s.readLine(s.held, s.heldNo)
+	s.wrap = noDelivery
 }
 
 // readLine reads line no (b without its line end).
@@ -307,12 +329,20 @@ func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
 	}
 	l := &s.ln
 	*l = line{file: f.idx, no: no, rank: -1, hipLevel: -1, raw: raw}
+	if w := &s.wrap; w.text != "" {
+		l.rank, l.host, l.worker, l.kernel = w.rank, w.host, w.worker, w.kernel
+	}
 	rest := s.stripPrefixes(l, raw) // records the formats of the prefixes
 	f.carryRank(l, rest)
 	if l.pid > 0 && l.rank >= 0 {
 		// a prefix that names both ("(VllmWorker rank=2 pid=225)") ties the
 		// pid to the rank for every parser's line, not only the incident's
 		s.b.facts.inc.mapPID(l.pid, l.rank)
+	}
+	if l.pid == 0 {
+		// a collector's pid (journald's: the unit's stream) is the line's
+		// but ties no rank: every rank's lines may carry it
+		l.pid = s.wrap.pid
 	}
 	if need == 0 {
 		*l = line{}
@@ -342,6 +372,9 @@ func (s *Session) handleRaw(raw string, owned bool, mask uint64, no int) {
 		return
 	}
 	l.text = text
+	if s.wrap.text != "" {
+		l.pre = strings.Clone(s.wrap.text)
+	}
 	if !owned {
 		c := strings.Clone(raw)
 		l.raw = c
@@ -428,7 +461,11 @@ func rebase(sub, old, c string) string {
 	if sub == "" {
 		return ""
 	}
-	off := uintptr(unsafe.Pointer(unsafe.StringData(sub))) - uintptr(unsafe.Pointer(unsafe.StringData(old)))
+	p, o := uintptr(unsafe.Pointer(unsafe.StringData(sub))), uintptr(unsafe.Pointer(unsafe.StringData(old)))
+	if p < o || p+uintptr(len(sub)) > o+uintptr(len(old)) {
+		return sub // not from old (a delivery wrapper's own copy)
+	}
+	off := p - o
 	return c[off : off+uintptr(len(sub))]
 }
 
@@ -468,7 +505,18 @@ func (s *Session) feedVirtual(text string, no int) {
 // feedUnwrapped reads the text of a JSON log field (jsonfield.go) as the
 // lines it holds, each attributed to line no of the file.
 func (s *Session) feedUnwrapped(text string, no int) {
+	outer := s.wrap
+	defer func() { s.wrap = outer }()
 	for _, ln := range unwrappedLines(text) {
+		if strings.IndexByte(ln, 0x1b) >= 0 {
+			ln = stripANSI(ln)
+		}
+		b, w := s.stripDelivery([]byte(ln))
+		ln = string(b)
+		s.wrap = outer
+		if w != noDelivery {
+			s.wrap = w
+		}
 		if i := strings.LastIndexByte(ln, '\r'); i >= 0 {
 			ln = ln[i+1:]
 		}

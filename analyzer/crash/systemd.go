@@ -1,6 +1,10 @@
 package crash
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/internal/lazyre"
+)
 
 // systemd reports a unit whose process the kernel's OOM killer chose, in
 // its own words, on the unit's journal (src/core/unit.c, service.c):
@@ -48,4 +52,25 @@ func (s *Session) applySystemdOOM(l *line, x systemdOOM) {
 	if x.unit != "" {
 		a.detail("systemd_unit", x.unit)
 	}
+}
+
+// systemd's report of a unit's main process a signal ended
+// (src/core/service.c): "ollama.service: Main process exited,
+// code=dumped, status=11/SEGV" (ollama/ollama#1148), "code=killed,
+// status=11/SEGV" without a core (NVIDIA/DCGM#155), the older lower-case
+// "main process exited" (systemd/systemd#13574). Only a crash signal
+// counts: SIGKILL is also systemd's own stop timeout, SIGTERM its stop,
+// SIGABRT usually the consequence of an error the unit logged first.
+var reSystemdSignal = lazyre.New(`([\w@.:-]+\.(?:service|scope)): [Mm]ain process exited, code=(?:dumped|killed), status=\d+/(SEGV|BUS)\b`)
+
+// extractSystemdSignal reads the unit and the signal (SIGSEGV, SIGBUS).
+func extractSystemdSignal(t string) (unit, sig string, ok bool) {
+	if !strings.Contains(t, "ain process exited, code=") {
+		return "", "", false
+	}
+	m := reSystemdSignal.FindStringSubmatch(t)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], "SIG" + m[2], true
 }

@@ -40,6 +40,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout-real14"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real15"),
 	filepath.Join("..", "..", "testdata", "crash-heldout-real16"),
+	filepath.Join("..", "..", "testdata", "crash-heldout-real18"),
 	filepath.Join("..", "..", "testdata", "crash-heldout2"),
 	filepath.Join("..", "..", "testdata", "crash-heldout3"),
 	filepath.Join("..", "..", "testdata", "crash-heldout4"),
