@@ -86,7 +86,7 @@ func (s *Session) deliveryOne(b []byte, w *deliveryFacts) int {
 				w.kernel = true
 				s.format("dmesg")
 			}
-			if m[6] >= 0 {
+			if m[6] >= 0 && !serviceManager(str[m[4]:m[5]]) {
 				w.pid = atoiDef(str[m[6]:m[7]], 0)
 			}
 			return m[1]
@@ -132,8 +132,8 @@ func (s *Session) deliveryOne(b []byte, w *deliveryFacts) int {
 					w.kernel = true
 					s.format("dmesg")
 				}
-				if m[6] >= 0 {
-					w.pid = atoiDef(str[m[6]:m[7]], 0)
+				if m[6] >= 0 && !serviceManager(str[m[4]:m[5]]) {
+					w.pid = atoiDef(str[m[6]:m[7]], 0) // systemd's own pid reports on others
 				}
 				return m[1]
 			}

@@ -12,7 +12,7 @@
 // no record of its own), read at its first line. Every line is normalised (ANSI codes, carriage-return debris and
 // known line prefixes removed — log stamps, launcher relays such as
 // accelerate's "stderr: ", Open MPI's "[1,3]<stderr>:" and srun --label's
-// "3: " before a known log shape, Metaflow's "[run/step/task (pid N)] ") and handed to one small parser per format;
+// "3: " before a known log shape (then on the rest of that task's lines), Metaflow's "[run/step/task (pid N)] ") and handed to one small parser per format;
 // a one-pass keyword prefilter (prefilter.go) hands each line only to the
 // parsers that can use it, so lines that match nothing cost one scan and no
 // allocation.
@@ -187,12 +187,23 @@
 //     agent's 56-dash rule marks the format (agentSeparator); codeObjectPID
 //     (a "memory://<pid>#offset=…" code object URI names the faulting
 //     process: the culprit of a fault without rank or worker prefix);
+//   - smemattr.go: extractSmemAttr (cuda/hip/cuFuncSetAttribute(k,
+//     MaxDynamicSharedMemorySize, N) and the invalid-value answer on its
+//     line) → smemAttrRequest: refused, or over the AMD device's LDS
+//     (launch.go ldsLimit: the log's figure, gfx950 alone 160 KiB, else 64
+//     KiB) or a printed opt-in limit → invalid_launch of k;
+//   - coretrap.go: a GPU core opened in rocgdb whose wave listing stops on
+//     s_trap 2 (or the s_endpgm after it) → device_assert in that wave's
+//     kernel; rocgdb.go's stopContext takes the memory instruction listed
+//     before an imprecise stop row (s_waitcnt) as the access for
+//     addressFromStopInsn;
 //   - rocgdb.go: extractGdbStop (stop banner: "Thread N", one-thread
 //     "Program received signal", a first letter cut by the paste), extractDispatchRow and
 //     extractMIDispatches (info dispatches, table and MI), extractQueueRow
 //     (info queues; write ahead of read = packets never consumed);
 //   - gdbdump_extract.go: extractGdbDumpLine (every hang-dump line as one
-//     fact: attach pid, section header, "No … are currently active", agent /
+//     fact: attach pid — also a section banner naming a worker's pid,
+//     "===== TP2 pid 61012 =====" —, section header, "No … are currently active", agent /
 //     queue / dispatch / lane / wave rows, lane switch, bt frame, host
 //     thread, gdb's "[Inferior N (process P) detached]" naming the dump's
 //     pid) with extractGdbAttach, extractAgentRow, extractLaneRow, and

@@ -151,9 +151,21 @@ func extractGdbDumpLine(t string) gdbLine {
 	return gdbLine{}
 }
 
+// reBannerPID: a section banner that names the process the next dump is
+// of ("===== TP2 pid 61012 =====", "### worker pid=61012 ###"): the
+// per-worker form of the recipe's "echo === info agents ===" banners
+// (seeds 001/003) when one file collects the dumps of several workers.
+var reBannerPID = lazyre.New(`(?i)^(?:={3,}|#{3,}|-{3,})[^=#]*?\bpid[ =:]?\s*(\d{2,9})\b[^=#]*(?:={3,}|#{3,}|-{3,})?$`)
+
 // extractGdbAttach: the attached pid of "Attaching to process N" (or
-// "… program: P, process N"), or of the echoed "rocgdb -p N" command.
+// "… program: P, process N"), of the echoed "rocgdb -p N" command, or of
+// a section banner naming the worker's pid.
 func extractGdbAttach(t string) (pid int, ok bool) {
+	if len(t) > 3 && (t[0] == '=' || t[0] == '#' || t[0] == '-') && t[1] == t[0] && t[2] == t[0] {
+		if m := reBannerPID.FindStringSubmatch(t); m != nil {
+			return atoiDef(m[1], 0), true
+		}
+	}
 	// both forms hold a literal the regexp cannot look for first (its
 	// second form is anchored): a quarter of a 40 MB rocgdb dump's time
 	if !strings.Contains(t, "Attaching to ") && !strings.Contains(t, "gdb") {

@@ -19,6 +19,14 @@ func TestExtractGdbAttach(t *testing.T) {
 		// https://github.com/ROCm/ROCgdb/issues/3 and /issues/11: a failed attach names no attached process
 		{"ROCgdb#3", "warning: Could not attach to process 72409", 0, false},
 		{"ROCgdb#11", "Could not attach to process 107215 (rc=-2)", 0, false},
+		// per-worker banners of one file collecting several workers' dumps,
+		// the recipe's "echo === info agents ===" banners (seeds 001/003)
+		// carrying the worker's pid
+		{"per-pid banner", "===== snapshot 1 03:40:10 TP2 pid 61012 =====", 61012, true},
+		{"hash banner", "### worker pid=7004 ###", 7004, true},
+		{"section banner", "=== info dispatches ===", 0, false},
+		{"table rule", "==========================================", 0, false},
+		{"prose about a pid", "the worker with pid 7004 hung", 0, false},
 	} {
 		pid, ok := extractGdbAttach(c.line)
 		if pid != c.pid || ok != c.ok {
@@ -148,5 +156,29 @@ func TestExtractMIRecord(t *testing.T) {
 	f := hasClass(d, ClassGPUKernelHang)
 	if f == nil || !strings.Contains(f.Kernel, "wvSplitK_hf_sml_") || f.PID == nil || *f.PID != 61877 {
 		t.Fatalf("MI dump not read as a hang: %s", d.JSON())
+	}
+}
+
+// One file holding the dumps of several workers under per-pid banners:
+// each dump is its worker's, so the worker outside the collective is named
+// (without the banners the dumps would be one process whose dispatch ids
+// change: progress, no hang).
+func TestBannerPIDSeparatesWorkers(t *testing.T) {
+	var b strings.Builder
+	for snap := 0; snap < 2; snap++ {
+		for i, pid := range []string{"61010", "61011", "61012"} {
+			b.WriteString("===== snapshot " + string(rune('1'+snap)) + " TP" + string(rune('0'+i)) + " pid " + pid + " =====\n=== info dispatches ===\n")
+			b.WriteString("  Id Target Id                            Grid         Workgroup Fence   Kernel Function\n")
+			if i == 2 {
+				b.WriteString("* 1  AMDGPU Dispatch 3:1:5512 (PKID 877) [3584,16,1] [256,1,1] B|Aa|Ra fused_moe_kernel\n\n")
+			} else {
+				b.WriteString("* 1  AMDGPU Dispatch " + string(rune('1'+i)) + ":3:2040" + string(rune('0'+i)) + " (PKID 13" + string(rune('0'+i)) + ") [32,1,1] [256,1,1] B|As|Rs ncclDevKernel_Generic_4(ncclDevKernelArgsStorage<4096ul>)\n\n")
+			}
+		}
+	}
+	d := diagnoseWhole("dumps.txt", []byte(b.String()))
+	f := hasClass(d, ClassGPUKernelHang)
+	if f == nil || culpritPID(f) != 61012 {
+		t.Fatalf("%s", d.JSON())
 	}
 }

@@ -67,6 +67,10 @@ func (p *launchParser) line(l *line) {
 		}
 		return
 	}
+	if r, ok := extractSmemAttr(t); ok { // smemattr.go
+		s.smemAttrRequest(l, r)
+		return
+	}
 	if f, ok := extractLaunchBounds(t); ok { // launchbounds.go
 		s.launchBoundsExceeded(l, f)
 		return
@@ -285,10 +289,33 @@ func (s *Session) launchViolations(lc launchConfig) []string {
 			v = append(v, "grid."+string("xyz"[i])+" × block."+string("xyz"[i])+" exceeds 2^32-1 work-items")
 		}
 	}
-	if lc.shared > lim.lds {
-		v = append(v, "dynamic LDS "+strconv.FormatInt(lc.shared, 10)+" bytes > "+strconv.FormatInt(lim.lds, 10))
+	if lds := s.ldsLimit(); lc.shared > lds {
+		v = append(v, "dynamic LDS "+strconv.FormatInt(lc.shared, 10)+" bytes > "+strconv.FormatInt(lds, 10))
 	}
 	return v
+}
+
+// ldsLimit is the LDS per workgroup a launch is checked against: the log's
+// own figure; else 160 KiB when every gfx target the log names is gfx950
+// (MI350 / MI355: hipGetDeviceProperties' 163840, rocminfo's "Segment:
+// GROUP, Size: 160 KB", lightseekorg/tokenspeed#119; Triton's "Hardware
+// limit: 163840" there, vllm-project/vllm#49778); else 64 KiB. A log that
+// also names another target (a build list, a tuning table for another GPU)
+// keeps 64 KiB.
+func (s *Session) ldsLimit() int64 {
+	if s.limits.lds != defaultLimits().lds || s.b.facts.ldsLog > 0 {
+		return s.limits.lds
+	}
+	archs := s.b.facts.gpuArch
+	for _, a := range archs {
+		if a != "gfx950" {
+			return s.limits.lds
+		}
+	}
+	if len(archs) > 0 {
+		return 163840
+	}
+	return s.limits.lds
 }
 
 // checkLaunch records a launch configuration and its limit violations on a finding.

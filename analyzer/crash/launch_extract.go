@@ -61,7 +61,7 @@ var (
 	reMaxThreads    = lazyre.New(`maxThreadsPerBlock[=:]\s*(\d+)`)
 	reMaxDim        = lazyre.New(`maxThreadsDim[=:]\s*[\[(]\s*(\d+),\s*(\d+),\s*(\d+)\s*[\])]`)
 	reWGMax         = lazyre.New(`Workgroup Max Size:\s*(\d+)`)
-	reLDSLimit      = lazyre.New(`(?:sharedMemPerBlock|maxSharedMemoryPerBlock)[=:]\s*(\d+)`)
+	reLDSLimit      = lazyre.New(`(?:sharedMemPerBlock|maxSharedMemoryPerBlock)[=:]\s*(\d+)|(?i:sharedMemPerBlockOptin|MaxSharedMemoryPerBlockOptin)\s*[=:]\s*(\d+)`)
 	reKernelLoad    = lazyre.New(`Kernel loading failed: (hip\w+)`)
 	// A launch the runtime refused with invalid-value: MIOpen's "Failed to
 	// launch kernel: invalid argument" (onnxruntime#20203), Bend/HVM's "Failed
@@ -191,11 +191,20 @@ func extractThreadLimits(t string) threadLimits {
 // extractWGMax: rocminfo's "Workgroup Max Size: N" (0 when absent).
 func extractWGMax(t string) int64 { return atoi64(submatch(reWGMax, t)) }
 
-// extractLDSLimit: "sharedMemPerBlock=N" / "maxSharedMemoryPerBlock: N"
+// extractLDSLimit: "sharedMemPerBlock=N" / "maxSharedMemoryPerBlock: N", or
+// NVIDIA's opt-in per-block figure "sharedMemPerBlockOptin=N" /
+// "cudaDevAttrMaxSharedMemoryPerBlockOptin = N" (triton-lang/triton#384)
 // (0 when absent).
 func extractLDSLimit(t string) int64 {
 	if !strings.Contains(t, "haredMem") {
 		return 0
 	}
-	return atoi64(submatch(reLDSLimit, t))
+	m := reLDSLimit.FindStringSubmatch(t)
+	if m == nil {
+		return 0
+	}
+	if m[1] != "" {
+		return atoi64(m[1])
+	}
+	return atoi64(m[2]) // the opt-in per-block limit (NVIDIA)
 }

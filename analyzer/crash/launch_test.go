@@ -1,6 +1,7 @@
 package crash
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -140,6 +141,34 @@ func TestLimitsLineCarriesLDS(t *testing.T) {
 		d := diagnoseWhole("x.log", []byte(c.limits+"\n"+launches))
 		if got := hasClass(d, ClassInvalidLaunch) != nil; got != c.want {
 			t.Errorf("%s: invalid_launch = %v, want %v\n%s", c.src, got, c.want, d.JSON())
+		}
+	}
+}
+
+// Without a limits line, the gfx target the log names sets the LDS limit:
+// gfx950 holds 160 KiB per workgroup (lightseekorg/tokenspeed#119:
+// sharedMemPerMultiprocessor = 163840 on MI355X; vllm-project/vllm#49778:
+// Triton's "Hardware limit: 163840" on gfx950), every other target 64 KiB;
+// a log naming gfx950 beside another target (a tuning table for gfx950 run
+// on gfx942) keeps 64 KiB.
+func TestLDSLimitFromArch(t *testing.T) {
+	launch := func(b int) string {
+		return "DEBUG flashbench::hip: Launch: kernel=flash_fwd_tile256_d128, grid=(32,64,1), block=(512,1,1), shared=" + strconv.Itoa(b) + " bytes\n"
+	}
+	for _, c := range []struct {
+		name, dev string
+		bytes     int
+		want      bool
+	}{
+		{"gfx950, 128 KiB", "INFO device 0 = AMD Instinct MI355X (gfx950), 256 CUs\n", 131072, false},
+		{"gfx950, 192 KiB", "INFO device 0 = AMD Instinct MI355X (gfx950), 256 CUs\n", 196608, true},
+		{"gfx942, 128 KiB", "INFO device 0 = AMD Instinct MI300X (gfx942), 304 CUs\n", 131072, true},
+		{"gfx942 running gfx950's table", "[tuner] running on gfx942:sramecc+:xnack- (falling back to gfx950 entries)\n", 98304, true},
+		{"no arch named", "", 131072, true},
+	} {
+		d := diagnoseWhole("x.log", []byte(c.dev+launch(c.bytes)))
+		if got := hasClass(d, ClassInvalidLaunch) != nil; got != c.want {
+			t.Errorf("%s: invalid_launch = %v, want %v\n%s", c.name, got, c.want, d.JSON())
 		}
 	}
 }

@@ -446,8 +446,23 @@ func (s *Session) stripOne(l *line, str string) int {
 // id, which is the rank under srun's one-task-per-rank launch. A bare
 // "N: " also starts numbered notes and objdump rows, so it counts only in
 // front of a line that is itself a known log shape: an NCCL debug prefix
-// "host:pid:tid [dev] ", a c10 "[rankN]:" / "[E…" stamp.
+// "host:pid:tid [dev] ", a c10 "[rankN]:" / "[E…" stamp, the debug agent's
+// wave header, separator or disassembly header, ROCr's fault line.
 func matchSrunLabel(str string) (n, task int) {
+	n, task = srunLabelShape(str)
+	if n == 0 {
+		return 0, 0
+	}
+	rest := str[n:]
+	if !strings.HasPrefix(rest, "[rank") && !(len(rest) > 2 && rest[0] == '[' && (rest[1] == 'E' || rest[1] == 'W' || rest[1] == 'I') && isDigit(rest[2])) && !reSrunNCCL.MatchString(rest) && !agentLineShape(rest) {
+		return 0, 0
+	}
+	return n, task
+}
+
+// srunLabelShape: the length and task id of a leading "N: " (up to four
+// spaces of right alignment, up to five digits), whatever follows.
+func srunLabelShape(str string) (n, task int) {
 	i := 0
 	for i < len(str) && i < 4 && str[i] == ' ' {
 		i++
@@ -459,11 +474,22 @@ func matchSrunLabel(str string) (n, task int) {
 	if j == i || j+2 > len(str) || str[j] != ':' || str[j+1] != ' ' {
 		return 0, 0
 	}
-	rest := str[j+2:]
-	if !strings.HasPrefix(rest, "[rank") && !(len(rest) > 2 && rest[0] == '[' && (rest[1] == 'E' || rest[1] == 'W' || rest[1] == 'I') && isDigit(rest[2])) && !reSrunNCCL.MatchString(rest) {
-		return 0, 0
-	}
 	return j + 2, atoiDef(str[i:j], -1)
+}
+
+// agentLineShape: the anchors of a ROCdebug-agent dump and the ROCr fault
+// line before it (rocr_debug_agent debug_agent.cpp; seed 003's sample):
+// "wave_N: pc=0x…", the 56-dash separator, "Disassembly for function …",
+// "Memory access fault by GPU node-N …".
+func agentLineShape(rest string) bool {
+	switch {
+	case strings.HasPrefix(rest, "wave_"):
+		i := digitsFrom(rest, 5)
+		return i > 5 && strings.HasPrefix(rest[i:], ": pc=0x")
+	case strings.HasPrefix(rest, "-----"):
+		return strings.TrimRight(rest, " ") == strings.Repeat("-", 56)
+	}
+	return strings.HasPrefix(rest, "Disassembly for function ") || strings.HasPrefix(rest, "Memory access fault by GPU ")
 }
 
 // matchMPITag matches Open MPI's --tag-output prefix "[job,rank]<stderr>:"

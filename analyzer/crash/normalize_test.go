@@ -1,6 +1,9 @@
 package crash
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNormalizePrefixes(t *testing.T) {
 	cases := []struct {
@@ -121,10 +124,38 @@ func TestMatchSrunLabel(t *testing.T) {
 		{"0: step 1180 loss 1.9021", 0, 0},
 		{"1: check the watchdog lines", 0, 0},
 		{"   0:\t55                   \tpush   %rbp", 0, 0},
+		// the debug agent's anchors under srun -l (an agent dump of one task,
+		// as in the srun-launched hypre dump s15 and the agent's own test
+		// output "wave_1" … "wave_8", ROCm/rocm-systems#3426)
+		{"3: wave_0: pc=0x7ff0a8e0314c (stopped, reason: MEMORY_VIOLATION)", 3, 3},
+		{"3: Disassembly for function stencil7_apply_kernel(double const*, double*, int, int, int, double):", 3, 3},
+		{"1: " + strings.Repeat("-", 56), 3, 1},
+		{"0: Memory access fault by GPU node-4 (Agent handle: 0x28e9e40) on address 0x17000. Reason: Page not present or supervisor privilege.", 3, 0},
+		{"2: wave_ is a word", 0, 0},
+		{"2: ----- notes -----", 0, 0},
 	} {
 		n, task := matchSrunLabel(c.in)
 		if n != c.n || (n > 0 && task != c.task) {
 			t.Errorf("matchSrunLabel(%q) = %d, %d; want %d, %d", c.in, n, task, c.n, c.task)
 		}
+	}
+}
+
+// Once a label stood in front of the debug agent's anchors, the file's
+// bare labels are srun task ranks (delivery.go): the rest of that task's
+// agent dump — registers, code rows — is task 3's; before it, a bare
+// label names no rank.
+func TestAgentShapeMakesSrunRanks(t *testing.T) {
+	s := New()
+	s.BeginFile("job.out")
+	if _, w := s.stripDelivery([]byte("3:             s0: 3b106980                s1: 00000000")); w.rank != -1 {
+		t.Fatalf("rank %d before any known shape", w.rank)
+	}
+	if _, w := s.stripDelivery([]byte("3: wave_0: pc=0x7ff0a8e0314c (stopped, reason: MEMORY_VIOLATION)")); w.rank != 3 {
+		t.Fatalf("agent header: rank %d", w.rank)
+	}
+	rest, w := s.stripDelivery([]byte("3:     code object: file:///scratch/heatsim#offset=24576&size=48712"))
+	if string(rest) != "    code object: file:///scratch/heatsim#offset=24576&size=48712" || w.rank != 3 {
+		t.Errorf("task 3's later line: %q rank %d", rest, w.rank)
 	}
 }

@@ -212,3 +212,31 @@ func TestInfoThreadsOnlyHangNamesAttachedPID(t *testing.T) {
 		t.Errorf("culprit %+v, want pid 7730", f.Culprit)
 	}
 }
+
+// Without precise memory rocgdb stops past the faulting access ("reported
+// location may not be accurate", s18 / llvm/llvm-project#170211), on the
+// s_waitcnt that waits for it (fx02, fx03, s15): the memory instruction
+// the x/Ni listing shows before the "=>" row is the access whose registers
+// hold the address; rows after the stop row are not.
+func TestImprecisePCAccessBeforeStop(t *testing.T) {
+	head := "Thread 6 \"mc\" received signal SIGSEGV, Segmentation fault.\n" +
+		"Warning: precise memory violation signal reporting is not enabled, reported\n" +
+		"location may not be accurate.  See \"show amdgpu precise-memory\".\n" +
+		"[Switching to thread 6, lane 0 (AMDGPU Lane 1:1:1:4/0 (37,0,0)[0,0,0])]\n" +
+		"0x00007ffee1c2d1a0 in tally_scatter_kernel(Tally*, Particle const*, int) () from memory://70140#offset=0x7ffee1c00000&size=196608\n"
+	regs := "(gdb) info registers v2 v3\n" +
+		"v2             {0x88000000, 0x88000008, 0x88000010 <repeats 62 times>}\n" +
+		"v3             {0x7ffd, 0x7ffd, 0x7ffd <repeats 62 times>}\n"
+	for _, c := range []struct {
+		name, rows, want string
+	}{
+		{"access before the waitcnt", "(gdb) x/3i $pc-12\n   0x7ffee1c2d194:\tglobal_atomic_add_f64 v[2:3], v[4:5], off\n   0x7ffee1c2d19c:\ts_add_u32 s6, s6, 1\n=> 0x7ffee1c2d1a0:\ts_waitcnt vmcnt(0)\n", "0x7ffd88000000"},
+		{"a memory instruction only after the stop row", "(gdb) x/2i $pc\n=> 0x7ffee1c2d1a0:\ts_waitcnt vmcnt(0)\n   0x7ffee1c2d1a4:\tglobal_store_dword v[2:3], v6, off\n", ""},
+	} {
+		d := diagnoseWhole("run.txt", []byte(head+c.rows+regs))
+		f := hasClass(d, ClassGPUMemoryFault)
+		if f == nil || f.Address != c.want {
+			t.Errorf("%s: %s", c.name, d.JSON())
+		}
+	}
+}

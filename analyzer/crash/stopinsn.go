@@ -368,7 +368,7 @@ func addressFromStopInsn(a *agg, f *facts) {
 }
 
 var (
-	reGdbInsnRow = lazyre.New(`^=>\s*0x[0-9a-fA-F]+(?: <[^>]*>)?:\s+(.+)$`)
+	reGdbInsnRow = lazyre.New(`^=>\s*0x[0-9a-fA-F]+(?: <.*?>)?:\s+(.+)$`)
 	reGdbRegRow  = lazyre.New(`^(v|s|exec)(\d*)\s+(\{.*\}|0x[0-9a-fA-F]+)`)
 )
 
