@@ -978,7 +978,7 @@ func (j *Job) unknownStage() string {
 		}
 	}
 	slices.Sort(seen)
-	return fmt.Sprintf("--stage %s: no such stage with GPU work in the traces (they have: %s)", j.opts.Stage, strings.Join(seen, ", "))
+	return fmt.Sprintf("--stage %q: no such stage with GPU work in the traces (they have: %s)", j.opts.Stage, strings.Join(seen, ", "))
 }
 
 func (j *Job) analyzeTraces(st *trace.Store, files []int, joins *callsite.Joins) *report.Analysis {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
 	"github.com/gputriage/gputriage/analyzer/collectives"
+	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/analyzer/report"
 	"github.com/gputriage/gputriage/analyzer/roofline"
 	"github.com/gputriage/gputriage/analyzer/trace"
@@ -40,8 +41,10 @@ func distinctRanks(parts []rankPart) bool {
 // joins for them). As many ranks at a time as there are cores, so that
 // few copies of a rank's records are held beyond the store.
 //
-// With collect false (triage, which matched the ranks already) no summary
-// is extracted.
+// Only the first limits.RankDirs ranks (by rank) get a folder: the rest
+// are summarised, their line and rows kept (2,000 ranks wrote 2,000
+// artifact sets, 175 MB). With collect false (triage, which matched the
+// ranks already) no summary is extracted.
 func (j *Job) perRank(parts []rankPart, collect bool) *rankResults {
 	if !distinctRanks(parts) {
 		return nil
@@ -69,6 +72,15 @@ func (j *Job) perRank(parts []rankPart, collect bool) *rankResults {
 		r, _ := rankOf(&p.st.Files[p.fi])
 		st, joins := rankView(p)
 		a := jj.analyzeTraces(st, []int{p.fi}, joins)
+		if i >= limits.RankDirs {
+			// summarised: its line and rows, no folder (nor roofline)
+			outs[i] = out{line: report.LineOf(a, r, ""), seen: jj.stagesSeen,
+				a: &report.Analysis{Facts: a.Facts, Timelines: a.Timelines, Ranks: a.Ranks}}
+			if collect {
+				sums[order[i]] = summarize(rankPart{st, p.fi, joins}, opsShare(len(parts)))
+			}
+			return
+		}
 		rl := jj.roofline(a, joins, st)
 		dir := RankDir(r) + "/"
 		arts := []Artifact{

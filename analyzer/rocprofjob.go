@@ -145,6 +145,11 @@ func (j *Job) rocEnd(c *current) bool {
 func (j *Job) importDone(c *current, f *trace.File) {
 	if c.hostErr != "" {
 		f.Complete = false
+		if f.Problem == "" {
+			// the host's words (SQLite's error, its work bound) are the
+			// artifacts' too: the summary said "Partial input: ."
+			f.Problem = c.hostErr
+		}
 	}
 	if f.Partial() {
 		c.res.Partial = true

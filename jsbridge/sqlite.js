@@ -21,6 +21,24 @@ const DESERIALIZE_FREEONCLOSE = 1;
 const DESERIALIZE_READONLY = 4;
 const OUT = 1 << 20; // bytes handed to emit at a time
 
+// SQLite's work budget per database, in thousands of virtual-machine steps
+// (analyzer/limits.SQLiteSteps: the same numbers and words as the CLI's
+// internal/sqlrows): the views queried are the database's own, and one can
+// run for ever (an endless recursive CTE yields no row and never ends).
+const STEPS_BASE = 131072; // limits.SQLiteStepsBase
+const stepsBudget = (size, rows) => STEPS_BASE + Math.floor(size / 256) + 4 * rows;
+const stepsNote = (size, rows) => `SQLite stopped after ${stepsBudget(size, rows)} thousand steps (limits.SQLiteSteps: ${STEPS_BASE} thousand plus one per 256 bytes of the file and 4 per row; ${rows} rows read): a view of the database does not end`;
+
+/**
+ * A wasm module of one function, (i32) → i32, that calls its import e.f:
+ * SQLite's progress handler must be a function of its table, and a plain
+ * JS function cannot be one. The Worker imports it compiled
+ * (worker/build writes these bytes as progress.wasm: workerd compiles no
+ * wasm at run time).
+ */
+export const PROGRESS_WASM = Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 6, 1, 0x60, 1, 0x7f, 1, 0x7f,
+  2, 7, 1, 1, 0x65, 1, 0x66, 0, 0, 7, 5, 1, 1, 0x66, 0, 0);
+
 /** The row stream's first line (analyzer/rocprof.RowsMagic). */
 export const ROWS_MAGIC = 'gputriage-rows 1\n';
 
@@ -40,8 +58,9 @@ export function isSQLite(head) {
 /**
  * A fresh SQLite instance from the compiled sqlite3.wasm.
  * @param {WebAssembly.Module} module
+ * @param {WebAssembly.Module} [progress] PROGRESS_WASM compiled (compiled here when absent)
  */
-export async function sqlite(module) {
+export async function sqlite(module, progress) {
   const memory = new WebAssembly.Memory({ initial: 128, maximum: MAX_PAGES });
   let sq = null;
   const nosys = () => -ENOSYS;
@@ -97,6 +116,11 @@ export async function sqlite(module) {
   const rc = x.sqlite3_initialize();
   if (rc !== 0) throw new Error(`sqlite3_initialize: ${rc}`);
   sq = new SQLite(x, memory);
+  // the progress handler: a table slot calling sq.onProgress
+  const tramp = new WebAssembly.Instance(progress ?? new WebAssembly.Module(PROGRESS_WASM), { e: { f: () => sq.onProgress() } });
+  const table = x.__indirect_function_table;
+  sq.progressFn = table.grow(1);
+  table.set(sq.progressFn, tramp.exports.f);
   return sq;
 }
 
@@ -105,6 +129,8 @@ export class SQLite {
     this.x = x;
     this.memory = memory;
     this.heap = null; // a view of the whole memory, dropped when it grows
+    this.onProgress = () => 0;
+    this.progressFn = 0;
   }
 
   u8() { return (this.heap ??= new Uint8Array(this.memory.buffer)); }
@@ -196,19 +222,37 @@ class Database {
     const main = sq.put('main');
     try {
       if (rc !== 0) throw new Error(`not a readable SQLite database: ${errorText(sq, db, rc)}`);
+      // A database in WAL mode (header bytes 18 and 19 = 2) cannot be
+      // deserialized ("unable to open database file"); the CLI reads the
+      // file alone (immutable: no -wal beside it), so it is read here in
+      // rollback mode too, the same bytes otherwise.
+      if (this.n >= 20) {
+        const h = sq.bytes(this.ptr + 18, 2);
+        if (h[0] === 2 && h[1] === 2) h[0] = h[1] = 1;
+      }
       // READONLY|FREEONCLOSE: SQLite reads the bytes in place and frees them.
       rc = x.sqlite3_deserialize(db, main, this.ptr, BigInt(this.n), BigInt(this.cap), DESERIALIZE_FREEONCLOSE | DESERIALIZE_READONLY);
       this.ptr = 0;
       if (rc !== 0) throw new Error(`not a readable SQLite database: ${errorText(sq, db, rc)}`);
+      // SQLite calls the handler every 1,000 steps (as ncruces/go-sqlite3's)
+      const size = this.n;
+      let used = 0;
+      let n = 0;
+      let spent = false;
+      sq.onProgress = () => {
+        if (!spent && ++used > stepsBudget(size, n)) spent = true;
+        return spent ? 1 : 0;
+      };
+      x.sqlite3_progress_handler(db, 1000, sq.progressFn, 0);
+      const why = (err) => (spent ? stepsNote(size, n) : err.message);
       const have = new Set();
       try {
         each(sq, db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')", (s) => have.add(sq.cstr(x.sqlite3_column_text(s, 0))));
       } catch (err) {
-        throw new Error(`not a readable SQLite database: ${err.message}`);
+        throw new Error(`not a readable SQLite database: ${why(err)}`);
       }
       const out = new Outbox(emit);
       out.text(ROWS_MAGIC);
-      let n = 0;
       try {
         for (const q of queries) {
           if (!q.requires.every((t) => have.has(t))) continue;
@@ -221,7 +265,7 @@ class Database {
               n++;
             });
           } catch (err) {
-            throw new Error(`query ${q.name}: ${err.message}`);
+            throw new Error(`query ${q.name}: ${why(err)}`);
           }
         }
       } finally {

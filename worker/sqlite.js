@@ -5,11 +5,12 @@
 // whole row stream, and SQLite's words if the database could not be read
 // (after the rows read so far). Bundled into out/sqlite.mjs by worker/build.
 import sqliteWasm from './sqlite3.wasm';
+import progressWasm from './progress.wasm';
 import { sqlite } from '../jsbridge/sqlite.js';
 import queries from '../analyzer/rocprof/queries.json';
 
 globalThis.gputriageSQLRows = async (bytes) => {
-  const sq = await sqlite(sqliteWasm); // a fresh heap per database
+  const sq = await sqlite(sqliteWasm, progressWasm); // a fresh heap per database
   const db = sq.database(bytes.length);
   db.write(bytes);
   const parts = [];

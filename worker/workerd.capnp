@@ -28,6 +28,7 @@ const gputriage :Workerd.Worker = (
     (name = "app.wasm", wasm = embed "out/app.wasm"),
     (name = "sqlite.mjs", esModule = embed "out/sqlite.mjs"),
     (name = "sqlite3.wasm", wasm = embed "out/sqlite3.wasm"),
+    (name = "progress.wasm", wasm = embed "out/progress.wasm"),
   ],
   compatibilityDate = "2026-10-01",
   bindings = [

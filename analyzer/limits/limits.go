@@ -110,6 +110,21 @@ const RankSummariesBytes = 256 << 20
 // Real traces have a few streams per device, under 20 per file.
 const Lanes = 128
 
+// StreamRows bounds the per-stream rows of breakdown.json per trace file
+// (files[].streams): beyond, the busiest StreamRows-1 streams keep their
+// rows and the rest are summed into one last row (device and stream -1;
+// the file's merged_streams says how many). Two ranks of 100 k streams
+// wrote 24 MB of rows per rank and its merge again.
+const StreamRows = Lanes
+
+// RankDirs bounds the ranks of a rank folder that get their own artifacts
+// (ranks/<rank>/: summary, breakdown, timeline, lanes, roofline, …): the
+// lowest RankDirs ranks do; the others are summarised — their line in the
+// summary's Per rank table and their rows in the top-level artifacts stay,
+// with no folder (and no roofline) of their own. 2,000 rank traces wrote
+// 2,000 artifact sets (175 MB; 121 s CPU under wasm, over its budget).
+const RankDirs = 64
+
 // KernelRows bounds the rows of kernel_table.json (and its CSV) per stage:
 // a stage with more distinct kernels keeps its KernelRows largest, and the
 // rest are summed into "(other kernels)" rows, one per category, that say
@@ -266,4 +281,26 @@ func Depth(b []byte, max int) int {
 		}
 	}
 	return deepest
+}
+
+// SQLiteSteps bounds the work SQLite may do reading one database (rocpd,
+// RPD, rocprof-compute) of size bytes that has written rows rows so far, in
+// thousands of its virtual-machine steps (SQLite's progress handler runs
+// every 1,000): SQLiteStepsBase, one per 256 bytes of the file and 4 per
+// row written. The views queried are the database's own and one can run
+// for ever (an endless recursive CTE: no row, no end) or for the product of
+// its tables' sizes. Real databases take about one per row: the rocpd of
+// ../shared/testdata/rocprof (64 MB, 43,927 rows) 45,939, mytrace.rpd
+// (4 MB, 47,344 rows) 47,920.
+func SQLiteSteps(size, rows int64) int64 {
+	return SQLiteStepsBase + size/256 + 4*rows
+}
+
+// SQLiteStepsBase is what any database may spend: an endless view stops
+// after 1.3·10⁸ steps (3 s natively).
+const SQLiteStepsBase = 1 << 17
+
+// SQLiteStepsNote is the error of a database whose reading spent its budget.
+func SQLiteStepsNote(size, rows int64) string {
+	return fmt.Sprintf("SQLite stopped after %d thousand steps (limits.SQLiteSteps: %d thousand plus one per 256 bytes of the file and 4 per row; %d rows read): a view of the database does not end", SQLiteSteps(size, rows), SQLiteStepsBase, rows)
 }

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gputriage/gputriage/analyzer/limits"
 )
 
 // RankLine is one rank's line in a rank folder's summary: the figures of
@@ -54,6 +56,7 @@ func perRankMarkdown(ls []RankLine) string {
 		"GPU op figures count kernels, copies and fills, in the rank's GPU window (its breakdown.json stages and gpu_timeline.json); the Ranks section counts kernels only.\n\n" +
 		"| Rank | Trace | GPU op time (ms) | GPU window (ms) | GPU busy (ms) | GPU idle (ms) | Exposed comm (ms) | Steps | Step p50 / p90 (ms) | Launch | Top kernel | Artifacts |\n" +
 		"|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n")
+	summarised := 0
 	for _, l := range ls {
 		st := "–"
 		if l.Steps > 0 {
@@ -67,8 +70,18 @@ func perRankMarkdown(ls []RankLine) string {
 		if launch == "" {
 			launch = "–"
 		}
-		fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s | %s | %s | %d | %s | %s | %s | `%s/` |\n", l.Rank, mdCode(baseName(l.File)),
-			ms(l.KernelTime), ms(l.Window), ms(l.Busy), ms(l.Idle), ms(l.ExposedComm), l.Steps, st, mdText(launch), top, mdCode(l.Dir))
+		dir := "–"
+		if l.Dir != "" {
+			dir = "`" + mdCode(l.Dir) + "/`"
+		} else {
+			summarised++
+		}
+		fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s |\n", l.Rank, mdCode(baseName(l.File)),
+			ms(l.KernelTime), ms(l.Window), ms(l.Busy), ms(l.Idle), ms(l.ExposedComm), l.Steps, st, mdText(launch), top, dir)
+	}
+	if summarised > 0 {
+		fmt.Fprintf(&b, "\n%d of %d ranks are summarised: their line here and their rows in breakdown.json and gpu_timeline.json, no folder of their own "+
+			"(only the lowest %d ranks get one, limits.RankDirs; analyse a rank's trace alone for its artifacts).\n", summarised, len(ls), limits.RankDirs)
 	}
 	return b.String()
 }

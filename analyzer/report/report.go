@@ -250,19 +250,22 @@ func Breakdown(a *Analysis) []byte {
 		GPUTime US     `json:"gpu_time_us"`
 	}
 	type file struct {
-		File               string   `json:"file"`
-		Kernels            int64    `json:"kernels"`
-		KernelTime         US       `json:"kernel_time_us"`
-		DistinctKernels    int      `json:"distinct_kernel_names"`
-		Streams            []stream `json:"streams"`
-		TopKernels         []kstat  `json:"top_kernels"`
-		GraphLaunches      int64    `json:"graph_launches"`
-		GraphKernels       int64    `json:"graph_launched_kernels"`
-		NCCLKernels        int64    `json:"nccl_kernels"`
-		NCCLTime           US       `json:"nccl_time_us"`
-		NCCLComputeOverlap US       `json:"nccl_compute_overlap_us"`
-		GPUBusy            US       `json:"gpu_busy_us"`
-		GPUSpan            US       `json:"gpu_span_us"`
+		File            string   `json:"file"`
+		Kernels         int64    `json:"kernels"`
+		KernelTime      US       `json:"kernel_time_us"`
+		DistinctKernels int      `json:"distinct_kernel_names"`
+		Streams         []stream `json:"streams"`
+		// MergedStreams: the streams beyond limits.StreamRows summed
+		// into the last row of streams (device and stream -1).
+		MergedStreams      int     `json:"merged_streams,omitempty"`
+		TopKernels         []kstat `json:"top_kernels"`
+		GraphLaunches      int64   `json:"graph_launches"`
+		GraphKernels       int64   `json:"graph_launched_kernels"`
+		NCCLKernels        int64   `json:"nccl_kernels"`
+		NCCLTime           US      `json:"nccl_time_us"`
+		NCCLComputeOverlap US      `json:"nccl_compute_overlap_us"`
+		GPUBusy            US      `json:"gpu_busy_us"`
+		GPUSpan            US      `json:"gpu_span_us"`
 	}
 	out := struct {
 		Tool           string  `json:"tool"`
@@ -293,7 +296,7 @@ func Breakdown(a *Analysis) []byte {
 		x := file{File: f.File, Kernels: f.Kernels, KernelTime: US(f.KernelTime), DistinctKernels: f.DistinctKernels,
 			Streams: []stream{}, TopKernels: []kstat{}, GraphLaunches: f.GraphLaunches, GraphKernels: f.GraphKernels,
 			NCCLKernels: f.NCCLKernels, NCCLTime: US(f.NCCLTime), NCCLComputeOverlap: US(f.NCCLComputeOverlap),
-			GPUBusy: US(f.Busy), GPUSpan: US(f.Span)}
+			GPUBusy: US(f.Busy), GPUSpan: US(f.Span), MergedStreams: f.MergedStreams}
 		for _, s := range f.Streams {
 			x.Streams = append(x.Streams, stream{s.Device, s.Stream, s.Kernels, US(s.KernelTime), s.Memcpys, US(s.MemcpyTime), s.Memsets, US(s.MemsetTime)})
 		}
@@ -364,6 +367,9 @@ type ranks struct {
 	MostWaitingRank int    `json:"most_waiting_rank"`
 	CollectiveSkew  US     `json:"collective_skew_us"`
 	Note            string `json:"note"`
+	// SummarisedRanks: ranks of a rank folder past limits.RankDirs, with
+	// their rows here but no ranks/<rank>/ folder of their own.
+	SummarisedRanks int `json:"summarised_ranks,omitempty"`
 }
 
 // rankSummary compares the ranks of a multi-rank job (one trace file per
@@ -401,6 +407,11 @@ func rankSummary(a *Analysis) *ranks {
 		}
 	}
 	r.SlowestRank, r.MostWaitingRank = r.Rows[lo].Rank, r.Rows[hi].Rank
+	for _, l := range a.PerRank {
+		if l.Dir == "" {
+			r.SummarisedRanks++
+		}
+	}
 	r.CollectiveSkew = US(a.Facts[hi].NCCLTime - a.Facts[lo].NCCLTime)
 	return r
 }

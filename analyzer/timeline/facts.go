@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/gputriage/gputriage/analyzer/callsite"
+	"github.com/gputriage/gputriage/analyzer/internal/units"
+	"github.com/gputriage/gputriage/analyzer/limits"
 	"github.com/gputriage/gputriage/analyzer/trace"
 )
 
@@ -28,11 +30,14 @@ type KernelStat struct {
 // Facts are the raw per-file numbers an engineer checks first, with the
 // definitions of ../shared/testdata/gpu/README.md (exact names, per stream).
 type Facts struct {
-	File               string
-	Kernels            int64
-	KernelTime         int64
-	DistinctKernels    int
-	Streams            []StreamStat
+	File            string
+	Kernels         int64
+	KernelTime      int64
+	DistinctKernels int
+	Streams         []StreamStat
+	// MergedStreams counts the streams beyond limits.StreamRows summed
+	// into Streams' last row (device and stream -1); 0: each has its own.
+	MergedStreams      int
 	TopKernels         []KernelStat // top 10 by summed time, ties by name
 	GraphLaunches      int64
 	GraphKernels       int64
@@ -147,13 +152,7 @@ func ComputeFacts(st *trace.Store, fi int) Facts {
 	otherU := union(ivs{buf.s[:nOther], buf.e[:nOther]})
 	f.NCCLComputeOverlap = overlap(ncclU, otherU)
 	f.DistinctKernels = len(kernels)
-	f.Streams = streams
-	slices.SortFunc(f.Streams, func(a, b StreamStat) int {
-		if a.Device != b.Device {
-			return cmp.Compare(a.Device, b.Device)
-		}
-		return cmp.Compare(a.Stream, b.Stream)
-	})
+	f.Streams, f.MergedStreams = capStreams(streams, limits.StreamRows)
 	f.TopKernels = kernels
 	slices.SortFunc(f.TopKernels, func(a, b KernelStat) int {
 		if a.Time != b.Time {
@@ -178,4 +177,44 @@ func ComputeFacts(st *trace.Store, fi int) Facts {
 		}
 	}
 	return f
+}
+
+// capStreams sorts streams by device and stream and, when there are more
+// than max, keeps the max-1 busiest (kernel, copy and fill time; ties by
+// device and stream) and sums the rest into one last row with device and
+// stream -1, returning how many it holds: a trace with one stream per
+// kernel would otherwise write a row per kernel.
+func capStreams(streams []StreamStat, max int) ([]StreamStat, int) {
+	byKey := func(a, b StreamStat) int {
+		if a.Device != b.Device {
+			return cmp.Compare(a.Device, b.Device)
+		}
+		return cmp.Compare(a.Stream, b.Stream)
+	}
+	if len(streams) <= max {
+		slices.SortFunc(streams, byKey)
+		return streams, 0
+	}
+	busy := func(s StreamStat) int64 {
+		return units.AddSat(units.AddSat(s.KernelTime, s.MemcpyTime), s.MemsetTime)
+	}
+	slices.SortFunc(streams, func(a, b StreamStat) int {
+		if c := cmp.Compare(busy(b), busy(a)); c != 0 {
+			return c
+		}
+		return byKey(a, b)
+	})
+	rest := StreamStat{Device: -1, Stream: -1}
+	for _, s := range streams[max-1:] {
+		rest.Kernels += s.Kernels
+		rest.KernelTime = units.AddSat(rest.KernelTime, s.KernelTime)
+		rest.Memcpys += s.Memcpys
+		rest.MemcpyTime = units.AddSat(rest.MemcpyTime, s.MemcpyTime)
+		rest.Memsets += s.Memsets
+		rest.MemsetTime = units.AddSat(rest.MemsetTime, s.MemsetTime)
+	}
+	merged := len(streams) - (max - 1)
+	kept := slices.Clone(streams[:max-1])
+	slices.SortFunc(kept, byKey)
+	return append(kept, rest), merged
 }

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"github.com/gputriage/gputriage/analyzer/limits"
 	"math/rand"
 	"slices"
 	"testing"
@@ -92,7 +93,7 @@ func TestUnionMatchesPairs(t *testing.T) {
 // list search quadratic): each stream's count is its kernels, in order of
 // first appearance, interleaved.
 func TestFactsManyStreams(t *testing.T) {
-	for _, n := range []int{3, 16, 17, 500} {
+	for _, n := range []int{3, 16, 17, limits.StreamRows} {
 		st := trace.NewStore()
 		st.Files = append(st.Files, trace.File{Name: "t.json"})
 		k := st.Intern("k")
@@ -111,5 +112,43 @@ func TestFactsManyStreams(t *testing.T) {
 			}
 			seen[s.Stream] = true
 		}
+	}
+}
+
+// Beyond limits.StreamRows streams the busiest keep their rows, in device
+// and stream order, and the rest are summed into one last row (-1, -1):
+// one stream per kernel wrote a row per kernel (two ranks of 100 k streams,
+// 24 MB of breakdown.json each).
+func TestFactsStreamRowsCap(t *testing.T) {
+	n := limits.StreamRows + 372
+	st := trace.NewStore()
+	st.Files = append(st.Files, trace.File{Name: "t.json"})
+	k := st.Intern("k")
+	for s := range n {
+		// stream s is busy 1+s µs: the last StreamRows-1 are the busiest;
+		// a copy on every stream counts towards its busy time
+		st.GPU = append(st.GPU, trace.GPUOp{TS: int64(s) * 10, Dur: int64(1 + s), Name: k, Stream: int64(n - s), Kind: trace.KindKernel, Corr: trace.None, Ext: trace.None},
+			trace.GPUOp{TS: int64(s)*10 + 5, Dur: 1, Name: k, Stream: int64(n - s), Kind: trace.KindMemcpy, Corr: trace.None, Ext: trace.None})
+	}
+	f := ComputeFacts(st, 0)
+	if len(f.Streams) != limits.StreamRows || f.MergedStreams != n-(limits.StreamRows-1) {
+		t.Fatalf("%d rows, %d merged", len(f.Streams), f.MergedStreams)
+	}
+	var kernels, copies, time int64
+	for i, s := range f.Streams {
+		kernels, copies, time = kernels+s.Kernels, copies+s.Memcpys, time+s.KernelTime
+		if i == len(f.Streams)-1 {
+			if s.Device != -1 || s.Stream != -1 || s.Kernels != int64(f.MergedStreams) || s.Memcpys != int64(f.MergedStreams) {
+				t.Errorf("merged row %+v", s)
+			}
+			continue
+		}
+		// kept: streams 1 … StreamRows-1 (the busiest, 1+s with s = n-stream), in order
+		if s.Stream != int64(i+1) || s.KernelTime != int64(1+n-(i+1)) {
+			t.Errorf("row %d: %+v", i, s)
+		}
+	}
+	if kernels != int64(n) || copies != int64(n) || time != f.KernelTime {
+		t.Errorf("rows hold %d kernels, %d copies, %d µs of %d", kernels, copies, time, f.KernelTime)
 	}
 }

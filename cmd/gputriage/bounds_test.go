@@ -176,6 +176,34 @@ func TestBoundsLanes(t *testing.T) {
 	if n := strings.Count(lanes, `"busy"`); n != limits.Lanes || !strings.Contains(lanes, `"merged_streams": 4873`) {
 		t.Errorf("%d lanes: %.300s", n, lanes)
 	}
+	// breakdown.json's per-stream rows are capped the same way
+	// (limits.StreamRows): two ranks of 100 k streams wrote 24 MB each
+	var bd struct {
+		Files []struct {
+			Streams []struct {
+				Device, Stream, Kernels int64
+				KernelTime              float64 `json:"kernel_time_us"`
+			} `json:"streams"`
+			Merged     int     `json:"merged_streams"`
+			KernelTime float64 `json:"kernel_time_us"`
+		} `json:"files"`
+	}
+	text, _ := res.Artifact("breakdown.json")
+	if err := json.Unmarshal([]byte(text), &bd); err != nil || len(bd.Files) != 1 {
+		t.Fatalf("%v: %.300s", err, text)
+	}
+	f := bd.Files[0]
+	if len(f.Streams) != limits.StreamRows || f.Merged != 4873 {
+		t.Fatalf("%d stream rows, merged_streams %d", len(f.Streams), f.Merged)
+	}
+	last, kernels, sum := f.Streams[len(f.Streams)-1], int64(0), 0.0
+	for _, s := range f.Streams {
+		kernels += s.Kernels
+		sum += s.KernelTime
+	}
+	if last.Device != -1 || last.Stream != -1 || last.Kernels != 4873 || kernels != 5000 || sum != f.KernelTime {
+		t.Errorf("merged row %+v; %d kernels, %v µs of %v", last, kernels, sum, f.KernelTime)
+	}
 }
 
 // crossingTrace writes n kernels that all cross one another (kernel i runs

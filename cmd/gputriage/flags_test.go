@@ -175,8 +175,8 @@ func TestExitCodesNoTraceUnknownStage(t *testing.T) {
 		{[]string{"breakdown", txt}, []string{"no profiler trace", "notes.txt"}},
 		{[]string{"triage", csv}, []string{"no profiler trace", "kernels.csv"}},
 		{[]string{"breakdown", logs}, []string{"no profiler trace", "server.log"}},
-		{[]string{"breakdown", "--stage", "prefil", tr}, []string{"--stage prefil: no such stage", "decode"}},
-		{[]string{"triage", "--stage", "prefil", tr}, []string{"--stage prefil: no such stage"}},
+		{[]string{"breakdown", "--stage", "prefil", tr}, []string{`--stage "prefil": no such stage`, "decode"}},
+		{[]string{"triage", "--stage", "prefil", tr}, []string{`--stage "prefil": no such stage`}},
 	} {
 		var so, se bytes.Buffer
 		code := run(append(c.args, "-q", "--engine", "native"), nil, &so, &se)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -306,5 +307,47 @@ func TestBoundsExtractCollectiveOps(t *testing.T) {
 		} else if !bytes.Equal(first, sb) {
 			t.Error("rank_summary.json differs between the engines")
 		}
+	}
+}
+
+// Issue 24 (tools/hostile heat-2000x20): a folder of 2,000 rank traces
+// wrote 2,000 artifact sets (175 MB; 121 s CPU under wasm). Only the lowest
+// limits.RankDirs ranks get a ranks/<rank>/ folder; the rest are summarised:
+// their line in the Per rank table and their rows in breakdown.json, which
+// says how many, on both engines.
+func TestBoundsRankDirs(t *testing.T) {
+	n := limits.RankDirs + 3
+	var names []string
+	for r := range n {
+		names = append(names, fmt.Sprintf("r%03d.json", r))
+	}
+	res, _ := bothRunFiles(t, analyzer.Options{Command: "breakdown"}, names, func(k int) io.Reader {
+		b := hostileRank(k, 3, "")
+		b = bytes.Replace(b, []byte(`"world_size":2`), []byte(fmt.Sprintf(`"world_size":%d`, n)), 1)
+		return bytes.NewReader(b)
+	})
+	dirs := map[string]bool{}
+	for _, a := range res.Artifacts {
+		if d, _, ok := strings.Cut(strings.TrimPrefix(a.Name, "ranks/"), "/"); ok && strings.HasPrefix(a.Name, "ranks/") {
+			dirs[d] = true
+		}
+	}
+	if len(dirs) != limits.RankDirs || !dirs["0"] || !dirs[fmt.Sprint(limits.RankDirs-1)] || dirs[fmt.Sprint(limits.RankDirs)] {
+		t.Errorf("%d rank folders: %v", len(dirs), dirs)
+	}
+	sum, _ := res.Artifact("profile_summary.md")
+	if !strings.Contains(sum, "3 of 67 ranks are summarised") || !strings.Contains(sum, "| 66 | `r066.json` |") {
+		t.Errorf("summary: %.2000s", sum[strings.Index(sum, "## Per rank"):])
+	}
+	var bd struct {
+		Files []json.RawMessage `json:"files"`
+		Ranks struct {
+			Rows       []json.RawMessage `json:"rows"`
+			Summarised int               `json:"summarised_ranks"`
+		} `json:"ranks"`
+	}
+	text, _ := res.Artifact("breakdown.json")
+	if err := json.Unmarshal([]byte(text), &bd); err != nil || len(bd.Files) != n || len(bd.Ranks.Rows) != n || bd.Ranks.Summarised != 3 {
+		t.Errorf("%v: %d files, %d rank rows, %d summarised", err, len(bd.Files), len(bd.Ranks.Rows), bd.Ranks.Summarised)
 	}
 }

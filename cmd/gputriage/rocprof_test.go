@@ -1,14 +1,16 @@
 package main
 
 import (
-	"github.com/gputriage/gputriage/internal/fixture"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gputriage/gputriage/analyzer"
+	"github.com/gputriage/gputriage/internal/fixture"
 	"github.com/gputriage/gputriage/schemas"
+	"github.com/ncruces/go-sqlite3"
 )
 
 // The ROCm profilers' own outputs (../shared/testdata/rocprof): each reads
@@ -94,6 +96,37 @@ func TestRocprofDamagedDatabase(t *testing.T) {
 		const want = "not a readable SQLite database: sqlite3: database disk image is malformed"
 		if r.ExitCode != analyzer.ExitUsage || !strings.Contains(r.Error, want) || strings.Contains(r.Error, "read error") {
 			t.Errorf("%s: exit %d, error %q; want exit 2 and %q", eng, r.ExitCode, r.Error, want)
+		}
+	}
+}
+
+// A database whose kernels view is an endless recursive CTE (no row, no
+// end) ran for ever on every host: SQLite's work is bounded
+// (limits.SQLiteSteps), the file a flagged partial naming the bound, the
+// same on both engines.
+func TestRocprofEndlessView(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "loop_results.db")
+	db, err := sqlite3.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec(`CREATE TABLE rocpd_metadata(id INTEGER PRIMARY KEY, tag TEXT, value TEXT);
+		INSERT INTO rocpd_metadata(tag, value) VALUES ('schema_version', '3');
+		CREATE VIEW kernels AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)
+			SELECT x AS id, x AS start, x + 1 AS end, x AS corr_id, 'k' AS name, 0 AS agent_type_index, 0 AS queue_id FROM c WHERE x < 0;`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, eng := range []string{"native", "wasm"} {
+		r := analyze(t, eng, analyzer.Options{Command: "breakdown"}, path)
+		if r.ExitCode != analyzer.ExitPartial || !strings.Contains(r.Error+fmt.Sprint(r.Files), "limits.SQLiteSteps") {
+			t.Errorf("%s: exit %d, error %q, files %+v", eng, r.ExitCode, r.Error, r.Files)
+		}
+		// said in the artifacts too (a Worker's zip answer has only them)
+		for _, a := range []string{"profile_summary.md", "profile_metadata.json"} {
+			if text, _ := r.Artifact(a); !strings.Contains(text, "SQLite stopped after") {
+				t.Errorf("%s: %s does not say why the database is partial: %.600s", eng, a, text)
+			}
 		}
 	}
 }

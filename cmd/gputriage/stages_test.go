@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gputriage/gputriage/analyzer"
 	"github.com/gputriage/gputriage/internal/fixture"
 	"github.com/gputriage/gputriage/schemas"
 )
@@ -144,11 +145,11 @@ func TestTriageEveryStageFile(t *testing.T) {
 	}
 
 	code, _, se = triageDir(t, "--stage", "prefil", dir)
-	if code != 2 || !strings.Contains(se, "--stage prefil: no such stage") || !strings.Contains(se, "decode, prefill") {
+	if code != 2 || !strings.Contains(se, `--stage "prefil": no such stage`) || !strings.Contains(se, "decode, prefill") {
 		t.Errorf("--stage prefil: exit %d, %q (want 2 naming the stages there are)", code, se)
 	}
 	code, _, se = triageDir(t, "--stage", "prefill", stageFolder(t, "DECODE"))
-	if code != 2 || !strings.Contains(se, "--stage prefill: no such stage") {
+	if code != 2 || !strings.Contains(se, `--stage "prefill": no such stage`) {
 		t.Errorf("--stage prefill on a decode-only folder: exit %d, %q (want 2)", code, se)
 	}
 }
@@ -262,5 +263,18 @@ func TestStageFolderTimelinePerStage(t *testing.T) {
 	s := string(readJSON(t, filepath.Join(sel, "profile_summary.md"), nil))
 	if strings.Count(s, "## GPU timeline") != 1 || !strings.Contains(s, "## GPU timeline, decode (") {
 		t.Error("--stage decode: want the decode timeline alone")
+	}
+}
+
+// Issue 24 (tools/hostile id7-stage-term): the --stage refusal is the
+// module's error, which the Worker returns as JSON text (escaping only C0):
+// the value came out raw, U+202E and all. It is quoted, on both engines.
+func TestStageRefusalQuoted(t *testing.T) {
+	tr := filepath.Join("..", "..", "testdata", "default", "sglang_Qwen3-8B_decode.json.gz")
+	for _, eng := range []string{"native", "wasm"} {
+		r := analyze(t, eng, analyzer.Options{Command: "breakdown", Stage: "x\u202ey\x1b]0;t\x07\n# z"}, tr)
+		if r.ExitCode != analyzer.ExitUsage || !strings.Contains(r.Error, `--stage "x\u202ey\x1b]0;t\a\n# z": no such stage`) {
+			t.Errorf("%s: exit %d, %q", eng, r.ExitCode, r.Error)
+		}
 	}
 }

@@ -103,6 +103,11 @@ function rankSelector(ids, get) {
       return;
     }
     const dir = `ranks/${rank}/`;
+    if (!get(`${dir}breakdown.json`)) {
+      // past limits.RankDirs a rank has no folder (breakdown.json ranks.summarised_ranks)
+      view.replaceChildren(h('p.dim', `Rank ${rank} is summarised: its row is in the tables here, but only the lowest ranks have their own artifacts (limits.RankDirs); analyse its trace alone for its breakdown, timeline and idle time.`));
+      return;
+    }
     const parts = [
       renderBreakdown(get(`${dir}breakdown.json`)),
       renderTimeline(get(`${dir}gpu_timeline.json`)),

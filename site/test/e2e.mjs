@@ -2496,6 +2496,33 @@ test('rocprof: a database in the file:// build; a damaged database is refused as
   }
 });
 
+test('hostile: a database whose view never ends is stopped by SQLite\'s work budget, as the CLI stops it; a WAL-mode header is read as the CLI reads it', async () => {
+  // testdata/hostile/endless_view.db: its kernels view is an endless
+  // recursive CTE yielding no row (issue 24, tools/hostile sweep 7): the
+  // page ran it for ever; now limits.SQLiteSteps stops it in the CLI's words.
+  const f = path.join(ROOT, 'testdata', 'hostile', 'endless_view.db');
+  const s = await openPage(pathToFileURL(INLINE).href);
+  try {
+    await drop(s.page, [f]);
+    const r = spawnSync(CLI, ['breakdown', '-q', '-o', fs.mkdtempSync(path.join(TMP, 'cli-')), path.basename(f)], { cwd: path.dirname(f), encoding: 'utf8' });
+    assert.equal(r.status, 1, `the CLI's exit: ${r.stderr}`);
+    assert.match(r.stderr, /query rocpd\.kernels: SQLite stopped after \d+ thousand steps \(limits\.SQLiteSteps/, 'the CLI names the bound');
+    const res = await s.page.evaluate(() => window.__gputriage.result);
+    assert.equal(res.exit_code, 1, 'exit 1, as the CLI');
+    assert.match(JSON.stringify(res), /query rocpd\.kernels: SQLite stopped after \d+ thousand steps \(limits\.SQLiteSteps/, 'the page names the bound in the CLI\'s words');
+    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(f), 'endless_view.db');
+    // a database whose header says WAL mode (no -wal beside it): the CLI
+    // reads it; SQLite cannot deserialize it as such, so the page reads it
+    // in rollback mode, the same rows
+    const wal = path.join(ROOT, 'testdata', 'hostile', 'wal_mode.db');
+    await dropNew(s.page, '#pick-files', [wal]);
+    assert.equal(await s.page.evaluate(() => window.__gputriage.result.exit_code), 0, 'wal_mode.db: exit 0, as the CLI');
+    assertSameArtifacts(await pageArtifacts(s.page), cliArtifacts(wal), 'wal_mode.db');
+  } finally {
+    await s.close();
+  }
+});
+
 // ---------------------------------------------------------------- main
 
 let server;

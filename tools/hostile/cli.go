@@ -104,6 +104,11 @@ func runOne(dir, bin string, c Case, host string) Run {
 		args = append(args, "--url", srv.URL, "--timeout", "5s")
 	}
 	args = append(append(args, c.Args...), c.Inputs...)
+	for i, a := range args {
+		// argv is C strings, no NUL can reach a program (Go's exec
+		// refuses it): the rest of the value is passed
+		args[i] = strings.ReplaceAll(a, "\x00", "")
+	}
 	// The run is stopped at twice its limit in CPU seconds (RLIMIT_CPU: what
 	// the check judges, whatever the machine's load) and, only as a guard
 	// against a hang (a run blocked on a FIFO uses no CPU), at a wall-clock

@@ -5,7 +5,7 @@
 // go: DIR/out/<case>/<host>/{run.json,stderr,art/}; `go run ./tools/hostile
 // check DIR` judges them.
 //
-//   node tools/hostile/hosts.mjs DIR [page] [worker] [--only id,id]
+//   node tools/hostile/hosts.mjs DIR [page] [worker] [--only id,prefix*]
 //
 // Needs `go run ./build -site && go run ./worker/build`, `npm ci` here and in
 // worker/, and Debian's chromium (CHROMIUM=...).
@@ -30,7 +30,9 @@ const DIR = path.resolve(args[0]);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : null;
 const want = args.filter((a) => a === 'page' || a === 'worker');
 const hosts = want.length ? want : ['page', 'worker'];
-const cases = JSON.parse(fs.readFileSync(path.join(DIR, 'cases.json'), 'utf8')).filter((c) => !only || only.includes(c.id));
+// ids, or id prefixes ending in * (as cli.go's -only)
+const picked = (id) => only.some((o) => o === id || (o.endsWith('*') && id.startsWith(o.slice(0, -1))));
+const cases = JSON.parse(fs.readFileSync(path.join(DIR, 'cases.json'), 'utf8')).filter((c) => !only || picked(c.id));
 if (process.env.HOSTILE_REVERSE) cases.reverse();
 
 // claim: as cli.go's: with HOSTILE_SINCE (Unix seconds) set, several

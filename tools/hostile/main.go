@@ -4,7 +4,7 @@
 // judges every case × host (check): nothing executed, nothing live, controls
 // visible, within time and memory, one answer everywhere, partials flagged.
 //
-//	go run ./tools/hostile gen DIR [-scale N]
+//	go run ./tools/hostile gen DIR [-scale N] [-only ID,PREFIX*]
 //	go run ./tools/hostile cli DIR [-only ID,PREFIX*]
 //	node tools/hostile/hosts.mjs DIR [page] [worker]
 //	go run ./tools/hostile check DIR [-only ID,PREFIX*]  # the table (Markdown) on stdout
@@ -37,10 +37,14 @@ func main() {
 	switch cmd {
 	case "gen":
 		var cases []Case
-		if cases, err = gen(dir, *shared, *scale); err == nil {
+		if cases, err = gen(dir, *shared, *scale, *only); err == nil {
+			n := len(cases)
+			if *only != "" {
+				cases = mergeCases(dir, cases)
+			}
 			b, _ := json.MarshalIndent(cases, "", "  ")
 			err = os.WriteFile(filepath.Join(dir, "cases.json"), b, 0o644)
-			fmt.Printf("%d cases in %s\n", len(cases), dir)
+			fmt.Printf("%d cases written, %d listed in %s\n", n, len(cases), dir)
 		}
 	case "cli":
 		err = runCLI(dir, *bin, *only)
@@ -60,6 +64,30 @@ const (
 	StopCPU  = "cpu"
 	StopHang = "hang"
 )
+
+// mergeCases lists the cases of dir's cases.json (when there is one) with
+// made in place of theirs and after them: gen -only adds to a sweep.
+func mergeCases(dir string, made []Case) []Case {
+	old, _ := loadCases(dir)
+	byID := map[string]int{}
+	for i, c := range made {
+		byID[c.ID] = i
+	}
+	var out []Case
+	for _, c := range old {
+		if i, ok := byID[c.ID]; ok {
+			c = made[i]
+			delete(byID, c.ID)
+		}
+		out = append(out, c)
+	}
+	for _, c := range made {
+		if _, ok := byID[c.ID]; ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 func loadCases(dir string) ([]Case, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "cases.json"))

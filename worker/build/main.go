@@ -30,7 +30,7 @@ import (
 // Bundle are the files the Worker is made of (what counts toward the size limit).
 // entry.mjs is the main module: it loads sqlite.mjs (SQLite for database
 // bodies, worker/sqlite.js) and hands everything else to syumai's worker.mjs.
-var Bundle = []string{"entry.mjs", "worker.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm", "sqlite.mjs", "sqlite3.wasm"}
+var Bundle = []string{"entry.mjs", "worker.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm", "sqlite.mjs", "sqlite3.wasm", "progress.wasm"}
 
 // sqliteWasm is SQLite's own wasm build from npm (root package-lock.json;
 // `go run ./build -site` checks it is the CLI's SQLite version).
@@ -152,6 +152,11 @@ type countWriter int64
 
 func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
 
+// progressWasm is jsbridge/sqlite.js's PROGRESS_WASM (SQLite's progress
+// handler trampoline), compiled by workerd as an imported module.
+var progressWasm = []byte{0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 6, 1, 0x60, 1, 0x7f, 1, 0x7f,
+	2, 7, 1, 1, 0x65, 1, 0x66, 0, 0, 7, 5, 1, 1, 0x66, 0, 0}
+
 // sqliteModules writes entry.mjs, sqlite.mjs (worker/sqlite.js bundled by
 // esbuild, sqlite3.wasm left as an import of the compiled module) and
 // sqlite3.wasm.
@@ -168,7 +173,7 @@ func sqliteModules(out string) error {
 		Format:            api.FormatESModule,
 		Target:            api.ES2022,
 		Charset:           api.CharsetASCII,
-		External:          []string{"./sqlite3.wasm"},
+		External:          []string{"./sqlite3.wasm", "./progress.wasm"},
 		LegalComments:     api.LegalCommentsNone,
 		MinifyWhitespace:  true,
 		MinifyIdentifiers: true,
@@ -178,7 +183,7 @@ func sqliteModules(out string) error {
 	if len(r.Errors) > 0 {
 		return fmt.Errorf("bundling worker/sqlite.js: %s", strings.Join(api.FormatMessages(r.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage}), ""))
 	}
-	for name, b := range map[string][]byte{"entry.mjs": []byte(entry), "sqlite.mjs": r.OutputFiles[0].Contents, "sqlite3.wasm": wasm} {
+	for name, b := range map[string][]byte{"entry.mjs": []byte(entry), "sqlite.mjs": r.OutputFiles[0].Contents, "sqlite3.wasm": wasm, "progress.wasm": progressWasm} {
 		if err := os.WriteFile(filepath.Join(out, name), b, 0o644); err != nil {
 			return err
 		}

@@ -60,7 +60,7 @@ function workerdBinary() {
 // ---- prerequisites ----------------------------------------------------------
 const missing = [];
 if (!fs.existsSync(cli)) missing.push(`${cli} (go run ./build)`);
-for (const f of ["entry.mjs", "worker.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm", "sqlite.mjs", "sqlite3.wasm"]) {
+for (const f of ["entry.mjs", "worker.mjs", "wasm_exec.js", "runtime.mjs", "app.wasm", "sqlite.mjs", "sqlite3.wasm", "progress.wasm"]) {
   if (!fs.existsSync(path.join(outDir, f))) missing.push(`worker/out/${f} (go run ./worker/build)`);
 }
 const workerd = workerdBinary();
@@ -375,6 +375,13 @@ await compare("breakdown raw .rpd", "breakdown", rawRpd);
 const cutDb = path.join(tmp, "cut_results.db");
 fs.writeFileSync(cutDb, zlib.gunzipSync(fs.readFileSync(T("rocprof/908_results.rocpd.db.gz"))).subarray(0, 64 << 10));
 await compare("damaged database (SQLite's words → 422)", "breakdown", cutDb);
+// issue 24: a view that never ends (testdata/hostile/endless_view.db) is
+// stopped by limits.SQLiteSteps — in a fresh workerd (tools/hostile
+// s7-sqlite-endless-view: exit 1, 3.9 s CPU); posted to this suite's
+// long-lived workerd the connection was closed mid-answer ("other side
+// closed", 2026-11-28): not asserted here until that is understood.
+// a WAL-mode header (no -wal file): read as the CLI reads it, not refused
+await compare("WAL-mode database", "breakdown", path.join(root, "testdata", "hostile", "wal_mode.db"));
 
 // ---- 4xx ----------------------------------------------------------------------
 const small = fs.readFileSync(crashLog);
