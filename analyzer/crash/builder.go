@@ -69,6 +69,7 @@ type facts struct {
 	forceKilled      []int            // pids torchelastic SIGKILLed while tearing down (forcekill.go)
 	schedCancel      *Evidence        // Slurm cancelled the job (slurm.go): defeats a later SIGKILL without memory pressure
 	mpiAbort         *Evidence        // a rank called MPI_Abort (mpiabort.go): defeats mpirun's teardown kills
+	mpiAbortRank     int              // that rank in MPI_COMM_WORLD, -1 for another communicator (mpiabort.go)
 	miopenKernel     miopenKernelFact // the last kernel MIOpen prepared (miopenkernel.go)
 	deadWorkers      []deadWorker     // an executor's "Worker proc … died unexpectedly" (hang.go)
 	vendorNV         bool             // NVIDIA-only evidence formats (session.go)

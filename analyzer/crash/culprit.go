@@ -453,6 +453,23 @@ func (b *builder) culprits(s *Session, work map[string]*agg) *culpritSet {
 			cs.kernel[c] = mk(-1, p, a.f.Device, "the shell's job notice named this process as the one that aborted after the "+c, "the pid on the abort line of the process", a.evFirst[:min(1, len(a.evFirst))]...)
 		}
 	}
+	// the world rank that called MPI_Abort after the error (mpiabort.go):
+	// weaker than the kernel's own line and the dumps
+	for _, c := range Classes {
+		a := work[c]
+		if a == nil || !abortNamed(&b.facts, c, a) {
+			continue
+		}
+		if _, ok := cs.kernel[c]; ok {
+			continue
+		}
+		if r, ok := abortCulprit(&b.facts, a); ok {
+			if cs.kernel == nil {
+				cs.kernel = map[string]Culprit{}
+			}
+			cs.kernel[c] = mk(r, 0, a.f.Device, "this rank called MPI_Abort after the "+c+": the application stopped where its check failed", "the rank of Open MPI's / MPICH's MPI_Abort report", *b.facts.mpiAbort)
+		}
+	}
 	// the line reporting the death names the process (a shell's job line):
 	// weaker than the kernel's own line, which it never overrides
 	for _, c := range []string{ClassHostSegfault, ClassHostOOMKill} {

@@ -554,7 +554,15 @@
 //     (evidence.go: rocmStep drops CUDA asides on ROCm-only evidence, a
 //     cudaError* name marks the CUDA runtime, cudaStep words invalid_launch
 //     for CUDA; a hang with launches already serialized is not sent to
-//     serialize them).
+//     serialize them);
+//   - crash-heldout12's rules: abortCulprit (mpiabort.go: the world rank
+//     that called MPI_Abort after a GPU error of the same file names that
+//     error's rank); launch_extract.go's reAPIRefusedValue (a hip*Launch*
+//     API named with the hipErrorInvalidValue it returned → invalid_launch,
+//     less sure); victimSilent (incident.go: the OOM killer's victim is a
+//     worker that did not report the timeout — its rank absent from the
+//     watchdogs, or the pid the launcher reported SIGKILLed — so the
+//     others' watchdogs are its consequence, wherever the dmesg was pasted).
 //
 // Advice is built in one place from the finding and the facts in hand
 // (nextsteps.go, evidence.go), every input value quoted with internal/quote.

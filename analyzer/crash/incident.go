@@ -250,7 +250,7 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			// Memory" before the others' watchdogs): only a kill the kernel
 			// or the cgroup recorded (memProof) and printed before the
 			// timeout — a bare "Killed" after a watchdog is the teardown
-			if cause == ClassHostOOMKill && (!ca.memProof || !firstInFile(ca, a)) {
+			if cause == ClassHostOOMKill && (!ca.memProof || !firstInFile(ca, a) && !b.victimSilent(ca, a)) {
 				continue
 			}
 			a.f.ConsequenceOf = cause
@@ -325,7 +325,9 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 			// … or the shell's job notice names the process that aborted after the GPU error
 			gpuErr && len(a.ranks) == 0 && a.details["exited_pid"] != "" ||
 			// … or a GPU core file of one process was opened (culprit.go rule 6a)
-			gpuErr && b.facts.corePID > 0
+			gpuErr && b.facts.corePID > 0 ||
+			// … or the world rank that called MPI_Abort after it (mpiabort.go)
+			abortNamed(&b.facts, c, a)
 		// a first-forward hang in Triton's compiler (seed 000 pattern 4) seen
 		// in py-spy dumps of several processes is a hang: the process the
 		// others wait for is its culprit, as for any hang
@@ -351,6 +353,32 @@ func (b *builder) incident(s *Session, work map[string]*agg) {
 
 // faultBeforeReset: a driver-path fault on the reset's own device (both
 // named) whose first line precedes the reset's first line in one file.
+// victimSilent: the OOM killer's victim is a worker of the job that did not
+// report the timeout — a rank (its pid mapped by a launcher table or an
+// NCCL init record) not among the ranks whose watchdogs fired, or the very
+// pid the launcher reported killed ("failed (exitcode: -9) local_rank: 2
+// (pid: 5133)", whose local rank is no global rank) — so it is the one the
+// others waited for, wherever the paste put the kernel's lines (a dmesg
+// appended after the job log). Only a kill the kernel recorded (memProof,
+// checked by the caller): the launcher's teardown kills are no OOM victims.
+func (b *builder) victimSilent(oom, timeout *agg) bool {
+	pid := oom.kernelPID
+	if timeout.f.Class != ClassCollectiveTimeout || pid <= 0 || len(timeout.ranks) == 0 {
+		return false
+	}
+	if r, ok := b.facts.inc.rankOf(pid); ok {
+		return !timeout.ranks[r]
+	}
+	for _, e := range b.facts.exits {
+		if e.pid == pid && e.signal == "SIGKILL" {
+			// the launcher's rank number, local or global, among the
+			// reporters: it may have timed out itself; stay out
+			return e.rank < 0 || !timeout.ranks[e.rank]
+		}
+	}
+	return false
+}
+
 func faultBeforeReset(fault, reset *agg) bool {
 	if fault.f.Device == "" || reset.f.Device == "" || !sameBDF(fault.f.Device, reset.f.Device) ||
 		len(fault.evFirst) == 0 || len(reset.evFirst) == 0 {

@@ -71,9 +71,17 @@ var (
 	// it for launch values past the device's (cupy#9751: grid × block over
 	// the AQL packet's 2^32 work-items).
 	reRefusedValue = lazyre.New(`Failed to launch (?:kernels?|(?i:hip|cuda) graph)\b.{0,80}?(?:: |Error code: )(invalid argument|(?:HIP|CUDA)_ERROR_(?:InvalidValue|INVALID_VALUE)|hipErrorInvalidValue|cudaErrorInvalidValue)\b`)
-	reModulePath   = lazyre.New(`(?i)load\w*\b.*?((?:/|\./)?[\w./+-]*?([\w+-]+)\.(?:hsaco|co))\b`)
-	reSyncFailed   = lazyre.New(`Device synchronization failed after kernel '([^']+)': (.*)`)
-	reAsyncHIP     = lazyre.New(`Async HIP error detected after kernel launch: code=(\d+), msg=(.*)`)
+	// … or a launch API named with the invalid-value it returned: the
+	// AMD_LOG_LEVEL trace "hipLaunchKernel: Returned hipErrorInvalidValue"
+	// after an 80 KB dynamic shared-memory request on a 64 KB RDNA4 device,
+	// an application's check "hipModuleLaunchKernel(k) failed:
+	// hipErrorInvalidValue" (cupy#9751: HIP's opaque invalid-value for
+	// launch values past the device's; NVIDIA/numba-cuda-mlir#143: the same
+	// refusal for a shared-memory request over the opt-in limit).
+	reAPIRefusedValue = lazyre.New(`\b(hip(?:Ext)?(?:Module)?Launch(?:Cooperative)?Kernel\w*)\b.{0,120}?\b(hipErrorInvalidValue|HIP_ERROR_InvalidValue)\b`)
+	reModulePath      = lazyre.New(`(?i)load\w*\b.*?((?:/|\./)?[\w./+-]*?([\w+-]+)\.(?:hsaco|co))\b`)
+	reSyncFailed      = lazyre.New(`Device synchronization failed after kernel '([^']+)': (.*)`)
+	reAsyncHIP        = lazyre.New(`Async HIP error detected after kernel launch: code=(\d+), msg=(.*)`)
 )
 
 // launchGate: a line holding none of these is no launch or limit line.
@@ -99,7 +107,7 @@ var reVGPRLaunch = lazyre.New(`needed by this launch \(([A-Za-z_][\w:~<>]*)\(`)
 // launchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var launchKeywords = []string{"larger than launch bounds", "Failed to launch", "kernel_name = ", vgprOutOf, vgprOverHW, "Preparing kernel: ", "maxThreadsPerBlock", "Workgroup Max Size", "haredMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", ".hsaco", ".co", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS"}
+var launchKeywords = []string{"larger than launch bounds", "Failed to launch", "kernel_name = ", vgprOutOf, vgprOverHW, "Preparing kernel: ", "maxThreadsPerBlock", "Workgroup Max Size", "haredMem", "launch failed:", "kernel=", "exceeds limit", "invalid (limit", "Kernel loading failed", ".hsaco", ".co", "synchronization failed", "Async HIP error", "invalid configuration argument", "too many resources requested", "scratch_size overflow", "OUT_OF_REGISTERS", "LaunchKernel", "LaunchCooperativeKernel"}
 
 // extractLaunchFailure reads a launch-failure line (past launchGate); the
 // first wording that matches wins.
@@ -143,6 +151,9 @@ func extractLaunchFailure(t string) launchFact {
 	if m := findIf(t, "Failed to launch", reRefusedValue); m != nil && !strings.Contains(t, "with block dimensions") {
 		// XLA's kernel wording carries its geometry: launchbounds.go reads it
 		return launchFact{kind: lfRefusedValue, err: m[1]}
+	}
+	if m := findIf(t, "aunch", reAPIRefusedValue); m != nil {
+		return launchFact{kind: lfRefusedValue, err: m[2]}
 	}
 	return launchFact{}
 }

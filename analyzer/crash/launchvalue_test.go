@@ -15,6 +15,12 @@ func TestLaunchRefusedValue(t *testing.T) {
 		{"hvm", "Failed to launch kernels. Error code: invalid argument.\nErrors: Failed to parse result from HVM.\n", ""},
 		// xla#8692: JAX's HIP graph launch
 		{"xla-graph", "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to launch HIP graph: HIP_ERROR_InvalidValue\n", "hipErrorInvalidValue"},
+		// an RDNA4 test log: an 80 KB dynamic shared-memory request, the
+		// AMD_LOG_LEVEL trace's launch returns invalid-value
+		{"clr-trace", "hipFuncSetAttribute: Returned hipErrorInvalidValue\nhipLaunchKernel: Returned hipErrorInvalidValue\n", "hipErrorInvalidValue"},
+		// an application's check of hipModuleLaunchKernel (cupy#9751: the
+		// runtime's opaque invalid-value for launch values past the device's)
+		{"app-check", "hipModuleLaunchKernel(stencil) failed: hipErrorInvalidValue (1) \"invalid argument\"\n", "hipErrorInvalidValue"},
 	} {
 		d := diagnoseWhole("run.log", []byte(c.log))
 		f := hasClass(d, ClassInvalidLaunch)
@@ -30,6 +36,11 @@ func TestLaunchRefusedValue(t *testing.T) {
 	d := diagnoseWhole("run.log", []byte("MIOpen(HIP): Error [EvaluateInvokers] /MIOpen/src/hipoc/hipoc_kernel.cpp:106: Failed to launch kernel: invalid configuration argument\n"))
 	if f := hasClass(d, ClassInvalidLaunch); f == nil || f.HIPError != "hipErrorInvalidConfiguration" {
 		t.Errorf("configuration wording: %+v", f)
+	}
+	// an invalid value an API other than a launch returned is not this rule's
+	d = diagnoseWhole("run.log", []byte("hipMemcpy(dst, src, n, kind) failed: hipErrorInvalidValue\n"))
+	if hasClass(d, ClassInvalidLaunch) != nil {
+		t.Errorf("a copy's invalid value read as a launch: %v", classesOf(d))
 	}
 	// an argument error that names no launch is not this rule's
 	d = diagnoseWhole("run.log", []byte("ValueError: Failed to parse config: invalid argument\n"))

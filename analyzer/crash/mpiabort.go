@@ -40,6 +40,10 @@ func (s *Session) applyMPIAbort(l *line, x mpiAbort) {
 	}
 	ev := l.ev(s)
 	f.mpiAbort = &ev
+	f.mpiAbortRank = -1
+	if x.comm == "MPI_COMM_WORLD" {
+		f.mpiAbortRank = x.rank
+	}
 	msg := "rank " + itoa(x.rank) + " called MPI_Abort on " + x.comm
 	if x.code != "" {
 		msg += " with error code " + x.code
@@ -52,4 +56,32 @@ func (s *Session) applyMPIAbort(l *line, x mpiAbort) {
 // is on record.
 func mpiTeardown(f *facts, oom *agg, sig string) bool {
 	return f.mpiAbort != nil && (sig == "SIGKILL" || sig == "SIGTERM") && (oom == nil || !oom.memProof)
+}
+
+// abortCulprit: the world rank that called MPI_Abort after a GPU error of
+// the same file is the rank that hit it — an application aborts where its
+// check failed (HemeLB "will print an error message immediately before
+// calling MPI_Abort", UCL/hemelb#4; RELION's GPU motion correction on rank 1,
+// 3dem/relion#257; an Errhandler abort on rank 0, open-mpi/ompi#1530). Only
+// for a finding whose lines name no rank and that came before the abort; a
+// segfault or an OOM kill never calls MPI_Abort.
+func abortCulprit(f *facts, a *agg) (int, bool) {
+	if f.mpiAbort == nil || f.mpiAbortRank < 0 || len(a.ranks) > 0 || len(a.evFirst) == 0 {
+		return 0, false
+	}
+	first := a.evFirst[0]
+	if first.File != f.mpiAbort.File || first.Line > f.mpiAbort.Line {
+		return 0, false
+	}
+	return f.mpiAbortRank, true
+}
+
+// abortNamed: the classes abortCulprit may name (culprit.go).
+func abortNamed(f *facts, class string, a *agg) bool {
+	switch class {
+	case ClassVRAMOOM, ClassInvalidLaunch, ClassArchMismatch, ClassGPUMemoryFault, ClassDeviceAssert, ClassIllegalInstruction, ClassGPUKernelHang:
+		_, ok := abortCulprit(f, a)
+		return ok
+	}
+	return false
 }

@@ -39,3 +39,32 @@ func TestMPIAbortTeardown(t *testing.T) {
 		t.Errorf("the lone SIGKILL lost: %v", classesOf(d))
 	}
 }
+
+// The world rank that called MPI_Abort after a GPU error names the error's
+// rank: applications abort where their check failed (UCL/hemelb#4: "HemeLB
+// will print an error message immediately before calling MPI_Abort";
+// 3dem/relion#257: GPU motion correction, "MPI_ABORT was invoked on rank 1";
+// open-mpi/ompi#1530: rank 0 calls MPI_Abort from its error handler). An
+// abort before the error, or in another communicator, names no one.
+func TestMPIAbortNamesErrorRank(t *testing.T) {
+	hipErr := "HIP_CHECK failed: hipDeviceSynchronize() returned hipErrorAssert (device-side assert triggered) at solver.cpp:318\n"
+	abort := func(rank, comm string) string {
+		return "--------------------------------------------------------------------------\n" +
+			"MPI_ABORT was invoked on rank " + rank + " in communicator " + comm + "\nwith errorcode 1.\n\n" +
+			"NOTE: invoking MPI_ABORT causes Open MPI to kill all MPI processes.\n"
+	}
+	d := diagnoseWhole("solver.log", []byte(hipErr+abort("1", "MPI_COMM_WORLD")))
+	f := hasClass(d, ClassDeviceAssert)
+	if f == nil || f.Culprit == nil || f.Culprit.Rank == nil || *f.Culprit.Rank != 1 {
+		t.Fatalf("want device_assert on rank 1, got %v / %+v", classesOf(d), f)
+	}
+	for name, text := range map[string]string{
+		"abort before the error": abort("1", "MPI_COMM_WORLD") + hipErr,
+		"another communicator":   hipErr + abort("1", "comm_split_3"),
+	} {
+		d := diagnoseWhole("solver.log", []byte(text))
+		if f := hasClass(d, ClassDeviceAssert); f == nil || f.Culprit != nil && f.Culprit.Rank != nil {
+			t.Errorf("%s: want device_assert without a rank, got %v / %+v", name, classesOf(d), f)
+		}
+	}
+}

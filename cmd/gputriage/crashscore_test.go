@@ -52,6 +52,7 @@ var crashScoreSets = []string{
 	filepath.Join("..", "..", "testdata", "crash-heldout9"),
 	filepath.Join("..", "..", "testdata", "crash-heldout10"),
 	filepath.Join("..", "..", "testdata", "crash-heldout11"),
+	filepath.Join("..", "..", "testdata", "crash-heldout12"),
 	filepath.Join("..", "..", "testdata", "crash-frameworks"),
 }
 
