@@ -295,29 +295,19 @@ func (s *Set) PlantAll(shared, work string, only []string) (*KeyFile, error) {
 		if err := os.WriteFile(filepath.Join(work, "traces", ck.Name, "case.key.json"), b, 0o644); err != nil {
 			return nil, err
 		}
-	}
-	// keys.json: every case planted in DIR so far, in plan order.
-	for _, cs := range s.Plan {
-		b, err := os.ReadFile(filepath.Join(work, "traces", cs.Name, "case.key.json"))
-		if err != nil {
-			continue
-		}
-		ck := &CaseKey{}
-		if err := json.Unmarshal(b, ck); err != nil {
+		if err := s.writeKeys(work); err != nil {
 			return nil, err
-		}
-		ib, err := os.ReadFile(filepath.Join(work, "traces", cs.Name, "instances.key.json"))
-		if err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal(ib, &ck.Instances); err != nil {
-			return nil, err
-		}
-		if len(want) == 0 || want[cs.Name] {
-			kf.Cases = append(kf.Cases, ck)
 		}
 	}
-	all := &KeyFile{Tool: kf.Tool}
+	if err := collectKeys(s, work, want, kf); err != nil {
+		return nil, err
+	}
+	return kf, s.writeKeys(work)
+}
+
+// writeKeys writes work/keys.json: every case planted in work so far, in plan order.
+func (s *Set) writeKeys(work string) error {
+	all := &KeyFile{Tool: s.Tool}
 	for _, cs := range s.Plan {
 		b, err := os.ReadFile(filepath.Join(work, "traces", cs.Name, "case.key.json"))
 		if err != nil {
@@ -328,7 +318,32 @@ func (s *Set) PlantAll(shared, work string, only []string) (*KeyFile, error) {
 		all.Cases = append(all.Cases, ck)
 	}
 	b, _ := json.MarshalIndent(all, "", " ")
-	return kf, os.WriteFile(filepath.Join(work, "keys.json"), b, 0o644)
+	return os.WriteFile(filepath.Join(work, "keys.json"), b, 0o644)
+}
+
+// collectKeys reads back the named cases (all when none) planted in work.
+func collectKeys(s *Set, work string, want map[string]bool, kf *KeyFile) error {
+	for _, cs := range s.Plan {
+		b, err := os.ReadFile(filepath.Join(work, "traces", cs.Name, "case.key.json"))
+		if err != nil {
+			continue
+		}
+		ck := &CaseKey{}
+		if err := json.Unmarshal(b, ck); err != nil {
+			return err
+		}
+		ib, err := os.ReadFile(filepath.Join(work, "traces", cs.Name, "instances.key.json"))
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(ib, &ck.Instances); err != nil {
+			return err
+		}
+		if len(want) == 0 || want[cs.Name] {
+			kf.Cases = append(kf.Cases, ck)
+		}
+	}
+	return nil
 }
 
 func writeInstances(work string, ck *CaseKey) error {
