@@ -110,14 +110,27 @@ func extractMissingDeviceSymbol(t string) (string, bool) {
 // for this GPU has no such symbol — the fat binary's slice for this gfx
 // target was built without the kernel (a library built for another arch,
 // or arch-guarded device code). CLR aborts the process right after.
+//
+// Two findings, as for Triton's OutOfResources: kernel_not_found is what
+// failed (the registered kernel is not in the device program), and
+// arch_mismatch its likely root (device code built for other targets, or
+// arch-guarded out). A build that drops the kernel for every target (a
+// link or RDC slip) fails the same way, so the failure stands on its own.
 func (p *clrParser) missingDeviceSymbol(l *line, name string) {
 	s := p.s
 	s.format("clr_code_object")
-	a := s.b.add(s, ClassArchMismatch, l, 0.75)
-	a.setKernel(name, "CLR: no device symbol for the registered kernel", 70)
-	a.detail("missing_symbol", name)
-	a.addReason("the code object loaded for this GPU has no device code for kernel " + clip(name, 80) + " (Cannot find Symbol with name)")
-	a.note("the kernel's host stub exists, so the name is right: the device code for this GPU's gfx target is what is missing (a binary or library built only for other targets)")
+	for _, class := range []string{ClassArchMismatch, ClassKernelNotFound} {
+		a := s.b.add(s, class, l, 0.75)
+		a.setKernel(name, "CLR: no device symbol for the registered kernel", 70)
+		a.detail("missing_symbol", name)
+		a.addReason("the code object loaded for this GPU has no device code for kernel " + clip(name, 80) + " (Cannot find Symbol with name)")
+		if class == ClassKernelNotFound {
+			a.f.ConsequenceOf = ClassArchMismatch
+			a.note("the kernel's device code is not in the code object CLR loaded for this GPU; when the binary was built for this GPU's gfx target, the kernel was dropped at build or link time instead (check the symbol with llvm-objdump --syms on the code object)")
+		} else {
+			a.note("the kernel's host stub exists, so the name is right: the device code for this GPU's gfx target is what is missing (a binary or library built only for other targets)")
+		}
+	}
 }
 
 // packetLine is one line of CLR's queue-error / dispatch dump as a typed

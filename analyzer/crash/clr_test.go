@@ -199,8 +199,10 @@ func TestExtractPacketLine(t *testing.T) {
 
 // CLR's "Cannot find Symbol with name: X" (hip_global.cpp, DeviceFunc): the
 // host registered kernel X but the code object loaded for this GPU lacks
-// it — device code missing for the gfx target (arch_mismatch), in the
-// wordings of several ROCm releases (the file:line moves: :109, :114, :117).
+// it — device code missing for the gfx target (arch_mismatch) and the
+// failure it causes (kernel_not_found), in the wordings of several ROCm
+// releases (the file:line moves: :109, :114, :117); AMReX's HIP+OpenMP build
+// (https://github.com/AMReX-Codes/amrex/issues/5574) fails the same way.
 func TestCLRMissingDeviceSymbol(t *testing.T) {
 	for _, c := range []struct{ src, log, sym string }{
 		{"https://github.com/ROCm/composable_kernel/issues/3095 (CK-Tile fp8 WMMA GEMM not built for the device)",
@@ -212,11 +214,18 @@ func TestCLRMissingDeviceSymbol(t *testing.T) {
 		{"campaign notes: a gfx950-only prebuilt .so run on an MI300X (gfx942)",
 			"hip_global.cpp:109 : Cannot find Symbol with name: _ZN12primus_turbo25compute_group_offs_deviceIlEEv\ntimeout: the monitored command dumped core\n",
 			"_ZN12primus_turbo25compute_group_offs_deviceIlEEv"},
+		{"https://github.com/AMReX-Codes/amrex/issues/5574 (HIP + OpenMP build, an internalized kernel)",
+			"hip_global.cpp:109 : 1074451131 us:  Cannot find Symbol with name: _ZN5amrex13launch_globalILi256EEvv.intern.800e83b42e498690\n",
+			"_ZN5amrex13launch_globalILi256EEvv.intern.800e83b42e498690"},
 	} {
 		d := diagnoseWhole("run.log", []byte(c.log))
 		f := hasClass(d, ClassArchMismatch)
 		if f == nil || f.Details["missing_symbol"] != c.sym || f.Kernel == "" {
 			t.Errorf("%s: %s", c.src, d.JSON())
+		}
+		// the failure itself: the kernel is not in the code object, caused by the arch
+		if k := hasClass(d, ClassKernelNotFound); k == nil || k.ConsequenceOf != ClassArchMismatch || k.Details["missing_symbol"] != c.sym {
+			t.Errorf("%s: no kernel_not_found consequence of arch_mismatch: %s", c.src, d.JSON())
 		}
 	}
 	// other "cannot find symbol" texts (a compiler's, a SYCL runtime's) are not CLR's

@@ -320,6 +320,15 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 			a.setKernel(base.f.Kernel, base.f.KernelSource, base.kernelPrio)
 			a.addReason(base.f.Class + " in an attention-path kernel")
 			work[ClassFP8AttentionCrash] = a
+			if fp8Root(base, f) {
+				// the runtime's failure says only that a kernel died; the
+				// FP8 KV cache and the attention path it died in are the
+				// specific reading (seed 000 pattern 3), so they lead
+				a.conf = 0.7
+				a.addReason("the failure is a generic launch failure raised from the attention path (" + clip(f.location, 120) + ")")
+				base.f.ConsequenceOf = ClassFP8AttentionCrash
+				base.note("a consequence of the fp8_attention_crash finding: an unspecified launch failure raised from the FP8 attention path (root cause first)")
+			}
 		}
 	}
 	// a weak transport warning alone next to a real finding is noise
@@ -389,6 +398,17 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 	d.FailureReason = b.failureReason(d)
 	d.DetailJSON = b.detailJSON(d) // kernelapi_detail.go
 	return d
+}
+
+// fp8Root: the base finding is the runtime's generic launch failure
+// (hipErrorLaunchFailure, no assert message, no fault address) under an FP8
+// KV cache, raised from an attention-path frame. A memory fault keeps the
+// lead: its page fault is the more specific observation (crash-seedcases
+// c15, c21).
+func fp8Root(base *agg, f *facts) bool {
+	return f.fp8 != nil && base.f.Class == ClassDeviceAssert && base.f.HIPError == "hipErrorLaunchFailure" &&
+		base.details["assert_message"] == "" && base.f.Address == "" &&
+		(reAttnKernel.MatchString(strings.ToLower(f.location)) || strings.Contains(strings.ToLower(f.location), "attention"))
 }
 
 var reAttnKernel = lazyre.New(`fmha|mha_fwd|mha_bwd|flash_attn|flash_fwd|paged_attention|pa_fwd|\bmla\b|mla_|_mla|fp8.*attn|attn.*fp8`)

@@ -13,6 +13,10 @@ import (
 //	… onnxruntime::BFCArena::AllocateRawInternal(size_t, bool) Failed to allocate memory for requested buffer of size 8388608000   ONNX Runtime's arena
 //	W tensorflow/core/common_runtime/bfc_allocator.cc:271] Ran out of memory trying to allocate 24.50MiB.  See logs for memory state.   TensorFlow 1.x
 //	W …bfc_allocator.cc:…] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.16GiB.  Current allocation summary follows.
+//	Kokkos ERROR: HIP memory space failed to allocate 33.47 GiB (label="ArborX::BVH::internal_nodes").   Kokkos 4's BadAlloc
+//
+// Kokkos's host spaces ("Host", "CudaHostPinned", "HIPHostPinned") are not
+// VRAM and do not match.
 //
 // TensorFlow 2's "Allocator (GPU_0_bfc) ran out of memory … The caller
 // indicates that this is not a failure" is a warning a run survives, and an
@@ -20,8 +24,9 @@ import (
 // neither matches.
 
 var (
-	reORTArena = lazyre.New(`BFCArena::AllocateRawInternal\b.*?Failed to allocate memory for requested buffer of size (\d+)`)
-	reTFBFCRan = lazyre.New(`(?:Allocator \((\w+)\) r|\bR)an out of memory trying to allocate ([\d.]+[KMGT]?i?B)`)
+	reORTArena       = lazyre.New(`BFCArena::AllocateRawInternal\b.*?Failed to allocate memory for requested buffer of size (\d+)`)
+	reKokkosBadAlloc = lazyre.New(`Kokkos ERROR: (\w+) memory space failed to allocate ([\d.]+ ?[KMGT]?i?B)`)
+	reTFBFCRan       = lazyre.New(`(?:Allocator \((\w+)\) r|\bR)an out of memory trying to allocate ([\d.]+[KMGT]?i?B)`)
 )
 
 // fwAlloc is one framework pool's refused device allocation.
@@ -39,6 +44,11 @@ func extractFrameworkAlloc(t string) (fwAlloc, bool) {
 			// the CPU execution provider's arena prints the same words:
 			// device memory only as far as a GPU log makes it likely
 			return fwAlloc{allocator: "ONNX Runtime BFCArena", bytes: m[1] + " bytes"}, true
+		}
+	}
+	if strings.Contains(t, " memory space failed to allocate ") {
+		if m := reKokkosBadAlloc.FindStringSubmatch(t); m != nil && m[1] != "Host" && !strings.HasSuffix(m[1], "HostPinned") {
+			return fwAlloc{allocator: "Kokkos " + m[1] + " memory space", bytes: m[2]}, true
 		}
 	}
 	if strings.Contains(t, "an out of memory trying to allocate") && !strings.Contains(t, "not a failure") {

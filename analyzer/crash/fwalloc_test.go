@@ -18,6 +18,11 @@ func TestExtractFrameworkAlloc(t *testing.T) {
 		// TensorFlow 2's retry warning: a run goes on after it
 		{"https://github.com/tensorflow/tensorflow/issues/43546", "2020-09-24 21:35:23.363348: W tensorflow/core/common_runtime/bfc_allocator.cc:246] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.02GiB with freed_by_count=0. The caller indicates that this is not a failure, but may mean that there could be performance gains if more memory were available.", "", "", false},
 		{"https://github.com/talmolab/sleap/issues/2089", "2025-01-22 11:18:38.927063: W tensorflow/core/common_runtime/bfc_allocator.cc:275] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.02GiB with freed_by_count=0. The caller indicates that this is not a failure, but may mean that there could be performance gains if more memory were available.", "", "", false},
+		// Kokkos 4's BadAlloc (core/src/impl/Kokkos_Error.cpp: "Kokkos ERROR: <space> memory space failed to allocate <size> (label=…)")
+		{"https://github.com/kokkos/kokkos/issues/7561 (MI300A CI)", `5: C++ exception with description "Kokkos ERROR: HIP memory space failed to allocate 4 GiB (label="v")." thrown in the test body.`, "Kokkos HIP memory space", "4 GiB", true},
+		{"an ArborX scaling run on MI250X (public notes)", `passes the guard then Kokkos ERROR: HIP memory space failed to allocate 33.47 GiB (label="ArborX::BVH::internal_nodes")`, "Kokkos HIP memory space", "33.47 GiB", true},
+		{"a LAMMPS/Kokkos run on A100 (public job notes)", `what():  Kokkos ERROR: Cuda memory space failed to allocate 4.883 GiB (label="lb send data").`, "Kokkos Cuda memory space", "4.883 GiB", true},
+		{"Kokkos host pinned space", `Kokkos ERROR: HIPHostPinned memory space failed to allocate 2 GiB (label="staging").`, "", "", false},
 		// a host allocator and prose are no device OOM
 		{"host allocator", "W tensorflow/core/common_runtime/bfc_allocator.cc:275] Allocator (cuda_host_bfc) ran out of memory trying to allocate 4.00GiB.  Current allocation summary follows.", "", "", false},
 		{"prose", "when the GPU ran out of memory trying to allocate a batch, lower it", "", "", false},

@@ -105,6 +105,9 @@ func TestHIPErrorCatalogForms(t *testing.T) {
 			if len(d.Findings) > 0 {
 				got = d.Findings[0].Class
 			}
+			if e.name == "hipErrorInvalidValue" && strings.HasPrefix(form, "RuntimeError: HIP error: ") {
+				continue // PyTorch's check of it alone is a launch, less sure (TestTorchInvalidValue)
+			}
 			if e.class != "" && got != e.class || e.class == "" && got != "" && got != ClassNotGPU {
 				t.Errorf("%s: %q: %v, want %q", e.name, form, classesOf(d), e.class)
 			}

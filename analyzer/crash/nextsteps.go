@@ -226,6 +226,10 @@ func nextSteps(f *Finding, facts *facts) []string {
 		add("If HIP_LAUNCH_BLOCKING=1 / AMD_SERIALIZE_KERNEL=3 makes the hang vanish, it is an async race between streams: bisect the racing calls (split-K workspaces, shared buffers)")
 	case ClassTritonCompile, ClassInvalidLaunch:
 		if f.Class == ClassInvalidLaunch && f.Details["out_of_resource"] == "" {
+			if f.Kernel == "" && f.HIPError == "hipErrorInvalidValue" {
+				// which call refused its argument is unknown: name it first
+				add("Serialize launches so the traceback points at the failing call: AMD_SERIALIZE_KERNEL=3 (older ROCm: HIP_LAUNCH_BLOCKING=1; CUDA: CUDA_LAUNCH_BLOCKING=1)")
+			}
 			launchSteps(f, facts, add)
 			break
 		}

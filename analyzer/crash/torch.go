@@ -32,6 +32,11 @@ type torchParser struct {
 	// the stream executor's "Memory usage: …" report after it (cudalib.go)
 	handle  *line
 	handleX *libStatus
+	// PyTorch's "HIP error: invalid argument" (hipErrorInvalidValue), held
+	// to the file's end; memCall: the file names a memory API call (a copy,
+	// a set, an allocation), which takes the error's launch reading away
+	invalidValue *line
+	memCall      bool
 }
 
 // fhDump is what a file's faulthandler thread dump says about itself: its
@@ -118,6 +123,7 @@ func (p *torchParser) flushHandle(mem dnnMemUsage, ok bool) {
 // error header and by any other finding of the file.
 func (p *torchParser) endFile() {
 	p.flushHandle(dnnMemUsage{}, false)
+	p.invalidValueRule()
 	fh := p.fh
 	p.fh = fhDump{}
 	if fh.first == nil || fh.fatal || !(fh.timeout || !fh.current && fh.headers >= 2) || len(p.s.b.byClass) > 0 {
@@ -131,10 +137,40 @@ func (p *torchParser) endFile() {
 	a.note("a faulthandler dump with no fatal error is a watchdog's or a signal's stack snapshot: read where each thread waits (a lock, a queue, a socket, a collective)")
 }
 
+// invalidValueRule: a runtime check's "HIP error: invalid argument" /
+// "CUDA error: invalid argument" (hipErrorInvalidValue 1) with no other
+// finding is invalid_launch, less sure (0.5). PyTorch's checks that print
+// it stand after kernel launches (C10_CUDA_KERNEL_LAUNCH_CHECK) and after
+// the attribute calls that size a launch (cudaFuncSetAttribute's dynamic
+// shared memory), and the class table reads hipErrorInvalidValue "at
+// launch" as grid/block/LDS over the limits (crash-formats.md §14, seed
+// 002). Defeated by any other finding and by a memory API call named in
+// the file (the error was a copy's or an allocation's: llama.cpp#6201).
+func (p *torchParser) invalidValueRule() {
+	l, mem := p.invalidValue, p.memCall
+	p.invalidValue, p.memCall = nil, false
+	s := p.s
+	if l == nil || mem || len(s.b.byClass) > 0 {
+		return
+	}
+	s.format("torch_runtime_error")
+	a := s.b.add(s, ClassInvalidLaunch, l, 0.5)
+	if e := lookupHIPName("hipErrorInvalidValue"); e != nil {
+		a.setHIP(e)
+	}
+	a.addReason("a GPU runtime call rejected an argument (hipErrorInvalidValue / cudaErrorInvalidValue); the call is not named")
+	a.note("PyTorch checks for this error after kernel launches, where it means a launch configuration the device refuses (grid or block of 0 or over the limits, dynamic shared memory over the per-block limit); a copy or an allocation with a bad pointer or size raises it too: serialize the launches to name the call")
+}
+
 func (p *torchParser) line(l *line) {
 	t := l.text
 	s := p.s
 	f := &s.b.facts
+	if p.invalidValue != nil || !p.memCall {
+		if extractMemAPICall(t) {
+			p.memCall = true
+		}
+	}
 	if p.handle != nil && l.no > p.handle.no {
 		mem, ok := extractDNNMemUsage(t)
 		p.flushHandle(mem, ok && l.no == p.handle.no+1)
@@ -309,6 +345,10 @@ func (p *torchParser) line(l *line) {
 		}
 		if x, ok := extractGGMLAlloc(t); ok && !commandLike(t) {
 			s.applyGGMLAlloc(l, x)
+			return
+		}
+		if x, ok := extractCheckOOM(t); ok && !commandLike(t) {
+			s.applyCheckOOM(l, x) // checkoom.go
 			return
 		}
 	}
@@ -658,6 +698,9 @@ func (p *torchParser) errorText(l *line) {
 	if e != nil && e.name == "hipErrorFileNotFound" && !commandLike(t) {
 		s.blasFailed(l, true) // blaslib.go
 	}
+	if e != nil && e.name == "hipErrorInvalidValue" && x.text != "" && p.invalidValue == nil && !commandLike(t) {
+		p.invalidValue = keepLine(l) // endFile rules on it
+	}
 	if e == nil || e.class == "" {
 		// an error the HIP table lacks or reads as nothing: CUDA's own
 		// catalog (cudaerr.go) — hardware stack error, NVLink, fabric
@@ -709,6 +752,16 @@ func (p *torchParser) errorText(l *line) {
 
 // Extractors (doc.go, Layering): pure functions from one line's text to a
 // typed fact; they keep no session state and never decide a class.
+
+// reMemAPICall: a runtime memory call written as a call — llama.cpp's
+// "cudaMemcpyAsync((char *)tensor->data + offset, …)", an API trace's
+// "hipMemcpy ( 0x7f…, …)", "cuMemAlloc_v2(" — not the word in prose.
+var reMemAPICall = lazyre.New(`\b(?:cuda|hip|cu)(?:Memcpy|Memset|Malloc|MemAlloc|HostRegister|HostAlloc|Free)\w* ?\(`)
+
+// extractMemAPICall reports a line naming a runtime memory API call.
+func extractMemAPICall(t string) bool {
+	return containsAny(t, "Memcpy", "Memset", "Malloc", "MemAlloc", "HostRegister", "HostAlloc", "Free") && reMemAPICall.MatchString(t)
+}
 
 // traceFrame is one Python traceback frame:
 // `  File "generate.py", line 70, in <module>`.
@@ -976,7 +1029,7 @@ func hipErrorNumberName(t string) string {
 // torchKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
 // none of them needs its keyword here.
-var torchKeywords = []string{"bytes free, ", "what():", "allocate buffer: ", "hipModuleLoad failed", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "OOM when", "oom when", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "Illegal address", "ILLEGAL_ADDRESS", "Out of memory in ", "OUT_OF_MEMORY in ", " in CUDA queue ", " failed with code", "Err: hip"}
+var torchKeywords = []string{"bytes free, ", "what():", "allocate buffer: ", "hipModuleLoad failed", "esource exhausted", "RESOURCE_EXHAUSTED", "from device: ", "kernel image", "Timeout (", "timed out with traceback", "NVML_SUCCESS", "OOM when", "oom when", "CUDA_ERROR_", "CUresult", "CUDA failure", "Cuda failure", "initialize CUDA", "initialize ROCm", "rocblas_status_", "HIPBLAS_STATUS_", "miopenStatus", "CUBLAS_STATUS_", "CUDNN_STATUS_", "CUFFT_", "CUSPARSE_STATUS", "CUSOLVER_STATUS", "CURAND_STATUS", "_STATUS_EXECUTION_FAILED", "_STATUS_ALLOC_FAILED", "File \"", "Traceback (most recent call last)", "Current thread 0x", "Thread 0x", "rror", "xception", "Interrupt:", "fp8", "memory", "ssert", "terminate", "asynchronously", "Fatal", "raised from", "consider passing", "Illegal address", "ILLEGAL_ADDRESS", "Out of memory in ", "OUT_OF_MEMORY in ", " in CUDA queue ", " failed with code", "Err: hip", "Memcpy", "Memset", "Malloc", "MemAlloc", "HostRegister", "HostAlloc"}
 
 // torchRawKeywords feed the line prefilter (prefilter.go): a line reaches this
 // parser only when it holds one of them. A new wording whose line holds
