@@ -192,6 +192,8 @@ func computeKey(docs []*doc) []*keyInst {
 		}
 	}
 	var out []*keyInst
+	// groups in name order: instances of two groups that start together keep one order (the hash)
+	sort.Strings(order)
 	for _, k := range order {
 		lists := groups[k]
 		if bySeq := seqInstances(lists); bySeq != nil {
