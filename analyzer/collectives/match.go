@@ -237,8 +237,7 @@ func match(sums []*Summary) *Result {
 			by[k] = append(by[k], op)
 		}
 		for k, ops := range by {
-			// issue order: the host launch, else the kernel start
-			slices.SortStableFunc(ops, func(a, b *Op) int { return cmp.Compare(issue(a), issue(b)) })
+			sortIssue(ops)
 			groups[k] = append(groups[k], side{s, ops})
 		}
 	}

@@ -9,14 +9,18 @@ import (
 )
 
 // A base is a multi-rank job: real rank files, or one real rank cloned to n ranks.
-type base struct {
-	name    string
-	src     []string // under ../shared/testdata
-	clones  int      // >0: src[0] copied to this many ranks
-	jitter  float64  // µs: seeded natural lateness per rank and collective
-	addArgs bool     // give each collective PyTorch's args from its nccl:* annotation
-	groups  func(kind string, rank int) (pg string, ranks []int)
-	note    string
+type Base struct {
+	Name   string
+	Src    []string // under ../shared/testdata
+	Clones int      // >0: src[0] copied to this many ranks
+	Jitter float64  // µs: seeded natural lateness per rank and collective
+	// JitterMaxQueue (µs, 0 = none): no host jitter at collectives queued longer.
+	JitterMaxQueue float64
+	AddArgs        bool // give each collective PyTorch's args from its nccl:* annotation
+	Groups         func(kind string, rank int) (pg string, ranks []int)
+	// Prepare edits each rank once loaded (args a trace of another PyTorch would carry).
+	Prepare func(rank int, d *Doc)
+	Note    string
 }
 
 var customAR = regexp.MustCompile(`(?i)multimem_all_reduce|cross_device_reduce|one_shot_all_reduce|two_shot_all_reduce`)
@@ -92,29 +96,29 @@ func torchDtype(inputType string) string {
 	return ""
 }
 
-func loadBase(b base, shared string) ([]*doc, []string, error) {
+func loadBase(b Base, shared string) ([]*doc, []string, error) {
 	var docs []*doc
 	var names []string
-	if b.clones > 0 {
-		d, err := readDoc(filepath.Join(shared, b.src[0]))
+	if b.Clones > 0 {
+		d, err := readDoc(filepath.Join(shared, b.Src[0]))
 		if err != nil {
 			return nil, nil, err
 		}
-		if b.addArgs {
+		if b.AddArgs {
 			addCollArgs(d)
 		}
-		stem := strings.TrimSuffix(filepath.Base(b.src[0]), ".json.gz")
-		for r := 0; r < b.clones; r++ {
+		stem := strings.TrimSuffix(filepath.Base(b.Src[0]), ".json.gz")
+		for r := 0; r < b.Clones; r++ {
 			c := d
-			if r < b.clones-1 {
+			if r < b.Clones-1 {
 				c = d.clone()
 			}
-			relabel(c, r, b.clones)
+			relabel(c, r, b.Clones)
 			docs = append(docs, c)
 			names = append(names, fmt.Sprintf("rank%d_%s.json.gz", r, stem))
 		}
 	} else {
-		for _, s := range b.src {
+		for _, s := range b.Src {
 			d, err := readDoc(filepath.Join(shared, s))
 			if err != nil {
 				return nil, nil, err
@@ -123,19 +127,24 @@ func loadBase(b base, shared string) ([]*doc, []string, error) {
 			names = append(names, filepath.Base(s))
 		}
 	}
-	if b.groups != nil {
+	if b.Groups != nil {
 		for r, d := range docs {
 			for _, e := range d.events {
 				if !isCollKernel(e) {
 					continue
 				}
-				pg, ranks := b.groups(kindOf(e), r)
+				pg, ranks := b.Groups(kindOf(e), r)
 				a := args(e)
 				a["Process Group Name"] = pg
 				a["Process Group Description"] = "mesh:" + pg
 				a["Group size"] = len(ranks)
 				a["Process Group Ranks"] = fmt.Sprint(ranks)
 			}
+		}
+	}
+	if b.Prepare != nil {
+		for r, d := range docs {
+			b.Prepare(r, d)
 		}
 	}
 	return docs, names, nil

@@ -43,6 +43,7 @@ type kColl struct {
 	bytes      *float64
 	gsize      int
 	step       string
+	seq        float64 // PyTorch's `Seq` (per process group), NaN without
 }
 
 func stepAround(hostSpans []map[string]any, tid, t float64) string {
@@ -116,6 +117,7 @@ func keyColls(d *doc) ([]kColl, int) {
 		a := args(e)
 		k := kColl{rank: rank, start: ts(e), end: ts(e) + dur(e), issue: ts(e), kind: kindOf(e), pg: str(a["Process Group Name"])}
 		k.gsize = int(numOr(a["Group size"], 0))
+		k.seq = numOr(a["Seq"], math.NaN())
 		var l map[string]any
 		if c, ok := num(a["correlation"]); ok {
 			l = launch[c]
@@ -190,8 +192,14 @@ func computeKey(docs []*doc) []*keyInst {
 		}
 	}
 	var out []*keyInst
+	// groups in name order: instances of two groups that start together keep one order (the hash)
+	sort.Strings(order)
 	for _, k := range order {
 		lists := groups[k]
+		if bySeq := seqInstances(lists); bySeq != nil {
+			out = append(out, bySeq...)
+			continue
+		}
 		// A mesh: ranks of one group name hold the same count; split by membership.
 		n := len(lists[0])
 		for i := 0; i < n; i++ {
@@ -207,6 +215,31 @@ func computeKey(docs []*doc) []*keyInst {
 	sort.SliceStable(out, func(i, j int) bool {
 		return out[i].Ranks[0].Start < out[j].Ranks[0].Start
 	})
+	return out
+}
+
+// seqInstances matches by PyTorch's `Seq` when every collective of the group
+// and kind has one (a rank whose trace starts later lacks the first instances);
+// index = the instance's place among the group's Seqs. Nil without Seq.
+func seqInstances(lists [][]kColl) []*keyInst {
+	by := map[float64][]kColl{}
+	for _, l := range lists {
+		for _, c := range l {
+			if math.IsNaN(c.seq) {
+				return nil
+			}
+			by[c.seq] = append(by[c.seq], c)
+		}
+	}
+	var seqs []float64
+	for q := range by {
+		seqs = append(seqs, q)
+	}
+	sort.Float64s(seqs)
+	var out []*keyInst
+	for i, q := range seqs {
+		out = append(out, instanceKey(by[q], i))
+	}
 	return out
 }
 

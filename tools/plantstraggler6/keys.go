@@ -14,7 +14,7 @@ import (
 )
 
 type plantKey struct {
-	plantSpec
+	PlantSpec
 	Step      string   `json:"step"`
 	Lateness  float64  `json:"lateness_us"` // its start − the latest other start (key instance)
 	Skew      float64  `json:"skew_us"`
@@ -26,16 +26,18 @@ type plantKey struct {
 }
 
 type CaseKey struct {
-	Name      string     `json:"name"`
-	Base      string     `json:"base"`
-	Note      string     `json:"note"`
-	Files     []string   `json:"files"`
-	SHA       []string   `json:"file_sha256"`
-	Count     int        `json:"instance_count"`
-	Hash      string     `json:"instances_sha256"`
-	Check     string     `json:"check"`
-	Plants    []plantKey `json:"plants"`
-	Instances []*keyInst `json:"-"`
+	Name      string             `json:"name"`
+	Base      string             `json:"base"`
+	Note      string             `json:"note"`
+	Files     []string           `json:"files"`
+	SHA       []string           `json:"file_sha256"`
+	Clock     map[string]float64 `json:"clock_offset_us,omitempty"`
+	MinLate   float64            `json:"min_late_us,omitempty"`
+	Count     int                `json:"instance_count"`
+	Hash      string             `json:"instances_sha256"`
+	Check     string             `json:"check"`
+	Plants    []plantKey         `json:"plants"`
+	Instances []*keyInst         `json:"-"`
 }
 
 type KeyFile struct {
@@ -49,8 +51,16 @@ func seedOf(s string) int64 {
 	return int64(h.Sum64() >> 1)
 }
 
-func plantCase(cs caseSpec, shared, work string) (*CaseKey, error) {
-	b, ok := bases[cs.Base]
+// Set is a plan of cases over its bases (the sixth set's, or another set's
+// made with this package's planting and key).
+type Set struct {
+	Tool  string
+	Bases map[string]Base
+	Plan  []CaseSpec
+}
+
+func (s *Set) plantCase(cs CaseSpec, shared, work string) (*CaseKey, error) {
+	b, ok := s.Bases[cs.Base]
 	if !ok {
 		return nil, fmt.Errorf("%s: no base %q", cs.Name, cs.Base)
 	}
@@ -68,9 +78,9 @@ func plantCase(cs caseSpec, shared, work string) (*CaseKey, error) {
 	}
 	ins := matchInstances(ranks)
 	pre := map[*gpuOp][]func(){}
-	if b.jitter > 0 {
+	if b.Jitter > 0 {
 		for r, rm := range ranks {
-			jitterRank(rm, rand.New(rand.NewSource(seedOf(fmt.Sprintf("%s/%d", b.name, r)))), b.jitter, pre)
+			jitterRank(rm, rand.New(rand.NewSource(seedOf(fmt.Sprintf("%s/%d", b.Name, r)))), b.Jitter, b.JitterMaxQueue, pre)
 		}
 	}
 	ck := &CaseKey{Name: cs.Name, Base: cs.Base, Note: cs.Note}
@@ -84,7 +94,7 @@ func plantCase(cs caseSpec, shared, work string) (*CaseKey, error) {
 		if in == nil {
 			return nil, fmt.Errorf("%s: no instance %s %s #%d", cs.Name, p.PG, p.Kind, p.Index)
 		}
-		pk := plantKey{plantSpec: p}
+		pk := plantKey{PlantSpec: p}
 		if p.Method == "slow" {
 			in.slow = p.Factor
 			ck.Plants = append(ck.Plants, pk)
@@ -124,22 +134,18 @@ func plantCase(cs caseSpec, shared, work string) (*CaseKey, error) {
 		return nil, err
 	}
 	var checks []string
+	written := make([]*doc, len(ranks))
 	for r, rm := range ranks {
 		rm.apply()
-		p := filepath.Join(dir, names[r])
-		sum, err := rm.d.write(p)
-		if err != nil {
-			return nil, err
-		}
-		ck.Files = append(ck.Files, filepath.Join(cs.Name, names[r]))
-		ck.SHA = append(ck.SHA, sum)
+		written[r] = &doc{top: rm.d.top, events: rm.d.events} // Edit may drop events of the copy
+	}
+	if cs.Edit != nil {
+		cs.Edit(written)
 	}
 	// The key and the check read the events as written (json.Number text),
 	// by their own reading of a trace, not the planter's maps.
-	written := make([]*doc, len(ranks))
-	for r, rm := range ranks {
-		written[r] = rm.d
-		nr := newRank(rm.d)
+	for r := range ranks {
+		nr := newRank(written[r])
 		if o := overlaps(nr); o > orig[r] {
 			checks = append(checks, fmt.Sprintf("rank %d: %d stream overlaps (original %d)", r, o, orig[r]))
 		}
@@ -148,6 +154,25 @@ func plantCase(cs caseSpec, shared, work string) (*CaseKey, error) {
 		}
 	}
 	ck.Instances = computeKey(written)
+	if cs.After != nil {
+		cs.After(written)
+	}
+	for r, d := range written {
+		if off := cs.Clock[r]; off != 0 {
+			shiftClock(d, off)
+			if ck.Clock == nil {
+				ck.Clock = map[string]float64{}
+			}
+			ck.Clock[fmt.Sprint(r)] = off
+		}
+		p := filepath.Join(dir, names[r])
+		sum, err := d.write(p)
+		if err != nil {
+			return nil, err
+		}
+		ck.Files = append(ck.Files, filepath.Join(cs.Name, names[r]))
+		ck.SHA = append(ck.SHA, sum)
+	}
 	neg := 0
 	for _, in := range ck.Instances {
 		if in.Transfer < 0 {
@@ -163,6 +188,10 @@ func plantCase(cs caseSpec, shared, work string) (*CaseKey, error) {
 	}
 	ck.Count = len(ck.Instances)
 	ck.Hash = instancesHash(ck.Instances)
+	minLate := 500.0
+	if cs.MinLate > 0 {
+		minLate, ck.MinLate = cs.MinLate, cs.MinLate
+	}
 	for i := range ck.Plants {
 		pk := &ck.Plants[i]
 		for _, in := range ck.Instances {
@@ -188,7 +217,7 @@ func plantCase(cs caseSpec, shared, work string) (*CaseKey, error) {
 			pk.Expect = "not_named"
 		case pk.LastRank != pk.Rank && pk.Lateness > -pk.Skew/2 && isPlantedRank(ck, pk, pk.LastRank):
 			pk.Expect = "secondary"
-		case pk.LastRank == pk.Rank && pk.Lateness >= 500:
+		case pk.LastRank == pk.Rank && pk.Lateness >= minLate:
 			pk.Expect = "named"
 		default:
 			pk.Expect = "not_named"
@@ -233,19 +262,24 @@ func beforeLaunch(rm *rankModel) int {
 	return n
 }
 
+// PlantAll plants and keys the sixth set's cases (all, or those named).
+func PlantAll(shared, work string, only []string) (*KeyFile, error) {
+	return Sixth.PlantAll(shared, work, only)
+}
+
 // PlantAll plants and keys the plan's cases (all, or those named) from the
 // traces under shared into work/traces; work/keys.json holds every case planted there.
-func PlantAll(shared, work string, only []string) (*KeyFile, error) {
-	kf := &KeyFile{Tool: "tools/plantstraggler6"}
+func (s *Set) PlantAll(shared, work string, only []string) (*KeyFile, error) {
+	kf := &KeyFile{Tool: s.Tool}
 	want := map[string]bool{}
 	for _, n := range only {
 		want[n] = true
 	}
-	for _, cs := range plan {
+	for _, cs := range s.Plan {
 		if len(want) > 0 && !want[cs.Name] {
 			continue
 		}
-		ck, err := plantCase(cs, shared, work)
+		ck, err := s.plantCase(cs, shared, work)
 		if err != nil {
 			return nil, err
 		}
@@ -261,30 +295,20 @@ func PlantAll(shared, work string, only []string) (*KeyFile, error) {
 		if err := os.WriteFile(filepath.Join(work, "traces", ck.Name, "case.key.json"), b, 0o644); err != nil {
 			return nil, err
 		}
-	}
-	// keys.json: every case planted in DIR so far, in plan order.
-	for _, cs := range plan {
-		b, err := os.ReadFile(filepath.Join(work, "traces", cs.Name, "case.key.json"))
-		if err != nil {
-			continue
-		}
-		ck := &CaseKey{}
-		if err := json.Unmarshal(b, ck); err != nil {
+		if err := s.writeKeys(work); err != nil {
 			return nil, err
-		}
-		ib, err := os.ReadFile(filepath.Join(work, "traces", cs.Name, "instances.key.json"))
-		if err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal(ib, &ck.Instances); err != nil {
-			return nil, err
-		}
-		if len(want) == 0 || want[cs.Name] {
-			kf.Cases = append(kf.Cases, ck)
 		}
 	}
-	all := &KeyFile{Tool: kf.Tool}
-	for _, cs := range plan {
+	if err := collectKeys(s, work, want, kf); err != nil {
+		return nil, err
+	}
+	return kf, s.writeKeys(work)
+}
+
+// writeKeys writes work/keys.json: every case planted in work so far, in plan order.
+func (s *Set) writeKeys(work string) error {
+	all := &KeyFile{Tool: s.Tool}
+	for _, cs := range s.Plan {
 		b, err := os.ReadFile(filepath.Join(work, "traces", cs.Name, "case.key.json"))
 		if err != nil {
 			continue
@@ -294,7 +318,32 @@ func PlantAll(shared, work string, only []string) (*KeyFile, error) {
 		all.Cases = append(all.Cases, ck)
 	}
 	b, _ := json.MarshalIndent(all, "", " ")
-	return kf, os.WriteFile(filepath.Join(work, "keys.json"), b, 0o644)
+	return os.WriteFile(filepath.Join(work, "keys.json"), b, 0o644)
+}
+
+// collectKeys reads back the named cases (all when none) planted in work.
+func collectKeys(s *Set, work string, want map[string]bool, kf *KeyFile) error {
+	for _, cs := range s.Plan {
+		b, err := os.ReadFile(filepath.Join(work, "traces", cs.Name, "case.key.json"))
+		if err != nil {
+			continue
+		}
+		ck := &CaseKey{}
+		if err := json.Unmarshal(b, ck); err != nil {
+			return err
+		}
+		ib, err := os.ReadFile(filepath.Join(work, "traces", cs.Name, "instances.key.json"))
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(ib, &ck.Instances); err != nil {
+			return err
+		}
+		if len(want) == 0 || want[cs.Name] {
+			kf.Cases = append(kf.Cases, ck)
+		}
+	}
+	return nil
 }
 
 func writeInstances(work string, ck *CaseKey) error {
@@ -343,9 +392,12 @@ func RunAll(bin, work string, kf *KeyFile) error {
 	return nil
 }
 
+// List prints a base's instances of the sixth set.
+func List(shared, baseName string) error { return Sixth.List(shared, baseName) }
+
 // List prints a base's instances (for writing the plan).
-func List(shared, baseName string) error {
-	b, ok := bases[baseName]
+func (s *Set) List(shared, baseName string) error {
+	b, ok := s.Bases[baseName]
 	if !ok {
 		return fmt.Errorf("no base %q", baseName)
 	}
@@ -378,8 +430,8 @@ type loadedBase struct {
 
 var baseCache = map[string]*loadedBase{}
 
-func cachedBase(b base, shared string) (*loadedBase, error) {
-	if lb := baseCache[b.name]; lb != nil {
+func cachedBase(b Base, shared string) (*loadedBase, error) {
+	if lb := baseCache[b.Name]; lb != nil {
 		return lb, nil
 	}
 	for k := range baseCache { // one base in memory at a time
@@ -400,7 +452,7 @@ func cachedBase(b base, shared string) (*loadedBase, error) {
 		lb.ts = append(lb.ts, t)
 		lb.dur = append(lb.dur, du)
 	}
-	baseCache[b.name] = lb
+	baseCache[b.Name] = lb
 	return lb, nil
 }
 

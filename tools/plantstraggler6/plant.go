@@ -10,36 +10,45 @@ import (
 
 // stepMap is a non-decreasing shift of one rank's clock: Δ added from T on.
 // t ↦ t + shift(t) is monotone, so no op of a stream or host thread reorders.
-type stepMap struct{ t, d []float64 }
+// Steps are kept sorted by T with running sums (p[i] = Δ of steps 0…i), so a
+// lookup is a binary search.
+type stepMap struct{ t, p []float64 }
 
 func (m *stepMap) add(t, d float64) {
 	if d <= 0 {
 		return
 	}
-	m.t = append(m.t, t)
-	m.d = append(m.d, d)
+	i := sort.Search(len(m.t), func(i int) bool { return m.t[i] > t })
+	m.t = append(m.t, 0)
+	m.p = append(m.p, 0)
+	copy(m.t[i+1:], m.t[i:])
+	copy(m.p[i+1:], m.p[i:])
+	m.t[i] = t
+	prev := 0.0
+	if i > 0 {
+		prev = m.p[i-1]
+	}
+	m.p[i] = prev + d
+	for j := i + 1; j < len(m.p); j++ {
+		m.p[j] += d
+	}
+}
+
+func (m *stepMap) sumTo(n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return m.p[n-1]
 }
 
 // at: shift of an instant at t (steps at T ≤ t).
 func (m *stepMap) at(t float64) float64 {
-	s := 0.0
-	for i, T := range m.t {
-		if T <= t {
-			s += m.d[i]
-		}
-	}
-	return s
+	return m.sumTo(sort.Search(len(m.t), func(i int) bool { return m.t[i] > t }))
 }
 
 // before: shift of an end at t (steps at T < t): an event ending at T is not stretched.
 func (m *stepMap) before(t float64) float64 {
-	s := 0.0
-	for i, T := range m.t {
-		if T < t {
-			s += m.d[i]
-		}
-	}
-	return s
+	return m.sumTo(sort.Search(len(m.t), func(i int) bool { return m.t[i] >= t }))
 }
 
 type gpuOp struct {
@@ -358,15 +367,23 @@ func (rm *rankModel) apply() {
 // collective, seeded, either its last compute kernel runs a little longer or
 // its host reaches the launch a little late. The changes are queued on the
 // collective (pre), to be made just before it settles.
-func jitterRank(rm *rankModel, rng *rand.Rand, amp float64, pre map[*gpuOp][]func()) {
+//
+// maxQueue > 0: at a collective queued longer than that behind its launch the
+// host's share is the kernel's too (a pause there would move GPU ops of other
+// streams that ran before it — one GPU map per rank — past collectives already settled).
+func jitterRank(rm *rankModel, rng *rand.Rand, amp, maxQueue float64, pre map[*gpuOp][]func()) {
 	for _, c := range rm.colls {
 		u := math.Round(rng.Float64() * amp)
 		c := c
-		if rng.Intn(2) == 0 {
+		deep := maxQueue > 0 && !(c.start-c.launch <= maxQueue)
+		if rng.Intn(2) == 0 || deep {
 			if k, err := rm.kernelBefore(c); err == nil {
 				pre[c] = append(pre[c], func() { rm.longer(k, u) })
 				continue
 			}
+		}
+		if deep {
+			continue
 		}
 		pre[c] = append(pre[c], func() { rm.pauseHost(rm.hostPoint(c), u) })
 	}

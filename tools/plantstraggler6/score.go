@@ -86,14 +86,18 @@ func close2(a, b, abs float64) bool {
 	return d <= abs+1e-6 || d <= 0.02*math.Abs(b)
 }
 
+// matchRow finds the key instance's row by its ranks and starts (≤ 50 µs);
+// where two instances start together on every rank (two process groups'
+// collectives launched back to back), the row of the same kind and group.
 func matchRow(in *keyInst, rows []outRow) *outRow {
+	var first *outRow
 	for i := range rows {
 		r := &rows[i]
 		if len(r.Ranks) != len(in.Ranks) {
 			continue
 		}
 		ok := true
-		for j, kr := range in.Ranks {
+		for _, kr := range in.Ranks {
 			found := false
 			for _, rr := range r.Ranks {
 				if rr.Rank == kr.Rank && math.Abs(rr.Start-kr.Start) <= 50 {
@@ -104,13 +108,18 @@ func matchRow(in *keyInst, rows []outRow) *outRow {
 				ok = false
 				break
 			}
-			_ = j
 		}
-		if ok {
+		if !ok {
+			continue
+		}
+		if r.Kind == in.Kind && r.PG == in.PG {
 			return r
 		}
+		if first == nil {
+			first = r
+		}
 	}
-	return nil
+	return first
 }
 
 func label(pg, kind string, idx int) string {

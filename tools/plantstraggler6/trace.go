@@ -53,18 +53,8 @@ func readDoc(path string) (*doc, error) {
 
 // clone deep-copies the document (a rank made from another rank's trace).
 func (d *doc) clone() *doc {
-	var buf bytes.Buffer
 	d.sync()
-	enc := json.NewEncoder(&buf)
-	if err := enc.Encode(d.top); err != nil {
-		panic(err)
-	}
-	dec := json.NewDecoder(&buf)
-	dec.UseNumber()
-	var top map[string]any
-	if err := dec.Decode(&top); err != nil {
-		panic(err)
-	}
+	top := deepCopy(d.top).(map[string]any)
 	out := &doc{top: top}
 	for _, e := range top["traceEvents"].([]any) {
 		if m, ok := e.(map[string]any); ok {
@@ -72,6 +62,25 @@ func (d *doc) clone() *doc {
 		}
 	}
 	return out
+}
+
+// deepCopy copies decoded JSON (maps, slices; strings, json.Number and bools are values).
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(x))
+		for i, e := range x {
+			s[i] = deepCopy(e)
+		}
+		return s
+	}
+	return v
 }
 
 func (d *doc) sync() {
@@ -116,6 +125,8 @@ func num(v any) (float64, bool) {
 	case float64:
 		return x, true
 	case int:
+		return float64(x), true
+	case int64:
 		return float64(x), true
 	}
 	return 0, false
