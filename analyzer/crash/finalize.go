@@ -406,9 +406,10 @@ func (b *builder) diagnosis(s *Session) *Diagnosis {
 // lead: its page fault is the more specific observation (crash-seedcases
 // c15, c21).
 func fp8Root(base *agg, f *facts) bool {
+	loc := strings.ToLower(f.location)
 	return f.fp8 != nil && base.f.Class == ClassDeviceAssert && base.f.HIPError == "hipErrorLaunchFailure" &&
 		base.details["assert_message"] == "" && base.f.Address == "" &&
-		(reAttnKernel.MatchString(strings.ToLower(f.location)) || strings.Contains(strings.ToLower(f.location), "attention"))
+		(reAttnKernel.MatchString(loc) || strings.Contains(loc, "attention"))
 }
 
 var reAttnKernel = lazyre.New(`fmha|mha_fwd|mha_bwd|flash_attn|flash_fwd|paged_attention|pa_fwd|\bmla\b|mla_|_mla|fp8.*attn|attn.*fp8`)

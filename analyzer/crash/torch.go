@@ -166,10 +166,8 @@ func (p *torchParser) line(l *line) {
 	t := l.text
 	s := p.s
 	f := &s.b.facts
-	if p.invalidValue != nil || !p.memCall {
-		if extractMemAPICall(t) {
-			p.memCall = true
-		}
+	if !p.memCall && extractMemAPICall(t) {
+		p.memCall = true
 	}
 	if p.handle != nil && l.no > p.handle.no {
 		mem, ok := extractDNNMemUsage(t)
